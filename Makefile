@@ -1,0 +1,41 @@
+# wptest. `make deps` installs the system packages the tests need (as root),
+# `make test` runs every test, integration tests included.
+GO      ?= go
+BIN     ?= bin/wptest
+export GOTOOLCHAIN = local
+
+# Debian/Ubuntu packages: servers the profiles drive, the real services the
+# tests talk to, and the reference clients the load tool is compared with.
+# php8.2 is named next to wordpress so apt does not pull libapache2-mod-php.
+DEB_PKGS = apache2 apache2-utils libapache2-mpm-itk php8.2 php8.2-cgi php8.2-cli \
+	php8.2-fpm php8.2-mysql php8.2-gd mariadb-server mariadb-client wordpress caddy \
+	openssh-server openssh-client wrk nghttp2-client curl iproute2 procps ca-certificates
+# RHEL family (AlmaLinux 9): the same roles.
+RPM_PKGS = httpd mod_ssl mod_http2 php-cli php-fpm php-mysqlnd php-gd php-opcache \
+	mariadb-server mariadb openssh-server openssh-clients curl iproute procps-ng
+
+.PHONY: all build test lint deps bench clean
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/wptest
+
+test:
+	$(GO) test -count=1 -timeout 25m ./...
+
+lint:
+	$(GO) vet ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 2x ./...
+
+deps:
+	@if command -v apt-get >/dev/null 2>&1; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq $(DEB_PKGS); \
+	elif command -v dnf >/dev/null 2>&1; then \
+		dnf install -y epel-release && dnf install -y $(RPM_PKGS); \
+	else echo "make deps: need apt-get or dnf" >&2; exit 1; fi
+
+clean:
+	rm -rf bin

@@ -1,0 +1,134 @@
+// Package host is the floor every other package stands on: a Host runs
+// commands, puts and gets files, and dials network addresses, the same way
+// whether it is this machine (Local) or a server reached over SSH (SSH).
+//
+// host imports nothing else of wptest. provision, fixture and bench depend on
+// the Host interface only, never on each other.
+package host
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"strings"
+	"time"
+)
+
+// Host is what the rest of wptest needs from a machine.
+type Host interface {
+	// Name is the short name used in logs and errors ("local", "web-1", "root@10.0.0.2:22").
+	Name() string
+	// Run runs cmd.Script with /bin/sh -c on the host. A non-zero exit is
+	// returned as *ExitError (Result is filled too); other errors mean the
+	// command's outcome is unknown (transport failure, timeout).
+	Run(ctx context.Context, cmd Cmd) (Result, error)
+	// Put writes path atomically: a temp file in the same directory, mode and
+	// owner set, then renamed over the target (PosixRename over SFTP), so a
+	// reader never sees a partial file.
+	Put(ctx context.Context, path string, r io.Reader, opt PutOptions) error
+	// Get opens path for reading. The caller closes it.
+	Get(ctx context.Context, path string) (io.ReadCloser, error)
+	// DialContext opens a connection from the host's point of view (through
+	// the SSH connection for a remote host), e.g. to MariaDB on 127.0.0.1:3306.
+	DialContext(ctx context.Context, network, addr string) (net.Conn, error)
+	// Facts reads what the host is: OS, version, arch, init system, package manager.
+	Facts(ctx context.Context) (Facts, error)
+	Close() error
+}
+
+// Cmd is one command to run on a host.
+type Cmd struct {
+	// Script is a shell script run by /bin/sh -c. Quote arguments with Quote.
+	// Never put secrets here (it is visible in the remote argv): pass them on Stdin.
+	Script string
+	// Stdin, if set, is copied to the command's standard input.
+	Stdin io.Reader
+	// Timeout bounds the command (0 = DefaultTimeout). It is enforced on the
+	// host too (coreutils timeout), so a dead connection cannot leave it running.
+	Timeout time.Duration
+	// Label names the command in logs and errors (e.g. the op's ID).
+	Label string
+	// Stdout and Stderr, if set, also receive the streams as they arrive.
+	Stdout, Stderr io.Writer
+}
+
+// DefaultTimeout applies when Cmd.Timeout is zero.
+const DefaultTimeout = 10 * time.Minute
+
+// Result is what a finished command left.
+type Result struct {
+	Exit     int
+	Stdout   []byte
+	Stderr   []byte
+	Duration time.Duration
+}
+
+// PutOptions are the file's mode and owner. Empty Owner/Group keep the
+// connecting user's.
+type PutOptions struct {
+	Mode  fs.FileMode
+	Owner string
+	Group string
+}
+
+// Facts describe a host. Platform is the profile platform key ("debian-12",
+// "almalinux-9"), derived from /etc/os-release ID and VERSION_ID's major part.
+type Facts struct {
+	OSID           string `json:"os_id"`
+	OSVersion      string `json:"os_version"`
+	Platform       string `json:"platform"`
+	Arch           string `json:"arch"`
+	Init           string `json:"init"`            // "systemd" or "none" (start services by hand)
+	PackageManager string `json:"package_manager"` // "apt" or "dnf"
+}
+
+// ExitError is a command that ran and exited non-zero. Its message names the
+// host, the label, the exit code and the last lines of stderr.
+type ExitError struct {
+	Host   string
+	Label  string
+	Code   int
+	Stderr []byte
+	Stdout []byte
+}
+
+func (e *ExitError) Error() string {
+	label := e.Label
+	if label == "" {
+		label = "command"
+	}
+	msg := fmt.Sprintf("[%s] %s: exit status %d", e.Host, label, e.Code)
+	tail := Tail(e.Stderr, 10)
+	if tail == "" {
+		tail = Tail(e.Stdout, 10)
+	}
+	if tail != "" {
+		msg += "\n" + indent(tail, "    ")
+	}
+	return msg
+}
+
+// Tail returns the last n non-empty lines of b.
+func Tail(b []byte, n int) string {
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
+}
+
+func indent(s, p string) string {
+	return p + strings.ReplaceAll(s, "\n", "\n"+p)
+}
+
+// Quote quotes s for a POSIX shell.
+func Quote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:@,+%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,39 @@
+// Package testenv holds what integration tests share: the rule that a missing
+// real dependency skips locally but fails under CI=true, and starters for the
+// real services the tests talk to (sshd on loopback, MariaDB).
+package testenv
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// InCI reports whether we run under CI (CI=true), where skipping is failing.
+func InCI() bool { return os.Getenv("CI") == "true" }
+
+// Need skips the test when a real dependency is missing, or fails it under CI.
+func Need(t testing.TB, ok bool, why string) {
+	t.Helper()
+	if ok {
+		return
+	}
+	if InCI() {
+		t.Fatalf("CI=true and a test dependency is missing: %s (run `make deps`)", why)
+	}
+	t.Skipf("skipping: %s (run `make deps`; under CI=true this fails)", why)
+}
+
+// NeedBinary calls Need for an executable that must be on PATH or at an absolute path.
+func NeedBinary(t testing.TB, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	Need(t, err == nil, name+" not found")
+	return p
+}
+
+// NeedRoot calls Need for tests that must run as root (start services, chown).
+func NeedRoot(t testing.TB) {
+	t.Helper()
+	Need(t, os.Geteuid() == 0, "needs root")
+}
