@@ -1,0 +1,250 @@
+// Package provision turns an HCL server profile into ops and applies them to
+// a host.Host (pyinfra's model: every op first reads facts and says what it
+// would change; apply does only that difference).
+//
+// This comment is the language reference. Keep it true.
+//
+// # Profile layout
+//
+// A profile is a directory: every "*.hcl" file directly in it (read in
+// file-name order; blocks keep their order inside a file) plus any other
+// files it refers to, by convention under "templates/". Shipped profiles live
+// in profiles/<name>/ and are embedded in the binary (package profiles);
+// --profile-dir loads one from disk. The profile's content hash is
+// "sha256:" + SHA-256 over every file under the directory, sorted by path,
+// each as "<path>\x00<len>\x00<bytes>"; it changes when any byte does.
+//
+// Unknown blocks and attributes are errors (with a "Did you mean" hint where
+// HCL can guess). Every error is reported, not only the first, as
+// "file:line:col: error: summary; detail" or as HCL's text form with the
+// source snippet; nothing is applied when there is any error.
+//
+// # Top-level blocks
+//
+//	profile {                       # exactly one
+//	  description = "Apache 2.4 event MPM + PHP-FPM"
+//	  platforms   = ["debian-12", "almalinux-9"]   # each needs a platform block
+//	  aliases     = ["tuned"]                     # other names for --profile
+//	}
+//
+//	variable "http_port" {          # any number
+//	  type        = number          # HCL type expression: string, number, bool,
+//	                                # list(string), map(string), object({...}), any
+//	  default     = 8080            # no default = required (load fails without a value)
+//	  description = "port for plain HTTP"
+//	  sensitive   = false           # true: value shown as "(sensitive)" in plans and
+//	                                # output, and replaced wherever it appears in a
+//	                                # rendered file body or command shown in a plan
+//	  validation {                  # any number; condition must be true
+//	    condition     = var.http_port > 0 && var.http_port < 65536
+//	    error_message = "http_port must be between 1 and 65535."
+//	  }
+//	}
+//
+//	locals {                        # any number of blocks; evaluated in dependency order
+//	  docroot = "/home/${var.site_user}/public_html"
+//	}
+//
+//	platform "debian-12" {          # one per entry of profile.platforms
+//	  package_manager = "apt"       # "apt" or "dnf" (used by package ops)
+//	  packages   = { apache = "apache2", php_fpm = "php8.2-fpm" }
+//	  paths      = { apache_conf_dir = "/etc/apache2", fpm_pool_dir = "/etc/php/8.2/fpm/pool.d" }
+//	  services   = { apache = "apache2", php_fpm = "php8.2-fpm" }
+//	  values     = { apache_user = "www-data" }   # anything else that differs
+//	  deviations = ["uid switching: mpm-itk instead of mod_ruid2"]
+//	}
+//
+//	precondition {                  # any number; evaluated per platform
+//	  condition     = var.package_url != ""
+//	  error_message = "corehttpd is not public: pass -var package_url=... (or use the caddy profile)."
+//	}
+//
+// The packages, paths, services and values maps must have the same keys in
+// every platform block (a key missing on one platform is an error naming
+// it), so an op written once is valid on every platform. Platform attributes
+// may refer to var.* only.
+//
+// A failing precondition does not stop an offline plan (it is listed under
+// "blocked" in the plan); apply refuses before any op runs, exit code 2.
+//
+// # Expressions and namespaces
+//
+// Everything after the profile block is evaluated once per platform with:
+//
+//	var.NAME                  variable values (defaults < -var-file < -var)
+//	local.NAME                locals
+//	platform.name             the platform key, e.g. "debian-12"
+//	platform.package_manager  "apt" | "dnf"
+//	platform.packages.KEY     package names       (also .paths, .services, .values)
+//	platform.deviations       list of strings
+//	profile.name              the profile's name
+//
+// Only deterministic functions exist: abs, base64decode, base64encode, can,
+// ceil, chomp, coalesce, compact, concat, contains, distinct, element, file,
+// flatten, floor, format, formatlist, indent, join, jsondecode, jsonencode,
+// keys, length, lookup, lower, max, merge, min, range, regex, regexall,
+// replace, reverse, setunion, sha256, slice, sort, split, startswith,
+// strcontains, substr, templatefile, title, tobool, tolist, tomap, tonumber,
+// toset, tostring, trim, trimprefix, trimspace, trimsuffix, try, upper,
+// values, zipmap. There is no timestamp, uuid or env. file(path) and
+// templatefile(path, vars) read only inside the profile directory (relative
+// to it; "..", absolute paths and symlinks out are errors).
+//
+// dynamic blocks (hcl ext/dynblock) may generate op blocks:
+//
+//	dynamic "file" {
+//	  for_each = var.sites
+//	  labels   = ["site_${file.key}"]
+//	  content { path = "/etc/x/${file.key}.conf"  content = file.value }
+//	}
+//
+// # Templates
+//
+// File bodies are HCL templates (the same language as the profile, as in
+// Terraform's templatefile): "${expr}" interpolates, "%{ if c }...%{ endif }"
+// and "%{ for x in list }...%{ endfor }" control, "~" strips whitespace
+// ("%{~ if ~}"). A literal "${" or "%{" is written "$${" / "%%{" (Apache's
+// "${APACHE_LOG_DIR}" becomes "$${APACHE_LOG_DIR}"). Files that must be
+// copied byte for byte (PHP, binaries) use source = instead of template =.
+// A template sees var, local, platform, profile and, as top-level names,
+// the keys of the file op's vars map. Template errors are reported at the
+// template's own file:line:col with its snippet.
+//
+// # Ops
+//
+// Op blocks are named "<kind>.<label>" (e.g. file.site_conf); labels are
+// unique per kind. Ops run in the order they appear (files in name order,
+// blocks in order), moved later only as far as depends_on requires; the
+// order is deterministic. Attributes every op has:
+//
+//	depends_on = ["file.site_conf", "command.a2enmod"]  # run after these ops
+//	notify     = ["apache"]     # service labels ("apache" or "service.apache"):
+//	                            # when this op changes, the service gets its
+//	                            # on_notify action (reload by default) at the end
+//	when       = platform.package_manager == "apt"  # false: the op does not exist
+//	                                                # on this platform (default true)
+//
+//	file "site_conf" {
+//	  path     = "${platform.paths.apache_conf_dir}/sites-enabled/wptest.conf"  # absolute
+//	  template = "templates/site.conf"   # one of template, content, source
+//	  # content = "literal ${var.x} body"
+//	  # source  = "templates/info.php"   # copied byte for byte, not rendered
+//	  vars     = { port = var.http_port } # extra top-level names for the template
+//	  mode     = "0644"                   # octal string, default "0644"
+//	  owner    = "root"                   # optional: left alone when unset
+//	  group    = "root"
+//	}
+//	  Check: sha256 of the current file, its mode, owner, group.
+//	  Apply: atomic upload (host.Put) when the bytes differ, else chmod/chown.
+//
+//	directory "docroot" { path = local.docroot, mode = "0755", owner = "wpsite", group = "wpsite" }
+//	  Check: exists as a directory, mode/owner/group. Apply: mkdir -p, chmod, chown.
+//
+//	link "site" { path = "/etc/apache2/sites-enabled/wptest.conf", target = "../sites-available/wptest.conf" }
+//	  Check: readlink. Apply: ln -sfn (replaces a file or a wrong link).
+//
+//	package "php" {
+//	  names = [platform.packages.php_fpm, platform.packages.php_mysql]
+//	  state = "present"                # "present" (default) or "absent"
+//	}
+//	  Check: dpkg-query -W (apt) / rpm -q (dnf) per name. Apply: apt-get
+//	  install -y (DEBIAN_FRONTEND=noninteractive, waits for the dpkg lock) /
+//	  dnf install -y, only the missing names; remove likewise.
+//
+//	user "site" {
+//	  name   = "wpsite"
+//	  system = false
+//	  home   = "/home/wpsite"          # optional
+//	  shell  = "/bin/bash"             # optional
+//	  groups = ["www-data"]            # supplementary groups the user must be in
+//	}
+//	  Check: getent passwd, id -nG. Apply: useradd (-m for home) / usermod -aG.
+//
+//	command "enable_mods" {
+//	  run     = "a2enmod proxy_fcgi"   # /bin/sh -c on the host
+//	  unless  = "apache2ctl -M | grep -q proxy_fcgi"  # skip when this exits 0
+//	  only_if = "test -d /etc/apache2"                # run only when this exits 0
+//	  creates = "/etc/apache2/mods-enabled/proxy_fcgi.load"  # skip when path exists
+//	  stdin   = var.db_password        # for secrets: never put them in run
+//	  timeout = "5m"                   # Go duration, default 10m
+//	}
+//	  Check: the guards (all given guards must allow running). A command with no
+//	  guard runs on every apply and is always reported as a change.
+//	  Apply: run; a non-zero exit stops apply with host, op, exit code and the
+//	  last lines of stderr. Ops are idempotent, so rerunning continues.
+//
+//	service "apache" {
+//	  name      = platform.services.apache   # the system's name for it
+//	  state     = "running"              # "running" or "stopped"
+//	  enabled   = true                   # optional; managed only under systemd
+//	                                     # (systemctl enable/disable), else ignored
+//	  on_notify = "reload"               # action for notify: "reload" or "restart"
+//	  reload_on  = ["file.site_conf"]    # same as notify on those ops
+//	  restart_on = ["file.mpm_conf"]
+//	  # Commands for hosts without systemd (and to override the defaults):
+//	  start   = "apache2ctl start"
+//	  stop    = "apache2ctl stop; while [ -e /run/apache2/apache2.pid ]; do sleep 0.1; done"
+//	  reload  = "apache2ctl graceful"
+//	  restart = "apache2ctl restart"
+//	  status  = "apache2ctl status >/dev/null 2>&1 || test -e /run/apache2/apache2.pid && kill -0 $(cat /run/apache2/apache2.pid)"
+//	  ready   = "curl -fsS -o /dev/null http://127.0.0.1:8080/"  # polled after start/restart
+//	  ready_timeout = "30s"
+//	}
+//	  Defaults when a command is not given: with systemd (host facts
+//	  init = "systemd") "systemctl start|stop|reload|restart NAME" and
+//	  "systemctl is-active --quiet NAME"; without it "service NAME
+//	  start|stop|reload|restart|status". If start is given but restart is
+//	  not, restart = stop then start; if reload is not given but start is,
+//	  reload = restart. status must exit 0 exactly when the service runs.
+//	  Without systemd, start a daemon with start-stop-daemon and a pidfile:
+//	    start  = "start-stop-daemon --start --background --make-pidfile --pidfile /run/x.pid --exec /usr/bin/x -- args"
+//	    stop   = "start-stop-daemon --stop --pidfile /run/x.pid --retry TERM/10/KILL/5 --remove-pidfile"
+//	    status = "start-stop-daemon --status --pidfile /run/x.pid"
+//	    reload = "start-stop-daemon --stop --signal HUP --pidfile /run/x.pid"
+//	  Check: status (and is-enabled under systemd). Apply: start or stop.
+//	  Notifications are collected during apply and run ONCE per service at the
+//	  end, after all ops: restart wins over reload; a service started or
+//	  stopped by this apply is not reloaded again.
+//
+// # Checks and facts
+//
+// Checks prove the profile took effect. They run after all ops and
+// notifications, in order, each retried until it passes or its timeout ends.
+//
+//	check "home" {
+//	  timeout  = "20s"                 # retry window, default 10s
+//	  http {                           # one of http or command
+//	    url               = "http://127.0.0.1:${var.http_port}/style.css"
+//	    method            = "GET"      # default GET
+//	    headers           = { "Accept-Encoding" = "gzip" }
+//	    protocol          = "h1"       # "h1" (default), "h2" (TLS + ALPN), "h2c" (prior knowledge)
+//	    insecure          = true       # accept a self-signed certificate (TLS only)
+//	    server_name       = "wp.test"  # TLS SNI, default the URL's host
+//	    expect_status     = 200        # default 200
+//	    expect_header     = { "Server" = "^Apache" }   # header must match the regex
+//	    expect_no_header  = ["Content-Encoding"]       # header must be absent
+//	    expect_body_regex = "Hello"
+//	    expect_protocol   = "HTTP/2.0"                 # negotiated protocol
+//	  }
+//	  # command { run = "php -v", expect_regex = "^PHP 8", expect_exit = 0 }
+//	}
+//
+// HTTP checks connect from the host's point of view (host.DialContext: over
+// the SSH connection for a remote host), so 127.0.0.1 is the server itself.
+// HTTP/3 needs UDP and is checked with a command check.
+//
+//	fact "apache_version" { run = "apache2 -v" }
+//
+// Facts are read after the checks and recorded (trimmed stdout) in the apply
+// result, for the host manifest; a failing fact is recorded as its error.
+//
+// # Plan and apply
+//
+// plan = Check on every op (changes nothing); with no host (plan --platform
+// X) no facts are read and every op is shown with its full rendered content.
+// apply = for each op in order: Check, then Apply if there is a change; then
+// notified reloads/restarts once each; then checks; then facts. A second
+// apply reports 0 changes. Any load error, failed precondition, failed op or
+// failed check stops with an error (exit 2 for profile errors, 4 for op and
+// check failures).
+package provision
