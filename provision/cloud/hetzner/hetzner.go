@@ -1,0 +1,413 @@
+// Package hetzner is the Cloud driver for Hetzner Cloud (hcloud-go v2.52.0).
+//
+// Create makes, in order: a per-run SSH key, a spread placement group (so the
+// load generator never shares a physical host with the server), a firewall
+// (SSH, HTTP, HTTPS, QUIC in; nothing else), then the servers, each with a
+// fresh ed25519 host key injected through cloud-init user data and pinned in
+// the run's own known_hosts. Every resource carries the run's labels, every
+// mutation is journaled before and after, and whatever Create made is removed
+// again if it fails or is interrupted. Destroy removes a run by label in the
+// order servers, firewall, placement group, SSH key; "not found" is success.
+package hetzner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+	"github.com/hetznercloud/hcloud-go/v2/hcloud/exp/actionutil"
+
+	"github.com/wptest/wptest/provision/cloud"
+)
+
+// Options configure a Driver.
+type Options struct {
+	Credentials cloud.Credentials
+	// Redactor receives every secret the driver handles (token, host
+	// private keys) before anything could print it.
+	Redactor *cloud.Redactor
+	// Log receives progress lines; Debug, if set, hcloud-go's HTTP dumps.
+	// Both are wrapped in the Redactor.
+	Log   io.Writer
+	Debug io.Writer
+	// Rand is the key source (crypto/rand if nil).
+	Rand io.Reader
+	// Backoff paces API retries, action polling and firewall-delete retries
+	// (nil: 1 s doubling to 10 s). Tests use a 1 ms constant.
+	Backoff    hcloud.BackoffFunc
+	HTTPClient *http.Client
+	Version    string
+	// CleanupTimeout bounds cleanup after a failed or interrupted Create
+	// (default 10 min); it runs on a context that is not cancelled.
+	CleanupTimeout time.Duration
+}
+
+// Driver implements cloud.Cloud on Hetzner Cloud.
+type Driver struct {
+	c   *hcloud.Client
+	opt Options
+	log io.Writer
+}
+
+var _ cloud.Cloud = (*Driver)(nil)
+
+// New returns a driver. The token must be set.
+func New(opt Options) (*Driver, error) {
+	if opt.Credentials.Token == "" {
+		return nil, cloud.ConfigErr(errors.New("hetzner: no API token"))
+	}
+	if opt.Redactor == nil {
+		opt.Redactor = &cloud.Redactor{}
+	}
+	opt.Redactor.Add(opt.Credentials.Token)
+	if opt.Backoff == nil {
+		opt.Backoff = hcloud.ExponentialBackoffWithOpts(hcloud.ExponentialBackoffOpts{Base: time.Second, Multiplier: 2, Cap: 10 * time.Second})
+	}
+	if opt.CleanupTimeout == 0 {
+		opt.CleanupTimeout = 10 * time.Minute
+	}
+	if opt.Version == "" {
+		opt.Version = "dev"
+	}
+	copts := []hcloud.ClientOption{
+		hcloud.WithToken(opt.Credentials.Token),
+		hcloud.WithApplication("wptest", opt.Version),
+		hcloud.WithPollOpts(hcloud.PollOpts{BackoffFunc: opt.Backoff}),
+		hcloud.WithRetryOpts(hcloud.RetryOpts{BackoffFunc: opt.Backoff, MaxRetries: 5}),
+	}
+	if opt.Credentials.Endpoint != "" {
+		copts = append(copts, hcloud.WithEndpoint(opt.Credentials.Endpoint))
+	}
+	if opt.HTTPClient != nil {
+		copts = append(copts, hcloud.WithHTTPClient(opt.HTTPClient))
+	}
+	if opt.Debug != nil {
+		// hcloud-go blanks the Authorization header but dumps bodies whole,
+		// user_data (the host private key) included.
+		copts = append(copts, hcloud.WithDebugWriter(opt.Redactor.Writer(opt.Debug)))
+	}
+	log := io.Discard
+	if opt.Log != nil {
+		log = opt.Redactor.Writer(opt.Log)
+	}
+	return &Driver{c: hcloud.NewClient(copts...), opt: opt, log: log}, nil
+}
+
+func (d *Driver) logf(format string, args ...any) {
+	fmt.Fprintf(d.log, "hetzner: "+format+"\n", args...)
+}
+
+// Plan validates the spec against the API before anything is billed: the
+// token (any call), the location, the server type and its availability in
+// that location, and the image for the type's architecture (resolved to an
+// ID, which is recorded). It never picks another location.
+func (d *Driver) Plan(ctx context.Context, spec cloud.Spec) (*cloud.Plan, error) {
+	m := spec.Machines
+	if err := cloud.ValidRunID(spec.Run.ID); err != nil {
+		return nil, cloud.ConfigErr(err)
+	}
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	loc, _, err := d.c.Location.GetByName(ctx, m.Location)
+	if err != nil {
+		return nil, classify("look up location "+m.Location, err)
+	}
+	if loc == nil {
+		return nil, cloud.ConfigErr(fmt.Errorf("location %q does not exist (e.g. fsn1, nbg1, hel1, ash, hil, sin)", m.Location))
+	}
+	st, _, err := d.c.ServerType.GetByName(ctx, m.ServerType)
+	if err != nil {
+		return nil, classify("look up server type "+m.ServerType, err)
+	}
+	if st == nil {
+		return nil, cloud.ConfigErr(fmt.Errorf("server type %q does not exist", m.ServerType))
+	}
+	var notes []string
+	avail, where := false, []string{}
+	for _, l := range st.Locations {
+		if l.Location == nil {
+			continue
+		}
+		if l.Available {
+			where = append(where, l.Location.Name)
+		}
+		if l.Location.Name == loc.Name {
+			avail = l.Available
+			if l.IsDeprecated() {
+				notes = append(notes, fmt.Sprintf("server type %s is deprecated in %s", st.Name, loc.Name))
+			}
+		}
+	}
+	if !avail {
+		return nil, cloud.Capacity(fmt.Errorf("server type %s is not available in %s right now (available in: %s); wptest does not fall back to another location, since that changes the result: choose one with -var location=NAME",
+			st.Name, loc.Name, strings.Join(where, ", ")))
+	}
+	img, _, err := d.c.Image.GetForArchitecture(ctx, m.Image, st.Architecture)
+	if err != nil {
+		return nil, classify("look up image "+m.Image, err)
+	}
+	if img == nil {
+		return nil, cloud.ConfigErr(fmt.Errorf("image %q does not exist for %s (%s)", m.Image, st.Name, st.Architecture))
+	}
+	if img.IsDeprecated() {
+		notes = append(notes, fmt.Sprintf("image %s (id %d) is deprecated", img.Name, img.ID))
+	}
+	p := &cloud.Plan{Driver: "hetzner", Spec: spec, PriceSource: "Hetzner API /server_types, at plan time", Notes: notes}
+	for _, pr := range st.Pricings {
+		if pr.Location != nil && pr.Location.Name == loc.Name {
+			p.HourlyEach, p.Currency = pr.Hourly.Gross, pr.Hourly.Currency
+		}
+	}
+	names := machineNames(spec.Run.ID, m.LoadGens())
+	for _, n := range names {
+		p.Machines = append(p.Machines, cloud.Machine{
+			Name: n.name, Role: n.role, Driver: "hetzner", Location: loc.Name, ServerType: st.Name,
+			Image: img.Name, ImageID: img.ID, User: m.User, Port: 22,
+		})
+	}
+	if p.HourlyEach != "" {
+		if each, err := strconv.ParseFloat(p.HourlyEach, 64); err == nil {
+			p.HourlyGross = strconv.FormatFloat(each*float64(len(names)), 'f', 4, 64)
+		}
+	}
+	base := "wptest-" + spec.Run.ID
+	p.Resources = []string{
+		"ssh key " + base + " (per-run client key, deleted at teardown)",
+		"placement group " + base + " (spread: no two machines on one host)",
+		"firewall " + base + " (in: " + strings.Join(m.OpenPorts, ", ") + ")",
+	}
+	return p, nil
+}
+
+type named struct {
+	name string
+	role cloud.Role
+}
+
+func machineNames(run string, loadgens int) []named {
+	out := []named{{"wptest-" + run + "-server", cloud.RoleServer}}
+	for i := 1; i <= loadgens; i++ {
+		out = append(out, named{fmt.Sprintf("wptest-%s-loadgen-%d", run, i), cloud.RoleLoadGen})
+	}
+	return out
+}
+
+// classify maps an API error onto wptest's exit codes.
+func classify(what string, err error) error {
+	var ae hcloud.ActionError
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("%s: %w", what, err)
+	case hcloud.IsError(err, hcloud.ErrorCodeResourceUnavailable, hcloud.ErrorCodePlacementError):
+		return cloud.Capacity(fmt.Errorf("%s: Hetzner has no capacity for this right now (%w); wptest does not fall back to another location or type: retry later or choose with -var location=NAME / -var server_type=NAME", what, err))
+	case hcloud.IsError(err, hcloud.ErrorCodeResourceLimitExceeded):
+		return cloud.Capacity(fmt.Errorf("%s: project limit reached (%w); delete resources or ask Hetzner to raise the limit", what, err))
+	case hcloud.IsError(err, hcloud.ErrorCodeUnauthorized, hcloud.ErrorCodeForbidden):
+		return cloud.ConfigErr(fmt.Errorf("%s: the API token was rejected (%w); it needs read & write access", what, err))
+	case hcloud.IsError(err, hcloud.ErrorCodeInvalidInput):
+		return cloud.ConfigErr(fmt.Errorf("%s: %w", what, err))
+	case errors.As(err, &ae):
+		return cloud.ProvisionErr(fmt.Errorf("%s: action failed: %w", what, err))
+	}
+	return cloud.ProvisionErr(fmt.Errorf("%s: %w", what, err))
+}
+
+// Create makes the planned resources. See the package comment.
+func (d *Driver) Create(ctx context.Context, plan *cloud.Plan, j cloud.Journal) (ms []cloud.Machine, err error) {
+	if plan == nil || plan.Driver != "hetzner" {
+		return nil, errors.New("hetzner: Create needs a hetzner plan")
+	}
+	if j == nil {
+		j = cloud.NopJournal
+	}
+	run := plan.Spec.Run
+	base := "wptest-" + run.ID
+	var undo []func(context.Context) error
+	defer func() {
+		if err == nil {
+			return
+		}
+		d.logf("create failed, removing what was made: %v", err)
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), d.opt.CleanupTimeout)
+		defer cancel()
+		var errs []error
+		for i := len(undo) - 1; i >= 0; i-- {
+			errs = append(errs, undo[i](cctx))
+		}
+		ms, err = nil, joinErr(run.ID, err, errors.Join(errs...))
+	}()
+
+	client, err := cloud.ClientKey(run.Dir, d.opt.Rand)
+	if err != nil {
+		return nil, err
+	}
+	d.opt.Redactor.Add(client.PrivatePEM)
+
+	// SSH key.
+	var key *hcloud.SSHKey
+	err = mutate(j, "create", "ssh_key", base, cloud.Labels(run, ""), func() (string, error) {
+		k, _, err := d.c.SSHKey.Create(ctx, hcloud.SSHKeyCreateOpts{Name: base, PublicKey: client.Public, Labels: cloud.Labels(run, "")})
+		if err != nil {
+			return "", classify("create ssh key "+base, err)
+		}
+		key = k
+		return id(k.ID), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	undo = append(undo, func(c context.Context) error { return d.deleteSSHKey(c, j, key) })
+	d.logf("ssh key %s (id %d)", base, key.ID)
+
+	// Placement group.
+	var pg *hcloud.PlacementGroup
+	err = mutate(j, "create", "placement_group", base, cloud.Labels(run, ""), func() (string, error) {
+		res, _, err := d.c.PlacementGroup.Create(ctx, hcloud.PlacementGroupCreateOpts{Name: base, Labels: cloud.Labels(run, ""), Type: hcloud.PlacementGroupTypeSpread})
+		if err != nil {
+			return "", classify("create placement group "+base, err)
+		}
+		pg = res.PlacementGroup
+		return id(pg.ID), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	undo = append(undo, func(c context.Context) error { return d.deletePlacementGroup(c, j, pg) })
+	d.logf("placement group %s (id %d)", base, pg.ID)
+
+	// Firewall.
+	var fw *hcloud.Firewall
+	rules, err := firewallRules(plan.Spec.Machines.OpenPorts)
+	if err != nil {
+		return nil, cloud.ConfigErr(err)
+	}
+	err = mutate(j, "create", "firewall", base, cloud.Labels(run, ""), func() (string, error) {
+		res, _, err := d.c.Firewall.Create(ctx, hcloud.FirewallCreateOpts{Name: base, Labels: cloud.Labels(run, ""), Rules: rules})
+		if err != nil {
+			return "", classify("create firewall "+base, err)
+		}
+		fw = res.Firewall
+		return id(fw.ID), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	undo = append(undo, func(c context.Context) error { return d.deleteFirewall(c, j, fw) })
+	d.logf("firewall %s (id %d)", base, fw.ID)
+
+	// Servers, each with its own fresh host key.
+	var actions []*hcloud.Action
+	created := make([]*hcloud.Server, 0, len(plan.Machines))
+	for _, pm := range plan.Machines {
+		hk, err := cloud.NewKeyPair(d.opt.Rand, pm.Name)
+		if err != nil {
+			return nil, err
+		}
+		d.opt.Redactor.Add(hk.PrivatePEM)
+		labels := cloud.Labels(run, pm.Role)
+		var srv *hcloud.Server
+		err = mutate(j, "create", "server", pm.Name, labels, func() (string, error) {
+			res, _, err := d.c.Server.Create(ctx, hcloud.ServerCreateOpts{
+				Name:           pm.Name,
+				ServerType:     &hcloud.ServerType{Name: pm.ServerType},
+				Image:          &hcloud.Image{ID: pm.ImageID},
+				Location:       &hcloud.Location{Name: pm.Location},
+				SSHKeys:        []*hcloud.SSHKey{key},
+				UserData:       cloud.CloudInitHostKey(hk),
+				Labels:         labels,
+				PlacementGroup: pg,
+				Firewalls:      []*hcloud.ServerCreateFirewall{{Firewall: hcloud.Firewall{ID: fw.ID}}},
+				PublicNet:      &hcloud.ServerCreatePublicNet{EnableIPv4: true, EnableIPv6: true},
+			})
+			if err != nil {
+				return "", classify("create server "+pm.Name, err)
+			}
+			srv = res.Server
+			actions = append(actions, actionutil.AppendNext(res.Action, res.NextActions)...)
+			return id(srv.ID), nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		created = append(created, srv)
+		undo = append(undo, func(c context.Context) error { return d.deleteServer(c, j, srv) })
+		m := pm
+		m.ID = id(srv.ID)
+		m.HostKey = hk.Public
+		if ip := srv.PublicNet.IPv4.IP; ip != nil && !ip.IsUnspecified() {
+			m.Address = ip.String()
+		}
+		ms = append(ms, m)
+		d.logf("server %s (id %d) %s", pm.Name, srv.ID, m.Address)
+	}
+	if err := d.c.Action.WaitFor(ctx, actions...); err != nil {
+		return nil, classify("start servers", err)
+	}
+	for i := range ms {
+		if ms[i].Address != "" {
+			continue
+		}
+		s, _, err := d.c.Server.GetByID(ctx, created[i].ID)
+		if err != nil || s == nil || s.PublicNet.IPv4.IP == nil {
+			return nil, cloud.ProvisionErr(fmt.Errorf("server %s has no public IPv4 address (%v)", ms[i].Name, err))
+		}
+		ms[i].Address = s.PublicNet.IPv4.IP.String()
+	}
+	if err := cloud.WriteKnownHosts(filepath.Join(run.Dir, cloud.KnownHostsFile), ms); err != nil {
+		return nil, fmt.Errorf("pin host keys: %w", err)
+	}
+	return ms, nil
+}
+
+func joinErr(run string, createErr, cleanupErr error) error {
+	if cleanupErr == nil {
+		return createErr
+	}
+	return cloud.Teardown(run, errors.Join(createErr, cleanupErr))
+}
+
+func id(n int64) string { return strconv.FormatInt(n, 10) }
+
+// mutate journals a mutation before and after it runs.
+func mutate(j cloud.Journal, op, kind, name string, labels map[string]string, f func() (string, error)) error {
+	if err := j.Append(cloud.Event{Phase: cloud.PhaseBefore, Op: op, Kind: kind, Name: name, Labels: labels}); err != nil {
+		return err
+	}
+	rid, err := f()
+	if err != nil {
+		if jerr := j.Append(cloud.Event{Phase: cloud.PhaseFailed, Op: op, Kind: kind, Name: name, Error: err.Error()}); jerr != nil {
+			return errors.Join(err, jerr)
+		}
+		return err
+	}
+	return j.Append(cloud.Event{Phase: cloud.PhaseAfter, Op: op, Kind: kind, Name: name, ID: rid})
+}
+
+func firewallRules(ports []string) ([]hcloud.FirewallRule, error) {
+	any4 := net.IPNet{IP: net.IPv4zero, Mask: net.CIDRMask(0, 32)}
+	any6 := net.IPNet{IP: net.IPv6zero, Mask: net.CIDRMask(0, 128)}
+	var rules []hcloud.FirewallRule
+	for _, p := range ports {
+		port, proto, ok := strings.Cut(p, "/")
+		if !ok {
+			return nil, fmt.Errorf("port %q: want PORT/tcp or PORT/udp", p)
+		}
+		desc := "wptest " + p
+		rules = append(rules, hcloud.FirewallRule{
+			Direction: hcloud.FirewallRuleDirectionIn, SourceIPs: []net.IPNet{any4, any6},
+			Protocol: hcloud.FirewallRuleProtocol(proto), Port: hcloud.Ptr(port), Description: hcloud.Ptr(desc),
+		})
+	}
+	return rules, nil
+}

@@ -1,0 +1,286 @@
+package cloud
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/gohcl"
+	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+)
+
+// Machines is the machines block of an experiment or profile file:
+//
+//	machines "hetzner" {
+//	  server_type     = "ccx23"   # default
+//	  image           = "alma-9"  # default
+//	  location        = "fsn1"    # default
+//	  load_generators = 1         # default
+//	  ttl             = "6h"      # gc may remove the run after this
+//	}
+//
+//	machines "static" {
+//	  targets     = ["ssh://root@203.0.113.7", "ssh://root@203.0.113.8:2222"]
+//	  known_hosts = "hosts.known"   # pins for the targets (required)
+//	}
+//
+//	machines "local" {}
+type Machines struct {
+	Driver         string   `hcl:"driver,label"`
+	ServerType     string   `hcl:"server_type,optional"`
+	Image          string   `hcl:"image,optional"`
+	Location       string   `hcl:"location,optional"`
+	LoadGenerators *int     `hcl:"load_generators,optional"`
+	TTL            string   `hcl:"ttl,optional"`
+	User           string   `hcl:"user,optional"`
+	OpenPorts      []string `hcl:"open_ports,optional"`
+	Targets        []string `hcl:"targets,optional"`
+	KnownHosts     string   `hcl:"known_hosts,optional"`
+}
+
+// Defaults, from the first seed: two identical CCX23 in one location.
+const (
+	DefaultServerType = "ccx23"
+	DefaultImage      = "alma-9"
+	DefaultLocation   = "fsn1"
+	DefaultTTL        = "6h"
+)
+
+// DefaultOpenPorts are the ports the firewall opens: SSH, HTTP, HTTPS and
+// HTTP/3 (QUIC).
+var DefaultOpenPorts = []string{"22/tcp", "80/tcp", "443/tcp", "443/udp"}
+
+// Drivers known to NewDriver.
+var Drivers = []string{"hetzner", "local", "static"}
+
+// DefaultMachines is what an absent machines block means.
+func DefaultMachines(driver string) Machines {
+	m := Machines{Driver: driver}
+	m.fill()
+	return m
+}
+
+func (m *Machines) fill() {
+	if m.ServerType == "" {
+		m.ServerType = DefaultServerType
+	}
+	if m.Image == "" {
+		m.Image = DefaultImage
+	}
+	if m.Location == "" {
+		m.Location = DefaultLocation
+	}
+	if m.LoadGenerators == nil {
+		one := 1
+		m.LoadGenerators = &one
+	}
+	if m.TTL == "" {
+		m.TTL = DefaultTTL
+	}
+	if m.User == "" {
+		m.User = "root"
+	}
+	if m.OpenPorts == nil {
+		m.OpenPorts = append([]string(nil), DefaultOpenPorts...)
+	}
+}
+
+// LoadGens is the number of load generators.
+func (m Machines) LoadGens() int {
+	if m.LoadGenerators == nil {
+		return 1
+	}
+	return *m.LoadGenerators
+}
+
+// TTLDuration parses TTL.
+func (m Machines) TTLDuration() (time.Duration, error) {
+	d, err := time.ParseDuration(m.TTL)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("ttl %q: want a positive duration such as \"6h\"", m.TTL)
+	}
+	return d, nil
+}
+
+// overridable are the attributes -var may set, with how to parse them.
+var overridable = map[string]func(m *Machines, v string) error{
+	"server_type": func(m *Machines, v string) error { m.ServerType = v; return nil },
+	"image":       func(m *Machines, v string) error { m.Image = v; return nil },
+	"location":    func(m *Machines, v string) error { m.Location = v; return nil },
+	"ttl":         func(m *Machines, v string) error { m.TTL = v; return nil },
+	"user":        func(m *Machines, v string) error { m.User = v; return nil },
+	"load_generators": func(m *Machines, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("want a whole number, got %q", v)
+		}
+		m.LoadGenerators = &n
+		return nil
+	},
+}
+
+// ParseVars turns -var name=value arguments into a map; later ones win.
+func ParseVars(args []string) (map[string]string, error) {
+	vars := map[string]string{}
+	for _, a := range args {
+		k, v, ok := strings.Cut(a, "=")
+		if !ok || k == "" {
+			return nil, ConfigErr(fmt.Errorf("-var %q: want name=value", a))
+		}
+		vars[k] = v
+	}
+	return vars, nil
+}
+
+// ApplyVars overrides machine attributes from -var values. Names that are
+// not machine attributes are returned, sorted, for the caller to hand to
+// whoever else reads -var (the profile).
+func (m *Machines) ApplyVars(vars map[string]string) (unused []string, err error) {
+	names := make([]string, 0, len(vars))
+	for k := range vars {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		set, ok := overridable[k]
+		if !ok {
+			unused = append(unused, k)
+			continue
+		}
+		if err := set(m, vars[k]); err != nil {
+			return nil, ConfigErr(fmt.Errorf("-var %s: %w", k, err))
+		}
+	}
+	return unused, nil
+}
+
+// LoadMachines reads the machines block from an HCL file (other top-level
+// blocks belong to other readers and are left alone), fills defaults and
+// applies -var overrides. Errors are rendered with file:line:col and the
+// offending source line, and carry exit code 2.
+func LoadMachines(filename string, src []byte, vars map[string]string) (Machines, error) {
+	p := hclparse.NewParser()
+	f, diags := p.ParseHCL(src, filename)
+	if diags.HasErrors() {
+		return Machines{}, diagErr(p, diags)
+	}
+	schema := &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "machines", LabelNames: []string{"driver"}}}}
+	content, _, diags := f.Body.PartialContent(schema)
+	if diags.HasErrors() {
+		return Machines{}, diagErr(p, diags)
+	}
+	var m Machines
+	switch len(content.Blocks) {
+	case 0:
+		m = Machines{Driver: "hetzner"}
+	case 1:
+		blk := content.Blocks[0]
+		diags = gohcl.DecodeBody(blk.Body, nil, &m)
+		m.Driver = blk.Labels[0]
+		if !diags.HasErrors() {
+			diags = append(diags, m.check(blk)...)
+		}
+		if diags.HasErrors() {
+			return Machines{}, diagErr(p, diags)
+		}
+	default:
+		r := content.Blocks[1].DefRange
+		return Machines{}, diagErr(p, hcl.Diagnostics{{
+			Severity: hcl.DiagError, Summary: "Duplicate machines block",
+			Detail: fmt.Sprintf("Only one machines block is allowed; the first is at %s.", content.Blocks[0].DefRange), Subject: &r,
+		}})
+	}
+	m.fill()
+	if _, err := m.ApplyVars(vars); err != nil {
+		return Machines{}, err
+	}
+	if err := m.Validate(); err != nil {
+		return Machines{}, err
+	}
+	return m, nil
+}
+
+// check validates attribute values, pointing at the attribute.
+func (m *Machines) check(blk *hcl.Block) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	at := func(name string) *hcl.Range {
+		if b, ok := blk.Body.(*hclsyntax.Body); ok {
+			if a, ok := b.Attributes[name]; ok {
+				r := a.Expr.Range()
+				return &r
+			}
+		}
+		r := blk.DefRange
+		return &r
+	}
+	if !contains(Drivers, m.Driver) {
+		r := blk.LabelRanges[0]
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown machines driver",
+			Detail: fmt.Sprintf("%q is not a driver; use one of %s.", m.Driver, strings.Join(Drivers, ", ")), Subject: &r})
+	}
+	if m.TTL != "" {
+		if _, err := (Machines{TTL: m.TTL}).TTLDuration(); err != nil {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid ttl", Detail: err.Error(), Subject: at("ttl")})
+		}
+	}
+	if m.LoadGenerators != nil && (*m.LoadGenerators < 0 || *m.LoadGenerators > 9) {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid load_generators",
+			Detail: fmt.Sprintf("load_generators = %d; want 0 to 9.", *m.LoadGenerators), Subject: at("load_generators")})
+	}
+	for _, p := range m.OpenPorts {
+		if _, _, err := parsePort(p); err != nil {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid open_ports entry", Detail: err.Error(), Subject: at("open_ports")})
+		}
+	}
+	return diags
+}
+
+// Validate checks a filled Machines (after -var overrides).
+func (m Machines) Validate() error {
+	if !contains(Drivers, m.Driver) {
+		return ConfigErr(fmt.Errorf("machines driver %q: use one of %s", m.Driver, strings.Join(Drivers, ", ")))
+	}
+	if _, err := m.TTLDuration(); err != nil {
+		return ConfigErr(err)
+	}
+	if n := m.LoadGens(); n < 0 || n > 9 {
+		return ConfigErr(fmt.Errorf("load_generators = %d: want 0 to 9", n))
+	}
+	for _, p := range m.OpenPorts {
+		if _, _, err := parsePort(p); err != nil {
+			return ConfigErr(err)
+		}
+	}
+	return nil
+}
+
+// parsePort reads "443/tcp".
+func parsePort(s string) (port, proto string, err error) {
+	port, proto, ok := strings.Cut(s, "/")
+	n, perr := strconv.Atoi(port)
+	if !ok || perr != nil || n < 1 || n > 65535 || (proto != "tcp" && proto != "udp") {
+		return "", "", fmt.Errorf("port %q: want PORT/tcp or PORT/udp", s)
+	}
+	return port, proto, nil
+}
+
+func diagErr(p *hclparse.Parser, diags hcl.Diagnostics) error {
+	var b bytes.Buffer
+	w := hcl.NewDiagnosticTextWriter(&b, p.Files(), 100, false)
+	_ = w.WriteDiagnostics(diags)
+	return ConfigErr(fmt.Errorf("%s", strings.TrimRight(b.String(), "\n")))
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
