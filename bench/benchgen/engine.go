@@ -1,0 +1,572 @@
+// Package benchgen is wptest's load generator. Every visitor owns one
+// connection (h1: a hand-written HTTP/1.1 client on net.Conn; h2/h2c:
+// net/http ClientConn; h3: quic-go http3 ClientConn) and one set of HDR
+// histograms; nothing is pooled and nothing is retried. Every attempt started
+// in the measured window ends in exactly one outcome bucket, and an attempt
+// still in flight when the window closes is waited for (up to its timeout) and
+// counted. Closed loop (N visitors, each sends when its answer came) and open
+// loop (a constant arrival rate, latency from the intended send time, so no
+// coordinated omission) are both available, and every result names its model.
+package benchgen
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/wptest/wptest/bench/hdr"
+	"github.com/wptest/wptest/bench/result"
+)
+
+// idleCheckAfter: a kept connection idle longer than this is checked for a
+// server-side close before it is used (cheap, and only after a gap, so it
+// costs nothing in a tight closed loop).
+const idleCheckAfter = 50 * time.Millisecond
+
+// DefaultTimeout bounds one attempt: no complete answer within it is a
+// failure (the first seed's "no answer within 30 s = gave up").
+const DefaultTimeout = 30 * time.Second
+
+// Config is one load run.
+type Config struct {
+	Name   string
+	URL    string
+	Method string   // GET (default) or HEAD
+	Proto  string   // h1 (default), h2, h2c, h3
+	Header []string // extra request headers, "Name: value"
+	// Visitors: closed loop, the N; open loop, the connections the rate is spread over.
+	Visitors  int
+	KeepAlive bool
+	// Stop after Requests attempts (counted in the window), or after Duration.
+	Requests int64
+	Duration time.Duration
+	Warmup   time.Duration
+	// Rate > 0 makes the run open loop: Rate attempts per second, spread over
+	// Visitors connections (each visitor sends at Rate/Visitors).
+	Rate    float64
+	Timeout time.Duration // per attempt (default 30 s)
+	// TLS for https URLs: ServerName is always set (from the URL host, or
+	// ServerName here); Insecure skips certificate verification (a test CA).
+	ServerName string
+	Insecure   bool
+	RootCAs    *x509.CertPool // verify against these instead of the system roots
+	// Progress, if set, is called about once a second with the attempts ended so far.
+	Progress func(done int64, elapsed time.Duration)
+}
+
+// target is the parsed, prebuilt request.
+type target struct {
+	url       *url.URL
+	proto     string
+	addr      string
+	method    string
+	h1req     []byte
+	header    http.Header
+	tls       *tls.Config
+	keepAlive bool
+}
+
+func newTarget(cfg *Config) (*target, error) {
+	u, err := url.Parse(cfg.URL)
+	if err != nil {
+		return nil, fmt.Errorf("url %q: %w", cfg.URL, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return nil, fmt.Errorf("url %q: want http:// or https:// with a host", cfg.URL)
+	}
+	t := &target{url: u, proto: cfg.Proto, method: cfg.Method, keepAlive: cfg.KeepAlive, header: http.Header{}}
+	if t.proto == "" {
+		t.proto = "h1"
+	}
+	if t.method == "" {
+		t.method = "GET"
+	}
+	if t.method != "GET" && t.method != "HEAD" {
+		return nil, fmt.Errorf("method %q: only GET and HEAD", t.method)
+	}
+	switch t.proto {
+	case "h1":
+	case "h2", "h3":
+		if u.Scheme != "https" {
+			return nil, fmt.Errorf("proto %s needs an https:// URL (use h2c for cleartext HTTP/2)", t.proto)
+		}
+	case "h2c":
+		if u.Scheme != "http" {
+			return nil, fmt.Errorf("proto h2c needs an http:// URL")
+		}
+	default:
+		return nil, fmt.Errorf("proto %q: want h1, h2, h2c or h3", t.proto)
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	t.addr = net.JoinHostPort(u.Hostname(), port)
+	if u.Scheme == "https" {
+		sn := cfg.ServerName
+		if sn == "" {
+			sn = u.Hostname()
+		}
+		// SNI always set: Caddy picks its certificate by it, and an IP URL
+		// would otherwise send none.
+		t.tls = &tls.Config{ServerName: sn, InsecureSkipVerify: cfg.Insecure, MinVersion: tls.VersionTLS12}
+		if cfg.RootCAs != nil {
+			t.tls.RootCAs = cfg.RootCAs
+		}
+	}
+	var b strings.Builder
+	path := u.RequestURI()
+	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: wptest-bench\r\n", t.method, path, u.Host)
+	if !cfg.KeepAlive {
+		b.WriteString("Connection: close\r\n")
+	}
+	t.header.Set("User-Agent", "wptest-bench")
+	for _, h := range cfg.Header {
+		k, v, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(k) == "" || strings.ContainsAny(h, "\r\n") {
+			return nil, fmt.Errorf("header %q: want \"Name: value\"", h)
+		}
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		fmt.Fprintf(&b, "%s: %s\r\n", k, v)
+		t.header.Add(k, v)
+	}
+	b.WriteString("\r\n")
+	t.h1req = []byte(b.String())
+	return t, nil
+}
+
+// client is one visitor's connection, whatever the protocol.
+type client interface {
+	do(ctx context.Context, deadline time.Time, a *attempt)
+	close()
+	wire() (in, out int64)
+}
+
+func (t *target) newClient() client {
+	switch t.proto {
+	case "h2", "h2c":
+		return newH2(t)
+	case "h3":
+		return newH3(t)
+	}
+	return newH1(t)
+}
+
+// attempt is one request from start to its single outcome.
+type attempt struct {
+	outcome                result.Outcome
+	err                    error
+	status                 int
+	start                  time.Time // closed loop: when sent; open loop: intended send time
+	sent, firstByte, end   time.Time
+	connect                time.Duration
+	newConn, reused        bool
+	gotHead                bool
+	kaClose, kaCloseBefore bool
+	headerBytes, bodyBytes int64
+}
+
+func (a *attempt) fail(err error, ph phase) {
+	a.err = err
+	a.outcome = classify(err, ph)
+	if a.end.IsZero() {
+		a.end = time.Now()
+	}
+}
+
+func (a *attempt) finish() {
+	if a.end.IsZero() {
+		a.end = time.Now()
+	}
+	switch s := a.status; {
+	case s >= 200 && s < 300:
+		a.outcome = result.OK
+	case s >= 300 && s < 400:
+		a.outcome = result.HTTP3xx
+	case s >= 400 && s < 500:
+		a.outcome = result.HTTP4xx
+	case s >= 500 && s < 600:
+		a.outcome = result.HTTP5xx
+	default:
+		a.outcome = result.HTTP1xx
+	}
+}
+
+// stats is one visitor's counts; merged after the run.
+type stats struct {
+	lat, conn, ttfb, queue *hdr.Histogram
+	out                    [result.NumOutcomes]int64
+	wireIn, wireOut        int64
+	headers, body          int64
+	conns, kaCloses, kaReq int64
+	warm                   int64
+	lastEnd                time.Time
+	errs                   map[errKey]int64
+}
+
+type errKey struct {
+	o   result.Outcome
+	msg string
+}
+
+func newStats() *stats {
+	return &stats{lat: hdr.New(), conn: hdr.New(), ttfb: hdr.New(), queue: hdr.New(), errs: map[errKey]int64{}}
+}
+
+const maxErrSamples = 4
+
+func (s *stats) add(a *attempt, wIn, wOut int64, open bool) {
+	s.out[a.outcome]++
+	s.wireIn += wIn
+	s.wireOut += wOut
+	s.headers += a.headerBytes
+	s.body += a.bodyBytes
+	if a.newConn {
+		s.conns++
+		s.conn.Record(a.connect)
+	}
+	if a.kaClose {
+		s.kaCloses++
+	}
+	if a.kaCloseBefore {
+		s.kaCloses++
+	}
+	if a.gotHead {
+		s.lat.Record(a.end.Sub(a.start))
+		if !a.firstByte.IsZero() {
+			s.ttfb.Record(a.firstByte.Sub(a.sent))
+		}
+		if a.reused {
+			s.kaReq++
+		}
+	}
+	if open && !a.sent.IsZero() {
+		s.queue.Record(a.sent.Sub(a.start))
+	}
+	if a.end.After(s.lastEnd) {
+		s.lastEnd = a.end
+	}
+	if a.err != nil {
+		k := errKey{a.outcome, a.err.Error()}
+		if _, ok := s.errs[k]; ok || len(s.errs) < maxErrSamples*int(result.NumOutcomes) {
+			s.errs[k]++
+		}
+	}
+}
+
+// Run runs one load run and returns its result. An error means the run could
+// not run at all (bad config); failed attempts are counted, not returned.
+func Run(ctx context.Context, cfg Config) (result.Run, error) {
+	t, err := newTarget(&cfg)
+	if err != nil {
+		return result.Run{}, err
+	}
+	if cfg.Visitors <= 0 {
+		cfg.Visitors = 1
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.Requests <= 0 && cfg.Duration <= 0 {
+		return result.Run{}, errors.New("give a number of requests or a duration")
+	}
+	if cfg.Rate < 0 {
+		return result.Run{}, errors.New("rate must be positive")
+	}
+	open := cfg.Rate > 0
+	if open && cfg.Requests > 0 && cfg.Duration <= 0 {
+		cfg.Duration = time.Duration(float64(cfg.Requests) / cfg.Rate * float64(time.Second))
+	}
+
+	start := time.Now()
+	winStart := start.Add(cfg.Warmup)
+	var winEnd time.Time // zero: -n mode without a time limit
+	if cfg.Duration > 0 {
+		winEnd = winStart.Add(cfg.Duration)
+	}
+	var budget atomic.Int64 // -n: attempts left to start
+	budget.Store(cfg.Requests)
+	var done atomic.Int64
+
+	// Client CPU over the window: snapshot when the warm-up ends.
+	var cpu0 time.Duration
+	var cpuOnce sync.Once
+	snapCPU := func() { cpuOnce.Do(func() { cpu0 = selfCPU() }) }
+	if cfg.Warmup <= 0 {
+		snapCPU()
+	} else {
+		tm := time.AfterFunc(cfg.Warmup, snapCPU)
+		defer tm.Stop()
+	}
+
+	all := make([]*stats, cfg.Visitors)
+	var wg sync.WaitGroup
+	for i := range cfg.Visitors {
+		st := newStats()
+		all[i] = st
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			v := &visitor{t: t, c: t.newClient(), st: st, cfg: &cfg, open: open, done: &done,
+				winStart: winStart, winEnd: winEnd, budget: &budget}
+			defer v.c.close()
+			if open {
+				v.openLoop(ctx, start, i)
+			} else {
+				v.closedLoop(ctx)
+			}
+		}(i)
+	}
+	stopProgress := make(chan struct{})
+	if cfg.Progress != nil {
+		go func() {
+			tk := time.NewTicker(time.Second)
+			defer tk.Stop()
+			for {
+				select {
+				case <-stopProgress:
+					return
+				case now := <-tk.C:
+					cfg.Progress(done.Load(), now.Sub(start))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(stopProgress)
+	snapCPU()
+	cpu := selfCPU() - cpu0
+	return merge(&cfg, t, open, all, winStart, cpu), nil
+}
+
+type visitor struct {
+	t        *target
+	c        client
+	st       *stats
+	cfg      *Config
+	open     bool
+	done     *atomic.Int64
+	winStart time.Time
+	winEnd   time.Time
+	budget   *atomic.Int64
+}
+
+// admit decides whether an attempt starting at at is made, and whether it
+// counts (false during warm-up).
+func (v *visitor) admit(ctx context.Context, at time.Time) (run, counted bool) {
+	if ctx.Err() != nil {
+		return false, false
+	}
+	if at.Before(v.winStart) {
+		return true, false
+	}
+	if !v.winEnd.IsZero() && !at.Before(v.winEnd) {
+		return false, false
+	}
+	if v.cfg.Requests > 0 && v.budget.Add(-1) < 0 {
+		return false, false
+	}
+	return true, true
+}
+
+func (v *visitor) closedLoop(ctx context.Context) {
+	for {
+		now := time.Now()
+		run, counted := v.admit(ctx, now)
+		if !run {
+			return
+		}
+		a := attempt{start: now}
+		v.one(ctx, &a, now.Add(v.cfg.Timeout), counted)
+	}
+}
+
+// openLoop sends at fixed intended times: visitor i of N at
+// start + (i + k·N)/rate. When the connection is still busy at an intended
+// time the attempt waits, and its latency runs from the intended time.
+func (v *visitor) openLoop(ctx context.Context, start time.Time, i int) {
+	n := v.cfg.Visitors
+	step := float64(time.Second) / v.cfg.Rate
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for k := 0; ; k++ {
+		at := start.Add(time.Duration(float64(i+k*n) * step))
+		run, counted := v.admit(ctx, at)
+		if !run {
+			return
+		}
+		if d := time.Until(at); d > 0 {
+			timer.Reset(d)
+			select {
+			case <-ctx.Done():
+				// Not yet due, so never started: nothing to count.
+				if counted && v.cfg.Requests > 0 {
+					v.budget.Add(1)
+				}
+				return
+			case <-timer.C:
+			}
+		}
+		a := attempt{start: at}
+		deadline := at.Add(v.cfg.Timeout)
+		// Due, but the connection was busy until past the deadline (rare: the
+		// previous attempt ends by its own, earlier deadline).
+		if time.Now().After(deadline) {
+			a.outcome, a.end = result.QueueTimeout, time.Now()
+			a.err = errors.New("no free connection before the attempt's deadline")
+			if counted {
+				v.record(&a, 0, 0)
+			}
+			continue
+		}
+		v.one(ctx, &a, deadline, counted)
+	}
+}
+
+func (v *visitor) one(ctx context.Context, a *attempt, deadline time.Time, counted bool) {
+	in0, out0 := v.c.wire()
+	v.c.do(ctx, deadline, a)
+	if !v.t.keepAlive {
+		v.c.close()
+	}
+	in1, out1 := v.c.wire()
+	if counted {
+		v.record(a, in1-in0, out1-out0)
+	} else {
+		v.st.warm++
+	}
+}
+
+func (v *visitor) record(a *attempt, wIn, wOut int64) {
+	v.st.add(a, wIn, wOut, v.open)
+	v.done.Add(1)
+}
+
+func merge(cfg *Config, t *target, open bool, all []*stats, winStart time.Time, cpu time.Duration) result.Run {
+	m := newStats()
+	var lastEnd time.Time
+	errs := map[errKey]int64{}
+	for _, s := range all {
+		m.lat.Merge(s.lat)
+		m.conn.Merge(s.conn)
+		m.ttfb.Merge(s.ttfb)
+		m.queue.Merge(s.queue)
+		for i := range s.out {
+			m.out[i] += s.out[i]
+		}
+		m.wireIn += s.wireIn
+		m.wireOut += s.wireOut
+		m.headers += s.headers
+		m.body += s.body
+		m.conns += s.conns
+		m.kaCloses += s.kaCloses
+		m.kaReq += s.kaReq
+		m.warm += s.warm
+		if s.lastEnd.After(lastEnd) {
+			lastEnd = s.lastEnd
+		}
+		for k, n := range s.errs {
+			errs[k] += n
+		}
+	}
+	elapsed := lastEnd.Sub(winStart)
+	if elapsed < 0 {
+		elapsed = 0
+	}
+	model := "closed"
+	if open {
+		model = "open"
+	}
+	out := result.FromArray(m.out)
+	r := result.Run{
+		Name: cfg.Name, Model: model, Proto: t.proto, URL: cfg.URL, Method: t.method,
+		Visitors: cfg.Visitors, KeepAlive: cfg.KeepAlive, Rate: cfg.Rate, Requests: cfg.Requests,
+		DurationMs: ms(cfg.Duration), WarmupMs: ms(cfg.Warmup), TimeoutMs: ms(cfg.Timeout),
+		Start: winStart.UTC().Format(time.RFC3339Nano), ElapsedMs: ms(elapsed),
+		Attempts: out.Sum(), Outcomes: out, ABErrors: out.AB(), WarmupAttempts: m.warm,
+		Connections: m.conns, KeepAliveCloses: m.kaCloses, KeepAliveReqs: m.kaReq,
+		Bytes:   result.Bytes{WireIn: m.wireIn, WireOut: m.wireOut, Headers: m.headers, Body: m.body},
+		Latency: Summary(m.lat, true), Connect: Summary(m.conn, false), TTFB: Summary(m.ttfb, false),
+		ClientCPUMs: ms(cpu),
+	}
+	if open {
+		q := Summary(m.queue, false)
+		r.Queue = &q
+	}
+	if sec := elapsed.Seconds(); sec > 0 {
+		r.RPS = float64(out.OK) / sec
+		r.AttemptRate = float64(r.Attempts) / sec
+		r.WireInBps = float64(m.wireIn) / sec
+	}
+	if r.Attempts > 0 {
+		r.ErrorRatePct = 100 * float64(r.Attempts-out.OK) / float64(r.Attempts)
+		r.ClientCPUPerReqUs = float64(cpu.Microseconds()) / float64(r.Attempts)
+	}
+	r.Errors = errorSamples(errs)
+	return r
+}
+
+// errorSamples keeps the most frequent messages per bucket, in a fixed order.
+func errorSamples(errs map[errKey]int64) []result.ErrorSample {
+	var out []result.ErrorSample
+	for k, n := range errs {
+		out = append(out, result.ErrorSample{Outcome: k.o.String(), Message: k.msg, Count: n})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Outcome != out[j].Outcome {
+			return out[i].Outcome < out[j].Outcome
+		}
+		if out[i].Count != out[j].Count {
+			return out[i].Count > out[j].Count
+		}
+		return out[i].Message < out[j].Message
+	})
+	var kept []result.ErrorSample
+	per := map[string]int{}
+	for _, e := range out {
+		if per[e.Outcome] < maxErrSamples {
+			per[e.Outcome]++
+			kept = append(kept, e)
+		}
+	}
+	return kept
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+var abPcts = []float64{50, 66, 75, 80, 90, 95, 98, 99, 100}
+
+// Summary turns a histogram into its JSON summary; table adds ab's percentile rows.
+func Summary(h *hdr.Histogram, table bool) result.Latency {
+	l := result.Latency{
+		Count: h.Count(), Min: ms(h.Min()), Mean: ms(h.Mean()),
+		P50: ms(h.Quantile(.5)), P90: ms(h.Quantile(.9)), P95: ms(h.Quantile(.95)),
+		P99: ms(h.Quantile(.99)), P999: ms(h.Quantile(.999)), Max: ms(h.Max()),
+	}
+	if table && h.Count() > 0 {
+		for _, p := range abPcts {
+			l.Percentiles = append(l.Percentiles, result.Percentile{Pct: p, Ms: ms(h.Quantile(p / 100))})
+		}
+	}
+	return l
+}
+
+// selfCPU is this process's user+system CPU time so far.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

@@ -1,0 +1,152 @@
+package benchgen
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// faultServer is a raw HTTP/1.1 server on loopback whose path chooses the
+// fault: the client's accounting is what is under test, so every byte and
+// every close is under the test's control.
+type faultServer struct {
+	ln    net.Listener
+	mu    sync.Mutex
+	conns map[net.Conn]bool
+	// stallUntil: /stall-once responses wait until then.
+	stallOnce sync.Once
+	stallDur  time.Duration
+	stallEnd  time.Time
+	wg        sync.WaitGroup
+}
+
+var body1k = strings.Repeat("x", 1024)
+
+func startFaultServer(t *testing.T) *faultServer {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &faultServer{ln: ln, conns: map[net.Conn]bool{}}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s.mu.Lock()
+			s.conns[c] = true
+			s.mu.Unlock()
+			go s.serve(c)
+		}
+	}()
+	t.Cleanup(s.kill)
+	return s
+}
+
+func (s *faultServer) url(path string) string { return "http://" + s.ln.Addr().String() + path }
+
+// kill closes the listener and every connection, as a crashed server would.
+func (s *faultServer) kill() {
+	s.ln.Close()
+	s.mu.Lock()
+	for c := range s.conns {
+		c.Close()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+}
+
+func (s *faultServer) serve(c net.Conn) {
+	defer func() {
+		c.Close()
+		s.mu.Lock()
+		delete(s.conns, c)
+		s.mu.Unlock()
+	}()
+	br := bufio.NewReader(c)
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			return
+		}
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			return
+		}
+		path := f[1]
+		closeReq := false
+		for {
+			h, err := br.ReadString('\n')
+			if err != nil {
+				return
+			}
+			if strings.EqualFold(strings.TrimSpace(h), "connection: close") {
+				closeReq = true
+			}
+			if h == "\r\n" {
+				break
+			}
+		}
+		ok := func(status string, body string) {
+			fmt.Fprintf(c, "HTTP/1.1 %s\r\nContent-Length: %d\r\nContent-Type: text/plain\r\n\r\n%s", status, len(body), body)
+		}
+		switch path {
+		case "/ok":
+			ok("200 OK", body1k)
+		case "/chunked":
+			fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n400\r\n%s\r\n0\r\n\r\n", body1k)
+		case "/eof-body":
+			fmt.Fprintf(c, "HTTP/1.1 200 OK\r\n\r\n%s", body1k)
+			return
+		case "/ka-close":
+			fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+			return
+		case "/301":
+			ok("301 Moved Permanently", "")
+		case "/404":
+			ok("404 Not Found", "no")
+		case "/503":
+			ok("503 Service Unavailable", "busy")
+		case "/600":
+			ok("600 Odd", "")
+		case "/short":
+			fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: 1024\r\n\r\n%s", body1k[:500])
+			return
+		case "/reset":
+			c.(*net.TCPConn).SetLinger(0) // close sends RST
+			return
+		case "/close":
+			return
+		case "/garbage":
+			fmt.Fprintf(c, "SPDY/9 banana\r\n\r\n")
+			return
+		case "/slow":
+			time.Sleep(250 * time.Millisecond)
+			ok("200 OK", "slow")
+		case "/stall":
+			time.Sleep(time.Hour) // until killed
+			return
+		case "/stall-once":
+			// The first request stalls the whole server for stallDur: every
+			// response due during the stall waits until it ends.
+			s.stallOnce.Do(func() { s.stallEnd = time.Now().Add(s.stallDur) })
+			if d := time.Until(s.stallEnd); d > 0 {
+				time.Sleep(d)
+			}
+			ok("200 OK", "ok")
+		default:
+			ok("404 Not Found", "")
+		}
+		if closeReq {
+			return
+		}
+	}
+}

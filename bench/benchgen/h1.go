@@ -1,0 +1,277 @@
+package benchgen
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"io"
+	"net"
+	"strconv"
+	"time"
+)
+
+// h1Client is one visitor's HTTP/1.1 connection on a plain net.Conn: it
+// writes a prebuilt request, parses the status line and headers itself and
+// discards the body, so every byte is counted where it crosses the socket and
+// nothing is retried or pooled behind the visitor's back.
+type h1Client struct {
+	t        *target
+	w        wire
+	raw      net.Conn // the counting TCP conn
+	conn     net.Conn // raw, or TLS over raw
+	br       *bufio.Reader
+	lastUsed time.Time
+}
+
+func newH1(t *target) *h1Client { return &h1Client{t: t} }
+
+func (c *h1Client) wire() (int64, int64) { return c.w.in.Load(), c.w.out.Load() }
+
+func (c *h1Client) close() {
+	if c.conn != nil {
+		c.conn.Close()
+		c.conn, c.raw = nil, nil
+	}
+}
+
+// idleClosed reports whether the server closed a connection we kept idle
+// (KeepAliveTimeout): a zero-wait read sees EOF or a reset. Checked only
+// after an idle gap, before anything is sent, so it is not a retry.
+func (c *h1Client) idleClosed() bool {
+	if c.br.Buffered() > 0 {
+		return true // bytes nobody asked for: the connection is not clean
+	}
+	c.conn.SetReadDeadline(time.Now())
+	_, err := c.br.Peek(1)
+	c.conn.SetReadDeadline(time.Time{})
+	if err == nil {
+		return true
+	}
+	return !isTimeout(err)
+}
+
+func (c *h1Client) dial(ctx context.Context, deadline time.Time, a *attempt) error {
+	t0 := time.Now()
+	d := net.Dialer{Deadline: deadline}
+	raw, err := d.DialContext(ctx, "tcp", c.t.addr)
+	if err != nil {
+		return err
+	}
+	c.raw = &countConn{Conn: raw, w: &c.w}
+	c.conn = c.raw
+	if c.t.tls != nil {
+		cfg := c.t.tls.Clone()
+		cfg.NextProtos = []string{"http/1.1"}
+		tc := tls.Client(c.raw, cfg)
+		tc.SetDeadline(deadline)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			raw.Close()
+			c.conn, c.raw = nil, nil
+			return err
+		}
+		c.conn = tc
+	}
+	if c.br == nil {
+		c.br = bufio.NewReaderSize(c.conn, 32<<10)
+	} else {
+		c.br.Reset(c.conn)
+	}
+	a.newConn = true
+	a.connect = time.Since(t0)
+	return nil
+}
+
+func (c *h1Client) do(ctx context.Context, deadline time.Time, a *attempt) {
+	if c.conn != nil && time.Since(c.lastUsed) > idleCheckAfter && c.idleClosed() {
+		c.close()
+		a.kaCloseBefore = true
+	}
+	if c.conn == nil {
+		if err := c.dial(ctx, deadline, a); err != nil {
+			a.fail(err, phaseDial)
+			return
+		}
+	} else {
+		a.reused = true
+	}
+	c.conn.SetDeadline(deadline)
+	a.sent = time.Now()
+	if _, err := c.conn.Write(c.t.h1req); err != nil {
+		a.fail(err, phaseSend)
+		c.close()
+		return
+	}
+	closeAfter, err := c.readResponse(a)
+	a.end = time.Now()
+	c.lastUsed = a.end
+	if err != nil {
+		ph := phaseHead
+		if a.gotHead {
+			ph = phaseBody
+		}
+		a.fail(err, ph)
+		c.close()
+		return
+	}
+	a.finish()
+	if closeAfter || !c.t.keepAlive {
+		if c.t.keepAlive {
+			a.kaClose = true
+		}
+		c.close()
+	}
+}
+
+var (
+	hdrContentLength    = []byte("content-length:")
+	hdrTransferEncoding = []byte("transfer-encoding:")
+	hdrConnection       = []byte("connection:")
+)
+
+// readResponse reads one response. closeAfter says the server will close
+// (Connection: close, HTTP/1.0 without keep-alive, or a body delimited by EOF).
+func (c *h1Client) readResponse(a *attempt) (closeAfter bool, err error) {
+	br := c.br
+	if _, err := br.Peek(1); err != nil {
+		if errors.Is(err, io.EOF) {
+			return false, errNoResponse
+		}
+		return false, err
+	}
+	a.firstByte = time.Now()
+	line, err := br.ReadSlice('\n')
+	if err != nil {
+		return false, headErr(err)
+	}
+	a.headerBytes += int64(len(line))
+	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[8] != ' ' {
+		return false, &errProtocol{"bad status line " + strconv.Quote(string(trimCRLF(line)))}
+	}
+	http10 := line[7] == '0'
+	status, perr := strconv.Atoi(string(line[9:12]))
+	if perr != nil {
+		return false, &errProtocol{"bad status code " + strconv.Quote(string(line[9:12]))}
+	}
+	a.status = status
+	cl := int64(-1)
+	chunked := false
+	closeAfter = http10
+	for {
+		line, err = br.ReadSlice('\n')
+		if err != nil {
+			return false, headErr(err)
+		}
+		a.headerBytes += int64(len(line))
+		if len(line) <= 2 {
+			break
+		}
+		switch {
+		case hasPrefixFold(line, hdrContentLength):
+			v, perr := strconv.ParseInt(string(bytes.TrimSpace(line[len(hdrContentLength):])), 10, 64)
+			if perr != nil || v < 0 {
+				return false, &errProtocol{"bad Content-Length " + strconv.Quote(string(trimCRLF(line)))}
+			}
+			cl = v
+		case hasPrefixFold(line, hdrTransferEncoding):
+			chunked = bytes.Contains(bytes.ToLower(line), []byte("chunked"))
+		case hasPrefixFold(line, hdrConnection):
+			v := bytes.ToLower(line[len(hdrConnection):])
+			if bytes.Contains(v, []byte("close")) {
+				closeAfter = true
+			} else if bytes.Contains(v, []byte("keep-alive")) {
+				closeAfter = false
+			}
+		}
+	}
+	a.gotHead = true
+	if status >= 100 && status < 200 {
+		// Interim responses (100 Continue, 103 Early Hints): read the final one.
+		return c.readResponse(a)
+	}
+	switch {
+	case c.t.method == "HEAD" || status == 204 || status == 304:
+	case chunked:
+		if err := c.discardChunked(a); err != nil {
+			return false, err
+		}
+	case cl >= 0:
+		n, err := br.Discard(int(cl))
+		a.bodyBytes += int64(n)
+		if err != nil {
+			return false, bodyErr(err)
+		}
+	default:
+		// Body delimited by the end of the connection.
+		n, err := io.Copy(io.Discard, br)
+		a.bodyBytes += n
+		if err != nil {
+			return false, bodyErr(err)
+		}
+		return true, nil
+	}
+	return closeAfter, nil
+}
+
+func (c *h1Client) discardChunked(a *attempt) error {
+	br := c.br
+	for {
+		line, err := br.ReadSlice('\n')
+		if err != nil {
+			return bodyErr(err)
+		}
+		sz := bytes.TrimSpace(line)
+		if i := bytes.IndexByte(sz, ';'); i >= 0 {
+			sz = sz[:i]
+		}
+		n, perr := strconv.ParseInt(string(sz), 16, 64)
+		if perr != nil || n < 0 {
+			return &errProtocol{"bad chunk size " + strconv.Quote(string(trimCRLF(line)))}
+		}
+		if n == 0 {
+			// Trailers until an empty line.
+			for {
+				line, err = br.ReadSlice('\n')
+				if err != nil {
+					return bodyErr(err)
+				}
+				if len(line) <= 2 {
+					return nil
+				}
+			}
+		}
+		m, err := br.Discard(int(n))
+		a.bodyBytes += int64(m)
+		if err != nil {
+			return bodyErr(err)
+		}
+		if _, err := br.Discard(2); err != nil { // CRLF after the chunk
+			return bodyErr(err)
+		}
+	}
+}
+
+// headErr: EOF inside the headers is a response cut short.
+func headErr(err error) error {
+	if errors.Is(err, io.EOF) {
+		return errShort
+	}
+	if errors.Is(err, bufio.ErrBufferFull) {
+		return &errProtocol{"header line longer than 32 KiB"}
+	}
+	return err
+}
+
+func bodyErr(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return errShort
+	}
+	return err
+}
+
+func hasPrefixFold(line, p []byte) bool {
+	return len(line) >= len(p) && bytes.EqualFold(line[:len(p)], p)
+}
+
+func trimCRLF(b []byte) []byte { return bytes.TrimRight(b, "\r\n") }

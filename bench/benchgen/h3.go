@@ -1,0 +1,105 @@
+package benchgen
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"time"
+
+	"github.com/quic-go/quic-go"
+	"github.com/quic-go/quic-go/http3"
+)
+
+// h3Client is one visitor's QUIC connection with HTTP/3 on it
+// (quic-go/http3 ClientConn): one UDP socket, one connection, one request at a
+// time. Bytes are counted as UDP datagram payloads.
+type h3Client struct {
+	t        *target
+	w        wire
+	udp      net.PacketConn
+	qtr      *quic.Transport
+	qc       *quic.Conn
+	cc       *http3.ClientConn
+	htr      *http3.Transport
+	raddr    *net.UDPAddr
+	lastUsed time.Time
+}
+
+func newH3(t *target) *h3Client {
+	return &h3Client{t: t, htr: &http3.Transport{DisableCompression: true}}
+}
+
+func (c *h3Client) wire() (int64, int64) { return c.w.in.Load(), c.w.out.Load() }
+
+func (c *h3Client) close() {
+	if c.qc != nil {
+		c.qc.CloseWithError(0, "")
+		c.qc, c.cc = nil, nil
+	}
+	if c.qtr != nil {
+		c.qtr.Close()
+		c.qtr = nil
+	}
+	if c.udp != nil {
+		c.udp.Close()
+		c.udp = nil
+	}
+}
+
+func (c *h3Client) dial(ctx context.Context, a *attempt) error {
+	t0 := time.Now()
+	if c.raddr == nil {
+		ra, err := net.ResolveUDPAddr("udp", c.t.addr)
+		if err != nil {
+			return err
+		}
+		c.raddr = ra
+	}
+	udp, err := net.ListenUDP("udp", nil)
+	if err != nil {
+		return err
+	}
+	c.udp = &countPacketConn{PacketConn: udp, w: &c.w}
+	c.qtr = &quic.Transport{Conn: c.udp}
+	cfg := c.t.tls.Clone()
+	cfg.NextProtos = []string{http3.NextProtoH3}
+	qc, err := c.qtr.Dial(ctx, c.raddr, cfg, &quic.Config{MaxIdleTimeout: 60 * time.Second})
+	if err != nil {
+		c.close()
+		return err
+	}
+	c.qc = qc
+	c.cc = c.htr.NewClientConn(qc)
+	a.newConn = true
+	a.connect = time.Since(t0)
+	return nil
+}
+
+func (c *h3Client) do(ctx context.Context, deadline time.Time, a *attempt) {
+	if c.qc != nil && c.qc.Context().Err() != nil {
+		c.close()
+		a.kaCloseBefore = true
+	}
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	if c.qc == nil {
+		if err := c.dial(ctx, a); err != nil {
+			a.fail(err, phaseDial)
+			return
+		}
+	} else {
+		a.reused = true
+	}
+	req, _ := http.NewRequestWithContext(ctx, c.t.method, c.t.url.String(), nil)
+	req.Header = c.t.header.Clone()
+	req = req.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		GotFirstResponseByte: func() { a.firstByte = time.Now() },
+	}))
+	a.sent = time.Now()
+	roundTrip(c.cc, req, a)
+	c.lastUsed = a.end
+	if a.err != nil {
+		c.close()
+	}
+}

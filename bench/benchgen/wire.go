@@ -1,0 +1,48 @@
+package benchgen
+
+import (
+	"net"
+	"sync/atomic"
+)
+
+// wire counts bytes at the connection: everything read from and written to
+// the socket (h1, h2: TCP payload incl. TLS records; h3: UDP datagrams).
+type wire struct {
+	in, out atomic.Int64
+}
+
+// countConn wraps a net.Conn and adds every byte to w.
+type countConn struct {
+	net.Conn
+	w *wire
+}
+
+func (c *countConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.w.in.Add(int64(n))
+	return n, err
+}
+
+func (c *countConn) Write(p []byte) (int, error) {
+	n, err := c.Conn.Write(p)
+	c.w.out.Add(int64(n))
+	return n, err
+}
+
+// countPacketConn wraps a UDP socket for QUIC.
+type countPacketConn struct {
+	net.PacketConn
+	w *wire
+}
+
+func (c *countPacketConn) ReadFrom(p []byte) (int, net.Addr, error) {
+	n, a, err := c.PacketConn.ReadFrom(p)
+	c.w.in.Add(int64(n))
+	return n, a, err
+}
+
+func (c *countPacketConn) WriteTo(p []byte, a net.Addr) (int, error) {
+	n, err := c.PacketConn.WriteTo(p, a)
+	c.w.out.Add(int64(n))
+	return n, err
+}
