@@ -1,0 +1,86 @@
+package provision
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+)
+
+// compactDiag is the one-line form for CI logs and editors:
+// "file:line:col: error: summary; detail".
+func compactDiag(d *hcl.Diagnostic) string {
+	sev := "error"
+	if d.Severity == hcl.DiagWarning {
+		sev = "warning"
+	}
+	loc := ""
+	if d.Subject != nil {
+		loc = fmt.Sprintf("%s:%d:%d: ", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column)
+	}
+	s := loc + sev + ": " + d.Summary
+	if d.Detail != "" {
+		s += "; " + strings.ReplaceAll(d.Detail, "\n", " ")
+	}
+	return s
+}
+
+// WriteDiagnostics writes diags either one per line (compact) or in HCL's
+// text form with the source snippet. files maps file names to parsed files
+// (Profile.Files); templates are in it too, so their snippets show.
+func WriteDiagnostics(w io.Writer, files map[string]*hcl.File, diags hcl.Diagnostics, compact bool) error {
+	if compact {
+		for _, d := range diags {
+			if _, err := fmt.Fprintln(w, compactDiag(d)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return hcl.NewDiagnosticTextWriter(w, files, 100, false).WriteDiagnostics(diags)
+}
+
+// dedupe drops repeated diagnostics: the same error found while rendering
+// for each platform is reported once.
+func dedupe(diags hcl.Diagnostics) hcl.Diagnostics {
+	seen := map[string]bool{}
+	var out hcl.Diagnostics
+	for _, d := range diags {
+		k := compactDiag(d)
+		if d.Subject != nil {
+			k += fmt.Sprintf("@%d-%d", d.Subject.Start.Byte, d.Subject.End.Byte)
+		}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, d)
+	}
+	return out
+}
+
+func errDiag(summary, detail string, rng *hcl.Range) *hcl.Diagnostic {
+	return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: rng}
+}
+
+func rangePtr(r hcl.Range) *hcl.Range {
+	if r.Filename == "" {
+		return nil
+	}
+	return &r
+}
+
+// toString converts a template or attribute result to a Go string.
+func toString(v cty.Value) (cty.Value, error) {
+	if v.IsNull() {
+		return cty.UnknownVal(cty.String), fmt.Errorf("result is null")
+	}
+	s, err := convert.Convert(v, cty.String)
+	if err != nil {
+		return cty.UnknownVal(cty.String), fmt.Errorf("result must be a string: %v", err)
+	}
+	return s, nil
+}

@@ -1,0 +1,435 @@
+package provision
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/wptest/wptest/host"
+	"github.com/wptest/wptest/internal/exitcode"
+	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+)
+
+// Event is one progress message: "[host] op: msg".
+type Event struct {
+	Host string
+	Op   string
+	Msg  string
+}
+
+// Progress receives events as apply and plan go; nil discards them.
+type Progress func(Event)
+
+// Report is what offline plan, plan and apply return (and print with -o json).
+type Report struct {
+	Mode       string         `json:"mode"` // "offline", "plan" or "apply"
+	Profile    string         `json:"profile"`
+	Hash       string         `json:"hash"`
+	Platform   string         `json:"platform"`
+	Host       string         `json:"host,omitempty"`
+	Variables  []VarReport    `json:"variables"`
+	Deviations []string       `json:"deviations"`
+	Blocked    []string       `json:"blocked,omitempty"`
+	Ops        []*OpReport    `json:"ops"`
+	Notified   []Notification `json:"notified,omitempty"`
+	Checks     []*CheckReport `json:"checks"`
+	Facts      []*FactReport  `json:"facts,omitempty"`
+	Changes    int            `json:"changes"`
+	Error      string         `json:"error,omitempty"`
+	ops        map[string]*OpReport
+}
+
+// VarReport is one variable's final value (sensitive ones hidden).
+type VarReport struct {
+	Name      string `json:"name"`
+	Value     any    `json:"value"`
+	Sensitive bool   `json:"sensitive,omitempty"`
+}
+
+// OpReport is one op: its rendered spec and, with a host, what Check found.
+type OpReport struct {
+	ID        string         `json:"id"`
+	Kind      string         `json:"kind"`
+	DependsOn []string       `json:"depends_on,omitempty"`
+	Notify    []string       `json:"notify,omitempty"`
+	Spec      map[string]any `json:"spec"`
+	Change    *Change        `json:"change,omitempty"`
+	Applied   bool           `json:"applied,omitempty"`
+	Error     string         `json:"error,omitempty"`
+}
+
+// Notification is a reload or restart run at the end of apply.
+type Notification struct {
+	Service string   `json:"service"`
+	Action  string   `json:"action"`
+	By      []string `json:"by"`
+	Error   string   `json:"error,omitempty"`
+}
+
+// CheckReport is one check: its spec and, after apply, whether it passed.
+type CheckReport struct {
+	ID      string        `json:"id"`
+	HTTP    *HTTPCheck    `json:"http,omitempty"`
+	Command *CommandCheck `json:"command,omitempty"`
+	Timeout string        `json:"timeout"`
+	Ran     bool          `json:"ran"`
+	Passed  bool          `json:"passed"`
+	Error   string        `json:"error,omitempty"`
+}
+
+// FactReport is one fact's output after apply.
+type FactReport struct {
+	ID     string `json:"id"`
+	Run    string `json:"run"`
+	Output string `json:"output"`
+	Error  string `json:"error,omitempty"`
+}
+
+func (r *Rendered) report(mode, hostName string) *Report {
+	rep := &Report{Mode: mode, Profile: r.Profile.Name, Hash: r.Profile.Hash, Platform: r.Platform, Host: hostName,
+		Deviations: append([]string{}, r.Deviations...), Blocked: r.Blocked, ops: map[string]*OpReport{}}
+	for _, v := range r.Profile.Variables {
+		vr := VarReport{Name: v.Name, Sensitive: v.Sensitive, Value: "(sensitive)"}
+		if !v.Sensitive {
+			vr.Value = ctyToGo(v.Value)
+		}
+		rep.Variables = append(rep.Variables, vr)
+	}
+	for _, op := range r.Ops {
+		s := op.(specer)
+		b := s.base()
+		spec := s.spec()
+		if c, ok := spec["content"].(string); ok {
+			spec["content"] = r.redact(c)
+		}
+		or := &OpReport{ID: b.id, Kind: b.kind, DependsOn: b.dependsOn, Spec: spec}
+		for _, n := range r.notices[b.id] {
+			or.Notify = append(or.Notify, n.action+" "+n.service)
+		}
+		rep.Ops = append(rep.Ops, or)
+		rep.ops[b.id] = or
+	}
+	for _, c := range r.Checks {
+		rep.Checks = append(rep.Checks, &CheckReport{ID: c.ID, HTTP: c.HTTP, Command: c.Command, Timeout: c.Timeout.String()})
+	}
+	return rep
+}
+
+func ctyToGo(v cty.Value) any {
+	if v.Type() == cty.String && v.IsKnown() && !v.IsNull() {
+		return v.AsString()
+	}
+	b, err := ctyjson.Marshal(v, v.Type())
+	if err != nil {
+		return v.GoString()
+	}
+	return jsonRaw(b)
+}
+
+type jsonRaw []byte
+
+func (j jsonRaw) MarshalJSON() ([]byte, error) { return j, nil }
+func (j jsonRaw) String() string               { return string(j) }
+
+// Offline renders the ops without a host: full specs (file bodies
+// included), no facts.
+func (r *Rendered) Offline() *Report { return r.report("offline", "") }
+
+// Plan runs Check on every op against h and changes nothing.
+func (r *Rendered) Plan(ctx context.Context, h host.Host, progress Progress) (*Report, error) {
+	rep := r.report("plan", h.Name())
+	emit := emitter(h, progress)
+	for _, op := range r.Ops {
+		or := rep.ops[op.ID()]
+		c, err := op.Check(ctx, h)
+		if err != nil {
+			or.Error = err.Error()
+			err = exitcode.With(exitcode.Provision, fmt.Errorf("check %s on %s: %w", op.ID(), h.Name(), err))
+			rep.Error = err.Error()
+			return rep, err
+		}
+		or.Change = &c
+		if c.Needed {
+			rep.Changes++
+			emit(op.ID(), "would "+c.Action+detailSuffix(c))
+		}
+	}
+	return rep, nil
+}
+
+func detailSuffix(c Change) string {
+	if len(c.Details) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(c.Details, "; ") + ")"
+}
+
+func emitter(h host.Host, p Progress) func(op, msg string) {
+	return func(op, msg string) {
+		if p != nil {
+			p(Event{Host: h.Name(), Op: op, Msg: msg})
+		}
+	}
+}
+
+// Apply checks and applies every op in order, then runs the notified
+// reloads and restarts once each, then the checks, then reads the facts.
+// It stops at the first failing op (exit code 4), naming host and op; the
+// ops are idempotent, so running Apply again continues from there.
+func (r *Rendered) Apply(ctx context.Context, h host.Host, progress Progress) (*Report, error) {
+	rep := r.report("apply", h.Name())
+	if len(r.Blocked) > 0 {
+		err := exitcode.With(exitcode.Config, fmt.Errorf("profile %s cannot be applied on %s: %s", r.Profile.Name, h.Name(), strings.Join(r.Blocked, "; ")))
+		rep.Error = err.Error()
+		return rep, err
+	}
+	emit := emitter(h, progress)
+	fail := func(or *OpReport, what string, err error) (*Report, error) {
+		if or != nil {
+			or.Error = err.Error()
+		}
+		err = exitcode.With(exitcode.Provision, fmt.Errorf("%s on %s: %w", what, h.Name(), err))
+		rep.Error = err.Error()
+		return rep, err
+	}
+	changed := map[string]bool{}
+	touched := map[string]bool{} // services started or stopped by this apply
+	for _, op := range r.Ops {
+		id := op.ID()
+		or := rep.ops[id]
+		emit(id, "checking")
+		c, err := op.Check(ctx, h)
+		if err != nil {
+			return fail(or, "check "+id, err)
+		}
+		or.Change = &c
+		if !c.Needed {
+			emit(id, "ok")
+			continue
+		}
+		emit(id, c.Action+detailSuffix(c))
+		if err := op.Apply(ctx, h, c); err != nil {
+			return fail(or, "apply "+id, err)
+		}
+		or.Applied = true
+		rep.Changes++
+		changed[id] = true
+		if _, ok := op.(*ServiceOp); ok {
+			touched[id] = true
+		}
+	}
+	// Notifications: once per service, restart wins over reload, in op order.
+	type pend struct {
+		action string
+		by     []string
+	}
+	pending := map[string]*pend{}
+	for _, op := range r.Ops {
+		if !changed[op.ID()] {
+			continue
+		}
+		for _, n := range r.notices[op.ID()] {
+			p := pending[n.service]
+			if p == nil {
+				p = &pend{action: n.action}
+				pending[n.service] = p
+			}
+			if n.action == "restart" {
+				p.action = "restart"
+			}
+			if !contains(p.by, op.ID()) {
+				p.by = append(p.by, op.ID())
+			}
+		}
+	}
+	for _, op := range r.Ops {
+		s, ok := op.(*ServiceOp)
+		p := pending[op.ID()]
+		if !ok || p == nil || touched[s.id] || s.State != "running" {
+			continue
+		}
+		emit(s.id, p.action+" (changed: "+strings.Join(p.by, ", ")+")")
+		n := Notification{Service: s.id, Action: p.action, By: p.by}
+		if err := s.Notify(ctx, h, p.action); err != nil {
+			n.Error = err.Error()
+			rep.Notified = append(rep.Notified, n)
+			return fail(rep.ops[s.id], p.action+" "+s.id, err)
+		}
+		rep.Notified = append(rep.Notified, n)
+	}
+	var failed []string
+	for i, c := range r.Checks {
+		cr := rep.Checks[i]
+		emit(c.ID, "checking")
+		err := c.Wait(ctx, h)
+		cr.Ran = true
+		if err != nil {
+			cr.Error = err.Error()
+			failed = append(failed, c.ID+": "+err.Error())
+			emit(c.ID, "FAILED: "+err.Error())
+			continue
+		}
+		cr.Passed = true
+		emit(c.ID, "passed")
+	}
+	if len(failed) > 0 {
+		err := exitcode.With(exitcode.Provision, fmt.Errorf("checks failed on %s:\n  %s", h.Name(), strings.Join(failed, "\n  ")))
+		rep.Error = err.Error()
+		return rep, err
+	}
+	for _, f := range r.Facts {
+		fr := &FactReport{ID: f.ID, Run: f.Run}
+		res, err := h.Run(ctx, host.Cmd{Script: f.Run, Label: f.ID})
+		fr.Output = strings.TrimSpace(string(res.Stdout))
+		if fr.Output == "" {
+			fr.Output = strings.TrimSpace(string(res.Stderr))
+		}
+		if err != nil {
+			fr.Error = err.Error()
+		}
+		rep.Facts = append(rep.Facts, fr)
+	}
+	emit("apply", fmt.Sprintf("done: %d changed, %d checks passed", rep.Changes, len(r.Checks)))
+	return rep, nil
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// WriteText prints the report for people: offline plans show every op's
+// spec and full file bodies; live plans and applies show what changed.
+func (rep *Report) WriteText(w io.Writer) error {
+	ew := &errWriter{w: w}
+	p := ew.printf
+	p("profile %s (%s) on %s", rep.Profile, rep.Hash, rep.Platform)
+	if rep.Host != "" {
+		p(", host %s", rep.Host)
+	}
+	p(" [%s]\n", rep.Mode)
+	if len(rep.Variables) > 0 {
+		p("variables:\n")
+		for _, v := range rep.Variables {
+			p("  %s = %v\n", v.Name, fmtVal(v.Value))
+		}
+	}
+	for _, d := range rep.Deviations {
+		p("deviation: %s\n", d)
+	}
+	for _, b := range rep.Blocked {
+		p("BLOCKED: %s\n", b)
+	}
+	p("ops:\n")
+	for i, o := range rep.Ops {
+		mark := " "
+		status := ""
+		if o.Change != nil {
+			if o.Change.Needed {
+				mark = "~"
+				status = ": " + o.Change.Action + detailSuffix(*o.Change)
+				if rep.Mode == "apply" && !o.Applied {
+					status += " (not applied)"
+				}
+			} else {
+				status = ": ok"
+			}
+		}
+		if o.Error != "" {
+			mark, status = "!", ": FAILED: "+o.Error
+		}
+		p("%s %2d. %s%s\n", mark, i+1, o.ID, status)
+		if rep.Mode != "offline" {
+			continue
+		}
+		if len(o.DependsOn) > 0 {
+			p("       depends_on: %s\n", strings.Join(o.DependsOn, ", "))
+		}
+		if len(o.Notify) > 0 {
+			p("       notify: %s\n", strings.Join(o.Notify, ", "))
+		}
+		keys := make([]string, 0, len(o.Spec))
+		for k := range o.Spec {
+			if k != "content" {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			p("       %s: %v\n", k, fmtVal(o.Spec[k]))
+		}
+		if c, ok := o.Spec["content"].(string); ok {
+			p("       --- content ---\n")
+			for _, line := range strings.SplitAfter(c, "\n") {
+				if line != "" {
+					p("       | %s", strings.TrimSuffix(line, "\n")+"\n")
+				}
+			}
+			if c != "" && !strings.HasSuffix(c, "\n") {
+				p("       (no newline at end)\n")
+			}
+		}
+	}
+	for _, n := range rep.Notified {
+		st := "done"
+		if n.Error != "" {
+			st = "FAILED: " + n.Error
+		}
+		p("notified: %s %s (by %s): %s\n", n.Action, n.Service, strings.Join(n.By, ", "), st)
+	}
+	p("checks:\n")
+	for _, c := range rep.Checks {
+		st := ""
+		if c.Ran {
+			st = ": passed"
+			if !c.Passed {
+				st = ": FAILED: " + c.Error
+			}
+		}
+		what := ""
+		if c.HTTP != nil {
+			what = fmt.Sprintf("%s %s (%s) expect %d", c.HTTP.Method, c.HTTP.URL, c.HTTP.Protocol, c.HTTP.ExpectStatus)
+		} else {
+			what = "run " + c.Command.Run
+		}
+		p("  %s [%s]%s\n", c.ID, what, st)
+	}
+	for _, f := range rep.Facts {
+		p("fact %s: %s\n", f.ID, f.Output)
+	}
+	switch rep.Mode {
+	case "plan":
+		p("%d to change, %d unchanged\n", rep.Changes, len(rep.Ops)-rep.Changes)
+	case "apply":
+		p("%d changed, %d unchanged\n", rep.Changes, len(rep.Ops)-rep.Changes)
+	}
+	return ew.err
+}
+
+func fmtVal(v any) string {
+	switch x := v.(type) {
+	case string:
+		return fmt.Sprintf("%q", x)
+	case []string:
+		return fmt.Sprintf("%q", x)
+	}
+	return fmt.Sprint(v)
+}
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}

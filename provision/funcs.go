@@ -1,0 +1,201 @@
+package provision
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/ext/tryfunc"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/function"
+	"github.com/zclconf/go-cty/cty/function/stdlib"
+)
+
+// functions returns the deterministic function table a profile may call.
+// There is deliberately no timestamp, uuid or env: a profile renders to the
+// same bytes for the same inputs. file and templatefile read only inside
+// the profile directory; templatefile's templates see the table too
+// (without templatefile itself, so templates cannot recurse).
+func functions(pf *profileFS) map[string]function.Function {
+	fns := map[string]function.Function{
+		"abs": stdlib.AbsoluteFunc, "base64decode": base64DecodeFunc, "base64encode": base64EncodeFunc,
+		"can": tryfunc.CanFunc, "ceil": stdlib.CeilFunc, "chomp": stdlib.ChompFunc,
+		"coalesce": stdlib.CoalesceFunc, "compact": stdlib.CompactFunc, "concat": stdlib.ConcatFunc,
+		"contains": stdlib.ContainsFunc, "distinct": stdlib.DistinctFunc, "element": stdlib.ElementFunc,
+		"flatten": stdlib.FlattenFunc, "floor": stdlib.FloorFunc, "format": stdlib.FormatFunc,
+		"formatlist": stdlib.FormatListFunc, "indent": stdlib.IndentFunc, "join": stdlib.JoinFunc,
+		"jsondecode": stdlib.JSONDecodeFunc, "jsonencode": stdlib.JSONEncodeFunc, "keys": stdlib.KeysFunc,
+		"length": stdlib.LengthFunc, "lookup": stdlib.LookupFunc, "lower": stdlib.LowerFunc,
+		"max": stdlib.MaxFunc, "merge": stdlib.MergeFunc, "min": stdlib.MinFunc, "range": stdlib.RangeFunc,
+		"regex": stdlib.RegexFunc, "regexall": stdlib.RegexAllFunc, "replace": stdlib.ReplaceFunc,
+		"reverse": stdlib.ReverseListFunc, "setunion": stdlib.SetUnionFunc, "sha256": sha256Func,
+		"slice": stdlib.SliceFunc, "sort": stdlib.SortFunc, "split": stdlib.SplitFunc,
+		"startswith": startsWithFunc, "strcontains": strContainsFunc, "substr": stdlib.SubstrFunc,
+		"title": stdlib.TitleFunc, "tobool": stdlib.MakeToFunc(cty.Bool),
+		"tolist":   stdlib.MakeToFunc(cty.List(cty.DynamicPseudoType)),
+		"tomap":    stdlib.MakeToFunc(cty.Map(cty.DynamicPseudoType)),
+		"tonumber": stdlib.MakeToFunc(cty.Number), "toset": stdlib.MakeToFunc(cty.Set(cty.DynamicPseudoType)),
+		"tostring": stdlib.MakeToFunc(cty.String), "trim": stdlib.TrimFunc, "trimprefix": stdlib.TrimPrefixFunc,
+		"trimspace": stdlib.TrimSpaceFunc, "trimsuffix": stdlib.TrimSuffixFunc, "try": tryfunc.TryFunc,
+		"upper": stdlib.UpperFunc, "values": stdlib.ValuesFunc, "zipmap": stdlib.ZipmapFunc,
+	}
+	if pf != nil {
+		fns["file"] = fileFunc(pf)
+		inner := make(map[string]function.Function, len(fns))
+		for k, v := range fns {
+			inner[k] = v
+		}
+		fns["templatefile"] = templateFileFunc(pf, inner)
+	}
+	return fns
+}
+
+var sha256Func = function.New(&function.Spec{
+	Params: []function.Parameter{{Name: "str", Type: cty.String}},
+	Type:   function.StaticReturnType(cty.String),
+	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+		s := sha256.Sum256([]byte(args[0].AsString()))
+		return cty.StringVal(hex.EncodeToString(s[:])), nil
+	},
+})
+
+var base64EncodeFunc = function.New(&function.Spec{
+	Params: []function.Parameter{{Name: "str", Type: cty.String}},
+	Type:   function.StaticReturnType(cty.String),
+	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+		return cty.StringVal(base64.StdEncoding.EncodeToString([]byte(args[0].AsString()))), nil
+	},
+})
+
+var base64DecodeFunc = function.New(&function.Spec{
+	Params: []function.Parameter{{Name: "str", Type: cty.String}},
+	Type:   function.StaticReturnType(cty.String),
+	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+		b, err := base64.StdEncoding.DecodeString(args[0].AsString())
+		if err != nil {
+			return cty.UnknownVal(cty.String), function.NewArgErrorf(0, "invalid base64: %v", err)
+		}
+		if !utf8.Valid(b) {
+			return cty.UnknownVal(cty.String), function.NewArgErrorf(0, "decoded bytes are not UTF-8")
+		}
+		return cty.StringVal(string(b)), nil
+	},
+})
+
+var startsWithFunc = function.New(&function.Spec{
+	Params: []function.Parameter{{Name: "str", Type: cty.String}, {Name: "prefix", Type: cty.String}},
+	Type:   function.StaticReturnType(cty.Bool),
+	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+		return cty.BoolVal(strings.HasPrefix(args[0].AsString(), args[1].AsString())), nil
+	},
+})
+
+var strContainsFunc = function.New(&function.Spec{
+	Params: []function.Parameter{{Name: "str", Type: cty.String}, {Name: "substr", Type: cty.String}},
+	Type:   function.StaticReturnType(cty.Bool),
+	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+		return cty.BoolVal(strings.Contains(args[0].AsString(), args[1].AsString())), nil
+	},
+})
+
+// profileFS reads files of one profile directory, refusing anything outside it.
+type profileFS struct {
+	fsys fs.FS
+	dir  string
+}
+
+// read returns the bytes of rel (relative to the profile dir) and the name
+// used for it in messages.
+func (p *profileFS) read(rel string) ([]byte, string, error) {
+	if rel == "" || path.IsAbs(rel) || strings.Contains(rel, "\\") {
+		return nil, "", fmt.Errorf("%q: must be a path relative to the profile directory", rel)
+	}
+	clean := path.Clean(rel)
+	if clean == ".." || strings.HasPrefix(clean, "../") {
+		return nil, "", fmt.Errorf("%q: outside the profile directory", rel)
+	}
+	name := path.Join(p.dir, clean)
+	// fs.FS implementations (embed, os.DirFS) refuse to follow a symlink out
+	// of their root only partly; check the type explicitly.
+	if fi, err := fs.Lstat(p.fsys, name); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, "", fmt.Errorf("%q: symlinks are not followed", rel)
+	}
+	b, err := fs.ReadFile(p.fsys, name)
+	if err != nil {
+		return nil, "", fmt.Errorf("read %s: %w", rel, unwrapPathErr(err))
+	}
+	return b, name, nil
+}
+
+func unwrapPathErr(err error) error {
+	if pe, ok := err.(*fs.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+func fileFunc(pf *profileFS) function.Function {
+	return function.New(&function.Spec{
+		Params: []function.Parameter{{Name: "path", Type: cty.String}},
+		Type:   function.StaticReturnType(cty.String),
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			b, _, err := pf.read(args[0].AsString())
+			if err != nil {
+				return cty.UnknownVal(cty.String), err
+			}
+			if !utf8.Valid(b) {
+				return cty.UnknownVal(cty.String), fmt.Errorf("%s is not UTF-8 text (use a file op with source =)", args[0].AsString())
+			}
+			return cty.StringVal(string(b)), nil
+		},
+	})
+}
+
+func templateFileFunc(pf *profileFS, fns map[string]function.Function) function.Function {
+	return function.New(&function.Spec{
+		Params: []function.Parameter{{Name: "path", Type: cty.String}, {Name: "vars", Type: cty.DynamicPseudoType}},
+		Type:   function.StaticReturnType(cty.String),
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			b, name, err := pf.read(args[0].AsString())
+			if err != nil {
+				return cty.UnknownVal(cty.String), err
+			}
+			vars := args[1]
+			if !vars.Type().IsObjectType() && !vars.Type().IsMapType() {
+				return cty.UnknownVal(cty.String), function.NewArgErrorf(1, "vars must be an object or map")
+			}
+			ctx := &hcl.EvalContext{Variables: map[string]cty.Value{}, Functions: fns}
+			for it := vars.ElementIterator(); it.Next(); {
+				k, v := it.Element()
+				ctx.Variables[k.AsString()] = v
+			}
+			expr, diags := hclsyntax.ParseTemplate(b, name, hcl.InitialPos)
+			if diags.HasErrors() {
+				return cty.UnknownVal(cty.String), diagError(diags)
+			}
+			v, diags := expr.Value(ctx)
+			if diags.HasErrors() {
+				return cty.UnknownVal(cty.String), diagError(diags)
+			}
+			return toString(v)
+		},
+	})
+}
+
+// diagError flattens diagnostics into one error that keeps file:line:col.
+func diagError(diags hcl.Diagnostics) error {
+	var parts []string
+	for _, d := range diags {
+		if d.Severity == hcl.DiagError {
+			parts = append(parts, compactDiag(d))
+		}
+	}
+	return fmt.Errorf("%s", strings.Join(parts, "; "))
+}

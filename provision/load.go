@@ -1,0 +1,625 @@
+package provision
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/ext/typeexpr"
+	"github.com/hashicorp/hcl/v2/gohcl"
+	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+)
+
+// Vars are the values given from outside, applied over the defaults in
+// order: every var file (in order), then every -var argument (in order).
+type Vars struct {
+	Files []VarFile
+	Args  []string // "name=value", as given to -var
+}
+
+// VarFile is one -var-file: its name (for messages) and its bytes.
+type VarFile struct {
+	Name string
+	Src  []byte
+}
+
+// Variable is a declared variable with its final value.
+type Variable struct {
+	Name        string
+	Description string
+	Type        cty.Type
+	Value       cty.Value
+	Sensitive   bool
+	Range       hcl.Range
+}
+
+// Profile is a loaded, validated profile: variables resolved and every
+// declared platform rendered once without error.
+type Profile struct {
+	Name        string
+	Description string
+	Platforms   []string
+	Aliases     []string
+	// Hash is "sha256:" + hex over every file of the profile directory.
+	Hash      string
+	Variables []*Variable
+
+	parser    *hclparse.Parser
+	body      hcl.Body
+	content   *hcl.BodyContent
+	pfs       *profileFS
+	platforms map[string]*platformBlock
+	templates map[string]hcl.Expression
+}
+
+// Files returns the parsed files (profile, var files, templates) for
+// WriteDiagnostics.
+func (p *Profile) Files() map[string]*hcl.File { return p.parser.Files() }
+
+var rootSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
+	{Type: "profile"},
+	{Type: "variable", LabelNames: []string{"name"}},
+	{Type: "locals"},
+	{Type: "platform", LabelNames: []string{"name"}},
+	{Type: "precondition"},
+	{Type: "file", LabelNames: []string{"name"}},
+	{Type: "directory", LabelNames: []string{"name"}},
+	{Type: "link", LabelNames: []string{"name"}},
+	{Type: "package", LabelNames: []string{"name"}},
+	{Type: "user", LabelNames: []string{"name"}},
+	{Type: "command", LabelNames: []string{"name"}},
+	{Type: "service", LabelNames: []string{"name"}},
+	{Type: "check", LabelNames: []string{"name"}},
+	{Type: "fact", LabelNames: []string{"name"}},
+}}
+
+// rootSchemaDyn is rootSchema plus the dynamic meta-block, for the first,
+// structural pass (before dynblock can expand anything).
+var rootSchemaDyn = &hcl.BodySchema{Blocks: append(append([]hcl.BlockHeaderSchema{}, rootSchema.Blocks...),
+	hcl.BlockHeaderSchema{Type: "dynamic", LabelNames: []string{"type"}})}
+
+type profileBlock struct {
+	Description string    `hcl:"description"`
+	Platforms   []string  `hcl:"platforms"`
+	Aliases     []string  `hcl:"aliases,optional"`
+	DefRange    hcl.Range `hcl:",def_range"`
+	PlatRange   hcl.Range `hcl:"platforms,attr_value_range"`
+}
+
+type platformBlock struct {
+	Name           string            `hcl:"name,label"`
+	PackageManager string            `hcl:"package_manager"`
+	Packages       map[string]string `hcl:"packages,optional"`
+	Paths          map[string]string `hcl:"paths,optional"`
+	Services       map[string]string `hcl:"services,optional"`
+	Values         cty.Value         `hcl:"values,optional"`
+	Deviations     []string          `hcl:"deviations,optional"`
+	DefRange       hcl.Range         `hcl:",def_range"`
+	PMRange        hcl.Range         `hcl:"package_manager,attr_value_range"`
+
+	value cty.Value
+}
+
+// Load reads the profile in dir of fsys, resolves its variables from vars,
+// and renders it once per declared platform so that every error is found
+// before anything touches a host. File names in diagnostics are
+// path.Join(dir, file). On any error the diagnostics say all of them; the
+// returned profile is nil.
+func Load(fsys fs.FS, dir string, vars Vars) (*Profile, hcl.Diagnostics) {
+	p := &Profile{
+		Name:      path.Base(dir),
+		parser:    hclparse.NewParser(),
+		pfs:       &profileFS{fsys: fsys, dir: dir},
+		platforms: map[string]*platformBlock{},
+		templates: map[string]hcl.Expression{},
+	}
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, hcl.Diagnostics{errDiag("Cannot read profile", fmt.Sprintf("%s: %v", dir, err), nil)}
+	}
+	var diags hcl.Diagnostics
+	var files []*hcl.File
+	for _, e := range entries { // ReadDir sorts by name
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".hcl") {
+			continue
+		}
+		name := path.Join(dir, e.Name())
+		src, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			diags = append(diags, errDiag("Cannot read profile file", fmt.Sprintf("%s: %v", name, err), nil))
+			continue
+		}
+		f, d := p.parser.ParseHCL(src, name)
+		diags = append(diags, d...)
+		if f != nil {
+			files = append(files, f)
+		}
+	}
+	if len(files) == 0 && !diags.HasErrors() {
+		diags = append(diags, errDiag("Empty profile", fmt.Sprintf("%s holds no *.hcl files", dir), nil))
+	}
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	if p.Hash, err = hashDir(fsys, dir); err != nil {
+		return nil, hcl.Diagnostics{errDiag("Cannot hash profile", err.Error(), nil)}
+	}
+	p.body = hcl.MergeFiles(files)
+	content, d := p.body.Content(rootSchemaDyn)
+	diags = append(diags, d...)
+	p.content = content
+
+	diags = append(diags, p.decodeProfile()...)
+	diags = append(diags, p.decodeVariables(vars)...)
+	if !diags.HasErrors() {
+		diags = append(diags, p.decodePlatforms()...)
+	}
+	// Stop before rendering: a broken variable or block would only cascade
+	// into follow-on errors at every use.
+	if diags.HasErrors() {
+		return nil, dedupe(diags)
+	}
+	for _, plat := range p.Platforms {
+		_, d := p.Render(plat)
+		diags = append(diags, d...)
+	}
+	diags = dedupe(diags)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return p, diags
+}
+
+func (p *Profile) decodeProfile() hcl.Diagnostics {
+	var blocks []*hcl.Block
+	for _, b := range p.content.Blocks {
+		if b.Type == "profile" {
+			blocks = append(blocks, b)
+		}
+	}
+	if len(blocks) == 0 {
+		r := p.body.MissingItemRange()
+		return hcl.Diagnostics{errDiag("Missing profile block", `A profile needs one "profile" block with description and platforms.`, rangePtr(r))}
+	}
+	var diags hcl.Diagnostics
+	for _, b := range blocks[1:] {
+		diags = append(diags, errDiag("Duplicate profile block", "Only one profile block is allowed; the first is at "+blocks[0].DefRange.String()+".", b.DefRange.Ptr()))
+	}
+	var pb profileBlock
+	diags = append(diags, gohcl.DecodeBody(blocks[0].Body, nil, &pb)...)
+	if diags.HasErrors() {
+		return diags
+	}
+	p.Description, p.Platforms, p.Aliases = pb.Description, pb.Platforms, pb.Aliases
+	if len(p.Platforms) == 0 {
+		diags = append(diags, errDiag("No platforms", "profile.platforms must name at least one platform, e.g. \"debian-12\".", pb.PlatRange.Ptr()))
+	}
+	seen := map[string]bool{}
+	for _, pl := range p.Platforms {
+		if seen[pl] {
+			diags = append(diags, errDiag("Duplicate platform", fmt.Sprintf("%q is listed twice.", pl), pb.PlatRange.Ptr()))
+		}
+		seen[pl] = true
+	}
+	return diags
+}
+
+func (p *Profile) decodeVariables(vars Vars) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	byName := map[string]*Variable{}
+	valueRange := map[string]*hcl.Range{}
+	type rule struct {
+		v               *Variable
+		cond, msg       hcl.Expression
+		condRng, defRng hcl.Range
+	}
+	var rules []rule
+	varSchema := &hcl.BodySchema{
+		Attributes: []hcl.AttributeSchema{{Name: "type"}, {Name: "default"}, {Name: "description"}, {Name: "sensitive"}},
+		Blocks:     []hcl.BlockHeaderSchema{{Type: "validation"}},
+	}
+	valSchema := &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "condition", Required: true}, {Name: "error_message", Required: true}}}
+	for _, b := range p.content.Blocks {
+		if b.Type != "variable" {
+			continue
+		}
+		name := b.Labels[0]
+		if !hclsyntax.ValidIdentifier(name) {
+			diags = append(diags, errDiag("Invalid variable name", fmt.Sprintf("%q is not a valid identifier.", name), b.LabelRanges[0].Ptr()))
+			continue
+		}
+		if prev, dup := byName[name]; dup {
+			diags = append(diags, errDiag("Duplicate variable", fmt.Sprintf("Variable %q was already declared at %s.", name, prev.Range), b.DefRange.Ptr()))
+			continue
+		}
+		v := &Variable{Name: name, Type: cty.DynamicPseudoType, Range: b.DefRange}
+		byName[name] = v
+		p.Variables = append(p.Variables, v)
+		c, d := b.Body.Content(varSchema)
+		diags = append(diags, d...)
+		if a, ok := c.Attributes["type"]; ok {
+			ty, d := typeexpr.TypeConstraint(a.Expr)
+			diags = append(diags, d...)
+			if !d.HasErrors() {
+				v.Type = ty
+			}
+		}
+		if a, ok := c.Attributes["description"]; ok {
+			diags = append(diags, gohcl.DecodeExpression(a.Expr, nil, &v.Description)...)
+		}
+		if a, ok := c.Attributes["sensitive"]; ok {
+			diags = append(diags, gohcl.DecodeExpression(a.Expr, nil, &v.Sensitive)...)
+		}
+		v.Value = cty.NullVal(v.Type)
+		if a, ok := c.Attributes["default"]; ok {
+			val, d := a.Expr.Value(nil)
+			diags = append(diags, d...)
+			if !d.HasErrors() {
+				diags = append(diags, p.setVar(v, val, a.Expr.Range().Ptr())...)
+				valueRange[name] = a.Expr.Range().Ptr()
+			}
+		}
+		for _, vb := range c.Blocks {
+			vc, d := vb.Body.Content(valSchema)
+			diags = append(diags, d...)
+			if d.HasErrors() {
+				continue
+			}
+			rules = append(rules, rule{v: v, cond: vc.Attributes["condition"].Expr, msg: vc.Attributes["error_message"].Expr,
+				condRng: vc.Attributes["condition"].Expr.Range(), defRng: vb.DefRange})
+		}
+	}
+	// -var-file values, then -var values (later wins).
+	for _, vf := range vars.Files {
+		f, d := p.parser.ParseHCL(vf.Src, vf.Name)
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			continue
+		}
+		attrs, d := f.Body.JustAttributes()
+		diags = append(diags, d...)
+		names := make([]string, 0, len(attrs))
+		for n := range attrs {
+			names = append(names, n)
+		}
+		sort.Slice(names, func(i, j int) bool { return attrs[names[i]].Range.Start.Byte < attrs[names[j]].Range.Start.Byte })
+		for _, n := range names {
+			a := attrs[n]
+			v, ok := byName[n]
+			if !ok {
+				diags = append(diags, errDiag("Undefined variable", fmt.Sprintf("%s sets %q, but the profile declares no variable of that name%s.", vf.Name, n, suggest(n, byName)), a.NameRange.Ptr()))
+				continue
+			}
+			val, d := a.Expr.Value(nil)
+			diags = append(diags, d...)
+			if !d.HasErrors() {
+				diags = append(diags, p.setVar(v, val, a.Expr.Range().Ptr())...)
+				valueRange[n] = a.Expr.Range().Ptr()
+			}
+		}
+	}
+	for _, arg := range vars.Args {
+		n, raw, ok := strings.Cut(arg, "=")
+		if !ok || n == "" {
+			diags = append(diags, errDiag("Invalid -var option", fmt.Sprintf("-var %q: want name=value.", arg), nil))
+			continue
+		}
+		v, ok := byName[n]
+		if !ok {
+			diags = append(diags, errDiag("Undefined variable", fmt.Sprintf("-var %s: the profile declares no variable %q%s.", arg, n, suggest(n, byName)), nil))
+			continue
+		}
+		val, d := parseVarArg(v, raw)
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			diags = append(diags, p.setVar(v, val, nil)...)
+			valueRange[n] = nil
+		}
+	}
+	for _, v := range p.Variables {
+		if v.Value.IsNull() {
+			diags = append(diags, errDiag("Missing required variable", fmt.Sprintf("Variable %q has no default; set it with -var %s=... or in a -var-file.", v.Name, v.Name), v.Range.Ptr()))
+		}
+	}
+	if diags.HasErrors() {
+		return diags
+	}
+	ctx := p.evalCtx(nil, cty.NilVal)
+	for _, r := range rules {
+		cv, d := r.cond.Value(ctx)
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			continue
+		}
+		if !cv.IsKnown() {
+			continue
+		}
+		if cv.IsNull() || cv.Type() != cty.Bool {
+			diags = append(diags, errDiag("Invalid validation condition", "The condition must be true or false.", r.condRng.Ptr()))
+			continue
+		}
+		if cv.True() {
+			continue
+		}
+		var msg string
+		diags = append(diags, gohcl.DecodeExpression(r.msg, ctx, &msg)...)
+		subj := valueRange[r.v.Name]
+		where := ""
+		if subj == nil {
+			subj = r.condRng.Ptr()
+			where = " (value from -var)"
+		}
+		diags = append(diags, errDiag("Invalid value for variable",
+			fmt.Sprintf("var.%s%s: %s This was checked by the validation rule at %s.", r.v.Name, where, msg, r.defRng), subj))
+	}
+	return diags
+}
+
+// parseVarArg reads a -var value as Terraform does: strings as given,
+// anything else as an HCL expression of the variable's type.
+func parseVarArg(v *Variable, raw string) (cty.Value, hcl.Diagnostics) {
+	if v.Type == cty.String || v.Type == cty.DynamicPseudoType {
+		return cty.StringVal(raw), nil
+	}
+	expr, diags := hclsyntax.ParseExpression([]byte(raw), "<value for var."+v.Name+">", hcl.InitialPos)
+	if diags.HasErrors() {
+		return cty.NilVal, diags
+	}
+	return expr.Value(nil)
+}
+
+func (p *Profile) setVar(v *Variable, val cty.Value, rng *hcl.Range) hcl.Diagnostics {
+	cv, err := convert.Convert(val, v.Type)
+	if err != nil {
+		where := ""
+		if rng == nil {
+			where = " (from -var)"
+		}
+		return hcl.Diagnostics{errDiag("Invalid value for variable",
+			fmt.Sprintf("var.%s%s: %s is required: %v.", v.Name, where, typeexpr.TypeString(v.Type), err), rng)}
+	}
+	v.Value = cv
+	return nil
+}
+
+func suggest(n string, names map[string]*Variable) string {
+	best, bestD := "", 3
+	for k := range names {
+		if d := levenshtein(n, k); d < bestD || d == bestD && best != "" && k < best {
+			best, bestD = k, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(` (did you mean "%s"?)`, best)
+}
+
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := 1
+			if a[i-1] == b[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+func (p *Profile) decodePlatforms() hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	ctx := p.evalCtx(nil, cty.NilVal)
+	var order []*platformBlock
+	for _, b := range p.content.Blocks {
+		if b.Type != "platform" {
+			continue
+		}
+		pb := &platformBlock{}
+		d := gohcl.DecodeBody(b.Body, ctx, pb)
+		pb.Name, pb.DefRange = b.Labels[0], b.DefRange
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			continue
+		}
+		if prev, dup := p.platforms[pb.Name]; dup {
+			diags = append(diags, errDiag("Duplicate platform block", fmt.Sprintf("platform %q was already declared at %s.", pb.Name, prev.DefRange), b.DefRange.Ptr()))
+			continue
+		}
+		if pb.PackageManager != "apt" && pb.PackageManager != "dnf" {
+			diags = append(diags, errDiag("Invalid package_manager", fmt.Sprintf("%q is not one of apt, dnf.", pb.PackageManager), pb.PMRange.Ptr()))
+		}
+		if pb.Values == cty.NilVal || pb.Values.IsNull() {
+			pb.Values = cty.EmptyObjectVal
+		}
+		if !pb.Values.Type().IsObjectType() && !pb.Values.Type().IsMapType() {
+			diags = append(diags, errDiag("Invalid values", "platform values must be an object.", b.DefRange.Ptr()))
+			continue
+		}
+		p.platforms[pb.Name] = pb
+		order = append(order, pb)
+	}
+	listed := map[string]bool{}
+	for _, name := range p.Platforms {
+		listed[name] = true
+		if _, ok := p.platforms[name]; !ok && !diags.HasErrors() {
+			diags = append(diags, errDiag("Missing platform block", fmt.Sprintf("profile.platforms lists %q but there is no platform %q block.", name, name), p.body.MissingItemRange().Ptr()))
+		}
+	}
+	for _, pb := range order {
+		if !listed[pb.Name] {
+			diags = append(diags, errDiag("Platform not listed", fmt.Sprintf("platform %q is not in profile.platforms %q.", pb.Name, p.Platforms), pb.DefRange.Ptr()))
+		}
+	}
+	// Same keys everywhere, so an op written once is valid on every platform.
+	if len(order) > 1 {
+		first := order[0]
+		for _, pb := range order[1:] {
+			for _, m := range []struct {
+				what string
+				a, b []string
+			}{
+				{"packages", mapKeys(first.Packages), mapKeys(pb.Packages)},
+				{"paths", mapKeys(first.Paths), mapKeys(pb.Paths)},
+				{"services", mapKeys(first.Services), mapKeys(pb.Services)},
+				{"values", objKeys(first.Values), objKeys(pb.Values)},
+			} {
+				if onlyA, onlyB := diffKeys(m.a, m.b); len(onlyA)+len(onlyB) > 0 {
+					var parts []string
+					if len(onlyA) > 0 {
+						parts = append(parts, fmt.Sprintf("%s lacks %s", pb.Name, strings.Join(onlyA, ", ")))
+					}
+					if len(onlyB) > 0 {
+						parts = append(parts, fmt.Sprintf("%s lacks %s", first.Name, strings.Join(onlyB, ", ")))
+					}
+					diags = append(diags, errDiag("Platforms differ in "+m.what,
+						fmt.Sprintf("Every platform must define the same %s keys: %s.", m.what, strings.Join(parts, "; ")), pb.DefRange.Ptr()))
+				}
+			}
+		}
+	}
+	for _, pb := range order {
+		pb.value = cty.ObjectVal(map[string]cty.Value{
+			"name":            cty.StringVal(pb.Name),
+			"package_manager": cty.StringVal(pb.PackageManager),
+			"packages":        strObj(pb.Packages),
+			"paths":           strObj(pb.Paths),
+			"services":        strObj(pb.Services),
+			"values":          pb.Values,
+			"deviations":      strList(pb.Deviations),
+		})
+	}
+	return diags
+}
+
+func mapKeys(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+func objKeys(v cty.Value) []string {
+	var ks []string
+	for it := v.ElementIterator(); it.Next(); {
+		k, _ := it.Element()
+		ks = append(ks, k.AsString())
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+func diffKeys(a, b []string) (onlyA, onlyB []string) {
+	inA, inB := map[string]bool{}, map[string]bool{}
+	for _, k := range a {
+		inA[k] = true
+	}
+	for _, k := range b {
+		inB[k] = true
+	}
+	for _, k := range a {
+		if !inB[k] {
+			onlyA = append(onlyA, k)
+		}
+	}
+	for _, k := range b {
+		if !inA[k] {
+			onlyB = append(onlyB, k)
+		}
+	}
+	return
+}
+
+func strObj(m map[string]string) cty.Value {
+	if len(m) == 0 {
+		return cty.EmptyObjectVal
+	}
+	o := map[string]cty.Value{}
+	for k, v := range m {
+		o[k] = cty.StringVal(v)
+	}
+	return cty.ObjectVal(o)
+}
+
+func strList(l []string) cty.Value {
+	if len(l) == 0 {
+		return cty.ListValEmpty(cty.String)
+	}
+	vs := make([]cty.Value, len(l))
+	for i, s := range l {
+		vs[i] = cty.StringVal(s)
+	}
+	return cty.ListVal(vs)
+}
+
+// evalCtx builds the namespaces: var always; platform and local when given.
+func (p *Profile) evalCtx(locals map[string]cty.Value, platform cty.Value) *hcl.EvalContext {
+	vars := map[string]cty.Value{}
+	for _, v := range p.Variables {
+		vars[v.Name] = v.Value
+	}
+	ctx := &hcl.EvalContext{
+		Variables: map[string]cty.Value{
+			"var":     cty.ObjectVal(vars),
+			"profile": cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal(p.Name)}),
+		},
+		Functions: functions(p.pfs),
+	}
+	if platform != cty.NilVal {
+		ctx.Variables["platform"] = platform
+	}
+	if locals != nil {
+		ctx.Variables["local"] = cty.ObjectVal(locals)
+	}
+	return ctx
+}
+
+// hashDir hashes every regular file under dir, sorted by path relative to dir.
+func hashDir(fsys fs.FS, dir string) (string, error) {
+	var names []string
+	err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() {
+			names = append(names, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	sort.Strings(names)
+	h := sha256.New()
+	for _, n := range names {
+		b, err := fs.ReadFile(fsys, n)
+		if err != nil {
+			return "", err
+		}
+		rel := n
+		if dir != "." {
+			rel = strings.TrimPrefix(n, dir+"/")
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", rel, len(b))
+		h.Write(b)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
