@@ -623,3 +623,55 @@ func hashDir(fsys fs.FS, dir string) (string, error) {
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
+
+// Header is what a profile says about itself in its profile block.
+type Header struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	Platforms   []string `json:"platforms"`
+	Aliases     []string `json:"aliases"`
+}
+
+// ReadHeader reads only the profile block of the profile in dir (no
+// variables are resolved, so it works for profiles that need -var values):
+// for listings and alias lookup.
+func ReadHeader(fsys fs.FS, dir string) (Header, hcl.Diagnostics) {
+	h := Header{Name: path.Base(dir), Platforms: []string{}, Aliases: []string{}}
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return h, hcl.Diagnostics{errDiag("Cannot read profile", fmt.Sprintf("%s: %v", dir, err), nil)}
+	}
+	parser := hclparse.NewParser()
+	var diags hcl.Diagnostics
+	found := false
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".hcl") {
+			continue
+		}
+		name := path.Join(dir, e.Name())
+		src, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			diags = append(diags, errDiag("Cannot read profile file", err.Error(), nil))
+			continue
+		}
+		f, d := parser.ParseHCL(src, name)
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			continue
+		}
+		c, _, _ := f.Body.PartialContent(&hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "profile"}}})
+		for _, b := range c.Blocks {
+			var pb profileBlock
+			diags = append(diags, gohcl.DecodeBody(b.Body, nil, &pb)...)
+			found = true
+			h.Description, h.Platforms = pb.Description, pb.Platforms
+			if pb.Aliases != nil {
+				h.Aliases = pb.Aliases
+			}
+		}
+	}
+	if !found && !diags.HasErrors() {
+		diags = append(diags, errDiag("Missing profile block", dir+" has no profile block.", nil))
+	}
+	return h, diags
+}

@@ -1,0 +1,55 @@
+// Package profiles embeds the shipped server profiles: every directory here
+// is one profile (*.hcl files + templates/), loaded with provision.Load(FS,
+// name, vars). The profile language is documented in package provision.
+package profiles
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+)
+
+// all: keeps files whose names start with "." or "_" (.htaccess templates).
+//
+//go:embed all:*
+var embedded embed.FS
+
+// FS holds one directory per profile.
+var FS fs.FS = embedded
+
+// Names lists the profile directories, sorted.
+func Names() []string {
+	entries, _ := fs.ReadDir(embedded, ".")
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") && !strings.HasPrefix(e.Name(), "_") {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Lookup returns the directory of the profile called name, where name is a
+// directory name or one of the aliases aliasesOf reports for a directory
+// (the loader knows the aliases: they are declared in the profile block).
+func Lookup(name string, aliasesOf func(dir string) []string) (string, error) {
+	names := Names()
+	for _, n := range names {
+		if n == name {
+			return n, nil
+		}
+	}
+	if aliasesOf != nil {
+		for _, n := range names {
+			for _, a := range aliasesOf(n) {
+				if a == name {
+					return n, nil
+				}
+			}
+		}
+	}
+	return "", fmt.Errorf("no profile %q (shipped: %s)", name, strings.Join(names, ", "))
+}
