@@ -1,0 +1,182 @@
+# 30-cpanel-apache.hcl: the server itself, then the checks that prove it is
+# what the profile's name says.
+
+# Another profile's server may hold the ports: stop it and wait until its
+# processes are gone (wptest-svc stop waits), and disable it under systemd.
+service "caddy" {
+  name    = platform.services.caddy
+  state   = "stopped"
+  enabled = false
+  start   = "${local.svc} ${platform.services.caddy} start"
+  stop    = "${local.svc} ${platform.services.caddy} stop"
+  status  = "${local.svc} ${platform.services.caddy} status"
+}
+
+service "corehttpd" {
+  name    = platform.services.corehttpd
+  state   = "stopped"
+  enabled = false
+  start   = "${local.svc} ${platform.services.corehttpd} start"
+  stop    = "${local.svc} ${platform.services.corehttpd} stop"
+  status  = "${local.svc} ${platform.services.corehttpd} status"
+}
+
+# mod_ruid2 0.9.8, built with apxs as cPanel's ea-apache24-mod_ruid2 is
+# (apxs -l cap -c mod_ruid2.c), from the archive named by variables and
+# checked against its SHA-256 before anything is compiled.
+command "build_ruid2" {
+  when    = platform.values.uid_switch == "ruid2"
+  unless  = "test \"$(cat ${platform.paths.module_dir}/mod_ruid2.so.sha256 2>/dev/null)\" = ${var.ruid2_source_sha256} && test -f ${platform.paths.module_dir}/mod_ruid2.so"
+  timeout = "10m"
+  run     = <<-EOT
+    set -eu
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+    curl -fsSL --retry 3 -o "$tmp/src.tar.bz2" '${var.ruid2_source_url}'
+    got=$(sha256sum "$tmp/src.tar.bz2" | cut -d' ' -f1)
+    if [ "$got" != '${var.ruid2_source_sha256}' ]; then
+      echo "mod_ruid2 source ${var.ruid2_source_url}: sha256 $got, want ${var.ruid2_source_sha256}" >&2
+      exit 1
+    fi
+    mkdir "$tmp/src"
+    tar -xjf "$tmp/src.tar.bz2" -C "$tmp/src" --strip-components=1
+    cd "$tmp/src"
+    ${platform.paths.apxs} -l cap -c mod_ruid2.c >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log" >&2; exit 1; }
+    install -m 0755 .libs/mod_ruid2.so ${platform.paths.module_dir}/mod_ruid2.so
+    echo '${var.ruid2_source_sha256}' >${platform.paths.module_dir}/mod_ruid2.so.sha256
+  EOT
+}
+
+# cPanel's cgi handler has no OPcache. Debian: the extension is not loaded
+# for the cgi SAPI at all.
+command "cgi_opcache_off" {
+  when   = platform.name == "debian-12"
+  unless = "test ! -e /etc/php/8.2/cgi/conf.d/10-opcache.ini"
+  run    = "phpdismod -v 8.2 -s cgi opcache"
+}
+
+directory "cgi_sys" {
+  path = "${local.lib_dir}/cgi-sys"
+  mode = "0755"
+}
+
+link "cgi_php" {
+  when   = platform.name == "debian-12"
+  path   = "${local.lib_dir}/cgi-sys/${platform.values.php_handler}"
+  target = platform.paths.php_cgi
+}
+
+file "cgi_php_wrapper" {
+  when   = platform.name == "almalinux-9"
+  path   = "${local.lib_dir}/cgi-sys/${platform.values.php_handler}"
+  source = "templates/php-cgi-wrapper"
+  mode   = "0755"
+}
+
+file "httpd_conf" {
+  path     = platform.paths.apache_conf
+  template = "templates/httpd.conf"
+}
+
+service "apache" {
+  name       = platform.services.apache
+  state      = "running"
+  enabled    = true
+  on_notify  = "restart"
+  restart_on = ["file.httpd_conf", "command.build_ruid2", "command.cgi_opcache_off", "link.cgi_php", "file.cgi_php_wrapper"]
+  start      = "${local.svc} ${platform.services.apache} start"
+  stop       = "${local.svc} ${platform.services.apache} stop"
+  restart    = "${local.svc} ${platform.services.apache} restart"
+  reload     = "${local.svc} ${platform.services.apache} reload"
+  status     = "${local.svc} ${platform.services.apache} status"
+  ready      = "curl -fsS -o /dev/null http://127.0.0.1:${var.http_port}/wptest-probe.css"
+}
+
+fact "apache_mpm" {
+  run = "${platform.values.apachectl} -V 2>/dev/null | sed -n 's/^Server MPM: *//p'"
+}
+
+fact "apache_modules" {
+  run = "${platform.values.apachectl} -M 2>/dev/null | sed -n 's/^ *\\([a-z0-9_]*\\) (.*/\\1/p' | sort | tr '\\n' ' '"
+}
+
+# ---- checks: the profile is what its name says ----
+
+check "server_header" {
+  http {
+    url           = "http://127.0.0.1:${var.http_port}/wptest-probe.css"
+    expect_header = { "Server" = "^Apache$" }
+  }
+}
+
+check "mpm_prefork" {
+  command {
+    run          = "${platform.values.apachectl} -V"
+    expect_regex = "Server MPM:\\s+prefork"
+  }
+}
+
+check "php_cgi_no_opcache_site_user" {
+  http {
+    url               = "http://127.0.0.1:${var.http_port}/wptest-info.php"
+    expect_body_regex = "\"sapi\":\"cgi-fcgi\".*\"user\":\"${var.site_user}\",\"opcache\":false"
+  }
+}
+
+# A new php-cgi per request: three requests, three PIDs, none still alive
+# afterwards (a persistent PHP worker would answer twice, or live on).
+check "php_process_per_request" {
+  timeout = "20s"
+  command {
+    run          = <<-EOT
+      set -eu
+      pids=""
+      for i in 1 2 3; do
+        p=$(curl -fsS http://127.0.0.1:${var.http_port}/wptest-info.php | sed -n 's/.*"pid":\([0-9]*\).*/\1/p')
+        [ -n "$p" ] || { echo "no pid in wptest-info.php output" >&2; exit 1; }
+        pids="$pids $p"
+      done
+      echo "pids:$pids"
+      [ "$(echo $pids | tr ' ' '\n' | sort -u | wc -l)" -eq 3 ] || { echo "a PHP process answered twice" >&2; exit 1; }
+      sleep 0.2
+      for p in $pids; do
+        if kill -0 "$p" 2>/dev/null && grep -q php "/proc/$p/comm" 2>/dev/null; then echo "php process $p outlived its request" >&2; exit 1; fi
+      done
+      echo "one php-cgi per request"
+    EOT
+    expect_regex = "one php-cgi per request"
+  }
+}
+
+check "css_not_compressed" {
+  http {
+    url              = "http://127.0.0.1:${var.http_port}/wptest-probe.css"
+    headers          = { "Accept-Encoding" = "gzip, deflate, br" }
+    expect_no_header = ["Content-Encoding"]
+  }
+}
+
+check "tls_http11" {
+  http {
+    url               = "https://127.0.0.1:${var.https_port}/wptest-info.php"
+    insecure          = true
+    server_name       = "localhost"
+    expect_header     = { "Server" = "^Apache$" }
+    expect_protocol   = "HTTP/1.1"
+    expect_body_regex = "\"protocol\":\"HTTP/1.1\",\"https\":true"
+  }
+}
+
+# HTTP/1.1 only: an h2c upgrade is ignored, prior-knowledge h2c is refused,
+# and TLS offers no h2 by ALPN.
+check "no_http2" {
+  command {
+    run          = <<-EOT
+      up=$(curl -sS --http2 -o /dev/null -w '%%{http_version}' http://127.0.0.1:${var.http_port}/wptest-probe.css)
+      alpn=$(curl -sSk --http2 -o /dev/null -w '%%{http_version}' https://127.0.0.1:${var.https_port}/wptest-probe.css)
+      if curl -fsS --http2-prior-knowledge -o /dev/null --max-time 5 http://127.0.0.1:${var.http_port}/wptest-probe.css 2>/dev/null; then pk=answered; else pk=refused; fi
+      echo "upgrade=$up alpn=$alpn prior_knowledge=$pk"
+    EOT
+    expect_regex = "upgrade=1\\.1 alpn=1\\.1 prior_knowledge=refused"
+  }
+}

@@ -1,0 +1,101 @@
+# 30-tuned-apache.hcl: the server itself, then the checks that prove it is
+# what the profile's name says.
+
+# Another profile's server may hold the ports: stop it and wait until its
+# processes are gone (wptest-svc stop waits), and disable it under systemd.
+service "caddy" {
+  name    = platform.services.caddy
+  state   = "stopped"
+  enabled = false
+  start   = "${local.svc} ${platform.services.caddy} start"
+  stop    = "${local.svc} ${platform.services.caddy} stop"
+  status  = "${local.svc} ${platform.services.caddy} status"
+}
+
+service "corehttpd" {
+  name    = platform.services.corehttpd
+  state   = "stopped"
+  enabled = false
+  start   = "${local.svc} ${platform.services.corehttpd} start"
+  stop    = "${local.svc} ${platform.services.corehttpd} stop"
+  status  = "${local.svc} ${platform.services.corehttpd} status"
+}
+
+file "httpd_conf" {
+  path     = platform.paths.apache_conf
+  template = "templates/httpd.conf"
+}
+
+service "apache" {
+  name       = platform.services.apache
+  state      = "running"
+  enabled    = true
+  on_notify  = "restart"
+  restart_on = ["file.httpd_conf"]
+  start      = "${local.svc} ${platform.services.apache} start"
+  stop       = "${local.svc} ${platform.services.apache} stop"
+  restart    = "${local.svc} ${platform.services.apache} restart"
+  reload     = "${local.svc} ${platform.services.apache} reload"
+  status     = "${local.svc} ${platform.services.apache} status"
+  ready      = "curl -fsS -o /dev/null http://127.0.0.1:${var.http_port}/wptest-probe.css"
+}
+
+fact "apache_mpm" {
+  run = "${platform.values.apachectl} -V 2>/dev/null | sed -n 's/^Server MPM: *//p'"
+}
+
+fact "apache_modules" {
+  run = "${platform.values.apachectl} -M 2>/dev/null | sed -n 's/^ *\\([a-z0-9_]*\\) (.*/\\1/p' | sort | tr '\\n' ' '"
+}
+
+# ---- checks: the profile is what its name says ----
+
+check "server_header" {
+  http {
+    url           = "http://127.0.0.1:${var.http_port}/wptest-probe.css"
+    expect_header = { "Server" = "^Apache$" }
+  }
+}
+
+check "mpm_event" {
+  command {
+    run          = "${platform.values.apachectl} -V"
+    expect_regex = "Server MPM:\\s+event"
+  }
+}
+
+check "php_fpm_opcache_site_user" {
+  timeout = "20s"
+  http {
+    url               = "http://127.0.0.1:${var.http_port}/wptest-info.php"
+    expect_body_regex = "\"sapi\":\"fpm-fcgi\".*\"user\":\"${var.site_user}\",\"opcache\":true"
+  }
+}
+
+check "css_gzip" {
+  http {
+    url           = "http://127.0.0.1:${var.http_port}/wptest-probe.css"
+    headers       = { "Accept-Encoding" = "gzip" }
+    expect_header = { "Content-Encoding" = "^gzip$" }
+  }
+}
+
+check "h2_alpn" {
+  http {
+    url               = "https://127.0.0.1:${var.https_port}/wptest-info.php"
+    protocol          = "h2"
+    insecure          = true
+    server_name       = "localhost"
+    expect_protocol   = "HTTP/2.0"
+    expect_body_regex = "\"protocol\":\"HTTP/2.0\",\"https\":true"
+  }
+}
+
+check "h2c" {
+  http {
+    url               = "http://127.0.0.1:${var.http_port}/wptest-info.php"
+    protocol          = "h2c"
+    expect_protocol   = "HTTP/2.0"
+    expect_body_regex = "\"protocol\":\"HTTP/2.0\""
+  }
+}
