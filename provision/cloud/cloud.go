@@ -49,14 +49,14 @@ const (
 
 // Machine is one created (or given) machine and how to reach it.
 type Machine struct {
-	Name     string `json:"name"` // "wptest-<run>-server", "loadgen-1", "local"
-	Role     Role   `json:"role"`
-	Driver   string `json:"driver"`
-	ID       string `json:"id,omitempty"` // provider ID
-	Local    bool   `json:"local,omitempty"`
-	Address  string `json:"address,omitempty"` // IP or host name
-	Port     int    `json:"port,omitempty"`
-	User     string `json:"user,omitempty"`
+	Name    string `json:"name"` // "wptest-<run>-server", "loadgen-1", "local"
+	Role    Role   `json:"role"`
+	Driver  string `json:"driver"`
+	ID      string `json:"id,omitempty"` // provider ID
+	Local   bool   `json:"local,omitempty"`
+	Address string `json:"address,omitempty"` // IP or host name
+	Port    int    `json:"port,omitempty"`
+	User    string `json:"user,omitempty"`
 	// HostKey is the pinned host public key in authorized_keys format; it is
 	// also written to the run's known_hosts.
 	HostKey    string `json:"host_key,omitempty"`
@@ -104,11 +104,11 @@ type Plan struct {
 	Resources []string  // human lines, in creation order
 	// Price per hour for all machines together, as the provider states it
 	// (gross, incl. VAT), and the per-machine price it is made of.
-	HourlyGross  string
-	HourlyEach   string
-	Currency     string
-	PriceSource  string
-	Notes        []string
+	HourlyGross string
+	HourlyEach  string
+	Currency    string
+	PriceSource string
+	Notes       []string
 }
 
 // WriteText prints the plan for humans.

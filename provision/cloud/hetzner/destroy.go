@@ -20,8 +20,12 @@ import (
 // command to retry.
 func (d *Driver) Destroy(ctx context.Context, sel cloud.Selector) error {
 	if sel.Run == "" || sel.AllRuns {
-		return cloud.ErrEmptySelector
+		return cloud.ConfigErr(cloud.ErrEmptySelector)
 	}
+	return cloud.Teardown(sel.Run, d.destroy(ctx, sel))
+}
+
+func (d *Driver) destroy(ctx context.Context, sel cloud.Selector) error {
 	ls, err := sel.LabelSelector()
 	if err != nil {
 		return cloud.ConfigErr(err)
@@ -35,7 +39,7 @@ func (d *Driver) Destroy(ctx context.Context, sel cloud.Selector) error {
 
 	servers, err := d.c.Server.AllWithOpts(ctx, hcloud.ServerListOpts{ListOpts: lo})
 	if err != nil {
-		return cloud.Teardown(sel.Run, classify("list servers "+ls, err))
+		return fmt.Errorf("list servers %s: %w", ls, err)
 	}
 	for _, s := range servers {
 		if err := d.deleteServer(ctx, j, s); err != nil {
@@ -58,7 +62,7 @@ func (d *Driver) Destroy(ctx context.Context, sel cloud.Selector) error {
 		errs = append(errs, d.deleteSSHKey(ctx, j, k))
 	}
 	if err := errors.Join(errs...); err != nil {
-		return cloud.Teardown(sel.Run, err)
+		return err
 	}
 	d.logf("run %s: removed %d servers, %d firewalls, %d placement groups, %d ssh keys",
 		sel.Run, len(servers), len(fws), len(pgs), len(keys))

@@ -245,6 +245,11 @@ func (d *Driver) Create(ctx context.Context, plan *cloud.Plan, j cloud.Journal) 
 		for i := len(undo) - 1; i >= 0; i-- {
 			errs = append(errs, undo[i](cctx))
 		}
+		// Then sweep by label: a create whose answer was lost (Ctrl-C or a
+		// network error mid-request) may have made a resource we hold no ID for.
+		if serr := d.destroy(cctx, cloud.Selector{Run: run.ID, Journal: j}); serr != nil {
+			errs = append(errs, serr)
+		}
 		ms, err = nil, joinErr(run.ID, err, errors.Join(errs...))
 	}()
 
