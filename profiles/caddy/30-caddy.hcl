@@ -1,0 +1,177 @@
+# 30-caddy.hcl: the server itself, then the checks that prove it is what the
+# profile's name says.
+
+# almalinux-9: the official static binary, checked against its SHA-256
+# before it is unpacked, and a systemd unit like the one Debian ships.
+command "install_caddy" {
+  when    = platform.name == "almalinux-9"
+  unless  = "test \"$(cat ${platform.paths.caddy_bin}.sha256 2>/dev/null)\" = ${var.caddy_sha256} && test -x ${platform.paths.caddy_bin}"
+  timeout = "5m"
+  run     = <<-EOT
+    set -eu
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+    curl -fsSL --retry 3 -o "$tmp/caddy.tar.gz" '${var.caddy_url}'
+    got=$(sha256sum "$tmp/caddy.tar.gz" | cut -d' ' -f1)
+    if [ "$got" != '${var.caddy_sha256}' ]; then
+      echo "Caddy archive ${var.caddy_url}: sha256 $got, want ${var.caddy_sha256}" >&2
+      exit 1
+    fi
+    tar -xzf "$tmp/caddy.tar.gz" -C "$tmp" caddy
+    install -m 0755 "$tmp/caddy" ${platform.paths.caddy_bin}
+    echo '${var.caddy_sha256}' >${platform.paths.caddy_bin}.sha256
+  EOT
+}
+
+# The caddy user reads the FPM socket and the TLS key through the web
+# servers' group (Debian's package creates the user; on almalinux-9 this does).
+user "caddy" {
+  name   = "caddy"
+  system = true
+  home   = "/var/lib/caddy"
+  shell  = "/usr/sbin/nologin"
+  groups = [platform.values.web_group]
+}
+
+file "caddy_unit" {
+  when     = platform.name == "almalinux-9"
+  path     = "/etc/systemd/system/caddy.service"
+  template = "templates/caddy.service"
+}
+
+command "systemd_reload" {
+  when    = platform.name == "almalinux-9"
+  only_if = "test -d /run/systemd/system"
+  unless  = "systemctl show -p NeedDaemonReload caddy | grep -qx NeedDaemonReload=no"
+  run     = "systemctl daemon-reload"
+}
+
+# Ports below 1024 without root: systemd grants the capability (the unit's
+# AmbientCapabilities); without systemd the binary carries it.
+command "caddy_bind_capability" {
+  when   = var.http_port < 1024 || var.https_port < 1024
+  unless = "getcap $(readlink -f ${platform.paths.caddy_bin}) | grep -q cap_net_bind_service"
+  run    = "setcap cap_net_bind_service=+ep $(readlink -f ${platform.paths.caddy_bin})"
+}
+
+directory "caddy_conf_dir" {
+  path = "/etc/caddy"
+  mode = "0755"
+}
+
+directory "caddy_log_dir" {
+  path  = "/var/log/caddy"
+  mode  = "0755"
+  owner = "caddy"
+  group = "caddy"
+}
+
+file "caddyfile" {
+  path     = "/etc/caddy/Caddyfile"
+  template = "templates/Caddyfile"
+}
+
+# Compressible static files are compressed once per version and served as
+# stored; a rerun after the fixture adds files compresses only those.
+command "precompress" {
+  unless  = "${local.lib_dir}/wptest-precompress --check ${local.docroot} >/dev/null"
+  run     = "${local.lib_dir}/wptest-precompress ${local.docroot}"
+  timeout = "10m"
+}
+
+# Another profile's server holds the ports: stop it and wait until its
+# processes are gone (wptest-svc stop waits), and disable it under systemd.
+service "apache" {
+  name    = platform.services.apache
+  state   = "stopped"
+  enabled = false
+  start   = "${local.svc} ${platform.services.apache} start"
+  stop    = "${local.svc} ${platform.services.apache} stop"
+  status  = "${local.svc} ${platform.services.apache} status"
+}
+
+service "corehttpd" {
+  name    = platform.services.corehttpd
+  state   = "stopped"
+  enabled = false
+  start   = "${local.svc} ${platform.services.corehttpd} start"
+  stop    = "${local.svc} ${platform.services.corehttpd} stop"
+  status  = "${local.svc} ${platform.services.corehttpd} status"
+}
+
+service "caddy" {
+  name       = platform.services.caddy
+  state      = "running"
+  enabled    = true
+  on_notify  = "restart"
+  restart_on = ["file.caddyfile", "command.install_caddy", "user.caddy", "file.caddy_unit", "command.caddy_bind_capability"]
+  start      = "${local.svc} ${platform.services.caddy} start"
+  stop       = "${local.svc} ${platform.services.caddy} stop"
+  restart    = "${local.svc} ${platform.services.caddy} restart"
+  reload     = "${local.svc} ${platform.services.caddy} restart"
+  status     = "${local.svc} ${platform.services.caddy} status"
+  ready      = "curl -fsS -o /dev/null http://127.0.0.1:${var.http_port}/wptest-probe.css"
+}
+
+# ---- checks: the profile is what its name says ----
+
+check "server_header" {
+  http {
+    url           = "http://127.0.0.1:${var.http_port}/wptest-probe.css"
+    expect_header = { "Server" = "^Caddy$" }
+  }
+}
+
+check "php_fpm_opcache_site_user" {
+  timeout = "20s"
+  http {
+    url               = "http://127.0.0.1:${var.http_port}/wptest-info.php"
+    expect_body_regex = "\"sapi\":\"fpm-fcgi\".*\"user\":\"${var.site_user}\",\"opcache\":true"
+  }
+}
+
+check "css_precompressed_header" {
+  http {
+    url           = "http://127.0.0.1:${var.http_port}/wptest-probe.css"
+    headers       = { "Accept-Encoding" = "gzip" }
+    expect_header = { "Content-Encoding" = "^gzip$" }
+  }
+}
+
+# The bytes on the wire are the stored .gz, not a fresh compression.
+check "css_precompressed_bytes" {
+  command {
+    run          = "curl -fsS -H 'Accept-Encoding: gzip' http://127.0.0.1:${var.http_port}/wptest-probe.css | cmp - ${local.docroot}/wptest-probe.css.gz && echo same bytes as the stored .gz"
+    expect_regex = "same bytes as the stored \\.gz"
+  }
+}
+
+check "h2_alpn" {
+  http {
+    url               = "https://127.0.0.1:${var.https_port}/wptest-info.php"
+    protocol          = "h2"
+    insecure          = true
+    server_name       = "localhost"
+    expect_protocol   = "HTTP/2.0"
+    expect_body_regex = "\"protocol\":\"HTTP/2.0\",\"https\":true"
+  }
+}
+
+check "h2c" {
+  http {
+    url             = "http://127.0.0.1:${var.http_port}/wptest-probe.css"
+    protocol        = "h2c"
+    expect_protocol = "HTTP/2.0"
+  }
+}
+
+# HTTP/3 needs UDP, which the SSH connection does not carry: the request is
+# made on the host by wptest's own quic-go client, trusting only the host's
+# certificate.
+check "h3" {
+  timeout = "20s"
+  command {
+    run          = "${var.h3probe} --server-name localhost --ca-file ${local.tls_cert} --body --expect-body '\"protocol\":\"HTTP/3.0\"' https://127.0.0.1:${var.https_port}/wptest-info.php"
+    expect_regex = "^HTTP/3.0 200"
+  }
+}

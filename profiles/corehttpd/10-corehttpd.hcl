@@ -1,0 +1,141 @@
+# corehttpd: the event-driven web server of the first seed (the one CorePanel
+# ships): one process, PHP-FPM with OPcache through the pool every FPM
+# profile shares, compressible static files compressed once per version and
+# served precompressed, HTTP/1.1, HTTP/2 and HTTP/3.
+#
+# corehttpd is not publicly available. This profile installs it from a
+# package source you give (package_source); without one it stops before
+# touching the host and names the caddy profile, the open event-driven peer
+# anyone can run.
+
+profile {
+  description = "corehttpd (not public: needs -var package_source): event-driven, one process, PHP-FPM + OPcache, precompressed static files, HTTP/1.1, HTTP/2, HTTP/3"
+  platforms   = ["debian-12", "almalinux-9"]
+  aliases     = ["core"]
+}
+
+variable "package_source" {
+  type        = string
+  default     = ""
+  description = "Where to install corehttpd from: an https URL or an absolute path on the host of the package file (.deb on debian-12, .rpm on almalinux-9). corehttpd is not public; there is no default."
+  validation {
+    condition     = var.package_source == "" || can(regex("^(https://|/)", var.package_source))
+    error_message = "package_source must be an https:// URL or an absolute path on the host."
+  }
+}
+
+variable "package_sha256" {
+  type        = string
+  default     = ""
+  description = "SHA-256 of the package file at package_source (checked before it is installed)."
+  validation {
+    condition     = var.package_sha256 == "" || can(regex("^[0-9a-f]{64}$", var.package_sha256))
+    error_message = "package_sha256 must be 64 lower-case hex digits."
+  }
+}
+
+variable "h3probe" {
+  type        = string
+  default     = "/usr/local/lib/wptest/wptest h3probe"
+  description = "Command that makes one HTTP/3 request on the host (wptest's quic-go client; `wptest up` installs the binary there)."
+}
+
+precondition {
+  condition     = var.package_source != ""
+  error_message = "corehttpd is not publicly available, so wptest cannot install it by itself: pass -var package_source=<https URL or absolute path on the host of the corehttpd package (.deb for debian-12, .rpm for almalinux-9)> and -var package_sha256=<its SHA-256>. To run the open event-driven peer instead, use --profile caddy."
+}
+
+precondition {
+  condition     = var.package_source == "" || var.package_sha256 != ""
+  error_message = "package_sha256 is required with package_source: wptest installs no package it cannot check."
+}
+
+platform "debian-12" {
+  package_manager = "apt"
+  packages = {
+    openssl     = "openssl"
+    curl        = "curl"
+    php_cli     = "php8.2-cli"
+    php_fpm     = "php8.2-fpm"
+    php_opcache = "php8.2-opcache"
+  }
+  paths = {
+    fpm_pool_dir    = "/etc/php/8.2/fpm/pool.d"
+    fpm_socket      = "/run/php/php-fpm-wptest.sock"
+    fpm_opcache_ini = "/etc/php/8.2/fpm/conf.d/99-wptest-opcache.ini"
+  }
+  services = {
+    corehttpd = "corehttpd"
+    apache    = "apache2"
+    caddy     = "caddy"
+    php_fpm   = "php8.2-fpm"
+  }
+  values = {
+    web_user    = "www-data"
+    web_group   = "www-data"
+    pkg_ext     = "deb"
+    pkg_install = "apt-get install -y -o DPkg::Lock::Timeout=600"
+    pkg_query   = "dpkg-query -W -f '$${Version}' corehttpd"
+  }
+  deviations = []
+}
+
+platform "almalinux-9" {
+  package_manager = "dnf"
+  packages = {
+    openssl     = "openssl"
+    curl        = "curl"
+    php_cli     = "php-process" # posix_geteuid() for the probe (php-cli comes with php-fpm)
+    php_fpm     = "php-fpm"
+    php_opcache = "php-opcache"
+  }
+  paths = {
+    fpm_pool_dir    = "/etc/php-fpm.d"
+    fpm_socket      = "/run/php-fpm/php-fpm-wptest.sock"
+    fpm_opcache_ini = "/etc/php.d/99-wptest-opcache.ini"
+  }
+  services = {
+    corehttpd = "corehttpd"
+    apache    = "httpd"
+    caddy     = "caddy"
+    php_fpm   = "php-fpm"
+  }
+  values = {
+    web_user    = "apache"
+    web_group   = "apache"
+    pkg_ext     = "rpm"
+    pkg_install = "dnf install -y"
+    pkg_query   = "rpm -q --qf '%%{VERSION}-%%{RELEASE}' corehttpd"
+  }
+  deviations = []
+}
+
+# Packages first: later files need their users and groups (28-tls.hcl).
+package "server" {
+  names = [platform.packages.php_cli]
+}
+
+# The package from the given source, checked against its SHA-256 first.
+command "install_corehttpd" {
+  unless  = "test \"$(cat /var/lib/wptest/corehttpd.sha256 2>/dev/null)\" = '${var.package_sha256}' && ${platform.values.pkg_query} >/dev/null 2>&1"
+  timeout = "10m"
+  run     = <<-EOT
+    set -eu
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+    pkg="$tmp/corehttpd.${platform.values.pkg_ext}"
+    case '${var.package_source}' in
+      https://*) curl -fsSL --retry 3 -o "$pkg" '${var.package_source}' ;;
+      *) cp '${var.package_source}' "$pkg" ;;
+    esac
+    got=$(sha256sum "$pkg" | cut -d' ' -f1)
+    if [ "$got" != '${var.package_sha256}' ]; then
+      echo "corehttpd package ${var.package_source}: sha256 $got, want ${var.package_sha256}" >&2
+      exit 1
+    fi
+    chmod 0644 "$pkg"; chmod 0755 "$tmp"
+    ${platform.values.pkg_install} "$pkg"
+    install -d -m 0755 /var/lib/wptest
+    echo '${var.package_sha256}' >/var/lib/wptest/corehttpd.sha256
+  EOT
+}

@@ -1,0 +1,146 @@
+# 20-shared.hcl: what every wptest server profile shares. This file is
+# byte-identical in profiles/{cpanel-apache,tuned-apache,corehttpd,caddy}/
+# (profiles/shared_test.go keeps the copies equal). The first seed swapped
+# only the web server: the same site user and docroot, the same certificate,
+# the same probe files. Swapping profiles leaves all of this alone.
+#
+# Each profile's own platform blocks must define the keys used here:
+# packages.openssl, packages.curl (and values.web_group for 28-tls.hcl).
+
+variable "http_port" {
+  type        = number
+  default     = 80
+  description = "Port for plain HTTP (h1, and h2c where the profile speaks it)."
+  validation {
+    condition     = var.http_port >= 1 && var.http_port <= 65535 && floor(var.http_port) == var.http_port
+    error_message = "http_port must be a whole number between 1 and 65535."
+  }
+}
+
+variable "https_port" {
+  type        = number
+  default     = 443
+  description = "Port for TLS (h1, h2 where the profile speaks it, and h3 over UDP where it speaks that)."
+  validation {
+    condition     = var.https_port >= 1 && var.https_port <= 65535 && floor(var.https_port) == var.https_port
+    error_message = "https_port must be a whole number between 1 and 65535."
+  }
+}
+
+variable "server_name" {
+  type        = string
+  default     = "localhost"
+  description = "Host name the site answers to and the certificate names (besides localhost, 127.0.0.1 and ::1)."
+  validation {
+    condition     = can(regex("^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$", var.server_name))
+    error_message = "server_name must be a host name of lower-case letters, digits, dots and dashes."
+  }
+}
+
+variable "site_user" {
+  type        = string
+  default     = "wpsite"
+  description = "The site's account (cPanel-style: PHP runs as this user, the docroot is ~/public_html)."
+  validation {
+    condition     = can(regex("^[a-z_][a-z0-9_-]{0,30}$", var.site_user))
+    error_message = "site_user must be a valid user name: a lower-case letter or _, then up to 30 of a-z, 0-9, _ and -."
+  }
+}
+
+locals {
+  home     = "/home/${var.site_user}"
+  docroot  = "/home/${var.site_user}/public_html"
+  lib_dir  = "/usr/local/lib/wptest"
+  svc      = "/usr/local/lib/wptest/wptest-svc"
+  tls_dir  = "/etc/wptest/tls"
+  tls_cert = "/etc/wptest/tls/cert.pem"
+  tls_key  = "/etc/wptest/tls/key.pem"
+}
+
+precondition {
+  condition     = var.http_port != var.https_port
+  error_message = "http_port and https_port must differ."
+}
+
+package "shared" {
+  names = [platform.packages.openssl, platform.packages.curl]
+}
+
+user "site" {
+  name  = var.site_user
+  home  = local.home
+  shell = "/usr/sbin/nologin"
+}
+
+# 0711: the web server's users may pass through the home directory to
+# public_html but not list it (cPanel's account layout).
+directory "home" {
+  path  = local.home
+  mode  = "0711"
+  owner = var.site_user
+  group = var.site_user
+}
+
+directory "docroot" {
+  path  = local.docroot
+  mode  = "0755"
+  owner = var.site_user
+  group = var.site_user
+}
+
+# Only when the docroot has no index.php: the fixture (wptest seed) owns the
+# site and must never be overwritten by a profile.
+command "placeholder_index" {
+  creates = "${local.docroot}/index.php"
+  stdin   = file("templates/shared/index.php")
+  run     = "umask 022 && cat >${local.docroot}/.index.php.wptest && chown ${var.site_user}:${var.site_user} ${local.docroot}/.index.php.wptest && mv -f ${local.docroot}/.index.php.wptest ${local.docroot}/index.php"
+}
+
+# The probe checks read: SAPI, euid, OPcache, PID, protocol as JSON.
+file "info_php" {
+  path   = "${local.docroot}/wptest-info.php"
+  source = "templates/shared/wptest-info.php"
+  owner  = var.site_user
+  group  = var.site_user
+}
+
+# Static files for the compression checks (15 KB of CSS, 6.5 KB of JS).
+file "probe_css" {
+  path   = "${local.docroot}/wptest-probe.css"
+  source = "templates/shared/wptest-probe.css"
+  owner  = var.site_user
+  group  = var.site_user
+}
+
+file "probe_js" {
+  path   = "${local.docroot}/wptest-probe.js"
+  source = "templates/shared/wptest-probe.js"
+  owner  = var.site_user
+  group  = var.site_user
+}
+
+directory "lib" {
+  path = local.lib_dir
+  mode = "0755"
+}
+
+# Start/stop/status for every web server and PHP-FPM, with or without
+# systemd; stop waits until the processes are gone (the next server must be
+# able to bind the ports).
+file "svc" {
+  path   = local.svc
+  source = "templates/shared/wptest-svc"
+  mode   = "0755"
+}
+
+file "precompress" {
+  path   = "${local.lib_dir}/wptest-precompress"
+  source = "templates/shared/wptest-precompress"
+  mode   = "0755"
+}
+
+file "tls_cert_script" {
+  path   = "${local.lib_dir}/wptest-tls-cert"
+  source = "templates/shared/wptest-tls-cert"
+  mode   = "0755"
+}

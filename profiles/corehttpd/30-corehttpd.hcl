@@ -1,0 +1,95 @@
+# 30-corehttpd.hcl: the server itself, then the checks that prove it is what
+# the profile's name says.
+
+# corehttpd's configuration format is not public. This file states the
+# settings the first seed names (ports, docroot, certificate, the shared
+# PHP-FPM socket, precompressed static files, h1/h2/h3) in
+# templates/corehttpd.conf; check it against the package's documentation.
+directory "corehttpd_conf_dir" {
+  path = "/etc/corehttpd"
+  mode = "0755"
+}
+
+file "corehttpd_conf" {
+  path     = "/etc/corehttpd/wptest.conf"
+  template = "templates/corehttpd.conf"
+}
+
+# Compressible static files are compressed once per version (corehttpd's
+# model); a rerun after the fixture adds files compresses only those.
+command "precompress" {
+  unless  = "${local.lib_dir}/wptest-precompress --check ${local.docroot} >/dev/null"
+  run     = "${local.lib_dir}/wptest-precompress ${local.docroot}"
+  timeout = "10m"
+}
+
+service "apache" {
+  name    = platform.services.apache
+  state   = "stopped"
+  enabled = false
+  start   = "${local.svc} ${platform.services.apache} start"
+  stop    = "${local.svc} ${platform.services.apache} stop"
+  status  = "${local.svc} ${platform.services.apache} status"
+}
+
+service "caddy" {
+  name    = platform.services.caddy
+  state   = "stopped"
+  enabled = false
+  start   = "${local.svc} ${platform.services.caddy} start"
+  stop    = "${local.svc} ${platform.services.caddy} stop"
+  status  = "${local.svc} ${platform.services.caddy} status"
+}
+
+service "corehttpd" {
+  name       = platform.services.corehttpd
+  state      = "running"
+  enabled    = true
+  on_notify  = "restart"
+  restart_on = ["file.corehttpd_conf", "command.install_corehttpd"]
+  start      = "${local.svc} ${platform.services.corehttpd} start"
+  stop       = "${local.svc} ${platform.services.corehttpd} stop"
+  restart    = "${local.svc} ${platform.services.corehttpd} restart"
+  reload     = "${local.svc} ${platform.services.corehttpd} restart"
+  status     = "${local.svc} ${platform.services.corehttpd} status"
+  ready      = "curl -fsS -o /dev/null http://127.0.0.1:${var.http_port}/wptest-probe.css"
+}
+
+fact "corehttpd_version" {
+  run = "${platform.values.pkg_query} 2>/dev/null || echo not installed"
+}
+
+# ---- checks: the profile is what its name says ----
+
+check "php_fpm_opcache_site_user" {
+  timeout = "20s"
+  http {
+    url               = "http://127.0.0.1:${var.http_port}/wptest-info.php"
+    expect_body_regex = "\"sapi\":\"fpm-fcgi\".*\"user\":\"${var.site_user}\",\"opcache\":true"
+  }
+}
+
+check "css_precompressed_bytes" {
+  command {
+    run          = "curl -fsS -H 'Accept-Encoding: gzip' http://127.0.0.1:${var.http_port}/wptest-probe.css | cmp - ${local.docroot}/wptest-probe.css.gz && echo same bytes as the stored .gz"
+    expect_regex = "same bytes as the stored \\.gz"
+  }
+}
+
+check "h2_alpn" {
+  http {
+    url             = "https://127.0.0.1:${var.https_port}/wptest-info.php"
+    protocol        = "h2"
+    insecure        = true
+    server_name     = "localhost"
+    expect_protocol = "HTTP/2.0"
+  }
+}
+
+check "h3" {
+  timeout = "20s"
+  command {
+    run          = "${var.h3probe} --server-name localhost --ca-file ${local.tls_cert} --body --expect-body '\"protocol\":\"HTTP/3.0\"' https://127.0.0.1:${var.https_port}/wptest-info.php"
+    expect_regex = "^HTTP/3.0 200"
+  }
+}
