@@ -249,3 +249,31 @@ func ExpiredRuns(rs []Resource, now time.Time) (expired, unknown []string) {
 	sort.Strings(unknown)
 	return expired, unknown
 }
+
+// GC removes every run whose expiry label has passed (as of now), one run
+// at a time by its own label; runs without a readable expiry are left alone
+// and reported. With dryRun it only says what it would remove.
+func GC(ctx context.Context, c Cloud, now time.Time, dryRun bool, log io.Writer) (removed []string, err error) {
+	rs, err := c.List(ctx, Selector{AllRuns: true})
+	if err != nil {
+		return nil, err
+	}
+	expired, unknown := ExpiredRuns(rs, now)
+	for _, id := range unknown {
+		fmt.Fprintf(log, "gc: run %s has no readable %s label; leaving it (remove it with %s)\n", id, LabelExpires, DownCommand(id))
+	}
+	var errs []error
+	for _, id := range expired {
+		if dryRun {
+			fmt.Fprintf(log, "gc: would remove expired run %s\n", id)
+			continue
+		}
+		fmt.Fprintf(log, "gc: removing expired run %s\n", id)
+		if err := c.Destroy(ctx, Selector{Run: id}); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		removed = append(removed, id)
+	}
+	return removed, errors.Join(errs...)
+}
