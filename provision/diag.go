@@ -3,6 +3,7 @@ package provision
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -45,10 +46,17 @@ func WriteDiagnostics(w io.Writer, files map[string]*hcl.File, diags hcl.Diagnos
 
 // dedupe drops repeated diagnostics: the same error found while rendering
 // for each platform is reported once.
+//
+// It also drops HCL's follow-on "value must be known" errors (an attribute
+// whose expression already failed), and sorts by file and position (errors
+// without a position last) so the output is stable.
 func dedupe(diags hcl.Diagnostics) hcl.Diagnostics {
 	seen := map[string]bool{}
 	var out hcl.Diagnostics
 	for _, d := range diags {
+		if strings.Contains(d.Detail, "value must be known") && diags.HasErrors() && len(diags) > 1 {
+			continue
+		}
 		k := compactDiag(d)
 		if d.Subject != nil {
 			k += fmt.Sprintf("@%d-%d", d.Subject.Start.Byte, d.Subject.End.Byte)
@@ -59,6 +67,16 @@ func dedupe(diags hcl.Diagnostics) hcl.Diagnostics {
 		seen[k] = true
 		out = append(out, d)
 	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].Subject, out[j].Subject
+		switch {
+		case a == nil || b == nil:
+			return a != nil && b == nil
+		case a.Filename != b.Filename:
+			return a.Filename < b.Filename
+		}
+		return a.Start.Byte < b.Start.Byte
+	})
 	return out
 }
 

@@ -39,6 +39,7 @@ type Variable struct {
 	Value       cty.Value
 	Sensitive   bool
 	Range       hcl.Range
+	invalid     bool // a value was given but had the wrong type
 }
 
 // Profile is a loaded, validated profile: variables resolved and every
@@ -58,6 +59,8 @@ type Profile struct {
 	pfs       *profileFS
 	platforms map[string]*platformBlock
 	templates map[string]hcl.Expression
+	ok        bool // loaded without error
+	platRange hcl.Range
 }
 
 // Files returns the parsed files (profile, var files, templates) for
@@ -111,8 +114,9 @@ type platformBlock struct {
 // Load reads the profile in dir of fsys, resolves its variables from vars,
 // and renders it once per declared platform so that every error is found
 // before anything touches a host. File names in diagnostics are
-// path.Join(dir, file). On any error the diagnostics say all of them; the
-// returned profile is nil.
+// path.Join(dir, file). On any error the diagnostics say all of them and the
+// returned profile serves only Files(), to print them with their snippets:
+// Render refuses it, so nothing can be applied.
 func Load(fsys fs.FS, dir string, vars Vars) (*Profile, hcl.Diagnostics) {
 	p := &Profile{
 		Name:      path.Base(dir),
@@ -123,7 +127,7 @@ func Load(fsys fs.FS, dir string, vars Vars) (*Profile, hcl.Diagnostics) {
 	}
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
-		return nil, hcl.Diagnostics{errDiag("Cannot read profile", fmt.Sprintf("%s: %v", dir, err), nil)}
+		return p, hcl.Diagnostics{errDiag("Cannot read profile", fmt.Sprintf("%s: %v", dir, err), nil)}
 	}
 	var diags hcl.Diagnostics
 	var files []*hcl.File
@@ -147,10 +151,10 @@ func Load(fsys fs.FS, dir string, vars Vars) (*Profile, hcl.Diagnostics) {
 		diags = append(diags, errDiag("Empty profile", fmt.Sprintf("%s holds no *.hcl files", dir), nil))
 	}
 	if diags.HasErrors() {
-		return nil, diags
+		return p, dedupe(diags)
 	}
 	if p.Hash, err = hashDir(fsys, dir); err != nil {
-		return nil, hcl.Diagnostics{errDiag("Cannot hash profile", err.Error(), nil)}
+		return p, hcl.Diagnostics{errDiag("Cannot hash profile", err.Error(), nil)}
 	}
 	p.body = hcl.MergeFiles(files)
 	content, d := p.body.Content(rootSchemaDyn)
@@ -165,16 +169,15 @@ func Load(fsys fs.FS, dir string, vars Vars) (*Profile, hcl.Diagnostics) {
 	// Stop before rendering: a broken variable or block would only cascade
 	// into follow-on errors at every use.
 	if diags.HasErrors() {
-		return nil, dedupe(diags)
+		return p, dedupe(diags)
 	}
+	p.ok = true
 	for _, plat := range p.Platforms {
 		_, d := p.Render(plat)
 		diags = append(diags, d...)
 	}
 	diags = dedupe(diags)
-	if diags.HasErrors() {
-		return nil, diags
-	}
+	p.ok = !diags.HasErrors()
 	return p, diags
 }
 
@@ -198,7 +201,7 @@ func (p *Profile) decodeProfile() hcl.Diagnostics {
 	if diags.HasErrors() {
 		return diags
 	}
-	p.Description, p.Platforms, p.Aliases = pb.Description, pb.Platforms, pb.Aliases
+	p.Description, p.Platforms, p.Aliases, p.platRange = pb.Description, pb.Platforms, pb.Aliases, pb.PlatRange
 	if len(p.Platforms) == 0 {
 		diags = append(diags, errDiag("No platforms", "profile.platforms must name at least one platform, e.g. \"debian-12\".", pb.PlatRange.Ptr()))
 	}
@@ -319,13 +322,14 @@ func (p *Profile) decodeVariables(vars Vars) hcl.Diagnostics {
 		}
 		val, d := parseVarArg(v, raw)
 		diags = append(diags, d...)
+		v.invalid = v.invalid || d.HasErrors()
 		if !d.HasErrors() {
 			diags = append(diags, p.setVar(v, val, nil)...)
 			valueRange[n] = nil
 		}
 	}
 	for _, v := range p.Variables {
-		if v.Value.IsNull() {
+		if v.Value.IsNull() && !v.invalid {
 			diags = append(diags, errDiag("Missing required variable", fmt.Sprintf("Variable %q has no default; set it with -var %s=... or in a -var-file.", v.Name, v.Name), v.Range.Ptr()))
 		}
 	}
@@ -369,22 +373,29 @@ func parseVarArg(v *Variable, raw string) (cty.Value, hcl.Diagnostics) {
 	if v.Type == cty.String || v.Type == cty.DynamicPseudoType {
 		return cty.StringVal(raw), nil
 	}
+	bad := hcl.Diagnostics{errDiag("Invalid value for variable",
+		fmt.Sprintf("-var %s=%s: not a valid %s value (strings are taken as given only for string variables).", v.Name, raw, typeexpr.TypeString(v.Type)), nil)}
 	expr, diags := hclsyntax.ParseExpression([]byte(raw), "<value for var."+v.Name+">", hcl.InitialPos)
 	if diags.HasErrors() {
-		return cty.NilVal, diags
+		return cty.NilVal, bad
 	}
-	return expr.Value(nil)
+	val, diags := expr.Value(nil)
+	if diags.HasErrors() {
+		return cty.NilVal, bad
+	}
+	return val, nil
 }
 
 func (p *Profile) setVar(v *Variable, val cty.Value, rng *hcl.Range) hcl.Diagnostics {
 	cv, err := convert.Convert(val, v.Type)
 	if err != nil {
+		v.invalid = true
 		where := ""
 		if rng == nil {
 			where = " (from -var)"
 		}
 		return hcl.Diagnostics{errDiag("Invalid value for variable",
-			fmt.Sprintf("var.%s%s: %s is required: %v.", v.Name, where, typeexpr.TypeString(v.Type), err), rng)}
+			fmt.Sprintf("var.%s%s: %v (type %s).", v.Name, where, err, typeexpr.TypeString(v.Type)), rng)}
 	}
 	v.Value = cv
 	return nil
@@ -458,8 +469,8 @@ func (p *Profile) decodePlatforms() hcl.Diagnostics {
 	listed := map[string]bool{}
 	for _, name := range p.Platforms {
 		listed[name] = true
-		if _, ok := p.platforms[name]; !ok && !diags.HasErrors() {
-			diags = append(diags, errDiag("Missing platform block", fmt.Sprintf("profile.platforms lists %q but there is no platform %q block.", name, name), p.body.MissingItemRange().Ptr()))
+		if _, ok := p.platforms[name]; !ok && !declaredPlatform(p.content, name) {
+			diags = append(diags, errDiag("Missing platform block", fmt.Sprintf("profile.platforms lists %q but there is no platform %q block.", name, name), rangePtr(p.platRange)))
 		}
 	}
 	for _, pb := range order {
@@ -506,6 +517,15 @@ func (p *Profile) decodePlatforms() hcl.Diagnostics {
 		})
 	}
 	return diags
+}
+
+func declaredPlatform(c *hcl.BodyContent, name string) bool {
+	for _, b := range c.Blocks {
+		if b.Type == "platform" && b.Labels[0] == name {
+			return true
+		}
+	}
+	return false
 }
 
 func mapKeys(m map[string]string) []string {

@@ -177,6 +177,9 @@ type ref struct {
 // every declared platform, so errors here only come from a platform the
 // profile does not declare.
 func (p *Profile) Render(platform string) (*Rendered, hcl.Diagnostics) {
+	if !p.ok {
+		return nil, hcl.Diagnostics{errDiag("Profile not loaded", "The profile had errors; nothing can be rendered.", nil)}
+	}
 	pb, ok := p.platforms[platform]
 	if !ok {
 		return nil, hcl.Diagnostics{errDiag("Unsupported platform",
@@ -273,9 +276,8 @@ func (p *Profile) Render(platform string) (*Rendered, hcl.Diagnostics) {
 			r.Ops = append(r.Ops, op)
 		}
 	}
-	if diags.HasErrors() {
-		return nil, diags
-	}
+	// References are checked even after errors above: they need only the
+	// declared ids, and the author wants every error at once.
 
 	// Resolve references: depends_on to any op, notify to services.
 	present := map[string]Op{}
@@ -298,7 +300,10 @@ func (p *Profile) Render(platform string) (*Rendered, hcl.Diagnostics) {
 			continue
 		}
 		if _, ok := present[to]; !ok {
-			continue // declared, but when = false on this platform
+			continue // declared, but when = false on this platform (or broken)
+		}
+		if _, ok := present[rf.from]; !ok {
+			continue
 		}
 		switch rf.attr {
 		case "depends_on":
