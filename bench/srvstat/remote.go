@@ -1,0 +1,60 @@
+package srvstat
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/wptest/wptest/host"
+)
+
+// RemotePath is where RunRemote puts the wptest binary on the server.
+const RemotePath = "/tmp/wptest-srvstat"
+
+// RunRemote uploads exe (this wptest binary, built for the server's
+// architecture) to the server and runs `wptest srvstat ARGS` there, streaming
+// its JSON lines to out until it ends (give --duration or --count) or ctx ends.
+func RunRemote(ctx context.Context, h host.Host, exe string, args []string, out io.Writer) error {
+	facts, err := h.Facts(ctx)
+	if err != nil {
+		return fmt.Errorf("srvstat on %s: facts: %w", h.Name(), err)
+	}
+	if a := goArch(facts.Arch); a != "" && a != runtime.GOARCH {
+		return fmt.Errorf("srvstat on %s: the server is %s, this wptest is %s/%s: build wptest for linux/%s", h.Name(), facts.Arch, runtime.GOOS, runtime.GOARCH, a)
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return fmt.Errorf("srvstat on %s: %w", h.Name(), err)
+	}
+	defer f.Close()
+	if err := h.Put(ctx, RemotePath, f, host.PutOptions{Mode: 0o755}); err != nil {
+		return fmt.Errorf("srvstat on %s: upload: %w", h.Name(), err)
+	}
+	q := []string{host.Quote(RemotePath), "srvstat"}
+	for _, a := range args {
+		q = append(q, host.Quote(a))
+	}
+	_, err = h.Run(ctx, host.Cmd{Script: strings.Join(q, " "), Label: "srvstat", Stdout: out, Timeout: 24 * time.Hour})
+	if err != nil && ctx.Err() != nil {
+		return nil // stopped by the caller
+	}
+	if err != nil {
+		return fmt.Errorf("srvstat on %s: %w", h.Name(), err)
+	}
+	return nil
+}
+
+// goArch maps `uname -m` to GOARCH ("" when unknown).
+func goArch(m string) string {
+	switch m {
+	case "x86_64", "amd64":
+		return "amd64"
+	case "aarch64", "arm64":
+		return "arm64"
+	}
+	return ""
+}

@@ -1,0 +1,100 @@
+package srvstat
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+)
+
+// A CPU burner in a group of its own must show up with about the CPU it burned,
+// and the whole machine's busy time must include it.
+func TestSamplerSeesCPUBurner(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	// The burner is a shell loop; a group named after it (comm "sh" is too
+	// common), so run it under a unique name via a symlink.
+	dir := t.TempDir()
+	burner := dir + "/srvstat-burn"
+	if err := os.Symlink(sh, burner); err != nil {
+		t.Fatal(err)
+	}
+	s := New(Config{Groups: []Group{{"burn", []string{"srvstat-burn"}}}})
+	ctx := context.Background()
+	s0, err := s.Sample(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(burner, "-c", `while :; do :; done`)
+	t0 := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	mid, err := s.Sample(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mid.Groups["burn"].Procs < 1 {
+		t.Fatalf("burner not seen in its group: %+v", mid.Groups)
+	}
+	time.Sleep(time.Second)
+	// It exits and is reaped by us, not by a member: the CPU it burned since
+	// the last sample is only in our cutime, and must still be its group's.
+	cmd.Process.Kill()
+	cmd.Wait()
+	wall := time.Since(t0).Seconds()
+	s1, err := s.Sample(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	burnt := s1.Groups["burn"].CPUSec - s0.Groups["burn"].CPUSec
+	// The truth: what the kernel charged the burner, from wait4.
+	truth := (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
+	if truth < 0.2 || burnt < truth*0.95-0.02 || burnt > truth*1.05+0.02 {
+		t.Fatalf("burner group CPU %.2f s, kernel says the burner used %.2f s (%.2f s wall)", burnt, truth, wall)
+	}
+	busy := s1.CPU.Busy() - s0.CPU.Busy()
+	if busy < burnt*0.9 {
+		t.Fatalf("machine busy %.2f s < burner %.2f s", busy, burnt)
+	}
+	if s1.Groups["burn"].Procs != 0 || s1.MemTotalKB == 0 || s1.Procs == 0 {
+		t.Fatalf("after exit: %+v mem=%d procs=%d", s1.Groups["burn"], s1.MemTotalKB, s1.Procs)
+	}
+	if mid.Groups["burn"].PSSKB <= 0 {
+		t.Fatalf("no PSS for the live burner: %+v", mid.Groups["burn"])
+	}
+	srv, err := Summarize([]Sample{s0, mid, s1}, t0, time.Now(), 100, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := srv.Groups["burn"]; g.CPUMs < 900*truth || srv.CPUMsPerRequest <= 0 || g.PSSPeakKB <= 0 {
+		t.Fatalf("summary: %+v", srv)
+	}
+	t.Logf("burner %.2f s CPU (kernel: %.2f s) in %.2f s; machine busy %.2f s; summary cpu%%=%.1f", burnt, truth, wall, busy, srv.CPUBusyPct)
+}
+
+func TestParseStatus(t *testing.T) {
+	w := ParseStatus([]byte("Total Accesses: 10\nBusyWorkers: 3\nIdleWorkers: 7\nScoreboard: __W_K_R___....\n"))
+	if w.Busy != 3 || w.Idle != 7 || w.Slots != 14 {
+		t.Fatalf("%+v", w)
+	}
+}
+
+func TestLoopWritesJSONLines(t *testing.T) {
+	var buf bytes.Buffer
+	if err := Loop(context.Background(), New(Config{NoPSS: true}), 50*time.Millisecond, 3, &buf); err != nil {
+		t.Fatal(err)
+	}
+	ss, err := Read(&buf)
+	if err != nil || len(ss) != 3 {
+		t.Fatalf("%d samples, %v", len(ss), err)
+	}
+	if ss[2].Unix <= ss[0].Unix || ss[2].CPU.Total() < ss[0].CPU.Total() {
+		t.Fatalf("samples not in order: %+v", ss)
+	}
+}
