@@ -2,6 +2,7 @@ package benchgen
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -88,7 +89,7 @@ func (c *h2Client) do(ctx context.Context, deadline time.Time, a *attempt) {
 		GotFirstResponseByte: func() { a.firstByte = time.Now() },
 	}))
 	a.sent = time.Now()
-	roundTrip(c.cc, req, a)
+	roundTrip(c.cc, req, 2, a)
 	c.lastUsed = a.end
 	if a.err != nil {
 		c.close()
@@ -100,10 +101,16 @@ type roundTripper interface {
 }
 
 // roundTrip sends req, reads the whole body and fills a; shared by h2 and h3.
-func roundTrip(rt roundTripper, req *http.Request, a *attempt) {
+// A response in another HTTP version than asked for is a protocol error.
+func roundTrip(rt roundTripper, req *http.Request, major int, a *attempt) {
 	resp, err := rt.RoundTrip(req)
 	if err != nil {
 		a.fail(err, phaseHead)
+		return
+	}
+	if resp.ProtoMajor != major {
+		resp.Body.Close()
+		a.fail(&errProtocol{fmt.Sprintf("asked for HTTP/%d, got %s", major, resp.Proto)}, phaseHead)
 		return
 	}
 	if a.firstByte.IsZero() {

@@ -97,7 +97,7 @@ func (c *h3Client) do(ctx context.Context, deadline time.Time, a *attempt) {
 		GotFirstResponseByte: func() { a.firstByte = time.Now() },
 	}))
 	a.sent = time.Now()
-	roundTrip(c.cc, req, a)
+	roundTrip(c.cc, req, 3, a)
 	c.lastUsed = a.end
 	if a.err != nil {
 		c.close()

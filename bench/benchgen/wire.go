@@ -3,6 +3,7 @@ package benchgen
 import (
 	"net"
 	"sync/atomic"
+	"syscall"
 )
 
 // wire counts bytes at the connection: everything read from and written to
@@ -39,6 +40,20 @@ func (c *countPacketConn) ReadFrom(p []byte) (int, net.Addr, error) {
 	n, a, err := c.PacketConn.ReadFrom(p)
 	c.w.in.Add(int64(n))
 	return n, a, err
+}
+
+// SetReadBuffer, SetWriteBuffer and SyscallConn let quic-go size the
+// socket's buffers as it does for a bare *net.UDPConn.
+func (c *countPacketConn) SetReadBuffer(n int) error {
+	return c.PacketConn.(*net.UDPConn).SetReadBuffer(n)
+}
+
+func (c *countPacketConn) SetWriteBuffer(n int) error {
+	return c.PacketConn.(*net.UDPConn).SetWriteBuffer(n)
+}
+
+func (c *countPacketConn) SyscallConn() (syscall.RawConn, error) {
+	return c.PacketConn.(*net.UDPConn).SyscallConn()
 }
 
 func (c *countPacketConn) WriteTo(p []byte, a net.Addr) (int, error) {

@@ -1,0 +1,290 @@
+// Package testsrv starts real web servers (Debian's Apache and Caddy) on free
+// loopback ports from temporary configs, for bench's integration tests. Each
+// server is a child process of the test, stopped by its own pid at cleanup;
+// nothing system-wide is touched.
+package testsrv
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/tls"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"text/template"
+	"time"
+
+	"github.com/wptest/wptest/internal/testenv"
+)
+
+// Docroot files every server gets.
+const (
+	Small = "/1k.html"   // 1,024 bytes
+	CSS   = "/style.css" // ~140 KB of compressible CSS
+	Large = "/1m.bin"    // 1 MiB, incompressible
+)
+
+// FreePort returns a loopback TCP port that was free a moment ago (also free
+// for UDP, for h3).
+func FreePort(t testing.TB) int {
+	t.Helper()
+	for range 20 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		u, err := net.ListenPacket("udp", fmt.Sprintf("127.0.0.1:%d", p))
+		if err != nil {
+			continue
+		}
+		u.Close()
+		return p
+	}
+	t.Fatal("no free port")
+	return 0
+}
+
+// Docroot makes a world-readable temp dir with the test files (the servers
+// drop root privileges, so the path must be readable by www-data).
+func Docroot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "wptest-bench-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	www := filepath.Join(dir, "www")
+	must(t, os.MkdirAll(www, 0o755))
+	must(t, os.Chmod(dir, 0o755))
+	small := "<html><head><title>Test Document.</title></head><body><p>" // padded to 1024
+	small += strings.Repeat("a", 1024-len(small)-len("</p></body></html>\n")) + "</p></body></html>\n"
+	must(t, os.WriteFile(filepath.Join(www, "1k.html"), []byte(small), 0o644))
+	var css strings.Builder
+	for i := 0; css.Len() < 140<<10; i++ {
+		fmt.Fprintf(&css, ".c%d { color: #%06x; margin: %dpx %dpx; font: 14px/1.4 sans-serif; }\n", i, i*2654435761%0xffffff, i%17, i%5)
+	}
+	must(t, os.WriteFile(filepath.Join(www, "style.css"), []byte(css.String()), 0o644))
+	big := make([]byte, 1<<20)
+	rand.Read(big)
+	must(t, os.WriteFile(filepath.Join(www, "1m.bin"), big, 0o644))
+	return dir
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Server is a running server.
+type Server struct {
+	Dir  string
+	Port int // HTTP (Apache) or HTTPS+h3 (Caddy)
+	// HTTPPort: Caddy's cleartext port (h1 + h2c).
+	HTTPPort int
+	cmd      *exec.Cmd
+	log      *bytes.Buffer
+}
+
+// URL returns http://127.0.0.1:Port+path.
+func (s *Server) URL(path string) string { return fmt.Sprintf("http://127.0.0.1:%d%s", s.Port, path) }
+
+// Pid is the main process id.
+func (s *Server) Pid() int { return s.cmd.Process.Pid }
+
+// ApacheOptions shape the Apache config.
+type ApacheOptions struct {
+	MPM               string // "event" (default) or "prefork"
+	MaxRequestWorkers int    // default 150
+	KeepAliveTimeout  int    // seconds, default 5
+	Deflate           bool   // mod_deflate on text/css, text/html
+}
+
+var apacheConf = template.Must(template.New("a").Parse(`
+LoadModule mpm_{{.MPM}}_module /usr/lib/apache2/modules/mod_mpm_{{.MPM}}.so
+LoadModule authz_core_module /usr/lib/apache2/modules/mod_authz_core.so
+LoadModule mime_module /usr/lib/apache2/modules/mod_mime.so
+LoadModule dir_module /usr/lib/apache2/modules/mod_dir.so
+LoadModule status_module /usr/lib/apache2/modules/mod_status.so
+{{if .Deflate}}LoadModule filter_module /usr/lib/apache2/modules/mod_filter.so
+LoadModule deflate_module /usr/lib/apache2/modules/mod_deflate.so
+AddOutputFilterByType DEFLATE text/html text/css application/javascript{{end}}
+ServerName 127.0.0.1
+Listen 127.0.0.1:{{.Port}}
+User www-data
+Group www-data
+PidFile {{.Dir}}/httpd.pid
+DefaultRuntimeDir {{.Dir}}
+Mutex file:{{.Dir}} default
+ErrorLog {{.Dir}}/error.log
+LogLevel warn
+TypesConfig /etc/mime.types
+DocumentRoot {{.Dir}}/www
+<Directory {{.Dir}}/www>
+  Require all granted
+</Directory>
+KeepAlive On
+MaxKeepAliveRequests 0
+KeepAliveTimeout {{.KeepAliveTimeout}}
+Timeout 60
+ListenBacklog 511
+ExtendedStatus On
+<Location /server-status>
+  SetHandler server-status
+</Location>
+{{if eq .MPM "prefork"}}StartServers {{.MaxRequestWorkers}}
+MinSpareServers 1
+MaxSpareServers {{.MaxRequestWorkers}}
+ServerLimit {{.MaxRequestWorkers}}
+MaxRequestWorkers {{.MaxRequestWorkers}}
+{{else}}ServerLimit 16
+ThreadsPerChild 25
+StartServers 2
+MaxRequestWorkers {{.MaxRequestWorkers}}
+{{end}}`))
+
+// StartApache starts Debian's apache2 in the foreground from a temp config.
+func StartApache(t testing.TB, o ApacheOptions) *Server {
+	t.Helper()
+	bin := testenv.NeedBinary(t, "apache2")
+	testenv.NeedRoot(t)
+	if o.MPM == "" {
+		o.MPM = "event"
+	}
+	if o.MaxRequestWorkers == 0 {
+		o.MaxRequestWorkers = 150
+	}
+	if o.KeepAliveTimeout == 0 {
+		o.KeepAliveTimeout = 5
+	}
+	dir := Docroot(t)
+	port := FreePort(t)
+	var conf bytes.Buffer
+	must(t, apacheConf.Execute(&conf, struct {
+		ApacheOptions
+		Dir  string
+		Port int
+	}{o, dir, port}))
+	cf := filepath.Join(dir, "httpd.conf")
+	must(t, os.WriteFile(cf, conf.Bytes(), 0o644))
+	s := &Server{Dir: dir, Port: port, log: &bytes.Buffer{}}
+	s.cmd = exec.Command(bin, "-f", cf, "-DFOREGROUND")
+	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
+	s.start(t, port, "tcp", func() string {
+		b, _ := os.ReadFile(filepath.Join(dir, "error.log"))
+		return string(b)
+	})
+	return s
+}
+
+func (s *Server) start(t testing.TB, port int, network string, logs func() string) {
+	t.Helper()
+	if err := s.cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", s.cmd.Path, err)
+	}
+	done := make(chan struct{})
+	go func() { s.cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		s.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			s.cmd.Process.Kill()
+			<-done
+		}
+	})
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second)
+		if err == nil {
+			c.Close()
+			return
+		}
+		select {
+		case <-done:
+			t.Fatalf("%s exited: %s\n%s", s.cmd.Path, s.log, logs())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s not listening on %d after 20s: %s\n%s", s.cmd.Path, port, s.log, logs())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+var caddyfile = template.Must(template.New("c").Parse(`{
+	admin off
+	skip_install_trust
+	storage file_system {{.Dir}}/data
+	http_port {{.HTTPPort}}
+	https_port {{.Port}}
+	auto_https disable_redirects
+	servers :{{.Port}} {
+		protocols h1 h2 h3
+	}
+	servers :{{.HTTPPort}} {
+		protocols h1 h2c
+	}
+}
+https://localhost:{{.Port}} {
+	tls internal
+	root * {{.Dir}}/www
+	encode gzip
+	file_server
+}
+http://127.0.0.1:{{.HTTPPort}} {
+	root * {{.Dir}}/www
+	encode gzip
+	file_server
+}
+`))
+
+// StartCaddy starts Debian's caddy with h1/h2/h3 on Port (TLS, internal CA,
+// certificate for "localhost": send that SNI) and h1/h2c on HTTPPort.
+func StartCaddy(t testing.TB) *Server {
+	t.Helper()
+	bin := testenv.NeedBinary(t, "caddy")
+	dir := Docroot(t)
+	s := &Server{Dir: dir, Port: FreePort(t), HTTPPort: FreePort(t), log: &bytes.Buffer{}}
+	var cf bytes.Buffer
+	must(t, caddyfile.Execute(&cf, s))
+	path := filepath.Join(dir, "Caddyfile")
+	must(t, os.WriteFile(path, cf.Bytes(), 0o644))
+	s.cmd = exec.Command(bin, "run", "--config", path, "--adapter", "caddyfile")
+	// Caddy keeps its CA and state under HOME/XDG dirs: keep them in the temp dir.
+	s.cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_DATA_HOME="+dir+"/xdg-data", "XDG_CONFIG_HOME="+dir+"/xdg-config")
+	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
+	s.start(t, s.HTTPPort, "tcp", func() string { return "" })
+	// The TLS port serves once the internal CA (made on first start) has
+	// issued the certificate for localhost: wait for a handshake.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		c, err := tls.DialWithDialer(&net.Dialer{Timeout: time.Second}, "tcp", fmt.Sprintf("127.0.0.1:%d", s.Port),
+			&tls.Config{ServerName: "localhost", InsecureSkipVerify: true})
+		if err == nil {
+			c.Close()
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("caddy TLS port %d: no handshake after 20s: %v\n%s", s.Port, err, s.log)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TLSURL is https://localhost:Port+path (the certificate's name; Caddy
+// picks the site by SNI and Host).
+func (s *Server) TLSURL(path string) string {
+	return fmt.Sprintf("https://localhost:%d%s", s.Port, path)
+}
+
+// Log is what the server printed.
+func (s *Server) Log() string { return s.log.String() }

@@ -1,0 +1,302 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wptest/wptest/bench/benchgen"
+	"github.com/wptest/wptest/bench/result"
+	"github.com/wptest/wptest/bench/srvstat"
+	"github.com/wptest/wptest/internal/exitcode"
+)
+
+// wptest bench: the load generator (bench/benchgen). Flags follow ab and
+// wrk where they overlap (-c, -n, -k, -H, --duration, --timeout).
+func init() {
+	register(command{name: "bench", summary: "load a URL: page, crowd, static, compression, kit or ab scenario", run: runBench})
+}
+
+const benchUsage = `usage: wptest bench --url URL [--scenario S] [-c N[,N...]] [-n N | --duration D] [flags]
+
+scenarios:
+  page         N visitors, each its own keep-alive connection, closed loop (default)
+  static       the same over a visitor sweep (default -c 10,50,100,200,500,1000)
+  compression  as page, with Accept-Encoding: gzip; bytes counted at the connection
+  crowd        -c visitors click every --click-every; a new visitor every --probe-every
+               opens a fresh connection; no answer within --give-up = gave up
+  kit          the Apache kit's metrics: throughput, latency, scaling, keep-alive
+               effect, transfer (--transfer-url), errors at 400 without keep-alive,
+               startup (--restart), CPU/memory/workers (--sample-local)
+  ab           ab's test: -c 5 -n 50000 [-k], one run per --url, ab-style text
+
+With --rate R the load is open loop (R attempts/s, latency from the intended
+send time); otherwise closed loop. Every result names its model.
+Exit 6 when a run could not run, answered nothing, or failed --max-error-pct.
+
+flags:
+`
+
+func runBench(ctx context.Context, a *App, args []string) error {
+	fs := newFlags(a, "bench")
+	fs.Usage = func() { fmt.Fprint(a.Stderr, benchUsage); fs.PrintDefaults() }
+	var urls, headers multiFlag
+	fs.Var(&urls, "url", "target URL (repeat for the ab scenario: one run each)")
+	scenario := fs.String("scenario", "page", "page, static, compression, crowd, kit or ab")
+	visitors := fs.String("c", "", "visitors (connections), or a comma list for a sweep (alias --visitors)")
+	fs.StringVar(visitors, "visitors", "", "same as -c")
+	requests := fs.Int64("n", 0, "stop after N attempts (counted after the warm-up)")
+	duration := fs.Duration("duration", 0, "measured time per step (default 15s; 0 with -n: until N attempts)")
+	warmup := fs.Duration("warmup", -1, "unmeasured warm-up before each step (default 3s; ab: 0)")
+	rate := fs.Float64("rate", 0, "open loop: attempts per second (0 = closed loop)")
+	proto := fs.String("proto", "h1", "h1, h2 (TLS+ALPN), h2c (cleartext prior knowledge) or h3 (QUIC)")
+	keepAlive := fs.Bool("k", false, "ab scenario: keep-alive (other scenarios always keep connections alive)")
+	out := fs.String("o", "text", "output: text or json")
+	timeout := fs.Duration("timeout", benchgen.DefaultTimeout, "per attempt: no complete answer within it is a failure")
+	fs.Var(&headers, "H", "extra request header \"Name: value\" (repeatable)")
+	insecure := fs.Bool("insecure", false, "do not verify the server's TLS certificate (a test CA)")
+	serverName := fs.String("server-name", "", "TLS SNI and certificate name (default: the URL's host)")
+	method := fs.String("method", "GET", "GET or HEAD")
+	clickEvery := fs.Duration("click-every", 10*time.Second, "crowd: each background visitor clicks this often")
+	probeEvery := fs.Duration("probe-every", 500*time.Millisecond, "crowd: a new visitor arrives this often")
+	giveUp := fs.Duration("give-up", 30*time.Second, "crowd: a new visitor with no answer by then gave up")
+	probeURL := fs.String("probe-url", "", "crowd: the file new visitors ask for (default --url)")
+	transferURL := fs.String("transfer-url", "", "kit: a 1 MB file for the transfer rate")
+	restart := fs.String("restart", "", "kit: shell command that restarts the server (startup metric)")
+	levels := fs.String("levels", "1,10,50,100,200,400", "kit: concurrency steps")
+	sampleLocal := fs.Bool("sample-local", false, "kit: the server runs on this machine: sample it with srvstat in-process")
+	statusURL := fs.String("status-url", "", "kit with --sample-local: Apache's /server-status?auto")
+	maxWorkers := fs.Int("max-workers", 0, "kit: Apache's MaxRequestWorkers, for worker usage %")
+	maxErr := fs.Float64("max-error-pct", 100, "fail (exit 6) when a run's error rate is above this")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	usage := func(format string, v ...any) error {
+		return exitcode.With(exitcode.Config, fmt.Errorf(format, v...))
+	}
+	if len(urls) == 0 {
+		return usage("--url is required")
+	}
+	if *out != "text" && *out != "json" {
+		return usage("-o %q: want text or json", *out)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	defVisitors := map[string]string{"page": "50", "static": "10,50,100,200,500,1000", "compression": "50",
+		"crowd": "1000", "kit": "50", "ab": "1"}
+	if _, ok := defVisitors[*scenario]; !ok {
+		return usage("--scenario %q: want page, static, compression, crowd, kit or ab", *scenario)
+	}
+	if *visitors == "" {
+		*visitors = defVisitors[*scenario]
+	}
+	counts, err := intList(*visitors)
+	if err != nil {
+		return usage("-c: %v", err)
+	}
+	if *warmup < 0 {
+		*warmup = 3 * time.Second
+		if *scenario == "ab" {
+			*warmup = 0
+		}
+	}
+	if *duration == 0 && *requests == 0 {
+		*duration = 15 * time.Second
+	}
+	if len(urls) > 1 && *scenario != "ab" {
+		return usage("several --url only for --scenario ab")
+	}
+	base := benchgen.Config{URL: urls[0], Method: *method, Proto: *proto, Header: headers, KeepAlive: true,
+		Requests: *requests, Duration: *duration, Warmup: *warmup, Rate: *rate, Timeout: *timeout,
+		ServerName: *serverName, Insecure: *insecure}
+	if a.StderrTTY {
+		base.Progress = func(done int64, el time.Duration) {
+			fmt.Fprintf(a.Stderr, "\r\033[K%s: %d attempts ended, %.0fs", *scenario, done, el.Seconds())
+		}
+	}
+	rep := result.Report{Schema: result.Schema, Tool: "wptest bench " + Version, Scenario: *scenario, CPUs: runtime.NumCPU()}
+	rep.Host, _ = os.Hostname()
+
+	var runErr error
+	switch *scenario {
+	case "page", "static", "compression":
+		if *scenario == "compression" {
+			base.Header = append([]string{benchgen.AcceptGzip}, base.Header...)
+		}
+		rep.Runs, runErr = benchgen.Sweep(ctx, base, counts)
+	case "ab":
+		base.KeepAlive = *keepAlive
+		if !set["duration"] && *requests > 0 {
+			base.Duration = 0
+		}
+		for _, u := range urls {
+			cfg := base
+			cfg.URL, cfg.Visitors, cfg.Name = u, counts[0], u
+			r, err := benchgen.Run(ctx, cfg)
+			if err != nil {
+				runErr = err
+				break
+			}
+			rep.Runs = append(rep.Runs, r)
+		}
+	case "crowd":
+		if !set["duration"] {
+			base.Duration = 30 * time.Second
+		}
+		cc := benchgen.CrowdConfig{Base: base, ProbeURL: *probeURL, Visitors: counts[0], ClickEvery: *clickEvery,
+			ProbeEvery: *probeEvery, GiveUp: *giveUp, Duration: base.Duration}
+		if set["warmup"] {
+			cc.Warmup = *warmup
+		}
+		c, err := benchgen.Crowd(ctx, cc)
+		rep.Crowd, runErr = &c, err
+	case "kit":
+		lv, err := intList(*levels)
+		if err != nil {
+			return usage("--levels: %v", err)
+		}
+		kc := benchgen.KitConfig{Base: base, TransferURL: *transferURL, Concurrency: counts[0], Levels: lv}
+		if *restart != "" {
+			cmd := *restart
+			kc.Restart = func(ctx context.Context) error {
+				outb, err := exec.CommandContext(ctx, "/bin/sh", "-c", cmd).CombinedOutput()
+				if err != nil {
+					return fmt.Errorf("%s: %w\n%s", cmd, err, outb)
+				}
+				return nil
+			}
+		}
+		var stopSampler func() []srvstat.Sample
+		if *sampleLocal {
+			stopSampler = sampleInProcess(ctx, srvstat.Config{StatusURL: *statusURL})
+			kc.Server = func(from, to time.Time, ok int64) (*result.Server, error) {
+				// Wait for a sample after the window, then summarise.
+				time.Sleep(1100 * time.Millisecond)
+				return srvstat.Summarize(stopSampler(), from, to, ok, *maxWorkers)
+			}
+		}
+		k, err := benchgen.Kit(ctx, kc)
+		rep.Kit, runErr = &k, err
+	}
+	if a.StderrTTY {
+		fmt.Fprint(a.Stderr, "\r\033[K")
+	}
+	if runErr != nil && !errors.Is(runErr, context.Canceled) {
+		return exitcode.With(exitcode.Load, runErr)
+	}
+	rep.Failed = thresholds(&rep, *maxErr)
+	if *out == "json" {
+		enc := json.NewEncoder(a.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		writeText(a.Stdout, &rep)
+	}
+	if runErr != nil {
+		return exitcode.With(exitcode.Load, runErr)
+	}
+	if len(rep.Failed) > 0 {
+		return exitcode.With(exitcode.Load, fmt.Errorf("failed: %s", strings.Join(rep.Failed, "; ")))
+	}
+	return nil
+}
+
+// sampleInProcess runs a srvstat sampler at 1 Hz in this process; the
+// returned function returns the samples so far (it keeps sampling).
+func sampleInProcess(ctx context.Context, cfg srvstat.Config) func() []srvstat.Sample {
+	var mu sync.Mutex
+	var ss []srvstat.Sample
+	s := srvstat.New(cfg)
+	go func() {
+		tk := time.NewTicker(time.Second)
+		defer tk.Stop()
+		for {
+			if smp, err := s.Sample(ctx); err == nil {
+				mu.Lock()
+				ss = append(ss, smp)
+				mu.Unlock()
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tk.C:
+			}
+		}
+	}()
+	return func() []srvstat.Sample {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]srvstat.Sample(nil), ss...)
+	}
+}
+
+// thresholds names what failed: a run that answered nothing, or one whose
+// error rate is above maxErr.
+func thresholds(rep *result.Report, maxErr float64) []string {
+	var failed []string
+	check := func(r result.Run) {
+		switch {
+		case r.Attempts > 0 && r.Outcomes.OK == 0:
+			failed = append(failed, fmt.Sprintf("%s: no attempt answered 2xx (%d attempts)", r.Name, r.Attempts))
+		case r.ErrorRatePct > maxErr:
+			failed = append(failed, fmt.Sprintf("%s: error rate %.3f%% > %.3f%%", r.Name, r.ErrorRatePct, maxErr))
+		case r.Attempts == 0:
+			failed = append(failed, fmt.Sprintf("%s: no attempt made", r.Name))
+		}
+	}
+	for _, r := range rep.Runs {
+		check(r)
+	}
+	if c := rep.Crowd; c != nil {
+		check(c.Background)
+	}
+	if k := rep.Kit; k != nil {
+		check(k.Throughput)
+	}
+	return failed
+}
+
+func writeText(w io.Writer, rep *result.Report) {
+	switch {
+	case rep.Scenario == "ab":
+		for i, r := range rep.Runs {
+			if i > 0 {
+				fmt.Fprintln(w, "\n----------------")
+			}
+			benchgen.WriteAB(w, r)
+		}
+	case rep.Crowd != nil:
+		benchgen.WriteCrowd(w, *rep.Crowd)
+	case rep.Kit != nil:
+		benchgen.WriteKit(w, *rep.Kit)
+	default:
+		benchgen.WriteRuns(w, rep.Runs)
+	}
+	for _, f := range rep.Failed {
+		fmt.Fprintln(w, "FAILED:", f)
+	}
+}
+
+func intList(s string) ([]int, error) {
+	var out []int
+	for _, p := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("%q: want positive integers separated by commas", s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
