@@ -59,11 +59,14 @@ type Machine struct {
 	User    string `json:"user,omitempty"`
 	// HostKey is the pinned host public key in authorized_keys format; it is
 	// also written to the run's known_hosts.
-	HostKey    string `json:"host_key,omitempty"`
-	Location   string `json:"location,omitempty"`
-	ServerType string `json:"server_type,omitempty"`
-	ImageID    int64  `json:"image_id,omitempty"`
-	Image      string `json:"image,omitempty"`
+	HostKey string `json:"host_key,omitempty"`
+	// IdentityFile, if set, is the client key for this machine (static
+	// hosts); otherwise the run's own key is used.
+	IdentityFile string `json:"identity_file,omitempty"`
+	Location     string `json:"location,omitempty"`
+	ServerType   string `json:"server_type,omitempty"`
+	ImageID      int64  `json:"image_id,omitempty"`
+	Image        string `json:"image,omitempty"`
 }
 
 // Run names one run: its ID (the label every resource carries), where its

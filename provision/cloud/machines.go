@@ -26,7 +26,8 @@ import (
 //
 //	machines "static" {
 //	  targets     = ["ssh://root@203.0.113.7", "ssh://root@203.0.113.8:2222"]
-//	  known_hosts = "hosts.known"   # pins for the targets (required)
+//	  known_hosts   = "hosts.known"        # pins for the targets (required)
+//	  identity_file = "~/.ssh/id_ed25519"  # the key they accept
 //	}
 //
 //	machines "local" {}
@@ -41,6 +42,7 @@ type Machines struct {
 	OpenPorts      []string `hcl:"open_ports,optional"`
 	Targets        []string `hcl:"targets,optional"`
 	KnownHosts     string   `hcl:"known_hosts,optional"`
+	IdentityFile   string   `hcl:"identity_file,optional"`
 }
 
 // Defaults, from the first seed: two identical CCX23 in one location.

@@ -38,10 +38,14 @@ func Target(runDir string, m Machine) (host.Target, host.Options) {
 	if user == "" {
 		user = "root"
 	}
+	id := m.IdentityFile
+	if id == "" {
+		id = filepath.Join(runDir, ClientKeyFile)
+	}
 	return host.Target{Local: m.Local, User: user, Host: m.Address, Port: port}, host.Options{
 		Name:           m.Name,
 		KnownHostsFile: filepath.Join(runDir, KnownHostsFile),
-		IdentityFile:   filepath.Join(runDir, ClientKeyFile),
+		IdentityFile:   id,
 	}
 }
 

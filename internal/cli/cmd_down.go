@@ -1,0 +1,71 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/wptest/wptest/internal/exitcode"
+	"github.com/wptest/wptest/provision/cloud"
+)
+
+func init() {
+	register(command{name: "down", summary: "remove a run's machines and everything else it made, by label", run: runDown})
+}
+
+func runDown(ctx context.Context, a *App, args []string) error {
+	fs := newFlags(a, "down")
+	runID := fs.String("run", "", "the run to remove (required; see runs/ or wptest machines list)")
+	driver := fs.String("driver", "", "driver (default: the run's, from runs/<id>/run.json, else hetzner)")
+	debugFile := fs.String("debug-file", "", "write the API requests and responses here (secrets redacted)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *runID == "" {
+		return exitcode.With(exitcode.Config, cloud.ErrEmptySelector)
+	}
+	if err := cloud.ValidRunID(*runID); err != nil {
+		return exitcode.With(exitcode.Config, err)
+	}
+	s := newCloudSession(a)
+	defer s.close()
+	dir := s.runDir(*runID)
+	d := *driver
+	if ri, err := readRunInfo(dir); err == nil && d == "" {
+		d = ri.Driver
+	}
+	if d == "" {
+		d = "hetzner"
+	}
+	sel := cloud.Selector{Run: *runID}
+	if _, err := os.Stat(dir); err == nil {
+		jpath := filepath.Join(dir, cloud.JournalFile)
+		if evs, err := cloud.ReadJournal(jpath); err == nil {
+			for _, e := range cloud.Unfinished(evs) {
+				fmt.Fprintf(s.errw, "down: the journal does not know how \"%s %s %s\" ended (interrupted?); looking for it by label\n", e.Op, e.Kind, e.Name)
+			}
+		}
+		j, err := cloud.OpenJournal(jpath, time.Now)
+		if err != nil {
+			return err
+		}
+		defer j.Close()
+		sel.Journal = j
+	}
+	c, err := s.driver(d, *debugFile)
+	if err != nil {
+		return err
+	}
+	if err := c.Destroy(ctx, sel); err != nil {
+		var te *cloud.TeardownError
+		if !errors.As(err, &te) {
+			err = exitcode.With(exitcode.Teardown, &cloud.TeardownError{Run: *runID, Err: err})
+		}
+		return err
+	}
+	fmt.Fprintf(s.errw, "down: run %s removed\n", *runID)
+	return nil
+}

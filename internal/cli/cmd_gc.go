@@ -1,0 +1,33 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/wptest/wptest/provision/cloud"
+)
+
+func init() {
+	register(command{name: "gc", summary: "remove every run whose expiry label has passed (label-scoped)", run: runGC})
+}
+
+func runGC(ctx context.Context, a *App, args []string) error {
+	fs := newFlags(a, "gc")
+	dry := fs.Bool("dry-run", false, "only say which runs would be removed")
+	debugFile := fs.String("debug-file", "", "write the API requests and responses here (secrets redacted)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	s := newCloudSession(a)
+	defer s.close()
+	c, err := s.driver("hetzner", *debugFile)
+	if err != nil {
+		return err
+	}
+	removed, err := cloud.GC(ctx, c, time.Now(), *dry, s.errw)
+	for _, id := range removed {
+		fmt.Fprintln(s.out, id)
+	}
+	return err
+}

@@ -1,0 +1,335 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/wptest/wptest/internal/exitcode"
+	"github.com/wptest/wptest/provision/cloud"
+	"github.com/wptest/wptest/provision/cloud/hetzner"
+)
+
+func init() {
+	register(command{name: "machines", summary: "plan, create (up) or list cloud machines: wptest machines plan|up|list", run: runMachines})
+}
+
+const machinesUsage = `usage: wptest machines <plan|up|list> [flags]
+
+  plan   validate the machines block against the provider and print what would
+         be created and its hourly price; creates nothing
+  up     create the machines, wait for SSH (pinned host keys) and cloud-init,
+         and leave them up until their ttl; remove them with wptest down --run ID
+  list   list every resource wptest made (all runs), with its expiry
+
+The Hetzner API token comes from HCLOUD_TOKEN (HCLOUD_ENDPOINT optional) or the
+active context of the hcloud CLI config (HCLOUD_CONFIG, default
+~/.config/hcloud/cli.toml); never from a flag.`
+
+func runMachines(ctx context.Context, a *App, args []string) error {
+	if len(args) == 0 {
+		fmt.Fprintln(a.Stderr, machinesUsage)
+		return exitcode.With(exitcode.Config, errors.New("missing subcommand"))
+	}
+	switch args[0] {
+	case "plan":
+		return machinesPlanUp(ctx, a, args[1:], false)
+	case "up":
+		return machinesPlanUp(ctx, a, args[1:], true)
+	case "list":
+		return machinesList(ctx, a, args[1:])
+	case "-h", "--help", "help":
+		fmt.Fprintln(a.Stderr, machinesUsage)
+		return flag.ErrHelp
+	}
+	fmt.Fprintln(a.Stderr, machinesUsage)
+	return exitcode.With(exitcode.Config, fmt.Errorf("unknown subcommand %q", args[0]))
+}
+
+// cloudSession is what every cloud command shares: one redactor wrapping all
+// output, the driver, and the working directory.
+type cloudSession struct {
+	a      *App
+	red    *cloud.Redactor
+	out    *cloud.RedactWriter // data
+	errw   *cloud.RedactWriter // progress
+	debugF *os.File
+}
+
+func newCloudSession(a *App) *cloudSession {
+	s := &cloudSession{a: a, red: &cloud.Redactor{}}
+	s.out, s.errw = s.red.Writer(a.Stdout), s.red.Writer(a.Stderr)
+	return s
+}
+
+func (s *cloudSession) close() {
+	s.out.Flush()
+	s.errw.Flush()
+	if s.debugF != nil {
+		s.debugF.Close()
+	}
+}
+
+func (s *cloudSession) path(p string) string {
+	if p == "" || filepath.IsAbs(p) || s.a.WorkDir == "" {
+		return p
+	}
+	return filepath.Join(s.a.WorkDir, p)
+}
+
+func (s *cloudSession) runDir(id string) string { return s.path(filepath.Join("runs", id)) }
+
+// hcloudConfigPath is where the hcloud CLI keeps its contexts.
+func (s *cloudSession) hcloudConfigPath() string {
+	if p := s.a.Getenv("HCLOUD_CONFIG"); p != "" {
+		return p
+	}
+	if h := s.a.Getenv("HOME"); h != "" {
+		return filepath.Join(h, ".config", "hcloud", "cli.toml")
+	}
+	return ""
+}
+
+// driver opens the named driver. debugFile, if set, receives hcloud-go's
+// HTTP dumps through the redactor.
+func (s *cloudSession) driver(name, debugFile string) (cloud.Cloud, error) {
+	switch name {
+	case "local":
+		return cloud.Local{}, nil
+	case "static":
+		return cloud.Static{}, nil
+	case "hetzner":
+	default:
+		return nil, exitcode.With(exitcode.Config, fmt.Errorf("unknown driver %q (hetzner, static, local)", name))
+	}
+	creds, err := cloud.ResolveCredentials(s.a.Getenv, s.hcloudConfigPath())
+	if err != nil {
+		return nil, err
+	}
+	s.red.Add(creds.Token)
+	opt := hetzner.Options{Credentials: creds, Redactor: s.red, Log: s.errw, Version: Version}
+	if debugFile != "" {
+		f, err := os.OpenFile(s.path(debugFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		if err != nil {
+			return nil, exitcode.With(exitcode.Config, fmt.Errorf("debug file: %w", err))
+		}
+		s.debugF = f
+		opt.Debug = f
+	}
+	return hetzner.New(opt)
+}
+
+// newRunID is sortable by time and unique enough: 20261129-221530-a1b2c3.
+func newRunID(now time.Time) string {
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	return now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b)
+}
+
+// runInfo is runs/<id>/run.json: enough for down to find the driver.
+type runInfo struct {
+	ID      string    `json:"id"`
+	Driver  string    `json:"driver"`
+	Profile string    `json:"profile,omitempty"`
+	Created time.Time `json:"created"`
+	Expires time.Time `json:"expires"`
+}
+
+const runInfoFile = "run.json"
+
+func readRunInfo(dir string) (runInfo, error) {
+	var ri runInfo
+	b, err := os.ReadFile(filepath.Join(dir, runInfoFile))
+	if err != nil {
+		return ri, err
+	}
+	return ri, json.Unmarshal(b, &ri)
+}
+
+func machinesPlanUp(ctx context.Context, a *App, args []string, up bool) error {
+	name := "machines plan"
+	if up {
+		name = "machines up"
+	}
+	fs := newFlags(a, name)
+	file := fs.String("f", "", "HCL file with a machines block (default: hetzner defaults, ccx23 in fsn1)")
+	var vars, targets multiFlag
+	fs.Var(&vars, "var", "override a machines attribute: name=value (server_type, image, location, load_generators, ttl, user); repeatable")
+	driver := fs.String("driver", "", "hetzner, static or local (default: the file's, else hetzner; static if --target is given)")
+	fs.Var(&targets, "target", "a host you already have, ssh://user@host:port (static driver); repeatable: first is the server")
+	knownHosts := fs.String("known-hosts", "", "known_hosts file pinning the --target hosts (static driver)")
+	identity := fs.String("identity", "", "private key the --target hosts accept (static driver)")
+	runID := fs.String("run", "", "run id (default: a new one from the time)")
+	profile := fs.String("profile", "", "profile name, recorded as a label")
+	debugFile := fs.String("debug-file", "", "write the Hetzner API requests and responses here (secrets redacted)")
+	asJSON := fs.Bool("json", false, "print the plan or machines as JSON")
+	waitTimeout := fs.Duration("wait", 10*time.Minute, "how long to wait for SSH and cloud-init")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	s := newCloudSession(a)
+	defer s.close()
+
+	vm, err := cloud.ParseVars(vars)
+	if err != nil {
+		return err
+	}
+	var m cloud.Machines
+	if *file != "" {
+		src, err := os.ReadFile(s.path(*file))
+		if err != nil {
+			return exitcode.With(exitcode.Config, err)
+		}
+		if m, err = cloud.LoadMachines(*file, src, vm); err != nil {
+			return err
+		}
+	} else {
+		d := "hetzner"
+		if len(targets) > 0 {
+			d = "static"
+		}
+		m = cloud.DefaultMachines(d)
+		unused, err := m.ApplyVars(vm)
+		if err != nil {
+			return err
+		}
+		if len(unused) > 0 {
+			return exitcode.With(exitcode.Config, fmt.Errorf("-var %s: not a machines attribute (server_type, image, location, load_generators, ttl, user)", strings.Join(unused, ", ")))
+		}
+	}
+	if *driver != "" {
+		m.Driver = *driver
+	}
+	if len(targets) > 0 {
+		m.Targets = targets
+	}
+	if *knownHosts != "" {
+		m.KnownHosts = s.path(*knownHosts)
+	}
+	if *identity != "" {
+		m.IdentityFile = s.path(*identity)
+	}
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	ttl, _ := m.TTLDuration()
+	now := time.Now()
+	id := *runID
+	if id == "" {
+		id = newRunID(now)
+	}
+	if err := cloud.ValidRunID(id); err != nil {
+		return exitcode.With(exitcode.Config, err)
+	}
+	owner := a.Getenv("USER")
+	if h, err := os.Hostname(); err == nil {
+		owner += "@" + h
+	}
+	run := cloud.Run{ID: id, Dir: s.runDir(id), Profile: *profile, Owner: owner, Created: now, TTL: ttl}
+
+	c, err := s.driver(m.Driver, *debugFile)
+	if err != nil {
+		return err
+	}
+	plan, err := c.Plan(ctx, cloud.Spec{Machines: m, Run: run})
+	if err != nil {
+		return err
+	}
+	if !up {
+		if *asJSON {
+			return json.NewEncoder(s.out).Encode(plan)
+		}
+		plan.WriteText(s.out)
+		return nil
+	}
+
+	if err := os.MkdirAll(run.Dir, 0o700); err != nil {
+		return err
+	}
+	ri := runInfo{ID: id, Driver: m.Driver, Profile: *profile, Created: now.UTC().Truncate(time.Second), Expires: run.Expires().UTC().Truncate(time.Second)}
+	if b, err := json.MarshalIndent(ri, "", "  "); err == nil {
+		if err := os.WriteFile(filepath.Join(run.Dir, runInfoFile), append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	j, err := cloud.OpenJournal(filepath.Join(run.Dir, cloud.JournalFile), time.Now)
+	if err != nil {
+		return err
+	}
+	defer j.Close()
+	plan.WriteText(s.errw)
+	fmt.Fprintf(s.errw, "run %s: if this is interrupted, remove what it made with: %s\n", id, cloud.DownCommand(id))
+	ms, err := cloud.Up(ctx, c, plan, j, cloud.UpOptions{
+		Keep: true, Log: s.errw,
+		Wait: cloud.WaitOptions{Timeout: *waitTimeout, RetryHostKeyMismatch: m.Driver == "hetzner", Log: s.errw},
+	})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(s.out).Encode(ms)
+	}
+	printMachines(s.out, ms)
+	fmt.Fprintf(s.errw, "run %s is up until %s (ttl %s; gc removes it after); remove it now with: %s\n",
+		id, run.Expires().UTC().Format(time.RFC3339), ttl, cloud.DownCommand(id))
+	return nil
+}
+
+func printMachines(w io.Writer, ms []cloud.Machine) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tROLE\tADDRESS\tTYPE\tLOCATION\tIMAGE")
+	for _, m := range ms {
+		addr := m.Address
+		if m.Local {
+			addr = "local"
+		}
+		img := m.Image
+		if m.ImageID != 0 {
+			img = fmt.Sprintf("%s (%d)", m.Image, m.ImageID)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", m.Name, m.Role, addr, m.ServerType, m.Location, img)
+	}
+	tw.Flush()
+}
+
+func machinesList(ctx context.Context, a *App, args []string) error {
+	fs := newFlags(a, "machines list")
+	debugFile := fs.String("debug-file", "", "write the API requests and responses here (secrets redacted)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	s := newCloudSession(a)
+	defer s.close()
+	c, err := s.driver("hetzner", *debugFile)
+	if err != nil {
+		return err
+	}
+	rs, err := c.List(ctx, cloud.Selector{AllRuns: true})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(s.out).Encode(rs)
+	}
+	tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN\tKIND\tID\tNAME\tEXPIRES")
+	for _, r := range rs {
+		exp := "-"
+		if !r.Expires.IsZero() {
+			exp = r.Expires.Format(time.RFC3339)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Run, r.Kind, r.ID, r.Name, exp)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,149 @@
+package cloud
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"golang.org/x/crypto/ssh"
+	"golang.org/x/crypto/ssh/knownhosts"
+
+	"github.com/wptest/wptest/host"
+)
+
+// Static is the driver for hosts the user already has (targets
+// ssh://user@host:port): the first is the server, the others load
+// generators. It creates and deletes nothing. Their pins come from a
+// known_hosts file the user names and are copied into the run's own.
+type Static struct{}
+
+var _ Cloud = Static{}
+
+// Plan checks every target parses and is pinned in the given known_hosts.
+func (Static) Plan(ctx context.Context, spec Spec) (*Plan, error) {
+	m := spec.Machines
+	if len(m.Targets) == 0 {
+		return nil, ConfigErr(errors.New(`static machines: no targets (targets = ["ssh://root@203.0.113.7"] or --target)`))
+	}
+	if m.KnownHosts == "" {
+		return nil, ConfigErr(errors.New("static machines: known_hosts is required: host keys are pinned, never trusted on first use (ssh-keyscan HOST >> hosts.known, then check the fingerprints)"))
+	}
+	cb, err := knownhosts.New(m.KnownHosts)
+	if err != nil {
+		return nil, ConfigErr(fmt.Errorf("static machines: known_hosts: %w", err))
+	}
+	p := &Plan{Driver: "static", Spec: spec}
+	seen := map[string]bool{}
+	for i, s := range m.Targets {
+		t, err := host.ParseTarget(s)
+		if err != nil || t.Local {
+			return nil, ConfigErr(fmt.Errorf("static machines: target %d: %v", i+1, orLocal(err)))
+		}
+		if seen[t.Addr()] {
+			return nil, ConfigErr(fmt.Errorf("static machines: target %s given twice", t))
+		}
+		seen[t.Addr()] = true
+		if !pinned(cb, t.Addr()) {
+			return nil, ConfigErr(fmt.Errorf("static machines: %s has no pin in %s", t.Addr(), m.KnownHosts))
+		}
+		mc := Machine{Driver: "static", Address: t.Host, Port: t.Port, User: t.User, IdentityFile: m.IdentityFile}
+		if i == 0 {
+			mc.Name, mc.Role = "server", RoleServer
+		} else {
+			mc.Name, mc.Role = fmt.Sprintf("loadgen-%d", i), RoleLoadGen
+		}
+		p.Machines = append(p.Machines, mc)
+	}
+	p.Notes = append(p.Notes, "static hosts: nothing is created or deleted, nothing is billed by wptest")
+	return p, nil
+}
+
+func orLocal(err error) error {
+	if err == nil {
+		return errors.New(`"local" is the local driver, not a static target`)
+	}
+	return err
+}
+
+// pinned reports whether known_hosts has any key for addr: asking with a
+// throwaway key yields a KeyError listing the pinned keys (Want) if so.
+func pinned(cb ssh.HostKeyCallback, addr string) bool {
+	k, err := NewKeyPair(nil, "")
+	if err != nil {
+		return false
+	}
+	tcp, _ := net.ResolveTCPAddr("tcp", addr)
+	err = cb(addr, tcp, k.Signer.PublicKey())
+	var ke *knownhosts.KeyError
+	return errors.As(err, &ke) && len(ke.Want) > 0
+}
+
+// Create copies the user's pins into the run's known_hosts.
+func (Static) Create(ctx context.Context, p *Plan, j Journal) ([]Machine, error) {
+	b, err := os.ReadFile(p.Spec.Machines.KnownHosts)
+	if err != nil {
+		return nil, ConfigErr(err)
+	}
+	dst := filepath.Join(p.Spec.Run.Dir, KnownHostsFile)
+	if err := os.MkdirAll(p.Spec.Run.Dir, 0o700); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(dst, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := f.Close(); err != nil {
+		return nil, err
+	}
+	return append([]Machine(nil), p.Machines...), nil
+}
+
+// Destroy deletes nothing (the hosts are the user's) but still refuses an
+// empty selector, like every driver.
+func (Static) Destroy(ctx context.Context, sel Selector) error {
+	if sel.Run == "" || sel.AllRuns {
+		return ConfigErr(ErrEmptySelector)
+	}
+	return nil
+}
+
+// List: static hosts are not resources wptest made.
+func (Static) List(ctx context.Context, sel Selector) ([]Resource, error) {
+	if _, err := sel.LabelSelector(); err != nil {
+		return nil, ConfigErr(err)
+	}
+	return nil, nil
+}
+
+// Local is the driver for this machine: server and load generator are both
+// here (the least faithful setup, and the one needing nothing).
+type Local struct{}
+
+var _ Cloud = Local{}
+
+func (Local) Plan(ctx context.Context, spec Spec) (*Plan, error) {
+	p := &Plan{Driver: "local", Spec: spec, Notes: []string{"local: server and load generator share this machine; results measure both"}}
+	p.Machines = []Machine{{Name: "local", Role: RoleServer, Driver: "local", Local: true}}
+	for i := 1; i <= spec.Machines.LoadGens(); i++ {
+		p.Machines = append(p.Machines, Machine{Name: "local-loadgen-" + strconv.Itoa(i), Role: RoleLoadGen, Driver: "local", Local: true})
+	}
+	return p, nil
+}
+
+func (Local) Create(ctx context.Context, p *Plan, j Journal) ([]Machine, error) {
+	return append([]Machine(nil), p.Machines...), nil
+}
+
+func (Local) Destroy(ctx context.Context, sel Selector) error { return Static{}.Destroy(ctx, sel) }
+
+func (Local) List(ctx context.Context, sel Selector) ([]Resource, error) {
+	return Static{}.List(ctx, sel)
+}

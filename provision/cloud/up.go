@@ -1,0 +1,162 @@
+package cloud
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// Step is one stage of a run with its cleanup (Packer's multistep, typed).
+type Step struct {
+	Name    string
+	Run     func(ctx context.Context) error
+	Cleanup func(ctx context.Context) error // nil: nothing to undo
+}
+
+// RunSteps runs steps in order until one fails or ctx is cancelled, then
+// runs the Cleanup of every step that was started, in reverse order, on
+// success, error and cancellation alike. Cleanups get a context that is not
+// cancelled (context.WithoutCancel) with its own timeout, so Ctrl-C stops
+// the work but not the teardown.
+func RunSteps(ctx context.Context, steps []Step, cleanupTimeout time.Duration, log io.Writer) error {
+	if log == nil {
+		log = io.Discard
+	}
+	var ran []Step
+	var runErr error
+	for _, s := range steps {
+		if err := ctx.Err(); err != nil {
+			runErr = fmt.Errorf("before %s: %w", s.Name, err)
+			break
+		}
+		ran = append(ran, s)
+		if s.Name != "" {
+			fmt.Fprintf(log, "==> %s\n", s.Name)
+		}
+		if err := s.Run(ctx); err != nil {
+			runErr = fmt.Errorf("%s: %w", s.Name, err)
+			break
+		}
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
+	var cleanErrs []error
+	for i := len(ran) - 1; i >= 0; i-- {
+		if ran[i].Cleanup == nil {
+			continue
+		}
+		fmt.Fprintf(log, "==> cleanup: %s\n", ran[i].Name)
+		if err := ran[i].Cleanup(cctx); err != nil {
+			cleanErrs = append(cleanErrs, fmt.Errorf("cleanup %s: %w", ran[i].Name, err))
+		}
+	}
+	if len(cleanErrs) == 0 {
+		return runErr
+	}
+	// A failed cleanup outranks the run's own error: it may be billing.
+	return errors.Join(append(cleanErrs, runErr)...)
+}
+
+// UpOptions configure Up.
+type UpOptions struct {
+	// Keep leaves the machines up after success, KeepOnError after a
+	// failure (for debugging, Packer's -on-error=abort); their expiry label
+	// still lets gc remove them later.
+	Keep        bool
+	KeepOnError bool
+	Wait WaitOptions
+	// Then runs with the ready machines (provisioning, benchmark). nil: none.
+	Then           func(ctx context.Context, ms []Machine) error
+	CleanupTimeout time.Duration // default 10 min
+	Log            io.Writer
+}
+
+// Up is a whole machine lifecycle: create (journaled), wait until every
+// machine answers SSH with its pinned key and cloud-init is done, run Then,
+// and remove everything by the run's label unless Keep. It returns the
+// machines (also written to runs/<id>/machines.json).
+func Up(ctx context.Context, c Cloud, p *Plan, j Journal, opt UpOptions) ([]Machine, error) {
+	if opt.CleanupTimeout == 0 {
+		opt.CleanupTimeout = 10 * time.Minute
+	}
+	log := opt.Log
+	if log == nil {
+		log = io.Discard
+	}
+	run := p.Spec.Run
+	var ms []Machine
+	succeeded := false
+	steps := []Step{
+		{
+			Name: "create machines (" + p.Driver + ")",
+			Run: func(ctx context.Context) error {
+				var err error
+				ms, err = c.Create(ctx, p, j)
+				if err != nil {
+					return err
+				}
+				return writeMachines(run.Dir, ms)
+			},
+			Cleanup: func(ctx context.Context) error {
+				if (succeeded && opt.Keep) || (!succeeded && opt.KeepOnError) {
+					fmt.Fprintf(log, "kept run %s (expires %s); remove it with: %s\n", run.ID, run.Expires().UTC().Format(time.RFC3339), DownCommand(run.ID))
+					return nil
+				}
+				return c.Destroy(ctx, Selector{Run: run.ID, Journal: j})
+			},
+		},
+		{
+			Name: "wait for ssh and cloud-init",
+			Run: func(ctx context.Context) error {
+				errs := make([]error, len(ms))
+				var wg sync.WaitGroup
+				for i, m := range ms {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						errs[i] = WaitReady(ctx, run.Dir, m, opt.Wait)
+					}()
+				}
+				wg.Wait()
+				return errors.Join(errs...)
+			},
+		},
+	}
+	if opt.Then != nil {
+		steps = append(steps, Step{Name: "run", Run: func(ctx context.Context) error { return opt.Then(ctx, ms) }})
+	}
+	// The last step only marks success, so the first step's cleanup knows
+	// which Keep applies.
+	steps = append(steps, Step{Run: func(context.Context) error { succeeded = true; return nil }})
+	if err := RunSteps(ctx, steps, opt.CleanupTimeout, log); err != nil {
+		return nil, err
+	}
+	return ms, nil
+}
+
+func writeMachines(dir string, ms []Machine) error {
+	b, err := json.MarshalIndent(ms, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, MachinesFile), append(b, '\n'), 0o644)
+}
+
+// ReadMachines reads runs/<id>/machines.json.
+func ReadMachines(dir string) ([]Machine, error) {
+	b, err := os.ReadFile(filepath.Join(dir, MachinesFile))
+	if err != nil {
+		return nil, err
+	}
+	var ms []Machine
+	return ms, json.Unmarshal(b, &ms)
+}
