@@ -70,7 +70,7 @@ type UpOptions struct {
 	// still lets gc remove them later.
 	Keep        bool
 	KeepOnError bool
-	Wait WaitOptions
+	Wait        WaitOptions
 	// Then runs with the ready machines (provisioning, benchmark). nil: none.
 	Then           func(ctx context.Context, ms []Machine) error
 	CleanupTimeout time.Duration // default 10 min
