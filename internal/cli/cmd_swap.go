@@ -1,0 +1,52 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/wptest/wptest/internal/exitcode"
+	"github.com/wptest/wptest/provision/hostmanifest"
+)
+
+// wptest swap: switch the web server of a host that already runs another
+// profile. The new profile's ops stop the old server, wait until its
+// processes are gone and disable it, then bring the new one up; the shared
+// parts (site user, docroot, certificate, PHP-FPM pool) are left alone.
+// The host manifest records which profile was replaced.
+func init() {
+	register(command{name: "swap", summary: "switch a host's web server to another profile, keeping the shared parts", run: runSwap})
+}
+
+func runSwap(ctx context.Context, a *App, args []string) error {
+	var f serverFlags
+	fs := addServerFlags(a, "swap", &f)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if f.output != "text" && f.output != "json" {
+		return exitcode.With(exitcode.Config, fmt.Errorf("-o %q: want text or json", f.output))
+	}
+	p, err := loadServerProfile(a, &f)
+	if err != nil {
+		return err
+	}
+	h, err := openTarget(ctx, a, f.target, f.knownHosts, f.identity)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	prev, err := hostmanifest.Read(ctx, h)
+	if err != nil {
+		return exitcode.With(exitcode.Provision, err)
+	}
+	if prev == nil {
+		return exitcode.With(exitcode.Config, fmt.Errorf("%s has no wptest profile to swap (no %s): bring one up first with `wptest up --profile %s --target %s`",
+			h.Name(), hostmanifest.Path, p.Name, f.target))
+	}
+	if prev.Profile == p.Name {
+		fmt.Fprintf(a.Stderr, "[%s] swap: %s is already the live profile; re-applying it\n", h.Name(), p.Name)
+	} else {
+		fmt.Fprintf(a.Stderr, "[%s] swap: %s -> %s\n", h.Name(), prev.Profile, p.Name)
+	}
+	return applyServerProfile(ctx, a, &f, p, h, prev.Profile)
+}

@@ -1,0 +1,231 @@
+// Package hostmanifest is the record a server host keeps of what wptest
+// made of it: after every apply, /var/lib/wptest/host-manifest.json on the
+// host says which profile is live (name and content hash), with which
+// variables (sensitive ones redacted), on which platform, the versions of
+// every server and PHP on the host, Apache's MPM and loaded modules, the
+// checks that passed, and every deviation from the profile as written, in
+// words. `wptest status` reads it back; `wptest swap` reads it to know what
+// it replaces.
+package hostmanifest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/wptest/wptest/host"
+	"github.com/wptest/wptest/provision"
+)
+
+// Path is where the manifest lives on the host.
+const Path = "/var/lib/wptest/host-manifest.json"
+
+// Schema is the manifest format version.
+const Schema = 1
+
+// Manifest is the host's record of the live profile.
+type Manifest struct {
+	Schema      int        `json:"schema"`
+	Tool        string     `json:"tool"` // "wptest 0.1.0"
+	Host        string     `json:"host"`
+	Profile     string     `json:"profile"`
+	ProfileHash string     `json:"profile_hash"`
+	Platform    string     `json:"platform"`
+	Variables   []Variable `json:"variables"`
+	// Deviations say in words where the host does not do what the profile
+	// describes (e.g. "uid switching: mpm-itk instead of mod_ruid2 ...").
+	Deviations []string `json:"deviations"`
+	// Versions are the "*_version" facts: "apache", "php_cli", "caddy", ...
+	Versions map[string]string `json:"versions"`
+	// Apache is set when the profile reports Apache's MPM and modules.
+	Apache *Apache `json:"apache,omitempty"`
+	// Facts are the other facts the profile reads, by name.
+	Facts  map[string]string `json:"facts,omitempty"`
+	Checks []Check           `json:"checks"`
+	// Changes is how many ops the apply that wrote this changed.
+	Changes int `json:"changes"`
+	// Previous is the profile this apply replaced ("" on the first apply or
+	// when it re-applied the same profile).
+	Previous string `json:"previous_profile,omitempty"`
+}
+
+// Variable is one profile variable's final value; a sensitive one holds
+// "(sensitive)", never the value.
+type Variable struct {
+	Name      string `json:"name"`
+	Value     any    `json:"value"`
+	Sensitive bool   `json:"sensitive,omitempty"`
+}
+
+// Apache is what the live Apache loads.
+type Apache struct {
+	MPM     string   `json:"mpm"`
+	Modules []string `json:"modules"`
+}
+
+// Check is one of the profile's checks and whether it passed.
+type Check struct {
+	ID     string `json:"id"`
+	Passed bool   `json:"passed"`
+}
+
+// FromReport builds the manifest of a finished apply. tool names wptest
+// and its version. Variables marked sensitive are redacted here too, not
+// only trusted to the report.
+func FromReport(rep *provision.Report, tool, previous string) *Manifest {
+	m := &Manifest{
+		Schema: Schema, Tool: tool, Host: rep.Host,
+		Profile: rep.Profile, ProfileHash: rep.Hash, Platform: rep.Platform,
+		Deviations: append([]string{}, rep.Deviations...),
+		Versions:   map[string]string{},
+		Changes:    rep.Changes,
+	}
+	if previous != rep.Profile {
+		m.Previous = previous
+	}
+	for _, v := range rep.Variables {
+		mv := Variable{Name: v.Name, Value: v.Value, Sensitive: v.Sensitive}
+		if v.Sensitive {
+			mv.Value = "(sensitive)"
+		}
+		m.Variables = append(m.Variables, mv)
+	}
+	sort.Slice(m.Variables, func(i, j int) bool { return m.Variables[i].Name < m.Variables[j].Name })
+	for _, f := range rep.Facts {
+		name := strings.TrimPrefix(f.ID, "fact.")
+		out := f.Output
+		if f.Error != "" && out == "" {
+			out = "error: " + f.Error
+		}
+		switch {
+		case name == "apache_mpm":
+			apache(m).MPM = out
+		case name == "apache_modules":
+			apache(m).Modules = strings.Fields(out)
+		case strings.HasSuffix(name, "_version"):
+			m.Versions[strings.TrimSuffix(name, "_version")] = out
+		default:
+			if m.Facts == nil {
+				m.Facts = map[string]string{}
+			}
+			m.Facts[name] = out
+		}
+	}
+	for _, c := range rep.Checks {
+		m.Checks = append(m.Checks, Check{ID: c.ID, Passed: c.Passed})
+	}
+	return m
+}
+
+func apache(m *Manifest) *Apache {
+	if m.Apache == nil {
+		m.Apache = &Apache{}
+	}
+	return m.Apache
+}
+
+// Marshal is the manifest's file form: indented JSON with a final newline
+// (map keys sorted by encoding/json, so the bytes depend only on the content).
+func (m *Manifest) Marshal() ([]byte, error) {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// Write stores m at Path on h (atomically: host.Put).
+func Write(ctx context.Context, h host.Host, m *Manifest) error {
+	b, err := m.Marshal()
+	if err != nil {
+		return fmt.Errorf("host manifest: %w", err)
+	}
+	if _, err := h.Run(ctx, host.Cmd{Script: "install -d -m 0755 /var/lib/wptest", Label: "host manifest"}); err != nil {
+		return fmt.Errorf("host manifest on %s: %w", h.Name(), err)
+	}
+	if err := h.Put(ctx, Path, bytes.NewReader(b), host.PutOptions{Mode: 0o644}); err != nil {
+		return fmt.Errorf("write host manifest %s on %s: %w", Path, h.Name(), err)
+	}
+	return nil
+}
+
+// Read returns the manifest on h, or nil without error when the host has
+// none (no profile was ever applied by wptest).
+func Read(ctx context.Context, h host.Host) (*Manifest, error) {
+	res, err := h.Run(ctx, host.Cmd{Script: "if [ -e " + Path + " ]; then cat " + Path + "; else echo none; fi", Label: "host manifest"})
+	if err != nil {
+		return nil, fmt.Errorf("read host manifest on %s: %w", h.Name(), err)
+	}
+	out := bytes.TrimSpace(res.Stdout)
+	if string(out) == "none" {
+		return nil, nil
+	}
+	var m Manifest
+	dec := json.NewDecoder(bytes.NewReader(out))
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("host manifest %s on %s is not valid JSON: %w", Path, h.Name(), err)
+	}
+	if m.Schema != Schema {
+		return nil, fmt.Errorf("host manifest %s on %s has schema %d; this wptest reads schema %d", Path, h.Name(), m.Schema, Schema)
+	}
+	return &m, nil
+}
+
+// WriteText prints m for people (wptest status).
+func (m *Manifest) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "host:     %s (%s)\n", m.Host, m.Platform)
+	fmt.Fprintf(w, "profile:  %s %s\n", m.Profile, m.ProfileHash)
+	if m.Previous != "" {
+		fmt.Fprintf(w, "replaced: %s\n", m.Previous)
+	}
+	fmt.Fprintln(w, "variables:")
+	for _, v := range m.Variables {
+		fmt.Fprintf(w, "  %s = %v\n", v.Name, jsonish(v.Value))
+	}
+	fmt.Fprintln(w, "versions:")
+	for _, k := range sortedKeys(m.Versions) {
+		fmt.Fprintf(w, "  %-9s %s\n", k, m.Versions[k])
+	}
+	if m.Apache != nil {
+		fmt.Fprintf(w, "apache:   MPM %s; %d modules: %s\n", m.Apache.MPM, len(m.Apache.Modules), strings.Join(m.Apache.Modules, " "))
+	}
+	if len(m.Deviations) == 0 {
+		fmt.Fprintln(w, "deviations: none")
+	} else {
+		fmt.Fprintln(w, "deviations:")
+		for _, d := range m.Deviations {
+			fmt.Fprintf(w, "  - %s\n", d)
+		}
+	}
+	passed := 0
+	for _, c := range m.Checks {
+		if c.Passed {
+			passed++
+		}
+	}
+	fmt.Fprintf(w, "checks:   %d of %d passed at the last apply\n", passed, len(m.Checks))
+}
+
+func jsonish(v any) string {
+	if s, ok := v.(string); ok {
+		return fmt.Sprintf("%q", s)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
