@@ -1,0 +1,562 @@
+package host_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/user"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/wptest/wptest/host"
+	"github.com/wptest/wptest/internal/testenv"
+)
+
+// syncBuffer is a log sink the host writes to from several goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// openSSH connects to a test sshd with its pinned key and client key.
+func openSSH(t testing.TB, s *testenv.SSHServer, log io.Writer) host.Host {
+	t.Helper()
+	target, err := host.ParseTarget(s.Target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := host.Open(context.Background(), target, host.Options{
+		KnownHostsFile: s.KnownHostsFile,
+		IdentityFile:   s.IdentityFile,
+		Log:            log,
+		ConnectTimeout: 10 * time.Second,
+	})
+	if err != nil {
+		t.Fatalf("open %s: %v\nsshd log:\n%s", s.Target, err, s.Log())
+	}
+	t.Cleanup(func() { h.Close() })
+	return h
+}
+
+type testHost struct {
+	name string
+	h    host.Host
+	log  *syncBuffer
+}
+
+// bothHosts returns Local and an SSH host on a real sshd: every behaviour
+// in the table below must hold for both.
+func bothHosts(t *testing.T) []testHost {
+	t.Helper()
+	testenv.NeedRoot(t) // chown, and sshd logs in as root
+	s := testenv.SSHD(t)
+	llog, slog := &syncBuffer{}, &syncBuffer{}
+	local, err := host.Open(context.Background(), host.Target{Local: true}, host.Options{Log: llog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []testHost{
+		{"local", local, llog},
+		{"ssh", openSSH(t, s, slog), slog},
+	}
+}
+
+// behaviours is the Host contract, written once, run for Local and SSH.
+var behaviours = []struct {
+	name string
+	test func(t *testing.T, h host.Host, log *syncBuffer)
+}{
+	{"RunStdout", testRunStdout},
+	{"ExitCodeAndStderrTail", testExitError},
+	{"Stdin", testStdin},
+	{"StreamsToWritersAndLog", testStreams},
+	{"TimeoutKillsCommand", testTimeout},
+	{"CancelKillsCommand", testCancel},
+	{"ConcurrentRuns", testConcurrent},
+	{"PutGetModeOwner", testPutGet},
+	{"PutFailureLeavesNothing", testPutFailure},
+	{"PutIsAtomic", testPutAtomic},
+	{"DialContext", testDial},
+	{"Facts", testFacts},
+}
+
+func TestHostBehaviour(t *testing.T) {
+	for _, th := range bothHosts(t) {
+		t.Run(th.name, func(t *testing.T) {
+			for _, b := range behaviours {
+				t.Run(b.name, func(t *testing.T) { b.test(t, th.h, th.log) })
+			}
+		})
+	}
+}
+
+func run(t *testing.T, h host.Host, script string) host.Result {
+	t.Helper()
+	res, err := h.Run(context.Background(), host.Cmd{Script: script, Timeout: time.Minute})
+	if err != nil {
+		t.Fatalf("run %q on %s: %v", script, h.Name(), err)
+	}
+	return res
+}
+
+func testRunStdout(t *testing.T, h host.Host, _ *syncBuffer) {
+	res := run(t, h, `printf '%s\n' "$((6*7))" "$LC_ALL"; echo to-stderr >&2`)
+	if got := string(res.Stdout); got != "42\nC\n" {
+		t.Errorf("stdout = %q, want %q", got, "42\nC\n")
+	}
+	if got := string(res.Stderr); got != "to-stderr\n" {
+		t.Errorf("stderr = %q (no PTY: stderr must stay apart)", got)
+	}
+	if res.Exit != 0 {
+		t.Errorf("exit = %d", res.Exit)
+	}
+}
+
+func testExitError(t *testing.T, h host.Host, _ *syncBuffer) {
+	res, err := h.Run(context.Background(), host.Cmd{
+		Script: `echo partial-out; i=1; while [ $i -le 15 ]; do echo "err-line-$i" >&2; i=$((i+1)); done; exit 3`,
+		Label:  "op-7",
+	})
+	var ee *host.ExitError
+	if !errors.As(err, &ee) {
+		t.Fatalf("err = %v (%T), want *host.ExitError", err, err)
+	}
+	if ee.Code != 3 || res.Exit != 3 {
+		t.Errorf("code = %d, result exit = %d, want 3", ee.Code, res.Exit)
+	}
+	msg := err.Error()
+	for _, want := range []string{"[" + h.Name() + "]", "op-7", "exit status 3", "err-line-6", "err-line-15"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "err-line-5\n") || strings.Contains(msg, "err-line-5 ") {
+		t.Errorf("message should hold only the last 10 stderr lines:\n%s", msg)
+	}
+	if string(res.Stdout) != "partial-out\n" {
+		t.Errorf("stdout = %q", res.Stdout)
+	}
+}
+
+func testStdin(t *testing.T, h host.Host, log *syncBuffer) {
+	secret := "s3cret-" + strconv.Itoa(os.Getpid()) + "-" + t.Name()
+	res, err := h.Run(context.Background(), host.Cmd{
+		Script: "sha256sum | cut -d' ' -f1",
+		Stdin:  strings.NewReader(secret),
+		Label:  "hash-secret",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(secret))
+	if got := strings.TrimSpace(string(res.Stdout)); got != hex.EncodeToString(sum[:]) {
+		t.Errorf("remote hash %q, want %x", got, sum)
+	}
+	if strings.Contains(log.String(), secret) {
+		t.Errorf("stdin leaked into the host log")
+	}
+	// A command that does not read stdin still finishes with a reader that never ends.
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := h.Run(ctx, host.Cmd{Script: "echo ignores-stdin", Stdin: pr}); err != nil {
+		t.Errorf("command ignoring an endless stdin: %v", err)
+	}
+}
+
+func testStreams(t *testing.T, h host.Host, log *syncBuffer) {
+	var out, errw bytes.Buffer
+	_, err := h.Run(context.Background(), host.Cmd{
+		Script: "echo visible-out; echo visible-err >&2",
+		Label:  "stream-check",
+		Stdout: &out, Stderr: &errw,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "visible-out\n" || errw.String() != "visible-err\n" {
+		t.Errorf("writers got %q / %q", out.String(), errw.String())
+	}
+	l := log.String()
+	for _, want := range []string{
+		"[" + h.Name() + "] stream-check: visible-out\n",
+		"[" + h.Name() + "] stream-check! visible-err\n",
+	} {
+		if !strings.Contains(l, want) {
+			t.Errorf("host log lacks %q:\n%s", want, l)
+		}
+	}
+}
+
+// alive reports whether pid exists and is not a zombie (PID 1 in a
+// container may not reap orphans).
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) {
+		return b[i+2] != 'Z'
+	}
+	return true
+}
+
+// waitDead polls until pid is gone (remote timeout -k allows 5s grace).
+func waitDead(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("process %d still running after the command was killed", pid)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// sleeper starts a background sleep (a grandchild), records its pid, and
+// waits for it: killing only the shell would leave the sleep running.
+func sleeper(pidFile string) string {
+	return fmt.Sprintf("sleep 300 & echo $! > %s; echo started; wait", host.Quote(pidFile))
+}
+
+func readPid(t *testing.T, file string) int {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
+
+func testTimeout(t *testing.T, h host.Host, _ *syncBuffer) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	start := time.Now()
+	res, err := h.Run(context.Background(), host.Cmd{Script: sleeper(pidFile), Timeout: 1 * time.Second, Label: "slow"})
+	var te *host.TimeoutError
+	if !errors.As(err, &te) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v (%T), want *host.TimeoutError", err, err)
+	}
+	if d := time.Since(start); d > 9*time.Second {
+		t.Errorf("Run returned after %s for a 1s timeout", d)
+	}
+	if !strings.Contains(err.Error(), "slow") || !strings.Contains(err.Error(), h.Name()) {
+		t.Errorf("message %q lacks label or host", err)
+	}
+	if string(res.Stdout) != "started\n" {
+		t.Errorf("output until the timeout = %q", res.Stdout)
+	}
+	waitDead(t, readPid(t, pidFile))
+}
+
+func testCancel(t *testing.T, h host.Host, _ *syncBuffer) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for {
+			if _, err := os.Stat(pidFile); err == nil {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		cancel()
+	}()
+	_, err := h.Run(ctx, host.Cmd{Script: sleeper(pidFile)})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	waitDead(t, readPid(t, pidFile))
+}
+
+func testConcurrent(t *testing.T, h host.Host, _ *syncBuffer) {
+	var wg sync.WaitGroup
+	errs := make([]error, 8)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := h.Run(context.Background(), host.Cmd{Script: fmt.Sprintf("sleep 0.2; echo %d", i)})
+			if err == nil && strings.TrimSpace(string(res.Stdout)) != strconv.Itoa(i) {
+				err = fmt.Errorf("run %d got %q", i, res.Stdout)
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func nobody(t *testing.T) (uid, gid int, group string) {
+	t.Helper()
+	u, err := user.Lookup("nobody")
+	testenv.Need(t, err == nil, "user nobody")
+	g, err := user.LookupGroupId(u.Gid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uid, _ = strconv.Atoi(u.Uid)
+	gid, _ = strconv.Atoi(u.Gid)
+	return uid, gid, g.Name
+}
+
+func testPutGet(t *testing.T, h host.Host, _ *syncBuffer) {
+	ctx := context.Background()
+	uid, gid, group := nobody(t)
+	dir := t.TempDir()
+	p := filepath.Join(dir, "conf.ini")
+	if err := os.WriteFile(p, []byte("old content that is longer than the new one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := []byte("key = value\n")
+	if err := h.Put(ctx, p, bytes.NewReader(want), host.PutOptions{Mode: 0o640, Owner: "nobody", Group: group}); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := fi.Sys().(*syscall.Stat_t)
+	if fi.Mode().Perm() != 0o640 || int(st.Uid) != uid || int(st.Gid) != gid {
+		t.Errorf("mode %v owner %d:%d, want 0640 %d:%d", fi.Mode().Perm(), st.Uid, st.Gid, uid, gid)
+	}
+	rc, err := h.Get(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(rc)
+	rc.Close()
+	if err != nil || !bytes.Equal(got, want) {
+		t.Errorf("Get = %q, %v; want %q", got, err, want)
+	}
+	// Only the group: the owner stays the connecting user's (root).
+	if err := h.Put(ctx, p, strings.NewReader("x"), host.PutOptions{Group: group}); err != nil {
+		t.Fatal(err)
+	}
+	fi, _ = os.Stat(p)
+	st = fi.Sys().(*syscall.Stat_t)
+	if fi.Mode().Perm() != 0o644 || int(st.Uid) != os.Geteuid() || int(st.Gid) != gid {
+		t.Errorf("mode %v owner %d:%d, want 0644 %d:%d", fi.Mode().Perm(), st.Uid, st.Gid, os.Geteuid(), gid)
+	}
+	assertNoTemp(t, dir)
+	if _, err := h.Get(ctx, filepath.Join(dir, "missing")); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Errorf("Get of a missing file: %v", err)
+	}
+}
+
+func assertNoTemp(t *testing.T, dir string) {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("temp file left behind: %s", e.Name())
+		}
+	}
+}
+
+// failingReader gives some bytes, then an error, like a broken upload source.
+type failingReader struct{ n int }
+
+func (f *failingReader) Read(p []byte) (int, error) {
+	if f.n <= 0 {
+		return 0, errors.New("source broke")
+	}
+	n := min(len(p), f.n)
+	for i := range p[:n] {
+		p[i] = 'x'
+	}
+	f.n -= n
+	return n, nil
+}
+
+func testPutFailure(t *testing.T, h host.Host, _ *syncBuffer) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "keep")
+	if err := os.WriteFile(p, []byte("original"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := h.Put(ctx, p, &failingReader{n: 100 << 10}, host.PutOptions{})
+	if err == nil || !strings.Contains(err.Error(), p) {
+		t.Fatalf("Put from a broken reader: %v (want an error naming %s)", err, p)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "original" {
+		t.Errorf("target changed by a failed Put: %q", b)
+	}
+	err = h.Put(ctx, p, strings.NewReader("x"), host.PutOptions{Owner: "no-such-user-wptest"})
+	if err == nil || !strings.Contains(err.Error(), "no-such-user-wptest") {
+		t.Errorf("Put with an unknown owner: %v", err)
+	}
+	missing := filepath.Join(dir, "no", "such", "dir", "f")
+	if err := h.Put(ctx, missing, strings.NewReader("x"), host.PutOptions{}); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("Put into a missing dir: %v", err)
+	}
+	assertNoTemp(t, dir)
+}
+
+// testPutAtomic overwrites a file again and again with large files of
+// different content while another process reads it in a loop: every read
+// must be exactly one complete version.
+func testPutAtomic(t *testing.T, h host.Host, _ *syncBuffer) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "big.bin")
+	const size = 2 << 20
+	versions := make([][]byte, 3)
+	valid := map[string]int{}
+	for i := range versions {
+		versions[i] = bytes.Repeat([]byte{byte('a' + i)}, size)
+		// Distinct heads too, so a prefix of one version is never another.
+		copy(versions[i], fmt.Sprintf("version-%d\n", i))
+		sum := sha256.Sum256(versions[i])
+		valid[hex.EncodeToString(sum[:])] = i
+	}
+	if err := h.Put(ctx, p, bytes.NewReader(versions[0]), host.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// A real reader process: cat | sha256sum in a loop, one hash per read.
+	stop := filepath.Join(dir, "stop")
+	reader := fmt.Sprintf(`while [ ! -e %[1]s ]; do cat %[2]s | sha256sum; done`, host.Quote(stop), host.Quote(p))
+	var hashes syncBuffer
+	readerDone := make(chan error, 1)
+	go func() {
+		_, err := host.NewLocal(nil).Run(ctx, host.Cmd{Script: reader, Stdout: &hashes, Timeout: 2 * time.Minute})
+		readerDone <- err
+	}()
+	// Keep overwriting until the reader has read often enough (bounded).
+	deadline := time.Now().Add(time.Minute)
+	for i := 0; i < 30 || strings.Count(hashes.String(), "\n") < 100; i++ {
+		if time.Now().After(deadline) {
+			break
+		}
+		v := versions[(i+1)%len(versions)]
+		if err := h.Put(ctx, p, bytes.NewReader(v), host.PutOptions{Mode: 0o644}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(stop, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-readerDone; err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(hashes.String()), "\n")
+	seen := map[int]int{}
+	for _, l := range lines {
+		sum, _, _ := strings.Cut(l, " ")
+		v, ok := valid[sum]
+		if !ok {
+			t.Fatalf("a reader saw a partial or mixed file (sha256 %s)", sum)
+		}
+		seen[v]++
+	}
+	if len(lines) < 100 || len(seen) < 2 {
+		t.Fatalf("reader saw too little to prove anything: %d reads, versions %v", len(lines), seen)
+	}
+	t.Logf("%d reads, every one a complete version (%v)", len(lines), seen)
+	assertNoTemp(t, dir)
+}
+
+func testDial(t *testing.T, h host.Host, _ *syncBuffer) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() { io.Copy(c, c); c.Close() }()
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := h.DialContext(ctx, "tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	msg := []byte("ping through " + h.Name())
+	if _, err := c.Write(msg); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, len(msg))
+	if _, err := io.ReadFull(c, got); err != nil || !bytes.Equal(got, msg) {
+		t.Fatalf("echo = %q, %v", got, err)
+	}
+	// A closed port is an error naming the address, not a hang.
+	l2, _ := net.Listen("tcp", "127.0.0.1:0")
+	dead := l2.Addr().String()
+	l2.Close()
+	if _, err := h.DialContext(ctx, "tcp", dead); err == nil || !strings.Contains(err.Error(), dead) {
+		t.Errorf("dial to a closed port: %v", err)
+	}
+}
+
+func testFacts(t *testing.T, h host.Host, _ *syncBuffer) {
+	f, err := h.Facts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	osr, err := os.ReadFile("/etc/os-release")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(osr), "\nID="+f.OSID+"\n") && !strings.HasPrefix(string(osr), "ID="+f.OSID+"\n") {
+		t.Errorf("OSID %q not the ID in /etc/os-release", f.OSID)
+	}
+	major, _, _ := strings.Cut(f.OSVersion, ".")
+	if f.Platform != f.OSID+"-"+major || major == "" {
+		t.Errorf("Platform %q from ID %q VERSION_ID %q", f.Platform, f.OSID, f.OSVersion)
+	}
+	wantArch := map[string]string{"amd64": "x86_64", "arm64": "aarch64"}[runtime.GOARCH]
+	if wantArch != "" && f.Arch != wantArch {
+		t.Errorf("Arch %q, want %q", f.Arch, wantArch)
+	}
+	wantInit := "none"
+	if fi, err := os.Stat("/run/systemd/system"); err == nil && fi.IsDir() {
+		wantInit = "systemd"
+	}
+	if f.Init != wantInit {
+		t.Errorf("Init %q, want %q", f.Init, wantInit)
+	}
+	if _, err := os.Stat("/usr/bin/apt-get"); err == nil && f.PackageManager != "apt" {
+		t.Errorf("PackageManager %q on a host with apt-get", f.PackageManager)
+	}
+}

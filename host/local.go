@@ -1,0 +1,238 @@
+package host
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Local is this machine, driven by local exec. It is what `--target local`
+// opens, and it behaves like SSH in every way the Host interface promises.
+type Local struct {
+	name string
+	log  *hostLog
+
+	mu  sync.Mutex
+	ids map[string]int // "u:name" / "g:name" -> id, resolved once
+}
+
+// NewLocal returns the local host. log (may be nil) receives every line the
+// commands print, prefixed "[local] label: ".
+func NewLocal(log io.Writer) *Local {
+	return &Local{name: "local", log: newHostLog(log, "local"), ids: map[string]int{}}
+}
+
+func (l *Local) Name() string { return l.name }
+func (l *Local) Close() error { return nil }
+
+// Run runs cmd.Script with /bin/sh -c in its own process group; on timeout
+// or cancellation the whole group is killed, so no grandchild outlives it.
+func (l *Local) Run(ctx context.Context, cmd Cmd) (Result, error) {
+	timeout := cmd.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	out := newOutputs(cmd, l.log)
+	c := exec.CommandContext(tctx, "/bin/sh", "-c", cmd.Script)
+	c.Env = append(os.Environ(), "LC_ALL=C")
+	c.Stdout = out.stdoutW
+	c.Stderr = out.stderrW
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
+	// A killed group's pipes close at once; this only bounds the wait for a
+	// child that escaped the group (setsid) and kept our stdout open.
+	c.WaitDelay = 2 * time.Second
+
+	if cmd.Stdin != nil {
+		// Our own copy: exec waits for its stdin goroutine, which a reader
+		// that never ends would block forever after the command exited.
+		w, err := c.StdinPipe()
+		if err != nil {
+			return Result{Exit: -1}, fmt.Errorf("[%s] %s: %w", l.name, labelOf(cmd), err)
+		}
+		go func() {
+			_, _ = io.Copy(w, cmd.Stdin)
+			w.Close()
+		}()
+	}
+
+	l.log.printf("$ %s", labelOf(cmd))
+	start := time.Now()
+	err := c.Run()
+	d := time.Since(start)
+	out.flush()
+	code := -1
+	if c.ProcessState != nil {
+		code = c.ProcessState.ExitCode()
+		if ws, ok := c.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			code = 128 + int(ws.Signal())
+		}
+	}
+	res := out.result(code, d)
+
+	if tctx.Err() != nil && ctx.Err() == nil {
+		// Our own timeout fired (not the caller's ctx).
+		l.log.printf("%s: timed out after %s", labelOf(cmd), timeout)
+		return res, &TimeoutError{Host: l.name, Label: cmd.Label, Timeout: timeout, Result: res}
+	}
+	if ctx.Err() != nil {
+		return res, fmt.Errorf("[%s] %s: %w", l.name, labelOf(cmd), ctx.Err())
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		l.log.printf("%s: exit status %d", labelOf(cmd), code)
+		return res, &ExitError{Host: l.name, Label: cmd.Label, Code: code, Stderr: res.Stderr, Stdout: res.Stdout}
+	}
+	if err != nil {
+		return res, fmt.Errorf("[%s] %s: %w", l.name, labelOf(cmd), err)
+	}
+	return res, nil
+}
+
+// Put writes path atomically: a temp file in the same directory gets the
+// mode, owner and content, is fsynced, then renamed over path.
+func (l *Local) Put(ctx context.Context, path string, r io.Reader, opt PutOptions) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tmp := filepath.Join(dir, "."+base+".tmp-"+randHex())
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("[%s] put %s: %w", l.name, path, err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+			err = fmt.Errorf("[%s] put %s: %w", l.name, path, err)
+		}
+	}()
+	// Mode and owner before content, so a secret is never readable by others.
+	if err = f.Chmod(modeOf(opt)); err != nil {
+		return err
+	}
+	if opt.Owner != "" || opt.Group != "" {
+		uid, gid, err := l.owner(opt)
+		if err != nil {
+			return err
+		}
+		if err = f.Chown(uid, gid); err != nil {
+			return err
+		}
+	}
+	if _, err = io.Copy(f, ctxReader{ctx, r}); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// owner resolves opt's names to ids (-1 = keep), once per name.
+func (l *Local) owner(opt PutOptions) (uid, gid int, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	uid, gid = -1, -1
+	if opt.Owner != "" {
+		if uid, err = l.lookup("u", opt.Owner); err != nil {
+			return
+		}
+	}
+	if opt.Group != "" {
+		gid, err = l.lookup("g", opt.Group)
+	}
+	return
+}
+
+func (l *Local) lookup(kind, name string) (int, error) {
+	if id, ok := l.ids[kind+":"+name]; ok {
+		return id, nil
+	}
+	var s string
+	if kind == "u" {
+		u, err := user.Lookup(name)
+		if err != nil {
+			return 0, fmt.Errorf("owner %q: %w", name, err)
+		}
+		s = u.Uid
+	} else {
+		g, err := user.LookupGroup(name)
+		if err != nil {
+			return 0, fmt.Errorf("group %q: %w", name, err)
+		}
+		s = g.Gid
+	}
+	id, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, fmt.Errorf("id of %q: %w", name, err)
+	}
+	l.ids[kind+":"+name] = id
+	return id, nil
+}
+
+func (l *Local) Get(ctx context.Context, path string) (io.ReadCloser, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("[%s] get %s: %w", l.name, path, err)
+	}
+	return f, nil
+}
+
+func (l *Local) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, fmt.Errorf("[%s] dial %s %s: %w", l.name, network, addr, err)
+	}
+	return c, nil
+}
+
+func (l *Local) Facts(ctx context.Context) (Facts, error) {
+	return facts(ctx, l)
+}
+
+// facts runs factsScript on h.
+func facts(ctx context.Context, h Host) (Facts, error) {
+	res, err := h.Run(ctx, Cmd{Script: factsScript, Label: "facts", Timeout: time.Minute})
+	if err != nil {
+		return Facts{}, err
+	}
+	f, err := parseFacts(res.Stdout)
+	if err != nil {
+		return f, fmt.Errorf("[%s] %w", h.Name(), err)
+	}
+	return f, nil
+}
+
+func modeOf(opt PutOptions) os.FileMode {
+	if opt.Mode == 0 {
+		return 0o644
+	}
+	return opt.Mode.Perm()
+}
+
+func randHex() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
