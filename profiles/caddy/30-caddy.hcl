@@ -5,7 +5,7 @@
 # before it is unpacked, and a systemd unit like the one Debian ships.
 command "install_caddy" {
   when    = platform.name == "almalinux-9"
-  unless  = "test \"$(cat ${platform.paths.caddy_bin}.sha256 2>/dev/null)\" = ${var.caddy_sha256} && test -x ${platform.paths.caddy_bin}"
+  unless  = "test \"$(cat ${platform.paths.caddy_bin}.sha256 2>/dev/null)\" = '${var.caddy_sha256}' && test -x ${platform.paths.caddy_bin}"
   timeout = "5m"
   run     = <<-EOT
     set -eu

@@ -26,7 +26,7 @@ service "corehttpd" {
 # checked against its SHA-256 before anything is compiled.
 command "build_ruid2" {
   when    = platform.values.uid_switch == "ruid2"
-  unless  = "test \"$(cat ${platform.paths.module_dir}/mod_ruid2.so.sha256 2>/dev/null)\" = ${var.ruid2_source_sha256} && test -f ${platform.paths.module_dir}/mod_ruid2.so"
+  unless  = "test \"$(cat ${platform.paths.module_dir}/mod_ruid2.so.sha256 2>/dev/null)\" = '${var.ruid2_source_sha256}' && test -f ${platform.paths.module_dir}/mod_ruid2.so"
   timeout = "10m"
   run     = <<-EOT
     set -eu

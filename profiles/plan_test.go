@@ -1,0 +1,144 @@
+package profiles_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/wptest/wptest/profiles"
+	"github.com/wptest/wptest/provision"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden plans in _golden/")
+
+// TestPlanGolden renders every shipped profile offline for each platform,
+// with default variables, and compares the result with
+// _golden/<platform>/<profile>.txtar: the op list and every file rendered
+// from a template (httpd.conf, the PHP-FPM pool, the Caddyfile...), so a
+// reviewer reads exactly what would be written. No host is involved.
+func TestPlanGolden(t *testing.T) {
+	for _, name := range profiles.Names() {
+		for _, platform := range []string{"almalinux-9", "debian-12"} {
+			t.Run(name+"/"+platform, func(t *testing.T) {
+				p, diags := provision.Load(profiles.FS, name, provision.Vars{})
+				if diags.HasErrors() {
+					var b bytes.Buffer
+					_ = provision.WriteDiagnostics(&b, p.Files(), diags, true)
+					t.Fatalf("load: %s", b.String())
+				}
+				r, diags := p.Render(platform)
+				if diags.HasErrors() {
+					t.Fatalf("render: %v", diags)
+				}
+				got := txtar.Format(planArchive(t, name, platform, r.Offline()))
+				file := filepath.Join("_golden", platform, name+".txtar")
+				if *update {
+					if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(file, got, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					return
+				}
+				want, err := os.ReadFile(file)
+				if err != nil {
+					t.Fatalf("%v (run go test ./profiles -run TestPlanGolden -update)", err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("plan of %s on %s differs from %s (run with -update and review the diff):\n%s", name, platform, file, firstDiff(string(want), string(got)))
+				}
+			})
+		}
+	}
+}
+
+func planArchive(t *testing.T, name, platform string, rep *provision.Report) *txtar.Archive {
+	a := &txtar.Archive{Comment: []byte(fmt.Sprintf(
+		"wptest plan --profile %s --platform %s, offline, default variables.\n"+
+			"Regenerate: go test ./profiles -run TestPlanGolden -update\n", name, platform))}
+	var plan strings.Builder
+	fmt.Fprintf(&plan, "profile %s on %s\nvariables:\n", rep.Profile, rep.Platform)
+	for _, v := range rep.Variables {
+		fmt.Fprintf(&plan, "  %s = %s\n", v.Name, jsonText(t, v.Value))
+	}
+	for _, d := range rep.Deviations {
+		fmt.Fprintf(&plan, "deviation: %s\n", d)
+	}
+	for _, b := range rep.Blocked {
+		fmt.Fprintf(&plan, "blocked: %s\n", b)
+	}
+	fmt.Fprintln(&plan, "ops:")
+	var files []txtar.File
+	for i, op := range rep.Ops {
+		fmt.Fprintf(&plan, "%3d. %s\n", i+1, op.ID)
+		keys := make([]string, 0, len(op.Spec))
+		for k := range op.Spec {
+			if k != "content" {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if s, ok := op.Spec[k].(string); ok && strings.Contains(s, "\n") {
+				fmt.Fprintf(&plan, "       %s: |\n", k)
+				for _, line := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+					fmt.Fprintf(&plan, "         %s\n", line)
+				}
+				continue
+			}
+			fmt.Fprintf(&plan, "       %s: %s\n", k, jsonText(t, op.Spec[k]))
+		}
+		for _, n := range op.Notify {
+			fmt.Fprintf(&plan, "       notify: %s\n", n)
+		}
+		from, _ := op.Spec["from"].(string)
+		// Rendered templates, and files copied from the profile except the
+		// docroot probes and helper scripts every profile shares.
+		if c, ok := op.Spec["content"].(string); ok && (strings.HasPrefix(from, "template ") ||
+			strings.HasPrefix(from, "source ") && !strings.HasPrefix(from, "source templates/shared/")) {
+			files = append(files, txtar.File{Name: op.Spec["path"].(string), Data: []byte(c)})
+		}
+	}
+	fmt.Fprintln(&plan, "checks:")
+	for _, c := range rep.Checks {
+		fmt.Fprintf(&plan, "  %s\n", c.ID)
+	}
+	a.Files = append([]txtar.File{{Name: "plan", Data: []byte(plan.String())}}, files...)
+	return a
+}
+
+// jsonText is v as JSON without HTML escaping (shell commands stay readable).
+func jsonText(t *testing.T, v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func firstDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			return fmt.Sprintf("line %d:\n  want: %s\n  got:  %s", i+1, wl, gl)
+		}
+	}
+	return "(no line differs)"
+}
