@@ -271,10 +271,17 @@ func parsePort(s string) (port, proto string, err error) {
 	return port, proto, nil
 }
 
+// diagErr renders diagnostics as "file:line:col: summary" followed by
+// HCL's own text (the source line and the detail).
 func diagErr(p *hclparse.Parser, diags hcl.Diagnostics) error {
 	var b bytes.Buffer
 	w := hcl.NewDiagnosticTextWriter(&b, p.Files(), 100, false)
-	_ = w.WriteDiagnostics(diags)
+	for _, d := range diags {
+		if d.Subject != nil {
+			fmt.Fprintf(&b, "%s:%d:%d: %s\n", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column, d.Summary)
+		}
+		_ = w.WriteDiagnostic(d)
+	}
 	return ConfigErr(fmt.Errorf("%s", strings.TrimRight(b.String(), "\n")))
 }
 

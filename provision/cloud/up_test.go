@@ -1,0 +1,105 @@
+package cloud
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wptest/wptest/internal/exitcode"
+)
+
+// Cleanups run in reverse for every step that started, on success, error
+// and cancellation, and always on a context that is not cancelled.
+func TestRunStepsCleanupOrder(t *testing.T) {
+	cases := []struct {
+		name     string
+		failAt   string // step whose Run fails
+		cancelAt string // step whose Run cancels the context (Ctrl-C)
+		want     string
+		wantErr  bool
+	}{
+		{name: "success", want: "run a, run b, run c, clean c, clean b, clean a"},
+		{name: "error", failAt: "b", want: "run a, run b, clean b, clean a", wantErr: true},
+		{name: "ctrl-c", cancelAt: "b", want: "run a, run b, clean b, clean a", wantErr: true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var log []string
+			step := func(n string) Step {
+				return Step{Name: n,
+					Run: func(ctx context.Context) error {
+						log = append(log, "run "+n)
+						if n == c.cancelAt {
+							cancel()
+							return ctx.Err()
+						}
+						if n == c.failAt {
+							return errors.New("boom")
+						}
+						return nil
+					},
+					Cleanup: func(ctx context.Context) error {
+						if ctx.Err() != nil {
+							t.Errorf("cleanup %s got a cancelled context", n)
+						}
+						if _, ok := ctx.Deadline(); !ok {
+							t.Errorf("cleanup %s has no timeout", n)
+						}
+						log = append(log, "clean "+n)
+						return nil
+					}}
+			}
+			err := RunSteps(ctx, []Step{step("a"), step("b"), step("c")}, time.Minute, nil)
+			if got := strings.Join(log, ", "); got != c.want || (err != nil) != c.wantErr {
+				t.Errorf("got %q err %v; want %q", got, err, c.want)
+			}
+		})
+	}
+}
+
+// A failing cleanup is reported even when the run succeeded.
+func TestRunStepsCleanupFailure(t *testing.T) {
+	err := RunSteps(context.Background(), []Step{{Name: "create", Run: func(context.Context) error { return nil },
+		Cleanup: func(context.Context) error { return Teardown("t1", errors.New("server 40 locked")) }}}, time.Minute, nil)
+	if exitcode.Of(err) != exitcode.Teardown || !strings.Contains(err.Error(), "wptest down --run t1") {
+		t.Fatalf("err = %v (code %d)", err, exitcode.Of(err))
+	}
+}
+
+func TestStaticPlanNeedsPins(t *testing.T) {
+	dir := t.TempDir()
+	k, _ := NewKeyPair(nil, "")
+	line, _ := KnownHostsLine("203.0.113.7", 22, k.Public)
+	kh := filepath.Join(dir, "hosts.known")
+	os.WriteFile(kh, []byte(line+"\n"), 0o600)
+	spec := func(targets ...string) Spec {
+		m := DefaultMachines("static")
+		m.Targets, m.KnownHosts = targets, kh
+		return Spec{Machines: m, Run: Run{ID: "t1", Dir: filepath.Join(dir, "run")}}
+	}
+	p, err := Static{}.Plan(context.Background(), spec("ssh://root@203.0.113.7"))
+	if err != nil || len(p.Machines) != 1 || p.Machines[0].Role != RoleServer {
+		t.Fatalf("plan: %+v %v", p, err)
+	}
+	ms, err := Static{}.Create(context.Background(), p, nil)
+	if err != nil || len(ms) != 1 {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "run", KnownHostsFile)); string(b) != line+"\n" {
+		t.Errorf("run known_hosts = %q", b)
+	}
+	for _, bad := range [][]string{{"ssh://root@203.0.113.8"}, {"local"}, {"ssh://root@203.0.113.7", "ssh://root@203.0.113.7:22"}, nil} {
+		if _, err := (Static{}).Plan(context.Background(), spec(bad...)); exitcode.Of(err) != exitcode.Config {
+			t.Errorf("%v: err = %v", bad, err)
+		}
+	}
+	if err := (Static{}).Destroy(context.Background(), Selector{}); !errors.Is(err, ErrEmptySelector) {
+		t.Errorf("static destroy of empty selector: %v", err)
+	}
+}
