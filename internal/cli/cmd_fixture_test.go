@@ -1,0 +1,129 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/wptest/wptest/internal/testenv"
+)
+
+func runFixtureCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Run(context.Background(), &App{Args: args, Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb, WorkDir: t.TempDir()})
+	return code, out.String(), errb.String()
+}
+
+func TestFixtureBuildHash(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	code, out, errs := runFixtureCLI(t, "", "fixture", "build", "--fixture", "minimal", "--seed", "1", "--out", dir)
+	if code != 0 || !strings.HasPrefix(out, "root ") {
+		t.Fatalf("build: code %d\n%s%s", code, out, errs)
+	}
+	root := strings.Fields(out)[1]
+	code, out, errs = runFixtureCLI(t, "", "fixture", "hash", dir)
+	if code != 0 || !strings.Contains(out, "root "+root) {
+		t.Fatalf("hash: code %d\n%s%s", code, out, errs)
+	}
+	// A built directory is refused as an output (no overwrite of a done build).
+	if code, _, errs := runFixtureCLI(t, "", "fixture", "build", "--fixture", "minimal", "--out", dir); code == 0 || !strings.Contains(errs, "not empty") {
+		t.Errorf("build over a full dir: code %d %s", code, errs)
+	}
+	// One byte of one file changed: hash exits 5 and says files.
+	p := filepath.Join(dir, "files", "wp-config.php")
+	b, _ := os.ReadFile(p)
+	b[20] ^= 1
+	os.WriteFile(p, b, 0o644)
+	code, _, errs = runFixtureCLI(t, "", "fixture", "hash", dir)
+	if code != 5 || !strings.Contains(errs, "files") {
+		t.Fatalf("hash after tamper: code %d, want 5: %s", code, errs)
+	}
+}
+
+func TestFixtureBadInput(t *testing.T) {
+	code, _, errs := runFixtureCLI(t, "", "fixture", "build", "--fixture", "nosuch", "--out", t.TempDir()+"/x")
+	if code != 2 || !strings.Contains(errs, `unknown fixture "nosuch" (known: agency, blog, minimal)`) {
+		t.Errorf("unknown fixture: code %d %s", code, errs)
+	}
+	notOurs := filepath.Join(t.TempDir(), "m.json")
+	os.WriteFile(notOurs, []byte(`{"format":"something-else/1","tables":[]}`), 0o644)
+	code, _, errs = runFixtureCLI(t, "", "verify", "--manifest", notOurs, "--target", "local", "--db-password-stdin")
+	if code != 2 || !strings.Contains(errs, "not a wptest fixture manifest") {
+		t.Errorf("foreign manifest: code %d %s", code, errs)
+	}
+	// Our manifest with one edited count: the root no longer matches its fields.
+	code, out, _ := runFixtureCLI(t, "", "fixture", "manifest", "--fixture", "minimal")
+	if code != 0 {
+		t.Fatal("manifest failed")
+	}
+	edited := strings.Replace(out, `"rows": 2,`, `"rows": 3,`, 1)
+	os.WriteFile(notOurs, []byte(edited), 0o644)
+	code, _, errs = runFixtureCLI(t, "", "verify", "--manifest", notOurs, "--target", "local", "--db-password-stdin")
+	if code != 2 || !strings.Contains(errs, "manifest is corrupt") {
+		t.Errorf("edited manifest: code %d %s", code, errs)
+	}
+	// Seeding needs the password from a file or stdin, never a flag.
+	code, _, errs = runFixtureCLI(t, "", "seed", "--fixture", "minimal", "--target", "local")
+	if code != 2 || !strings.Contains(errs, "password is required") {
+		t.Errorf("no password: code %d %s", code, errs)
+	}
+}
+
+// TestSeedVerifyOverSSH seeds through a real sshd: rows through the SSH
+// connection's DialContext into MariaDB, files over SFTP, the installer by
+// php-cli on the "remote" host; then verify passes, and a changed row fails
+// with exit 5 naming that row.
+func TestSeedVerifyOverSSH(t *testing.T) {
+	testenv.NeedBinary(t, "php")
+	_, err := os.Stat("/usr/share/wordpress/wp-includes/version.php")
+	testenv.Need(t, err == nil, "Debian's wordpress package")
+	db := testenv.MariaDB(t)
+	sshd := testenv.SSHD(t)
+	docroot := filepath.Join(t.TempDir(), "site")
+	manifest := filepath.Join(t.TempDir(), "manifest.json")
+	common := []string{"--target", sshd.Target, "--known-hosts", sshd.KnownHostsFile, "--identity", sshd.IdentityFile,
+		"--docroot", docroot, "--db-addr", db.Addr, "--db-name", db.Name, "--db-user", db.User, "--db-password-stdin"}
+	code, out, errs := runFixtureCLI(t, db.Password+"\n", append([]string{"seed", "--fixture", "minimal", "--seed", "3", "--manifest-out", manifest}, common...)...)
+	if code != 0 {
+		t.Fatalf("seed over ssh: code %d\n%s%s", code, out, errs)
+	}
+	if strings.Contains(out+errs, db.Password) {
+		t.Fatal("the database password appeared in the output")
+	}
+	code, out, errs = runFixtureCLI(t, db.Password+"\n", append([]string{"verify", "--manifest", manifest}, common...)...)
+	if code != 0 || !strings.HasPrefix(out, "OK minimal seed 3") {
+		t.Fatalf("verify over ssh: code %d\n%s%s", code, out, errs)
+	}
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr, cfg.DBName = db.User, db.Password, "tcp", db.Addr, db.Name
+	conn, err := sql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Exec("UPDATE wp_comments SET comment_content = 'spam' WHERE comment_ID = 2"); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = runFixtureCLI(t, db.Password+"\n", append([]string{"verify", "--manifest", manifest}, common...)...)
+	if code != 5 || !strings.Contains(out, "MISMATCH row wp_comments comment_ID=2 .comment_content") || strings.Count(out, "MISMATCH") != 1 {
+		t.Fatalf("verify after tamper: code %d, want 5 naming the comment\n%s%s", code, out, errs)
+	}
+}
+
+func TestSeedRefusedDBExitCode(t *testing.T) {
+	docroot := filepath.Join(t.TempDir(), "site")
+	code, _, errs := runFixtureCLI(t, "hunter2-secret\n", "seed", "--fixture", "minimal", "--target", "local",
+		"--docroot", docroot, "--db-addr", "127.0.0.1:1", "--db-password-stdin")
+	if code != 4 || !strings.Contains(errs, "127.0.0.1:1") || strings.Contains(errs, "hunter2-secret") {
+		t.Fatalf("refused db: code %d (want 4) %s", code, errs)
+	}
+	if _, err := os.Stat(docroot); !os.IsNotExist(err) {
+		t.Errorf("refused db left %s behind", docroot)
+	}
+}

@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/wptest/wptest/fixture"
+	"github.com/wptest/wptest/internal/exitcode"
+)
+
+// wptest seed: write a fixture into a live WordPress site over a host.
+func init() {
+	register(command{name: "seed", summary: "seed a deterministic WordPress fixture into a site on a host", run: runSeed})
+}
+
+// siteFlags say where the site lives on the host. The database password
+// comes from a file or stdin, never from a flag value.
+type siteFlags struct {
+	target, knownHosts, identity string
+	docroot                      string
+	dbAddr, dbName, dbUser       string
+	dbPassFile                   string
+	dbPassStdin                  bool
+	owner                        string
+	php                          string
+}
+
+func addSiteFlags(fs *flag.FlagSet, f *siteFlags) {
+	addTargetFlags(fs, &f.target, &f.knownHosts, &f.identity)
+	fs.StringVar(&f.docroot, "docroot", "/var/www/wptest", "site directory on the host (its content is replaced)")
+	fs.StringVar(&f.dbAddr, "db-addr", "127.0.0.1:3306", "MariaDB/MySQL address as seen from the host")
+	fs.StringVar(&f.dbName, "db-name", "wptest", "database name")
+	fs.StringVar(&f.dbUser, "db-user", "wptest", "database user")
+	fs.StringVar(&f.dbPassFile, "db-password-file", "", "file holding the database password (first line)")
+	fs.BoolVar(&f.dbPassStdin, "db-password-stdin", false, "read the database password from stdin (first line)")
+	fs.StringVar(&f.owner, "owner", "", "user:group owning the site's files (default: the connecting user)")
+	fs.StringVar(&f.php, "php", "php", "php-cli binary on the host")
+}
+
+func (f *siteFlags) password(a *App) (string, error) {
+	switch {
+	case f.dbPassFile != "" && f.dbPassStdin:
+		return "", exitcode.With(exitcode.Config, errors.New("give --db-password-file or --db-password-stdin, not both"))
+	case f.dbPassFile != "":
+		b, err := os.ReadFile(absPath(a, f.dbPassFile))
+		if err != nil {
+			return "", exitcode.With(exitcode.Config, fmt.Errorf("--db-password-file: %w", err))
+		}
+		return strings.SplitN(string(b), "\n", 2)[0], nil
+	case f.dbPassStdin:
+		if a.Stdin == nil {
+			return "", exitcode.With(exitcode.Config, errors.New("--db-password-stdin: no stdin"))
+		}
+		line, err := bufio.NewReader(a.Stdin).ReadString('\n')
+		if err != nil && line == "" {
+			return "", exitcode.With(exitcode.Config, fmt.Errorf("--db-password-stdin: %w", err))
+		}
+		return strings.TrimRight(line, "\r\n"), nil
+	}
+	return "", exitcode.With(exitcode.Config, errors.New("the database password is required: --db-password-file FILE or --db-password-stdin"))
+}
+
+// open opens the target and returns the site (the caller closes the host).
+func (f *siteFlags) open(ctx context.Context, a *App) (fixture.Site, error) {
+	pw, err := f.password(a)
+	if err != nil {
+		return fixture.Site{}, err
+	}
+	h, err := openTarget(ctx, a, f.target, f.knownHosts, f.identity)
+	if err != nil {
+		return fixture.Site{}, err
+	}
+	s := fixture.Site{Host: h, Docroot: f.docroot, PHP: f.php,
+		DB: fixture.DB{Addr: f.dbAddr, Name: f.dbName, User: f.dbUser, Password: pw}}
+	if f.owner != "" {
+		u, g, _ := strings.Cut(f.owner, ":")
+		s.Owner, s.Group = u, g
+	}
+	return s, nil
+}
+
+func runSeed(ctx context.Context, a *App, args []string) error {
+	fs := newFlags(a, "seed")
+	var ff fixtureFlags
+	var sf siteFlags
+	addFixtureFlags(fs, &ff)
+	addSiteFlags(fs, &sf)
+	coreDir := fs.String("core-dir", "", "WordPress core directory on the host (e.g. /usr/share/wordpress, Debian's package)")
+	coreArchive := fs.String("core-archive", "", "WordPress .tar.gz on the host, checked against the profile's sha256")
+	coreDownload := fs.Bool("core-download", false, "download the profile's pinned WordPress archive on the host and check its sha256")
+	manifestOut := fs.String("manifest-out", "", "also write the manifest (with deviations) to this local file")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	src := fixture.CoreSource{Dir: *coreDir, Archive: *coreArchive, Download: *coreDownload}
+	if src == (fixture.CoreSource{}) {
+		src = fixture.DebianCore
+	}
+	fx, err := ff.generate()
+	if err != nil {
+		return err
+	}
+	s, err := sf.open(ctx, a)
+	if err != nil {
+		return err
+	}
+	defer s.Host.Close()
+	m, err := SeedFixture(ctx, a, s, fx, src)
+	if err != nil {
+		return err
+	}
+	if *manifestOut != "" {
+		if err := os.WriteFile(absPath(a, *manifestOut), m.JSON(), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SeedFixture seeds fx into s and reports on a's streams: progress and
+// deviations to stderr, the root to stdout. `wptest up --fixture` can call it
+// after applying the server profile.
+func SeedFixture(ctx context.Context, a *App, s fixture.Site, fx *fixture.Fixture, src fixture.CoreSource) (*fixture.Manifest, error) {
+	m, err := fixture.Seed(ctx, s, fx, src, a.Stderr)
+	if err != nil {
+		// A refused database, a failed copy or installer: provisioning failed.
+		return nil, exitcode.With(exitcode.Provision, err)
+	}
+	for _, d := range m.Deviations {
+		fmt.Fprintf(a.Stderr, "[%s] deviation: %s\n", s.Host.Name(), d)
+	}
+	fmt.Fprintf(a.Stdout, "seeded %s seed %d into %s:%s root %s\n", fx.Profile.Name, fx.Seed, s.Host.Name(), s.Docroot, m.Short)
+	return m, nil
+}

@@ -1,0 +1,71 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/wptest/wptest/fixture"
+	"github.com/wptest/wptest/internal/exitcode"
+)
+
+// wptest verify: recompute the fixture's hashes on a live site.
+func init() {
+	register(command{name: "verify", summary: "check a live site against a fixture manifest (exit 5 on mismatch)", run: runVerify})
+}
+
+func runVerify(ctx context.Context, a *App, args []string) error {
+	fs := newFlags(a, "verify")
+	var sf siteFlags
+	addSiteFlags(fs, &sf)
+	manifest := fs.String("manifest", "", "the fixture manifest (from seed --manifest-out, fixture build, or the site's "+fixture.MarkerFile+")")
+	httpBase := fs.String("http", "", "also fetch every generated URL from this base (e.g. http://127.0.0.1:8080) through the host: 200 and widget counts")
+	output := fs.String("o", "text", "output: text or json")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *manifest == "" {
+		return exitcode.With(exitcode.Config, errors.New("--manifest is required"))
+	}
+	m, err := readManifest(a, *manifest)
+	if err != nil {
+		return err
+	}
+	fx, err := fixture.Regenerate(m)
+	if err != nil {
+		return exitcode.With(exitcode.Config, err)
+	}
+	s, err := sf.open(ctx, a)
+	if err != nil {
+		return err
+	}
+	defer s.Host.Close()
+	rep, err := fixture.Verify(ctx, s, fx)
+	if err != nil {
+		return exitcode.With(exitcode.Provision, err)
+	}
+	if *httpBase != "" {
+		if err := fixture.VerifyHTTP(ctx, s.Host, *httpBase, m, rep); err != nil {
+			return err
+		}
+	}
+	if *output == "json" {
+		b, _ := json.MarshalIndent(rep, "", "  ")
+		fmt.Fprintf(a.Stdout, "%s\n", b)
+	} else {
+		for _, d := range rep.Lazy {
+			fmt.Fprintf(a.Stderr, "lazy (info, not failed): %s\n", d)
+		}
+		for _, d := range rep.Diffs {
+			fmt.Fprintf(a.Stdout, "MISMATCH %s\n", d)
+		}
+		if rep.OK() {
+			fmt.Fprintf(a.Stdout, "OK %s seed %d root %s (%d lazy differences reported apart)\n", m.Inputs.Profile, m.Inputs.Seed, rep.Root[:32], len(rep.Lazy))
+		}
+	}
+	if !rep.OK() {
+		return exitcode.With(exitcode.Mismatch, fmt.Errorf("%d difference(s) from fixture %s seed %d; live root %s, want %s", len(rep.Diffs), m.Inputs.Profile, m.Inputs.Seed, rep.Root[:32], m.Short))
+	}
+	return nil
+}
