@@ -19,6 +19,8 @@ type ServiceOp struct {
 	OnNotify     string // "reload" or "restart"
 	Cmds         map[string]string
 	ReadyTimeout time.Duration
+
+	initSeen string // the host's init system, read once per run
 }
 
 func (s *ServiceOp) spec() map[string]any {
@@ -66,10 +68,14 @@ type svcFacts struct {
 }
 
 func (s *ServiceOp) init(ctx context.Context, h host.Host) (string, error) {
+	if s.initSeen != "" {
+		return s.initSeen, nil
+	}
 	f, err := h.Facts(ctx)
 	if err != nil {
 		return "", fmt.Errorf("facts: %w", err)
 	}
+	s.initSeen = f.Init
 	return f.Init, nil
 }
 

@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/wptest/wptest/internal/exitcode"
+	"github.com/wptest/wptest/profiles"
+	"github.com/wptest/wptest/provision"
+)
+
+// wptest profiles: the shipped profiles (or one --profile-dir) with their
+// description, platforms and aliases.
+func init() {
+	register(command{name: "profiles", summary: "list the server profiles (name, description, platforms, aliases)", run: runProfiles})
+}
+
+func runProfiles(ctx context.Context, a *App, args []string) error {
+	fs := newFlags(a, "profiles")
+	output := fs.String("o", "text", "output: text or json")
+	dir := fs.String("profile-dir", "", "describe the profile in this directory instead of the shipped ones")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *output != "text" && *output != "json" {
+		return exitcode.With(exitcode.Config, fmt.Errorf("-o %q: want text or json", *output))
+	}
+	var list []provision.Header
+	if *dir != "" {
+		d := absPath(a, *dir)
+		h, diags := provision.ReadHeader(os.DirFS(filepath.Dir(d)), filepath.Base(d))
+		if diags.HasErrors() {
+			_ = provision.WriteDiagnostics(a.Stderr, nil, diags, true)
+			return exitcode.With(exitcode.Config, fmt.Errorf("profile %s has %d error(s)", *dir, len(diags.Errs())))
+		}
+		list = append(list, h)
+	} else {
+		names := profiles.Names()
+		if len(names) == 0 {
+			return fmt.Errorf("no profiles are embedded in this binary")
+		}
+		for _, n := range names {
+			h, diags := provision.ReadHeader(profiles.FS, n)
+			if diags.HasErrors() {
+				_ = provision.WriteDiagnostics(a.Stderr, nil, diags, true)
+				return exitcode.With(exitcode.Config, fmt.Errorf("shipped profile %s has %d error(s)", n, len(diags.Errs())))
+			}
+			list = append(list, h)
+		}
+	}
+	if *output == "json" {
+		enc := json.NewEncoder(a.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(list)
+	}
+	fmt.Fprintf(a.Stdout, "%-16s %-26s %-16s %s\n", "NAME", "PLATFORMS", "ALIASES", "DESCRIPTION")
+	for _, h := range list {
+		fmt.Fprintf(a.Stdout, "%-16s %-26s %-16s %s\n", h.Name, strings.Join(h.Platforms, ","), strings.Join(h.Aliases, ","), h.Description)
+	}
+	return nil
+}
