@@ -1,0 +1,40 @@
+package experiment
+
+import (
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+)
+
+// blockRange finds the header of block typ "label" in f, for diagnostics.
+func blockRange(f *hcl.File, typ, label string) hcl.Range {
+	if b := findBlock(f, typ, label); b != nil {
+		return b.DefRange()
+	}
+	return hcl.Range{Filename: f.Body.MissingItemRange().Filename, Start: hcl.InitialPos, End: hcl.InitialPos}
+}
+
+// attrRange points at attr's value inside block typ "label", or at the
+// block's header when the attribute is absent.
+func attrRange(f *hcl.File, typ, label, attr string) hcl.Range {
+	b := findBlock(f, typ, label)
+	if b == nil {
+		return blockRange(f, typ, label)
+	}
+	if a, ok := b.Body.Attributes[attr]; ok {
+		return a.Expr.Range()
+	}
+	return b.DefRange()
+}
+
+func findBlock(f *hcl.File, typ, label string) *hclsyntax.Block {
+	body, ok := f.Body.(*hclsyntax.Body)
+	if !ok {
+		return nil
+	}
+	for _, b := range body.Blocks {
+		if b.Type == typ && len(b.Labels) > 0 && b.Labels[0] == label {
+			return b
+		}
+	}
+	return nil
+}

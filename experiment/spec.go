@@ -1,0 +1,578 @@
+// Package experiment joins the other parts of wptest: an experiment file
+// (HCL) names the machines, the fixture and its seed, the server profiles to
+// compare, the scenarios and the repetitions; Run brings the machines up,
+// seeds and verifies the fixture once, then for every repetition and profile
+// swaps the server, warms it up and measures every scenario step with srvstat
+// sampling, appending each finished data point to runs/<id>/results.jsonl.
+//
+// It is the only package that imports provision, fixture and bench together.
+package experiment
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/gohcl"
+	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/wptest/wptest/internal/exitcode"
+	"github.com/wptest/wptest/provision/cloud"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Spec is a loaded experiment file, with variables resolved.
+type Spec struct {
+	Name        string
+	Description string
+	File        string
+	SHA256      string // of the file's bytes
+	Vars        map[string]string
+	Machines    cloud.Machines
+	Fixture     FixtureSpec
+	HTTPPort    int
+	HTTPSPort   int
+	Repetitions int
+	// Warmup is the unmeasured load after each swap, before the first scenario.
+	Warmup    time.Duration
+	Profiles  []ProfileSpec
+	Scenarios []Scenario
+}
+
+// FixtureSpec is the fixture block: which generated site, from which seed,
+// and optionally the root hash it must have (pinned: a different generator
+// output stops the run with exit code 5 before anything is measured).
+type FixtureSpec struct {
+	Profile string
+	Seed    uint64
+	Root    string
+}
+
+// ProfileSpec is one column of the comparison.
+type ProfileSpec struct {
+	Name  string            // shipped profile name or alias
+	Label string            // the column's title
+	Vars  map[string]string // profile variables (-var of wptest up)
+	// Enabled false keeps the column in the file but out of the run (e.g.
+	// corehttpd without its package); Reason says why, in the report.
+	Enabled bool
+	Reason  string
+}
+
+// Scenario kinds.
+var Kinds = []string{"page", "static", "compression", "crowd", "kit", "ab"}
+
+// Scenario is one scenario block. A sweep kind (page, static, compression,
+// ab) has one data point per visitor count; crowd one per crowd size; kit one.
+type Scenario struct {
+	Name         string
+	Kind         string
+	Path         string
+	ProbePath    string
+	TransferPath string
+	Visitors     []int
+	Duration     time.Duration
+	Warmup       time.Duration
+	Timeout      time.Duration
+	Requests     int64
+	Proto        string
+	Rate         float64
+	KeepAlive    bool
+	Gzip         bool
+	ClickEvery   time.Duration
+	ProbeEvery   time.Duration
+	GiveUp       time.Duration
+	Levels       []int
+	ErrorClients int
+	// Profiles, if set, limits the scenario to these columns.
+	Profiles []string
+}
+
+// Steps are the scenario's data points, as names ("c=50").
+func (s Scenario) Steps() []string {
+	if s.Kind == "kit" {
+		return []string{fmt.Sprintf("c=%d", s.Visitors[0])}
+	}
+	out := make([]string, len(s.Visitors))
+	for i, v := range s.Visitors {
+		out[i] = fmt.Sprintf("c=%d", v)
+	}
+	return out
+}
+
+// HCL shapes. gohcl reports any attribute not listed here as an error at its
+// file:line:col ("Unsupported argument").
+type fileHCL struct {
+	Experiments []experimentHCL `hcl:"experiment,block"`
+	Variables   []variableHCL   `hcl:"variable,block"`
+	Machines    []machinesHCL   `hcl:"machines,block"`
+	Fixtures    []fixtureHCL    `hcl:"fixture,block"`
+	Profiles    []profileHCL    `hcl:"profile,block"`
+	Scenarios   []scenarioHCL   `hcl:"scenario,block"`
+}
+
+type experimentHCL struct {
+	Name        string   `hcl:"name,label"`
+	Description string   `hcl:"description,optional"`
+	Repetitions *int     `hcl:"repetitions,optional"`
+	Warmup      string   `hcl:"warmup,optional"`
+	HTTPPort    *int     `hcl:"http_port,optional"`
+	HTTPSPort   *int     `hcl:"https_port,optional"`
+	Remain      hcl.Body `hcl:",remain"`
+}
+
+type variableHCL struct {
+	Name        string         `hcl:"name,label"`
+	Default     hcl.Expression `hcl:"default,optional"`
+	Description string         `hcl:"description,optional"`
+}
+
+// machinesHCL is decoded by provision/cloud (LoadMachines); here it is only
+// allowed to exist.
+type machinesHCL struct {
+	Driver string   `hcl:"driver,label"`
+	Body   hcl.Body `hcl:",remain"`
+}
+
+type fixtureHCL struct {
+	Profile string         `hcl:"profile,label"`
+	Seed    hcl.Expression `hcl:"seed"`
+	Root    string         `hcl:"root,optional"`
+}
+
+type profileHCL struct {
+	Name    string            `hcl:"name,label"`
+	Label   string            `hcl:"label,optional"`
+	Vars    map[string]string `hcl:"vars,optional"`
+	Enabled *bool             `hcl:"enabled,optional"`
+	Reason  string            `hcl:"reason,optional"`
+}
+
+type scenarioHCL struct {
+	Name         string   `hcl:"name,label"`
+	Kind         string   `hcl:"kind"`
+	Path         string   `hcl:"path,optional"`
+	ProbePath    string   `hcl:"probe_path,optional"`
+	TransferPath string   `hcl:"transfer_path,optional"`
+	Visitors     []int    `hcl:"visitors,optional"`
+	Duration     string   `hcl:"duration,optional"`
+	Warmup       string   `hcl:"warmup,optional"`
+	Timeout      string   `hcl:"timeout,optional"`
+	Requests     int64    `hcl:"requests,optional"`
+	Proto        string   `hcl:"proto,optional"`
+	Rate         float64  `hcl:"rate,optional"`
+	KeepAlive    *bool    `hcl:"keep_alive,optional"`
+	Gzip         *bool    `hcl:"gzip,optional"`
+	ClickEvery   string   `hcl:"click_every,optional"`
+	ProbeEvery   string   `hcl:"probe_every,optional"`
+	GiveUp       string   `hcl:"give_up,optional"`
+	Levels       []int    `hcl:"levels,optional"`
+	ErrorClients int      `hcl:"error_clients,optional"`
+	Profiles     []string `hcl:"profiles,optional"`
+	Body         hcl.Body `hcl:",remain"`
+}
+
+// LoadOptions are the command line's say over the file.
+type LoadOptions struct {
+	// Vars are -var name=value: experiment variables first, then machine
+	// attributes (server_type, image, ...). Any other name is an error.
+	Vars []string
+	// Target overrides the machines block: "local", "hetzner" or
+	// "ssh://user@host:port" (static driver); "" keeps the file's.
+	Target     string
+	KnownHosts string
+	Identity   string
+}
+
+// Load parses and checks an experiment file. Every error names
+// file:line:col with the source line; the error carries exit code 2.
+func Load(filename string, src []byte, opt LoadOptions) (*Spec, error) {
+	p := hclparse.NewParser()
+	f, diags := p.ParseHCL(src, filename)
+	if diags.HasErrors() {
+		return nil, diagError(p, diags)
+	}
+	// First the variable blocks alone: the rest may refer to var.*.
+	var raw fileHCL
+	vc, _, diags := f.Body.PartialContent(&hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "variable", LabelNames: []string{"name"}}}})
+	if diags.HasErrors() {
+		return nil, diagError(p, diags)
+	}
+	for _, b := range vc.Blocks {
+		v := variableHCL{Name: b.Labels[0]}
+		if diags := gohcl.DecodeBody(b.Body, nil, &v); diags.HasErrors() {
+			return nil, diagError(p, diags)
+		}
+		raw.Variables = append(raw.Variables, v)
+	}
+	sum := sha256.Sum256(src)
+	sp := &Spec{File: filename, SHA256: hex.EncodeToString(sum[:]), Vars: map[string]string{}}
+	var ds hcl.Diagnostics
+	bad := func(r hcl.Range, summary, detail string) {
+		rr := r
+		ds = append(ds, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: &rr})
+	}
+	fileRange := hcl.Range{Filename: filename, Start: hcl.InitialPos, End: hcl.InitialPos}
+
+	// Variables: defaults, then -var.
+	cli, err := cloud.ParseVars(opt.Vars)
+	if err != nil {
+		return nil, err
+	}
+	vals := map[string]cty.Value{}
+	var machineVars = map[string]string{}
+	seenVar := map[string]bool{}
+	for _, v := range raw.Variables {
+		if seenVar[v.Name] {
+			bad(blockRange(f, "variable", v.Name), "Duplicate variable", fmt.Sprintf("variable %q is declared twice.", v.Name))
+			continue
+		}
+		seenVar[v.Name] = true
+		def := cty.StringVal("")
+		if v.Default != nil {
+			if val, d := v.Default.Value(nil); d.HasErrors() {
+				ds = append(ds, d...)
+				continue
+			} else if !val.IsNull() {
+				def = val
+			}
+		}
+		if s, ok := cli[v.Name]; ok {
+			val, err := fromString(def.Type(), s)
+			if err != nil {
+				return nil, exitcode.With(exitcode.Config, fmt.Errorf("-var %s: %v (the variable's default is a %s)", v.Name, err, def.Type().FriendlyName()))
+			}
+			def = val
+		}
+		vals[v.Name] = def
+		sp.Vars[v.Name] = toString(def)
+	}
+	for k, v := range cli {
+		if !seenVar[k] {
+			machineVars[k] = v
+		}
+	}
+	ctx := &hcl.EvalContext{Variables: map[string]cty.Value{"var": cty.ObjectVal(vals)}}
+	if len(vals) == 0 {
+		ctx.Variables["var"] = cty.EmptyObjectVal
+	}
+	// Re-decode with variables in scope (the first pass had none).
+	raw = fileHCL{}
+	if diags := gohcl.DecodeBody(f.Body, ctx, &raw); diags.HasErrors() {
+		return nil, diagError(p, diags)
+	}
+
+	// experiment
+	switch len(raw.Experiments) {
+	case 0:
+		bad(fileRange, "Missing experiment block", `An experiment file needs one experiment "name" { ... } block.`)
+	case 1:
+	default:
+		bad(blockRange(f, "experiment", raw.Experiments[1].Name), "Duplicate experiment block", "Only one experiment block is allowed.")
+	}
+	sp.HTTPPort, sp.HTTPSPort, sp.Repetitions = 80, 443, 1
+	if len(raw.Experiments) > 0 {
+		e := raw.Experiments[0]
+		if d := noBlocks(e.Remain); d.HasErrors() {
+			ds = append(ds, d...)
+		}
+		sp.Name, sp.Description = e.Name, e.Description
+		if e.Repetitions != nil {
+			sp.Repetitions = *e.Repetitions
+			if sp.Repetitions < 1 || sp.Repetitions > 100 {
+				bad(attrRange(f, "experiment", e.Name, "repetitions"), "Invalid repetitions", "repetitions must be 1 to 100.")
+			}
+		}
+		if e.HTTPPort != nil {
+			sp.HTTPPort = *e.HTTPPort
+		}
+		if e.HTTPSPort != nil {
+			sp.HTTPSPort = *e.HTTPSPort
+		}
+		for _, pp := range []struct {
+			n string
+			v int
+		}{{"http_port", sp.HTTPPort}, {"https_port", sp.HTTPSPort}} {
+			if pp.v < 1 || pp.v > 65535 {
+				bad(attrRange(f, "experiment", e.Name, pp.n), "Invalid port", fmt.Sprintf("%s = %d: want 1 to 65535.", pp.n, pp.v))
+			}
+		}
+		sp.Warmup = dur(e.Warmup, 3*time.Second, attrRange(f, "experiment", e.Name, "warmup"), &ds)
+	}
+
+	// fixture
+	switch len(raw.Fixtures) {
+	case 0:
+		bad(fileRange, "Missing fixture block", `An experiment needs a fixture "profile" { seed = N } block.`)
+	case 1:
+		fx := raw.Fixtures[0]
+		sp.Fixture.Profile, sp.Fixture.Root = fx.Profile, fx.Root
+		r := fx.Seed.Range()
+		v, d := fx.Seed.Value(ctx)
+		if d.HasErrors() {
+			ds = append(ds, d...)
+		} else if v.Type() != cty.Number || !v.IsKnown() || v.IsNull() {
+			bad(r, "Invalid seed", "seed must be a whole number.")
+		} else if bf := v.AsBigFloat(); !bf.IsInt() || bf.Sign() < 0 {
+			bad(r, "Invalid seed", "seed must be a whole number >= 0.")
+		} else {
+			u, _ := bf.Uint64()
+			sp.Fixture.Seed = u
+		}
+		if fx.Root != "" && !isHex(fx.Root, 64) {
+			bad(attrRange(f, "fixture", fx.Profile, "root"), "Invalid root", "root must be the fixture's 64-digit SHA-256 root hash (see fixture/testdata/golden.txt).")
+		}
+	default:
+		bad(blockRange(f, "fixture", raw.Fixtures[1].Profile), "Duplicate fixture block", "An experiment seeds one fixture.")
+	}
+
+	// profiles
+	seenProf := map[string]bool{}
+	for _, pr := range raw.Profiles {
+		if seenProf[pr.Name] {
+			bad(blockRange(f, "profile", pr.Name), "Duplicate profile", fmt.Sprintf("profile %q is listed twice.", pr.Name))
+			continue
+		}
+		seenProf[pr.Name] = true
+		ps := ProfileSpec{Name: pr.Name, Label: pr.Label, Vars: pr.Vars, Enabled: pr.Enabled == nil || *pr.Enabled, Reason: pr.Reason}
+		if ps.Label == "" {
+			ps.Label = pr.Name
+		}
+		if ps.Vars == nil {
+			ps.Vars = map[string]string{}
+		}
+		for _, k := range []string{"http_port", "https_port"} {
+			if _, ok := ps.Vars[k]; ok {
+				bad(attrRange(f, "profile", pr.Name, "vars"), "Port set per profile", "http_port and https_port are set once, in the experiment block, so every column serves the same URLs.")
+			}
+		}
+		ps.Vars["http_port"] = strconv.Itoa(sp.HTTPPort)
+		ps.Vars["https_port"] = strconv.Itoa(sp.HTTPSPort)
+		sp.Profiles = append(sp.Profiles, ps)
+	}
+	if len(raw.Profiles) == 0 {
+		bad(fileRange, "No profiles", `An experiment compares at least one profile "name" { } block.`)
+	}
+
+	// scenarios
+	seenScen := map[string]bool{}
+	for _, sc := range raw.Scenarios {
+		r := func(attr string) hcl.Range { return attrRange(f, "scenario", sc.Name, attr) }
+		if d := noBlocks(sc.Body); d.HasErrors() {
+			ds = append(ds, d...)
+		}
+		if seenScen[sc.Name] {
+			bad(blockRange(f, "scenario", sc.Name), "Duplicate scenario", fmt.Sprintf("scenario %q is declared twice.", sc.Name))
+			continue
+		}
+		seenScen[sc.Name] = true
+		s := Scenario{Name: sc.Name, Kind: sc.Kind, Path: sc.Path, ProbePath: sc.ProbePath, TransferPath: sc.TransferPath,
+			Visitors: sc.Visitors, Requests: sc.Requests, Proto: sc.Proto, Rate: sc.Rate, KeepAlive: sc.KeepAlive == nil || *sc.KeepAlive,
+			Gzip: sc.Gzip != nil && *sc.Gzip, Levels: sc.Levels, ErrorClients: sc.ErrorClients, Profiles: sc.Profiles}
+		if !contains(Kinds, s.Kind) {
+			bad(r("kind"), "Unknown scenario kind", fmt.Sprintf("kind %q: want one of %s.", s.Kind, strings.Join(Kinds, ", ")))
+		}
+		if s.Kind == "compression" && sc.Gzip == nil {
+			s.Gzip = true
+		}
+		if s.Path == "" {
+			s.Path = "/"
+		}
+		for _, pth := range []struct{ n, v string }{{"path", s.Path}, {"probe_path", s.ProbePath}, {"transfer_path", s.TransferPath}} {
+			if pth.v != "" && !strings.HasPrefix(pth.v, "/") {
+				bad(r(pth.n), "Invalid path", fmt.Sprintf("%s %q must start with /.", pth.n, pth.v))
+			}
+		}
+		if s.Proto == "" {
+			s.Proto = "h1"
+		}
+		if !contains([]string{"h1", "h2", "h2c", "h3"}, s.Proto) {
+			bad(r("proto"), "Unknown proto", fmt.Sprintf("proto %q: want h1, h2, h2c or h3.", s.Proto))
+		}
+		if len(s.Visitors) == 0 {
+			bad(blockRange(f, "scenario", sc.Name), "Missing visitors", "visitors = [N, ...] is required (kit and crowd: the concurrency or crowd sizes).")
+		}
+		for _, v := range append(append([]int(nil), s.Visitors...), s.Levels...) {
+			if v < 1 || v > 100000 {
+				bad(r("visitors"), "Invalid visitor count", fmt.Sprintf("%d: want 1 to 100000.", v))
+				break
+			}
+		}
+		if s.Kind == "kit" && len(s.Visitors) != 1 {
+			bad(r("visitors"), "Kit takes one concurrency", "visitors = [50]: the kit's throughput concurrency; its scaling steps are levels = [...].")
+		}
+		if s.Rate < 0 {
+			bad(r("rate"), "Invalid rate", "rate must be >= 0 (0: closed loop).")
+		}
+		s.Duration = dur(sc.Duration, 15*time.Second, r("duration"), &ds)
+		s.Warmup = dur(sc.Warmup, 3*time.Second, r("warmup"), &ds)
+		s.Timeout = dur(sc.Timeout, 30*time.Second, r("timeout"), &ds)
+		s.ClickEvery = dur(sc.ClickEvery, 10*time.Second, r("click_every"), &ds)
+		s.ProbeEvery = dur(sc.ProbeEvery, 500*time.Millisecond, r("probe_every"), &ds)
+		s.GiveUp = dur(sc.GiveUp, 30*time.Second, r("give_up"), &ds)
+		for _, pn := range s.Profiles {
+			if !seenProf[pn] {
+				bad(r("profiles"), "Unknown profile", fmt.Sprintf("%q is not one of this file's profile blocks.", pn))
+			}
+		}
+		sp.Scenarios = append(sp.Scenarios, s)
+	}
+	if len(raw.Scenarios) == 0 {
+		bad(fileRange, "No scenarios", `An experiment measures at least one scenario "name" { kind = ... } block.`)
+	}
+	if ds.HasErrors() {
+		return nil, diagError(p, ds)
+	}
+
+	// machines: provision/cloud owns the block; it applies machine -var values.
+	m, err := cloud.LoadMachines(filename, src, machineVars)
+	if err != nil {
+		return nil, err
+	}
+	if len(raw.Machines) == 0 {
+		m = cloud.DefaultMachines("local")
+		if _, err := m.ApplyVars(machineVars); err != nil {
+			return nil, err
+		}
+	}
+	var unknown []string
+	for k := range machineVars {
+		if !isMachineVar(k) {
+			unknown = append(unknown, k)
+		}
+	}
+	sort.Strings(unknown)
+	if len(unknown) > 0 {
+		var names []string
+		for k := range sp.Vars {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		return nil, exitcode.With(exitcode.Config, fmt.Errorf("-var %s: not a variable of %s (it has: %s) nor a machines attribute (server_type, image, location, load_generators, ttl, user)",
+			strings.Join(unknown, ", "), filename, strings.Join(names, ", ")))
+	}
+	switch t := opt.Target; {
+	case t == "":
+	case t == "local" || t == "hetzner":
+		m.Driver = t
+	case strings.HasPrefix(t, "ssh://"):
+		m.Driver, m.Targets = "static", []string{t}
+	default:
+		return nil, exitcode.With(exitcode.Config, fmt.Errorf("--target %q: want local, hetzner or ssh://user@host:port", t))
+	}
+	if opt.KnownHosts != "" {
+		m.KnownHosts = opt.KnownHosts
+	}
+	if opt.Identity != "" {
+		m.IdentityFile = opt.Identity
+	}
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	sp.Machines = m
+	return sp, nil
+}
+
+func isMachineVar(k string) bool {
+	switch k {
+	case "server_type", "image", "location", "load_generators", "ttl", "user":
+		return true
+	}
+	return false
+}
+
+// noBlocks rejects nested blocks in a body whose attributes gohcl decoded.
+func noBlocks(b hcl.Body) hcl.Diagnostics {
+	if b == nil {
+		return nil
+	}
+	_, d := b.Content(&hcl.BodySchema{})
+	return d
+}
+
+func dur(s string, def time.Duration, r hcl.Range, ds *hcl.Diagnostics) time.Duration {
+	if s == "" {
+		return def
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		rr := r
+		*ds = append(*ds, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid duration",
+			Detail: fmt.Sprintf("%q: want a duration such as \"5s\" or \"1m30s\".", s), Subject: &rr})
+		return def
+	}
+	return d
+}
+
+func fromString(t cty.Type, s string) (cty.Value, error) {
+	switch t {
+	case cty.Number:
+		v, err := cty.ParseNumberVal(s)
+		if err != nil {
+			return cty.NilVal, fmt.Errorf("%q is not a number", s)
+		}
+		return v, nil
+	case cty.Bool:
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return cty.NilVal, fmt.Errorf("%q is not true or false", s)
+		}
+		return cty.BoolVal(b), nil
+	}
+	return cty.StringVal(s), nil
+}
+
+func toString(v cty.Value) string {
+	switch v.Type() {
+	case cty.Number:
+		return v.AsBigFloat().Text('f', -1)
+	case cty.Bool:
+		return strconv.FormatBool(v.True())
+	case cty.String:
+		return v.AsString()
+	}
+	return v.GoString()
+}
+
+func isHex(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// diagError renders diagnostics as "file:line:col: summary" plus HCL's
+// snippet, as a config error (exit 2).
+func diagError(p *hclparse.Parser, diags hcl.Diagnostics) error {
+	var b bytes.Buffer
+	w := hcl.NewDiagnosticTextWriter(&b, p.Files(), 100, false)
+	for _, d := range diags {
+		if d.Severity != hcl.DiagError {
+			continue
+		}
+		if d.Subject != nil {
+			fmt.Fprintf(&b, "%s:%d:%d: %s\n", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column, d.Summary)
+		}
+		_ = w.WriteDiagnostic(d)
+	}
+	return exitcode.With(exitcode.Config, fmt.Errorf("%s", strings.TrimRight(b.String(), "\n")))
+}

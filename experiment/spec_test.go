@@ -1,0 +1,142 @@
+package experiment
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/wptest/wptest/internal/exitcode"
+)
+
+// Every shipped experiment loads, and says what the seeds ask of it.
+func TestShippedExperiments(t *testing.T) {
+	for _, tc := range []struct {
+		file      string
+		driver    string
+		profiles  []string
+		scenarios []string
+		fixture   string
+	}{
+		{"quick.hcl", "local", []string{"cpanel-apache", "tuned-apache", "caddy"}, []string{"page", "static", "compression", "crowd", "kit"}, "minimal"},
+		{"corehttpd-vs-cpanel.hcl", "hetzner", []string{"cpanel-apache", "tuned-apache", "corehttpd", "caddy"}, []string{"page", "crowd", "static", "compression", "compression-js", "h2"}, "agency"},
+		{"apache-kit.hcl", "local", []string{"cpanel-apache", "tuned-apache"}, []string{"kit"}, "minimal"},
+		{"ab-1k.hcl", "local", []string{"cpanel-apache", "tuned-apache"}, []string{"static", "php"}, "minimal"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			sp := loadFile(t, filepath.Join("..", "experiments", tc.file), LoadOptions{})
+			if sp.Machines.Driver != tc.driver {
+				t.Errorf("driver %q, want %q", sp.Machines.Driver, tc.driver)
+			}
+			var ps, ss []string
+			for _, p := range sp.Profiles {
+				ps = append(ps, p.Name)
+			}
+			for _, s := range sp.Scenarios {
+				ss = append(ss, s.Name)
+			}
+			if strings.Join(ps, ",") != strings.Join(tc.profiles, ",") || strings.Join(ss, ",") != strings.Join(tc.scenarios, ",") {
+				t.Errorf("profiles %v scenarios %v", ps, ss)
+			}
+			if sp.Fixture.Profile != tc.fixture || len(sp.Fixture.Root) != 64 {
+				t.Errorf("fixture %+v", sp.Fixture)
+			}
+		})
+	}
+}
+
+func TestQuickDetails(t *testing.T) {
+	sp := loadFile(t, "../experiments/quick.hcl", LoadOptions{})
+	if sp.HTTPPort != 8080 || sp.HTTPSPort != 8443 || sp.Repetitions != 2 || sp.Warmup != time.Second {
+		t.Errorf("experiment block: %+v", sp)
+	}
+	for _, p := range sp.Profiles {
+		if p.Vars["http_port"] != "8080" || p.Vars["https_port"] != "8443" || !p.Enabled {
+			t.Errorf("profile %s vars %v enabled %v", p.Name, p.Vars, p.Enabled)
+		}
+	}
+	c := sp.Scenarios[2]
+	if c.Kind != "compression" || !c.Gzip || c.Visitors[0] != 10 || c.Duration != 2*time.Second || c.Warmup != 500*time.Millisecond {
+		t.Errorf("compression scenario %+v", c)
+	}
+	// -var changes the seed, and the pinned root goes with it (conditional).
+	sp2 := loadFile(t, "../experiments/quick.hcl", LoadOptions{Vars: []string{"seed=7", "ttl=2h"}})
+	if sp2.Fixture.Seed != 7 || sp2.Fixture.Root != "" || sp2.Machines.TTL != "2h" || sp2.Vars["seed"] != "7" {
+		t.Errorf("-var seed=7 ttl=2h: fixture %+v ttl %q vars %v", sp2.Fixture, sp2.Machines.TTL, sp2.Vars)
+	}
+	if sp2.SHA256 != sp.SHA256 {
+		t.Error("file hash depends on -var")
+	}
+	// --target overrides the machines block.
+	sp3 := loadFile(t, "../experiments/quick.hcl", LoadOptions{Target: "ssh://root@192.0.2.1:2222", KnownHosts: "/k"})
+	if sp3.Machines.Driver != "static" || sp3.Machines.Targets[0] != "ssh://root@192.0.2.1:2222" {
+		t.Errorf("target: %+v", sp3.Machines)
+	}
+}
+
+func TestCorehttpdColumnFollowsItsPackage(t *testing.T) {
+	sp := loadFile(t, "../experiments/corehttpd-vs-cpanel.hcl", LoadOptions{})
+	if p := sp.Profiles[2]; p.Enabled || !strings.Contains(p.Reason, "corehttpd_package") {
+		t.Errorf("corehttpd without package: %+v", p)
+	}
+	sp = loadFile(t, "../experiments/corehttpd-vs-cpanel.hcl", LoadOptions{Vars: []string{"corehttpd_package=/root/c.rpm"}})
+	if p := sp.Profiles[2]; !p.Enabled || p.Vars["package_source"] != "/root/c.rpm" {
+		t.Errorf("corehttpd with package: %+v", p)
+	}
+}
+
+// testdata/errors/*.txtar: an experiment file and the error it must give
+// (every line of "want" must appear in the message).
+func TestLoadErrors(t *testing.T) {
+	files, _ := filepath.Glob("testdata/errors/*.txtar")
+	if len(files) < 5 {
+		t.Fatalf("only %d error cases", len(files))
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			a, err := txtar.ParseFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var src, want []byte
+			var vars []string
+			for _, fl := range a.Files {
+				switch fl.Name {
+				case "exp.hcl":
+					src = fl.Data
+				case "want":
+					want = fl.Data
+				case "vars":
+					vars = strings.Fields(string(fl.Data))
+				}
+			}
+			_, err = Load("exp.hcl", src, LoadOptions{Vars: vars})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if exitcode.Of(err) != exitcode.Config {
+				t.Errorf("exit code %d, want %d", exitcode.Of(err), exitcode.Config)
+			}
+			for _, l := range strings.Split(strings.TrimSpace(string(want)), "\n") {
+				if !strings.Contains(err.Error(), l) {
+					t.Errorf("error lacks %q:\n%s", l, err)
+				}
+			}
+		})
+	}
+}
+
+func loadFile(t *testing.T, path string, opt LoadOptions) *Spec {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := Load(path, src, opt)
+	if err != nil {
+		t.Fatalf("load %s: %v", path, err)
+	}
+	return sp
+}

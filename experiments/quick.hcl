@@ -1,0 +1,93 @@
+# quick.hcl: the first seed's comparison in a few minutes on one machine.
+#
+#   wptest run experiments/quick.hcl --target local
+#
+# Three columns (cPanel's Apache, Apache tuned, Caddy as the open
+# event-driven peer) on ports 8080/8443, the "minimal" fixture, short windows
+# and low concurrency, two repetitions interleaved (A B C A B C) so the
+# report can say how much the numbers move between them. Compare CPU per
+# request, not requests per second: the load generator shares the machine.
+
+experiment "quick" {
+  description = "cPanel's Apache vs Apache tuned vs Caddy, small and fast (newcomers and CI)"
+  repetitions = 2
+  warmup      = "1s"
+  http_port   = 8080
+  https_port  = 8443
+}
+
+variable "seed" {
+  default     = 1
+  description = "fixture seed"
+}
+
+machines "local" {}
+
+fixture "minimal" {
+  seed = var.seed
+  # Pinned (fixture/testdata/golden.txt): another root stops the run (exit 5).
+  root = var.seed == 1 ? "581dd0de9f3df5f5b2a8dedffc4045fcdd1c2d74621d4f67e9ea29f5e7d6ff31" : ""
+}
+
+profile "cpanel-apache" {
+  label = "Apache as cPanel ships it"
+}
+
+profile "tuned-apache" {
+  label = "Apache tuned in WHM"
+}
+
+profile "caddy" {
+  label = "Caddy (event-driven)"
+}
+
+# A WordPress page: CPU per page is the number to compare (CGI vs FPM).
+scenario "page" {
+  kind     = "page"
+  path     = "/"
+  gzip     = true
+  visitors = [2]
+  duration = "4s"
+  warmup   = "1s"
+}
+
+# A small JavaScript file, identical bytes from every server.
+scenario "static" {
+  kind     = "static"
+  path     = "/wptest-probe.js"
+  visitors = [10, 50]
+  duration = "2s"
+  warmup   = "500ms"
+}
+
+# A 95 KB stylesheet as a browser asks for it (Accept-Encoding: gzip).
+scenario "compression" {
+  kind     = "compression"
+  path     = "/wp-includes/css/dist/block-library/style.min.css"
+  visitors = [10]
+  duration = "2s"
+  warmup   = "500ms"
+}
+
+# A crowd of keep-alive visitors; a newcomer every 250 ms.
+scenario "crowd" {
+  kind        = "crowd"
+  path        = "/wptest-probe.js"
+  visitors    = [100]
+  click_every = "2s"
+  probe_every = "250ms"
+  give_up     = "5s"
+  duration    = "3s"
+  warmup      = "1s"
+}
+
+# The Apache kit's metrics, scaled down.
+scenario "kit" {
+  kind          = "kit"
+  path          = "/wptest-probe.js"
+  visitors      = [10]
+  levels        = [1, 10, 40]
+  error_clients = 40
+  duration      = "1s"
+  warmup        = "300ms"
+}
