@@ -91,7 +91,7 @@ type Server struct {
 	// HTTPPort: Caddy's cleartext port (h1 + h2c).
 	HTTPPort int
 	cmd      *exec.Cmd
-	log      *bytes.Buffer
+	logPath  string
 }
 
 // URL returns http://127.0.0.1:Port+path.
@@ -175,9 +175,8 @@ func StartApache(t testing.TB, o ApacheOptions) *Server {
 	}{o, dir, port}))
 	cf := filepath.Join(dir, "httpd.conf")
 	must(t, os.WriteFile(cf, conf.Bytes(), 0o644))
-	s := &Server{Dir: dir, Port: port, log: &bytes.Buffer{}}
+	s := &Server{Dir: dir, Port: port}
 	s.cmd = exec.Command(bin, "-f", cf, "-DFOREGROUND")
-	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	s.start(t, port, "tcp", func() string {
 		b, _ := os.ReadFile(filepath.Join(dir, "error.log"))
 		return string(b)
@@ -187,19 +186,32 @@ func StartApache(t testing.TB, o ApacheOptions) *Server {
 
 func (s *Server) start(t testing.TB, port int, network string, logs func() string) {
 	t.Helper()
-	if err := s.cmd.Start(); err != nil {
+	// Output to a file, not a pipe: a pipe would keep Wait waiting on any
+	// child that outlives the parent. Its own process group, so the whole
+	// server (parent and children) is stopped by the group's id.
+	s.logPath = filepath.Join(s.Dir, "server.log")
+	lf, err := os.Create(s.logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.cmd.Stdout, s.cmd.Stderr = lf, lf
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	err = s.cmd.Start()
+	lf.Close()
+	if err != nil {
 		t.Fatalf("start %s: %v", s.cmd.Path, err)
 	}
 	done := make(chan struct{})
 	go func() { s.cmd.Wait(); close(done) }()
 	t.Cleanup(func() {
-		s.cmd.Process.Signal(syscall.SIGTERM)
+		syscall.Kill(-s.cmd.Process.Pid, syscall.SIGTERM)
 		select {
 		case <-done:
 		case <-time.After(10 * time.Second):
-			s.cmd.Process.Kill()
-			<-done
 		}
+		// Children that outlived the parent (or ignored TERM).
+		syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+		<-done
 	})
 	deadline := time.Now().Add(20 * time.Second)
 	for {
@@ -210,11 +222,11 @@ func (s *Server) start(t testing.TB, port int, network string, logs func() strin
 		}
 		select {
 		case <-done:
-			t.Fatalf("%s exited: %s\n%s", s.cmd.Path, s.log, logs())
+			t.Fatalf("%s exited: %s\n%s", s.cmd.Path, s.Log(), logs())
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s not listening on %d after 20s: %s\n%s", s.cmd.Path, port, s.log, logs())
+			t.Fatalf("%s not listening on %d after 20s: %s\n%s", s.cmd.Path, port, s.Log(), logs())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -253,7 +265,7 @@ func StartCaddy(t testing.TB) *Server {
 	t.Helper()
 	bin := testenv.NeedBinary(t, "caddy")
 	dir := Docroot(t)
-	s := &Server{Dir: dir, Port: FreePort(t), HTTPPort: FreePort(t), log: &bytes.Buffer{}}
+	s := &Server{Dir: dir, Port: FreePort(t), HTTPPort: FreePort(t)}
 	var cf bytes.Buffer
 	must(t, caddyfile.Execute(&cf, s))
 	path := filepath.Join(dir, "Caddyfile")
@@ -261,7 +273,6 @@ func StartCaddy(t testing.TB) *Server {
 	s.cmd = exec.Command(bin, "run", "--config", path, "--adapter", "caddyfile")
 	// Caddy keeps its CA and state under HOME/XDG dirs: keep them in the temp dir.
 	s.cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_DATA_HOME="+dir+"/xdg-data", "XDG_CONFIG_HOME="+dir+"/xdg-config")
-	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	s.start(t, s.HTTPPort, "tcp", func() string { return "" })
 	// The TLS port serves once the internal CA (made on first start) has
 	// issued the certificate for localhost: wait for a handshake.
@@ -274,7 +285,7 @@ func StartCaddy(t testing.TB) *Server {
 			return s
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("caddy TLS port %d: no handshake after 20s: %v\n%s", s.Port, err, s.log)
+			t.Fatalf("caddy TLS port %d: no handshake after 20s: %v\n%s", s.Port, err, s.Log())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -287,4 +298,10 @@ func (s *Server) TLSURL(path string) string {
 }
 
 // Log is what the server printed.
-func (s *Server) Log() string { return s.log.String() }
+func (s *Server) Log() string {
+	b, _ := os.ReadFile(s.logPath)
+	return string(b)
+}
+
+// Crash kills the whole server (parent and children) at once with SIGKILL.
+func (s *Server) Crash() { syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL) }
