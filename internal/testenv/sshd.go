@@ -180,6 +180,9 @@ func (s *SSHServer) config(port int) string {
 		"MaxStartups 64",
 		"MaxSessions 64",
 		"LogLevel VERBOSE",
+		// Drop connections whose client vanished without closing.
+		"ClientAliveInterval 10",
+		"ClientAliveCountMax 3",
 		"Subsystem sftp internal-sftp",
 		"",
 	}, "\n")
@@ -202,6 +205,9 @@ func (s *SSHServer) start(port int) error {
 	// Its own process group, so stop() also ends the per-connection
 	// processes sshd forks, and nothing else.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Per-connection children hold our stderr pipe; do not let a client
+	// that never hung up block Wait forever.
+	cmd.WaitDelay = 2 * time.Second
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start %s: %w", SSHDPath, err)
 	}
@@ -243,6 +249,11 @@ func (s *SSHServer) stop() {
 		return
 	}
 	pgid := s.cmd.Process.Pid
+	// Per-connection processes leave sshd's process group (setsid), so
+	// they are ended by pid: the listener's children, found while it lives.
+	for _, pid := range childrenOf(pgid) {
+		_ = syscall.Kill(pid, syscall.SIGTERM)
+	}
 	_ = syscall.Kill(-pgid, syscall.SIGTERM)
 	select {
 	case <-s.done:
@@ -257,6 +268,32 @@ func (s *SSHServer) stop() {
 // Stop ends the server now (it is also stopped in t.Cleanup). Tests use it
 // to see what a client does when the server goes away.
 func (s *SSHServer) Stop() { s.stop() }
+
+// childrenOf lists the pids whose parent is ppid (from /proc).
+func childrenOf(ppid int) []int {
+	ents, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...; comm may hold spaces, so cut at ')'.
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) > 1 && f[1] == strconv.Itoa(ppid) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
 
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
