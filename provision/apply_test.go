@@ -129,6 +129,7 @@ func mustApply(t *testing.T, r *Rendered, h host.Host) *Report {
 // changes exactly the ops that use it and reloads the service once, and a
 // drifted file is put back with a restart (restart wins over reload).
 func TestApplyDemoOverSSH(t *testing.T) {
+	t.Parallel() // each test has its own sshd, root dir and port
 	h := sshHost(t)
 	d := newDemoEnv(t)
 	ctx := context.Background()
@@ -214,6 +215,7 @@ func TestApplyDemoOverSSH(t *testing.T) {
 // host, op, exit code and stderr tail; apply stops there (later ops do not
 // run); after the cause is fixed, a rerun continues and finishes.
 func TestApplyFailingCommandStopsAndRerunContinues(t *testing.T) {
+	t.Parallel()
 	h := sshHost(t)
 	d := newDemoEnv(t)
 
