@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wptest/wptest/bench/internal/testsrv"
+	"github.com/wptest/wptest/bench/testsrv"
 	"github.com/wptest/wptest/internal/testenv"
 )
 

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wptest/wptest/bench/internal/testsrv"
+	"github.com/wptest/wptest/bench/testsrv"
 )
 
 // countingListener counts every byte the server reads and writes on its

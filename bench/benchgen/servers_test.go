@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wptest/wptest/bench/internal/testsrv"
+	"github.com/wptest/wptest/bench/testsrv"
 )
 
 // caddyRoots is the pool with Caddy's internal root CA, so the TLS runs verify

@@ -106,6 +106,7 @@ type ApacheOptions struct {
 	MaxRequestWorkers int    // default 150
 	KeepAliveTimeout  int    // seconds, default 5
 	Deflate           bool   // mod_deflate on text/css, text/html
+	CPUs              string // pin the server to these CPUs (taskset -c), e.g. "0"
 }
 
 var apacheConf = template.Must(template.New("a").Parse(`
@@ -177,6 +178,9 @@ func StartApache(t testing.TB, o ApacheOptions) *Server {
 	must(t, os.WriteFile(cf, conf.Bytes(), 0o644))
 	s := &Server{Dir: dir, Port: port}
 	s.cmd = exec.Command(bin, "-f", cf, "-DFOREGROUND")
+	if o.CPUs != "" {
+		s.cmd = exec.Command(testenv.NeedBinary(t, "taskset"), "-c", o.CPUs, bin, "-f", cf, "-DFOREGROUND")
+	}
 	s.start(t, port, "tcp", func() string {
 		b, _ := os.ReadFile(filepath.Join(dir, "error.log"))
 		return string(b)

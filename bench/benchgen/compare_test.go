@@ -1,0 +1,148 @@
+package benchgen
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/wptest/wptest/bench/result"
+	"github.com/wptest/wptest/bench/testsrv"
+	"github.com/wptest/wptest/internal/testenv"
+)
+
+// TestChildRun is not a test: BenchmarkVersusWrkAndAB re-runs this test
+// binary pinned to one core (taskset) with BENCHGEN_CHILD set, so benchgen is
+// measured as its own process, like wrk and ab.
+func TestChildRun(t *testing.T) {
+	u := os.Getenv("BENCHGEN_CHILD")
+	if u == "" {
+		t.Skip("helper process for BenchmarkVersusWrkAndAB")
+	}
+	d, _ := time.ParseDuration(os.Getenv("BENCHGEN_DURATION"))
+	r, err := Run(context.Background(), Config{URL: u, Visitors: 50, Duration: d, KeepAlive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	json.NewEncoder(os.Stdout).Encode(r)
+}
+
+type toolRun struct {
+	rps, cpuUsPerReq float64
+}
+
+// BenchmarkVersusWrkAndAB runs wrk, ab and benchgen, each pinned to core 1,
+// against one Apache (event MPM) pinned to core 0, 50 keep-alive connections,
+// on a 1 KB file, interleaved, as loadgen-anchors.md §4 does. It reports
+// benchgen's req/s as a ratio of wrk's and ab's from the same iteration, and
+// its client CPU per request as a ratio of wrk's (goal ≤ 1.0, bar < 1.3).
+//
+//	go test -run '^$' -bench VersusWrk -benchtime 3x ./bench/benchgen/
+func BenchmarkVersusWrkAndAB(b *testing.B) {
+	testenv.NeedBinary(b, "wrk")
+	testenv.NeedBinary(b, "ab")
+	testenv.NeedBinary(b, "taskset")
+	if runtime.NumCPU() < 2 {
+		b.Skip("needs two cores: server on one, client on the other")
+	}
+	s := testsrv.StartApache(b, testsrv.ApacheOptions{CPUs: "0", MaxRequestWorkers: 400})
+	u := s.URL(testsrv.Small)
+	const secs = 4
+	var ours, wrk, ab []toolRun
+	for b.Loop() {
+		ours = append(ours, runBenchgen(b, u, secs))
+		wrk = append(wrk, runWrk(b, u, secs))
+		ab = append(ab, runAB(b, u, secs))
+	}
+	med := func(rs []toolRun, f func(toolRun) float64) float64 {
+		v := make([]float64, len(rs))
+		for i, r := range rs {
+			v[i] = f(r)
+		}
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	rps := func(r toolRun) float64 { return r.rps }
+	cpu := func(r toolRun) float64 { return r.cpuUsPerReq }
+	b.ReportMetric(med(ours, rps), "benchgen-rps")
+	b.ReportMetric(med(wrk, rps), "wrk-rps")
+	b.ReportMetric(med(ab, rps), "ab-rps")
+	b.ReportMetric(med(ours, rps)/med(wrk, rps), "rps/wrk")
+	b.ReportMetric(med(ours, rps)/med(ab, rps), "rps/ab")
+	b.ReportMetric(med(ours, cpu), "benchgen-cpu-us/req")
+	b.ReportMetric(med(wrk, cpu), "wrk-cpu-us/req")
+	b.ReportMetric(med(ab, cpu), "ab-cpu-us/req")
+	b.ReportMetric(med(ours, cpu)/med(wrk, cpu), "cpu/wrk")
+	for i := range ours {
+		b.Logf("round %d: benchgen %.0f rps %.2f µs/req; wrk %.0f rps %.2f µs/req; ab %.0f rps %.2f µs/req",
+			i+1, ours[i].rps, ours[i].cpuUsPerReq, wrk[i].rps, wrk[i].cpuUsPerReq, ab[i].rps, ab[i].cpuUsPerReq)
+	}
+}
+
+func pinned(args ...string) *exec.Cmd {
+	return exec.Command("taskset", append([]string{"-c", "1"}, args...)...)
+}
+
+func procCPU(c *exec.Cmd) time.Duration {
+	return c.ProcessState.UserTime() + c.ProcessState.SystemTime()
+}
+
+func runBenchgen(b *testing.B, u string, secs int) toolRun {
+	c := pinned(os.Args[0], "-test.run=^TestChildRun$")
+	c.Env = append(os.Environ(), "BENCHGEN_CHILD="+u, fmt.Sprintf("BENCHGEN_DURATION=%ds", secs))
+	out, err := c.Output()
+	if err != nil {
+		b.Fatalf("benchgen child: %v\n%s", err, out)
+	}
+	var r result.Run
+	dec := json.NewDecoder(bytesReader(out))
+	if err := dec.Decode(&r); err != nil {
+		b.Fatalf("benchgen child output: %v\n%s", err, out)
+	}
+	if r.Outcomes.OK != r.Attempts {
+		b.Fatalf("benchgen: failures %+v", r.Outcomes)
+	}
+	// Whole-process CPU, as for wrk and ab (start-up included for all three).
+	return toolRun{r.RPS, float64(procCPU(c).Microseconds()) / float64(r.Outcomes.OK)}
+}
+
+func runWrk(b *testing.B, u string, secs int) toolRun {
+	c := pinned("wrk", "-t1", "-c50", fmt.Sprintf("-d%ds", secs), u)
+	out, err := c.CombinedOutput()
+	if err != nil {
+		b.Fatalf("wrk: %v\n%s", err, out)
+	}
+	rps := grepFloat(b, out, `Requests/sec:\s+([\d.]+)`)
+	n := grepFloat(b, out, `(\d+) requests in`)
+	return toolRun{rps, float64(procCPU(c).Microseconds()) / n}
+}
+
+func runAB(b *testing.B, u string, secs int) toolRun {
+	c := pinned("ab", "-q", "-k", "-c", "50", "-t", strconv.Itoa(secs), "-n", "100000000", u)
+	out, err := c.CombinedOutput()
+	if err != nil {
+		b.Fatalf("ab: %v\n%s", err, out)
+	}
+	rps := grepFloat(b, out, `Requests per second:\s+([\d.]+)`)
+	n := grepFloat(b, out, `Complete requests:\s+(\d+)`)
+	return toolRun{rps, float64(procCPU(c).Microseconds()) / n}
+}
+
+func grepFloat(b *testing.B, out []byte, re string) float64 {
+	m := regexp.MustCompile(re).FindSubmatch(out)
+	if m == nil {
+		b.Fatalf("no %s in:\n%s", re, out)
+	}
+	f, _ := strconv.ParseFloat(string(m[1]), 64)
+	return f
+}
+
+func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
