@@ -113,7 +113,8 @@
 // # Ops
 //
 // Op blocks are named "<kind>.<label>" (e.g. file.site_conf); labels are
-// unique per kind. Ops run in the order they appear (files in name order,
+// unique per kind (labels are identifiers: letters, digits, "_", "-"). Ops
+// run in the order they appear (files in name order,
 // blocks in order), moved later only as far as depends_on requires; the
 // order is deterministic. Attributes every op has:
 //
@@ -122,7 +123,8 @@
 //	                            # when this op changes, the service gets its
 //	                            # on_notify action (reload by default) at the end
 //	when       = platform.package_manager == "apt"  # false: the op does not exist
-//	                                                # on this platform (default true)
+//	                                                # on this platform (default true);
+//	                                                # references to it are then ignored
 //
 //	file "site_conf" {
 //	  path     = "${platform.paths.apache_conf_dir}/sites-enabled/wptest.conf"  # absolute
@@ -135,7 +137,8 @@
 //	  group    = "root"
 //	}
 //	  Check: sha256 of the current file, its mode, owner, group.
-//	  Apply: atomic upload (host.Put) when the bytes differ, else chmod/chown.
+//	  Apply: atomic upload (host.Put; parent directories created with
+//	  mkdir -p) when the bytes differ, else chmod/chown.
 //
 //	directory "docroot" { path = local.docroot, mode = "0755", owner = "wpsite", group = "wpsite" }
 //	  Check: exists as a directory, mode/owner/group. Apply: mkdir -p, chmod, chown.
@@ -188,14 +191,16 @@
 //	  restart = "apache2ctl restart"
 //	  status  = "apache2ctl status >/dev/null 2>&1 || test -e /run/apache2/apache2.pid && kill -0 $(cat /run/apache2/apache2.pid)"
 //	  ready   = "curl -fsS -o /dev/null http://127.0.0.1:8080/"  # polled after start/restart
-//	  ready_timeout = "30s"
+//	                                     # until it exits 0 (default: the status command)
+//	  ready_timeout = "30s"              # default 30s
 //	}
 //	  Defaults when a command is not given: with systemd (host facts
 //	  init = "systemd") "systemctl start|stop|reload|restart NAME" and
 //	  "systemctl is-active --quiet NAME"; without it "service NAME
 //	  start|stop|reload|restart|status". If start is given but restart is
 //	  not, restart = stop then start; if reload is not given but start is,
-//	  reload = restart. status must exit 0 exactly when the service runs.
+//	  reload = restart. status must exit 0 exactly when the service runs. A
+//	  service with its own start must give stop and status too.
 //	  Without systemd, start a daemon with start-stop-daemon and a pidfile:
 //	    start  = "start-stop-daemon --start --background --make-pidfile --pidfile /run/x.pid --exec /usr/bin/x -- args"
 //	    stop   = "start-stop-daemon --stop --pidfile /run/x.pid --retry TERM/10/KILL/5 --remove-pidfile"
@@ -227,7 +232,10 @@
 //	    expect_protocol   = "HTTP/2.0"                 # negotiated protocol
 //	  }
 //	  # command { run = "php -v", expect_regex = "^PHP 8", expect_exit = 0 }
+//	  #   expect_regex is matched against stdout followed by stderr.
 //	}
+//
+// Checks and facts may have when = ... like ops (no depends_on or notify).
 //
 // HTTP checks connect from the host's point of view (host.DialContext: over
 // the SSH connection for a remote host), so 127.0.0.1 is the server itself.
@@ -246,5 +254,34 @@
 // notified reloads/restarts once each; then checks; then facts. A second
 // apply reports 0 changes. Any load error, failed precondition, failed op or
 // failed check stops with an error (exit 2 for profile errors, 4 for op and
-// check failures).
+// check failures). All checks run and every failure is reported.
+//
+// Variable values: defaults < each -var-file (HCL attributes, in order) <
+// each -var name=value (in order). A -var value is taken as the literal
+// string for string (and any) variables, and parsed as an HCL expression
+// for other types (-var port=8080, -var 'sites=["a","b"]'). Setting a
+// variable the profile does not declare is an error.
+//
+// # Command line
+//
+//	wptest profiles [-o json] [--profile-dir D]
+//	wptest plan  (--profile P | --profile-dir D) (--platform X | --target T) [-var k=v]... [-var-file f]... [-o json]
+//	wptest apply (--profile P | --profile-dir D) --target T [-var k=v]... [-var-file f]... [-o json]
+//
+// T is "local" or "ssh://user@host:port" (with --known-hosts FILE, and
+// --identity KEY or $SSH_AUTH_SOCK). Reports go to stdout; progress
+// ("[host] op: message") and errors to stderr. --compact-errors prints
+// profile errors as "file:line:col: error: ..." lines instead of snippets.
+//
+// # Go API
+//
+//	p, diags := provision.Load(fsys, dir, provision.Vars{Files: ..., Args: []string{"port=8080"}})
+//	// on error: provision.WriteDiagnostics(w, p.Files(), diags, compact)
+//	r, diags := p.Render("debian-12")            // ops for one platform
+//	rep := r.Offline()                           // no host
+//	rep, err := r.Plan(ctx, h, progress)         // Check only
+//	rep, err := r.Apply(ctx, h, progress)        // Check + Apply, notify, checks, facts
+//	hdr, diags := provision.ReadHeader(fsys, dir) // profile block only (listings, aliases)
+//
+// p.Hash is the content hash; rep (a *Report) marshals to the -o json form.
 package provision

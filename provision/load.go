@@ -176,7 +176,7 @@ func Load(fsys fs.FS, dir string, vars Vars) (*Profile, hcl.Diagnostics) {
 		_, d := p.Render(plat)
 		diags = append(diags, d...)
 	}
-	diags = dedupe(diags)
+	diags = dedupe(p.explain(diags))
 	p.ok = !diags.HasErrors()
 	return p, diags
 }
@@ -694,4 +694,29 @@ func ReadHeader(fsys fs.FS, dir string) (Header, hcl.Diagnostics) {
 		diags = append(diags, errDiag("Missing profile block", dir+" has no profile block.", nil))
 	}
 	return h, diags
+}
+
+// explain rewrites HCL's generic "Unsupported attribute" for var.X into
+// "Undefined variable", naming the declared variables.
+func (p *Profile) explain(diags hcl.Diagnostics) hcl.Diagnostics {
+	declared := map[string]*Variable{}
+	var names []string
+	for _, v := range p.Variables {
+		declared[v.Name] = v
+		names = append(names, v.Name)
+	}
+	for _, d := range diags {
+		st, ok := d.Expression.(*hclsyntax.ScopeTraversalExpr)
+		if !ok || d.Summary != "Unsupported attribute" || st.Traversal.RootName() != "var" || len(st.Traversal) < 2 {
+			continue
+		}
+		ta, ok := st.Traversal[1].(hcl.TraverseAttr)
+		if !ok || declared[ta.Name] != nil {
+			continue
+		}
+		d.Summary = "Undefined variable"
+		d.Detail = fmt.Sprintf("var.%s is not declared in this profile (declared: %s)%s. Add a variable %q block or fix the name.",
+			ta.Name, strings.Join(names, ", "), suggest(ta.Name, declared), ta.Name)
+	}
+	return diags
 }
