@@ -1,0 +1,41 @@
+package experiment
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/wptest/wptest/fixture"
+)
+
+// WritePlan prints what Run would measure, without touching any machine:
+// the plan's hash, the fixture's root (generated here: it is a pure
+// function of profile and seed) and every point in order.
+func WritePlan(w io.Writer, sp *Spec) error {
+	fp, err := fixture.LoadProfile(sp.Fixture.Profile)
+	if err != nil {
+		return err
+	}
+	fx, err := fixture.Generate(fp, sp.Fixture.Seed)
+	if err != nil {
+		return err
+	}
+	m := fx.Manifest()
+	pin := "not pinned"
+	switch {
+	case sp.Fixture.Root == m.Root:
+		pin = "= pinned"
+	case sp.Fixture.Root != "":
+		pin = "MISMATCH: pinned " + sp.Fixture.Root
+	}
+	fmt.Fprintf(w, "experiment %s (%s)\nexperiment_sha256 %s\nplan_sha256 %s\nfixture %s seed %d root %s (%s)\nmachines %s\n",
+		sp.Name, sp.File, sp.SHA256, sp.PlanHash(), sp.Fixture.Profile, sp.Fixture.Seed, m.Root, pin, sp.Machines.Driver)
+	for _, p := range sp.Profiles {
+		if !p.Enabled {
+			fmt.Fprintf(w, "profile %s: left out (%s)\n", p.Name, p.Reason)
+		}
+	}
+	for _, p := range sp.Plan() {
+		fmt.Fprintln(w, p.Key)
+	}
+	return nil
+}

@@ -1,0 +1,205 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/wptest/wptest/fixture"
+	"github.com/wptest/wptest/host"
+	"github.com/wptest/wptest/internal/exitcode"
+	"github.com/wptest/wptest/provision/cloud"
+	"github.com/wptest/wptest/provision/hostmanifest"
+)
+
+// Options are the runner's inputs besides the spec. Nothing here comes from
+// the environment: the CLI decides.
+type Options struct {
+	RunsDir string // "runs"
+	ID      string // the run's ID: a new one, or the one to resume
+	Resume  bool
+	// Cloud is the driver for Spec.Machines.Driver (the CLI opens it: the
+	// Hetzner token comes from its environment).
+	Cloud cloud.Cloud
+	// Exe is the wptest binary: installed on the server as the agent (the
+	// profiles' HTTP/3 checks run it) and started there as srvstat when
+	// the server is remote. "" = not installed.
+	Exe    string
+	Tool   string // "wptest 0.1.0"
+	Target string // as given (--target), for the manifest
+	Owner  string
+	// Keep leaves cloud machines up after the run (until their ttl).
+	Keep bool
+	Log  io.Writer // progress and host output
+}
+
+// Run measures sp and returns the run directory. Every finished point is
+// in results.jsonl before the next starts; with Resume, the points already
+// there are skipped and nothing is seeded again.
+func Run(ctx context.Context, sp *Spec, src []byte, opt Options) (string, error) {
+	if opt.Log == nil {
+		opt.Log = io.Discard
+	}
+	if err := cloud.ValidRunID(opt.ID); err != nil {
+		return "", exitcode.With(exitcode.Config, err)
+	}
+	dir := filepath.Join(opt.RunsDir, opt.ID)
+	now := func() string { return time.Now().UTC().Format(time.RFC3339Nano) }
+
+	// The fixture is a pure function of profile and seed: generate it
+	// first, and refuse a root that is not the pinned one before anything
+	// is created or billed.
+	fp, err := fixture.LoadProfile(sp.Fixture.Profile)
+	if err != nil {
+		return "", exitcode.With(exitcode.Config, err)
+	}
+	fx, err := fixture.Generate(fp, sp.Fixture.Seed)
+	if err != nil {
+		return "", fmt.Errorf("generate fixture %s seed %d: %w", sp.Fixture.Profile, sp.Fixture.Seed, err)
+	}
+	fm := fx.Manifest()
+	if sp.Fixture.Root != "" && fm.Root != sp.Fixture.Root {
+		return "", exitcode.With(exitcode.Mismatch, fmt.Errorf("fixture %s seed %d has root %s; %s pins %s (generator %s)",
+			sp.Fixture.Profile, sp.Fixture.Seed, fm.Root, sp.File, sp.Fixture.Root, fixture.GeneratorVersion))
+	}
+
+	var man *Manifest
+	if opt.Resume {
+		man, err = ReadManifest(dir)
+		if err != nil {
+			return dir, exitcode.With(exitcode.Config, fmt.Errorf("--resume %s: %w", opt.ID, err))
+		}
+		if man.PlanHash != sp.PlanHash() {
+			return dir, exitcode.With(exitcode.Config, fmt.Errorf("--resume %s: the experiment changed since the run started (plan %s, now %s): run it with the same file and -var values (%s)",
+				opt.ID, man.PlanHash[:12], sp.PlanHash()[:12], filepath.Join(dir, SpecCopy)))
+		}
+		if man.Complete {
+			fmt.Fprintf(opt.Log, "run %s is already complete\n", opt.ID)
+			return dir, nil
+		}
+	} else {
+		if err := os.MkdirAll(opt.RunsDir, 0o755); err != nil {
+			return "", err
+		}
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return "", fmt.Errorf("run directory: %w", err)
+		}
+		if err := writeFileSync(filepath.Join(dir, SpecCopy), src, 0o644); err != nil {
+			return dir, err
+		}
+		man = &Manifest{Format: ManifestFormat, ID: opt.ID, Experiment: sp.Name, Description: sp.Description, File: sp.File,
+			ExperimentHash: sp.SHA256, PlanHash: sp.PlanHash(), Vars: sp.Vars, Target: opt.Target, Tool: opt.Tool,
+			GoVersion: runtime.Version(), Profiles: sp.Profiles, Scenarios: sp.Scenarios, Repetitions: sp.Repetitions,
+			Points: len(sp.Plan()), Hosts: map[string]*hostmanifest.Manifest{}, Start: now()}
+	}
+	if man.Hosts == nil {
+		man.Hosts = map[string]*hostmanifest.Manifest{}
+	}
+	prevFx := man.Fixture
+	man.Fixture = &FixtureRecord{Profile: sp.Fixture.Profile, Seed: sp.Fixture.Seed, Root: fm.Root, Pinned: sp.Fixture.Root, Pixels: fm.Pixels}
+	if prevFx != nil { // resumed: keep what the first session seeded and verified
+		man.Fixture.Verified, man.Fixture.HTTPPages, man.Fixture.Lazy = prevFx.Verified, prevFx.HTTPPages, prevFx.Lazy
+		man.Fixture.Deviations, man.Fixture.Docroot = prevFx.Deviations, prevFx.Docroot
+	}
+	sess := Session{Start: now(), Resumed: opt.Resume}
+	man.Sessions = append(man.Sessions, sess)
+	si := len(man.Sessions) - 1
+	if err := man.write(dir); err != nil {
+		return dir, err
+	}
+	st, _, err := openStore(dir)
+	if err != nil {
+		return dir, err
+	}
+	defer st.close()
+
+	r := &runner{sp: sp, opt: opt, dir: dir, man: man, st: st, fx: fx, si: si}
+	body := func(ctx context.Context, ms []cloud.Machine) error {
+		man.Machines = ms
+		if err := man.write(dir); err != nil {
+			return err
+		}
+		return r.run(ctx, ms)
+	}
+	var runErr error
+	if opt.Resume && len(man.Machines) > 0 {
+		// The machines of the first session: local ones are always there;
+		// kept cloud machines are reached with the run's pinned keys.
+		runErr = body(ctx, man.Machines)
+	} else {
+		runErr = r.up(ctx, body)
+	}
+	man.Sessions[si].End = now()
+	if runErr != nil {
+		man.Sessions[si].Error = runErr.Error()
+	}
+	man.Complete = len(st.done) == man.Points && runErr == nil
+	if man.Complete {
+		man.End = now()
+	}
+	if err := man.write(dir); err != nil && runErr == nil {
+		runErr = err
+	}
+	return dir, runErr
+}
+
+// up creates the machines with the cloud driver and runs body with them;
+// they are removed afterwards unless Keep (Up's step cleanups run on error
+// and Ctrl-C too).
+func (r *runner) up(ctx context.Context, body func(context.Context, []cloud.Machine) error) error {
+	c := r.opt.Cloud
+	if c == nil {
+		switch r.sp.Machines.Driver {
+		case "local":
+			c = cloud.Local{}
+		case "static":
+			c = cloud.Static{}
+		default:
+			return exitcode.With(exitcode.Config, fmt.Errorf("no cloud driver for %q", r.sp.Machines.Driver))
+		}
+	}
+	ttl, err := r.sp.Machines.TTLDuration()
+	if err != nil {
+		return exitcode.With(exitcode.Config, err)
+	}
+	run := cloud.Run{ID: r.opt.ID, Dir: r.dir, Profile: r.sp.Name, Owner: r.opt.Owner, Created: time.Now(), TTL: ttl}
+	plan, err := c.Plan(ctx, cloud.Spec{Machines: r.sp.Machines, Run: run})
+	if err != nil {
+		return err
+	}
+	plan.WriteText(r.opt.Log)
+	j, err := cloud.OpenJournal(filepath.Join(r.dir, cloud.JournalFile), time.Now)
+	if err != nil {
+		return err
+	}
+	defer j.Close()
+	if r.sp.Machines.Driver == "hetzner" {
+		fmt.Fprintf(r.opt.Log, "run %s: if this is interrupted, remove what it made with: %s\n", r.opt.ID, cloud.DownCommand(r.opt.ID))
+	}
+	_, err = cloud.Up(ctx, c, plan, j, cloud.UpOptions{
+		Keep: r.opt.Keep, KeepOnError: r.sp.Machines.Driver != "hetzner", Log: r.opt.Log,
+		Wait: cloud.WaitOptions{Timeout: 10 * time.Minute, RetryHostKeyMismatch: r.sp.Machines.Driver == "hetzner", Log: r.opt.Log},
+		Then: body,
+	})
+	return err
+}
+
+func serverMachine(ms []cloud.Machine) (cloud.Machine, error) {
+	for _, m := range ms {
+		if m.Role == cloud.RoleServer {
+			return m, nil
+		}
+	}
+	return cloud.Machine{}, fmt.Errorf("no server machine among %d", len(ms))
+}
+
+func hostOf(ctx context.Context, dir string, m cloud.Machine, log io.Writer) (host.Host, error) {
+	if m.Local {
+		return host.NewLocal(log), nil
+	}
+	return cloud.Connect(ctx, dir, m, log)
+}

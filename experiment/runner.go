@@ -1,0 +1,415 @@
+package experiment
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wptest/wptest/bench/benchgen"
+	"github.com/wptest/wptest/bench/result"
+	"github.com/wptest/wptest/fixture"
+	"github.com/wptest/wptest/host"
+	"github.com/wptest/wptest/internal/exitcode"
+	"github.com/wptest/wptest/provision/cloud"
+	"github.com/wptest/wptest/provision/hostmanifest"
+)
+
+type runner struct {
+	sp  *Spec
+	opt Options
+	dir string
+	man *Manifest
+	st  *store
+	fx  *fixture.Fixture
+	si  int // this session's index in man.Sessions
+
+	h        host.Host
+	facts    host.Facts
+	addr     string // the server's address as the load generator dials it
+	live     string // profile applied now
+	started  time.Time
+	measured int
+	estDone  time.Duration // estimated time of the points measured so far
+}
+
+func (r *runner) logf(format string, v ...any) { fmt.Fprintf(r.opt.Log, format+"\n", v...) }
+
+func (r *runner) run(ctx context.Context, ms []cloud.Machine) error {
+	sm, err := serverMachine(ms)
+	if err != nil {
+		return err
+	}
+	r.h, err = hostOf(ctx, r.dir, sm, r.opt.Log)
+	if err != nil {
+		return exitcode.With(exitcode.Provision, err)
+	}
+	defer r.h.Close()
+	r.addr = "127.0.0.1"
+	if !sm.Local {
+		r.addr = sm.Address
+	}
+	if r.facts, err = r.h.Facts(ctx); err != nil {
+		return exitcode.With(exitcode.Provision, fmt.Errorf("facts of %s: %w", r.h.Name(), err))
+	}
+	info := machineInfo(ctx, r.h, r.facts)
+	info.LoadLocal = sm.Local
+	r.man.Machine = &info
+	if err := r.man.write(r.dir); err != nil {
+		return err
+	}
+	if prev, err := hostmanifest.Read(ctx, r.h); err == nil && prev != nil {
+		r.live = prev.Profile
+	}
+
+	plan := r.sp.Plan()
+	enabled := r.enabledProfiles()
+	if len(enabled) == 0 {
+		return exitcode.With(exitcode.Config, fmt.Errorf("no profile of %s is enabled", r.sp.File))
+	}
+	site := r.site(enabled[0])
+	if r.man.Fixture.Verified == "" {
+		// Fresh run: the first column's profile makes the site user and
+		// docroot; the fixture is seeded once and verified, files, rows
+		// and every page over HTTP.
+		if err := r.apply(ctx, enabled[0]); err != nil {
+			return err
+		}
+		if err := r.seed(ctx, site); err != nil {
+			return err
+		}
+	} else {
+		if err := r.verify(ctx, site, false); err != nil {
+			return err
+		}
+	}
+
+	r.started = time.Now()
+	for i := 0; i < len(plan); {
+		// One (repetition, profile) group at a time: swap once for it.
+		j := i
+		for j < len(plan) && plan[j].Rep == plan[i].Rep && plan[j].Profile == plan[i].Profile {
+			j++
+		}
+		group := plan[i:j]
+		i = j
+		var todo []Point
+		for _, p := range group {
+			if !r.st.done[p.Key] {
+				todo = append(todo, p)
+			}
+		}
+		if len(todo) == 0 {
+			continue
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		ps := r.profile(group[0].Profile)
+		if err := r.apply(ctx, ps); err != nil {
+			return err
+		}
+		if err := r.measureGroup(ctx, ps, todo); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *runner) enabledProfiles() []ProfileSpec {
+	var out []ProfileSpec
+	for _, p := range r.sp.Profiles {
+		if p.Enabled {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (r *runner) profile(name string) ProfileSpec {
+	for _, p := range r.sp.Profiles {
+		if p.Name == name {
+			return p
+		}
+	}
+	return ProfileSpec{Name: name}
+}
+
+func (r *runner) site(ps ProfileSpec) fixture.Site {
+	user := ps.Vars["site_user"]
+	if user == "" {
+		user = "wpsite"
+	}
+	return fixture.Site{Host: r.h, Docroot: "/home/" + user + "/public_html", Owner: user, Group: user}
+}
+
+func (r *runner) url(p string, proto string) string {
+	if proto == "h2" || proto == "h3" {
+		return "https://" + hostPort(r.addr, r.sp.HTTPSPort) + p
+	}
+	return "http://" + hostPort(r.addr, r.sp.HTTPPort) + p
+}
+
+func hostPort(h string, p int) string {
+	if strings.Contains(h, ":") {
+		h = "[" + h + "]"
+	}
+	return h + ":" + strconv.Itoa(p)
+}
+
+// measureGroup warms the live profile up and measures its points, with
+// srvstat sampling the server for the whole group.
+func (r *runner) measureGroup(ctx context.Context, ps ProfileSpec, todo []Point) error {
+	if r.sp.Warmup > 0 {
+		// Unmeasured: fills OPcache and the FPM pool, starts Apache children.
+		_, _ = benchgen.Run(ctx, benchgen.Config{Name: "warm-up", URL: r.url("/", "h1"), Visitors: 2, KeepAlive: true,
+			Duration: r.sp.Warmup, Timeout: 30 * time.Second})
+	}
+	smp, err := r.startSampler(ctx)
+	if err != nil {
+		return err
+	}
+	defer smp.stop()
+	for _, p := range todo {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		sc := r.scenario(p.Scenario)
+		r.progress(p, sc)
+		rec, err := r.measure(ctx, ps, sc, p, smp)
+		if ctx.Err() != nil {
+			return ctx.Err() // a point cut short is not written: --resume measures it again
+		}
+		if err != nil {
+			return exitcode.With(exitcode.Load, fmt.Errorf("%s: %w", p.Key, err))
+		}
+		if err := r.st.append(rec); err != nil {
+			return fmt.Errorf("write %s: %w", ResultsFile, err)
+		}
+		r.measured++
+		r.estDone += estimate(sc)
+		r.man.Sessions[r.si].Measured = append(r.man.Sessions[r.si].Measured, p.Key)
+		if err := r.man.write(r.dir); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *runner) scenario(name string) Scenario {
+	for _, s := range r.sp.Scenarios {
+		if s.Name == name {
+			return s
+		}
+	}
+	return Scenario{}
+}
+
+// progress prints which profile, scenario and point run now, and the ETA:
+// the remaining points' planned time, scaled by how the measured points
+// compared with their plan.
+func (r *runner) progress(p Point, sc Scenario) {
+	plan := r.sp.Plan()
+	var left time.Duration
+	idx, done := 0, 0
+	for i, q := range plan {
+		if q.Key == p.Key {
+			idx = i + 1
+		}
+		if r.st.done[q.Key] {
+			done++
+			continue
+		}
+		left += estimate(r.scenario(q.Scenario))
+	}
+	if r.measured > 0 && r.estDone > 0 {
+		left = time.Duration(float64(left) * float64(time.Since(r.started)) / float64(r.estDone))
+	}
+	r.logf("[%d/%d] rep %d/%d · %s · %s %s (%d done) · ETA %s", idx, len(plan), p.Rep, r.sp.Repetitions, p.Profile, p.Scenario, p.Step, done, left.Round(time.Second))
+}
+
+// estimate is a scenario step's planned wall time.
+func estimate(sc Scenario) time.Duration {
+	const overhead = 800 * time.Millisecond
+	switch sc.Kind {
+	case "crowd":
+		return sc.Warmup + sc.Duration + sc.GiveUp/2 + overhead
+	case "kit":
+		return time.Duration(len(sc.Levels)+4)*(sc.Warmup+sc.Duration) + overhead
+	}
+	if sc.Duration == 0 {
+		return 10*time.Second + overhead
+	}
+	return sc.Warmup + sc.Duration + overhead
+}
+
+func (r *runner) baseConfig(sc Scenario, visitors int) benchgen.Config {
+	cfg := benchgen.Config{Name: fmt.Sprintf("c=%d", visitors), URL: r.url(sc.Path, sc.Proto), Proto: sc.Proto,
+		Visitors: visitors, KeepAlive: sc.KeepAlive, Requests: sc.Requests, Duration: sc.Duration, Warmup: sc.Warmup,
+		Rate: sc.Rate, Timeout: sc.Timeout, ServerName: "localhost",
+		// The profiles' certificate is the host's own self-signed one; the
+		// h2/h3 checks of the profile prove it; the load only needs the bytes.
+		Insecure: true}
+	if sc.Gzip {
+		cfg.Header = append(cfg.Header, benchgen.AcceptGzip)
+	}
+	return cfg
+}
+
+func (r *runner) measure(ctx context.Context, ps ProfileSpec, sc Scenario, p Point, smp *sampler) (Record, error) {
+	rec := Record{Point: p, Start: time.Now().UTC().Format(time.RFC3339Nano)}
+	pr := r.probe(ctx, sc)
+	rec.Probe = &pr
+	cfg := r.baseConfig(sc, p.Visitors)
+	var from, to time.Time
+	var ok int64
+	switch sc.Kind {
+	case "page", "static", "compression", "ab":
+		run, err := benchgen.Run(ctx, cfg)
+		if err != nil {
+			return rec, err
+		}
+		rec.Run = &run
+		from, to, ok = window(run)
+	case "crowd":
+		cc := benchgen.CrowdConfig{Base: cfg, Visitors: p.Visitors, ClickEvery: sc.ClickEvery, ProbeEvery: sc.ProbeEvery,
+			GiveUp: sc.GiveUp, Warmup: sc.Warmup, Duration: sc.Duration}
+		if sc.ProbePath != "" {
+			cc.ProbeURL = r.url(sc.ProbePath, sc.Proto)
+		}
+		c, err := benchgen.Crowd(ctx, cc)
+		if err != nil {
+			return rec, err
+		}
+		rec.Crowd = &c
+		from, to, ok = window(c.Background)
+	case "kit":
+		kc := benchgen.KitConfig{Base: cfg, Concurrency: p.Visitors, Levels: sc.Levels, ErrorClients: sc.ErrorClients,
+			StartupRounds: 3, Restart: r.restarter(ps)}
+		if sc.TransferPath != "" {
+			kc.TransferURL = r.url(sc.TransferPath, sc.Proto)
+		}
+		kc.Server = func(f, t time.Time, n int64) (*result.Server, error) {
+			from, to, ok = f, t, n
+			return smp.summarize(ctx, f, t, n)
+		}
+		k, err := benchgen.Kit(ctx, kc)
+		if err != nil {
+			return rec, err
+		}
+		rec.Kit = &k
+	}
+	if sc.Kind != "kit" {
+		srv, err := smp.summarize(ctx, from, to, ok)
+		if err != nil {
+			return rec, err
+		}
+		rec.Server = srv
+	} else {
+		rec.Server = rec.Kit.Server
+	}
+	if rec.Server != nil {
+		var cpu float64
+		for _, g := range ServerGroups {
+			cpu += rec.Server.Groups[g].CPUMs
+		}
+		if ok > 0 {
+			rec.ServerCPUMsPerReq = cpu / float64(ok)
+		}
+		for _, g := range []string{"web", "php-cgi", "php-fpm"} {
+			rec.PSSKB += rec.Server.Groups[g].PSSPeakKB
+		}
+	}
+	rec.End = time.Now().UTC().Format(time.RFC3339Nano)
+	return rec, nil
+}
+
+// window is a run's measured window and its answered requests.
+func window(run result.Run) (time.Time, time.Time, int64) {
+	from, _ := time.Parse(time.RFC3339Nano, run.Start)
+	to := from.Add(time.Duration(run.ElapsedMs * float64(time.Millisecond)))
+	return from, to, run.Outcomes.OK
+}
+
+// probe makes one plain request the way the scenario asks (gzip accepted
+// or not) and records what came back: the Content-Encoding is how the
+// report knows who compresses.
+func (r *runner) probe(ctx context.Context, sc Scenario) Probe {
+	u := r.url(sc.Path, sc.Proto)
+	pr := Probe{URL: u, AcceptGzip: sc.Gzip}
+	tr := &http.Transport{DisableCompression: true, ForceAttemptHTTP2: sc.Proto == "h2",
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true, ServerName: "localhost"}}
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Transport: tr, Timeout: 60 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
+	if err != nil {
+		pr.Error = err.Error()
+		return pr
+	}
+	if sc.Gzip {
+		req.Header.Set("Accept-Encoding", "gzip, deflate, br")
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		pr.Error = err.Error()
+		return pr
+	}
+	defer resp.Body.Close()
+	n, _ := io.Copy(io.Discard, resp.Body)
+	pr.Status, pr.Proto, pr.BodyBytes = resp.StatusCode, resp.Proto, n
+	pr.ContentEncoding = resp.Header.Get("Content-Encoding")
+	pr.Server = resp.Header.Get("Server")
+	return pr
+}
+
+// restarter restarts the live web server for the kit's startup metric,
+// with the wptest-svc script every profile installs.
+func (r *runner) restarter(ps ProfileSpec) func(context.Context) error {
+	svc := map[string]string{"cpanel-apache": "apache2", "tuned-apache": "apache2", "caddy": "caddy", "corehttpd": "corehttpd"}[ps.Name]
+	if svc == "" {
+		return nil
+	}
+	if svc == "apache2" && r.facts.Platform != "debian-12" {
+		svc = "httpd"
+	}
+	return func(ctx context.Context) error {
+		_, err := r.h.Run(ctx, host.Cmd{Script: "/usr/local/lib/wptest/wptest-svc " + svc + " restart", Label: "restart " + svc, Timeout: 2 * time.Minute})
+		return err
+	}
+}
+
+// machineInfo reads what the server is: kernel, CPUs, memory.
+func machineInfo(ctx context.Context, h host.Host, f host.Facts) MachineInfo {
+	mi := MachineInfo{Host: h.Name(), OS: strings.TrimSpace(f.OSID + " " + f.OSVersion), Platform: f.Platform, Arch: f.Arch}
+	res, err := h.Run(ctx, host.Cmd{Label: "machine info", Timeout: time.Minute,
+		Script: "uname -r; nproc; awk '/^MemTotal:/{print $2}' /proc/meminfo; awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo"})
+	if err != nil {
+		return mi
+	}
+	l := strings.Split(strings.TrimSpace(string(res.Stdout)), "\n")
+	if len(l) >= 3 {
+		mi.Kernel = l[0]
+		mi.CPUs, _ = strconv.Atoi(l[1])
+		mi.MemKB, _ = strconv.ParseInt(l[2], 10, 64)
+	}
+	if len(l) >= 4 {
+		mi.CPUModel = l[3]
+	}
+	return mi
+}
+
+// sortedKeys returns m's keys in order (deterministic var order).
+func sortedKeys(m map[string]string) []string {
+	k := make([]string, 0, len(m))
+	for n := range m {
+		k = append(k, n)
+	}
+	sort.Strings(k)
+	return k
+}

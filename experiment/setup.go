@@ -1,0 +1,363 @@
+package experiment
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wptest/wptest/bench/result"
+	"github.com/wptest/wptest/bench/srvstat"
+	"github.com/wptest/wptest/fixture"
+	"github.com/wptest/wptest/host"
+	"github.com/wptest/wptest/internal/exitcode"
+	"github.com/wptest/wptest/profiles"
+	"github.com/wptest/wptest/provision"
+	"github.com/wptest/wptest/provision/hostmanifest"
+)
+
+// AgentPath is where the wptest binary goes on the server (as `wptest up`
+// puts it: the profiles' HTTP/3 checks run it).
+const AgentPath = "/usr/local/lib/wptest/wptest"
+
+// apply renders the shipped profile for the server's platform and applies
+// it (the swap: the profile's ops stop the previous server), then writes
+// the host manifest and keeps it in the run manifest. Same steps as
+// `wptest up`/`swap` (internal/cli/cmd_up.go), which cannot be imported.
+func (r *runner) apply(ctx context.Context, ps ProfileSpec) error {
+	dir, err := profiles.Lookup(ps.Name, func(d string) []string {
+		lp, _ := provision.Load(profiles.FS, d, provision.Vars{})
+		if lp == nil {
+			return nil
+		}
+		return lp.Aliases
+	})
+	if err != nil {
+		return exitcode.With(exitcode.Config, err)
+	}
+	var args []string
+	for _, k := range sortedKeys(ps.Vars) {
+		args = append(args, k+"="+ps.Vars[k])
+	}
+	p, diags := provision.Load(profiles.FS, dir, provision.Vars{Args: args})
+	if diags.HasErrors() {
+		var b bytes.Buffer
+		if p != nil {
+			_ = provision.WriteDiagnostics(&b, p.Files(), diags, true)
+		} else {
+			_ = provision.WriteDiagnostics(&b, nil, diags, true)
+		}
+		return exitcode.With(exitcode.Config, fmt.Errorf("profile %s: %s", ps.Name, strings.TrimSpace(b.String())))
+	}
+	rd, diags := p.Render(r.facts.Platform)
+	if diags.HasErrors() {
+		return exitcode.With(exitcode.Config, fmt.Errorf("render %s for %s: %s", p.Name, r.facts.Platform, diags.Error()))
+	}
+	if len(rd.Blocked) > 0 {
+		return exitcode.With(exitcode.Config, fmt.Errorf("profile %s cannot be applied on %s (nothing was changed):\n  %s", p.Name, r.h.Name(), strings.Join(rd.Blocked, "\n  ")))
+	}
+	if r.live == p.Name {
+		r.logf("[%s] profile %s (already live: re-applied, checks run again)", r.h.Name(), p.Name)
+	} else {
+		r.logf("[%s] swap: %s -> %s", r.h.Name(), orNone(r.live), p.Name)
+	}
+	if r.opt.Exe != "" {
+		msg, err := installAgent(ctx, r.h, r.opt.Exe)
+		if err != nil {
+			return exitcode.With(exitcode.Provision, err)
+		}
+		r.logf("[%s] wptest agent: %s", r.h.Name(), msg)
+	}
+	t0 := time.Now()
+	changed := 0
+	rep, err := rd.Apply(ctx, r.h, func(e provision.Event) {
+		changed++
+		fmt.Fprintf(r.opt.Log, "[%s] %s: %s\n", e.Host, e.Op, e.Msg)
+	})
+	if err != nil {
+		return exitcode.With(exitcode.Provision, fmt.Errorf("apply %s on %s: %w", p.Name, r.h.Name(), err))
+	}
+	prev := r.live
+	if prev == p.Name {
+		prev = ""
+	}
+	m := hostmanifest.FromReport(rep, r.opt.Tool, prev)
+	if err := hostmanifest.Write(ctx, r.h, m); err != nil {
+		return exitcode.With(exitcode.Provision, err)
+	}
+	r.live = p.Name
+	r.man.Hosts[ps.Name] = m
+	r.logf("[%s] %s live after %.1fs (%d change(s), %d deviation(s))", r.h.Name(), p.Name, time.Since(t0).Seconds(), m.Changes, len(m.Deviations))
+	return r.man.write(r.dir)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// installAgent puts exe on the host at AgentPath unless the same bytes are
+// there already.
+func installAgent(ctx context.Context, h host.Host, exe string) (string, error) {
+	b, err := os.ReadFile(exe)
+	if err != nil {
+		return "", fmt.Errorf("wptest agent: %w", err)
+	}
+	sum := sha256.Sum256(b)
+	want := hex.EncodeToString(sum[:])
+	res, err := h.Run(ctx, host.Cmd{Script: "sha256sum " + AgentPath + " 2>/dev/null || true", Label: "agent"})
+	if err != nil {
+		return "", err
+	}
+	if strings.HasPrefix(string(res.Stdout), want+" ") {
+		return "up to date (sha256 " + want[:12] + ")", nil
+	}
+	if _, err := h.Run(ctx, host.Cmd{Script: "install -d -m 0755 " + filepath.Dir(AgentPath), Label: "agent"}); err != nil {
+		return "", err
+	}
+	if err := h.Put(ctx, AgentPath, bytes.NewReader(b), host.PutOptions{Mode: 0o755}); err != nil {
+		return "", fmt.Errorf("install wptest on %s: %w", h.Name(), err)
+	}
+	return "installed (sha256 " + want[:12] + ")", nil
+}
+
+// seed creates the site's database, seeds the fixture once and verifies it.
+func (r *runner) seed(ctx context.Context, site fixture.Site) error {
+	db, err := r.database(ctx, true)
+	if err != nil {
+		return exitcode.With(exitcode.Provision, err)
+	}
+	site.DB = db
+	src := fixture.DebianCore
+	if r.facts.Platform != "debian-12" {
+		src = fixture.CoreSource{Download: true}
+	}
+	t0 := time.Now()
+	m, err := fixture.Seed(ctx, site, r.fx, src, r.opt.Log)
+	if err != nil {
+		return exitcode.With(exitcode.Provision, err)
+	}
+	r.man.Fixture.Deviations = m.Deviations
+	r.man.Fixture.Docroot = site.Docroot
+	r.logf("[%s] fixture %s seed %d seeded in %.1fs (root %s)", r.h.Name(), r.sp.Fixture.Profile, r.sp.Fixture.Seed, time.Since(t0).Seconds(), m.Short)
+	return r.verify(ctx, site, true)
+}
+
+// verify recomputes the fixture's hashes on the live site (and, after a
+// seed, fetches every page over HTTP); a difference stops the run (exit 5).
+func (r *runner) verify(ctx context.Context, site fixture.Site, http bool) error {
+	if site.DB.Password == "" {
+		db, err := r.database(ctx, false)
+		if err != nil {
+			return exitcode.With(exitcode.Provision, err)
+		}
+		site.DB = db
+	}
+	rep, err := fixture.Verify(ctx, site, r.fx)
+	if err != nil {
+		return exitcode.With(exitcode.Provision, err)
+	}
+	if http {
+		base := "http://" + hostPort("127.0.0.1", r.sp.HTTPPort)
+		if err := fixture.VerifyHTTP(ctx, r.h, base, r.fx.Manifest(), rep); err != nil {
+			return exitcode.With(exitcode.Provision, err)
+		}
+		r.man.Fixture.HTTPPages = rep.HTTPPages
+	}
+	if !rep.OK() {
+		var d []string
+		for i, x := range rep.Diffs {
+			if i == 10 {
+				d = append(d, fmt.Sprintf("... and %d more", len(rep.Diffs)-10))
+				break
+			}
+			d = append(d, x.String())
+		}
+		return exitcode.With(exitcode.Mismatch, fmt.Errorf("fixture on %s is not %s seed %d: root %s, want %s\n  %s",
+			r.h.Name(), r.sp.Fixture.Profile, r.sp.Fixture.Seed, rep.Root, rep.Want, strings.Join(d, "\n  ")))
+	}
+	r.man.Fixture.Verified = rep.Root
+	r.man.Fixture.Lazy = len(rep.Lazy)
+	r.logf("[%s] fixture verified: root %s (%d page(s) over HTTP, %d lazy row(s) apart)", r.h.Name(), rep.Root[:16], r.man.Fixture.HTTPPages, len(rep.Lazy))
+	return r.man.write(r.dir)
+}
+
+// Database names on the server. One experiment site per server: a fresh
+// run drops and recreates it.
+const (
+	dbName = "wptest_site"
+	dbUser = "wptest_site"
+)
+
+// database makes sure MariaDB runs on the server and, when create is set,
+// (re)creates the site's database and user with a new password. The
+// password travels on stdin only and is kept in runs/<id>/secrets/db
+// (0600) for --resume, never in the manifest or the log.
+//
+// This is an adapter: no profile installs MariaDB and no exported function
+// of fixture or provision creates the database (the tests use
+// internal/testenv.MariaDB).
+func (r *runner) database(ctx context.Context, create bool) (fixture.DB, error) {
+	secret := filepath.Join(r.dir, secretsDir, "db")
+	ensure := `if ! command -v mariadb >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1; then DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y mariadb-server >/dev/null; else dnf -y install mariadb-server >/dev/null; fi
+fi
+if ! mariadb-admin --connect-timeout=2 ping >/dev/null 2>&1; then
+  if [ -d /run/systemd/system ]; then systemctl start mariadb; else service mariadb start >/dev/null 2>&1 || service mysql start >/dev/null 2>&1 || true; fi
+  i=0; while [ $i -lt 300 ] && ! mariadb-admin --connect-timeout=2 ping >/dev/null 2>&1; do sleep 0.1; i=$((i+1)); done
+fi
+mariadb-admin --connect-timeout=2 ping >/dev/null && mariadb --batch --skip-column-names -e 'SELECT @@port'`
+	res, err := r.h.Run(ctx, host.Cmd{Script: ensure, Label: "mariadb", Timeout: 15 * time.Minute})
+	if err != nil {
+		return fixture.DB{}, fmt.Errorf("MariaDB on %s: %w", r.h.Name(), err)
+	}
+	port := strings.TrimSpace(string(res.Stdout))
+	db := fixture.DB{Addr: net.JoinHostPort("127.0.0.1", port), Name: dbName, User: dbUser}
+	if !create {
+		b, err := os.ReadFile(secret)
+		if err != nil {
+			return db, fmt.Errorf("database password of this run: %w", err)
+		}
+		db.Password = strings.TrimSpace(string(b))
+		return db, nil
+	}
+	pw := make([]byte, 18)
+	if _, err := rand.Read(pw); err != nil {
+		return db, err
+	}
+	db.Password = hex.EncodeToString(pw)
+	var sql strings.Builder
+	fmt.Fprintf(&sql, "DROP DATABASE IF EXISTS `%s`;\nCREATE DATABASE `%s` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_520_ci;\n", dbName, dbName)
+	for _, hn := range []string{"localhost", "127.0.0.1", "::1"} {
+		fmt.Fprintf(&sql, "CREATE USER IF NOT EXISTS '%s'@'%s';\nALTER USER '%s'@'%s' IDENTIFIED BY '%s';\nGRANT ALL PRIVILEGES ON `%s`.* TO '%s'@'%s';\n",
+			dbUser, hn, dbUser, hn, db.Password, dbName, dbUser, hn)
+	}
+	if _, err := r.h.Run(ctx, host.Cmd{Script: "mariadb --batch", Stdin: strings.NewReader(sql.String()), Label: "create database"}); err != nil {
+		return db, fmt.Errorf("create database %s on %s: %w", dbName, r.h.Name(), err)
+	}
+	if err := os.MkdirAll(filepath.Dir(secret), 0o700); err != nil {
+		return db, err
+	}
+	if err := writeFileSync(secret, []byte(db.Password+"\n"), 0o600); err != nil {
+		return db, err
+	}
+	return db, nil
+}
+
+// sampler collects srvstat samples of the server: in this process when the
+// server is this machine, else `wptest srvstat` on the server.
+type sampler struct {
+	mu     sync.Mutex
+	ss     []srvstat.Sample
+	err    error
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+const sampleEvery = 500 * time.Millisecond
+
+func (r *runner) startSampler(ctx context.Context) (*sampler, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	s := &sampler{cancel: cancel, done: make(chan struct{})}
+	if _, ok := r.h.(*host.Local); ok {
+		sm := srvstat.New(srvstat.Config{})
+		go func() {
+			defer close(s.done)
+			tk := time.NewTicker(sampleEvery)
+			defer tk.Stop()
+			for {
+				if smp, err := sm.Sample(ctx); err == nil {
+					s.add(smp)
+				}
+				select {
+				case <-ctx.Done():
+					return
+				case <-tk.C:
+				}
+			}
+		}()
+		return s, nil
+	}
+	if r.opt.Exe == "" {
+		cancel()
+		return nil, fmt.Errorf("srvstat on %s needs the wptest binary (Options.Exe)", r.h.Name())
+	}
+	pr, pw := io.Pipe()
+	go func() {
+		err := srvstat.RunRemote(ctx, r.h, r.opt.Exe, []string{"--interval", sampleEvery.String()}, pw)
+		pw.CloseWithError(err)
+	}()
+	go func() {
+		defer close(s.done)
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		for sc.Scan() {
+			var smp srvstat.Sample
+			if json.Unmarshal(sc.Bytes(), &smp) == nil {
+				s.add(smp)
+			}
+		}
+		s.mu.Lock()
+		s.err = sc.Err()
+		s.mu.Unlock()
+	}()
+	return s, nil
+}
+
+func (s *sampler) add(smp srvstat.Sample) {
+	s.mu.Lock()
+	s.ss = append(s.ss, smp)
+	s.mu.Unlock()
+}
+
+func (s *sampler) stop() {
+	s.cancel()
+	<-s.done
+}
+
+// summarize waits for a sample after the window's end, then gives the
+// server's share of [from, to].
+func (s *sampler) summarize(ctx context.Context, from, to time.Time, ok int64) (*result.Server, error) {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s.mu.Lock()
+		n := len(s.ss)
+		var last float64
+		if n > 0 {
+			last = s.ss[n-1].Unix
+		}
+		err := s.err
+		s.mu.Unlock()
+		if n > 0 && last >= float64(to.UnixNano())/1e9 {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("srvstat: %w", err)
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("srvstat: no sample after the window's end within 10s")
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	s.mu.Lock()
+	ss := append([]srvstat.Sample(nil), s.ss...)
+	s.mu.Unlock()
+	return srvstat.Summarize(ss, from, to, ok, 0)
+}

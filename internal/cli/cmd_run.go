@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/wptest/wptest/experiment"
+	"github.com/wptest/wptest/internal/exitcode"
+	"github.com/wptest/wptest/report"
+)
+
+// wptest run: one experiment file, from machines to report.
+func init() {
+	register(command{name: "run", summary: "run an experiment file: machines, profiles, fixture, scenarios, report", run: runRun})
+}
+
+const runUsage = `usage: wptest run FILE [--target local|ssh://user@host:port|hetzner] [-var name=value ...] [--resume ID]
+
+Brings the machines up, applies the first profile, seeds the fixture once and
+verifies it, then for every repetition and profile swaps the web server,
+warms it up and measures every scenario step with srvstat sampling on the
+server. Each finished point is appended to runs/<id>/results.jsonl (fsynced);
+--resume ID continues after the last complete point. Ends with the report
+(runs/<id>/report.md and report.html), whose path is printed on stdout.
+
+flags:
+`
+
+func runRun(ctx context.Context, a *App, args []string) error {
+	fs := newFlags(a, "run")
+	fs.Usage = func() { fmt.Fprint(a.Stderr, runUsage); fs.PrintDefaults() }
+	var vars multiFlag
+	target := fs.String("target", "", "local, hetzner or ssh://user@host:port (default: the file's machines block)")
+	fs.Var(&vars, "var", "set an experiment variable or a machines attribute: name=value (repeatable)")
+	resume := fs.String("resume", "", "continue run ID after its last complete point")
+	runsDir := fs.String("runs", "runs", "directory of run directories")
+	knownHosts := fs.String("known-hosts", "", "known_hosts pinning an ssh:// target's key")
+	identity := fs.String("identity", "", "private key an ssh:// target accepts")
+	keep := fs.Bool("keep", false, "leave cloud machines up after the run (until their ttl)")
+	agent := fs.String("agent", "", "wptest binary for the server (default: this executable)")
+	planOnly := fs.Bool("plan", false, "print the plan, its hash and the fixture root; measure nothing")
+	file := ""
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		file, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == flagErrHelp() {
+			return err
+		}
+		return exitcode.With(exitcode.Config, err)
+	}
+	if file == "" && fs.NArg() == 1 {
+		file = fs.Arg(0)
+	} else if fs.NArg() > 0 {
+		return exitcode.With(exitcode.Config, fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	}
+	if file == "" {
+		fs.Usage()
+		return exitcode.With(exitcode.Config, fmt.Errorf("an experiment FILE is required"))
+	}
+	src, err := os.ReadFile(absPath(a, file))
+	if err != nil {
+		return exitcode.With(exitcode.Config, err)
+	}
+	sp, err := experiment.Load(file, src, experiment.LoadOptions{Vars: vars, Target: *target,
+		KnownHosts: absPath(a, *knownHosts), Identity: absPath(a, *identity)})
+	if err != nil {
+		return err
+	}
+	if *planOnly {
+		return experiment.WritePlan(a.Stdout, sp)
+	}
+	s := newCloudSession(a)
+	defer s.close()
+	c, err := s.driver(sp.Machines.Driver, "")
+	if err != nil {
+		return err
+	}
+	exe := absPath(a, *agent)
+	if exe == "" {
+		exe, _ = os.Executable()
+	}
+	id := *resume
+	if id == "" {
+		id = newRunID(time.Now())
+	}
+	owner := a.Getenv("USER")
+	if h, err := os.Hostname(); err == nil {
+		owner += "@" + h
+	}
+	tgt := *target
+	if tgt == "" {
+		tgt = sp.Machines.Driver
+	}
+	fmt.Fprintf(s.errw, "run %s: %s (%d points)\n", id, file, len(sp.Plan()))
+	dir, err := experiment.Run(ctx, sp, src, experiment.Options{RunsDir: absPath(a, *runsDir), ID: id, Resume: *resume != "",
+		Cloud: c, Exe: exe, Tool: "wptest " + Version, Target: tgt, Owner: owner, Keep: *keep, Log: s.errw})
+	if err != nil {
+		fmt.Fprintf(s.errw, "run %s stopped: continue it with: wptest run %s --resume %s%s\n", id, file, id, varArgs(vars, *target))
+		return err
+	}
+	out, err := report.Write(dir)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	rel := out.HTML
+	if r, err := filepath.Rel(absPath(a, "."), out.HTML); err == nil && !strings.HasPrefix(r, "..") {
+		rel = r
+	}
+	fmt.Fprintf(s.errw, "report: %s and %s\n", out.Markdown, out.HTML)
+	fmt.Fprintln(s.out, rel)
+	return nil
+}
+
+func varArgs(vars []string, target string) string {
+	var b strings.Builder
+	if target != "" {
+		b.WriteString(" --target " + target)
+	}
+	for _, v := range vars {
+		b.WriteString(" -var " + v)
+	}
+	return b.String()
+}

@@ -1,0 +1,229 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/wptest/wptest/experiment"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+)
+
+// chart is one rendered SVG with its caption.
+type chart struct {
+	ID, Caption string
+	SVG         []byte
+}
+
+// charts draws every chart the sections name: lines per profile over
+// visitors (log scales where the values span more than 10x, as the post's
+// spread needs), bars for per-profile costs.
+func (r *Report) charts() (map[string]chart, error) {
+	out := map[string]chart{}
+	add := func(id, caption string, p *plot.Plot, err error) error {
+		if err != nil {
+			return fmt.Errorf("%s: %w", id, err)
+		}
+		if p == nil {
+			return nil
+		}
+		b, err := render(p)
+		if err != nil {
+			return fmt.Errorf("%s: %w", id, err)
+		}
+		out[id] = chart{ID: id, Caption: caption, SVG: b}
+		return nil
+	}
+	for _, sc := range r.scenarios("page") {
+		p, err := r.bars(sc, "Server CPU per page (ms)", ServerCPU)
+		if err := add("cpu-"+sc.Name, "Server CPU per WordPress page, median over repetitions", p, err); err != nil {
+			return nil, err
+		}
+	}
+	for _, sc := range r.scenarios("compression") {
+		p, err := r.bars(sc, "Server CPU per request (ms)", ServerCPU)
+		if err := add("compression-"+sc.Name, "Server CPU per compressed-or-not response, median", p, err); err != nil {
+			return nil, err
+		}
+	}
+	for _, sc := range r.scenarios("static") {
+		p, err := r.lines(sc, "Requests per second", RPS)
+		if err := add("rps-"+sc.Name, "Requests per second by visitors, median", p, err); err != nil {
+			return nil, err
+		}
+		p, err = r.lines(sc, "p99 latency (ms)", P99Ms)
+		if err := add("p99-"+sc.Name, "Slowest visitors' wait (p99) by visitors, median", p, err); err != nil {
+			return nil, err
+		}
+	}
+	for _, sc := range r.scenarios("crowd") {
+		p, err := r.lines(sc, "New visitor's wait, median (ms)", CrowdWaitP50)
+		if err := add("crowd-"+sc.Name, "A new visitor's wait by crowd size, median", p, err); err != nil {
+			return nil, err
+		}
+	}
+	for _, sc := range r.scenarios("kit") {
+		p, err := r.kitScaling(sc)
+		if err := add("kit-scaling-"+sc.Name, "Kit: throughput by concurrency step, median", p, err); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func render(p *plot.Plot) ([]byte, error) {
+	wt, err := p.WriterTo(16*vg.Centimeter, 9*vg.Centimeter, "svg")
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if _, err := wt.WriteTo(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func newPlot(title, x, y string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = x
+	p.Y.Label.Text = y
+	p.Legend.Top = true
+	return p
+}
+
+// bars: one bar per profile, the scenario's first step.
+func (r *Report) bars(sc experiment.Scenario, ylabel string, f func(experiment.Record) (float64, bool)) (*plot.Plot, error) {
+	ps := r.profilesOf(sc)
+	st := sc.Steps()[0]
+	var vals plotter.Values
+	var names []string
+	for _, p := range ps {
+		s := r.Metric(p, sc.Name, st, f)
+		if s.N == 0 {
+			continue
+		}
+		vals = append(vals, s.Med)
+		names = append(names, r.Labels[p])
+	}
+	if len(vals) == 0 {
+		return nil, nil
+	}
+	p := newPlot(fmt.Sprintf("%s, %s (%s)", sc.Name, st, sc.Path), "", ylabel)
+	b, err := plotter.NewBarChart(vals, vg.Points(40))
+	if err != nil {
+		return nil, err
+	}
+	b.Color = plotutil.Color(0)
+	p.Add(b)
+	p.NominalX(names...)
+	p.Y.Min = 0
+	return p, nil
+}
+
+// lines: one line per profile over the scenario's visitor counts.
+func (r *Report) lines(sc experiment.Scenario, ylabel string, f func(experiment.Record) (float64, bool)) (*plot.Plot, error) {
+	p := newPlot(fmt.Sprintf("%s (%s)", sc.Name, sc.Path), "visitors", ylabel)
+	var args []any
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, pr := range r.profilesOf(sc) {
+		var pts plotter.XYs
+		for i, st := range sc.Steps() {
+			s := r.Metric(pr, sc.Name, st, f)
+			if s.N == 0 || s.Med <= 0 {
+				continue
+			}
+			pts = append(pts, plotter.XY{X: float64(sc.Visitors[i]), Y: s.Med})
+			lo, hi = math.Min(lo, s.Med), math.Max(hi, s.Med)
+		}
+		if len(pts) > 0 {
+			args = append(args, r.Labels[pr], pts)
+		}
+	}
+	if len(args) == 0 {
+		return nil, nil
+	}
+	if err := plotutil.AddLinePoints(p, args...); err != nil {
+		return nil, err
+	}
+	logAxes(p, float64(minInt(sc.Visitors)), float64(maxInt(sc.Visitors)), lo, hi)
+	return p, nil
+}
+
+func (r *Report) kitScaling(sc experiment.Scenario) (*plot.Plot, error) {
+	p := newPlot(fmt.Sprintf("%s scaling (%s)", sc.Name, sc.Path), "clients", "requests per second")
+	var args []any
+	lo, hi := math.Inf(1), math.Inf(-1)
+	st := sc.Steps()[0]
+	for _, pr := range r.profilesOf(sc) {
+		var pts plotter.XYs
+		for i, lv := range sc.Levels {
+			s := r.Metric(pr, sc.Name, st, func(rec experiment.Record) (float64, bool) {
+				if rec.Kit == nil || i >= len(rec.Kit.Scaling) {
+					return 0, false
+				}
+				return rec.Kit.Scaling[i].RPS, true
+			})
+			if s.N == 0 || s.Med <= 0 {
+				continue
+			}
+			pts = append(pts, plotter.XY{X: float64(lv), Y: s.Med})
+			lo, hi = math.Min(lo, s.Med), math.Max(hi, s.Med)
+		}
+		if len(pts) > 0 {
+			args = append(args, r.Labels[pr], pts)
+		}
+	}
+	if len(args) == 0 {
+		return nil, nil
+	}
+	if err := plotutil.AddLinePoints(p, args...); err != nil {
+		return nil, err
+	}
+	logAxes(p, float64(minInt(sc.Levels)), float64(maxInt(sc.Levels)), lo, hi)
+	return p, nil
+}
+
+// logAxes switches an axis to log scale when its values span 10x or more.
+func logAxes(p *plot.Plot, xlo, xhi, ylo, yhi float64) {
+	if xlo > 0 && xhi/xlo >= 10 {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
+	if ylo > 0 && yhi/ylo >= 10 {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.Y.Label.Text += " (log)"
+	}
+}
+
+func minInt(v []int) int {
+	m := 0
+	for i, x := range v {
+		if i == 0 || x < m {
+			m = x
+		}
+	}
+	return m
+}
+
+func maxInt(v []int) int {
+	m := 0
+	for _, x := range v {
+		m = max(m, x)
+	}
+	return m
+}
+
+// inlineSVG strips the XML prolog so the SVG can sit inside HTML.
+func inlineSVG(b []byte) string {
+	s := string(b)
+	if i := strings.Index(s, "<svg"); i > 0 {
+		s = s[i:]
+	}
+	return s
+}

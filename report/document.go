@@ -1,0 +1,581 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/wptest/wptest/experiment"
+)
+
+type table struct {
+	Caption string
+	Head    []string
+	Rows    [][]string
+	Notes   []string
+}
+
+type section struct {
+	ID     string
+	Title  string
+	Text   []string
+	Tables []table
+	Charts []string // chart IDs, drawn after the text
+}
+
+type document struct {
+	Title    string
+	Intro    []string
+	Sections []section
+	Manifest string // indented JSON
+}
+
+// num formats v with about three significant digits.
+func num(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case v == 0:
+		return "0"
+	case a >= 1000:
+		return commas(fmt.Sprintf("%.0f", v))
+	case a >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 10:
+		return fmt.Sprintf("%.1f", v)
+	case a >= 1:
+		return fmt.Sprintf("%.2f", v)
+	case a >= 0.01:
+		return fmt.Sprintf("%.3f", v)
+	}
+	return fmt.Sprintf("%.2g", v)
+}
+
+func commas(s string) string {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// cell is a Stat as "median (min–max)", or "–" when nothing was measured.
+func cell(s Stat) string {
+	if s.N == 0 {
+		return "–"
+	}
+	if s.N == 1 || s.Min == s.Max {
+		return num(s.Med)
+	}
+	return fmt.Sprintf("%s (%s–%s)", num(s.Med), num(s.Min), num(s.Max))
+}
+
+func (r *Report) head(first string, profiles []string) []string {
+	h := []string{first}
+	for _, p := range profiles {
+		h = append(h, r.Labels[p])
+	}
+	return h
+}
+
+// row is one metric of one step across the profiles.
+func (r *Report) row(name string, profiles []string, sc, step string, f func(experiment.Record) (float64, bool)) []string {
+	row := []string{name}
+	for _, p := range profiles {
+		row = append(row, cell(r.Metric(p, sc, step, f)))
+	}
+	return row
+}
+
+func (r *Report) document() *document {
+	m := r.Manifest
+	d := &document{Title: fmt.Sprintf("wptest: %s", m.Experiment)}
+	done := len(r.Records)
+	status := "complete"
+	if !m.Complete {
+		status = fmt.Sprintf("INCOMPLETE: %d of %d points measured", done, m.Points)
+	}
+	d.Intro = append(d.Intro, m.Description,
+		fmt.Sprintf("Run %s, %s (%d points, %d repetition(s), profiles interleaved). Medians over the repetitions; (min–max) where they differ.", m.ID, status, m.Points, m.Repetitions))
+	if m.Machine != nil && m.Machine.LoadLocal {
+		d.Intro = append(d.Intro, "The load generator ran on the server itself: compare CPU per request (the server's own processes: web server, PHP, database), not requests per second, which the load generator's share of the same CPUs limits.")
+	}
+	d.Sections = append(d.Sections, r.setup())
+	if s, ok := r.inShort(); ok {
+		d.Sections = append(d.Sections, s)
+	}
+	d.Sections = append(d.Sections, r.pageSections()...)
+	d.Sections = append(d.Sections, r.crowdSections()...)
+	d.Sections = append(d.Sections, r.sweepSections("static", "Static files", "Requests per second and the slowest visitors' wait (p99) as visitors grow.")...)
+	d.Sections = append(d.Sections, r.compressionSections()...)
+	d.Sections = append(d.Sections, r.abSections()...)
+	if s, ok := r.costSection(); ok {
+		d.Sections = append(d.Sections, s)
+	}
+	d.Sections = append(d.Sections, r.kitSections()...)
+	if s, ok := r.ratioSection(); ok {
+		d.Sections = append(d.Sections, s)
+	}
+	d.Sections = append(d.Sections, r.noiseSection())
+	d.Sections = append(d.Sections, r.manifestSection())
+	b, _ := json.MarshalIndent(m, "", "  ")
+	d.Manifest = string(b)
+	return d
+}
+
+func (r *Report) setup() section {
+	m := r.Manifest
+	s := section{ID: "setup", Title: "The setup"}
+	if mi := m.Machine; mi != nil {
+		s.Text = append(s.Text, fmt.Sprintf("Server %s: %s (%s, %s), kernel %s, %d CPUs (%s), %s MiB RAM. Target: %s.",
+			mi.Host, mi.OS, mi.Platform, mi.Arch, mi.Kernel, mi.CPUs, mi.CPUModel, commas(fmt.Sprint(mi.MemKB/1024)), m.Target))
+	}
+	if f := m.Fixture; f != nil {
+		pin := "not pinned"
+		if f.Pinned != "" {
+			if f.Pinned == f.Root {
+				pin = "equals the pinned root"
+			} else {
+				pin = "DIFFERS from the pinned root " + f.Pinned
+			}
+		}
+		ver := "not verified"
+		if f.Verified != "" {
+			ver = "verified on the server"
+			if f.Verified != f.Root {
+				ver = "MISMATCH on the server: " + f.Verified
+			}
+		}
+		s.Text = append(s.Text, fmt.Sprintf("Fixture %s, seed %d: root `%s` (%s; %s, %d page(s) fetched over HTTP); pixels `%s`.",
+			f.Profile, f.Seed, f.Root, pin, ver, f.HTTPPages, f.Pixels))
+	}
+	t := table{Caption: "Columns", Head: []string{"", "profile", "MPM", "versions", "deviations"}}
+	for _, p := range m.Profiles {
+		if !p.Enabled {
+			t.Rows = append(t.Rows, []string{p.Label, p.Name, "–", "left out", p.Reason})
+			continue
+		}
+		hm := m.Hosts[p.Name]
+		if hm == nil {
+			t.Rows = append(t.Rows, []string{p.Label, p.Name, "–", "not applied", ""})
+			continue
+		}
+		mpm := "–"
+		if hm.Apache != nil {
+			mpm = hm.Apache.MPM
+		}
+		var vs []string
+		for _, k := range []string{"apache_version", "caddy_version", "php_fpm_version", "php_cgi_version"} {
+			if v := hm.Versions[k]; v != "" && v != "not installed" && relevant(p.Name, k) {
+				vs = append(vs, shortVersion(v))
+			}
+		}
+		t.Rows = append(t.Rows, []string{p.Label, p.Name, mpm, strings.Join(vs, "; "), strings.Join(hm.Deviations, "; ")})
+	}
+	s.Tables = append(s.Tables, t)
+	return s
+}
+
+func relevant(profile, key string) bool {
+	switch key {
+	case "apache_version":
+		return strings.Contains(profile, "apache")
+	case "caddy_version":
+		return profile == "caddy"
+	case "php_cgi_version":
+		return profile == "cpanel-apache"
+	case "php_fpm_version":
+		return profile != "cpanel-apache"
+	}
+	return false
+}
+
+func shortVersion(v string) string {
+	if len(v) > 60 {
+		return v[:60] + "…"
+	}
+	return v
+}
+
+// inShort is the post's first paragraph: page time, pages/s and CPU per page.
+func (r *Report) inShort() (section, bool) {
+	pages := r.scenarios("page")
+	if len(pages) == 0 || len(r.Profiles) < 2 {
+		return section{}, false
+	}
+	sc := pages[0]
+	step := sc.Steps()[0]
+	var parts []string
+	for _, p := range r.Profiles {
+		ms := r.Metric(p, sc.Name, step, MeanMs)
+		ps := r.Metric(p, sc.Name, step, RPS)
+		cpu := r.Metric(p, sc.Name, step, ServerCPU)
+		if ms.N == 0 {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("behind %s a WordPress page took %s ms, %s pages per second, %s ms of server CPU per page",
+			r.Labels[p], num(ms.Med), num(ps.Med), num(cpu.Med)))
+	}
+	if len(parts) == 0 {
+		return section{}, false
+	}
+	return section{ID: "in-short", Title: "In short", Text: []string{fmt.Sprintf("At %d visitors (%s): %s.", sc.Visitors[0], sc.Name, strings.Join(parts, "; "))}}, true
+}
+
+func (r *Report) pageSections() []section {
+	var out []section
+	for _, sc := range r.scenarios("page") {
+		ps := r.profilesOf(sc)
+		s := section{ID: "page-" + sc.Name, Title: "A WordPress page (" + sc.Name + ")",
+			Text: []string{fmt.Sprintf("%s, %s per step after a %s warm-up, each visitor its own keep-alive connection (closed loop)%s.", sc.Path, sc.Duration, sc.Warmup, gzipNote(sc))}}
+		for _, st := range sc.Steps() {
+			t := table{Caption: fmt.Sprintf("%s at %s", sc.Name, st), Head: r.head("", ps)}
+			t.Rows = append(t.Rows,
+				r.row("page time, mean (ms)", ps, sc.Name, st, MeanMs),
+				r.row("pages per second", ps, sc.Name, st, RPS),
+				r.row("server CPU per page (ms)", ps, sc.Name, st, ServerCPU),
+				r.row("memory: web server + PHP, peak PSS (MB)", ps, sc.Name, st, PSSMB),
+				r.row("bytes on the wire per page", ps, sc.Name, st, WireBytes),
+				r.row("failed (%)", ps, sc.Name, st, ErrPct))
+			enc := []string{"Content-Encoding"}
+			for _, p := range ps {
+				enc = append(enc, r.Encoding(p, sc.Name, st))
+			}
+			t.Rows = append(t.Rows, enc)
+			s.Tables = append(s.Tables, t)
+		}
+		s.Charts = []string{"cpu-" + sc.Name}
+		out = append(out, s)
+	}
+	return out
+}
+
+func gzipNote(sc experiment.Scenario) string {
+	if sc.Gzip {
+		return ", Accept-Encoding: gzip as a browser sends it"
+	}
+	return ""
+}
+
+func (r *Report) crowdSections() []section {
+	var out []section
+	for _, sc := range r.scenarios("crowd") {
+		ps := r.profilesOf(sc)
+		s := section{ID: "crowd-" + sc.Name, Title: "A new visitor, while others are browsing (" + sc.Name + ")",
+			Text: []string{fmt.Sprintf("A crowd keeps keep-alive connections open, each visitor clicking every %s; every %s a new visitor opens a fresh connection and asks for %s. No answer within %s: the visitor gave up.",
+				sc.ClickEvery, sc.ProbeEvery, firstNonEmpty(sc.ProbePath, sc.Path), sc.GiveUp)}}
+		t := table{Caption: "New visitor's wait by crowd size", Head: r.head("", ps)}
+		for _, st := range sc.Steps() {
+			t.Rows = append(t.Rows,
+				r.row(st+": wait, median (ms)", ps, sc.Name, st, CrowdWaitP50),
+				r.row(st+": wait, p99 (ms)", ps, sc.Name, st, CrowdWaitP99))
+			gv := []string{st + ": gave up"}
+			for _, p := range ps {
+				g := r.Metric(p, sc.Name, st, CrowdGaveUp)
+				n := 0
+				for _, rec := range r.Points(p, sc.Name, st) {
+					n = len(rec.Crowd.Probes)
+				}
+				gv = append(gv, fmt.Sprintf("%s of %d", cell(g), n))
+			}
+			t.Rows = append(t.Rows, gv, r.row(st+": server CPU (% of all CPUs)", ps, sc.Name, st, CrowdCPUPct))
+		}
+		s.Tables = append(s.Tables, t)
+		s.Charts = []string{"crowd-" + sc.Name}
+		out = append(out, s)
+	}
+	return out
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func (r *Report) sweepSections(kind, title, text string) []section {
+	var out []section
+	for _, sc := range r.scenarios(kind) {
+		ps := r.profilesOf(sc)
+		s := section{ID: kind + "-" + sc.Name, Title: fmt.Sprintf("%s (%s: %s, %s)", title, sc.Name, sc.Path, sc.Proto),
+			Text: []string{text + fmt.Sprintf(" %s per step after %s of warm-up.", sc.Duration, sc.Warmup)}}
+		t := table{Caption: "By visitors", Head: r.head("", ps)}
+		for _, st := range sc.Steps() {
+			t.Rows = append(t.Rows,
+				r.row(st+": requests/s", ps, sc.Name, st, RPS),
+				r.row(st+": p99 (ms)", ps, sc.Name, st, P99Ms),
+				r.row(st+": server CPU per request (ms)", ps, sc.Name, st, ServerCPU),
+				r.row(st+": failed (%)", ps, sc.Name, st, ErrPct))
+		}
+		s.Tables = append(s.Tables, t)
+		s.Charts = []string{"rps-" + sc.Name, "p99-" + sc.Name}
+		out = append(out, s)
+	}
+	return out
+}
+
+func (r *Report) compressionSections() []section {
+	var out []section
+	for _, sc := range r.scenarios("compression") {
+		ps := r.profilesOf(sc)
+		s := section{ID: "compression-" + sc.Name, Title: fmt.Sprintf("Compression (%s: %s)", sc.Name, sc.Path),
+			Text: []string{"The file as a browser asks for it (Accept-Encoding: gzip). Bytes are counted at the connection: headers and body as received."}}
+		t := table{Caption: "Compressed or not, and what it costs", Head: r.head("", ps)}
+		for _, st := range sc.Steps() {
+			enc := []string{st + ": Content-Encoding"}
+			size := []string{st + ": body as sent (bytes)"}
+			for _, p := range ps {
+				enc = append(enc, r.Encoding(p, sc.Name, st))
+				size = append(size, cell(r.Metric(p, sc.Name, st, func(rec experiment.Record) (float64, bool) {
+					if rec.Probe == nil || rec.Probe.Error != "" {
+						return 0, false
+					}
+					return float64(rec.Probe.BodyBytes), true
+				})))
+			}
+			t.Rows = append(t.Rows, enc, size,
+				r.row(st+": bytes on the wire per response", ps, sc.Name, st, WireBytes),
+				r.row(st+": requests/s", ps, sc.Name, st, RPS),
+				r.row(st+": server CPU per request (ms)", ps, sc.Name, st, ServerCPU))
+		}
+		s.Tables = append(s.Tables, t)
+		s.Charts = []string{"compression-" + sc.Name}
+		out = append(out, s)
+	}
+	return out
+}
+
+func (r *Report) abSections() []section {
+	var out []section
+	for _, sc := range r.scenarios("ab") {
+		ps := r.profilesOf(sc)
+		ka := "without keep-alive"
+		if sc.KeepAlive {
+			ka = "-k"
+		}
+		s := section{ID: "ab-" + sc.Name, Title: fmt.Sprintf("ab: %s (%s)", sc.Name, sc.Path),
+			Text: []string{fmt.Sprintf("ab -c %d -n %d %s, as the fourth seed.", sc.Visitors[0], sc.Requests, ka)}}
+		st := sc.Steps()[0]
+		t := table{Caption: "ab's numbers", Head: r.head("", ps)}
+		t.Rows = append(t.Rows,
+			r.row("Requests per second", ps, sc.Name, st, RPS),
+			r.row("Time per request, mean (ms)", ps, sc.Name, st, MeanMs),
+			r.row("Time per request, across all concurrent (ms)", ps, sc.Name, st, func(rec experiment.Record) (float64, bool) {
+				if rec.Run == nil || rec.Run.Outcomes.OK == 0 {
+					return 0, false
+				}
+				return rec.Run.ElapsedMs / float64(rec.Run.Outcomes.OK), true
+			}),
+			r.row("Failed requests", ps, sc.Name, st, func(rec experiment.Record) (float64, bool) {
+				if rec.Run == nil {
+					return 0, false
+				}
+				return float64(rec.Run.Outcomes.Failed()), true
+			}),
+			r.row("Keep-Alive requests", ps, sc.Name, st, func(rec experiment.Record) (float64, bool) {
+				if rec.Run == nil {
+					return 0, false
+				}
+				return float64(rec.Run.KeepAliveReqs), true
+			}),
+			r.row("Total transferred (bytes)", ps, sc.Name, st, func(rec experiment.Record) (float64, bool) {
+				if rec.Run == nil {
+					return 0, false
+				}
+				return float64(rec.Run.Bytes.WireIn), true
+			}),
+			r.row("server CPU per request (ms)", ps, sc.Name, st, ServerCPU))
+		s.Tables = append(s.Tables, t)
+		out = append(out, s)
+	}
+	return out
+}
+
+// costSection is the post's "What each request costs the server".
+func (r *Report) costSection() (section, bool) {
+	s := section{ID: "cost", Title: "What each request costs the server",
+		Text: []string{"CPU time of the server's processes (web server, PHP, database) over each measured window, divided by the requests answered in it. The machine-wide figure (kernel and everything else included) is in results.jsonl as server.cpu_ms_per_request."}}
+	t := table{Caption: "Server CPU per request (ms)", Head: r.head("point", r.Profiles)}
+	for _, sc := range r.scenarios("page", "static", "compression", "ab") {
+		for _, st := range sc.Steps() {
+			t.Rows = append(t.Rows, r.row(sc.Name+" "+st, r.Profiles, sc.Name, st, ServerCPU))
+		}
+	}
+	if len(t.Rows) == 0 {
+		return s, false
+	}
+	s.Tables = append(s.Tables, t)
+	return s, true
+}
+
+// ratioSection: every column against the first, on the medians.
+func (r *Report) ratioSection() (section, bool) {
+	if len(r.Profiles) < 2 {
+		return section{}, false
+	}
+	base := r.Profiles[0]
+	s := section{ID: "ratios", Title: "Ratios between profiles",
+		Text: []string{fmt.Sprintf("Each column's median against %s's (CPU: how many times %s's cost; throughput: how many times its rate).", r.Labels[base], r.Labels[base])}}
+	others := r.Profiles[1:]
+	t := table{Caption: "Against " + r.Labels[base], Head: r.head("metric", others)}
+	add := func(name, sc, st string, f func(experiment.Record) (float64, bool), inverse bool) {
+		b := r.Metric(base, sc, st, f)
+		row := []string{name}
+		any := false
+		for _, p := range others {
+			o := r.Metric(p, sc, st, f)
+			if b.N == 0 || o.N == 0 || o.Med == 0 || b.Med == 0 {
+				row = append(row, "–")
+				continue
+			}
+			any = true
+			if inverse {
+				row = append(row, fmt.Sprintf("%s is %sx", r.Labels[base], num(b.Med/o.Med)))
+			} else {
+				row = append(row, fmt.Sprintf("%sx", num(o.Med/b.Med)))
+			}
+		}
+		if any {
+			t.Rows = append(t.Rows, row)
+		}
+	}
+	for _, sc := range r.scenarios("page", "static", "compression", "ab") {
+		for _, st := range sc.Steps() {
+			add(fmt.Sprintf("%s %s: CPU per request, %s ÷ column", sc.Name, st, base), sc.Name, st, ServerCPU, true)
+			add(fmt.Sprintf("%s %s: requests/s, column ÷ %s", sc.Name, st, base), sc.Name, st, RPS, false)
+		}
+	}
+	if len(t.Rows) == 0 {
+		return s, false
+	}
+	s.Tables = append(s.Tables, t)
+	return s, true
+}
+
+// noiseSection says how much the repetitions disagree.
+func (r *Report) noiseSection() section {
+	s := section{ID: "noise", Title: "Repetitions: how much the numbers move",
+		Text: []string{fmt.Sprintf("Each point ran %d time(s), profiles interleaved. Spread = (max − min) ÷ median.", r.Manifest.Repetitions)}}
+	t := table{Caption: "Min / median / max over repetitions", Head: []string{"point", "profile", "metric", "n", "min", "median", "max", "spread"}}
+	type mf struct {
+		name string
+		f    func(experiment.Record) (float64, bool)
+	}
+	for _, sc := range r.Manifest.Scenarios {
+		var fs []mf
+		switch sc.Kind {
+		case "page":
+			fs = []mf{{"server CPU/page (ms)", ServerCPU}, {"pages/s", RPS}}
+		case "static", "compression", "ab":
+			fs = []mf{{"requests/s", RPS}, {"server CPU/request (ms)", ServerCPU}}
+		case "crowd":
+			fs = []mf{{"wait median (ms)", CrowdWaitP50}}
+		case "kit":
+			fs = []mf{{"throughput (req/s)", kitThroughput}}
+		}
+		for _, st := range sc.Steps() {
+			for _, p := range r.profilesOf(sc) {
+				for _, m := range fs {
+					v := r.Metric(p, sc.Name, st, m.f)
+					if v.N == 0 {
+						continue
+					}
+					t.Rows = append(t.Rows, []string{sc.Name + " " + st, r.Labels[p], m.name, fmt.Sprint(v.N), num(v.Min), num(v.Med), num(v.Max), fmt.Sprintf("%.0f%%", v.Spread())})
+				}
+			}
+		}
+	}
+	s.Tables = append(s.Tables, t)
+	return s
+}
+
+func (r *Report) manifestSection() section {
+	m := r.Manifest
+	s := section{ID: "manifest", Title: "Run manifest"}
+	t := table{Head: []string{"", ""}}
+	add := func(k, v string) { t.Rows = append(t.Rows, []string{k, v}) }
+	add("run", m.ID)
+	add("experiment", m.File+" ("+m.Experiment+")")
+	add("experiment sha256", m.ExperimentHash)
+	add("plan sha256", m.PlanHash)
+	var vars []string
+	for _, k := range sortedKeys(m.Vars) {
+		vars = append(vars, k+"="+m.Vars[k])
+	}
+	add("variables", strings.Join(vars, " "))
+	if f := m.Fixture; f != nil {
+		add("fixture", fmt.Sprintf("%s seed %d", f.Profile, f.Seed))
+		add("fixture root sha256", f.Root)
+		add("fixture verified root", f.Verified)
+		add("fixture pixels sha256", f.Pixels)
+	}
+	add("tool", m.Tool+" ("+m.GoVersion+")")
+	add("target", m.Target)
+	for _, mc := range m.Machines {
+		desc := mc.Driver
+		if mc.ServerType != "" {
+			desc += " " + mc.ServerType
+		}
+		if mc.Image != "" || mc.ImageID != 0 {
+			desc += fmt.Sprintf(" image %s (%d)", mc.Image, mc.ImageID)
+		}
+		if mc.Location != "" {
+			desc += " in " + mc.Location
+		}
+		add("machine "+mc.Name+" ("+string(mc.Role)+")", desc)
+	}
+	add("start", m.Start)
+	add("end", m.End)
+	for i, se := range m.Sessions {
+		kind := "first"
+		if se.Resumed {
+			kind = "resumed"
+		}
+		msg := fmt.Sprintf("%s: %s → %s, %d point(s) measured", kind, se.Start, se.End, len(se.Measured))
+		if se.Error != "" {
+			msg += "; stopped: " + firstLine(se.Error)
+		}
+		add(fmt.Sprintf("session %d", i+1), msg)
+	}
+	for _, p := range r.Profiles {
+		if hm := m.Hosts[p]; hm != nil {
+			add("host manifest "+p, fmt.Sprintf("profile hash %s, platform %s, %d check(s), %d deviation(s)", short(hm.ProfileHash), hm.Platform, len(hm.Checks), len(hm.Deviations)))
+		}
+	}
+	s.Tables = append(s.Tables, t)
+	s.Text = append(s.Text, "The whole manifest (manifest.json) follows.")
+	return s
+}
+
+func short(s string) string {
+	if len(s) > 16 {
+		return s[:16]
+	}
+	return s
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func sortedKeys(m map[string]string) []string {
+	k := make([]string, 0, len(m))
+	for n := range m {
+		k = append(k, n)
+	}
+	sort.Strings(k)
+	return k
+}

@@ -1,0 +1,136 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/wptest/wptest/bench/result"
+	"github.com/wptest/wptest/experiment"
+)
+
+// KitMetric is one of the Apache kit's ten metrics (third seed) with its
+// target: Pass says whether a value meets it; nil Pass is information only.
+type KitMetric struct {
+	N      int
+	Name   string
+	Unit   string
+	Target string
+	Value  func(k *result.Kit) (float64, bool)
+	Pass   func(v float64) bool
+}
+
+func kitThroughput(rec experiment.Record) (float64, bool) {
+	if rec.Kit == nil {
+		return 0, false
+	}
+	return rec.Kit.Throughput.RPS, true
+}
+
+// serverUse sums the web server's and PHP's share of the throughput window.
+func serverUse(k *result.Kit) (cpuPct float64, pssKB int64, ok bool) {
+	if k.Server == nil {
+		return 0, 0, false
+	}
+	for _, g := range []string{"web", "php-cgi", "php-fpm"} {
+		cpuPct += k.Server.Groups[g].CPUPct
+		pssKB += k.Server.Groups[g].PSSPeakKB
+	}
+	return cpuPct, pssKB, true
+}
+
+// KitMetrics are the kit's ten metrics with its default targets.
+var KitMetrics = []KitMetric{
+	{1, "Startup time", "ms", "≤ 5,000 (under 500 normal)", func(k *result.Kit) (float64, bool) {
+		if k.Startup == nil {
+			return 0, false
+		}
+		return k.Startup.MeanMs, true
+	}, func(v float64) bool { return v <= 5000 }},
+	{2, "Throughput", "req/s", "≥ 2,000", func(k *result.Kit) (float64, bool) { return k.Throughput.RPS, true },
+		func(v float64) bool { return v >= 2000 }},
+	{3, "Latency p95", "ms", "≤ 50", func(k *result.Kit) (float64, bool) { return k.Throughput.Latency.P95, k.Throughput.Latency.Count > 0 },
+		func(v float64) bool { return v <= 50 }},
+	{3, "Latency p99", "ms", "≤ 100", func(k *result.Kit) (float64, bool) { return k.Throughput.Latency.P99, k.Throughput.Latency.Count > 0 },
+		func(v float64) bool { return v <= 100 }},
+	{4, "Concurrency scaling", "% of peak", "≥ 50", func(k *result.Kit) (float64, bool) { return k.ScalingPct, len(k.Scaling) > 0 },
+		func(v float64) bool { return v >= 50 }},
+	{5, "Keep-alive effect", "x", "information", func(k *result.Kit) (float64, bool) { return k.KeepAliveX, k.KeepAliveX > 0 }, nil},
+	{6, "Transfer rate", "MB/s", "≥ 100", func(k *result.Kit) (float64, bool) { return k.TransferMBs, k.Transfer != nil },
+		func(v float64) bool { return v >= 100 }},
+	{7, "Error rate", "%", "≤ 0.1", func(k *result.Kit) (float64, bool) { return k.Errors.ErrorRatePct, k.Errors.Attempts > 0 },
+		func(v float64) bool { return v <= 0.1 }},
+	{8, "CPU usage (web server + PHP)", "% of all CPUs", "≤ 90", func(k *result.Kit) (float64, bool) {
+		c, _, ok := serverUse(k)
+		return c, ok
+	}, func(v float64) bool { return v <= 90 }},
+	{8, "CPU time per 1,000 requests", "ms", "information", func(k *result.Kit) (float64, bool) {
+		if k.Server == nil || k.Throughput.Outcomes.OK == 0 {
+			return 0, false
+		}
+		var ms float64
+		for _, g := range []string{"web", "php-cgi", "php-fpm"} {
+			ms += k.Server.Groups[g].CPUMs
+		}
+		return 1000 * ms / float64(k.Throughput.Outcomes.OK), true
+	}, nil},
+	{9, "Memory usage, peak PSS", "MB", "≤ 1,024", func(k *result.Kit) (float64, bool) {
+		_, p, ok := serverUse(k)
+		return float64(p) / 1024, ok
+	}, func(v float64) bool { return v <= 1024 }},
+	{10, "Worker usage", "% of MaxRequestWorkers", "≤ 90", func(k *result.Kit) (float64, bool) {
+		if k.Server == nil || k.Server.WorkerLimit == 0 {
+			return 0, false
+		}
+		return k.Server.WorkerUsagePct, true
+	}, func(v float64) bool { return v <= 90 }},
+}
+
+// KitValue is a kit metric over the repetitions of a kit point.
+func (r *Report) KitValue(profile, scenario, step string, m KitMetric) Stat {
+	return r.Metric(profile, scenario, step, func(rec experiment.Record) (float64, bool) {
+		if rec.Kit == nil {
+			return 0, false
+		}
+		return m.Value(rec.Kit)
+	})
+}
+
+// Verdict is PASS, FAIL (on the median), "info" or "n/a".
+func Verdict(m KitMetric, s Stat) string {
+	switch {
+	case s.N == 0:
+		return "n/a"
+	case m.Pass == nil:
+		return "info"
+	case m.Pass(s.Med):
+		return "PASS"
+	}
+	return "FAIL"
+}
+
+func (r *Report) kitSections() []section {
+	var out []section
+	for _, sc := range r.scenarios("kit") {
+		ps := r.profilesOf(sc)
+		st := sc.Steps()[0]
+		s := section{ID: "kit-" + sc.Name, Title: "The Apache kit's ten metrics (" + sc.Name + ")",
+			Text: []string{fmt.Sprintf("%s at %d clients with keep-alive for throughput, latency, CPU and memory; scaling over %v; errors at %d clients without keep-alive; %s per run. Verdicts on the median over repetitions. Worker usage needs mod_status, which the profiles do not enable: n/a.",
+				sc.Path, sc.Visitors[0], sc.Levels, sc.ErrorClients, sc.Duration)}}
+		head := []string{"#", "metric", "target"}
+		for _, p := range ps {
+			head = append(head, r.Labels[p])
+		}
+		t := table{Caption: "PASS / FAIL against the kit's targets", Head: head}
+		for _, m := range KitMetrics {
+			row := []string{fmt.Sprint(m.N), m.Name + " (" + m.Unit + ")", m.Target}
+			for _, p := range ps {
+				v := r.KitValue(p, sc.Name, st, m)
+				row = append(row, cell(v)+" "+Verdict(m, v))
+			}
+			t.Rows = append(t.Rows, row)
+		}
+		s.Tables = append(s.Tables, t)
+		s.Charts = []string{"kit-scaling-" + sc.Name}
+		out = append(out, s)
+	}
+	return out
+}

@@ -1,0 +1,263 @@
+// Package report turns a run directory (runs/<id>: manifest.json and
+// results.jsonl, written by package experiment) into report.md and one
+// self-contained report.html with SVG charts: the first seed's tables side
+// by side per profile, the Apache kit's ten metrics with their PASS/FAIL
+// targets, ratios between profiles, min/median/max over repetitions, and the
+// run manifest at the end. Every number comes from the run's files.
+package report
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/wptest/wptest/experiment"
+)
+
+// Stat is one metric over the repetitions of a data point.
+type Stat struct {
+	N             int
+	Min, Med, Max float64
+	Values        []float64
+}
+
+// Spread is (max-min)/median in percent: how much the repetitions disagree.
+func (s Stat) Spread() float64 {
+	if s.N < 2 || s.Med == 0 {
+		return 0
+	}
+	return 100 * (s.Max - s.Min) / math.Abs(s.Med)
+}
+
+func stat(vs []float64) Stat {
+	if len(vs) == 0 {
+		return Stat{}
+	}
+	s := append([]float64(nil), vs...)
+	sort.Float64s(s)
+	med := s[len(s)/2]
+	if len(s)%2 == 0 {
+		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return Stat{N: len(s), Min: s[0], Med: med, Max: s[len(s)-1], Values: vs}
+}
+
+// Report is a run's results, grouped for the tables.
+type Report struct {
+	Dir      string
+	Manifest *experiment.Manifest
+	Records  []experiment.Record
+	// Profiles are the measured columns in the file's order; Labels their titles.
+	Profiles []string
+	Labels   map[string]string
+	// byPoint: "profile/scenario/step" -> records of every repetition.
+	byPoint map[string][]experiment.Record
+}
+
+// Load reads a run directory.
+func Load(dir string) (*Report, error) {
+	m, err := experiment.ReadManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := experiment.ReadResults(dir)
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{Dir: dir, Manifest: m, Records: recs, Labels: map[string]string{}, byPoint: map[string][]experiment.Record{}}
+	for _, p := range m.Profiles {
+		r.Labels[p.Name] = p.Label
+		if p.Enabled {
+			r.Profiles = append(r.Profiles, p.Name)
+		}
+	}
+	for _, rec := range recs {
+		k := rec.Profile + "/" + rec.Scenario + "/" + rec.Step
+		r.byPoint[k] = append(r.byPoint[k], rec)
+	}
+	return r, nil
+}
+
+// Points returns the records of one data point over every repetition.
+func (r *Report) Points(profile, scenario, step string) []experiment.Record {
+	return r.byPoint[profile+"/"+scenario+"/"+step]
+}
+
+// Metric computes a Stat of f over the repetitions of a point; f returns
+// ok=false where the record has no such number.
+func (r *Report) Metric(profile, scenario, step string, f func(experiment.Record) (float64, bool)) Stat {
+	var vs []float64
+	for _, rec := range r.Points(profile, scenario, step) {
+		if v, ok := f(rec); ok {
+			vs = append(vs, v)
+		}
+	}
+	return stat(vs)
+}
+
+// scenarios of a kind, in file order.
+func (r *Report) scenarios(kinds ...string) []experiment.Scenario {
+	var out []experiment.Scenario
+	for _, s := range r.Manifest.Scenarios {
+		for _, k := range kinds {
+			if s.Kind == k {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// profilesOf are the measured profiles a scenario runs on.
+func (r *Report) profilesOf(s experiment.Scenario) []string {
+	if len(s.Profiles) == 0 {
+		return r.Profiles
+	}
+	var out []string
+	for _, p := range r.Profiles {
+		for _, q := range s.Profiles {
+			if p == q {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// Metric extractors shared by the tables, charts and tests.
+var (
+	RPS = func(rec experiment.Record) (float64, bool) {
+		if rec.Run == nil {
+			return 0, false
+		}
+		return rec.Run.RPS, true
+	}
+	MeanMs = func(rec experiment.Record) (float64, bool) {
+		if rec.Run == nil || rec.Run.Latency.Count == 0 {
+			return 0, false
+		}
+		return rec.Run.Latency.Mean, true
+	}
+	P99Ms = func(rec experiment.Record) (float64, bool) {
+		if rec.Run == nil || rec.Run.Latency.Count == 0 {
+			return 0, false
+		}
+		return rec.Run.Latency.P99, true
+	}
+	// ServerCPU is CPU ms per answered request of the server's own
+	// processes (web, PHP, database).
+	ServerCPU = func(rec experiment.Record) (float64, bool) {
+		if rec.Server == nil || rec.ServerCPUMsPerReq == 0 {
+			return 0, false
+		}
+		return rec.ServerCPUMsPerReq, true
+	}
+	// MachineCPU is the whole machine's CPU ms per answered request.
+	MachineCPU = func(rec experiment.Record) (float64, bool) {
+		if rec.Server == nil || rec.Server.CPUMsPerRequest == 0 {
+			return 0, false
+		}
+		return rec.Server.CPUMsPerRequest, true
+	}
+	PSSMB = func(rec experiment.Record) (float64, bool) {
+		if rec.PSSKB == 0 {
+			return 0, false
+		}
+		return float64(rec.PSSKB) / 1024, true
+	}
+	// WireBytes is bytes received per answered request (headers included).
+	WireBytes = func(rec experiment.Record) (float64, bool) {
+		if rec.Run == nil || rec.Run.Outcomes.OK == 0 {
+			return 0, false
+		}
+		return float64(rec.Run.Bytes.WireIn) / float64(rec.Run.Attempts), true
+	}
+	ErrPct = func(rec experiment.Record) (float64, bool) {
+		if rec.Run == nil {
+			return 0, false
+		}
+		return rec.Run.ErrorRatePct, true
+	}
+	CrowdWaitP50 = func(rec experiment.Record) (float64, bool) {
+		if rec.Crowd == nil || rec.Crowd.Wait.Count == 0 {
+			return 0, false
+		}
+		return rec.Crowd.Wait.P50, true
+	}
+	CrowdWaitP99 = func(rec experiment.Record) (float64, bool) {
+		if rec.Crowd == nil || rec.Crowd.Wait.Count == 0 {
+			return 0, false
+		}
+		return rec.Crowd.Wait.P99, true
+	}
+	CrowdGaveUp = func(rec experiment.Record) (float64, bool) {
+		if rec.Crowd == nil {
+			return 0, false
+		}
+		return float64(rec.Crowd.GaveUp), true
+	}
+	CrowdCPUPct = func(rec experiment.Record) (float64, bool) {
+		if rec.Server == nil {
+			return 0, false
+		}
+		var p float64
+		for _, g := range experiment.ServerGroups {
+			p += rec.Server.Groups[g].CPUPct
+		}
+		return p, true
+	}
+)
+
+// Encoding is the Content-Encoding the server answered a scenario's probe
+// with in each repetition ("identity" when none), joined when they differ.
+func (r *Report) Encoding(profile, scenario, step string) string {
+	seen := map[string]bool{}
+	var out []string
+	for _, rec := range r.Points(profile, scenario, step) {
+		if rec.Probe == nil {
+			continue
+		}
+		e := rec.Probe.ContentEncoding
+		if rec.Probe.Error != "" {
+			e = "error"
+		} else if e == "" {
+			e = "identity"
+		}
+		if !seen[e] {
+			seen[e] = true
+			out = append(out, e)
+		}
+	}
+	if len(out) == 0 {
+		return "–"
+	}
+	return strings.Join(out, "/")
+}
+
+// Output names the files Write wrote.
+type Output struct {
+	Markdown, HTML string
+}
+
+// Write builds the report of dir and writes report.md and report.html there.
+func Write(dir string) (Output, error) {
+	r, err := Load(dir)
+	if err != nil {
+		return Output{}, err
+	}
+	doc := r.document()
+	out := Output{Markdown: filepath.Join(dir, "report.md"), HTML: filepath.Join(dir, "report.html")}
+	charts, err := r.charts()
+	if err != nil {
+		return out, fmt.Errorf("charts: %w", err)
+	}
+	if err := writeFile(out.Markdown, []byte(doc.markdown(charts))); err != nil {
+		return out, err
+	}
+	if err := writeFile(out.HTML, []byte(doc.html(r, charts))); err != nil {
+		return out, err
+	}
+	return out, nil
+}
