@@ -117,7 +117,9 @@ func TestUpSwapChain(t *testing.T) {
 	}
 
 	var timings []string
-	record := func(what string, d time.Duration) { timings = append(timings, what+" "+d.Round(100*time.Millisecond).String()) }
+	record := func(what string, d time.Duration) {
+		timings = append(timings, what+" "+d.Round(100*time.Millisecond).String())
+	}
 
 	res, d := step("up", "tuned-apache")
 	record("up tuned-apache", d)
