@@ -102,8 +102,17 @@ func (r *Rendered) report(mode, hostName string) *Report {
 		s := op.(specer)
 		b := s.base()
 		spec := s.spec()
-		if c, ok := spec["content"].(string); ok {
-			spec["content"] = r.redact(c)
+		for k, v := range spec { // sensitive values never reach a plan
+			switch x := v.(type) {
+			case string:
+				spec[k] = r.redact(x)
+			case []string:
+				red := make([]string, len(x))
+				for i, e := range x {
+					red[i] = r.redact(e)
+				}
+				spec[k] = red
+			}
 		}
 		or := &OpReport{ID: b.id, Kind: b.kind, DependsOn: b.dependsOn, Spec: spec}
 		for _, n := range r.notices[b.id] {
@@ -113,7 +122,22 @@ func (r *Rendered) report(mode, hostName string) *Report {
 		rep.ops[b.id] = or
 	}
 	for _, c := range r.Checks {
-		rep.Checks = append(rep.Checks, &CheckReport{ID: c.ID, HTTP: c.HTTP, Command: c.Command, Timeout: c.Timeout.String()})
+		cr := &CheckReport{ID: c.ID, Timeout: c.Timeout.String()}
+		if c.HTTP != nil {
+			hc := *c.HTTP
+			hc.URL = r.redact(hc.URL)
+			hc.Headers = map[string]string{}
+			for k, v := range c.HTTP.Headers {
+				hc.Headers[k] = r.redact(v)
+			}
+			cr.HTTP = &hc
+		}
+		if c.Command != nil {
+			cc := *c.Command
+			cc.Run = r.redact(cc.Run)
+			cr.Command = &cc
+		}
+		rep.Checks = append(rep.Checks, cr)
 	}
 	return rep
 }
