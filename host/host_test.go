@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -428,66 +429,139 @@ func testPutFailure(t *testing.T, h host.Host, _ *syncBuffer) {
 }
 
 // testPutAtomic overwrites a file again and again with large files of
-// different content while another process reads it in a loop: every read
-// must be exactly one complete version.
+// different content while readers read it in a loop: every read must be
+// exactly one complete version. TestAtomicityCheckCatchesInPlaceWrites
+// shows the same check fails a writer that is not atomic.
 func testPutAtomic(t *testing.T, h host.Host, _ *syncBuffer) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	p := filepath.Join(dir, "big.bin")
-	const size = 2 << 20
-	versions := make([][]byte, 3)
-	valid := map[string]int{}
-	for i := range versions {
-		versions[i] = bytes.Repeat([]byte{byte('a' + i)}, size)
-		// Distinct heads too, so a prefix of one version is never another.
-		copy(versions[i], fmt.Sprintf("version-%d\n", i))
-		sum := sha256.Sum256(versions[i])
-		valid[hex.EncodeToString(sum[:])] = i
+	r := startAtomicityCheck(t, func(p string, v []byte) error {
+		return h.Put(ctx, p, bytes.NewReader(v), host.PutOptions{Mode: 0o644})
+	})
+	bad, sample := r.run(t)
+	if bad > 0 {
+		t.Fatalf("readers saw %d partial or mixed files, e.g. %s", bad, sample)
 	}
-	if err := h.Put(ctx, p, bytes.NewReader(versions[0]), host.PutOptions{}); err != nil {
+	assertNoTemp(t, r.dir)
+}
+
+// atomicityCheck runs two readers over one file while a writer overwrites
+// it with versions of different content: a separate process
+// (cat | sha256sum in a shell loop) and a Go loop, which reads often.
+type atomicityCheck struct {
+	dir, path string
+	versions  [][]byte
+	valid     map[string]int
+	write     func(path string, v []byte) error
+}
+
+func startAtomicityCheck(t *testing.T, write func(path string, v []byte) error) *atomicityCheck {
+	const size = 1 << 20
+	r := &atomicityCheck{dir: t.TempDir(), valid: map[string]int{}, write: write}
+	r.path = filepath.Join(r.dir, "big.bin")
+	for i := range 3 {
+		v := bytes.Repeat([]byte{byte('a' + i)}, size)
+		// Distinct heads too, so a prefix of one version is never another.
+		copy(v, fmt.Sprintf("version-%d\n", i))
+		sum := sha256.Sum256(v)
+		r.valid[hex.EncodeToString(sum[:])] = i
+		r.versions = append(r.versions, v)
+	}
+	if err := write(r.path, r.versions[0]); err != nil {
 		t.Fatal(err)
 	}
-	// A real reader process: cat | sha256sum in a loop, one hash per read.
-	stop := filepath.Join(dir, "stop")
-	reader := fmt.Sprintf(`while [ ! -e %[1]s ]; do cat %[2]s | sha256sum; done`, host.Quote(stop), host.Quote(p))
-	var hashes syncBuffer
-	readerDone := make(chan error, 1)
+	return r
+}
+
+// run overwrites until both readers have read often enough (bounded in
+// time), and returns how many reads were not a complete version.
+func (r *atomicityCheck) run(t *testing.T) (bad int64, sample string) {
+	t.Helper()
+	ctx := context.Background()
+	stop := filepath.Join(r.dir, "stop")
+	script := fmt.Sprintf(`while [ ! -e %[1]s ]; do cat %[2]s | sha256sum; done`, host.Quote(stop), host.Quote(r.path))
+	var shellHashes syncBuffer
+	shellDone := make(chan error, 1)
 	go func() {
-		_, err := host.NewLocal(nil).Run(ctx, host.Cmd{Script: reader, Stdout: &hashes, Timeout: 2 * time.Minute})
-		readerDone <- err
+		_, err := host.NewLocal(nil).Run(ctx, host.Cmd{Script: script, Stdout: &shellHashes, Timeout: 2 * time.Minute})
+		shellDone <- err
 	}()
-	// Keep overwriting until the reader has read often enough (bounded).
+	var goReads, goBad atomic.Int64
+	var badSample atomic.Value
+	goDone := make(chan struct{})
+	go func() {
+		defer close(goDone)
+		for {
+			if _, err := os.Stat(stop); err == nil {
+				return
+			}
+			b, err := os.ReadFile(r.path)
+			sum := sha256.Sum256(b)
+			if _, ok := r.valid[hex.EncodeToString(sum[:])]; !ok || err != nil {
+				badSample.Store(fmt.Sprintf("Go read of %d bytes (err %v)", len(b), err))
+				goBad.Add(1)
+			}
+			goReads.Add(1)
+		}
+	}()
 	deadline := time.Now().Add(time.Minute)
-	for i := 0; i < 30 || strings.Count(hashes.String(), "\n") < 100; i++ {
+	puts := 0
+	for ; puts < 20 || goReads.Load() < 100 || strings.Count(shellHashes.String(), "\n") < 5; puts++ {
 		if time.Now().After(deadline) {
 			break
 		}
-		v := versions[(i+1)%len(versions)]
-		if err := h.Put(ctx, p, bytes.NewReader(v), host.PutOptions{Mode: 0o644}); err != nil {
+		if err := r.write(r.path, r.versions[(puts+1)%len(r.versions)]); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if err := os.WriteFile(stop, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := <-readerDone; err != nil {
+	if err := <-shellDone; err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(strings.TrimSpace(hashes.String()), "\n")
+	<-goDone
+	bad = goBad.Load()
+	if s, ok := badSample.Load().(string); ok {
+		sample = s
+	}
+	lines := strings.Split(strings.TrimSpace(shellHashes.String()), "\n")
 	seen := map[int]int{}
 	for _, l := range lines {
 		sum, _, _ := strings.Cut(l, " ")
-		v, ok := valid[sum]
-		if !ok {
-			t.Fatalf("a reader saw a partial or mixed file (sha256 %s)", sum)
+		if v, ok := r.valid[sum]; ok {
+			seen[v]++
+		} else {
+			bad++
+			sample = "cat read with sha256 " + sum
 		}
-		seen[v]++
 	}
-	if len(lines) < 100 || len(seen) < 2 {
-		t.Fatalf("reader saw too little to prove anything: %d reads, versions %v", len(lines), seen)
+	if goReads.Load() < 100 || len(lines) < 5 || (bad == 0 && len(seen) < 2) {
+		t.Fatalf("readers saw too little to prove anything: %d Go reads, %d cat reads, versions %v", goReads.Load(), len(lines), seen)
 	}
-	t.Logf("%d reads, every one a complete version (%v)", len(lines), seen)
-	assertNoTemp(t, dir)
+	t.Logf("%d writes; %d Go reads and %d cat reads, %d not a complete version", puts, goReads.Load(), len(lines), bad)
+	return bad, sample
+}
+
+// The atomicity check is not vacuous: a writer that truncates the file and
+// writes it in place (not atomic) is caught.
+func TestAtomicityCheckCatchesInPlaceWrites(t *testing.T) {
+	r := startAtomicityCheck(t, func(p string, v []byte) error {
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		// Two halves with a pause: a window in which readers see half a file.
+		if _, err := f.Write(v[:len(v)/2]); err != nil {
+			return err
+		}
+		time.Sleep(5 * time.Millisecond)
+		_, err = f.Write(v[len(v)/2:])
+		return err
+	})
+	if bad, _ := r.run(t); bad == 0 {
+		t.Fatal("in-place writes were never caught: the atomicity check proves nothing")
+	}
 }
 
 func testDial(t *testing.T, h host.Host, _ *syncBuffer) {

@@ -39,6 +39,9 @@ func (l *Local) Close() error { return nil }
 
 // Run runs cmd.Script with /bin/sh -c in its own process group; on timeout
 // or cancellation the whole group is killed, so no grandchild outlives it.
+// Like a command over SSH, it is done when its stdout and stderr close: a
+// background process that keeps them open holds Run until it exits or the
+// timeout kills it (redirect a daemon's output).
 func (l *Local) Run(ctx context.Context, cmd Cmd) (Result, error) {
 	timeout := cmd.Timeout
 	if timeout <= 0 {
@@ -46,34 +49,93 @@ func (l *Local) Run(ctx context.Context, cmd Cmd) (Result, error) {
 	}
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	fail := func(err error) (Result, error) {
+		return Result{Exit: -1}, fmt.Errorf("[%s] %s: %w", l.name, labelOf(cmd), err)
+	}
 
 	out := newOutputs(cmd, l.log)
-	c := exec.CommandContext(tctx, "/bin/sh", "-c", cmd.Script)
+	c := exec.Command("/bin/sh", "-c", cmd.Script)
 	c.Env = append(os.Environ(), "LC_ALL=C")
-	c.Stdout = out.stdoutW
-	c.Stderr = out.stderrW
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
-	// A killed group's pipes close at once; this only bounds the wait for a
-	// child that escaped the group (setsid) and kept our stdout open.
-	c.WaitDelay = 2 * time.Second
-
+	// Our own pipes and copies, so the wait for output can be bounded by
+	// the timeout and the group killed then (exec's WaitDelay cannot do both).
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return fail(err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return fail(err)
+	}
+	c.Stdout, c.Stderr = outW, errW
+	var stdin io.WriteCloser
 	if cmd.Stdin != nil {
-		// Our own copy: exec waits for its stdin goroutine, which a reader
-		// that never ends would block forever after the command exited.
-		w, err := c.StdinPipe()
-		if err != nil {
-			return Result{Exit: -1}, fmt.Errorf("[%s] %s: %w", l.name, labelOf(cmd), err)
+		// Our own copy too: a reader that never ends must not block Run
+		// after the command exited.
+		if stdin, err = c.StdinPipe(); err != nil {
+			return fail(err)
 		}
-		go func() {
-			_, _ = io.Copy(w, cmd.Stdin)
-			w.Close()
-		}()
 	}
 
 	l.log.printf("$ %s", labelOf(cmd))
 	start := time.Now()
-	err := c.Run()
+	err = c.Start()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		return fail(err)
+	}
+	if stdin != nil {
+		go func() {
+			_, _ = io.Copy(stdin, cmd.Stdin)
+			stdin.Close()
+		}()
+	}
+	copied := make(chan struct{})
+	go func() {
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() { _, _ = io.Copy(out.stdoutW, outR); wg.Done() }()
+		go func() { _, _ = io.Copy(out.stderrW, errR); wg.Done() }()
+		wg.Wait()
+		close(copied)
+	}()
+	pgid := c.Process.Pid
+	exited := make(chan error, 1)
+	go func() { exited <- c.Wait() }()
+	killed, reaped := false, false
+	select {
+	case err = <-exited:
+		reaped = true
+		select {
+		case <-copied:
+		case <-tctx.Done():
+			killed = true
+		}
+	case <-tctx.Done():
+		killed = true
+	}
+	if killed {
+		// Kill the whole group, then stop reading from anything that
+		// escaped it (setsid) and still holds the pipes.
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		select {
+		case <-copied:
+		case <-time.After(2 * time.Second):
+		}
+		outR.Close()
+		errR.Close()
+		<-copied
+		if !reaped {
+			err = <-exited // the group leader was SIGKILLed: this is quick
+		}
+	}
+	outR.Close()
+	errR.Close()
 	d := time.Since(start)
 	out.flush()
 	code := -1
@@ -85,12 +147,12 @@ func (l *Local) Run(ctx context.Context, cmd Cmd) (Result, error) {
 	}
 	res := out.result(code, d)
 
-	if tctx.Err() != nil && ctx.Err() == nil {
+	if killed && ctx.Err() == nil {
 		// Our own timeout fired (not the caller's ctx).
 		l.log.printf("%s: timed out after %s", labelOf(cmd), timeout)
 		return res, &TimeoutError{Host: l.name, Label: cmd.Label, Timeout: timeout, Result: res}
 	}
-	if ctx.Err() != nil {
+	if killed {
 		return res, fmt.Errorf("[%s] %s: %w", l.name, labelOf(cmd), ctx.Err())
 	}
 	var ee *exec.ExitError

@@ -372,6 +372,9 @@ func (s *SSH) Run(ctx context.Context, cmd Cmd) (Result, error) {
 		}
 		return Result{Exit: -1}, fmt.Errorf("[%s] %s: %w", s.name, label, err)
 	}
+	if err := ctx.Err(); err != nil {
+		return fail(err) // do not start what is already cancelled
+	}
 	sess, err := s.client.NewSession()
 	if err != nil {
 		return fail(fmt.Errorf("new session: %w", err))

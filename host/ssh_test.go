@@ -393,7 +393,7 @@ func TestParseTarget(t *testing.T) {
 }
 
 // The repository never turns host-key checking off, not even in tests.
-func TestNoInsecureIgnoreHostKeyInRepo(t *testing.T) {
+func TestNoHostKeyBypassInRepo(t *testing.T) {
 	git, err := exec.LookPath("git")
 	testenv.Need(t, err == nil, "git")
 	needle := "Insecure" + "IgnoreHostKey" // in two halves, so this file does not match itself
