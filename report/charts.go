@@ -45,8 +45,12 @@ func (r *Report) charts() (map[string]chart, error) {
 		}
 	}
 	for _, sc := range r.scenarios("compression") {
-		p, err := r.bars(sc, "Server CPU per request (ms)", ServerCPU)
-		if err := add("compression-"+sc.Name, "Server CPU per compressed-or-not response, median", p, err); err != nil {
+		p, err := r.bars(sc, "Bytes on the wire per response", WireBytes)
+		if err := add("compression-"+sc.Name, "Bytes on the wire per response (Accept-Encoding: gzip), median", p, err); err != nil {
+			return nil, err
+		}
+		p, err = r.bars(sc, "Server CPU per request (ms)", ServerCPU)
+		if err := add("compression-cpu-"+sc.Name, "Server CPU per response, median", p, err); err != nil {
 			return nil, err
 		}
 	}

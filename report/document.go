@@ -349,7 +349,7 @@ func (r *Report) compressionSections() []section {
 				r.row(st+": server CPU per request (ms)", ps, sc.Name, st, ServerCPU))
 		}
 		s.Tables = append(s.Tables, t)
-		s.Charts = []string{"compression-" + sc.Name}
+		s.Charts = []string{"compression-" + sc.Name, "compression-cpu-" + sc.Name}
 		out = append(out, s)
 	}
 	return out

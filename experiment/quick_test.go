@@ -1,0 +1,345 @@
+package experiment_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"image/png"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/wptest/wptest/experiment"
+	"github.com/wptest/wptest/internal/testenv"
+	"github.com/wptest/wptest/report"
+)
+
+// serverLock serialises tests that run a web server profile on this
+// machine's shared ports 8080/8443 and host manifest.
+const serverLock = "/tmp/wptest-local-server.lock"
+
+func lockServer(t *testing.T) {
+	t.Helper()
+	f, err := os.OpenFile(serverLock, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() })
+}
+
+// buildWptest builds the real binary: the run is tested as users run it.
+func buildWptest(t *testing.T) string {
+	t.Helper()
+	exe := filepath.Join(t.TempDir(), "wptest")
+	cmd := exec.Command("go", "build", "-o", exe, "../cmd/wptest")
+	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return exe
+}
+
+// pinnedRoot is the fixture's pinned root for "minimal" seed 1
+// (fixture/testdata/golden.txt: profile seed root pixels).
+func pinnedRoot(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("../fixture/testdata/golden.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 3 && f[0] == "minimal" && f[1] == "1" {
+			return f[2]
+		}
+	}
+	t.Fatal("golden.txt has no minimal 1 line")
+	return ""
+}
+
+func needLocalStack(t *testing.T) {
+	testenv.NeedRoot(t)
+	for _, b := range []string{"apache2ctl", "php-fpm8.2", "php-cgi8.2", "caddy", "mariadb", "php", "go"} {
+		testenv.NeedBinary(t, b)
+	}
+	_, err := os.Stat("/usr/share/wordpress/wp-includes/version.php")
+	testenv.Need(t, err == nil, "Debian's wordpress package")
+}
+
+// TestQuickLocalKillResume is the issue's main proof, for real on this
+// machine: `wptest run experiments/quick.hcl --target local`, killed with
+// SIGKILL right after a point was written, then `--resume`; the report is
+// complete, no point was measured twice, cPanel's CGI costs at least 1.5x
+// the CPU per page of tuned Apache, CSS is gzipped by the others and not by
+// cPanel's Apache, the fixture root is the pinned one, and the HTML opens
+// in headless Chromium.
+func TestQuickLocalKillResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real run of several minutes")
+	}
+	needLocalStack(t)
+	lockServer(t)
+	exe := buildWptest(t)
+	quick, _ := filepath.Abs("../experiments/quick.hcl")
+	work := t.TempDir()
+	runs := filepath.Join(work, "runs")
+
+	src, _ := os.ReadFile(quick)
+	sp, err := experiment.Load(quick, src, experiment.LoadOptions{Target: "local"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := pinnedRoot(t); sp.Fixture.Root != want {
+		t.Fatalf("quick.hcl pins root %s, fixture/testdata/golden.txt says %s: update quick.hcl", sp.Fixture.Root, want)
+	}
+	plan := sp.Plan()
+
+	// First session: killed once 4 points are in results.jsonl.
+	const killAfter = 4
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, exe, "run", quick, "--target", "local", "--runs", runs)
+	cmd.Dir = work
+	var stderr1 bytes.Buffer
+	cmd.Stderr = &stderr1
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	var id string
+	for {
+		if id == "" {
+			if es, _ := os.ReadDir(runs); len(es) == 1 {
+				id = es[0].Name()
+			}
+		}
+		if id != "" {
+			if recs, _ := experiment.ReadResults(filepath.Join(runs, id)); len(recs) >= killAfter {
+				break
+			}
+		}
+		if cmd.ProcessState != nil || time.Since(t0) > 15*time.Minute {
+			t.Fatalf("run ended or took too long before %d points:\n%s", killAfter, stderr1.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+		if p, _ := os.FindProcess(cmd.Process.Pid); p != nil && p.Signal(syscall.Signal(0)) != nil {
+			t.Fatalf("wptest run exited early:\n%s", stderr1.String())
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	dir := filepath.Join(runs, id)
+	before, _ := experiment.ReadResults(dir)
+	t.Logf("killed after %d point(s), %.0fs; progress seen:\n%s", len(before), time.Since(t0).Seconds(), lastLines(stderr1.String(), 6))
+	if !strings.Contains(stderr1.String(), "ETA") || !strings.Contains(stderr1.String(), "cpanel-apache · page c=2") {
+		t.Errorf("no live progress (profile, scenario, point, ETA) on stderr:\n%s", lastLines(stderr1.String(), 20))
+	}
+	if len(before) >= len(plan) {
+		t.Fatalf("kill came too late: %d of %d points", len(before), len(plan))
+	}
+
+	// Second session: resume.
+	t1 := time.Now()
+	cmd = exec.CommandContext(ctx, exe, "run", quick, "--target", "local", "--runs", runs, "--resume", id)
+	cmd.Dir = work
+	var stdout2, stderr2 bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout2, &stderr2
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("resume: %v\n%s", err, lastLines(stderr2.String(), 40))
+	}
+	t.Logf("resume took %.0fs; stdout %q", time.Since(t1).Seconds(), stdout2.String())
+	reportPath := strings.TrimSpace(stdout2.String())
+	if !strings.HasSuffix(reportPath, "report.html") {
+		t.Fatalf("run did not end with the report's path: %q", reportPath)
+	}
+	if !filepath.IsAbs(reportPath) {
+		reportPath = filepath.Join(work, reportPath)
+	}
+
+	// No point twice, none missing, and the first session's points were
+	// not measured again.
+	recs, err := experiment.ReadResults(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, r := range recs {
+		seen[r.Key]++
+	}
+	for _, p := range plan {
+		if seen[p.Key] != 1 {
+			t.Errorf("point %s measured %d times", p.Key, seen[p.Key])
+		}
+	}
+	if len(recs) != len(plan) {
+		t.Errorf("%d records for %d points", len(recs), len(plan))
+	}
+	for i, r := range before {
+		if recs[i].Key != r.Key || recs[i].Start != r.Start {
+			t.Errorf("record %d changed by the resume: %s %s -> %s %s", i, r.Key, r.Start, recs[i].Key, recs[i].Start)
+		}
+	}
+	man, err := experiment.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !man.Complete || len(man.Sessions) != 2 || !man.Sessions[1].Resumed {
+		t.Errorf("manifest: complete %v, %d session(s)", man.Complete, len(man.Sessions))
+	}
+	for _, k := range man.Sessions[1].Measured {
+		for _, b := range before {
+			if b.Key == k {
+				t.Errorf("resume measured %s again", k)
+			}
+		}
+	}
+
+	// The numbers come from this run.
+	rep, err := report.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := rep.Metric("cpanel-apache", "page", "c=2", report.ServerCPU)
+	tu := rep.Metric("tuned-apache", "page", "c=2", report.ServerCPU)
+	ca := rep.Metric("caddy", "page", "c=2", report.ServerCPU)
+	t.Logf("server CPU per page (ms): cpanel %v, tuned %v, caddy %v", cp.Values, tu.Values, ca.Values)
+	if cp.N != 2 || tu.N != 2 || ca.N != 2 {
+		t.Fatalf("CPU per page missing: %d %d %d values", cp.N, tu.N, ca.N)
+	}
+	if ratio := cp.Med / tu.Med; ratio < 1.5 {
+		t.Errorf("cpanel-apache CPU per page %.1f ms is only %.2fx tuned-apache's %.1f ms (want >= 1.5x)", cp.Med, ratio, tu.Med)
+	} else {
+		t.Logf("cpanel-apache / tuned-apache CPU per page: %.2fx", ratio)
+	}
+	for prof, want := range map[string]string{"cpanel-apache": "identity", "tuned-apache": "gzip", "caddy": "gzip"} {
+		if got := rep.Encoding(prof, "compression", "c=10"); got != want {
+			t.Errorf("%s answers the CSS with Content-Encoding %q, want %q", prof, got, want)
+		}
+		w := rep.Metric(prof, "compression", "c=10", report.WireBytes)
+		t.Logf("%s: CSS %.0f bytes on the wire per response", prof, w.Med)
+	}
+	if man.Fixture.Root != pinnedRoot(t) || man.Fixture.Verified != man.Fixture.Root {
+		t.Errorf("fixture root %s verified %s, pinned %s", man.Fixture.Root, man.Fixture.Verified, pinnedRoot(t))
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	for _, want := range []string{"root `" + pinnedRoot(t) + "` (equals the pinned root; verified on the server",
+		"Run manifest", "The Apache kit's ten metrics", "min / median / max", man.PlanHash} {
+		if !bytes.Contains(bytes.ToLower(md), bytes.ToLower([]byte(want))) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+
+	// Same seed, same fixture root and plan: --plan of two invocations
+	// agree with each other and with this run; another seed differs.
+	p1 := runPlan(t, exe, quick)
+	p2 := runPlan(t, exe, quick)
+	if p1 != p2 {
+		t.Errorf("two plans of the same file and seed differ:\n%s\n---\n%s", p1, p2)
+	}
+	if !strings.Contains(p1, "plan_sha256 "+man.PlanHash) || !strings.Contains(p1, "root "+man.Fixture.Root+" (= pinned)") {
+		t.Errorf("plan output does not match the run (plan %s, root %s):\n%s", man.PlanHash, man.Fixture.Root, lastLines(p1, 50))
+	}
+	if p3 := runPlan(t, exe, quick, "-var", "seed=2"); p3 == p1 || strings.Contains(p3, man.Fixture.Root) {
+		t.Errorf("seed 2 gives the same plan or root")
+	}
+
+	screenshot(t, reportPath)
+}
+
+func runPlan(t *testing.T, exe, file string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(exe, append([]string{"run", file, "--plan"}, args...)...).Output()
+	if err != nil {
+		t.Fatalf("wptest run --plan: %v", err)
+	}
+	return string(out)
+}
+
+// screenshot opens the report in headless Chromium: the DOM must hold the
+// report (title, tables, SVG charts) and the screenshot must be a real
+// 1280x2000 PNG with content.
+func screenshot(t *testing.T, html string) {
+	t.Helper()
+	chromium := "/usr/bin/chromium"
+	_, err := os.Stat(chromium)
+	testenv.Need(t, err == nil, "Debian's chromium package (/usr/bin/chromium)")
+	flags := func() []string {
+		return []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+			"--disable-background-networking", "--disable-component-update", "--disable-sync",
+			"--user-data-dir=" + t.TempDir(), "--window-size=1280,2000"}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dom, err := exec.CommandContext(ctx, chromium, append(flags(), "--dump-dom", "file://"+html)...).Output()
+	if err != nil {
+		t.Fatalf("chromium --dump-dom: %v", err)
+	}
+	for _, want := range []string{"<h1>wptest: quick</h1>", "<svg", "Run manifest", "Apache as cPanel ships it"} {
+		if !strings.Contains(string(dom), want) {
+			t.Errorf("chromium's DOM lacks %q", want)
+		}
+	}
+	shot := filepath.Join(t.TempDir(), "report.png")
+	out, err := exec.CommandContext(ctx, chromium, append(flags(), "--screenshot="+shot, "file://"+html)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("chromium --screenshot: %v\n%s", err, out)
+	}
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatalf("no screenshot: %v\n%s", err, out)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := f.Stat()
+	b := img.Bounds()
+	t.Logf("screenshot %s: %dx%d, %d bytes", shot, b.Dx(), b.Dy(), st.Size())
+	if b.Dx() != 1280 || b.Dy() != 2000 || st.Size() < 50_000 {
+		t.Errorf("screenshot %dx%d %d bytes: want 1280x2000 and more than 50 kB", b.Dx(), b.Dy(), st.Size())
+	}
+	// Not a blank page: count distinct colours in a sample.
+	colours := map[uint32]bool{}
+	for y := 0; y < b.Dy(); y += 7 {
+		for x := 0; x < b.Dx(); x += 7 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			colours[r>>8<<16|g>>8<<8|bl>>8] = true
+		}
+	}
+	if len(colours) < 20 {
+		t.Errorf("screenshot has %d colours: blank?", len(colours))
+	}
+	if keep := os.Getenv("WPTEST_KEEP_SCREENSHOT"); keep != "" {
+		in, _ := os.Open(shot)
+		defer in.Close()
+		o, err := os.Create(keep)
+		if err == nil {
+			io.Copy(o, in)
+			o.Close()
+		}
+	}
+}
+
+func lastLines(s string, n int) string {
+	var l []string
+	sc := bufio.NewScanner(strings.NewReader(s))
+	for sc.Scan() {
+		l = append(l, sc.Text())
+	}
+	if len(l) > n {
+		l = l[len(l)-n:]
+	}
+	return strings.Join(l, "\n")
+}
+
+

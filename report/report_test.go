@@ -1,0 +1,171 @@
+package report
+
+import (
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wptest/wptest/bench/benchgen"
+	"github.com/wptest/wptest/experiment"
+)
+
+// testServers are two real HTTP servers standing in for two profiles: one
+// sends the CSS as is, the other gzips it.
+func testServers(t *testing.T) map[string]string {
+	css := strings.Repeat("body { color: #123456; margin: 0 auto; }\n", 2000)
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/css")
+		io.WriteString(w, css)
+	}))
+	gz := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/css")
+		if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			w.Header().Set("Content-Encoding", "gzip")
+			z := gzip.NewWriter(w)
+			io.WriteString(z, css)
+			z.Close()
+			return
+		}
+		io.WriteString(w, css)
+	}))
+	t.Cleanup(plain.Close)
+	t.Cleanup(gz.Close)
+	return map[string]string{"plain": plain.URL, "gzip": gz.URL}
+}
+
+// writeRun measures with the real load generator and writes a run
+// directory the way experiment does (manifest + results.jsonl).
+func writeRun(t *testing.T, reps int) string {
+	t.Helper()
+	srv := testServers(t)
+	dir := t.TempDir()
+	sc := experiment.Scenario{Name: "compression", Kind: "compression", Path: "/style.css", Visitors: []int{2, 8},
+		Duration: 300 * time.Millisecond, Warmup: 50 * time.Millisecond, Gzip: true, KeepAlive: true, Proto: "h1"}
+	sp := &experiment.Spec{Name: "synthetic", Repetitions: reps, Scenarios: []experiment.Scenario{sc},
+		Profiles: []experiment.ProfileSpec{{Name: "plain", Label: "Plain server", Enabled: true}, {Name: "gzip", Label: "Gzip server", Enabled: true}},
+		Fixture:  experiment.FixtureSpec{Profile: "minimal", Seed: 1}}
+	man := experiment.Manifest{Format: experiment.ManifestFormat, ID: "test-run", Experiment: "synthetic", PlanHash: sp.PlanHash(),
+		Profiles: sp.Profiles, Scenarios: sp.Scenarios, Repetitions: reps, Points: len(sp.Plan()), Complete: true,
+		Fixture: &experiment.FixtureRecord{Profile: "minimal", Seed: 1, Root: strings.Repeat("ab", 32), Pinned: strings.Repeat("ab", 32)}}
+	f, err := os.Create(filepath.Join(dir, experiment.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	enc := json.NewEncoder(f)
+	for _, p := range sp.Plan() {
+		cfg := benchgen.Config{URL: srv[p.Profile] + sc.Path, Visitors: p.Visitors, KeepAlive: true, Duration: sc.Duration,
+			Warmup: sc.Warmup, Header: []string{benchgen.AcceptGzip}}
+		run, err := benchgen.Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		ce := ""
+		if p.Profile == "gzip" {
+			ce = "gzip"
+		}
+		rec := experiment.Record{Point: p, Run: &run, Probe: &experiment.Probe{Status: 200, ContentEncoding: ce, BodyBytes: run.Bytes.Body / max(run.Outcomes.OK, 1)}}
+		if err := enc.Encode(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, _ := json.Marshal(man)
+	if err := os.WriteFile(filepath.Join(dir, experiment.ManifestFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestReportFromRealLoad(t *testing.T) {
+	dir := writeRun(t, 3)
+	out, err := Write(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Medians over three repetitions, and the wire bytes show who compresses.
+	for _, p := range []string{"plain", "gzip"} {
+		s := r.Metric(p, "compression", "c=2", RPS)
+		if s.N != 3 || !(s.Min <= s.Med && s.Med <= s.Max) || s.Min <= 0 {
+			t.Errorf("%s rps stat %+v", p, s)
+		}
+	}
+	plain := r.Metric("plain", "compression", "c=2", WireBytes).Med
+	gz := r.Metric("gzip", "compression", "c=2", WireBytes).Med
+	if !(plain > 10*gz) {
+		t.Errorf("wire bytes per response: plain %.0f, gzip %.0f", plain, gz)
+	}
+	if r.Encoding("plain", "compression", "c=8") != "identity" || r.Encoding("gzip", "compression", "c=8") != "gzip" {
+		t.Errorf("encodings %q %q", r.Encoding("plain", "compression", "c=8"), r.Encoding("gzip", "compression", "c=8"))
+	}
+
+	md, _ := os.ReadFile(out.Markdown)
+	// The table shows the median with (min–max) of this run's numbers.
+	s := r.Metric("plain", "compression", "c=8", RPS)
+	want := cell(s)
+	if !strings.Contains(string(md), want) || !strings.Contains(want, "–") {
+		t.Errorf("report.md lacks the c=8 rps cell %q", want)
+	}
+	for _, w := range []string{"| c=2: Content-Encoding | identity | gzip |", "Ratios between profiles", "Repetitions: how much the numbers move",
+		"equals the pinned root", "Run manifest", "Plain server", "Gzip server"} {
+		if !strings.Contains(string(md), w) {
+			t.Errorf("report.md lacks %q", w)
+		}
+	}
+
+	// The HTML is one file: no external references, and every inline SVG is well-formed XML.
+	h, _ := os.ReadFile(out.HTML)
+	if regexp.MustCompile(`(?i)(src|href)="(https?:|//|[a-z0-9_./-]+\.(css|js|svg|png))`).Match(h) {
+		t.Error("report.html references an external file")
+	}
+	svgs := regexp.MustCompile(`(?s)<svg.*?</svg>`).FindAll(h, -1)
+	if len(svgs) < 1 {
+		t.Fatalf("no SVG chart in report.html")
+	}
+	for i, s := range svgs {
+		d := xml.NewDecoder(strings.NewReader(string(s)))
+		for {
+			_, err := d.Token()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("svg %d is not well-formed: %v", i, err)
+			}
+		}
+	}
+}
+
+func TestStatAndCell(t *testing.T) {
+	for _, tc := range []struct {
+		in   []float64
+		want string
+	}{
+		{nil, "–"},
+		{[]float64{3}, "3.00"},
+		{[]float64{3, 1, 2}, "2.00 (1.00–3.00)"},
+		{[]float64{1500, 1000, 1200, 1100}, "1,150 (1,000–1,500)"},
+		{[]float64{0.135, 0.135}, "0.135"},
+	} {
+		if got := cell(stat(tc.in)); got != tc.want {
+			t.Errorf("cell(%v) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	if sp := stat([]float64{90, 100, 110}).Spread(); sp != 20 {
+		t.Errorf("spread %v", sp)
+	}
+}
