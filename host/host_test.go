@@ -299,8 +299,9 @@ func testCancel(t *testing.T, h host.Host, _ *syncBuffer) {
 }
 
 func testConcurrent(t *testing.T, h host.Host, _ *syncBuffer) {
+	// More than OpenSSH's default MaxSessions (10), which the test sshd keeps.
 	var wg sync.WaitGroup
-	errs := make([]error, 8)
+	errs := make([]error, 16)
 	for i := range errs {
 		wg.Add(1)
 		go func() {

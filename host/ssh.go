@@ -38,6 +38,10 @@ type SSH struct {
 	idMu sync.Mutex
 	ids  map[string]int // "u:name"/"g:name" -> id, resolved once by running id/getent
 
+	// sessions bounds concurrent command sessions: OpenSSH allows 10 per
+	// connection by default (MaxSessions), and SFTP holds one of them.
+	sessions chan struct{}
+
 	done      chan struct{}
 	closeOnce sync.Once
 	deadErr   atomic.Value // error: why keepalive closed the connection
@@ -111,7 +115,8 @@ func DialSSH(ctx context.Context, t Target, opt Options) (*SSH, error) {
 	for attempt := 1; ; attempt++ {
 		client, err := dialOnce(ctx, t, opt, hostKeys, algos, keySigner)
 		if err == nil {
-			s := &SSH{name: name, target: t, client: client, log: log, ids: map[string]int{}, done: make(chan struct{})}
+			s := &SSH{name: name, target: t, client: client, log: log, ids: map[string]int{},
+				sessions: make(chan struct{}, maxSessions), done: make(chan struct{})}
 			go s.keepalive(opt.KeepaliveInterval, opt.KeepaliveMaxMissed)
 			return s, nil
 		}
@@ -320,8 +325,8 @@ func (s *SSH) keepalive(interval time.Duration, maxMissed int) {
 
 func (s *SSH) Name() string { return s.name }
 
-// Client is the underlying SSH connection, for callers that need more than
-// Host offers (e.g. a second protocol over DialContext is usually enough).
+// Client is the underlying SSH connection, for the rare caller that needs
+// more than Host offers (DialContext covers tunnels).
 func (s *SSH) Client() *ssh.Client { return s.client }
 
 func (s *SSH) Close() error {
@@ -337,6 +342,11 @@ func (s *SSH) Close() error {
 	})
 	return err
 }
+
+// maxSessions is how many commands run at once on one connection; more
+// wait their turn. OpenSSH's default MaxSessions is 10: this leaves room for
+// the SFTP session and one kill session.
+const maxSessions = 8
 
 // remoteScript wraps a script so the host itself enforces the timeout:
 // coreutils timeout TERMs the command's whole process group, then KILLs it
@@ -374,6 +384,14 @@ func (s *SSH) Run(ctx context.Context, cmd Cmd) (Result, error) {
 	}
 	if err := ctx.Err(); err != nil {
 		return fail(err) // do not start what is already cancelled
+	}
+	select {
+	case s.sessions <- struct{}{}:
+		defer func() { <-s.sessions }()
+	case <-ctx.Done():
+		return fail(ctx.Err())
+	case <-s.done:
+		return fail(errors.New("host closed"))
 	}
 	sess, err := s.client.NewSession()
 	if err != nil {
@@ -417,8 +435,8 @@ func (s *SSH) Run(ctx context.Context, cmd Cmd) (Result, error) {
 	if ctx.Err() != nil || timedOut {
 		// `timeout` passes a TERM on to the command's process group.
 		_ = sess.Signal(ssh.SIGTERM) // honoured for non-root logins only
+		sess.Close()                 // frees the server's session slot for the kill
 		s.killRemote(tag)
-		sess.Close()
 		select {
 		case <-waitc:
 		case <-time.After(5 * time.Second):

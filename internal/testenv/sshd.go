@@ -178,7 +178,7 @@ func (s *SSHServer) config(port int) string {
 		"PrintMotd no",
 		"PermitUserEnvironment no",
 		"MaxStartups 64",
-		"MaxSessions 64",
+		// MaxSessions stays at OpenSSH's default (10), as on real servers.
 		"LogLevel VERBOSE",
 		// Drop connections whose client vanished without closing.
 		"ClientAliveInterval 10",
