@@ -57,6 +57,10 @@ type Config struct {
 	Groups    []Group // DefaultGroups when nil
 	StatusURL string  // Apache mod_status URL ("http://127.0.0.1/server-status?auto"); "" = none
 	NoPSS     bool    // skip smaps_rollup (cheaper)
+	// PSSEvery: read PSS on every Nth sample only (default 10: reading
+	// smaps_rollup costs the kernel about a millisecond per process, and
+	// memory moves slowly). Samples without a PSS reading omit pss_kb.
+	PSSEvery int
 }
 
 // Sample is one JSON line. CPU fields are cumulative seconds since boot (the
@@ -97,7 +101,7 @@ func (c CPU) Total() float64 { return c.Busy() + c.Idle + c.IOWait + c.Steal }
 // Usage is one group's cumulative CPU (own and exited children's) and current memory.
 type Usage struct {
 	CPUSec float64 `json:"cpu_s"`
-	PSSKB  int64   `json:"pss_kb"`
+	PSSKB  int64   `json:"pss_kb,omitempty"`
 	Procs  int     `json:"procs"`
 }
 
@@ -130,6 +134,19 @@ type Sampler struct {
 	absorbed map[string]float64 // ticks a parent's cutime will show again
 	last     map[string]float64 // last reported, to stay monotonic
 	client   *http.Client
+	files    map[int]*statFile // /proc/PID/stat kept open: one pread per process per sample
+	n        int               // samples taken
+	base     *float64          // machine busy seconds at the first sample
+	// other: pids in no group at the last full read. They are re-read only
+	// every fullEvery samples (a process rarely execs into a group's name).
+	other map[int]bool
+}
+
+const fullEvery = 10
+
+type statFile struct {
+	f     *os.File
+	start uint64
 }
 
 // New returns a Sampler.
@@ -140,8 +157,11 @@ func New(cfg Config) *Sampler {
 	if cfg.Groups == nil {
 		cfg.Groups = DefaultGroups
 	}
+	if cfg.PSSEvery <= 0 {
+		cfg.PSSEvery = 10
+	}
 	return &Sampler{cfg: cfg, departed: map[string]float64{}, absorbed: map[string]float64{}, last: map[string]float64{},
-		client: &http.Client{Timeout: 900 * time.Millisecond}}
+		client: &http.Client{Timeout: 900 * time.Millisecond}, files: map[int]*statFile{}}
 }
 
 func (s *Sampler) groupOf(comm string) string {
@@ -189,6 +209,14 @@ func (s *Sampler) Sample(ctx context.Context) (Sample, error) {
 		p.group = g
 		cur[k] = p
 	}
+	if s.n%fullEvery == 0 {
+		s.other = map[int]bool{}
+		for k, p := range cur {
+			if p.group == Other {
+				s.other[k.pid] = true
+			}
+		}
+	}
 	// Processes that exited since the last sample: keep their CPU in their
 	// group, and remember that their parent's cutime counts it again. What
 	// they burned after the last sample shows up only in the parent's
@@ -225,6 +253,16 @@ func (s *Sampler) Sample(ctx context.Context) (Sample, error) {
 		if !ok {
 			continue
 		}
+		if s.other[pk.pid] && s.n%fullEvery != 0 {
+			// The parent was not re-read this time: read it now for its cutime.
+			if f, err := os.Open(filepath.Join(s.cfg.Proc, strconv.Itoa(pk.pid), "stat")); err == nil {
+				if k, p, ok := readPidStat(f, pk.pid, make([]byte, 1024)); ok && k == pk {
+					p.group = cur[pk].group
+					cur[pk] = p
+				}
+				f.Close()
+			}
+		}
 		extra := float64(cur[pk].children) - float64(prev.children) - r.seen
 		if extra > 0 && r.group != cur[pk].group {
 			s.departed[r.group] += extra
@@ -232,31 +270,38 @@ func (s *Sampler) Sample(ctx context.Context) (Sample, error) {
 		}
 	}
 	sum := map[string]float64{}
+	readPSS := !s.cfg.NoPSS && s.n%s.cfg.PSSEvery == 0
+	s.n++
 	for k, p := range cur {
 		sum[p.group] += float64(p.total)
 		u := smp.Groups[p.group]
 		u.Procs++
-		if !s.cfg.NoPSS && p.group != Other {
+		if readPSS && p.group != Other {
 			u.PSSKB += s.pss(k.pid)
 		}
 		smp.Groups[p.group] = u
 	}
-	names := []string{Other}
+	// "other" is the rest of the machine: busy time minus the named
+	// groups (kernel threads and interrupts included), so processes of no
+	// group need not be read every second.
+	named := 0.0
 	for _, g := range s.cfg.Groups {
-		names = append(names, g.Name)
-	}
-	for _, g := range names {
-		v := (sum[g] + s.departed[g] - s.absorbed[g]) / clkTck
+		v := (sum[g.Name] + s.departed[g.Name] - s.absorbed[g.Name]) / clkTck
 		// Monotonic: a parent that does not wait for its children never adds
 		// them to cutime, so "absorbed" can overshoot by what it never saw.
-		if v < s.last[g] {
-			v = s.last[g]
+		if v < s.last[g.Name] {
+			v = s.last[g.Name]
 		}
-		s.last[g] = v
-		u := smp.Groups[g]
+		s.last[g.Name] = v
+		u := smp.Groups[g.Name]
 		u.CPUSec = v
-		smp.Groups[g] = u
+		smp.Groups[g.Name] = u
+		named += v
 	}
+	u := smp.Groups[Other]
+	u.CPUSec = max(smp.CPU.Busy()-named-s.otherBase(smp), s.last[Other])
+	s.last[Other] = u.CPUSec
+	smp.Groups[Other] = u
 	smp.Procs = len(cur)
 	s.prev = cur
 	if s.cfg.StatusURL != "" {
@@ -317,7 +362,9 @@ func (s *Sampler) readLoadMem(smp *Sample) {
 }
 
 // readProcs reads /proc/PID/stat of every process. A process that exits
-// while it is read is simply not there.
+// while it is read is simply not there. The stat files stay open between
+// samples (a pread each instead of open, read, close), and are closed when
+// their process is gone.
 func (s *Sampler) readProcs() (map[procKey]proc, error) {
 	d, err := os.Open(s.cfg.Proc)
 	if err != nil {
@@ -329,7 +376,15 @@ func (s *Sampler) readProcs() (map[procKey]proc, error) {
 		return nil, fmt.Errorf("srvstat: list %s: %w", s.cfg.Proc, err)
 	}
 	out := make(map[procKey]proc, len(names))
+	seen := make(map[int]bool, len(names))
 	buf := make([]byte, 1024)
+	full := s.n%fullEvery == 0
+	prevByPid := map[int]procKey{}
+	if !full {
+		for k := range s.prev {
+			prevByPid[k.pid] = k
+		}
+	}
 	for _, n := range names {
 		if n[0] < '0' || n[0] > '9' {
 			continue
@@ -338,21 +393,71 @@ func (s *Sampler) readProcs() (map[procKey]proc, error) {
 		if err != nil {
 			continue
 		}
-		k, p, ok := readPidStat(filepath.Join(s.cfg.Proc, n, "stat"), pid, buf)
-		if ok {
-			out[k] = p
+		if !full && s.other[pid] {
+			if k, ok := prevByPid[pid]; ok {
+				out[k] = s.prev[k] // still there; not re-read
+				seen[pid] = true
+				continue
+			}
+		}
+		sf := s.files[pid]
+		if sf == nil {
+			f, err := os.Open(filepath.Join(s.cfg.Proc, n, "stat"))
+			if err != nil {
+				continue
+			}
+			sf = &statFile{f: f}
+			s.files[pid] = sf
+		}
+		k, p, ok := readPidStat(sf.f, pid, buf)
+		if ok && sf.start != 0 && sf.start != k.start {
+			// The pid was reused: an open stat file of a dead process reads
+			// nothing, so this cannot happen, but be safe.
+			ok = false
+		}
+		if !ok {
+			sf.f.Close()
+			delete(s.files, pid)
+			continue
+		}
+		sf.start = k.start
+		seen[pid] = true
+		out[k] = p
+	}
+	if !full {
+		return out, nil
+	}
+	for pid, sf := range s.files {
+		if !seen[pid] {
+			sf.f.Close()
+			delete(s.files, pid)
 		}
 	}
 	return out, nil
 }
 
-func readPidStat(path string, pid int, buf []byte) (procKey, proc, bool) {
-	f, err := os.Open(path)
-	if err != nil {
+// otherBase makes "other" count from the first sample, like the groups.
+func (s *Sampler) otherBase(smp Sample) float64 {
+	if s.base == nil {
+		b := smp.CPU.Busy()
+		s.base = &b
+	}
+	return *s.base
+}
+
+// Close releases the open /proc files.
+func (s *Sampler) Close() {
+	for pid, sf := range s.files {
+		sf.f.Close()
+		delete(s.files, pid)
+	}
+}
+
+func readPidStat(f *os.File, pid int, buf []byte) (procKey, proc, bool) {
+	n, err := f.ReadAt(buf, 0)
+	if n == 0 && err != nil {
 		return procKey{}, proc{}, false
 	}
-	n, _ := io.ReadFull(f, buf)
-	f.Close()
 	b := buf[:n]
 	open, close := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
 	if open < 0 || close < open {

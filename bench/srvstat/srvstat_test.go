@@ -23,7 +23,7 @@ func TestSamplerSeesCPUBurner(t *testing.T) {
 	if err := os.Symlink(sh, burner); err != nil {
 		t.Fatal(err)
 	}
-	s := New(Config{Groups: []Group{{"burn", []string{"srvstat-burn"}}}})
+	s := New(Config{Groups: []Group{{"burn", []string{"srvstat-burn"}}}, PSSEvery: 1})
 	ctx := context.Background()
 	s0, err := s.Sample(ctx)
 	if err != nil {

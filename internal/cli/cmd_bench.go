@@ -57,7 +57,7 @@ func runBench(ctx context.Context, a *App, args []string) error {
 	fs.StringVar(visitors, "visitors", "", "same as -c")
 	requests := fs.Int64("n", 0, "stop after N attempts (counted after the warm-up)")
 	duration := fs.Duration("duration", 0, "measured time per step (default 15s; 0 with -n: until N attempts)")
-	warmup := fs.Duration("warmup", -1, "unmeasured warm-up before each step (default 3s; ab: 0)")
+	warmup := fs.Duration("warmup", -1, "unmeasured warm-up before each step (default 3s; with -n or ab: 0)")
 	rate := fs.Float64("rate", 0, "open loop: attempts per second (0 = closed loop)")
 	proto := fs.String("proto", "h1", "h1, h2 (TLS+ALPN), h2c (cleartext prior knowledge) or h3 (QUIC)")
 	keepAlive := fs.Bool("k", false, "ab scenario: keep-alive (other scenarios always keep connections alive)")
@@ -106,7 +106,7 @@ func runBench(ctx context.Context, a *App, args []string) error {
 	}
 	if *warmup < 0 {
 		*warmup = 3 * time.Second
-		if *scenario == "ab" {
+		if *scenario == "ab" || *requests > 0 {
 			*warmup = 0
 		}
 	}
