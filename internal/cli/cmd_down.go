@@ -17,6 +17,13 @@ func init() {
 }
 
 func runDown(ctx context.Context, a *App, args []string) error {
+	s := newCloudSession(a)
+	defer s.close()
+	return s.redacted(s.down(ctx, args))
+}
+
+func (s *cloudSession) down(ctx context.Context, args []string) error {
+	a := s.a
 	fs := newFlags(a, "down")
 	runID := fs.String("run", "", "the run to remove (required; see runs/ or wptest machines list)")
 	driver := fs.String("driver", "", "driver (default: the run's, from runs/<id>/run.json, else hetzner)")
@@ -30,8 +37,6 @@ func runDown(ctx context.Context, a *App, args []string) error {
 	if err := cloud.ValidRunID(*runID); err != nil {
 		return exitcode.With(exitcode.Config, err)
 	}
-	s := newCloudSession(a)
-	defer s.close()
 	dir := s.runDir(*runID)
 	d := *driver
 	if ri, err := readRunInfo(dir); err == nil && d == "" {

@@ -13,14 +13,19 @@ func init() {
 }
 
 func runGC(ctx context.Context, a *App, args []string) error {
+	s := newCloudSession(a)
+	defer s.close()
+	return s.redacted(s.gc(ctx, args))
+}
+
+func (s *cloudSession) gc(ctx context.Context, args []string) error {
+	a := s.a
 	fs := newFlags(a, "gc")
 	dry := fs.Bool("dry-run", false, "only say which runs would be removed")
 	debugFile := fs.String("debug-file", "", "write the API requests and responses here (secrets redacted)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	s := newCloudSession(a)
-	defer s.close()
 	c, err := s.driver("hetzner", *debugFile)
 	if err != nil {
 		return err

@@ -72,6 +72,23 @@ func newCloudSession(a *App) *cloudSession {
 	return s
 }
 
+// redacted wraps err so its message passes through the redactor too: the
+// CLI prints the final error straight to stderr.
+func (s *cloudSession) redacted(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &redactedError{err: err, red: s.red}
+}
+
+type redactedError struct {
+	err error
+	red *cloud.Redactor
+}
+
+func (e *redactedError) Error() string { return e.red.String(e.err.Error()) }
+func (e *redactedError) Unwrap() error { return e.err }
+
 func (s *cloudSession) close() {
 	s.out.Flush()
 	s.errw.Flush()
@@ -157,6 +174,13 @@ func readRunInfo(dir string) (runInfo, error) {
 }
 
 func machinesPlanUp(ctx context.Context, a *App, args []string, up bool) error {
+	s := newCloudSession(a)
+	defer s.close()
+	return s.redacted(s.planUp(ctx, args, up))
+}
+
+func (s *cloudSession) planUp(ctx context.Context, args []string, up bool) error {
+	a := s.a
 	name := "machines plan"
 	if up {
 		name = "machines up"
@@ -177,8 +201,6 @@ func machinesPlanUp(ctx context.Context, a *App, args []string, up bool) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	s := newCloudSession(a)
-	defer s.close()
 
 	vm, err := cloud.ParseVars(vars)
 	if err != nil {
@@ -303,14 +325,19 @@ func printMachines(w io.Writer, ms []cloud.Machine) {
 }
 
 func machinesList(ctx context.Context, a *App, args []string) error {
+	s := newCloudSession(a)
+	defer s.close()
+	return s.redacted(s.list(ctx, args))
+}
+
+func (s *cloudSession) list(ctx context.Context, args []string) error {
+	a := s.a
 	fs := newFlags(a, "machines list")
 	debugFile := fs.String("debug-file", "", "write the API requests and responses here (secrets redacted)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	s := newCloudSession(a)
-	defer s.close()
 	c, err := s.driver("hetzner", *debugFile)
 	if err != nil {
 		return err

@@ -218,3 +218,32 @@ func TestPlanCapacityExit3(t *testing.T) {
 		t.Fatalf("code %d stderr %q", r.code, r.stderr)
 	}
 }
+
+// gc lists every run by label and removes only the expired ones; here none.
+func TestGCNothingExpired(t *testing.T) {
+	all := "wptest%3D1%2Cwptest%2Frun"
+	live := map[string]any{"id": 40, "name": "wptest-live-server", "labels": map[string]any{"wptest": "1", "wptest/run": "live", "wptest/expires": "4102444800"}}
+	mock := mockutil.NewServer(t, []mockutil.Request{
+		{Method: "GET", Path: "/servers?label_selector=" + all + "&page=1&per_page=50", Status: 200, JSON: map[string]any{"servers": []any{live}}},
+		{Method: "GET", Path: "/firewalls?label_selector=" + all + "&page=1&per_page=50", Status: 200, JSON: map[string]any{"firewalls": []any{}}},
+		{Method: "GET", Path: "/placement_groups?label_selector=" + all + "&page=1&per_page=50", Status: 200, JSON: map[string]any{"placement_groups": []any{}}},
+		{Method: "GET", Path: "/ssh_keys?label_selector=" + all + "&page=1&per_page=50", Status: 200, JSON: map[string]any{"ssh_keys": []any{}}},
+	})
+	r := runIn(t.TempDir(), []string{"HCLOUD_TOKEN=" + cliToken, "HCLOUD_ENDPOINT=" + mock.URL}, "gc")
+	if r.code != 0 || r.stdout != "" {
+		t.Fatalf("gc: code %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// Even an API error that echoes the token (a misbehaving proxy) reaches
+// stderr masked: the final error goes through the redactor too.
+func TestErrorsAreRedacted(t *testing.T) {
+	mock := mockutil.NewServer(t, []mockutil.Request{
+		{Method: "GET", Path: "/locations?name=fsn1", Status: 401,
+			JSON: map[string]any{"error": map[string]any{"code": "unauthorized", "message": "bad token " + cliToken}}},
+	})
+	r := runIn(t.TempDir(), []string{"HCLOUD_TOKEN=" + cliToken, "HCLOUD_ENDPOINT=" + mock.URL}, "machines", "plan")
+	if r.code != 2 || strings.Contains(r.stderr, cliToken) || !strings.Contains(r.stderr, "bad token "+cloud.Mask) {
+		t.Fatalf("code %d stderr %q", r.code, r.stderr)
+	}
+}
