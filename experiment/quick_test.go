@@ -341,5 +341,3 @@ func lastLines(s string, n int) string {
 	}
 	return strings.Join(l, "\n")
 }
-
-

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,6 +43,10 @@ func TestShippedExperiments(t *testing.T) {
 			}
 			if sp.Fixture.Profile != tc.fixture || len(sp.Fixture.Root) != 64 {
 				t.Errorf("fixture %+v", sp.Fixture)
+			}
+			// The pin is the fixture package's golden root for that profile and seed.
+			if want := golden(t)[fmt.Sprintf("%s %d", sp.Fixture.Profile, sp.Fixture.Seed)]; sp.Fixture.Root != want {
+				t.Errorf("%s pins %s; fixture/testdata/golden.txt says %s", tc.file, sp.Fixture.Root, want)
 			}
 		})
 	}
@@ -126,6 +131,20 @@ func TestLoadErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+func golden(t *testing.T) map[string]string {
+	b, err := os.ReadFile("../fixture/testdata/golden.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]string{}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 3 {
+			m[f[0]+" "+f[1]] = f[2]
+		}
+	}
+	return m
 }
 
 func loadFile(t *testing.T, path string, opt LoadOptions) *Spec {

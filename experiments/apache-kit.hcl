@@ -21,7 +21,7 @@ machines "local" {}
 
 fixture "minimal" {
   seed = var.seed
-  root = var.seed == 1 ? "581dd0de9f3df5f5b2a8dedffc4045fcdd1c2d74621d4f67e9ea29f5e7d6ff31" : ""
+  root = var.seed == 1 ? "7a45845b9a2524aa1b0a7e62565b516cb89168d702237e768b9e0d0f85ef86e1" : ""
 }
 
 profile "cpanel-apache" {

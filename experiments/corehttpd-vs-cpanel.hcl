@@ -39,7 +39,7 @@ machines "hetzner" {
 
 fixture "agency" {
   seed = var.seed
-  root = var.seed == 1 ? "872a2ae4ecd74ce20f406e11a4a6c98c60a91fe06a165183332e940eb3136055" : ""
+  root = var.seed == 1 ? "fd25a8cad221e6b078ff5449e9302676a610eed0d6d59241b0b3247df9980f5d" : ""
 }
 
 profile "cpanel-apache" {
