@@ -9,7 +9,7 @@ import (
 	"github.com/wptest/wptest/bench/result"
 )
 
-func checkInvariant(t *testing.T, r result.Run) {
+func checkInvariant(t testing.TB, r result.Run) {
 	t.Helper()
 	if got := r.Outcomes.Sum(); got != r.Attempts {
 		t.Fatalf("outcomes sum %d != attempts %d: %+v", got, r.Attempts, r.Outcomes)
