@@ -3,8 +3,9 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"io"
+	"path"
 
 	"github.com/wptest/wptest/fixture"
 	"github.com/wptest/wptest/internal/exitcode"
@@ -19,28 +20,35 @@ func runVerify(ctx context.Context, a *App, args []string) error {
 	fs := newFlags(a, "verify")
 	var sf siteFlags
 	addSiteFlags(fs, &sf)
-	manifest := fs.String("manifest", "", "the fixture manifest (from seed --manifest-out, fixture build, or the site's "+fixture.MarkerFile+")")
+	manifest := fs.String("manifest", "", "the fixture manifest (from seed --manifest-out or fixture build; default: the site's own "+fixture.MarkerFile+")")
 	httpBase := fs.String("http", "", "also fetch every generated URL from this base (e.g. http://127.0.0.1:8080) through the host: 200 and widget counts")
 	output := fs.String("o", "text", "output: text or json")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *manifest == "" {
-		return exitcode.With(exitcode.Config, errors.New("--manifest is required"))
-	}
-	m, err := readManifest(a, *manifest)
-	if err != nil {
-		return err
-	}
-	fx, err := fixture.Regenerate(m)
-	if err != nil {
-		return exitcode.With(exitcode.Config, err)
+	var err error
+	// A given manifest is checked before anything connects: bad input fails fast.
+	var m *fixture.Manifest
+	if *manifest != "" {
+		if m, err = readManifest(a, *manifest); err != nil {
+			return err
+		}
 	}
 	s, err := sf.open(ctx, a)
 	if err != nil {
 		return err
 	}
 	defer s.Host.Close()
+	if m == nil {
+		// The site's own marker: trusted only as far as it regenerates to its root.
+		if m, err = siteManifest(ctx, s); err != nil {
+			return err
+		}
+	}
+	fx, err := fixture.Regenerate(m)
+	if err != nil {
+		return exitcode.With(exitcode.Config, err)
+	}
 	rep, err := fixture.Verify(ctx, s, fx)
 	if err != nil {
 		return exitcode.With(exitcode.Provision, err)
@@ -68,4 +76,22 @@ func runVerify(ctx context.Context, a *App, args []string) error {
 		return exitcode.With(exitcode.Mismatch, fmt.Errorf("%d difference(s) from fixture %s seed %d; live root %s, want %s", len(rep.Diffs), m.Inputs.Profile, m.Inputs.Seed, rep.Root[:32], m.Short))
 	}
 	return nil
+}
+
+func siteManifest(ctx context.Context, s fixture.Site) (*fixture.Manifest, error) {
+	p := path.Join(s.Docroot, fixture.MarkerFile)
+	rc, err := s.Host.Get(ctx, p)
+	if err != nil {
+		return nil, exitcode.With(exitcode.Mismatch, fmt.Errorf("[%s] %s: %w (no finished seed here; give --manifest)", s.Host.Name(), p, err))
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(rc)
+	if err != nil {
+		return nil, err
+	}
+	m, err := fixture.ParseManifest(b)
+	if err != nil {
+		return nil, exitcode.With(exitcode.Config, fmt.Errorf("[%s] %s: %w", s.Host.Name(), p, err))
+	}
+	return m, nil
 }
