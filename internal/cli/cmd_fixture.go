@@ -48,19 +48,24 @@ func runFixture(ctx context.Context, a *App, args []string) error {
 
 // fixtureFlags are --fixture and --seed, shared by fixture, seed and up.
 type fixtureFlags struct {
-	name string
-	seed uint64
+	name    string
+	seed    uint64
+	builder string
 }
 
 func addFixtureFlags(fs *flag.FlagSet, f *fixtureFlags) {
 	fs.StringVar(&f.name, "fixture", "agency", "fixture profile: "+strings.Join(fixture.ProfileNames(), ", "))
 	fs.Uint64Var(&f.seed, "seed", 1, "seed: the same fixture and seed give the same site")
+	fs.StringVar(&f.builder, "builder", "", "override the profile's builder format: elementor or blocks (blocks needs no plugin)")
 }
 
 // generate loads and generates the fixture; a bad profile is a config error.
 func (f *fixtureFlags) generate() (*fixture.Fixture, error) {
 	p, err := fixture.LoadProfile(f.name)
 	if err != nil {
+		return nil, exitcode.With(exitcode.Config, err)
+	}
+	if p, err = p.WithBuilder(f.builder); err != nil {
 		return nil, exitcode.With(exitcode.Config, err)
 	}
 	fx, err := fixture.Generate(p, f.seed)
