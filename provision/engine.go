@@ -107,6 +107,9 @@ func (r *Rendered) report(mode, hostName string) *Report {
 			case string:
 				spec[k] = r.redact(x)
 			case []string:
+				if x == nil {
+					continue // keep "not set" distinct from "empty"
+				}
 				red := make([]string, len(x))
 				for i, e := range x {
 					red[i] = r.redact(e)
