@@ -247,3 +247,42 @@ func TestErrorsAreRedacted(t *testing.T) {
 		t.Fatalf("code %d stderr %q", r.code, r.stderr)
 	}
 }
+
+// The static driver: a host the user already has (a namespace here), pinned
+// by the user's known_hosts file, which is copied into the run's own; a
+// host missing from that file is refused at plan time.
+func TestMachinesUpStatic(t *testing.T) {
+	ns := testenv.NewNetNS(t)
+	dir := t.TempDir()
+	hostKey, err := cloud.NewKeyPair(nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := cloud.ClientKey(filepath.Join(dir, "me"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns.StartSSHD(t, []string{hostKey.PrivatePEM}, []string{client.Public})
+	line, err := cloud.KnownHostsLine(ns.NSIP, 22, hostKey.Public)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "hosts.known"), []byte(line+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	target := "ssh://root@" + ns.NSIP
+	r := runIn(dir, nil, "machines", "up", "--run", "s1", "--target", target, "--known-hosts", "hosts.known", "--identity", "me/id_ed25519", "--wait", "30s")
+	if r.code != 0 || !strings.Contains(r.stdout, "server") || !strings.Contains(r.stdout, ns.NSIP) {
+		t.Fatalf("static up: code %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "runs", "s1", cloud.KnownHostsFile)); string(b) != line+"\n" {
+		t.Errorf("run known_hosts = %q", b)
+	}
+	if d := runIn(dir, nil, "down", "--run", "s1"); d.code != 0 {
+		t.Errorf("static down: %+v", d)
+	}
+	r = runIn(dir, nil, "machines", "plan", "--target", "ssh://root@192.0.2.9", "--known-hosts", "hosts.known")
+	if r.code != 2 || !strings.Contains(r.stderr, "192.0.2.9:22 has no pin") {
+		t.Errorf("unpinned static target: code %d stderr %q", r.code, r.stderr)
+	}
+}
