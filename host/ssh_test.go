@@ -434,3 +434,29 @@ func BenchmarkSSHPut1MB(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLocalRun and BenchmarkLocalPut1MB are the baselines for the SSH
+// benchmarks on the same machine (compare as ratios: the absolute numbers
+// move with the machine's load).
+func BenchmarkLocalRun(b *testing.B) {
+	h := host.NewLocal(nil)
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := h.Run(ctx, host.Cmd{Script: "true"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkLocalPut1MB(b *testing.B) {
+	h := host.NewLocal(nil)
+	ctx := context.Background()
+	data := bytes.Repeat([]byte("0123456789abcdef"), 1<<16)
+	p := filepath.Join(b.TempDir(), "f")
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if err := h.Put(ctx, p, bytes.NewReader(data), host.PutOptions{Mode: 0o644}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -36,6 +36,7 @@ type SSHServer struct {
 	User           string        // the user to log in as (the test's own user, root under CI)
 	Target         string        // "ssh://root@127.0.0.1:PORT"
 	Dir            string        // the server's own temp dir (config, keys, pid file, log)
+	Home           string        // HOME of its sessions: an empty dir, so no ~/.bashrc runs
 	KnownHostsFile string        // known_hosts pinning HostPublicKey (ed25519) for Addr only
 	IdentityFile   string        // the authorized client's private key (OpenSSH format, 0600)
 	HostPublicKey  ssh.PublicKey // the pinned ed25519 host key
@@ -69,6 +70,10 @@ func SSHD(t testing.TB) *SSHServer {
 	}
 
 	s := &SSHServer{Host: "127.0.0.1", User: u.Username, Dir: t.TempDir()}
+	s.Home = filepath.Join(s.Dir, "home")
+	if err := os.Mkdir(s.Home, 0o700); err != nil {
+		t.Fatalf("sshd: %v", err)
+	}
 	hostKey := s.writeKeys(t)
 	s.HostPublicKey = hostKey
 
@@ -184,6 +189,10 @@ func (s *SSHServer) config(port int) string {
 		"ClientAliveInterval 10",
 		"ClientAliveCountMax 3",
 		"Subsystem sftp internal-sftp",
+		// bash sources ~/.bashrc for commands run by sshd; a machine's own
+		// (root's here loads pyenv) would add seconds to every command and
+		// make tests depend on it. Sessions get an empty home of their own.
+		"SetEnv HOME=" + filepath.Join(d, "home"),
 		"",
 	}, "\n")
 }

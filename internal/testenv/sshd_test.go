@@ -47,11 +47,11 @@ func TestSSHD(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := sess.Output("echo hello-$((6*7))")
+	out, err := sess.Output("echo hello-$((6*7)) $HOME")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.TrimSpace(string(out)); got != "hello-42" {
+	if got := strings.TrimSpace(string(out)); got != "hello-42 "+s.Home {
 		t.Fatalf("output %q", got)
 	}
 
