@@ -12,13 +12,24 @@ import (
 	"github.com/wptest/wptest/host"
 )
 
-// RemotePath is where RunRemote puts the wptest binary on the server.
+// RemotePath is where RunRemote puts the wptest binary on the server by default.
 const RemotePath = "/tmp/wptest-srvstat"
 
-// RunRemote uploads exe (this wptest binary, built for the server's
-// architecture) to the server and runs `wptest srvstat ARGS` there, streaming
-// its JSON lines to out until it ends (give --duration or --count) or ctx ends.
-func RunRemote(ctx context.Context, h host.Host, exe string, args []string, out io.Writer) error {
+// Remote says how to run srvstat on a server.
+type Remote struct {
+	Exe  string   // this wptest binary, built for the server's architecture
+	Path string   // where to put it on the server ("" = RemotePath)
+	Args []string // srvstat's flags, e.g. --interval 1s --duration 60s --status-url ...
+}
+
+// RunRemote uploads r.Exe to the server and runs `wptest srvstat ARGS` there,
+// streaming its JSON lines to out until it ends (give --duration or --count)
+// or ctx ends (then it returns nil).
+func RunRemote(ctx context.Context, h host.Host, r Remote, out io.Writer) error {
+	exe, args, path := r.Exe, r.Args, r.Path
+	if path == "" {
+		path = RemotePath
+	}
 	facts, err := h.Facts(ctx)
 	if err != nil {
 		return fmt.Errorf("srvstat on %s: facts: %w", h.Name(), err)
@@ -31,10 +42,10 @@ func RunRemote(ctx context.Context, h host.Host, exe string, args []string, out 
 		return fmt.Errorf("srvstat on %s: %w", h.Name(), err)
 	}
 	defer f.Close()
-	if err := h.Put(ctx, RemotePath, f, host.PutOptions{Mode: 0o755}); err != nil {
+	if err := h.Put(ctx, path, f, host.PutOptions{Mode: 0o755}); err != nil {
 		return fmt.Errorf("srvstat on %s: upload: %w", h.Name(), err)
 	}
-	q := []string{host.Quote(RemotePath), "srvstat"}
+	q := []string{host.Quote(path), "srvstat"}
 	for _, a := range args {
 		q = append(q, host.Quote(a))
 	}

@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"testing"
 	"time"
+
+	"github.com/wptest/wptest/host"
 )
 
 // A CPU burner in a group of its own must show up with about the CPU it burned,
@@ -96,5 +98,24 @@ func TestLoopWritesJSONLines(t *testing.T) {
 	}
 	if ss[2].Unix <= ss[0].Unix || ss[2].CPU.Total() < ss[0].CPU.Total() {
 		t.Fatalf("samples not in order: %+v", ss)
+	}
+}
+
+// RunRemote through a real host.Host (the local one): the binary is uploaded,
+// started with srvstat's flags, and its JSON lines come back.
+func TestRunRemoteThroughLocalHost(t *testing.T) {
+	var out bytes.Buffer
+	path := t.TempDir() + "/wptest-srvstat"
+	err := RunRemote(context.Background(), host.NewLocal(nil), Remote{Exe: os.Args[0], Path: path,
+		Args: []string{"--count", "2", "--interval", "100ms"}}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, err := Read(&out)
+	if err != nil || len(ss) != 2 || ss[1].Unix <= ss[0].Unix {
+		t.Fatalf("%d samples, %v: %s", len(ss), err, out.String())
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode()&0o111 == 0 {
+		t.Fatalf("uploaded binary: %v %v", fi, err)
 	}
 }
