@@ -571,11 +571,16 @@ func testDial(t *testing.T, h host.Host, _ *syncBuffer) {
 		t.Fatal(err)
 	}
 	defer l.Close()
+	peers := make(chan net.Addr, 1)
 	go func() {
 		for {
 			c, err := l.Accept()
 			if err != nil {
 				return
+			}
+			select {
+			case peers <- c.RemoteAddr():
+			default:
 			}
 			go func() { io.Copy(c, c); c.Close() }()
 		}
@@ -594,6 +599,12 @@ func testDial(t *testing.T, h host.Host, _ *syncBuffer) {
 	got := make([]byte, len(msg))
 	if _, err := io.ReadFull(c, got); err != nil || !bytes.Equal(got, msg) {
 		t.Fatalf("echo = %q, %v", got, err)
+	}
+	// Through SSH the listener's peer is sshd's socket, not ours.
+	peer := <-peers
+	_, ours := h.(*host.Local)
+	if direct := peer.String() == c.LocalAddr().String(); direct != ours {
+		t.Errorf("listener saw %s, our end is %s: want direct=%v for %s", peer, c.LocalAddr(), ours, h.Name())
 	}
 	// A closed port is an error naming the address, not a hang.
 	l2, _ := net.Listen("tcp", "127.0.0.1:0")

@@ -516,6 +516,15 @@ func (s *SSH) sftpClient() (*sftp.Client, error) {
 	}
 	_, s.fsync = c.HasExtension("fsync@openssh.com")
 	s.sftp = c
+	// If the SFTP session dies, the next Put/Get opens a new one.
+	go func() {
+		_ = c.Wait()
+		s.sftpMu.Lock()
+		if s.sftp == c {
+			s.sftp = nil
+		}
+		s.sftpMu.Unlock()
+	}()
 	return c, nil
 }
 
