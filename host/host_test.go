@@ -100,6 +100,8 @@ var behaviours = []struct {
 	{"ConcurrentRuns", testConcurrent},
 	{"PutGetModeOwner", testPutGet},
 	{"PutFailureLeavesNothing", testPutFailure},
+	{"PutCancelled", testPutCancelled},
+	{"KilledBySignal", testSignal},
 	{"PutIsAtomic", testPutAtomic},
 	{"DialContext", testDial},
 	{"Facts", testFacts},
@@ -427,6 +429,55 @@ func testPutFailure(t *testing.T, h host.Host, _ *syncBuffer) {
 		t.Errorf("Put into a missing dir: %v", err)
 	}
 	assertNoTemp(t, dir)
+}
+
+// cancelAfter is a source that cancels the upload's context after n bytes.
+type cancelAfter struct {
+	n      int
+	cancel context.CancelFunc
+}
+
+func (c *cancelAfter) Read(p []byte) (int, error) {
+	if c.n <= 0 {
+		c.cancel()
+		time.Sleep(10 * time.Millisecond)
+	}
+	n := min(len(p), max(c.n, 1024))
+	for i := range p[:n] {
+		p[i] = 'y'
+	}
+	c.n -= n
+	return n, nil
+}
+
+func testPutCancelled(t *testing.T, h host.Host, _ *syncBuffer) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "keep")
+	if err := os.WriteFile(p, []byte("original"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// An endless source: only the cancellation can end this upload.
+	err := h.Put(ctx, p, &cancelAfter{n: 256 << 10, cancel: cancel}, host.PutOptions{})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "original" {
+		t.Errorf("target changed by a cancelled Put: %.20q", b)
+	}
+	assertNoTemp(t, dir)
+}
+
+func testSignal(t *testing.T, h host.Host, _ *syncBuffer) {
+	_, err := h.Run(context.Background(), host.Cmd{Script: "echo dying >&2; kill -TERM $$; sleep 5"})
+	var ee *host.ExitError
+	if !errors.As(err, &ee) || ee.Code != 128+15 {
+		t.Fatalf("err = %v, want exit status 143 (128+SIGTERM)", err)
+	}
+	if !strings.Contains(err.Error(), "dying") {
+		t.Errorf("message lacks stderr: %v", err)
+	}
 }
 
 // testPutAtomic overwrites a file again and again with large files of
