@@ -3,6 +3,7 @@ package hetzner
 import (
 	"context"
 	"fmt"
+	"log"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,30 +31,35 @@ func (k killJournal) Append(e cloud.Event) error {
 	return k.Journal.Append(e)
 }
 
-// TestCrashChild is the process that crashes; it only runs when started by
-// TestCrashAfterCreateThenDown.
-func TestCrashChild(t *testing.T) {
-	endpoint, dir := os.Getenv("WPTEST_CRASH_ENDPOINT"), os.Getenv("WPTEST_CRASH_DIR")
-	if endpoint == "" {
-		t.Skip("helper process for TestCrashAfterCreateThenDown")
+// TestMain doubles as the process that crashes: started by
+// TestCrashAfterCreateThenDown with WPTEST_CRASH_ENDPOINT set, it plans and
+// creates against the parent's mock API and is killed mid-create.
+func TestMain(m *testing.M) {
+	if endpoint := os.Getenv("WPTEST_CRASH_ENDPOINT"); endpoint != "" {
+		crashChild(endpoint, os.Getenv("WPTEST_CRASH_DIR"))
+		os.Exit(3) // not reached: crashChild is killed
 	}
+	os.Exit(m.Run())
+}
+
+func crashChild(endpoint, dir string) {
 	d, err := New(Options{Credentials: cloud.Credentials{Token: testToken, Endpoint: endpoint}, Backoff: hcloud.ConstantBackoff(time.Millisecond)})
 	if err != nil {
-		t.Fatal(err)
+		log.Fatal(err)
 	}
 	spec := cloud.Spec{Machines: cloud.DefaultMachines("hetzner"), Run: cloud.Run{ID: runID, Dir: dir, Profile: "cpanel-apache", Owner: "root@ci",
 		Created: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC), TTL: 6 * time.Hour}}
 	ctx := context.Background()
 	p, err := d.Plan(ctx, spec)
 	if err != nil {
-		t.Fatal(err)
+		log.Fatal(err)
 	}
 	j, err := cloud.OpenJournal(filepath.Join(dir, cloud.JournalFile), nil)
 	if err != nil {
-		t.Fatal(err)
+		log.Fatal(err)
 	}
 	_, err = d.Create(ctx, p, killJournal{j})
-	t.Fatalf("Create returned (%v); the process should have been killed", err)
+	log.Fatalf("Create returned (%v); the process should have been killed", err)
 }
 
 // A process killed right after the API created a server, before the journal
@@ -67,7 +73,7 @@ func TestCrashAfterCreateThenDown(t *testing.T) {
 	reqs = append(reqs, destroyRequests(40)...)
 	e.srv.Expect(reqs)
 
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
+	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), "WPTEST_CRASH_ENDPOINT="+e.srv.URL, "WPTEST_CRASH_DIR="+e.spec.Run.Dir)
 	out, err := cmd.CombinedOutput()
 	ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
