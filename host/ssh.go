@@ -125,9 +125,9 @@ func DialSSH(ctx context.Context, t Target, opt Options) (*SSH, error) {
 		retry := true
 		switch {
 		case errors.As(err, &hke):
-			// Never accepted; retried only for a booting VM, loudly.
+			// Never accepted; retried only for a booting VM, and each
+			// refused attempt is logged below.
 			retry = hke.Mismatch() && opt.RetryHostKeyMismatch
-			log.printf("%v", err)
 		case strings.Contains(err.Error(), "unable to authenticate"):
 			// cloud-init may not have written authorized_keys yet; a few
 			// tries, not the whole wait.
