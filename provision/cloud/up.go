@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 )
@@ -159,4 +160,25 @@ func ReadMachines(dir string) ([]Machine, error) {
 	}
 	var ms []Machine
 	return ms, json.Unmarshal(b, &ms)
+}
+
+// FindMachine picks a machine of a run by name ("wptest-<run>-loadgen-1") or
+// role ("server", "loadgen": the first of that role), so other commands can
+// open it with Target(runDir, m) or Connect.
+func FindMachine(ms []Machine, nameOrRole string) (Machine, error) {
+	for _, m := range ms {
+		if m.Name == nameOrRole {
+			return m, nil
+		}
+	}
+	for _, m := range ms {
+		if string(m.Role) == nameOrRole {
+			return m, nil
+		}
+	}
+	names := make([]string, len(ms))
+	for i, m := range ms {
+		names[i] = m.Name + " (" + string(m.Role) + ")"
+	}
+	return Machine{}, fmt.Errorf("no machine %q in this run; it has: %s", nameOrRole, strings.Join(names, ", "))
 }

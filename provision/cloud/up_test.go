@@ -103,3 +103,27 @@ func TestStaticPlanNeedsPins(t *testing.T) {
 		t.Errorf("static destroy of empty selector: %v", err)
 	}
 }
+
+func TestFindMachineAndMachinesFile(t *testing.T) {
+	dir := t.TempDir()
+	ms := []Machine{{Name: "wptest-t1-server", Role: RoleServer, Address: "203.0.113.40"}, {Name: "wptest-t1-loadgen-1", Role: RoleLoadGen}, {Name: "wptest-t1-loadgen-2", Role: RoleLoadGen}}
+	if err := writeMachines(dir, ms); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadMachines(dir)
+	if err != nil || len(back) != 3 || back[0] != ms[0] {
+		t.Fatalf("read back %+v, %v", back, err)
+	}
+	for q, want := range map[string]string{"server": "wptest-t1-server", "loadgen": "wptest-t1-loadgen-1", "wptest-t1-loadgen-2": "wptest-t1-loadgen-2"} {
+		if m, err := FindMachine(back, q); err != nil || m.Name != want {
+			t.Errorf("FindMachine(%q) = %v, %v", q, m.Name, err)
+		}
+	}
+	if _, err := FindMachine(back, "db"); err == nil || !strings.Contains(err.Error(), "wptest-t1-loadgen-2 (loadgen)") {
+		t.Errorf("unknown machine: %v", err)
+	}
+	tg, o := Target(dir, back[0])
+	if tg.Host != "203.0.113.40" || tg.Port != 22 || tg.User != "root" || o.KnownHostsFile != filepath.Join(dir, KnownHostsFile) || o.IdentityFile != filepath.Join(dir, ClientKeyFile) {
+		t.Errorf("target %+v options %+v", tg, o)
+	}
+}
