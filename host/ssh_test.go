@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"encoding/pem"
 	"errors"
 	"net"
 	"os"
@@ -242,6 +243,27 @@ func TestOpenNeedsPinningAndAuth(t *testing.T) {
 	}
 	if _, err := host.Open(context.Background(), tg, host.Options{KnownHostsFile: "x"}); err == nil || !strings.Contains(err.Error(), "identity") {
 		t.Errorf("no auth: %v", err)
+	}
+}
+
+func TestEncryptedIdentityFileNamesTheWayOut(t *testing.T) {
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, err := ssh.MarshalPrivateKeyWithPassphrase(priv, "", []byte("pass"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(t.TempDir(), "id_enc")
+	if err := os.WriteFile(f, pem.EncodeToMemory(block), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tg, _ := host.ParseTarget("ssh://root@127.0.0.1:1")
+	kh := writeKnownHosts(t, "127.0.0.1:1", randomKey(t))
+	_, err = host.Open(context.Background(), tg, host.Options{KnownHostsFile: kh, IdentityFile: f})
+	if err == nil || !strings.Contains(err.Error(), "encrypted") || !strings.Contains(err.Error(), "ssh-agent") || !strings.Contains(err.Error(), f) {
+		t.Fatalf("err = %v, want one naming the file, that it is encrypted, and ssh-agent", err)
 	}
 }
 

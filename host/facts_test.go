@@ -1,0 +1,46 @@
+package host
+
+import "testing"
+
+// parseFacts reads what factsScript prints on each platform we target.
+func TestParseFacts(t *testing.T) {
+	for _, tc := range []struct {
+		name, out string
+		want      Facts
+	}{
+		{"debian-12", `PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"
+NAME="Debian GNU/Linux"
+VERSION_ID="12"
+ID=debian
+
+WPTEST_ARCH=x86_64
+WPTEST_INIT=none
+WPTEST_PM=apt
+`, Facts{OSID: "debian", OSVersion: "12", Platform: "debian-12", Arch: "x86_64", Init: "none", PackageManager: "apt"}},
+		{"almalinux-9", `NAME="AlmaLinux"
+VERSION="9.4 (Seafoam Ocelot)"
+ID="almalinux"
+ID_LIKE="rhel centos fedora"
+VERSION_ID="9.4"
+# a comment=with equals
+WPTEST_ARCH=aarch64
+WPTEST_INIT=systemd
+WPTEST_PM=dnf
+`, Facts{OSID: "almalinux", OSVersion: "9.4", Platform: "almalinux-9", Arch: "aarch64", Init: "systemd", PackageManager: "dnf"}},
+		{"single quotes, no version", `ID='arch'
+WPTEST_ARCH=x86_64
+WPTEST_INIT=systemd
+WPTEST_PM=none
+`, Facts{OSID: "arch", Platform: "arch", Arch: "x86_64", Init: "systemd", PackageManager: "none"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseFacts([]byte(tc.out))
+			if err != nil || got != tc.want {
+				t.Fatalf("got %+v, %v\nwant %+v", got, err, tc.want)
+			}
+		})
+	}
+	if _, err := parseFacts([]byte("WPTEST_ARCH=x86_64\n")); err == nil {
+		t.Error("no os-release ID: want an error")
+	}
+}
