@@ -107,6 +107,9 @@ func WriteRuns(w io.Writer, runs []result.Run) {
 }
 
 func failureLine(o result.Outcomes) string {
+	if o.Failed() == 0 {
+		return "no failures"
+	}
 	s := ""
 	a := o.Array()
 	for i, n := range a {
@@ -123,7 +126,7 @@ func failureLine(o result.Outcomes) string {
 
 // WriteCrowd writes the crowd scenario's summary.
 func WriteCrowd(w io.Writer, c result.Crowd) {
-	fmt.Fprintf(w, "crowd: %d visitors clicking every %.0f s; a new visitor every %.1f s; gave up after %.0f s\n",
+	fmt.Fprintf(w, "crowd: %d visitors clicking every %g s; a new visitor every %g s; gave up after %g s\n",
 		c.Visitors, c.ClickEveryMs/1000, c.ProbeEveryMs/1000, c.GiveUpMs/1000)
 	fmt.Fprintf(w, "new visitors: %d, answered %d, gave up %d (%s)\n", len(c.Probes), c.Wait.Count, c.GaveUp, failureLine(c.ProbeOutcomes))
 	fmt.Fprintf(w, "wait (connect + answer): p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms\n", c.Wait.P50, c.Wait.P90, c.Wait.P99, c.Wait.Max)
