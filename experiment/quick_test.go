@@ -112,8 +112,11 @@ func TestQuickLocalKillResume(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
 	t0 := time.Now()
 	var id string
+wait:
 	for {
 		if id == "" {
 			if es, _ := os.ReadDir(runs); len(es) == 1 {
@@ -122,21 +125,22 @@ func TestQuickLocalKillResume(t *testing.T) {
 		}
 		if id != "" {
 			if recs, _ := experiment.ReadResults(filepath.Join(runs, id)); len(recs) >= killAfter {
-				break
+				break wait
 			}
 		}
-		if cmd.ProcessState != nil || time.Since(t0) > 15*time.Minute {
-			t.Fatalf("run ended or took too long before %d points:\n%s", killAfter, stderr1.String())
+		select {
+		case err := <-exited:
+			t.Fatalf("wptest run ended (%v) before %d points:\n%s", err, killAfter, lastLines(stderr1.String(), 40))
+		case <-time.After(50 * time.Millisecond):
 		}
-		time.Sleep(50 * time.Millisecond)
-		if p, _ := os.FindProcess(cmd.Process.Pid); p != nil && p.Signal(syscall.Signal(0)) != nil {
-			t.Fatalf("wptest run exited early:\n%s", stderr1.String())
+		if time.Since(t0) > 15*time.Minute {
+			t.Fatalf("no %d points after 15 minutes:\n%s", killAfter, lastLines(stderr1.String(), 40))
 		}
 	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	cmd.Wait()
+	<-exited
 	dir := filepath.Join(runs, id)
 	before, _ := experiment.ReadResults(dir)
 	t.Logf("killed after %d point(s), %.0fs; progress seen:\n%s", len(before), time.Since(t0).Seconds(), lastLines(stderr1.String(), 6))

@@ -152,8 +152,38 @@ func (r *runner) seed(ctx context.Context, site fixture.Site) error {
 	}
 	r.man.Fixture.Deviations = m.Deviations
 	r.man.Fixture.Docroot = site.Docroot
+	if err := writeHtaccess(ctx, site); err != nil {
+		return exitcode.With(exitcode.Provision, err)
+	}
 	r.logf("[%s] fixture %s seed %d seeded in %.1fs (root %s)", r.h.Name(), r.sp.Fixture.Profile, r.sp.Fixture.Seed, time.Since(t0).Seconds(), m.Short)
 	return r.verify(ctx, site, true)
+}
+
+// htaccess is what WordPress writes when pretty permalinks are switched
+// on (wp-admin/includes/misc.php, save_mod_rewrite_rules), as every cPanel
+// WordPress site has it: Apache needs it to route /slug/ to index.php.
+const htaccess = `# BEGIN WordPress
+<IfModule mod_rewrite.c>
+RewriteEngine On
+RewriteRule .* - [E=HTTP_AUTHORIZATION:%{HTTP:Authorization}]
+RewriteBase /
+RewriteRule ^index\.php$ - [L]
+RewriteCond %{REQUEST_FILENAME} !-f
+RewriteCond %{REQUEST_FILENAME} !-d
+RewriteRule . /index.php [L]
+</IfModule>
+# END WordPress
+`
+
+// writeHtaccess is an adapter: neither the fixture (which leaves
+// .htaccess out of its hashes) nor the server profiles write it, and
+// without it Apache answers every permalink with 404.
+func writeHtaccess(ctx context.Context, site fixture.Site) error {
+	p := site.Docroot + "/.htaccess"
+	if err := site.Host.Put(ctx, p, strings.NewReader(htaccess), host.PutOptions{Mode: 0o644, Owner: site.Owner, Group: site.Group}); err != nil {
+		return fmt.Errorf("write %s on %s: %w", p, site.Host.Name(), err)
+	}
+	return nil
 }
 
 // verify recomputes the fixture's hashes on the live site (and, after a
@@ -297,7 +327,7 @@ func (r *runner) startSampler(ctx context.Context) (*sampler, error) {
 	}
 	pr, pw := io.Pipe()
 	go func() {
-		err := srvstat.RunRemote(ctx, r.h, r.opt.Exe, []string{"--interval", sampleEvery.String()}, pw)
+		err := srvstat.RunRemote(ctx, r.h, srvstat.Remote{Exe: r.opt.Exe, Args: []string{"--interval", sampleEvery.String()}}, pw)
 		pw.CloseWithError(err)
 	}()
 	go func() {
