@@ -381,14 +381,15 @@ func (v *visitor) admit(ctx context.Context, at time.Time) (run, counted bool) {
 }
 
 func (v *visitor) closedLoop(ctx context.Context) {
+	a := new(attempt) // reused: one allocation per visitor, not per request
 	for {
 		now := time.Now()
 		run, counted := v.admit(ctx, now)
 		if !run {
 			return
 		}
-		a := attempt{start: now}
-		v.one(ctx, &a, now.Add(v.cfg.Timeout), counted)
+		*a = attempt{start: now}
+		v.one(ctx, a, now.Add(v.cfg.Timeout), counted)
 	}
 }
 

@@ -23,7 +23,11 @@ type h1Client struct {
 	conn     net.Conn // raw, or TLS over raw
 	br       *bufio.Reader
 	lastUsed time.Time
+	deadline time.Time // the deadline set on conn
 }
+
+// deadlineSlack: how much earlier than asked an h1 timeout may fire.
+const deadlineSlack = 10 * time.Millisecond
 
 func newH1(t *target) *h1Client { return &h1Client{t: t} }
 
@@ -46,6 +50,7 @@ func (c *h1Client) idleClosed() bool {
 	c.conn.SetReadDeadline(time.Now())
 	_, err := c.br.Peek(1)
 	c.conn.SetReadDeadline(time.Time{})
+	c.deadline = time.Time{} // forces a new deadline on the next attempt
 	if err == nil {
 		return true
 	}
@@ -96,7 +101,13 @@ func (c *h1Client) do(ctx context.Context, deadline time.Time, a *attempt) {
 	} else {
 		a.reused = true
 	}
-	c.conn.SetDeadline(deadline)
+	// Moving the deadline costs a timer update per request; a deadline at
+	// most deadlineSlack earlier than the attempt's own is kept (so a
+	// timeout fires up to 10 ms early, never late).
+	if d := deadline.Sub(c.deadline); d < 0 || d > deadlineSlack || a.newConn {
+		c.conn.SetDeadline(deadline)
+		c.deadline = deadline
+	}
 	a.sent = time.Now()
 	if _, err := c.conn.Write(c.t.h1req); err != nil {
 		a.fail(err, phaseSend)

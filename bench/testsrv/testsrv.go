@@ -148,7 +148,9 @@ ServerLimit {{.MaxRequestWorkers}}
 MaxRequestWorkers {{.MaxRequestWorkers}}
 {{else}}ServerLimit 16
 ThreadsPerChild 25
-StartServers 2
+StartServers {{.Children}}
+MinSpareThreads 25
+MaxSpareThreads {{.MaxRequestWorkers}}
 MaxRequestWorkers {{.MaxRequestWorkers}}
 {{end}}`))
 
@@ -169,11 +171,15 @@ func StartApache(t testing.TB, o ApacheOptions) *Server {
 	dir := Docroot(t)
 	port := FreePort(t)
 	var conf bytes.Buffer
+	// Event MPM: start every child up front and never stop one for being
+	// spare (the kit's settings), so no idle keep-alive connection is closed
+	// under the client's feet by a child going away.
 	must(t, apacheConf.Execute(&conf, struct {
 		ApacheOptions
-		Dir  string
-		Port int
-	}{o, dir, port}))
+		Dir      string
+		Port     int
+		Children int
+	}{o, dir, port, (o.MaxRequestWorkers + 24) / 25}))
 	cf := filepath.Join(dir, "httpd.conf")
 	must(t, os.WriteFile(cf, conf.Bytes(), 0o644))
 	s := &Server{Dir: dir, Port: port}
