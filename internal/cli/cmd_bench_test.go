@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wptest/wptest/bench/testsrv"
 	"github.com/wptest/wptest/bench/result"
 	"github.com/wptest/wptest/bench/srvstat"
+	"github.com/wptest/wptest/bench/testsrv"
 )
 
 // Seed 004's test through the CLI: ab's flags, ab's text, and the same run as JSON.
