@@ -285,8 +285,10 @@ func testCancel(t *testing.T, h host.Host, _ *syncBuffer) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
+		// Cancel once the pid is written in full (the shell creates the
+		// file before it writes to it).
 		for {
-			if _, err := os.Stat(pidFile); err == nil {
+			if b, err := os.ReadFile(pidFile); err == nil && bytes.HasSuffix(b, []byte("\n")) {
 				break
 			}
 			time.Sleep(20 * time.Millisecond)

@@ -136,14 +136,18 @@ func DialSSH(ctx context.Context, t Target, opt Options) (*SSH, error) {
 		case ctx.Err() != nil:
 			retry = false
 		}
-		if !retry || opt.WaitFor <= 0 || time.Now().Add(backoff).After(deadline) {
+		left := time.Until(deadline)
+		if !retry || opt.WaitFor <= 0 || left <= 0 {
+			log.printf("%v; giving up", err)
 			return nil, err
 		}
-		log.printf("%v; retrying in %s", err, backoff)
+		// The last try comes at the deadline, not a backoff before it.
+		wait := min(backoff, left)
+		log.printf("%v; retrying in %s", err, wait.Round(time.Millisecond))
 		select {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("%w (gave up: %w)", err, ctx.Err())
-		case <-time.After(backoff):
+		case <-time.After(wait):
 		}
 		backoff = min(2*backoff, 5*time.Second)
 	}
@@ -393,7 +397,7 @@ func (s *SSH) Run(ctx context.Context, cmd Cmd) (Result, error) {
 	case <-s.done:
 		return fail(errors.New("host closed"))
 	}
-	sess, err := s.client.NewSession()
+	sess, err := s.newSession(ctx)
 	if err != nil {
 		return fail(fmt.Errorf("new session: %w", err))
 	}
@@ -477,9 +481,29 @@ func (s *SSH) Run(ctx context.Context, cmd Cmd) (Result, error) {
 	}
 }
 
+// newSession opens a session channel. sshd frees a closed session's slot
+// (MaxSessions) a moment after the client closed it, so a refused open is
+// retried briefly rather than failing a command that never started.
+func (s *SSH) newSession(ctx context.Context) (*ssh.Session, error) {
+	delay := 20 * time.Millisecond
+	for tries := 1; ; tries++ {
+		sess, err := s.client.NewSession()
+		var oce *ssh.OpenChannelError
+		if err == nil || !errors.As(err, &oce) || tries == 8 {
+			return sess, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(delay):
+		}
+		delay *= 2
+	}
+}
+
 // killRemote TERMs a cancelled command's processes from a second session.
 func (s *SSH) killRemote(tag string) {
-	sess, err := s.client.NewSession()
+	sess, err := s.newSession(context.Background())
 	if err != nil {
 		s.log.printf("cannot stop %s: %v", tag, err)
 		return

@@ -131,14 +131,17 @@ func TestHostKeyMismatchRetriedButNeverAccepted(t *testing.T) {
 	start := time.Now()
 	_, err := tryOpenAndMark(t, s, host.Options{
 		KnownHostsFile: kh, IdentityFile: s.IdentityFile, Log: &log,
-		WaitFor: 1500 * time.Millisecond, RetryHostKeyMismatch: true,
+		WaitFor: 4 * time.Second, RetryHostKeyMismatch: true,
 	})
 	var hke *host.HostKeyError
 	if !errors.As(err, &hke) || !hke.Mismatch() {
 		t.Fatalf("err = %v, want a host-key mismatch", err)
 	}
-	if d := time.Since(start); d < time.Second {
-		t.Errorf("gave up after %s; RetryHostKeyMismatch with WaitFor 1.5s should keep trying", d)
+	if d := time.Since(start); d < 3*time.Second {
+		t.Errorf("gave up after %s; RetryHostKeyMismatch with WaitFor 4s should keep trying", d)
+	}
+	if strings.Contains(err.Error(), "(attempt 1)") {
+		t.Errorf("only one attempt: %v", err)
 	}
 	if n := strings.Count(log.String(), "HOST KEY MISMATCH"); n < 2 {
 		t.Errorf("each refused attempt must be logged loudly; log:\n%s", log.String())
