@@ -127,3 +127,30 @@ func TestSeedRefusedDBExitCode(t *testing.T) {
 		t.Errorf("refused db left %s behind", docroot)
 	}
 }
+
+// TestSeedCreateDB: --create-db makes the database and user on the host
+// (mariadb as root, SQL on stdin), then seeds; the password never shows.
+func TestSeedCreateDB(t *testing.T) {
+	testenv.NeedBinary(t, "php")
+	_, err := os.Stat("/usr/share/wordpress/wp-includes/version.php")
+	testenv.Need(t, err == nil, "Debian's wordpress package")
+	probe := testenv.MariaDB(t) // starts the server; its port is ours too
+	name := probe.Name + "_c"
+	t.Cleanup(func() {
+		testenv.RootSQL("DROP DATABASE IF EXISTS `" + name + "`; DROP USER IF EXISTS '" + name + "'@'localhost'; DROP USER IF EXISTS '" + name + "'@'127.0.0.1';")
+	})
+	pw := "pw'with\\quote-" + probe.Password[:8]
+	docroot := filepath.Join(t.TempDir(), "site")
+	code, out, errs := runFixtureCLI(t, pw+"\n", "seed", "--fixture", "minimal", "--target", "local", "--create-db",
+		"--docroot", docroot, "--db-addr", probe.Addr, "--db-name", name, "--db-user", name, "--db-password-stdin")
+	if code != 0 {
+		t.Fatalf("seed --create-db: code %d\n%s%s", code, out, errs)
+	}
+	if strings.Contains(out+errs, pw) {
+		t.Fatal("password in output")
+	}
+	code, out, errs = runFixtureCLI(t, pw+"\n", "verify", "--target", "local", "--docroot", docroot, "--db-addr", probe.Addr, "--db-name", name, "--db-user", name, "--db-password-stdin")
+	if code != 0 {
+		t.Fatalf("verify: code %d\n%s%s", code, out, errs)
+	}
+}

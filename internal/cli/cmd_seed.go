@@ -94,6 +94,7 @@ func runSeed(ctx context.Context, a *App, args []string) error {
 	coreArchive := fs.String("core-archive", "", "WordPress .tar.gz on the host, checked against the profile's sha256")
 	coreDownload := fs.Bool("core-download", false, "download the profile's pinned WordPress archive on the host and check its sha256")
 	manifestOut := fs.String("manifest-out", "", "also write the manifest (with deviations) to this local file")
+	createDB := fs.Bool("create-db", false, "create the database and user on the host first (runs mariadb as the host's root; password on stdin)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -110,6 +111,11 @@ func runSeed(ctx context.Context, a *App, args []string) error {
 		return err
 	}
 	defer s.Host.Close()
+	if *createDB {
+		if err := fixture.EnsureDatabase(ctx, s.Host, s.DB); err != nil {
+			return exitcode.With(exitcode.Provision, err)
+		}
+	}
 	m, err := SeedFixture(ctx, a, s, fx, src)
 	if err != nil {
 		return err
