@@ -181,7 +181,7 @@ func (r *runner) up(ctx context.Context, body func(context.Context, []cloud.Mach
 		fmt.Fprintf(r.opt.Log, "run %s: if this is interrupted, remove what it made with: %s\n", r.opt.ID, cloud.DownCommand(r.opt.ID))
 	}
 	_, err = cloud.Up(ctx, c, plan, j, cloud.UpOptions{
-		Keep: r.opt.Keep, KeepOnError: r.sp.Machines.Driver != "hetzner", Log: r.opt.Log,
+		Keep: r.opt.Keep, KeepOnError: r.sp.Machines.Driver == "static", Log: r.opt.Log,
 		Wait: cloud.WaitOptions{Timeout: 10 * time.Minute, RetryHostKeyMismatch: r.sp.Machines.Driver == "hetzner", Log: r.opt.Log},
 		Then: body,
 	})

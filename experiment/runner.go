@@ -188,6 +188,18 @@ func (r *runner) measureGroup(ctx context.Context, ps ProfileSpec, todo []Point)
 		if err != nil {
 			return exitcode.With(exitcode.Load, fmt.Errorf("%s: %w", p.Key, err))
 		}
+		// A point is only kept if the server it measured is still the
+		// profile that was applied: on a shared machine another process
+		// may have swapped it meanwhile.
+		if hm, err := hostmanifest.Read(ctx, r.h); err != nil || hm == nil || hm.Profile != ps.Name {
+			who := "no host manifest"
+			if hm != nil {
+				who = "the host manifest now says " + hm.Profile
+			} else if err != nil {
+				who = err.Error()
+			}
+			return exitcode.With(exitcode.Load, fmt.Errorf("%s: the server changed under the run (%s): another process applied a profile on %s; the point was not kept, --resume measures it again", p.Key, who, r.h.Name()))
+		}
 		if err := r.st.append(rec); err != nil {
 			return fmt.Errorf("write %s: %w", ResultsFile, err)
 		}
