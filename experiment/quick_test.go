@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"image/png"
 	"io"
 	"os"
@@ -142,6 +143,11 @@ wait:
 	}
 	<-exited
 	dir := filepath.Join(runs, id)
+	t.Cleanup(func() {
+		if t.Failed() {
+			dumpResults(t, dir)
+		}
+	})
 	before, _ := experiment.ReadResults(dir)
 	t.Logf("killed after %d point(s), %.0fs; progress seen:\n%s", len(before), time.Since(t0).Seconds(), lastLines(stderr1.String(), 6))
 	if !strings.Contains(stderr1.String(), "ETA") || !strings.Contains(stderr1.String(), "cpanel-apache · page c=2") {
@@ -344,4 +350,27 @@ func lastLines(s string, n int) string {
 		l = l[len(l)-n:]
 	}
 	return strings.Join(l, "\n")
+}
+
+// dumpResults logs one line per point: what a failure needs to be read.
+func dumpResults(t *testing.T, dir string) {
+	recs, _ := experiment.ReadResults(dir)
+	for _, r := range recs {
+		line := r.Key
+		if r.Run != nil {
+			line += fmt.Sprintf(" rps %.1f ok %d failed %d", r.Run.RPS, r.Run.Outcomes.OK, r.Run.Outcomes.Failed())
+		}
+		line += fmt.Sprintf(" server-cpu/req %.3f ms", r.ServerCPUMsPerReq)
+		if r.Probe != nil {
+			line += fmt.Sprintf(" probe %d %q %dB %s", r.Probe.Status, r.Probe.ContentEncoding, r.Probe.BodyBytes, r.Probe.Error)
+		}
+		t.Log(line)
+	}
+	if m, err := experiment.ReadManifest(dir); err == nil {
+		for _, s := range m.Sessions {
+			if s.Error != "" {
+				t.Logf("session %s stopped: %s", s.Start, s.Error)
+			}
+		}
+	}
 }
