@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/wptest/wptest/internal/testenv"
@@ -149,8 +152,45 @@ func TestSeedCreateDB(t *testing.T) {
 	if strings.Contains(out+errs, pw) {
 		t.Fatal("password in output")
 	}
-	code, out, errs = runFixtureCLI(t, pw+"\n", "verify", "--target", "local", "--docroot", docroot, "--db-addr", probe.Addr, "--db-name", name, "--db-user", name, "--db-password-stdin")
-	if code != 0 {
-		t.Fatalf("verify: code %d\n%s%s", code, out, errs)
+	base := phpServe(t, docroot)
+	code, out, errs = runFixtureCLI(t, pw+"\n", "verify", "--target", "local", "--docroot", docroot, "--db-addr", probe.Addr, "--db-name", name, "--db-user", name, "--db-password-stdin", "--http", base, "-o", "json")
+	if code != 0 || !strings.Contains(out, `"http_pages": 7`) {
+		t.Fatalf("verify --http: code %d\n%s%s", code, out, errs)
 	}
+}
+
+// phpServe serves docroot with php -S on a free loopback port (pretty
+// permalinks routed to index.php) until the test ends.
+func phpServe(t *testing.T, docroot string) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	router := filepath.Join(t.TempDir(), "router.php")
+	os.WriteFile(router, []byte(`<?php
+$root = '`+docroot+`';
+$p = parse_url( $_SERVER['REQUEST_URI'], PHP_URL_PATH );
+if ( '/' !== $p && is_file( $root . $p ) && '.php' !== substr( $p, -4 ) ) { return false; }
+$_SERVER['SCRIPT_NAME'] = '/index.php';
+$_SERVER['SCRIPT_FILENAME'] = $root . '/index.php';
+chdir( $root );
+require $root . '/index.php';
+`), 0o644)
+	cmd := exec.Command("php", "-d", "opcache.enable_cli=1", "-S", addr, "-t", docroot, router)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	for i := 0; i < 100; i++ {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return "http://" + addr
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("php -S did not listen on %s", addr)
+	return ""
 }
