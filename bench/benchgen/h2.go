@@ -35,7 +35,7 @@ func newH2(t *target) *h2Client {
 	c.tr = &http.Transport{
 		Protocols:          p,
 		DisableCompression: true,
-		TLSClientConfig:    t.tls,
+		TLSClientConfig:    t.tls.Clone(), // its own: the Transport edits NextProtos
 		ForceAttemptHTTP2:  true,
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			var d net.Dialer
