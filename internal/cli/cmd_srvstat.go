@@ -23,12 +23,13 @@ func runSrvstat(ctx context.Context, a *App, args []string) error {
 	count := fs.Int("count", 0, "stop after this many samples (0: no limit)")
 	statusURL := fs.String("status-url", "", "Apache mod_status URL, e.g. http://127.0.0.1/server-status?auto")
 	noPSS := fs.Bool("no-pss", false, "do not read smaps_rollup (PSS)")
+	pssEvery := fs.Int("pss-every", 10, "read PSS on every Nth sample (it costs the kernel ~1 ms per process)")
 	var groups multiFlag
 	fs.Var(&groups, "group", "process group NAME=comm1,comm2 (repeatable; replaces the defaults: "+defaultGroupsText()+")")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cfg := srvstat.Config{StatusURL: *statusURL, NoPSS: *noPSS}
+	cfg := srvstat.Config{StatusURL: *statusURL, NoPSS: *noPSS, PSSEvery: *pssEvery}
 	for _, g := range groups {
 		name, comms, ok := strings.Cut(g, "=")
 		if !ok || name == "" || comms == "" || name == srvstat.Other {
