@@ -218,10 +218,12 @@ wait:
 	if err != nil {
 		t.Fatal(err)
 	}
-	cp := rep.Metric("cpanel-apache", "page", "c=2", report.ServerCPU)
-	tu := rep.Metric("tuned-apache", "page", "c=2", report.ServerCPU)
-	ca := rep.Metric("caddy", "page", "c=2", report.ServerCPU)
-	t.Logf("server CPU per page (ms): cpanel %v, tuned %v, caddy %v", cp.Values, tu.Values, ca.Values)
+	// Web server + PHP: the database is shared with every other test on
+	// the machine, the profile's own processes are not.
+	cp := rep.Metric("cpanel-apache", "page", "c=2", report.WebPHPCPU)
+	tu := rep.Metric("tuned-apache", "page", "c=2", report.WebPHPCPU)
+	ca := rep.Metric("caddy", "page", "c=2", report.WebPHPCPU)
+	t.Logf("web server + PHP CPU per page (ms): cpanel %v, tuned %v, caddy %v", cp.Values, tu.Values, ca.Values)
 	if cp.N != 2 || tu.N != 2 || ca.N != 2 {
 		t.Fatalf("CPU per page missing: %d %d %d values", cp.N, tu.N, ca.N)
 	}

@@ -332,6 +332,9 @@ func (r *runner) measure(ctx context.Context, ps ProfileSpec, sc Scenario, p Poi
 		}
 		if ok > 0 {
 			rec.ServerCPUMsPerReq = cpu / float64(ok)
+			db := rec.Server.Groups["db"].CPUMs
+			rec.WebPHPCPUMsPerReq = (cpu - db) / float64(ok)
+			rec.DBCPUMsPerReq = db / float64(ok)
 		}
 		for _, g := range []string{"web", "php-cgi", "php-fpm"} {
 			rec.PSSKB += rec.Server.Groups[g].PSSPeakKB

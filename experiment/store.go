@@ -103,6 +103,12 @@ type Record struct {
 	// whole-machine figure it leaves out the load generator when both share
 	// one machine (the local target).
 	ServerCPUMsPerReq float64 `json:"server_cpu_ms_per_req"`
+	// WebPHPCPUMsPerReq is the web server's and PHP's part of it (web,
+	// php-cgi, php-fpm), DBCPUMsPerReq the database's: the database is
+	// shared with whatever else runs on the machine, the web server's and
+	// PHP's processes are the profile's.
+	WebPHPCPUMsPerReq float64 `json:"web_php_cpu_ms_per_req"`
+	DBCPUMsPerReq     float64 `json:"db_cpu_ms_per_req"`
 	// PSSKB is the peak PSS of web + PHP over the window.
 	PSSKB int64  `json:"pss_peak_kb"`
 	Probe *Probe `json:"probe,omitempty"`

@@ -39,8 +39,8 @@ func (r *Report) charts() (map[string]chart, error) {
 		return nil
 	}
 	for _, sc := range r.scenarios("page") {
-		p, err := r.bars(sc, "Server CPU per page (ms)", ServerCPU)
-		if err := add("cpu-"+sc.Name, "Server CPU per WordPress page, median over repetitions", p, err); err != nil {
+		p, err := r.bars(sc, "Web server + PHP CPU per page (ms)", WebPHPCPU)
+		if err := add("cpu-"+sc.Name, "CPU per WordPress page in the web server and PHP, median over repetitions", p, err); err != nil {
 			return nil, err
 		}
 	}

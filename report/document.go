@@ -218,11 +218,11 @@ func (r *Report) inShort() (section, bool) {
 	for _, p := range r.Profiles {
 		ms := r.Metric(p, sc.Name, step, MeanMs)
 		ps := r.Metric(p, sc.Name, step, RPS)
-		cpu := r.Metric(p, sc.Name, step, ServerCPU)
+		cpu := r.Metric(p, sc.Name, step, WebPHPCPU)
 		if ms.N == 0 {
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("behind %s a WordPress page took %s ms, %s pages per second, %s ms of server CPU per page",
+		parts = append(parts, fmt.Sprintf("behind %s a WordPress page took %s ms, %s pages per second, %s ms of CPU per page in the web server and PHP",
 			r.Labels[p], num(ms.Med), num(ps.Med), num(cpu.Med)))
 	}
 	if len(parts) == 0 {
@@ -243,6 +243,8 @@ func (r *Report) pageSections() []section {
 				r.row("page time, mean (ms)", ps, sc.Name, st, MeanMs),
 				r.row("pages per second", ps, sc.Name, st, RPS),
 				r.row("server CPU per page (ms)", ps, sc.Name, st, ServerCPU),
+				r.row("  of which web server + PHP (ms)", ps, sc.Name, st, WebPHPCPU),
+				r.row("  of which database (ms)", ps, sc.Name, st, DBCPU),
 				r.row("memory: web server + PHP, peak PSS (MB)", ps, sc.Name, st, PSSMB),
 				r.row("bytes on the wire per page", ps, sc.Name, st, WireBytes),
 				r.row("failed (%)", ps, sc.Name, st, ErrPct))
@@ -452,6 +454,7 @@ func (r *Report) ratioSection() (section, bool) {
 	for _, sc := range r.scenarios("page", "static", "compression", "ab") {
 		for _, st := range sc.Steps() {
 			add(fmt.Sprintf("%s %s: CPU per request, %s ÷ column", sc.Name, st, base), sc.Name, st, ServerCPU, true)
+			add(fmt.Sprintf("%s %s: web server + PHP CPU per request, %s ÷ column", sc.Name, st, base), sc.Name, st, WebPHPCPU, true)
 			add(fmt.Sprintf("%s %s: requests/s, column ÷ %s", sc.Name, st, base), sc.Name, st, RPS, false)
 		}
 	}
@@ -475,7 +478,7 @@ func (r *Report) noiseSection() section {
 		var fs []mf
 		switch sc.Kind {
 		case "page":
-			fs = []mf{{"server CPU/page (ms)", ServerCPU}, {"pages/s", RPS}}
+			fs = []mf{{"server CPU/page (ms)", ServerCPU}, {"web+PHP CPU/page (ms)", WebPHPCPU}, {"pages/s", RPS}}
 		case "static", "compression", "ab":
 			fs = []mf{{"requests/s", RPS}, {"server CPU/request (ms)", ServerCPU}}
 		case "crowd":

@@ -154,6 +154,19 @@ var (
 		}
 		return rec.ServerCPUMsPerReq, true
 	}
+	// WebPHPCPU is the web server's and PHP's CPU ms per answered request.
+	WebPHPCPU = func(rec experiment.Record) (float64, bool) {
+		if rec.Server == nil || rec.WebPHPCPUMsPerReq == 0 {
+			return 0, false
+		}
+		return rec.WebPHPCPUMsPerReq, true
+	}
+	DBCPU = func(rec experiment.Record) (float64, bool) {
+		if rec.Server == nil || rec.ServerCPUMsPerReq == 0 {
+			return 0, false
+		}
+		return rec.DBCPUMsPerReq, true
+	}
 	// MachineCPU is the whole machine's CPU ms per answered request.
 	MachineCPU = func(rec experiment.Record) (float64, bool) {
 		if rec.Server == nil || rec.Server.CPUMsPerRequest == 0 {
