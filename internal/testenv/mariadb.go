@@ -119,7 +119,12 @@ func ensureMariaDB() error {
 	if mariadbUp() { // another process started it while we waited
 		return nil
 	}
-	out, err := exec.Command("service", "mariadb", "start").CombinedOutput()
+	cmd := exec.Command("service", "mariadb", "start")
+	// Its own session: MariaDB is shared by every test process, so it must
+	// not die with the process group of whichever test happened to start it
+	// (a killed `go test` job took the server down under the others).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("service mariadb start: %v: %s", err, bytes.TrimSpace(out))
 	}
