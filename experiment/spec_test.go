@@ -63,7 +63,7 @@ func TestQuickDetails(t *testing.T) {
 		}
 	}
 	c := sp.Scenarios[2]
-	if c.Kind != "compression" || !c.Gzip || c.Visitors[0] != 10 || c.Duration != 2*time.Second || c.Warmup != 500*time.Millisecond {
+	if c.Kind != "compression" || !c.Gzip || c.Visitors[0] != 10 || c.Duration != 1500*time.Millisecond || c.Warmup != 300*time.Millisecond {
 		t.Errorf("compression scenario %+v", c)
 	}
 	// -var changes the seed, and the pinned root goes with it (conditional).

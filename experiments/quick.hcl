@@ -49,7 +49,7 @@ scenario "page" {
   path     = "/"
   gzip     = true
   visitors = [2]
-  requests = 12
+  requests = 10
   duration = "0s"
   warmup   = "1s"
 }
@@ -59,8 +59,8 @@ scenario "static" {
   kind     = "static"
   path     = "/wptest-probe.js"
   visitors = [10, 50]
-  duration = "2s"
-  warmup   = "500ms"
+  duration = "1500ms"
+  warmup   = "300ms"
 }
 
 # A 95 KB stylesheet as a browser asks for it (Accept-Encoding: gzip).
@@ -68,8 +68,8 @@ scenario "compression" {
   kind     = "compression"
   path     = "/wp-includes/css/dist/block-library/style.min.css"
   visitors = [10]
-  duration = "2s"
-  warmup   = "500ms"
+  duration = "1500ms"
+  warmup   = "300ms"
 }
 
 # A crowd of keep-alive visitors; a newcomer every 250 ms.
@@ -80,7 +80,7 @@ scenario "crowd" {
   click_every = "2s"
   probe_every = "250ms"
   give_up     = "5s"
-  duration    = "3s"
+  duration    = "2s"
   warmup      = "1s"
 }
 
@@ -91,6 +91,6 @@ scenario "kit" {
   visitors      = [10]
   levels        = [1, 10, 40]
   error_clients = 40
-  duration      = "1s"
-  warmup        = "300ms"
+  duration      = "700ms"
+  warmup        = "200ms"
 }

@@ -174,7 +174,7 @@ func (r *Report) setup() section {
 			mpm = hm.Apache.MPM
 		}
 		var vs []string
-		for _, k := range []string{"apache_version", "caddy_version", "php_fpm_version", "php_cgi_version"} {
+		for _, k := range []string{"apache", "caddy", "php_fpm", "php_cgi"} {
 			if v := hm.Versions[k]; v != "" && v != "not installed" && relevant(p.Name, k) {
 				vs = append(vs, shortVersion(v))
 			}
@@ -187,13 +187,13 @@ func (r *Report) setup() section {
 
 func relevant(profile, key string) bool {
 	switch key {
-	case "apache_version":
+	case "apache":
 		return strings.Contains(profile, "apache")
-	case "caddy_version":
+	case "caddy":
 		return profile == "caddy"
-	case "php_cgi_version":
+	case "php_cgi":
 		return profile == "cpanel-apache"
-	case "php_fpm_version":
+	case "php_fpm":
 		return profile != "cpanel-apache"
 	}
 	return false
@@ -236,7 +236,7 @@ func (r *Report) pageSections() []section {
 	for _, sc := range r.scenarios("page") {
 		ps := r.profilesOf(sc)
 		s := section{ID: "page-" + sc.Name, Title: "A WordPress page (" + sc.Name + ")",
-			Text: []string{fmt.Sprintf("%s, %s per step after a %s warm-up, each visitor its own keep-alive connection (closed loop)%s.", sc.Path, sc.Duration, sc.Warmup, gzipNote(sc))}}
+			Text: []string{fmt.Sprintf("%s, %s per step after a %s warm-up, each visitor its own keep-alive connection (closed loop)%s.", sc.Path, amount(sc), sc.Warmup, gzipNote(sc))}}
 		for _, st := range sc.Steps() {
 			t := table{Caption: fmt.Sprintf("%s at %s", sc.Name, st), Head: r.head("", ps)}
 			t.Rows = append(t.Rows,
@@ -259,6 +259,14 @@ func (r *Report) pageSections() []section {
 		out = append(out, s)
 	}
 	return out
+}
+
+// amount is what a step measures: a time window or a number of requests.
+func amount(sc experiment.Scenario) string {
+	if sc.Duration == 0 && sc.Requests > 0 {
+		return fmt.Sprintf("%d requests", sc.Requests)
+	}
+	return sc.Duration.String()
 }
 
 func gzipNote(sc experiment.Scenario) string {
@@ -310,7 +318,7 @@ func (r *Report) sweepSections(kind, title, text string) []section {
 	for _, sc := range r.scenarios(kind) {
 		ps := r.profilesOf(sc)
 		s := section{ID: kind + "-" + sc.Name, Title: fmt.Sprintf("%s (%s: %s, %s)", title, sc.Name, sc.Path, sc.Proto),
-			Text: []string{text + fmt.Sprintf(" %s per step after %s of warm-up.", sc.Duration, sc.Warmup)}}
+			Text: []string{text + fmt.Sprintf(" %s per step after %s of warm-up.", amount(sc), sc.Warmup)}}
 		t := table{Caption: "By visitors", Head: r.head("", ps)}
 		for _, st := range sc.Steps() {
 			t.Rows = append(t.Rows,

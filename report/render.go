@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"os"
+	"regexp"
 	"strings"
 )
 
@@ -74,7 +75,10 @@ table{border-collapse:collapse;margin:1em 0;font-size:.92em}caption{text-align:l
 th,td{border:1px solid #dde3ea;padding:.35em .6em;text-align:right;vertical-align:top}th:first-child,td:first-child{text-align:left}
 th{background:#f2f5f8}tr:nth-child(even) td{background:#fafbfc}.PASS{color:#116329;font-weight:600}.FAIL{color:#b3261e;font-weight:600}
 figure{margin:1em 0}figcaption{font-size:.9em;color:#555}svg{max-width:100%;height:auto}
-pre{background:#f6f8fa;padding:1em;overflow:auto;font-size:.8em}nav a{margin-right:1em}`
+td.text{text-align:left}pre{background:#f6f8fa;padding:1em;overflow:auto;font-size:.8em}nav a{margin-right:1em}`
+
+// numeric cells are right-aligned; words are not.
+var numeric = regexp.MustCompile(`^[-–0-9.,()% x]+( (PASS|FAIL|info|n/a))?$`)
 
 func (d *document) html(r *Report, charts map[string]chart) string {
 	var b strings.Builder
@@ -110,10 +114,13 @@ func (d *document) html(r *Report, charts map[string]chart) string {
 				b.WriteString("<tr>")
 				for _, c := range row {
 					cls := ""
-					if strings.HasSuffix(c, " PASS") {
+					switch {
+					case strings.HasSuffix(c, " PASS"):
 						cls = ` class="PASS"`
-					} else if strings.HasSuffix(c, " FAIL") {
+					case strings.HasSuffix(c, " FAIL"):
 						cls = ` class="FAIL"`
+					case !numeric.MatchString(c):
+						cls = ` class="text"`
 					}
 					fmt.Fprintf(&b, "<td%s>%s</td>", cls, html.EscapeString(c))
 				}
