@@ -265,6 +265,14 @@ wait:
 	}
 
 	screenshot(t, reportPath)
+	// For a person to read: WPTEST_KEEP_REPORT=DIR keeps report.md and report.html.
+	if keep := os.Getenv("WPTEST_KEEP_REPORT"); keep != "" {
+		for _, f := range []string{"report.md", "report.html", experiment.ResultsFile, experiment.ManifestFile} {
+			if b, err := os.ReadFile(filepath.Join(dir, f)); err == nil {
+				os.WriteFile(filepath.Join(keep, f), b, 0o644)
+			}
+		}
+	}
 }
 
 func runPlan(t *testing.T, exe, file string, args ...string) string {
