@@ -278,6 +278,20 @@ func TestMachinesUpStatic(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dir, "runs", "s1", cloud.KnownHostsFile)); string(b) != line+"\n" {
 		t.Errorf("run known_hosts = %q", b)
 	}
+	// The run's machines are targets for the other commands, pinned by the
+	// run's own known_hosts (not the file given to `machines up`).
+	if err := os.Remove(filepath.Join(dir, "hosts.known")); err != nil {
+		t.Fatal(err)
+	}
+	if p := runIn(dir, nil, "plan", "--profile", "caddy", "--target", "run:s1", "-o", "json"); p.code != 0 || !strings.Contains(p.stdout, `"file.caddyfile"`) || !strings.Contains(p.stdout, `"mode": "plan"`) {
+		t.Errorf("plan --target run:s1: code %d\nstdout %.300s\nstderr %s", p.code, p.stdout, p.stderr)
+	}
+	if p := runIn(dir, nil, "plan", "--profile", "caddy", "--target", "run:s1/nosuch"); p.code != 2 || !strings.Contains(p.stderr, `no machine "nosuch"`) {
+		t.Errorf("plan --target run:s1/nosuch: code %d stderr %s", p.code, p.stderr)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "hosts.known"), []byte(line+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if d := runIn(dir, nil, "down", "--run", "s1"); d.code != 0 {
 		t.Errorf("static down: %+v", d)
 	}

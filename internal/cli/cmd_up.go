@@ -19,6 +19,7 @@ import (
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/profiles"
 	"github.com/wptest/wptest/provision"
+	"github.com/wptest/wptest/provision/cloud"
 	"github.com/wptest/wptest/provision/hostmanifest"
 )
 
@@ -58,7 +59,7 @@ func addServerFlags(a *App, name string, f *serverFlags) *flag.FlagSet {
 }
 
 func addTargetFlags(fs *flag.FlagSet, target, knownHosts, identity *string) {
-	fs.StringVar(target, "target", "", "host: local or ssh://user@host:port")
+	fs.StringVar(target, "target", "", "host: local, ssh://user@host:port, or run:ID[/MACHINE] (made by `wptest machines up`)")
 	fs.StringVar(knownHosts, "known-hosts", "", "known_hosts file pinning the host's key (required for ssh targets)")
 	fs.StringVar(identity, "identity", "", "private key file for ssh (else $SSH_AUTH_SOCK's agent)")
 }
@@ -69,6 +70,9 @@ func openTarget(ctx context.Context, a *App, target, knownHosts, identity string
 	if target == "" {
 		return nil, exitcode.With(exitcode.Config, fmt.Errorf("--target is required (local or ssh://user@host:port)"))
 	}
+	if id, ok := strings.CutPrefix(target, "run:"); ok {
+		return openRunMachine(ctx, a, id)
+	}
 	t, err := host.ParseTarget(target)
 	if err != nil {
 		return nil, exitcode.With(exitcode.Config, err)
@@ -78,6 +82,33 @@ func openTarget(ctx context.Context, a *App, target, knownHosts, identity string
 		return nil, exitcode.With(exitcode.Config, fmt.Errorf("--known-hosts is required for %s: wptest only talks to hosts whose key is pinned", t))
 	}
 	h, err := host.Open(ctx, t, opt)
+	if err != nil {
+		return nil, exitcode.With(exitcode.Provision, err)
+	}
+	return h, nil
+}
+
+// openRunMachine opens a machine that `wptest machines up` made:
+// run:ID picks the server, run:ID/NAME a machine by name or role. Its key is
+// the one pinned in the run's own known_hosts.
+func openRunMachine(ctx context.Context, a *App, spec string) (host.Host, error) {
+	id, name, _ := strings.Cut(spec, "/")
+	if name == "" {
+		name = "server"
+	}
+	if id == "" || strings.ContainsAny(id, `/\`) || id == "." || id == ".." {
+		return nil, exitcode.With(exitcode.Config, fmt.Errorf("--target run:%s: want run:ID or run:ID/MACHINE", spec))
+	}
+	dir := absPath(a, filepath.Join("runs", id))
+	ms, err := cloud.ReadMachines(dir)
+	if err != nil {
+		return nil, exitcode.With(exitcode.Config, fmt.Errorf("--target run:%s: %w (made by `wptest machines up`?)", spec, err))
+	}
+	m, err := cloud.FindMachine(ms, name)
+	if err != nil {
+		return nil, exitcode.With(exitcode.Config, fmt.Errorf("--target run:%s: %w", spec, err))
+	}
+	h, err := cloud.Connect(ctx, dir, m, nil)
 	if err != nil {
 		return nil, exitcode.With(exitcode.Provision, err)
 	}
@@ -112,12 +143,11 @@ func loadServerProfile(a *App, f *serverFlags) (*provision.Profile, error) {
 		dir := absPath(a, f.profileDir)
 		p, diags = provision.Load(os.DirFS(filepath.Dir(dir)), filepath.Base(dir), vars)
 	case f.profile != "":
+		// Aliases come from the profile block alone: a full load would fail
+		// for a profile with a required variable (corehttpd).
 		dir, err := profiles.Lookup(f.profile, func(d string) []string {
-			lp, _ := provision.Load(profiles.FS, d, provision.Vars{})
-			if lp == nil {
-				return nil
-			}
-			return lp.Aliases
+			hd, _ := provision.ReadHeader(profiles.FS, d)
+			return hd.Aliases
 		})
 		if err != nil {
 			return nil, exitcode.With(exitcode.Config, err)
