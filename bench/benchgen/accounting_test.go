@@ -2,11 +2,13 @@ package benchgen
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"testing"
 	"time"
 
 	"github.com/wptest/wptest/bench/result"
+	"github.com/wptest/wptest/internal/testenv"
 )
 
 func checkInvariant(t testing.TB, r result.Run) {
@@ -96,9 +98,7 @@ func plainGreeter(t *testing.T) string {
 func fullBacklog(t *testing.T) string {
 	t.Helper()
 	fd, err := listenNoAccept()
-	if err != nil {
-		t.Skipf("cannot make a full backlog: %v", err)
-	}
+	testenv.Need(t, err == nil, fmt.Sprintf("cannot make a full backlog: %v", err))
 	t.Cleanup(func() { fd.Close() })
 	addr := fd.Addr().String()
 	// Fill the accept queue (backlog 0 admits one or two) so later SYNs are dropped.

@@ -9,15 +9,13 @@ import (
 	"time"
 
 	"github.com/wptest/wptest/host"
+	"github.com/wptest/wptest/internal/testenv"
 )
 
 // A CPU burner in a group of its own must show up with about the CPU it burned,
 // and the whole machine's busy time must include it.
 func TestSamplerSeesCPUBurner(t *testing.T) {
-	sh, err := exec.LookPath("sh")
-	if err != nil {
-		t.Skip("no sh")
-	}
+	sh := testenv.NeedBinary(t, "sh")
 	// The burner is a shell loop; a group named after it (comm "sh" is too
 	// common), so run it under a unique name via a symlink.
 	dir := t.TempDir()
