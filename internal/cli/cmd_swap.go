@@ -23,9 +23,6 @@ func runSwap(ctx context.Context, a *App, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if f.output != "text" && f.output != "json" {
-		return exitcode.With(exitcode.Config, fmt.Errorf("-o %q: want text or json", f.output))
-	}
 	p, err := loadServerProfile(a, &f)
 	if err != nil {
 		return err

@@ -14,10 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/hcl/v2"
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/exitcode"
-	"github.com/wptest/wptest/profiles"
 	"github.com/wptest/wptest/provision"
 	"github.com/wptest/wptest/provision/cloud"
 	"github.com/wptest/wptest/provision/hostmanifest"
@@ -122,49 +120,10 @@ func absPath(a *App, p string) string {
 	return filepath.Join(a.WorkDir, p)
 }
 
-// loadServerProfile loads --profile (shipped, by name or alias) or
-// --profile-dir, with the -var-file and -var values. HCL errors are printed
-// with their source snippets and returned as a config error.
+// loadServerProfile loads --profile or --profile-dir with the -var and
+// -var-file values, through the same loader as plan and apply.
 func loadServerProfile(a *App, f *serverFlags) (*provision.Profile, error) {
-	vars := provision.Vars{Args: f.vars}
-	for _, vf := range f.varFiles {
-		b, err := os.ReadFile(absPath(a, vf))
-		if err != nil {
-			return nil, exitcode.With(exitcode.Config, fmt.Errorf("-var-file: %w", err))
-		}
-		vars.Files = append(vars.Files, provision.VarFile{Name: vf, Src: b})
-	}
-	var (
-		p     *provision.Profile
-		diags hcl.Diagnostics
-	)
-	switch {
-	case f.profileDir != "":
-		dir := absPath(a, f.profileDir)
-		p, diags = provision.Load(os.DirFS(filepath.Dir(dir)), filepath.Base(dir), vars)
-	case f.profile != "":
-		// Aliases come from the profile block alone: a full load would fail
-		// for a profile with a required variable (corehttpd).
-		dir, err := profiles.Lookup(f.profile, func(d string) []string {
-			hd, _ := provision.ReadHeader(profiles.FS, d)
-			return hd.Aliases
-		})
-		if err != nil {
-			return nil, exitcode.With(exitcode.Config, err)
-		}
-		p, diags = provision.Load(profiles.FS, dir, vars)
-	default:
-		return nil, exitcode.With(exitcode.Config, fmt.Errorf("--profile or --profile-dir is required"))
-	}
-	if diags.HasErrors() {
-		if p != nil {
-			_ = provision.WriteDiagnostics(a.Stderr, p.Files(), diags, false)
-		} else {
-			_ = provision.WriteDiagnostics(a.Stderr, nil, diags, false)
-		}
-		return nil, exitcode.With(exitcode.Config, fmt.Errorf("profile has %d error(s)", len(diags.Errs())))
-	}
-	return p, nil
+	return loadProfile(a, &profileFlags{profile: f.profile, profileDir: f.profileDir, output: f.output, vars: f.vars, varFiles: f.varFiles})
 }
 
 // renderForHost renders p for the host's platform (from its facts).
@@ -301,9 +260,6 @@ func runUp(ctx context.Context, a *App, args []string) error {
 	fs := addServerFlags(a, "up", &f)
 	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if f.output != "text" && f.output != "json" {
-		return exitcode.With(exitcode.Config, fmt.Errorf("-o %q: want text or json", f.output))
 	}
 	p, err := loadServerProfile(a, &f)
 	if err != nil {
