@@ -83,17 +83,23 @@ func (c *h2Client) do(ctx context.Context, deadline time.Time, a *attempt) {
 	} else {
 		a.reused = true
 	}
-	req, _ := http.NewRequestWithContext(ctx, c.t.method, c.t.url.String(), nil)
-	req.Header = c.t.header.Clone()
+	c.lastUsed = tracedRoundTrip(ctx, c.cc, c.t, 2, a)
+	if a.err != nil {
+		c.close()
+	}
+}
+
+// tracedRoundTrip sends the target's request on rt (h2 or h3), timing the
+// first response byte, and returns when the attempt ended.
+func tracedRoundTrip(ctx context.Context, rt roundTripper, t *target, proto int, a *attempt) time.Time {
+	req, _ := http.NewRequestWithContext(ctx, t.method, t.url.String(), nil)
+	req.Header = t.header.Clone()
 	req = req.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 		GotFirstResponseByte: func() { a.firstByte = time.Now() },
 	}))
 	a.sent = time.Now()
-	roundTrip(c.cc, req, 2, a)
-	c.lastUsed = a.end
-	if a.err != nil {
-		c.close()
-	}
+	roundTrip(rt, req, proto, a)
+	return a.end
 }
 
 type roundTripper interface {

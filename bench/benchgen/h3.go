@@ -3,8 +3,6 @@ package benchgen
 import (
 	"context"
 	"net"
-	"net/http"
-	"net/http/httptrace"
 	"time"
 
 	"github.com/quic-go/quic-go"
@@ -91,14 +89,7 @@ func (c *h3Client) do(ctx context.Context, deadline time.Time, a *attempt) {
 	} else {
 		a.reused = true
 	}
-	req, _ := http.NewRequestWithContext(ctx, c.t.method, c.t.url.String(), nil)
-	req.Header = c.t.header.Clone()
-	req = req.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		GotFirstResponseByte: func() { a.firstByte = time.Now() },
-	}))
-	a.sent = time.Now()
-	roundTrip(c.cc, req, 3, a)
-	c.lastUsed = a.end
+	c.lastUsed = tracedRoundTrip(ctx, c.cc, c.t, 3, a)
 	if a.err != nil {
 		c.close()
 	}
