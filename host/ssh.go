@@ -112,6 +112,9 @@ func DialSSH(ctx context.Context, t Target, opt Options) (*SSH, error) {
 	deadline := time.Now().Add(opt.WaitFor)
 	backoff := 250 * time.Millisecond
 	authFailures := 0
+	// A host key mismatch seen on any attempt is what the user must hear
+	// about, even if a later attempt only timed out at the deadline.
+	var mismatch error
 	for attempt := 1; ; attempt++ {
 		client, err := dialOnce(ctx, t, opt, hostKeys, algos, keySigner)
 		if err == nil {
@@ -128,6 +131,9 @@ func DialSSH(ctx context.Context, t Target, opt Options) (*SSH, error) {
 			// Never accepted; retried only for a booting VM, and each
 			// refused attempt is logged below.
 			retry = hke.Mismatch() && opt.RetryHostKeyMismatch
+			if hke.Mismatch() {
+				mismatch = err
+			}
 		case strings.Contains(err.Error(), "unable to authenticate"):
 			// cloud-init may not have written authorized_keys yet; a few
 			// tries, not the whole wait.
@@ -139,6 +145,9 @@ func DialSSH(ctx context.Context, t Target, opt Options) (*SSH, error) {
 		left := time.Until(deadline)
 		if !retry || opt.WaitFor <= 0 || left <= 0 {
 			log.printf("%v; giving up", err)
+			if mismatch != nil && !errors.As(err, &hke) {
+				return nil, fmt.Errorf("%w (last attempt: %v)", mismatch, err)
+			}
 			return nil, err
 		}
 		// The last try comes at the deadline, not a backoff before it.
