@@ -9,7 +9,7 @@ export GOTOOLCHAIN = local
 # php8.2 is named next to wordpress so apt does not pull libapache2-mod-php.
 DEB_PKGS = apache2 apache2-utils libapache2-mpm-itk php8.2 php8.2-cgi php8.2-cli \
 	php8.2-fpm php8.2-mysql php8.2-gd mariadb-server mariadb-client wordpress caddy \
-	openssh-server openssh-client wrk nghttp2-client curl iproute2 procps ca-certificates python3 \
+	openssh-server openssh-client nginx-light wrk nghttp2-client curl iproute2 procps ca-certificates python3 \
 	chromium
 # RHEL family (AlmaLinux 9): the same roles.
 RPM_PKGS = python3 httpd mod_ssl mod_http2 php-cli php-fpm php-mysqlnd php-gd php-opcache \

@@ -45,10 +45,11 @@ type toolRun struct {
 }
 
 // BenchmarkVersusWrkAndAB runs wrk, ab and benchgen, each pinned to core 1,
-// against one Apache (event MPM) pinned to core 0, 50 keep-alive connections,
-// on a 1 KB file, interleaved, as loadgen-anchors.md §4 does. It reports
-// benchgen's req/s as a ratio of wrk's and ab's from the same iteration, and
-// its client CPU per request as a ratio of wrk's (goal ≤ 1.0, bar < 1.3).
+// against one server pinned to core 0 (nginx with one worker, as in
+// loadgen-anchors.md §4, and Apache's event MPM), 50 keep-alive connections,
+// on a 1 KB file, interleaved. It reports benchgen's req/s as a ratio of
+// wrk's and ab's from the same rounds, and its client CPU per request as a
+// ratio of wrk's (goal ≤ 1.0, bar < 1.3).
 //
 //	go test -run '^$' -bench VersusWrk -benchtime 3x ./bench/benchgen/
 func BenchmarkVersusWrkAndAB(b *testing.B) {
@@ -58,14 +59,31 @@ func BenchmarkVersusWrkAndAB(b *testing.B) {
 	if runtime.NumCPU() < 2 {
 		b.Skip("needs two cores: server on one, client on the other")
 	}
-	s := testsrv.StartApache(b, testsrv.ApacheOptions{CPUs: "0", MaxRequestWorkers: 400})
-	u := s.URL(testsrv.Small)
+	b.Run("nginx", func(b *testing.B) {
+		s := testsrv.StartNginx(b, testsrv.NginxOptions{CPUs: "0"})
+		versus(b, s.URL(testsrv.Small))
+	})
+	b.Run("apache", func(b *testing.B) {
+		s := testsrv.StartApache(b, testsrv.ApacheOptions{CPUs: "0", MaxRequestWorkers: 400})
+		versus(b, s.URL(testsrv.Small))
+	})
+}
+
+func versus(b *testing.B, u string) {
 	const secs = 4
 	var ours, wrk, ab []toolRun
+	round := 0
 	for b.Loop() {
-		ours = append(ours, runBenchgen(b, u, secs))
-		wrk = append(wrk, runWrk(b, u, secs))
-		ab = append(ab, runAB(b, u, secs))
+		// Rotate the order each round, so no tool always runs first.
+		runs := []func(){
+			func() { ours = append(ours, runBenchgen(b, u, secs)) },
+			func() { wrk = append(wrk, runWrk(b, u, secs)) },
+			func() { ab = append(ab, runAB(b, u, secs)) },
+		}
+		for i := range runs {
+			runs[(i+round)%len(runs)]()
+		}
+		round++
 	}
 	med := func(rs []toolRun, f func(toolRun) float64) float64 {
 		v := make([]float64, len(rs))

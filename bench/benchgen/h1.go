@@ -22,6 +22,7 @@ type h1Client struct {
 	raw      net.Conn // the counting TCP conn
 	conn     net.Conn // raw, or TLS over raw
 	br       *bufio.Reader
+	fio      *fdIO // plain TCP: raw socket I/O (nil over TLS)
 	lastUsed time.Time
 	deadline time.Time // the deadline set on conn
 }
@@ -36,7 +37,7 @@ func (c *h1Client) wire() (int64, int64) { return c.w.in.Load(), c.w.out.Load() 
 func (c *h1Client) close() {
 	if c.conn != nil {
 		c.conn.Close()
-		c.conn, c.raw = nil, nil
+		c.conn, c.raw, c.fio = nil, nil, nil
 	}
 }
 
@@ -78,10 +79,19 @@ func (c *h1Client) dial(ctx context.Context, deadline time.Time, a *attempt) err
 		}
 		c.conn = tc
 	}
+	var r io.Reader = c.conn
+	if tc, ok := raw.(*net.TCPConn); ok && c.t.tls == nil {
+		if c.fio, err = newFdIO(tc, &c.w); err != nil {
+			raw.Close()
+			c.conn, c.raw = nil, nil
+			return err
+		}
+		r = c.fio
+	}
 	if c.br == nil {
-		c.br = bufio.NewReaderSize(c.conn, 32<<10)
+		c.br = bufio.NewReaderSize(r, 32<<10)
 	} else {
-		c.br.Reset(c.conn)
+		c.br.Reset(r)
 	}
 	a.newConn = true
 	a.connect = time.Since(t0)
@@ -89,7 +99,8 @@ func (c *h1Client) dial(ctx context.Context, deadline time.Time, a *attempt) err
 }
 
 func (c *h1Client) do(ctx context.Context, deadline time.Time, a *attempt) {
-	if c.conn != nil && time.Since(c.lastUsed) > idleCheckAfter && c.idleClosed() {
+	now := time.Now()
+	if c.conn != nil && now.Sub(c.lastUsed) > idleCheckAfter && c.idleClosed() {
 		c.close()
 		a.kaCloseBefore = true
 	}
@@ -108,8 +119,13 @@ func (c *h1Client) do(ctx context.Context, deadline time.Time, a *attempt) {
 		c.conn.SetDeadline(deadline)
 		c.deadline = deadline
 	}
-	a.sent = time.Now()
-	if _, err := c.conn.Write(c.t.h1req); err != nil {
+	a.sent = now
+	if a.newConn {
+		a.sent = time.Now()
+	}
+	if c.fio != nil && c.br.Buffered() == 0 {
+		c.fio.req = c.t.h1req // sent by the response's first read
+	} else if _, err := c.conn.Write(c.t.h1req); err != nil {
 		a.fail(err, phaseSend)
 		c.close()
 		return
@@ -117,6 +133,11 @@ func (c *h1Client) do(ctx context.Context, deadline time.Time, a *attempt) {
 	closeAfter, err := c.readResponse(a)
 	a.end = time.Now()
 	c.lastUsed = a.end
+	if c.fio != nil && c.fio.sendErr != nil {
+		a.fail(c.fio.sendErr, phaseSend)
+		c.close()
+		return
+	}
 	if err != nil {
 		ph := phaseHead
 		if a.gotHead {
@@ -186,12 +207,12 @@ func (c *h1Client) readResponse(a *attempt) (closeAfter bool, err error) {
 			}
 			cl = v
 		case hasPrefixFold(line, hdrTransferEncoding):
-			chunked = bytes.Contains(bytes.ToLower(line), []byte("chunked"))
+			chunked = containsFold(line, "chunked")
 		case hasPrefixFold(line, hdrConnection):
-			v := bytes.ToLower(line[len(hdrConnection):])
-			if bytes.Contains(v, []byte("close")) {
+			v := line[len(hdrConnection):]
+			if containsFold(v, "close") {
 				closeAfter = true
-			} else if bytes.Contains(v, []byte("keep-alive")) {
+			} else if containsFold(v, "keep-alive") {
 				closeAfter = false
 			}
 		}
@@ -283,6 +304,17 @@ func bodyErr(err error) error {
 
 func hasPrefixFold(line, p []byte) bool {
 	return len(line) >= len(p) && bytes.EqualFold(line[:len(p)], p)
+}
+
+// containsFold reports whether lower-case word is in b, ignoring ASCII case,
+// without allocating (headers are parsed on every request).
+func containsFold(b []byte, word string) bool {
+	for i := 0; i+len(word) <= len(b); i++ {
+		if bytes.EqualFold(b[i:i+len(word)], []byte(word)) {
+			return true
+		}
+	}
+	return false
 }
 
 func trimCRLF(b []byte) []byte { return bytes.TrimRight(b, "\r\n") }

@@ -1,4 +1,4 @@
-// Package testsrv starts real web servers (Debian's Apache and Caddy) on free
+// Package testsrv starts real web servers (Debian's Apache, nginx and Caddy) on free
 // loopback ports from temporary configs, for bench's integration tests. Each
 // server is a child process of the test, stopped by its own pid at cleanup;
 // nothing system-wide is touched.
@@ -240,6 +240,74 @@ func (s *Server) start(t testing.TB, port int, network string, logs func() strin
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// NginxOptions shape the nginx config.
+type NginxOptions struct {
+	Workers int    // worker_processes, default 1
+	CPUs    string // pin the server to these CPUs (taskset -c), e.g. "0"
+}
+
+// The config of loadgen-anchors.md Appendix A: static files, sendfile, no
+// access log, keep-alive without a request limit.
+var nginxConf = template.Must(template.New("n").Parse(`
+daemon off;
+master_process on;
+worker_processes {{.Workers}};
+pid {{.Dir}}/nginx.pid;
+error_log {{.Dir}}/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path {{.Dir}}/tmp/body;
+  proxy_temp_path {{.Dir}}/tmp/proxy;
+  fastcgi_temp_path {{.Dir}}/tmp/fcgi;
+  uwsgi_temp_path {{.Dir}}/tmp/uwsgi;
+  scgi_temp_path {{.Dir}}/tmp/scgi;
+  sendfile on;
+  tcp_nopush on;
+  keepalive_requests 100000000;
+  keepalive_timeout 120s;
+  types { text/html html; text/css css; }
+  default_type application/octet-stream;
+  server {
+    listen 127.0.0.1:{{.Port}} backlog=4096;
+    root {{.Dir}}/www;
+  }
+}
+`))
+
+// StartNginx starts Debian's nginx (master + workers, in the foreground)
+// from a temp config.
+func StartNginx(t testing.TB, o NginxOptions) *Server {
+	t.Helper()
+	bin := testenv.NeedBinary(t, "nginx")
+	testenv.NeedRoot(t)
+	if o.Workers == 0 {
+		o.Workers = 1
+	}
+	dir := Docroot(t)
+	must(t, os.MkdirAll(filepath.Join(dir, "tmp"), 0o755))
+	port := FreePort(t)
+	var conf bytes.Buffer
+	must(t, nginxConf.Execute(&conf, struct {
+		NginxOptions
+		Dir  string
+		Port int
+	}{o, dir, port}))
+	cf := filepath.Join(dir, "nginx.conf")
+	must(t, os.WriteFile(cf, conf.Bytes(), 0o644))
+	s := &Server{Dir: dir, Port: port}
+	args := []string{bin, "-p", dir + "/", "-c", cf}
+	if o.CPUs != "" {
+		args = append([]string{testenv.NeedBinary(t, "taskset"), "-c", o.CPUs}, args...)
+	}
+	s.cmd = exec.Command(args[0], args[1:]...)
+	s.start(t, port, "tcp", func() string {
+		b, _ := os.ReadFile(filepath.Join(dir, "error.log"))
+		return string(b)
+	})
+	return s
 }
 
 var caddyfile = template.Must(template.New("c").Parse(`{
