@@ -2,6 +2,7 @@ package benchgen
 
 import (
 	"context"
+	"crypto/x509"
 	"fmt"
 	"net"
 	"testing"
@@ -196,6 +197,31 @@ func TestKeepAliveClosesCountedApart(t *testing.T) {
 	checkInvariant(t, r)
 	if r.Outcomes.OK != 20 || r.KeepAliveCloses != 20 || r.Connections != 20 {
 		t.Fatalf("ok=%d kaCloses=%d conns=%d", r.Outcomes.OK, r.KeepAliveCloses, r.Connections)
+	}
+}
+
+// A server that drops an idle keep-alive connection (its KeepAliveTimeout)
+// is seen before the next request is sent: a keep-alive close and a new
+// connection, not a failed attempt.
+func TestIdleKeepAliveCloseSeenBeforeSending(t *testing.T) {
+	for _, useTLS := range []bool{false, true} {
+		t.Run(map[bool]string{false: "http", true: "https"}[useTLS], func(t *testing.T) {
+			s := startFaultServer(t)
+			var pool *x509.CertPool
+			if useTLS {
+				s, pool = startTLSFaultServer(t)
+			}
+			// One visitor at 10/s: 100 ms between requests, past the server's 20 ms.
+			r, err := Run(context.Background(), Config{URL: s.url("/idle-close"), Visitors: 1, Rate: 10, Requests: 6,
+				KeepAlive: true, RootCAs: pool})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkInvariant(t, r)
+			if r.Outcomes.OK != 6 || r.KeepAliveCloses != 5 || r.Connections != 6 {
+				t.Fatalf("ok=%d kaCloses=%d conns=%d outcomes %+v errors %+v", r.Outcomes.OK, r.KeepAliveCloses, r.Connections, r.Outcomes, r.Errors)
+			}
+		})
 	}
 }
 

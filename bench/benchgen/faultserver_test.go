@@ -2,8 +2,12 @@ package benchgen
 
 import (
 	"bufio"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -14,8 +18,9 @@ import (
 // fault: the client's accounting is what is under test, so every byte and
 // every close is under the test's control.
 type faultServer struct {
-	ln    net.Listener
-	mu    sync.Mutex
+	ln     net.Listener
+	scheme string // "" is http
+	mu     sync.Mutex
 	conns map[net.Conn]bool
 	// stallUntil: /stall-once responses wait until then.
 	stallOnce sync.Once
@@ -32,6 +37,27 @@ func startFaultServer(t *testing.T) *faultServer {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return serveFaults(t, ln)
+}
+
+// startTLSFaultServer is the same over TLS, with httptest's certificate
+// (for 127.0.0.1); the pool verifies it.
+func startTLSFaultServer(t *testing.T) (*faultServer, *x509.CertPool) {
+	t.Helper()
+	ts := httptest.NewTLSServer(http.NotFoundHandler())
+	ts.Close() // only its certificate is wanted
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(ts.Certificate())
+	s := serveFaults(t, tls.NewListener(ln, &tls.Config{Certificates: ts.TLS.Certificates}))
+	s.scheme = "https"
+	return s, pool
+}
+
+func serveFaults(t *testing.T, ln net.Listener) *faultServer {
 	s := &faultServer{ln: ln, conns: map[net.Conn]bool{}}
 	s.wg.Add(1)
 	go func() {
@@ -51,7 +77,12 @@ func startFaultServer(t *testing.T) *faultServer {
 	return s
 }
 
-func (s *faultServer) url(path string) string { return "http://" + s.ln.Addr().String() + path }
+func (s *faultServer) url(path string) string {
+	if s.scheme == "" {
+		s.scheme = "http"
+	}
+	return s.scheme + "://" + s.ln.Addr().String() + path
+}
 
 // kill closes the listener and every connection, as a crashed server would.
 func (s *faultServer) kill() {
@@ -108,6 +139,12 @@ func (s *faultServer) serve(c net.Conn) {
 			return
 		case "/ka-close":
 			fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+			return
+		case "/idle-close":
+			// Keep-alive as far as the headers say, but the server drops the
+			// idle connection soon after (Apache's KeepAliveTimeout).
+			ok("200 OK", "ok")
+			time.Sleep(20 * time.Millisecond)
 			return
 		case "/301":
 			ok("301 Moved Permanently", "")

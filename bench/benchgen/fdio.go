@@ -119,3 +119,29 @@ func rawWrite(fd uintptr, p []byte) (int, error) {
 		return int(n), nil
 	}
 }
+
+// peekSocket looks at a socket without waiting and without consuming:
+// closed when the peer closed or reset it, data when bytes are waiting.
+func peekSocket(c *net.TCPConn) (closed, data bool) {
+	rc, err := c.SyscallConn()
+	if err != nil {
+		return true, false
+	}
+	var b [1]byte
+	cerr := rc.Control(func(fd uintptr) {
+		n, _, e := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		switch {
+		case e == syscall.EAGAIN:
+		case e != nil:
+			closed = true
+		case n == 0:
+			closed = true
+		default:
+			data = true
+		}
+	})
+	if cerr != nil {
+		return true, false
+	}
+	return closed, data
+}

@@ -42,20 +42,32 @@ func (c *h1Client) close() {
 }
 
 // idleClosed reports whether the server closed a connection we kept idle
-// (KeepAliveTimeout): a zero-wait read sees EOF or a reset. Checked only
-// after an idle gap, before anything is sent, so it is not a retry.
+// (KeepAliveTimeout): a peek at the socket that does not wait sees EOF or a
+// reset. Checked only after an idle gap, before anything is sent, so it is
+// not a retry. (A read with a deadline already past cannot do it: Go fails
+// such a read before it looks at the socket.)
 func (c *h1Client) idleClosed() bool {
 	if c.br.Buffered() > 0 {
 		return true // bytes nobody asked for: the connection is not clean
 	}
-	c.conn.SetReadDeadline(time.Now())
+	tc, ok := c.raw.(*countConn).Conn.(*net.TCPConn)
+	if !ok {
+		return false
+	}
+	closed, data := peekSocket(tc)
+	if closed || !data {
+		return closed
+	}
+	if c.t.tls == nil {
+		return true // bytes nobody asked for: the connection is not clean
+	}
+	// Over TLS the bytes may be a session ticket (harmless) or the
+	// server's close_notify: let the TLS layer read them, briefly.
+	c.conn.SetReadDeadline(time.Now().Add(time.Millisecond))
 	_, err := c.br.Peek(1)
 	c.conn.SetReadDeadline(time.Time{})
 	c.deadline = time.Time{} // forces a new deadline on the next attempt
-	if err == nil {
-		return true
-	}
-	return !isTimeout(err)
+	return err == nil || !isTimeout(err)
 }
 
 func (c *h1Client) dial(ctx context.Context, deadline time.Time, a *attempt) error {
