@@ -5,6 +5,8 @@ import (
 	"context"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -88,5 +90,25 @@ func TestRequestLargerThanSocketBufferIsSentWhole(t *testing.T) {
 	}
 	if r.Bytes.WireOut < 6*pad {
 		t.Errorf("wire out %d bytes, want at least %d", r.Bytes.WireOut, 6*pad)
+	}
+}
+
+// The plain-TCP path sends the request inside the read and then waits for
+// readability without trying the socket: an answer whose readiness were
+// lost would hang until the timeout. Many short exchanges on many
+// connections must all end well before it.
+func TestNoLostWakeups(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, body1k)
+	}))
+	defer srv.Close()
+	r, err := Run(context.Background(), Config{URL: srv.URL + "/", Visitors: 64, KeepAlive: true, Requests: 20000,
+		Timeout: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariant(t, r)
+	if r.Outcomes.OK != 20000 || r.Connections != 64 {
+		t.Fatalf("ok %d of %d, connections %d; outcomes %+v errors %+v", r.Outcomes.OK, r.Attempts, r.Connections, r.Outcomes, r.Errors)
 	}
 }
