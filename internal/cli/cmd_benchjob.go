@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+
+	"github.com/wptest/wptest/bench/benchgen"
+	"github.com/wptest/wptest/internal/exitcode"
+)
+
+// wptest bench-job: one load job (benchgen.Job) as JSON on stdin, its
+// result as JSON on stdout, progress on stderr. `wptest run` uploads this
+// binary to the load generator machine and starts it there over SSH, and on
+// the server for the kit's startup metric (experiment/loadgen.go).
+func init() {
+	register(command{name: "bench-job", summary: "(internal) run one load job given as JSON on stdin; wptest run starts it on load machines", run: runBenchJob})
+}
+
+// jobProgressEvery spaces the progress lines: they end up in the run's log,
+// one point after another.
+const jobProgressEvery = 10 * time.Second
+
+func runBenchJob(ctx context.Context, a *App, args []string) error {
+	fs := newFlags(a, "bench-job")
+	fs.Usage = func() {
+		fmt.Fprint(a.Stderr, "usage: wptest bench-job < job.json\n\nRuns one load job (kind run, crowd, kit or startup) and prints its result as JSON.\n")
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if a.Stdin == nil {
+		return exitcode.With(exitcode.Config, errors.New("no job on stdin"))
+	}
+	dec := json.NewDecoder(a.Stdin)
+	dec.DisallowUnknownFields() // a job this binary does not understand is refused, not half-run
+	var job benchgen.Job
+	if err := dec.Decode(&job); err != nil {
+		return exitcode.With(exitcode.Config, fmt.Errorf("job on stdin: %w", err))
+	}
+	hostname, _ := os.Hostname()
+	exe, _ := os.Executable()
+	what := job.Kind
+	if job.Config.Name != "" {
+		what += " " + job.Config.Name
+	}
+	fmt.Fprintf(a.Stderr, "bench-job %s: %s on %s (%s, pid %d)\n", what, job.Config.URL, hostname, exe, os.Getpid())
+
+	var mu sync.Mutex
+	t0 := time.Now()
+	last := t0 // wall clock: a kit's runs each count their elapsed time from 0
+	progress := func(done int64, el time.Duration) {
+		mu.Lock()
+		defer mu.Unlock()
+		if time.Since(last) < jobProgressEvery {
+			return
+		}
+		last = time.Now()
+		fmt.Fprintf(a.Stderr, "bench-job %s: %d attempts ended, %.0fs (%.0fs in all)\n", what, done, el.Seconds(), time.Since(t0).Seconds())
+	}
+	shell := func(ctx context.Context, script string) error {
+		out, err := exec.CommandContext(ctx, "/bin/sh", "-c", script).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%s: %w\n%s", script, err, out)
+		}
+		return nil
+	}
+	res, err := job.Do(ctx, benchgen.JobOptions{Progress: progress, Shell: shell})
+	if err != nil {
+		return exitcode.With(exitcode.Load, fmt.Errorf("%s: %w", what, err))
+	}
+	res.Host, res.Exe = hostname, exe
+	fmt.Fprintf(a.Stderr, "bench-job %s: done after %.1fs%s\n", what, time.Since(t0).Seconds(), jobSummary(res))
+	return json.NewEncoder(a.Stdout).Encode(res)
+}
+
+// jobSummary is the last progress line's figures.
+func jobSummary(r benchgen.JobResult) string {
+	switch {
+	case r.Run != nil:
+		return fmt.Sprintf(": %d attempts, %d ok, %.1f/s", r.Run.Attempts, r.Run.Outcomes.OK, r.Run.RPS)
+	case r.Crowd != nil:
+		return fmt.Sprintf(": %d probes, %d gave up; background %d attempts, %d ok", len(r.Crowd.Probes), r.Crowd.GaveUp,
+			r.Crowd.Background.Attempts, r.Crowd.Background.Outcomes.OK)
+	case r.Kit != nil:
+		return fmt.Sprintf(": throughput %d attempts, %d ok, %.1f/s", r.Kit.Throughput.Attempts, r.Kit.Throughput.Outcomes.OK, r.Kit.Throughput.RPS)
+	case r.Startup != nil:
+		return fmt.Sprintf(": startup %v ms", r.Startup.Rounds)
+	}
+	return ""
+}

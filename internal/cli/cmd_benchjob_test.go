@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/wptest/wptest/bench/benchgen"
+)
+
+func runJobCLI(t *testing.T, stdin string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = Run(context.Background(), &App{Args: []string{"bench-job"}, Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb, WorkDir: t.TempDir()})
+	return code, out.String(), errb.String()
+}
+
+// jobJSON takes a benchgen.NewXJob's results as they come.
+func jobJSON(t *testing.T) func(benchgen.Job, error) string {
+	return func(j benchgen.Job, err error) string {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(j)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+}
+
+// `wptest bench-job` as the load host runs it: the job on stdin, the result
+// as JSON on stdout (nothing else there), progress on stderr.
+func TestBenchJobRunsTheJobFromStdin(t *testing.T) {
+	var served atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		served.Add(1)
+		w.Write([]byte("hello"))
+	}))
+	defer srv.Close()
+
+	in := jobJSON(t)(benchgen.NewRunJob(benchgen.Config{Name: "c=2", URL: srv.URL + "/", Visitors: 2, KeepAlive: true,
+		Duration: 500 * time.Millisecond, Timeout: 5 * time.Second}))
+	code, out, stderr := runJobCLI(t, in)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var res benchgen.JobResult
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&res); err != nil {
+		t.Fatalf("stdout is not one result: %v\n%s", err, out)
+	}
+	if dec.More() {
+		t.Fatalf("more than the result on stdout:\n%s", out)
+	}
+	r := res.Run
+	if res.Kind != "run" || r == nil || r.Outcomes.OK == 0 || r.Outcomes.Sum() != r.Attempts {
+		t.Fatalf("result: %+v", res)
+	}
+	if served.Load() < r.Attempts {
+		t.Fatalf("server saw %d requests, result counts %d attempts", served.Load(), r.Attempts)
+	}
+	exe, _ := os.Executable()
+	host, _ := os.Hostname()
+	if res.Exe != exe || res.Host != host {
+		t.Fatalf("ran by %q on %q, want %q on %q", res.Exe, res.Host, exe, host)
+	}
+	if !strings.Contains(stderr, "bench-job run c=2: "+srv.URL+"/ on "+host) || !strings.Contains(stderr, "bench-job run c=2: done after") {
+		t.Fatalf("stderr lacks the start and end lines:\n%s", stderr)
+	}
+
+	// Startup: the restart command runs in this machine's shell.
+	marker := filepath.Join(t.TempDir(), "restarted")
+	in = jobJSON(t)(benchgen.NewStartupJob(benchgen.Config{URL: srv.URL + "/"}, "echo x >> "+marker, 2))
+	if code, out, stderr = runJobCLI(t, in); code != 0 {
+		t.Fatalf("startup: exit %d: %s", code, stderr)
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Startup == nil || len(res.Startup.Rounds) != 2 {
+		t.Fatalf("startup result %v: %s", err, out)
+	}
+	if b, _ := os.ReadFile(marker); string(b) != "x\nx\n" {
+		t.Fatalf("restart ran %q, want twice", b)
+	}
+}
+
+// A job that cannot be read is a usage error (2); one that cannot run is a
+// load error (6) whose message says what went wrong; stdout stays empty.
+func TestBenchJobErrors(t *testing.T) {
+	for _, c := range []struct {
+		name, in string
+		code     int
+		want     string
+	}{
+		{"not json", "{", 2, "job on stdin"},
+		{"unknown field", `{"kind":"run","config":{"url":"http://127.0.0.1:1/"},"frobnicate":1}`, 2, `unknown field "frobnicate"`},
+		{"bad url", `{"kind":"run","config":{"url":"ftp://nowhere/","duration_ns":1000000}}`, 6, `url "ftp://nowhere/"`},
+		{"unknown kind", `{"kind":"sleep","config":{"url":"http://127.0.0.1:1/"}}`, 6, `kind "sleep"`},
+		{"failing restart", `{"kind":"startup","config":{"url":"http://127.0.0.1:1/"},"startup":{"restart":"echo broken >&2; exit 3"}}`, 6, "broken"},
+	} {
+		code, out, stderr := runJobCLI(t, c.in)
+		if code != c.code || !strings.Contains(stderr, c.want) || out != "" {
+			t.Errorf("%s: exit %d (want %d), stdout %q, stderr:\n%s", c.name, code, c.code, out, stderr)
+		}
+	}
+}
