@@ -61,3 +61,24 @@ func TestProtocolsAgainstCaddy(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// The static scenario's target against Debian's nginx (the server the
+// comparison benchmark pits benchgen, wrk and ab against): every answer
+// whole, one connection per visitor kept alive, and the bytes read from the
+// socket equal the answers' headers plus bodies.
+func TestStaticAgainstNginx(t *testing.T) {
+	s := testsrv.StartNginx(t, testsrv.NginxOptions{})
+	const n = 3000
+	r, err := Run(context.Background(), Config{URL: s.URL(testsrv.Small), Visitors: 10, KeepAlive: true, Requests: n, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariant(t, r)
+	if r.Outcomes.OK != n || r.Connections != 10 || r.KeepAliveReqs != n-10 {
+		t.Fatalf("ok %d of %d, connections %d, keep-alive requests %d; outcomes %+v errors %+v",
+			r.Outcomes.OK, r.Attempts, r.Connections, r.KeepAliveReqs, r.Outcomes, r.Errors)
+	}
+	if r.Bytes.Body != n*1024 || r.Bytes.WireIn != r.Bytes.Headers+r.Bytes.Body {
+		t.Fatalf("body %d (want %d), wire in %d, headers %d", r.Bytes.Body, n*1024, r.Bytes.WireIn, r.Bytes.Headers)
+	}
+}
