@@ -7,20 +7,22 @@
 // time over the window ÷ requests answered in it, as the first seed defines it).
 //
 // It runs on the server: `wptest srvstat` locally, or uploaded and started
-// through a host.Host (RunRemote).
+// through a host.Host (RunRemote). Its own cost is kept below 1% of one core
+// at 1 Hz with ~150 Apache processes (BenchmarkSampleWithApachePrefork): the
+// /proc files stay open and are parsed in place, and PSS, which costs the
+// kernel about a millisecond per process, is read within a CPU-time budget
+// per sample, stalest process first.
 package srvstat
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
-	"os"
-	"path/filepath"
+	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -51,16 +53,25 @@ var DefaultGroups = []Group{
 // Other is the group of every process no named group claims.
 const Other = "other"
 
+// DefaultPSSBudget is the CPU time a sample spends reading smaps_rollup when
+// Config.PSSBudget is 0: about three processes' worth, which keeps srvstat
+// under 1% of a core at 1 Hz next to 150 Apache processes.
+const DefaultPSSBudget = 3 * time.Millisecond
+
 // Config says what to sample.
 type Config struct {
 	Proc      string  // "/proc" when empty
 	Groups    []Group // DefaultGroups when nil
 	StatusURL string  // Apache mod_status URL ("http://127.0.0.1/server-status?auto"); "" = none
 	NoPSS     bool    // skip smaps_rollup (cheaper)
-	// PSSEvery: read PSS on every Nth sample only (default 10: reading
-	// smaps_rollup costs the kernel about a millisecond per process, and
-	// memory moves slowly). Samples without a PSS reading omit pss_kb.
-	PSSEvery int
+	// PSSBudget: CPU time (srvstat's thread, kernel time included) each
+	// sample may spend reading smaps_rollup of named groups' processes,
+	// those never read first, then the stalest; at least one is read per
+	// sample, and every one in the first sample. 0 = DefaultPSSBudget.
+	PSSBudget time.Duration
+	// PSSAll: read every named group's process every sample (no budget;
+	// about a millisecond per process).
+	PSSAll bool
 }
 
 // Sample is one JSON line. CPU fields are cumulative seconds since boot (the
@@ -101,8 +112,17 @@ func (c CPU) Total() float64 { return c.Busy() + c.Idle + c.IOWait + c.Steal }
 // Usage is one group's cumulative CPU (own and exited children's) and current memory.
 type Usage struct {
 	CPUSec float64 `json:"cpu_s"`
-	PSSKB  int64   `json:"pss_kb,omitempty"`
 	Procs  int     `json:"procs"`
+	// PSSKB is the sum of the latest PSS reading of every live member. It
+	// is there only when every member has one: a group with a member never
+	// read (just started, or its smaps_rollup unreadable) has no PSSKB
+	// rather than a sum that counts that member as 0.
+	PSSKB int64 `json:"pss_kb,omitempty"`
+	// PSSRead: members with a PSS reading (PSSKB is there when it equals Procs).
+	PSSRead int `json:"pss_read,omitempty"`
+	// PSSAgeS: how old the oldest of those readings is at the sample's time,
+	// seconds (0: all read in this sample). Absent when no member has one.
+	PSSAgeS *float64 `json:"pss_age_s,omitempty"`
 }
 
 // Workers is Apache's scoreboard.
@@ -118,36 +138,65 @@ type procKey struct {
 	start uint64 // starttime: tells a reused pid apart
 }
 
+// proc is one process, kept from sample to sample while it lives.
 type proc struct {
-	comm     string
+	key      procKey
+	fd       int    // /proc/PID/stat, open while the process is tracked
+	schedFD  int    // /proc/PID/schedstat, once it was idle (-1: not open)
+	state    byte   // R, S, Z...
+	comm     string // last read
+	own      string // group of its own name ("" = none), recomputed when comm changes
+	group    string // this sample's group (own, else the nearest named ancestor's, else Other)
 	ppid     int
+	threads  int
 	total    uint64 // utime+stime+cutime+cstime, ticks
 	children uint64 // cutime+cstime: reaped children, ticks
-	group    string
+	// prevChildren: children at the previous sample.
+	prevChildren uint64
+	// quiet: stat reads in a row (up to 2) that found total unchanged;
+	// run: schedstat's run time (ns) read before the last stat read;
+	// ranGated: samples in a row schedstat showed it ran (see idle).
+	quiet, ranGated int
+	run             uint64
+	runOK           bool
+	born            int // sample number of the first read
+	listed          int // sample number of the last /proc listing that had it
+
+	// Children that exited since the last sample (this process's cutime
+	// will show them): their CPU as last read, and the largest's group.
+	reapSeen, reapLargest float64
+	reapGroup             string
+
+	pssKB   int64
+	pssOK   bool          // pssKB is a reading
+	pssAt   time.Time     // when last tried (zero: never)
+	pssCost time.Duration // CPU time the last read took
 }
 
 // Sampler keeps what it needs between samples to account for processes that exit.
 type Sampler struct {
 	cfg      Config
-	prev     map[procKey]proc
+	procs    map[int]*proc      // live processes by pid
 	departed map[string]float64 // ticks of members that exited
 	absorbed map[string]float64 // ticks a parent's cutime will show again
 	last     map[string]float64 // last reported, to stay monotonic
-	client   *http.Client
-	files    map[int]*statFile // /proc/PID/stat kept open: one pread per process per sample
-	n        int               // samples taken
-	base     *float64          // machine busy seconds at the first sample
-	// other: pids in no group at the last full read. They are re-read only
-	// every fullEvery samples (a process rarely execs into a group's name).
-	other map[int]bool
+	status   *statusClient      // for StatusURL
+	n        int                // samples taken
+	base     *float64           // machine busy seconds at the first sample
+
+	dirFD, statFD, loadFD, memFD int // /proc and its files, kept open (-1: not yet)
+	buf, dents                   []byte
+	gone, parents, queue         []*proc
+	pathBuf                      []byte
+	noSched                      bool          // no /proc/PID/schedstat (CONFIG_SCHED_INFO off)
+	skipped                      int           // stat reads idle() saved (for tests)
+	pssReads                     int           // smaps_rollup reads so far (for the benchmark)
+	pssAvgCost                   time.Duration // mean read cost, to predict a never-read process's
 }
 
+// fullEvery: processes in no group are re-read only every fullEvery samples
+// (a process rarely execs into a group's name; "other" comes from /proc/stat).
 const fullEvery = 10
-
-type statFile struct {
-	f     *os.File
-	start uint64
-}
 
 // New returns a Sampler.
 func New(cfg Config) *Sampler {
@@ -157,11 +206,13 @@ func New(cfg Config) *Sampler {
 	if cfg.Groups == nil {
 		cfg.Groups = DefaultGroups
 	}
-	if cfg.PSSEvery <= 0 {
-		cfg.PSSEvery = 10
+	if cfg.PSSBudget <= 0 {
+		cfg.PSSBudget = DefaultPSSBudget
 	}
-	return &Sampler{cfg: cfg, departed: map[string]float64{}, absorbed: map[string]float64{}, last: map[string]float64{},
-		client: &http.Client{Timeout: 900 * time.Millisecond}, files: map[int]*statFile{}}
+	return &Sampler{cfg: cfg, procs: map[int]*proc{}, departed: map[string]float64{}, absorbed: map[string]float64{},
+		last:  map[string]float64{},
+		dirFD: -1, statFD: -1, loadFD: -1, memFD: -1, buf: make([]byte, 4096), dents: make([]byte, 32<<10),
+		pssAvgCost: time.Millisecond}
 }
 
 func (s *Sampler) groupOf(comm string) string {
@@ -179,107 +230,57 @@ func (s *Sampler) groupOf(comm string) string {
 func (s *Sampler) Sample(ctx context.Context) (Sample, error) {
 	now := time.Now()
 	smp := Sample{Time: now.UTC().Format(time.RFC3339Nano), Unix: float64(now.UnixNano()) / 1e9,
-		CPUs: runtime.NumCPU(), Groups: map[string]Usage{}}
+		CPUs: runtime.NumCPU(), Groups: make(map[string]Usage, len(s.cfg.Groups)+1)}
 	if err := s.readStat(&smp); err != nil {
 		return smp, err
 	}
 	s.readLoadMem(&smp)
-	cur, err := s.readProcs()
-	if err != nil {
+	if err := s.readProcs(); err != nil {
 		return smp, err
 	}
 	// Group by own name, then by nearest named ancestor.
-	byPid := map[int]procKey{}
-	for k := range cur {
-		byPid[k.pid] = k
-	}
-	for k, p := range cur {
-		g := s.groupOf(p.comm)
+	for _, p := range s.procs {
+		g := p.own
 		for pp, hops := p.ppid, 0; g == "" && pp > 1 && hops < 64; hops++ {
-			a, ok := byPid[pp]
-			if !ok {
+			a := s.procs[pp]
+			if a == nil {
 				break
 			}
-			g = s.groupOf(cur[a].comm)
-			pp = cur[a].ppid
+			g, pp = a.own, a.ppid
 		}
 		if g == "" {
 			g = Other
 		}
 		p.group = g
-		cur[k] = p
 	}
-	if s.n%fullEvery == 0 {
-		s.other = map[int]bool{}
-		for k, p := range cur {
-			if p.group == Other {
-				s.other[k.pid] = true
-			}
-		}
+	s.account()
+	if !s.cfg.NoPSS {
+		s.readPSS()
 	}
-	// Processes that exited since the last sample: keep their CPU in their
-	// group, and remember that their parent's cutime counts it again. What
-	// they burned after the last sample shows up only in the parent's
-	// cutime: the parent's growth beyond what we saw is moved to the group
-	// of the child that exited (the largest one, if several did).
-	type reaped struct {
-		seen    float64
-		group   string
-		largest float64
-	}
-	byParent := map[procKey]*reaped{}
-	for k, p := range s.prev {
-		if _, alive := cur[k]; alive {
-			continue
-		}
-		s.departed[p.group] += float64(p.total)
-		pk, ok := byPid[p.ppid]
-		if !ok {
-			continue
-		}
-		s.absorbed[cur[pk].group] += float64(p.total)
-		r := byParent[pk]
-		if r == nil {
-			r = &reaped{}
-			byParent[pk] = r
-		}
-		r.seen += float64(p.total)
-		if float64(p.total) >= r.largest {
-			r.largest, r.group = float64(p.total), p.group
-		}
-	}
-	for pk, r := range byParent {
-		prev, ok := s.prev[pk]
-		if !ok {
-			continue
-		}
-		if s.other[pk.pid] && s.n%fullEvery != 0 {
-			// The parent was not re-read this time: read it now for its cutime.
-			if f, err := os.Open(filepath.Join(s.cfg.Proc, strconv.Itoa(pk.pid), "stat")); err == nil {
-				if k, p, ok := readPidStat(f, pk.pid, make([]byte, 1024)); ok && k == pk {
-					p.group = cur[pk].group
-					cur[pk] = p
-				}
-				f.Close()
-			}
-		}
-		extra := float64(cur[pk].children) - float64(prev.children) - r.seen
-		if extra > 0 && r.group != cur[pk].group {
-			s.departed[r.group] += extra
-			s.absorbed[cur[pk].group] += extra
-		}
-	}
-	sum := map[string]float64{}
-	readPSS := !s.cfg.NoPSS && s.n%s.cfg.PSSEvery == 0
 	s.n++
-	for k, p := range cur {
+	sum := make(map[string]float64, len(s.cfg.Groups)+1)
+	oldest := make(map[string]time.Time, len(s.cfg.Groups))
+	for _, p := range s.procs {
 		sum[p.group] += float64(p.total)
 		u := smp.Groups[p.group]
 		u.Procs++
-		if readPSS && p.group != Other {
-			u.PSSKB += s.pss(k.pid)
+		if p.pssOK && p.group != Other {
+			u.PSSKB += p.pssKB
+			u.PSSRead++
+			if o, ok := oldest[p.group]; !ok || p.pssAt.Before(o) {
+				oldest[p.group] = p.pssAt
+			}
 		}
 		smp.Groups[p.group] = u
+	}
+	for g, o := range oldest {
+		u := smp.Groups[g]
+		age := math.Round(max(now.Sub(o).Seconds(), 0)*1000) / 1000
+		u.PSSAgeS = &age
+		if u.PSSRead < u.Procs {
+			u.PSSKB = 0 // a member was never read: no sum that counts it as 0
+		}
+		smp.Groups[g] = u
 	}
 	// "other" is the rest of the machine: busy time minus the named
 	// groups (kernel threads and interrupts included), so processes of no
@@ -302,8 +303,7 @@ func (s *Sampler) Sample(ctx context.Context) (Sample, error) {
 	u.CPUSec = max(smp.CPU.Busy()-named-s.otherBase(smp), s.last[Other])
 	s.last[Other] = u.CPUSec
 	smp.Groups[Other] = u
-	smp.Procs = len(cur)
-	s.prev = cur
+	smp.Procs = len(s.procs)
 	if s.cfg.StatusURL != "" {
 		smp.Apache = s.workers(ctx)
 	}
@@ -314,126 +314,92 @@ func (s *Sampler) Sample(ctx context.Context) (Sample, error) {
 	return smp, nil
 }
 
-func (s *Sampler) readStat(smp *Sample) error {
-	f, err := os.Open(filepath.Join(s.cfg.Proc, "stat"))
-	if err != nil {
-		return fmt.Errorf("srvstat: %w", err)
+// account handles the processes that exited since the last sample (in
+// s.gone): their CPU stays in their group, and their parent's cutime counts
+// it again. What they burned after the last sample shows up only in the
+// parent's cutime: the parent's growth beyond what we saw is moved to the
+// group of the child that exited (the largest one, if several did).
+func (s *Sampler) account() {
+	s.parents = s.parents[:0]
+	for _, p := range s.gone {
+		s.departed[p.group] += float64(p.total)
+		pp := s.procs[p.ppid]
+		if pp == nil {
+			continue
+		}
+		s.absorbed[pp.group] += float64(p.total)
+		if pp.reapSeen == 0 && pp.reapGroup == "" {
+			s.parents = append(s.parents, pp)
+		}
+		pp.reapSeen += float64(p.total)
+		if float64(p.total) >= pp.reapLargest {
+			pp.reapLargest, pp.reapGroup = float64(p.total), p.group
+		}
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	if !sc.Scan() {
-		return fmt.Errorf("srvstat: empty %s/stat", s.cfg.Proc)
+	for _, pp := range s.parents {
+		if pp.born < s.n { // it was there at the last sample
+			if pp.group == Other && s.n%fullEvery != 0 {
+				// Not re-read this time: read it now for its cutime.
+				s.readPid(pp)
+			}
+			extra := float64(pp.children) - float64(pp.prevChildren) - pp.reapSeen
+			if extra > 0 && pp.reapGroup != pp.group {
+				s.departed[pp.reapGroup] += extra
+				s.absorbed[pp.group] += extra
+			}
+		}
+		pp.reapSeen, pp.reapLargest, pp.reapGroup = 0, 0, ""
 	}
-	fs := strings.Fields(sc.Text())
-	if len(fs) < 9 || fs[0] != "cpu" {
-		return fmt.Errorf("srvstat: unexpected first line of %s/stat: %q", s.cfg.Proc, sc.Text())
+	for i := range s.gone {
+		s.gone[i] = nil
 	}
-	v := make([]float64, 8)
-	for i := range v {
-		n, _ := strconv.ParseUint(fs[i+1], 10, 64)
-		v[i] = float64(n) / clkTck
-	}
-	smp.CPU = CPU{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]}
-	return nil
+	s.gone = s.gone[:0]
 }
 
-func (s *Sampler) readLoadMem(smp *Sample) {
-	if b, err := os.ReadFile(filepath.Join(s.cfg.Proc, "loadavg")); err == nil {
-		fs := strings.Fields(string(b))
-		for i := 0; i < 3 && i < len(fs); i++ {
-			smp.Load[i], _ = strconv.ParseFloat(fs[i], 64)
+// readPSS refreshes PSS readings of named groups' processes: those never
+// read first, then the stalest, until the sample's CPU budget is spent. The
+// first sample reads them all, so that a run starting with srvstat has
+// every group's PSS from its first sample on (a one-time cost).
+func (s *Sampler) readPSS() {
+	all := s.cfg.PSSAll || s.n == 0
+	q := s.queue[:0]
+	for _, p := range s.procs {
+		if p.group != Other {
+			q = append(q, p)
 		}
 	}
-	if b, err := os.ReadFile(filepath.Join(s.cfg.Proc, "meminfo")); err == nil {
-		for _, l := range strings.Split(string(b), "\n") {
-			k, v, ok := strings.Cut(l, ":")
-			if !ok {
-				continue
-			}
-			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			switch k {
-			case "MemTotal":
-				smp.MemTotalKB = n
-			case "MemAvailable":
-				smp.MemAvailableKB = n
-			}
+	slices.SortFunc(q, func(a, b *proc) int {
+		if c := a.pssAt.Compare(b.pssAt); c != 0 {
+			return c // the zero time (never read) sorts first
+		}
+		return a.key.pid - b.key.pid
+	})
+	// The budget is CPU time of this thread: reading smaps_rollup is the
+	// kernel walking page tables in our syscall.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	spent := time.Duration(0)
+	for i, p := range q {
+		cost := p.pssCost
+		if !p.pssOK {
+			cost = s.pssAvgCost
+		}
+		if !all && i > 0 && spent+cost > s.cfg.PSSBudget {
+			break
+		}
+		t0 := threadCPU()
+		kb, ok := s.pss(p.key.pid)
+		c := threadCPU() - t0
+		spent += c
+		s.pssReads++
+		p.pssAt, p.pssCost = time.Now(), c
+		p.pssKB, p.pssOK = kb, ok
+		if ok {
+			s.pssAvgCost = (s.pssAvgCost*7 + c) / 8
 		}
 	}
-}
-
-// readProcs reads /proc/PID/stat of every process. A process that exits
-// while it is read is simply not there. The stat files stay open between
-// samples (a pread each instead of open, read, close), and are closed when
-// their process is gone.
-func (s *Sampler) readProcs() (map[procKey]proc, error) {
-	d, err := os.Open(s.cfg.Proc)
-	if err != nil {
-		return nil, fmt.Errorf("srvstat: %w", err)
-	}
-	names, err := d.Readdirnames(-1)
-	d.Close()
-	if err != nil {
-		return nil, fmt.Errorf("srvstat: list %s: %w", s.cfg.Proc, err)
-	}
-	out := make(map[procKey]proc, len(names))
-	seen := make(map[int]bool, len(names))
-	buf := make([]byte, 1024)
-	full := s.n%fullEvery == 0
-	prevByPid := map[int]procKey{}
-	if !full {
-		for k := range s.prev {
-			prevByPid[k.pid] = k
-		}
-	}
-	for _, n := range names {
-		if n[0] < '0' || n[0] > '9' {
-			continue
-		}
-		pid, err := strconv.Atoi(n)
-		if err != nil {
-			continue
-		}
-		if !full && s.other[pid] {
-			if k, ok := prevByPid[pid]; ok {
-				out[k] = s.prev[k] // still there; not re-read
-				seen[pid] = true
-				continue
-			}
-		}
-		sf := s.files[pid]
-		if sf == nil {
-			f, err := os.Open(filepath.Join(s.cfg.Proc, n, "stat"))
-			if err != nil {
-				continue
-			}
-			sf = &statFile{f: f}
-			s.files[pid] = sf
-		}
-		k, p, ok := readPidStat(sf.f, pid, buf)
-		if ok && sf.start != 0 && sf.start != k.start {
-			// The pid was reused: an open stat file of a dead process reads
-			// nothing, so this cannot happen, but be safe.
-			ok = false
-		}
-		if !ok {
-			sf.f.Close()
-			delete(s.files, pid)
-			continue
-		}
-		sf.start = k.start
-		seen[pid] = true
-		out[k] = p
-	}
-	if !full {
-		return out, nil
-	}
-	for pid, sf := range s.files {
-		if !seen[pid] {
-			sf.f.Close()
-			delete(s.files, pid)
-		}
-	}
-	return out, nil
+	clear(q)
+	s.queue = q[:0]
 }
 
 // otherBase makes "other" count from the first sample, like the groups.
@@ -445,94 +411,54 @@ func (s *Sampler) otherBase(smp Sample) float64 {
 	return *s.base
 }
 
-// Close releases the open /proc files.
+// Close releases the open /proc files and the status connection.
 func (s *Sampler) Close() {
-	for pid, sf := range s.files {
-		sf.f.Close()
-		delete(s.files, pid)
+	if s.status != nil {
+		s.status.close()
 	}
-}
-
-func readPidStat(f *os.File, pid int, buf []byte) (procKey, proc, bool) {
-	n, err := f.ReadAt(buf, 0)
-	if n == 0 && err != nil {
-		return procKey{}, proc{}, false
+	for pid, p := range s.procs {
+		syscall.Close(p.fd)
+		if p.schedFD >= 0 {
+			syscall.Close(p.schedFD)
+		}
+		delete(s.procs, pid)
 	}
-	b := buf[:n]
-	open, close := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
-	if open < 0 || close < open {
-		return procKey{}, proc{}, false
+	for _, fd := range []*int{&s.dirFD, &s.statFD, &s.loadFD, &s.memFD} {
+		if *fd >= 0 {
+			syscall.Close(*fd)
+			*fd = -1
+		}
 	}
-	comm := string(b[open+1 : close])
-	fs := strings.Fields(string(b[close+1:]))
-	// After ")": state ppid pgrp session tty tpgid flags minflt cminflt majflt
-	// cmajflt utime stime cutime cstime priority nice threads itrealvalue starttime
-	if len(fs) < 20 {
-		return procKey{}, proc{}, false
-	}
-	ppid, _ := strconv.Atoi(fs[1])
-	var v [4]uint64
-	for i := range v {
-		v[i], _ = strconv.ParseUint(fs[11+i], 10, 64)
-	}
-	start, _ := strconv.ParseUint(fs[19], 10, 64)
-	return procKey{pid, start}, proc{comm: comm, ppid: ppid, total: v[0] + v[1] + v[2] + v[3], children: v[2] + v[3]}, true
-}
-
-// pss is Pss from /proc/PID/smaps_rollup in kB (0 if gone or unreadable).
-func (s *Sampler) pss(pid int) int64 {
-	b, err := os.ReadFile(filepath.Join(s.cfg.Proc, strconv.Itoa(pid), "smaps_rollup"))
-	if err != nil {
-		return 0
-	}
-	i := bytes.Index(b, []byte("\nPss:"))
-	if i < 0 {
-		return 0
-	}
-	rest := b[i+5:]
-	if j := bytes.IndexByte(rest, '\n'); j >= 0 {
-		rest = rest[:j]
-	}
-	n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(string(rest)), " kB"), 10, 64)
-	return n
 }
 
 func (s *Sampler) workers(ctx context.Context) *Workers {
-	w := &Workers{}
-	req, err := http.NewRequestWithContext(ctx, "GET", s.cfg.StatusURL, nil)
+	if s.status == nil {
+		s.status = newStatusClient(s.cfg.StatusURL)
+	}
+	b, err := s.status.get(ctx)
 	if err != nil {
-		w.Error = err.Error()
-		return w
+		return &Workers{Error: err.Error()}
 	}
-	resp, err := s.client.Do(req)
-	if err != nil {
-		w.Error = err.Error()
-		return w
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil || resp.StatusCode != 200 {
-		w.Error = fmt.Sprintf("status %d %v", resp.StatusCode, err)
-		return w
-	}
-	*w = ParseStatus(b)
-	return w
+	w := ParseStatus(b)
+	return &w
 }
 
 // ParseStatus reads mod_status's ?auto text.
 func ParseStatus(b []byte) Workers {
 	var w Workers
-	for _, l := range strings.Split(string(b), "\n") {
-		k, v, ok := strings.Cut(l, ":")
+	for len(b) > 0 {
+		var l []byte
+		l, b, _ = bytes.Cut(b, []byte("\n"))
+		k, v, ok := bytes.Cut(l, []byte(":"))
 		if !ok {
 			continue
 		}
-		v = strings.TrimSpace(v)
-		switch k {
+		v = bytes.TrimSpace(v)
+		switch string(k) {
 		case "BusyWorkers":
-			w.Busy, _ = strconv.Atoi(v)
+			w.Busy, _ = strconv.Atoi(string(v))
 		case "IdleWorkers":
-			w.Idle, _ = strconv.Atoi(v)
+			w.Idle, _ = strconv.Atoi(string(v))
 		case "Scoreboard":
 			w.Slots = len(v)
 		}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,7 +25,7 @@ func TestSamplerSeesCPUBurner(t *testing.T) {
 	if err := os.Symlink(sh, burner); err != nil {
 		t.Fatal(err)
 	}
-	s := New(Config{Groups: []Group{{"burn", []string{"srvstat-burn"}}}, PSSEvery: 1})
+	s := New(Config{Groups: []Group{{"burn", []string{"srvstat-burn"}}}})
 	ctx := context.Background()
 	s0, err := s.Sample(ctx)
 	if err != nil {
@@ -76,6 +78,70 @@ func TestSamplerSeesCPUBurner(t *testing.T) {
 		t.Fatalf("summary: %+v", srv)
 	}
 	t.Logf("burner %.2f s CPU (kernel: %.2f s) in %.2f s; machine busy %.2f s; summary cpu%%=%.1f", burnt, truth, wall, busy, srv.CPUBusyPct)
+}
+
+// A process that sat idle (so srvstat checks it through schedstat instead
+// of re-reading its stat) and then burns CPU must show that CPU in the next
+// sample, between what its stat said just before and just after.
+func TestSamplerSeesIdleProcessWakeUp(t *testing.T) {
+	sh := testenv.NeedBinary(t, "sh")
+	dir := t.TempDir()
+	waker := dir + "/srvstat-wake"
+	if err := os.Symlink(sh, waker); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(waker, "-c", `read x; while :; do :; done`)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	s := New(Config{Groups: []Group{{"wake", []string{"srvstat-wake"}}}, NoPSS: true})
+	defer s.Close()
+	ctx := context.Background()
+	var s0 Sample
+	for i := 0; i < 6; i++ {
+		if s0, err = s.Sample(ctx); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if s0.Groups["wake"].Procs != 1 {
+		t.Fatalf("idle process not seen: %+v", s0.Groups)
+	}
+	if p := s.procs[cmd.Process.Pid]; !s.noSched && (p == nil || p.quiet < 2 || !p.runOK) {
+		t.Fatalf("idle for 6 samples, yet not checked through schedstat: %+v", p)
+	}
+	if _, err := in.Write([]byte("go\n")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(700 * time.Millisecond)
+	before := procTicks(t, cmd.Process.Pid)
+	s1, err := s.Sample(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := procTicks(t, cmd.Process.Pid)
+	got := s1.Groups["wake"].CPUSec - s0.Groups["wake"].CPUSec
+	if before < 20 || got < float64(before)/clkTck-0.011 || got > float64(after)/clkTck+0.011 {
+		t.Fatalf("after waking: group CPU grew %.2f s, its stat said %.2f s before the sample and %.2f s after", got, float64(before)/clkTck, float64(after)/clkTck)
+	}
+}
+
+// procTicks is utime+stime of pid from its /proc stat.
+func procTicks(t *testing.T, pid int) uint64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	u, _ := strconv.ParseUint(fs[11], 10, 64)
+	st, _ := strconv.ParseUint(fs[12], 10, 64)
+	return u + st
 }
 
 func TestParseStatus(t *testing.T) {

@@ -44,11 +44,16 @@ func Summarize(ss []Sample, from, to time.Time, ok int64, maxWorkers int) (*resu
 	}
 	for _, g := range GroupNames(ss[i0 : i1+1]) {
 		cpu := b.Groups[g].CPUSec - a.Groups[g].CPUSec
-		u := result.GroupUse{CPUMs: cpu * 1000, PSSIdleKB: a.Groups[g].PSSKB}
+		u := result.GroupUse{CPUMs: cpu * 1000}
 		if win > 0 && b.CPUs > 0 {
 			u.CPUPct = 100 * cpu / (win * float64(b.CPUs))
 		}
+		// A sample has a group's PSS only when every member has a reading:
+		// the first such sample in the window, and the largest.
 		for _, s := range ss[i0 : i1+1] {
+			if u.PSSIdleKB == 0 {
+				u.PSSIdleKB = s.Groups[g].PSSKB
+			}
 			u.PSSPeakKB = max(u.PSSPeakKB, s.Groups[g].PSSKB)
 		}
 		srv.Groups[g] = u

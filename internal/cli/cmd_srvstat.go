@@ -23,13 +23,17 @@ func runSrvstat(ctx context.Context, a *App, args []string) error {
 	count := fs.Int("count", 0, "stop after this many samples (0: no limit)")
 	statusURL := fs.String("status-url", "", "Apache mod_status URL, e.g. http://127.0.0.1/server-status?auto")
 	noPSS := fs.Bool("no-pss", false, "do not read smaps_rollup (PSS)")
-	pssEvery := fs.Int("pss-every", 10, "read PSS on every Nth sample (it costs the kernel ~1 ms per process)")
+	pssBudget := fs.Duration("pss-budget", srvstat.DefaultPSSBudget, "CPU time per sample for reading PSS (~1 ms per process), stalest process first")
+	pssAll := fs.Bool("pss-all", false, "read every process's PSS every sample (no budget)")
 	var groups multiFlag
 	fs.Var(&groups, "group", "process group NAME=comm1,comm2 (repeatable; replaces the defaults: "+defaultGroupsText()+")")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cfg := srvstat.Config{StatusURL: *statusURL, NoPSS: *noPSS, PSSEvery: *pssEvery}
+	if *pssBudget <= 0 {
+		return exitcode.With(exitcode.Config, fmt.Errorf("--pss-budget %s: want a positive duration (--pss-all: no budget)", *pssBudget))
+	}
+	cfg := srvstat.Config{StatusURL: *statusURL, NoPSS: *noPSS, PSSBudget: *pssBudget, PSSAll: *pssAll}
 	for _, g := range groups {
 		name, comms, ok := strings.Cut(g, "=")
 		if !ok || name == "" || comms == "" || name == srvstat.Other {

@@ -1,0 +1,301 @@
+package srvstat
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// fakeProc is a /proc tree in a temp dir (Config.Proc), for what a real
+// machine cannot be made to do on cue: exact PSS values, unreadable
+// smaps_rollup, a parent that vanishes. Files are rewritten in place (same
+// inode), as /proc files change under an open descriptor.
+type fakeProc struct {
+	t   *testing.T
+	dir string
+}
+
+func newFakeProc(t *testing.T) fakeProc {
+	f := fakeProc{t, t.TempDir()}
+	f.write("stat", "cpu  1000 0 500 90000 10 0 5 0 0 0\ncpu0 1000 0 500 90000 10 0 5 0 0 0\nintr 1 2 3\n")
+	f.write("loadavg", "0.50 0.40 0.30 1/100 4242\n")
+	f.write("meminfo", "MemTotal:        4000000 kB\nMemFree:         1000000 kB\nMemAvailable:    3000000 kB\n")
+	return f
+}
+
+func (f fakeProc) write(name, s string) {
+	f.t.Helper()
+	p := filepath.Join(f.dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+type fakePid struct {
+	pid, ppid, threads int
+	comm               string
+	utime, stime       uint64 // ticks
+	cutime, cstime     uint64
+	start              uint64
+}
+
+// stat writes /proc/PID/stat in the kernel's format.
+func (f fakeProc) stat(p fakePid) {
+	if p.threads == 0 {
+		p.threads = 1
+	}
+	if p.start == 0 {
+		p.start = uint64(1000 + p.pid)
+	}
+	f.write(fmt.Sprintf("%d/stat", p.pid), fmt.Sprintf("%d (%s) S %d %d %d 0 -1 4194560 100 0 0 0 %d %d %d %d 20 0 %d 0 %d 10000000 500 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+		p.pid, p.comm, p.ppid, p.pid, p.pid, p.utime, p.stime, p.cutime, p.cstime, p.threads, p.start))
+}
+
+func (f fakeProc) pss(pid int, kb int64) {
+	f.write(fmt.Sprintf("%d/smaps_rollup", pid), fmt.Sprintf("55d0c0a00000-7ffd39d3b000 ---p 00000000 00:00 0                          [rollup]\nRss:                %d kB\nPss:                %d kB\nPss_Dirty:          %d kB\n", kb*2, kb, kb/2))
+}
+
+func (f fakeProc) sched(pid int, ns uint64) {
+	f.write(fmt.Sprintf("%d/schedstat", pid), fmt.Sprintf("%d 1000 7\n", ns))
+}
+
+func (f fakeProc) remove(pid int) {
+	if err := os.RemoveAll(filepath.Join(f.dir, strconv.Itoa(pid))); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func sample(t *testing.T, s *Sampler) Sample {
+	t.Helper()
+	smp, err := s.Sample(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return smp
+}
+
+// The whole-machine and per-group numbers come from the fake files, parsed
+// in place: CPU, load, memory, and group CPU as the sum of the members'.
+func TestSampleParsesProc(t *testing.T) {
+	f := newFakeProc(t)
+	f.stat(fakePid{pid: 1, comm: "init", utime: 7})
+	f.stat(fakePid{pid: 10, ppid: 1, comm: "apache2", utime: 100, stime: 50, cutime: 3, cstime: 2})
+	f.stat(fakePid{pid: 11, ppid: 10, comm: "apache2", utime: 40, stime: 10})
+	// A shell of Apache's is Apache's; its name has spaces and a ')'.
+	f.stat(fakePid{pid: 12, ppid: 11, comm: "my sh) x", utime: 5})
+	f.stat(fakePid{pid: 20, ppid: 1, comm: "mariadbd", utime: 300, threads: 12})
+	s := New(Config{Proc: f.dir, NoPSS: true})
+	defer s.Close()
+	smp := sample(t, s)
+	if smp.CPU.User != 10 || smp.CPU.System != 5 || smp.CPU.Idle != 900 || smp.CPU.IOWait != 0.1 || smp.CPU.SoftIRQ != 0.05 {
+		t.Fatalf("cpu %+v", smp.CPU)
+	}
+	if smp.Load != [3]float64{0.5, 0.4, 0.3} || smp.MemTotalKB != 4000000 || smp.MemAvailableKB != 3000000 || smp.Procs != 5 {
+		t.Fatalf("load %v mem %d/%d procs %d", smp.Load, smp.MemTotalKB, smp.MemAvailableKB, smp.Procs)
+	}
+	web, db := smp.Groups["web"], smp.Groups["db"]
+	if web.Procs != 3 || math.Abs(web.CPUSec-2.1) > 1e-9 || db.Procs != 1 || db.CPUSec != 3 || smp.Groups[Other].Procs != 1 {
+		t.Fatalf("groups %+v", smp.Groups)
+	}
+	if web.PSSKB != 0 || web.PSSRead != 0 || web.PSSAgeS != nil {
+		t.Fatalf("--no-pss read PSS: %+v", web)
+	}
+}
+
+// The first sample reads every process's PSS; after it, with a budget that
+// allows one read per sample, PSS is read round-robin: never-read processes
+// first, then the stalest, each process once per cycle. The group's PSS is
+// the sum of the latest readings, there only while every member has one.
+func TestPSSBudgetRoundRobin(t *testing.T) {
+	f := newFakeProc(t)
+	f.stat(fakePid{pid: 1, comm: "init"})
+	f.pss(1, 99999) // not in a named group: never read
+	const n = 5
+	want := int64(0)
+	for i := range n {
+		pid := 10 + i
+		f.stat(fakePid{pid: pid, ppid: 1, comm: "apache2"})
+		f.pss(pid, int64(1000*(i+1)))
+		want += int64(1000 * (i + 1))
+	}
+	s := New(Config{Proc: f.dir, PSSBudget: time.Nanosecond}) // below one read: exactly one per sample
+	defer s.Close()
+	smp := sample(t, s)
+	times := []float64{smp.Unix}
+	if web := smp.Groups["web"]; web.PSSKB != want || web.PSSRead != n || web.PSSAgeS == nil || *web.PSSAgeS != 0 {
+		t.Fatalf("first sample: %+v, want all %d read, %d kB", web, n, want)
+	}
+	if other := smp.Groups[Other]; other.PSSKB != 0 || other.PSSRead != 0 {
+		t.Fatalf("other's PSS read: %+v", other)
+	}
+	// Every process grows by 100 kB: each sample picks up exactly one more
+	// (the stalest), so after a cycle all are fresh and none was read twice.
+	for i := range n {
+		f.pss(10+i, int64(1000*(i+1)+100))
+	}
+	for cycle := range 2 {
+		for i := range n {
+			time.Sleep(20 * time.Millisecond)
+			smp := sample(t, s)
+			times = append(times, smp.Unix)
+			web := smp.Groups["web"]
+			if w := want + int64(100*min(n, cycle*n+i+1)); web.PSSKB != w || web.PSSRead != n {
+				t.Fatalf("cycle %d, sample %d: %+v, want %d kB", cycle, i, web, w)
+			}
+			// Once the first sample's readings are all replaced, the oldest
+			// reading in the sum is from n-1 samples back (taken after that
+			// sample's timestamp, before the next one's).
+			if k := len(times) - 1; k >= n {
+				hi, lo := times[k]-times[k-n+1], times[k]-times[k-n+2]
+				if age := *web.PSSAgeS; age > hi+0.0015 || age < lo-0.0015 {
+					t.Fatalf("cycle %d, sample %d: oldest PSS reading %.3f s old, want %.3f..%.3f", cycle, i, age, lo, hi)
+				}
+			}
+		}
+	}
+	want += 100 * n
+	// Two new members, budget for one: the sample that finds them has no
+	// group PSS (one of them has no reading yet), the next one has it. One
+	// that exits leaves the sum.
+	f.stat(fakePid{pid: 30, ppid: 10, comm: "apache2"})
+	f.pss(30, 7)
+	f.stat(fakePid{pid: 31, ppid: 10, comm: "apache2"})
+	f.pss(31, 8)
+	f.remove(12)
+	smp = sample(t, s)
+	if web := smp.Groups["web"]; web.Procs != n+1 || web.PSSRead != n || web.PSSKB != 0 {
+		t.Fatalf("two new, one read: %+v", web)
+	}
+	smp = sample(t, s)
+	if web := smp.Groups["web"]; web.Procs != n+1 || web.PSSRead != n+1 || web.PSSKB != want-3100+7+8 {
+		t.Fatalf("two new, both read, one gone: %+v, want %d kB", web, want-3100+7+8)
+	}
+}
+
+// A member whose smaps_rollup cannot be read keeps its group's PSS out of
+// the sample (not counted as 0), and does not starve the others.
+func TestPSSUnreadableMemberWithholdsGroupPSS(t *testing.T) {
+	f := newFakeProc(t)
+	f.stat(fakePid{pid: 10, ppid: 1, comm: "php-fpm8.2"})
+	f.pss(10, 5000)
+	f.stat(fakePid{pid: 11, ppid: 10, comm: "php-fpm8.2"})
+	f.stat(fakePid{pid: 12, ppid: 10, comm: "php-fpm8.2"}) // no smaps_rollup
+	f.pss(11, 3000)
+	s := New(Config{Proc: f.dir, PSSBudget: time.Nanosecond})
+	defer s.Close()
+	for i := range 6 {
+		if fpm := sample(t, s).Groups["php-fpm"]; fpm.PSSKB != 0 || fpm.Procs != 3 || fpm.PSSRead != 2 {
+			t.Fatalf("sample %d: %+v", i, fpm)
+		}
+	}
+	// Once readable, it is read within a cycle (the failed read counts as
+	// its turn: it does not take every sample's budget).
+	f.pss(12, 1000)
+	for range 2 {
+		sample(t, s)
+	}
+	if fpm := sample(t, s).Groups["php-fpm"]; fpm.PSSKB != 9000 || fpm.PSSRead != 3 {
+		t.Fatalf("once readable: %+v", fpm)
+	}
+	// --pss-all reads everyone every sample: fresh (age 0).
+	a := New(Config{Proc: f.dir, PSSAll: true})
+	defer a.Close()
+	if fpm := sample(t, a).Groups["php-fpm"]; fpm.PSSKB != 9000 || fpm.PSSAgeS == nil || *fpm.PSSAgeS != 0 {
+		t.Fatalf("pss-all: %+v", fpm)
+	}
+}
+
+// A process that execs into a group's name moves to that group, and its
+// PSS reading (of the old program) is dropped and read again first.
+func TestExecMovesProcessToItsNewGroup(t *testing.T) {
+	f := newFakeProc(t)
+	f.stat(fakePid{pid: 10, ppid: 1, comm: "apache2", utime: 100})
+	f.pss(10, 4000)
+	f.stat(fakePid{pid: 11, ppid: 10, comm: "sh", utime: 1})
+	f.pss(11, 500)
+	s := New(Config{Proc: f.dir, PSSBudget: time.Nanosecond})
+	defer s.Close()
+	if web := sample(t, s).Groups["web"]; web.Procs != 2 || web.PSSKB != 4500 {
+		t.Fatalf("before exec: %+v", web)
+	}
+	f.stat(fakePid{pid: 11, ppid: 10, comm: "php-cgi", utime: 2})
+	f.pss(11, 9000)
+	smp := sample(t, s)
+	web, cgi := smp.Groups["web"], smp.Groups["php-cgi"]
+	if web.Procs != 1 || web.PSSKB != 4000 || cgi.Procs != 1 || cgi.PSSKB != 9000 || cgi.CPUSec != 0.02 {
+		t.Fatalf("after exec: web %+v, php-cgi %+v", web, cgi)
+	}
+}
+
+// A child that exits keeps its CPU in its group; what it burned after the
+// last sample (only in its parent's cutime) moves from the parent's group
+// to the child's.
+func TestExitedChildKeepsCPUInItsGroup(t *testing.T) {
+	f := newFakeProc(t)
+	f.stat(fakePid{pid: 1, comm: "init"})
+	f.stat(fakePid{pid: 10, ppid: 1, comm: "apache2", utime: 100})
+	f.stat(fakePid{pid: 11, ppid: 10, comm: "php-cgi", utime: 30})
+	s := New(Config{Proc: f.dir, NoPSS: true})
+	defer s.Close()
+	s0 := sample(t, s)
+	if s0.Groups["web"].CPUSec != 1 || s0.Groups["php-cgi"].CPUSec != 0.3 {
+		t.Fatalf("before: %+v", s0.Groups)
+	}
+	// php-cgi burns 20 more ticks, exits, and Apache reaps it: 50 in cutime.
+	f.remove(11)
+	f.stat(fakePid{pid: 10, ppid: 1, comm: "apache2", utime: 100, cutime: 50})
+	s1 := sample(t, s)
+	if s1.Groups["web"].CPUSec != 1 || s1.Groups["php-cgi"].CPUSec != 0.5 || s1.Groups["php-cgi"].Procs != 0 {
+		t.Fatalf("after the exit: %+v", s1.Groups)
+	}
+}
+
+// A process that stays idle is checked through schedstat, not re-read;
+// once schedstat shows it ran, its stat is read again; and a process whose
+// parent vanished is re-read though it did not run (reparenting changes its
+// ppid, and so its group).
+func TestIdleProcessesCheckedThroughSchedstat(t *testing.T) {
+	f := newFakeProc(t)
+	f.stat(fakePid{pid: 1, comm: "init"})
+	f.sched(1, 1)
+	f.stat(fakePid{pid: 5, ppid: 1, comm: "php-fpm", utime: 1}) // a subreaper (PR_SET_CHILD_SUBREAPER)
+	f.sched(5, 100)
+	f.stat(fakePid{pid: 10, ppid: 5, comm: "apache2", utime: 100})
+	f.sched(10, 5000)
+	f.stat(fakePid{pid: 11, ppid: 10, comm: "helper", utime: 7})
+	f.sched(11, 7000)
+	s := New(Config{Proc: f.dir, NoPSS: true})
+	defer s.Close()
+	for range 6 {
+		sample(t, s)
+	}
+	skipped := s.skipped
+	if skipped == 0 {
+		t.Fatal("idle processes were re-read every sample")
+	}
+	// Apache runs: schedstat moves, and its new stat is what counts.
+	f.stat(fakePid{pid: 10, ppid: 5, comm: "apache2", utime: 180})
+	f.sched(10, 9000)
+	smp := sample(t, s)
+	if got := smp.Groups["web"].CPUSec; math.Abs(got-1.87) > 1e-9 {
+		t.Fatalf("web CPU %.2f s after Apache ran, want 1.87", got)
+	}
+	if s.skipped == skipped {
+		t.Fatal("the helper, idle, was re-read")
+	}
+	// Apache goes; the helper is reparented to the subreaper without running.
+	f.remove(10)
+	f.stat(fakePid{pid: 11, ppid: 5, comm: "helper", utime: 7})
+	smp = sample(t, s)
+	if web, fpm := smp.Groups["web"], smp.Groups["php-fpm"]; web.Procs != 0 || fpm.Procs != 2 {
+		t.Fatalf("after reparenting: web %+v, php-fpm %+v", web, fpm)
+	}
+}

@@ -1,0 +1,366 @@
+package srvstat
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"strconv"
+	"syscall"
+	"time"
+	"unsafe"
+)
+
+// Reading /proc: every file a sample reads repeatedly stays open and is read
+// with one pread into a reused buffer and parsed in place. The kernel's side
+// (generating the file) is most of the cost that is left.
+
+// pread reads the start of the file fd into s.buf.
+func (s *Sampler) pread(fd int) ([]byte, error) {
+	// A raw system call: these reads never block, and not telling the
+	// runtime saves it from handing our P to another thread mid-read.
+	for {
+		n, _, e := syscall.RawSyscall6(syscall.SYS_PREAD64, uintptr(fd), uintptr(unsafe.Pointer(&s.buf[0])), uintptr(len(s.buf)), 0, 0, 0)
+		if e == syscall.EINTR {
+			continue
+		}
+		if e != 0 {
+			return nil, e
+		}
+		return s.buf[:n], nil
+	}
+}
+
+// preadFile reads the start of s.cfg.Proc/name, opening it into *fd once.
+func (s *Sampler) preadFile(fd *int, name string) ([]byte, error) {
+	if *fd < 0 {
+		f, err := syscall.Open(s.cfg.Proc+"/"+name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			return nil, fmt.Errorf("srvstat: open %s/%s: %w", s.cfg.Proc, name, err)
+		}
+		*fd = f
+	}
+	b, err := s.pread(*fd)
+	if err != nil {
+		return nil, fmt.Errorf("srvstat: read %s/%s: %w", s.cfg.Proc, name, err)
+	}
+	return b, nil
+}
+
+func (s *Sampler) readStat(smp *Sample) error {
+	b, err := s.preadFile(&s.statFD, "stat")
+	if err != nil {
+		return err
+	}
+	line := b
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		line = b[:i]
+	}
+	var v [8]uint64
+	if !bytes.HasPrefix(line, []byte("cpu ")) || fieldsUint(line[4:], v[:]) < len(v) {
+		return fmt.Errorf("srvstat: unexpected first line of %s/stat: %q", s.cfg.Proc, line)
+	}
+	smp.CPU = CPU{float64(v[0]) / clkTck, float64(v[1]) / clkTck, float64(v[2]) / clkTck, float64(v[3]) / clkTck,
+		float64(v[4]) / clkTck, float64(v[5]) / clkTck, float64(v[6]) / clkTck, float64(v[7]) / clkTck}
+	return nil
+}
+
+// fieldsUint parses the space-separated unsigned numbers at the start of b
+// into v and returns how many it found.
+func fieldsUint(b []byte, v []uint64) int {
+	n := 0
+	in := false
+	for _, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			if !in {
+				if n == len(v) {
+					return n
+				}
+				in, v[n] = true, 0
+				n++
+			}
+			v[n-1] = v[n-1]*10 + uint64(c-'0')
+		case c == ' ':
+			in = false
+		default:
+			return n
+		}
+	}
+	return n
+}
+
+func (s *Sampler) readLoadMem(smp *Sample) {
+	if b, err := s.preadFile(&s.loadFD, "loadavg"); err == nil {
+		for i := range 3 {
+			b = bytes.TrimLeft(b, " ")
+			j := bytes.IndexByte(b, ' ')
+			if j < 0 {
+				break
+			}
+			smp.Load[i], _ = strconv.ParseFloat(string(b[:j]), 64)
+			b = b[j:]
+		}
+	}
+	if b, err := s.preadFile(&s.memFD, "meminfo"); err == nil {
+		smp.MemTotalKB = meminfoKB(b, "MemTotal:")
+		smp.MemAvailableKB = meminfoKB(b, "MemAvailable:")
+	}
+}
+
+// meminfoKB is the number after key at the start of a line of b (0 if none).
+func meminfoKB(b []byte, key string) int64 {
+	i := bytes.Index(b, []byte(key))
+	if i < 0 || (i > 0 && b[i-1] != '\n') {
+		return 0
+	}
+	var v [1]uint64
+	fieldsUint(bytes.TrimLeft(b[i+len(key):], " "), v[:])
+	return int64(v[0])
+}
+
+// readProcs lists /proc and reads /proc/PID/stat of every process (those
+// in no group only every fullEvery samples, idle ones only when schedstat
+// says they ran). A process that exits while it is read is simply not
+// there. Processes that are gone are moved to s.gone.
+func (s *Sampler) readProcs() error {
+	if s.dirFD < 0 {
+		fd, err := syscall.Open(s.cfg.Proc, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Errorf("srvstat: %w", err)
+		}
+		s.dirFD = fd
+	}
+	if _, err := syscall.Seek(s.dirFD, 0, 0); err != nil {
+		return fmt.Errorf("srvstat: list %s: %w", s.cfg.Proc, err)
+	}
+	for {
+		n, err := syscall.Getdents(s.dirFD, s.dents)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("srvstat: list %s: %w", s.cfg.Proc, err)
+		}
+		if n <= 0 {
+			break
+		}
+		// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name NUL-terminated.
+		for b := s.dents[:n]; len(b) >= 19; {
+			reclen := int(binary.NativeEndian.Uint16(b[16:18]))
+			if reclen < 19 || reclen > len(b) {
+				break
+			}
+			if pid := atoiName(b[19:reclen]); pid > 0 {
+				if p := s.procs[pid]; p != nil {
+					p.listed = s.n
+				} else {
+					s.add(pid)
+				}
+			}
+			b = b[reclen:]
+		}
+	}
+	full := s.n%fullEvery == 0
+	for pid, p := range s.procs {
+		if p.listed != s.n {
+			s.drop(pid, p)
+		}
+	}
+	for pid, p := range s.procs {
+		if p.born == s.n {
+			continue // just read
+		}
+		p.prevChildren = p.children
+		if !full && p.group == Other {
+			continue // still there; not re-read
+		}
+		if s.idle(p) {
+			continue
+		}
+		if s.readPid(p) {
+			continue
+		}
+		// An open stat file of a dead process reads nothing: this one exited,
+		// and its pid may be another process's already.
+		s.drop(pid, p)
+		s.add(pid)
+	}
+	return nil
+}
+
+// atoiName is the pid a /proc entry's NUL-terminated name spells (0 if it is not one).
+func atoiName(b []byte) int {
+	pid := 0
+	for _, c := range b {
+		if c == 0 {
+			break
+		}
+		if c < '0' || c > '9' || pid > 1<<30 {
+			return 0
+		}
+		pid = pid*10 + int(c-'0')
+	}
+	return pid
+}
+
+// add starts tracking a process: its stat file stays open.
+func (s *Sampler) add(pid int) {
+	fd, err := syscall.Open(s.cfg.Proc+"/"+strconv.Itoa(pid)+"/stat", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return // gone already
+	}
+	p := &proc{key: procKey{pid: pid}, fd: fd, schedFD: -1, born: s.n, listed: s.n}
+	if !s.readPid(p) {
+		syscall.Close(fd)
+		return
+	}
+	p.prevChildren = p.children
+	s.procs[pid] = p
+}
+
+// drop stops tracking a process that is gone; account() settles its CPU.
+func (s *Sampler) drop(pid int, p *proc) {
+	syscall.Close(p.fd)
+	if p.schedFD >= 0 {
+		syscall.Close(p.schedFD)
+	}
+	delete(s.procs, pid)
+	s.gone = append(s.gone, p)
+}
+
+// idle says whether p's stat need not be read again: it has one thread
+// and has not run since the last read, so nothing in its stat moved
+// (/proc/PID/schedstat, its run time in ns, costs a quarter of a stat read).
+// Only a process that was quiet for two samples in a row is checked this
+// way; one that keeps running is read directly. Reparenting is the one
+// change a process need not run for: a process whose parent is gone (or a
+// zombie) is read.
+func (s *Sampler) idle(p *proc) bool {
+	if s.noSched || p.threads != 1 || p.quiet < 2 {
+		return false
+	}
+	if p.schedFD < 0 {
+		fd, err := syscall.Open(s.cfg.Proc+"/"+strconv.Itoa(p.key.pid)+"/schedstat", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			if err == syscall.ENOENT {
+				if _, err := os.Stat(s.cfg.Proc + "/" + strconv.Itoa(p.key.pid)); err == nil {
+					s.noSched = true // a kernel without CONFIG_SCHED_INFO
+				}
+			}
+			return false
+		}
+		p.schedFD = fd
+	}
+	b, err := s.pread(p.schedFD)
+	if err != nil {
+		return false
+	}
+	var v [1]uint64
+	if fieldsUint(b, v[:]) != 1 {
+		return false
+	}
+	if !p.runOK || v[0] != p.run {
+		// It ran: read its stat, with this reading as the reference (taken
+		// before the stat read, so a run in between shows next time).
+		if p.runOK {
+			if p.ranGated++; p.ranGated == 2 {
+				p.quiet, p.ranGated = 0, 0 // it keeps running: read it directly
+			}
+		}
+		p.run, p.runOK = v[0], true
+		return false
+	}
+	p.ranGated = 0
+	if p.ppid > 0 {
+		pp := s.procs[p.ppid]
+		if pp == nil || pp.key.start > p.key.start || pp.state == 'Z' || pp.state == 'X' {
+			return false
+		}
+	}
+	s.skipped++
+	return true
+}
+
+// readPid rereads p's /proc/PID/stat. False: it is gone.
+func (s *Sampler) readPid(p *proc) bool {
+	b, err := s.pread(p.fd)
+	if err != nil || len(b) == 0 {
+		return false
+	}
+	open, close := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if open < 0 || close < open {
+		return false
+	}
+	// After ")": state ppid pgrp session tty tpgid flags minflt cminflt majflt
+	// cmajflt utime stime cutime cstime priority nice threads itrealvalue starttime
+	var v [20]uint64
+	k := -1
+	for _, c := range b[close+1:] {
+		if c == ' ' {
+			if k++; k == len(v) {
+				break
+			}
+		} else if k >= 0 && c >= '0' && c <= '9' {
+			v[k] = v[k]*10 + uint64(c-'0')
+		}
+	}
+	if k < len(v)-1 {
+		return false
+	}
+	start := v[19]
+	if p.key.start != 0 && p.key.start != start {
+		return false // another process under the same pid (cannot happen through an open file; be safe)
+	}
+	if comm := b[open+1 : close]; string(comm) != p.comm {
+		// First read, or it exec'd (or renamed itself): classify again, and
+		// its memory is no longer what was read.
+		p.comm = string(comm)
+		p.own = s.groupOf(p.comm)
+		p.pssOK, p.pssAt = false, time.Time{}
+	}
+	total := v[11] + v[12] + v[13] + v[14]
+	if total != p.total {
+		p.quiet = 0
+	} else if p.quiet < 2 {
+		p.quiet++
+	}
+	p.key.start = start
+	p.state = b[min(close+2, len(b)-1)]
+	p.ppid = int(v[1])
+	p.threads = int(v[17])
+	p.total = total
+	p.children = v[13] + v[14]
+	return true
+}
+
+// pss is Pss from /proc/PID/smaps_rollup in kB; false if gone or unreadable.
+func (s *Sampler) pss(pid int) (int64, bool) {
+	fd, err := syscall.Open(s.cfg.Proc+"/"+strconv.Itoa(pid)+"/smaps_rollup", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return 0, false
+	}
+	defer syscall.Close(fd)
+	b, err := s.pread(fd)
+	if err != nil {
+		return 0, false
+	}
+	i := bytes.Index(b, []byte("\nPss:"))
+	if i < 0 {
+		return 0, false
+	}
+	var v [1]uint64
+	if fieldsUint(bytes.TrimLeft(b[i+5:], " "), v[:]) != 1 {
+		return 0, false
+	}
+	return int64(v[0]), true
+}
+
+// threadCPU is this thread's CPU time (CLOCK_THREAD_CPUTIME_ID: exact, unlike
+// getrusage's, which lags by up to a tick for a running thread).
+func threadCPU() time.Duration {
+	var ts syscall.Timespec
+	const clockThreadCPUTimeID = 3
+	syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTimeID, uintptr(unsafe.Pointer(&ts)), 0)
+	return time.Duration(ts.Nano())
+}

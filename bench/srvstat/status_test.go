@@ -1,0 +1,91 @@
+package srvstat
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wptest/wptest/bench/testsrv"
+)
+
+const statusText = "Total Accesses: 10\nBusyWorkers: 3\nIdleWorkers: 7\nScoreboard: __W_K_R___....\n"
+
+// The status client against Go's HTTP server: each way an answer can be
+// framed (length, chunks, close), an error status, and a kept connection.
+func TestStatusClientFraming(t *testing.T) {
+	var conns int
+	mux := http.NewServeMux()
+	mux.HandleFunc("/length", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(len(statusText)))
+		w.Write([]byte(statusText))
+	})
+	mux.HandleFunc("/chunked", func(w http.ResponseWriter, r *http.Request) {
+		for _, l := range strings.SplitAfter(statusText, "\n") {
+			w.Write([]byte(l))
+			w.(http.Flusher).Flush()
+		}
+	})
+	mux.HandleFunc("/close", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Connection", "close")
+		w.Write([]byte(statusText))
+	})
+	mux.HandleFunc("/missing", http.NotFound)
+	srv := httptest.NewUnstartedServer(mux)
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns++
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	ctx := context.Background()
+	for _, path := range []string{"/length", "/chunked", "/close"} {
+		c := newStatusClient(srv.URL + path + "?auto")
+		for i := range 3 {
+			b, err := c.get(ctx)
+			if err != nil || string(b) != statusText {
+				t.Fatalf("%s #%d: %q, %v", path, i, b, err)
+			}
+		}
+		c.close()
+	}
+	// 1 connection each for /length and /chunked (kept), 3 for /close.
+	if conns != 5 {
+		t.Fatalf("%d connections for 9 requests, want 5 (keep-alive)", conns)
+	}
+	c := newStatusClient(srv.URL + "/missing")
+	if _, err := c.get(ctx); err == nil || !strings.Contains(err.Error(), "status 404") {
+		t.Fatalf("404: %v", err)
+	}
+	// The server is gone: an error, quickly.
+	srv.Close()
+	t0 := time.Now()
+	if _, err := newStatusClient(srv.URL+"/length").get(ctx); err == nil || time.Since(t0) > 2*time.Second {
+		t.Fatalf("server gone: %v after %s", err, time.Since(t0))
+	}
+}
+
+// Against Apache's mod_status: a kept connection that Apache closed while
+// idle (KeepAliveTimeout 1 s, samples 1.5 s apart) is replaced without an
+// error in the sample.
+func TestStatusAgainstApacheAcrossIdleClose(t *testing.T) {
+	s := testsrv.StartApache(t, testsrv.ApacheOptions{MaxRequestWorkers: 50, KeepAliveTimeout: 1})
+	sm := New(Config{StatusURL: s.URL("/server-status?auto"), NoPSS: true})
+	defer sm.Close()
+	ctx := context.Background()
+	for i := range 3 {
+		smp, err := sm.Sample(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := smp.Apache; w == nil || w.Error != "" || w.Slots < 50 || w.Busy < 1 {
+			t.Fatalf("sample %d: apache %+v", i, w)
+		}
+		time.Sleep(1500 * time.Millisecond)
+	}
+}
