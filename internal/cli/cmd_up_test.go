@@ -47,8 +47,8 @@ type upJSON struct {
 // the profile is what its name says (a profile that silently dropped one
 // would fail here).
 var wantChecks = map[string][]string{
-	"tuned-apache":  {"check.server_header", "check.mpm_event", "check.php_fpm_opcache_site_user", "check.css_gzip", "check.h2_alpn", "check.h2c"},
-	"cpanel-apache": {"check.server_header", "check.mpm_prefork", "check.php_cgi_no_opcache_site_user", "check.php_process_per_request", "check.css_not_compressed", "check.tls_http11", "check.no_http2"},
+	"tuned-apache":  {"check.server_header", "check.mpm_event", "check.php_fpm_opcache_site_user", "check.css_gzip", "check.h2_alpn", "check.h2c", "check.server_status"},
+	"cpanel-apache": {"check.server_header", "check.mpm_prefork", "check.php_cgi_no_opcache_site_user", "check.php_process_per_request", "check.css_not_compressed", "check.tls_http11", "check.no_http2", "check.server_status"},
 	"caddy":         {"check.server_header", "check.php_fpm_opcache_site_user", "check.css_precompressed_header", "check.css_precompressed_bytes", "check.h2_alpn", "check.h2c", "check.h3"},
 }
 

@@ -180,3 +180,12 @@ check "no_http2" {
     expect_regex = "upgrade=1\\.1 alpn=1\\.1 prior_knowledge=refused"
   }
 }
+
+# mod_status answers loopback at cPanel's path with the worker counts wptest
+# samples (not WordPress's index.php: see templates/httpd.conf).
+check "server_status" {
+  http {
+    url               = "http://127.0.0.1:${var.http_port}/whm-server-status?auto"
+    expect_body_regex = "(?m)^BusyWorkers: [0-9]+$(?s:.*)^IdleWorkers: [0-9]+$(?s:.*)^Scoreboard: [_SRWKDCLGI.]+$"
+  }
+}

@@ -99,3 +99,12 @@ check "h2c" {
     expect_body_regex = "\"protocol\":\"HTTP/2.0\""
   }
 }
+
+# mod_status answers loopback at cPanel's path with the worker counts wptest
+# samples (not WordPress's index.php: see templates/httpd.conf).
+check "server_status" {
+  http {
+    url               = "http://127.0.0.1:${var.http_port}/whm-server-status?auto"
+    expect_body_regex = "(?m)^BusyWorkers: [0-9]+$(?s:.*)^IdleWorkers: [0-9]+$(?s:.*)^Scoreboard: [_SRWKDCLGI.]+$"
+  }
+}
