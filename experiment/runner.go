@@ -31,8 +31,9 @@ type runner struct {
 
 	h        host.Host
 	facts    host.Facts
-	addr     string // the server's address as the load generator dials it
-	live     string // profile applied now
+	lg       loadGen // where the load comes from (loadgen.go)
+	addr     string  // the server's address as the load generator dials it
+	live     string  // profile applied now
 	started  time.Time
 	measured int
 	estDone  time.Duration // estimated time of the points measured so far
@@ -57,8 +58,21 @@ func (r *runner) run(ctx context.Context, ms []cloud.Machine) error {
 	if r.facts, err = r.h.Facts(ctx); err != nil {
 		return exitcode.With(exitcode.Provision, fmt.Errorf("facts of %s: %w", r.h.Name(), err))
 	}
+	if r.lg, err = r.loadGenerator(ctx, ms); err != nil {
+		return err
+	}
+	defer r.lg.Close()
+	if rl, ok := r.lg.(*remoteLoad); ok {
+		li := machineInfo(ctx, rl.h, rl.facts)
+		li.Host = rl.name
+		r.man.LoadMachine = &li
+		if isLoopback(r.addr) {
+			r.logf("note: the server's address %s is a loopback address: load generator %s reaches it only if it is the same machine", r.addr, rl.name)
+		}
+	}
 	info := machineInfo(ctx, r.h, r.facts)
-	info.LoadLocal = sm.Local
+	info.LoadLocal = sm.Local && r.lg.Name() == LocalLoadHost
+	info.LoadHost = r.lg.Name()
 	r.man.Machine = &info
 	if err := r.man.write(r.dir); err != nil {
 		return err
@@ -167,7 +181,7 @@ func hostPort(h string, p int) string {
 func (r *runner) measureGroup(ctx context.Context, ps ProfileSpec, todo []Point) error {
 	if r.sp.Warmup > 0 {
 		// Unmeasured: fills OPcache and the FPM pool, starts Apache children.
-		_, _ = benchgen.Run(ctx, benchgen.Config{Name: "warm-up", URL: r.url("/", "h1"), Visitors: 2, KeepAlive: true,
+		_, _ = r.lg.Run(ctx, benchgen.Config{Name: "warm-up", URL: r.url("/", "h1"), Visitors: 2, KeepAlive: true,
 			Duration: r.sp.Warmup, Timeout: 30 * time.Second})
 	}
 	smp, err := r.startSampler(ctx)
@@ -175,6 +189,9 @@ func (r *runner) measureGroup(ctx context.Context, ps ProfileSpec, todo []Point)
 		return err
 	}
 	defer smp.stop()
+	if err := smp.ready(ctx, 5*time.Minute); err != nil {
+		return exitcode.With(exitcode.Load, fmt.Errorf("%s on %s: %w", ps.Name, r.h.Name(), err))
+	}
 	for _, p := range todo {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -274,7 +291,7 @@ func (r *runner) baseConfig(sc Scenario, visitors int) benchgen.Config {
 }
 
 func (r *runner) measure(ctx context.Context, ps ProfileSpec, sc Scenario, p Point, smp *sampler) (Record, error) {
-	rec := Record{Point: p, Start: time.Now().UTC().Format(time.RFC3339Nano)}
+	rec := Record{Point: p, Start: time.Now().UTC().Format(time.RFC3339Nano), LoadHost: r.lg.Name()}
 	pr := r.probe(ctx, sc)
 	rec.Probe = &pr
 	cfg := r.baseConfig(sc, p.Visitors)
@@ -282,7 +299,7 @@ func (r *runner) measure(ctx context.Context, ps ProfileSpec, sc Scenario, p Poi
 	var ok int64
 	switch sc.Kind {
 	case "page", "static", "compression", "ab":
-		run, err := benchgen.Run(ctx, cfg)
+		run, err := r.lg.Run(ctx, cfg)
 		if err != nil {
 			return rec, err
 		}
@@ -294,36 +311,39 @@ func (r *runner) measure(ctx context.Context, ps ProfileSpec, sc Scenario, p Poi
 		if sc.ProbePath != "" {
 			cc.ProbeURL = r.url(sc.ProbePath, sc.Proto)
 		}
-		c, err := benchgen.Crowd(ctx, cc)
+		c, err := r.lg.Crowd(ctx, cc)
 		if err != nil {
 			return rec, err
 		}
 		rec.Crowd = &c
 		from, to, ok = window(c.Background)
 	case "kit":
-		kc := benchgen.KitConfig{Base: cfg, Concurrency: p.Visitors, Levels: sc.Levels, ErrorClients: sc.ErrorClients,
-			StartupRounds: 3, Restart: r.restarter(ps)}
+		// Startup first, as benchgen.Kit orders it, measured on the server
+		// (runner.startup); the srvstat join over the throughput window
+		// below, as for the other kinds: the sampler keeps every sample.
+		st, err := r.startup(ctx, ps, cfg)
+		if err != nil {
+			return rec, err
+		}
+		kc := benchgen.KitConfig{Base: cfg, Concurrency: p.Visitors, Levels: sc.Levels, ErrorClients: sc.ErrorClients}
 		if sc.TransferPath != "" {
 			kc.TransferURL = r.url(sc.TransferPath, sc.Proto)
 		}
-		kc.Server = func(f, t time.Time, n int64) (*result.Server, error) {
-			from, to, ok = f, t, n
-			return smp.summarize(ctx, f, t, n)
-		}
-		k, err := benchgen.Kit(ctx, kc)
+		k, err := r.lg.Kit(ctx, kc)
 		if err != nil {
 			return rec, err
 		}
+		k.Startup = st
 		rec.Kit = &k
+		from, to, ok = window(k.Throughput)
 	}
-	if sc.Kind != "kit" {
-		srv, err := smp.summarize(ctx, from, to, ok)
-		if err != nil {
-			return rec, err
-		}
-		rec.Server = srv
-	} else {
-		rec.Server = rec.Kit.Server
+	srv, err := smp.summarize(ctx, from, to, ok)
+	if err != nil {
+		return rec, err
+	}
+	rec.Server = srv
+	if rec.Kit != nil {
+		rec.Kit.Server = srv
 	}
 	if rec.Server != nil {
 		var cpu float64
@@ -383,20 +403,17 @@ func (r *runner) probe(ctx context.Context, sc Scenario) Probe {
 	return pr
 }
 
-// restarter restarts the live web server for the kit's startup metric,
-// with the wptest-svc script every profile installs.
-func (r *runner) restarter(ps ProfileSpec) func(context.Context) error {
+// restartScript restarts the live web server for the kit's startup metric,
+// with the wptest-svc script every profile installs ("" = no restart known).
+func (r *runner) restartScript(ps ProfileSpec) string {
 	svc := map[string]string{"cpanel-apache": "apache2", "tuned-apache": "apache2", "caddy": "caddy", "corehttpd": "corehttpd"}[ps.Name]
 	if svc == "" {
-		return nil
+		return ""
 	}
 	if svc == "apache2" && r.facts.Platform != "debian-12" {
 		svc = "httpd"
 	}
-	return func(ctx context.Context) error {
-		_, err := r.h.Run(ctx, host.Cmd{Script: "/usr/local/lib/wptest/wptest-svc " + svc + " restart", Label: "restart " + svc, Timeout: 2 * time.Minute})
-		return err
-	}
+	return "/usr/local/lib/wptest/wptest-svc " + svc + " restart"
 }
 
 // machineInfo reads what the server is: kernel, CPUs, memory.

@@ -112,7 +112,10 @@ type Record struct {
 	// PSSKB is the peak PSS of web + PHP over the window.
 	PSSKB int64  `json:"pss_peak_kb"`
 	Probe *Probe `json:"probe,omitempty"`
-	Error string `json:"error,omitempty"`
+	// LoadHost is the machine the load came from: a load generator's name
+	// in Manifest.Machines, or "local" (the process running wptest run).
+	LoadHost string `json:"load_host,omitempty"`
+	Error    string `json:"error,omitempty"`
 }
 
 // ServerGroups are the srvstat groups that make up "the server".
@@ -152,6 +155,8 @@ type MachineInfo struct {
 	CPUModel  string `json:"cpu_model"`
 	MemKB     int64  `json:"mem_total_kb"`
 	LoadLocal bool   `json:"load_generator_on_server"`
+	// LoadHost is where the load came from (Record.LoadHost).
+	LoadHost string `json:"load_host,omitempty"`
 }
 
 // Manifest is runs/<id>/manifest.json: everything behind the numbers.
@@ -180,6 +185,8 @@ type Manifest struct {
 	End      string                            `json:"end,omitempty"`
 	Complete bool                              `json:"complete"`
 	Sessions []Session                         `json:"sessions"`
+	// LoadMachine is the load generator machine, when the load came from one.
+	LoadMachine *MachineInfo `json:"load_machine,omitempty"`
 }
 
 // ManifestFormat names this manifest's version.

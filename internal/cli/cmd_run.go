@@ -23,7 +23,10 @@ const runUsage = `usage: wptest run FILE [--target local|ssh://user@host:port|he
 Brings the machines up, applies the first profile, seeds the fixture once and
 verifies it, then for every repetition and profile swaps the web server,
 warms it up and measures every scenario step with srvstat sampling on the
-server. Each finished point is appended to runs/<id>/results.jsonl (fsynced);
+server. The load runs on the first load generator machine when there is one
+(hetzner's load_generators, a static driver's second target: this binary is
+uploaded and runs "wptest bench-job" there), else in this process; each
+record names its load host. Each finished point is appended to runs/<id>/results.jsonl (fsynced);
 --resume ID continues after the last complete point. Ends with the report
 (runs/<id>/report.md and report.html), whose path is printed on stdout.
 
@@ -41,7 +44,7 @@ func runRun(ctx context.Context, a *App, args []string) error {
 	knownHosts := fs.String("known-hosts", "", "known_hosts pinning an ssh:// target's key")
 	identity := fs.String("identity", "", "private key an ssh:// target accepts")
 	keep := fs.Bool("keep", false, "leave cloud machines up after the run (until their ttl)")
-	agent := fs.String("agent", "", "wptest binary for the server (default: this executable)")
+	agent := fs.String("agent", "", "wptest binary for the server and the load generator machine (default: this executable)")
 	planOnly := fs.Bool("plan", false, "print the plan, its hash and the fixture root; measure nothing")
 	file := ""
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {

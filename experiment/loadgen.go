@@ -1,0 +1,360 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/wptest/wptest/bench/benchgen"
+	"github.com/wptest/wptest/bench/result"
+	"github.com/wptest/wptest/host"
+	"github.com/wptest/wptest/internal/exitcode"
+	"github.com/wptest/wptest/provision/cloud"
+)
+
+// loadGen makes a data point's load: in this process (the local driver, or
+// no load generator machine), or on the load generator machine with
+// `wptest bench-job` (DESIGN §Bench: benchgen runs on the load host).
+type loadGen interface {
+	// Name is the machine the load comes from, as results.jsonl names it.
+	Name() string
+	Run(ctx context.Context, cfg benchgen.Config) (result.Run, error)
+	Crowd(ctx context.Context, cc benchgen.CrowdConfig) (result.Crowd, error)
+	// Kit runs the kit without its startup metric and srvstat join
+	// (kc.Restart and kc.Server nil): the runner does both itself, the
+	// same way for every load generator (runner.startup, measure).
+	Kit(ctx context.Context, kc benchgen.KitConfig) (result.Kit, error)
+	Close() error
+}
+
+// LocalLoadHost names the load generator when it is this process.
+const LocalLoadHost = "local"
+
+type inProcessLoad struct{}
+
+func (inProcessLoad) Name() string { return LocalLoadHost }
+func (inProcessLoad) Run(ctx context.Context, cfg benchgen.Config) (result.Run, error) {
+	return benchgen.Run(ctx, cfg)
+}
+func (inProcessLoad) Crowd(ctx context.Context, cc benchgen.CrowdConfig) (result.Crowd, error) {
+	return benchgen.Crowd(ctx, cc)
+}
+func (inProcessLoad) Kit(ctx context.Context, kc benchgen.KitConfig) (result.Kit, error) {
+	return benchgen.Kit(ctx, kc)
+}
+func (inProcessLoad) Close() error { return nil }
+
+// loadMachine is the first load generator that is another machine. Further
+// ones are left idle: one load host's results are whole (HDR latencies,
+// exact outcome counts); joining several would need their raw histograms.
+func loadMachine(ms []cloud.Machine) (cloud.Machine, bool) {
+	for _, m := range ms {
+		if m.Role == cloud.RoleLoadGen && !m.Local {
+			return m, true
+		}
+	}
+	return cloud.Machine{}, false
+}
+
+// loadGenerator connects to the run's load generator machine and installs
+// this wptest binary there, or returns the in-process one when there is no
+// such machine.
+func (r *runner) loadGenerator(ctx context.Context, ms []cloud.Machine) (loadGen, error) {
+	lm, ok := loadMachine(ms)
+	if !ok {
+		return inProcessLoad{}, nil
+	}
+	if r.opt.Exe == "" {
+		// Never fall back to loading from here: the results would silently
+		// measure another network path than the experiment declares.
+		return nil, exitcode.With(exitcode.Config, fmt.Errorf("load generator %s: no wptest binary to run there (Options.Exe)", lm.Name))
+	}
+	h, err := hostOf(ctx, r.dir, lm, nil) // its output is relayed line by line, without the result JSON
+	if err != nil {
+		return nil, exitcode.With(exitcode.Provision, fmt.Errorf("load generator %s: %w", lm.Name, err))
+	}
+	l, err := newRemoteLoad(ctx, h, lm.Name, r.opt.Exe, r.opt.Log)
+	if err != nil {
+		h.Close()
+		return nil, exitcode.With(exitcode.Provision, err)
+	}
+	return l, nil
+}
+
+// remoteLoad runs jobs with `EXE bench-job` on h: the job as JSON on stdin,
+// the result as JSON on stdout, stderr relayed to log as "[name] ..." lines
+// (log nil: h's own log has them).
+type remoteLoad struct {
+	h     host.Host
+	name  string // the machine's name in the run (cloud.Machine.Name)
+	exe   string // the wptest binary on h
+	log   io.Writer
+	facts host.Facts
+}
+
+// newRemoteLoad installs exe on h (installAgent: the same binary, path and
+// checksum test as the server's agent) and returns the load generator that
+// runs it.
+func newRemoteLoad(ctx context.Context, h host.Host, name, exe string, log io.Writer) (*remoteLoad, error) {
+	f, err := h.Facts(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("load generator %s: facts: %w", name, err)
+	}
+	if a := goArch(f.Arch); a != "" && a != runtime.GOARCH {
+		return nil, fmt.Errorf("load generator %s is %s, this wptest is %s/%s: give a linux/%s build (--agent)", name, f.Arch, runtime.GOOS, runtime.GOARCH, a)
+	}
+	msg, err := installAgent(ctx, h, exe)
+	if err != nil {
+		return nil, fmt.Errorf("load generator %s: %w", name, err)
+	}
+	if log == nil {
+		log = io.Discard
+	}
+	fmt.Fprintf(log, "[%s] wptest load generator (%s): %s\n", name, AgentPath, msg)
+	return &remoteLoad{h: h, name: name, exe: AgentPath, log: log, facts: f}, nil
+}
+
+func goArch(m string) string {
+	switch m {
+	case "x86_64", "amd64":
+		return "amd64"
+	case "aarch64", "arm64":
+		return "arm64"
+	}
+	return ""
+}
+
+func (l *remoteLoad) Name() string { return l.name }
+func (l *remoteLoad) Close() error { return l.h.Close() }
+
+func (l *remoteLoad) Run(ctx context.Context, cfg benchgen.Config) (result.Run, error) {
+	j, err := benchgen.NewRunJob(cfg)
+	if err != nil {
+		return result.Run{}, err
+	}
+	res, err := l.do(ctx, j)
+	if err != nil {
+		return result.Run{}, err
+	}
+	return *res.Run, nil
+}
+
+func (l *remoteLoad) Crowd(ctx context.Context, cc benchgen.CrowdConfig) (result.Crowd, error) {
+	j, err := benchgen.NewCrowdJob(cc)
+	if err != nil {
+		return result.Crowd{}, err
+	}
+	res, err := l.do(ctx, j)
+	if err != nil {
+		return result.Crowd{}, err
+	}
+	return *res.Crowd, nil
+}
+
+func (l *remoteLoad) Kit(ctx context.Context, kc benchgen.KitConfig) (result.Kit, error) {
+	j, err := benchgen.NewKitJob(kc)
+	if err != nil {
+		return result.Kit{}, err
+	}
+	res, err := l.do(ctx, j)
+	if err != nil {
+		return result.Kit{}, err
+	}
+	return *res.Kit, nil
+}
+
+// Startup runs the kit's startup metric on l's machine: restart is a shell
+// command there, base.URL is polled from there.
+func (l *remoteLoad) Startup(ctx context.Context, base benchgen.Config, restart string, rounds int) (result.Startup, error) {
+	j, err := benchgen.NewStartupJob(base, restart, rounds)
+	if err != nil {
+		return result.Startup{}, err
+	}
+	res, err := l.do(ctx, j)
+	if err != nil {
+		return result.Startup{}, err
+	}
+	return *res.Startup, nil
+}
+
+// do runs one job on l's machine. Errors name the machine, the step and
+// what the job printed.
+func (l *remoteLoad) do(ctx context.Context, j benchgen.Job) (benchgen.JobResult, error) {
+	label := "bench-job " + j.Kind
+	if j.Config.Name != "" {
+		label += " " + j.Config.Name
+	}
+	b, err := json.Marshal(j)
+	if err != nil {
+		return benchgen.JobResult{}, err
+	}
+	cmd := host.Cmd{Script: host.Quote(l.exe) + " bench-job", Stdin: bytes.NewReader(b), Label: label, Timeout: jobTimeout(j)}
+	if l.log != nil {
+		relay := &linePrefixer{w: l.log, prefix: "[" + l.name + "] "}
+		defer relay.flush()
+		cmd.Stderr = relay
+	}
+	res, err := l.h.Run(ctx, cmd)
+	if err != nil {
+		return benchgen.JobResult{}, fmt.Errorf("load generator %s: %s: %w", l.name, label, err)
+	}
+	var jr benchgen.JobResult
+	if err := json.Unmarshal(res.Stdout, &jr); err != nil {
+		return jr, fmt.Errorf("load generator %s: %s: its output is not a result (%v):\n%s", l.name, label, err, host.Tail(res.Stdout, 5))
+	}
+	ok := jr.Kind == j.Kind
+	switch j.Kind {
+	case benchgen.JobRun:
+		ok = ok && jr.Run != nil
+	case benchgen.JobCrowd:
+		ok = ok && jr.Crowd != nil
+	case benchgen.JobKit:
+		ok = ok && jr.Kit != nil
+	case benchgen.JobStartup:
+		ok = ok && jr.Startup != nil
+	}
+	if !ok {
+		return jr, fmt.Errorf("load generator %s: %s: the result is not a %s result:\n%s", l.name, label, j.Kind, host.Tail(res.Stdout, 5))
+	}
+	return jr, nil
+}
+
+// jobTimeout bounds a job generously from its planned windows (Ctrl-C and
+// the run's context end it sooner); a dead load host cannot hang the run.
+func jobTimeout(j benchgen.Job) time.Duration {
+	c := j.Config
+	one := c.Warmup + c.Duration + c.Timeout + time.Minute
+	if c.Duration == 0 {
+		one += 30 * time.Minute // bounded by a request count only
+	}
+	if c.Timeout == 0 {
+		one += benchgen.DefaultTimeout
+	}
+	d := one
+	switch j.Kind {
+	case benchgen.JobCrowd:
+		if cr := j.Crowd; cr != nil {
+			d = cr.Warmup + cr.Duration + cr.GiveUp + 2*time.Minute
+			if cr.Warmup == 0 {
+				d += cr.ClickEvery + 10*time.Second
+			}
+			if cr.Duration == 0 || cr.GiveUp == 0 {
+				d += time.Minute
+			}
+		}
+	case benchgen.JobKit:
+		n := 10 // the default levels and the kit's other runs
+		if k := j.Kit; k != nil && len(k.Levels) > 0 {
+			n = len(k.Levels) + 4
+		}
+		d = time.Duration(n) * one
+	case benchgen.JobStartup:
+		rounds := 3
+		if s := j.Startup; s != nil && s.Rounds > 0 {
+			rounds = s.Rounds
+		}
+		d = time.Duration(rounds) * 3 * time.Minute // each: the restart, then up to a minute of polling
+	}
+	return d + 2*time.Minute
+}
+
+// linePrefixer writes whole lines to w, each prefixed (the load host's
+// progress in the run's log).
+type linePrefixer struct {
+	mu      sync.Mutex
+	w       io.Writer
+	prefix  string
+	partial []byte
+}
+
+func (p *linePrefixer) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.partial = append(p.partial, b...)
+	for {
+		i := bytes.IndexByte(p.partial, '\n')
+		if i < 0 {
+			break
+		}
+		_, _ = io.WriteString(p.w, p.prefix+string(p.partial[:i+1]))
+		p.partial = p.partial[i+1:]
+	}
+	return len(b), nil
+}
+
+func (p *linePrefixer) flush() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.partial) > 0 {
+		_, _ = io.WriteString(p.w, p.prefix+string(p.partial)+"\n")
+		p.partial = nil
+	}
+}
+
+// startup measures the kit's startup metric (restart → first good answer)
+// on the server itself: restart is a local command there, and polling
+// 127.0.0.1 leaves out SSH round trips and the network path to the load
+// host, neither of which is the web server's startup. A remote server runs
+// it with the agent binary (`wptest bench-job`, kind startup); this
+// machine's server in-process. Without a restart command for the profile:
+// nil.
+func (r *runner) startup(ctx context.Context, ps ProfileSpec, base benchgen.Config) (*result.Startup, error) {
+	script := r.restartScript(ps)
+	if script == "" {
+		return nil, nil
+	}
+	const rounds = 3
+	if _, local := r.h.(*host.Local); local || r.opt.Exe == "" {
+		restart := func(ctx context.Context) error {
+			_, err := r.h.Run(ctx, host.Cmd{Script: script, Label: "restart", Timeout: 2 * time.Minute})
+			return err
+		}
+		st, err := benchgen.Startup(ctx, restart, base, rounds)
+		return &st, err
+	}
+	cfg := base
+	u, err := loopbackURL(base.URL)
+	if err != nil {
+		return nil, err
+	}
+	cfg.URL = u
+	// The agent was installed by apply; the server's host log shows the job's lines.
+	srv := &remoteLoad{h: r.h, name: r.h.Name(), exe: AgentPath}
+	st, err := srv.Startup(ctx, cfg, script, rounds)
+	if err != nil {
+		return nil, fmt.Errorf("startup on the server: %w", err)
+	}
+	return &st, nil
+}
+
+// loopbackURL is u with its host replaced by 127.0.0.1 (port kept): the
+// server's own view of the URL. TLS keeps its ServerName.
+func loopbackURL(u string) (string, error) {
+	p, err := url.Parse(u)
+	if err != nil {
+		return "", err
+	}
+	port := p.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[p.Scheme]
+	}
+	p.Host = net.JoinHostPort("127.0.0.1", port)
+	return p.String(), nil
+}
+
+// isLoopback reports whether addr (an IP or a host name) is this machine's
+// own: a load host dialling it reaches itself, not the server.
+func isLoopback(addr string) bool {
+	if addr == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(addr)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,206 @@
+package experiment_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/wptest/wptest/experiment"
+	"github.com/wptest/wptest/internal/testenv"
+)
+
+const remoteLoadHCL = `
+experiment "remote-load" {
+  description = "the static driver's second target makes the load"
+  repetitions = 1
+  warmup      = "500ms"
+  http_port   = 8080
+  https_port  = 8443
+}
+
+machines "static" {
+  targets       = [%q, %q]
+  known_hosts   = %q
+  identity_file = %q
+}
+
+fixture "minimal" {
+  seed = 1
+}
+
+profile "caddy" {}
+
+scenario "static" {
+  kind     = "static"
+  path     = "/wptest-probe.js"
+  visitors = [4]
+  duration = "1s"
+  warmup   = "200ms"
+}
+
+scenario "crowd" {
+  kind        = "crowd"
+  path        = "/wptest-probe.js"
+  visitors    = [10]
+  click_every = "500ms"
+  probe_every = "250ms"
+  give_up     = "5s"
+  duration    = "1s"
+  warmup      = "500ms"
+}
+
+scenario "kit" {
+  kind          = "kit"
+  path          = "/wptest-probe.js"
+  visitors      = [4]
+  levels        = [1, 4]
+  error_clients = 8
+  duration      = "500ms"
+  warmup        = "100ms"
+}
+`
+
+// `wptest run` with the static driver and two targets, each a real sshd:
+// the first is the server (Caddy, PHP, MariaDB, the fixture, srvstat), the
+// second the load generator. Every point's load ran as `wptest bench-job`
+// on the load generator (its progress relayed under its name), every record
+// and the manifest name it, and the kit's startup was measured on the
+// server by its agent binary. Both sshds are on this machine's loopback
+// (the server's address is the one the load host dials);
+// TestRemoteLoadComesFromTheLoadMachine proves the requests' origin from a
+// namespace of their own.
+func TestRunLoadsFromTheStaticLoadGenerator(t *testing.T) {
+	if testing.Short() && !testenv.InCI() {
+		t.Skip("a real run of a minute or two")
+	}
+	needLocalStack(t)
+	srvSSH := testenv.SSHD(t)
+	loadSSH := testenv.SSHD(t)
+	lockServer(t)
+	exe := buildWptest(t)
+	work := t.TempDir()
+
+	// One identity for both, as the static driver takes one: the server's
+	// client key is also authorized on the load host.
+	auth := filepath.Join(loadSSH.Dir, "authorized_keys")
+	f, err := os.OpenFile(auth, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(ssh.MarshalAuthorizedKey(srvSSH.ClientSigner.PublicKey()))
+	f.Close()
+	var kh []byte
+	for _, s := range []*testenv.SSHServer{srvSSH, loadSSH} {
+		b, err := os.ReadFile(s.KnownHostsFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kh = append(kh, b...)
+	}
+	known := filepath.Join(work, "hosts.known")
+	if err := os.WriteFile(known, kh, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(work, "remote-load.hcl")
+	src := fmt.Sprintf(remoteLoadHCL, srvSSH.Target, loadSSH.Target, known, srvSSH.IdentityFile)
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	runs := filepath.Join(work, "runs")
+	cmd := exec.CommandContext(ctx, exe, "run", file, "--runs", runs)
+	cmd.Dir = work
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	t0 := time.Now()
+	err = cmd.Run()
+	es, _ := os.ReadDir(runs)
+	if len(es) != 1 {
+		t.Fatalf("%d run directories; wptest run: %v\n%s", len(es), err, lastLines(stderr.String(), 60))
+	}
+	dir := filepath.Join(runs, es[0].Name())
+	if err != nil {
+		dumpResults(t, dir)
+		t.Fatalf("wptest run: %v\n%s", err, lastLines(stderr.String(), 60))
+	}
+	t.Logf("run took %.0fs", time.Since(t0).Seconds())
+	log := stderr.String()
+
+	recs, err := experiment.ReadResults(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 3 {
+		t.Fatalf("%d records, want 3", len(recs))
+	}
+	for _, r := range recs {
+		if r.LoadHost != "loadgen-1" {
+			t.Errorf("%s: load_host %q, want loadgen-1", r.Key, r.LoadHost)
+		}
+		if r.Server == nil || r.ServerCPUMsPerReq <= 0 {
+			t.Errorf("%s: no server-side samples joined (server %v, cpu/req %v)", r.Key, r.Server, r.ServerCPUMsPerReq)
+		}
+		switch {
+		case r.Run != nil:
+			if r.Run.Outcomes.Sum() != r.Run.Attempts || r.Run.Outcomes.OK == 0 {
+				t.Errorf("%s: outcomes %+v, attempts %d", r.Key, r.Run.Outcomes, r.Run.Attempts)
+			}
+		case r.Crowd != nil:
+			b := r.Crowd.Background
+			if b.Outcomes.Sum() != b.Attempts || b.Outcomes.OK == 0 || len(r.Crowd.Probes) != 4 || r.Crowd.ProbeOutcomes.OK != 4 {
+				t.Errorf("%s: crowd %+v", r.Key, r.Crowd)
+			}
+		case r.Kit != nil:
+			k := r.Kit
+			if k.Startup == nil || len(k.Startup.Rounds) != 3 || !reflect.DeepEqual(k.Server, r.Server) || k.Throughput.Outcomes.OK == 0 ||
+				k.Throughput.Outcomes.Sum() != k.Throughput.Attempts || len(k.Scaling) != 2 {
+				t.Errorf("%s: kit startup %+v, server %+v / %+v, throughput %+v", r.Key, k.Startup, k.Server, r.Server, k.Throughput.Outcomes)
+			}
+		default:
+			t.Errorf("%s: no result", r.Key)
+		}
+	}
+	man, err := experiment.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if man.Machine == nil || man.Machine.LoadHost != "loadgen-1" || man.Machine.LoadLocal ||
+		man.LoadMachine == nil || man.LoadMachine.Host != "loadgen-1" || man.LoadMachine.CPUs == 0 {
+		t.Errorf("manifest: machine %+v, load machine %+v", man.Machine, man.LoadMachine)
+	}
+	for _, w := range []string{
+		"[loadgen-1] wptest load generator (" + experiment.AgentPath + "): ",
+		"[loadgen-1] bench-job run c=4: http://127.0.0.1:8080/wptest-probe.js on ",
+		"[loadgen-1] bench-job crowd c=10: done after",
+		"[loadgen-1] bench-job kit c=4: done after",
+		"[server] bench-job startup c=4! bench-job startup c=4: done after", // on the server, in its host log
+	} {
+		if !strings.Contains(log, w) {
+			t.Errorf("run log lacks %q", w)
+		}
+	}
+	if t.Failed() {
+		var l []string
+		for _, line := range strings.Split(log, "\n") {
+			if !strings.Contains(line, "] host manifest: ") {
+				l = append(l, line)
+			}
+		}
+		t.Logf("run log:\n%s", strings.Join(l, "\n"))
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	if !bytes.Contains(md, []byte(`"load_host": "loadgen-1"`)) {
+		t.Errorf("report.md does not name the load host")
+	}
+}
