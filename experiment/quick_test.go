@@ -250,6 +250,40 @@ wait:
 		}
 	}
 
+	// The kit's worker usage: both Apache profiles' status pages were read
+	// during the throughput run (a failed read leaves no limit), against
+	// MaxRequestWorkers 150, the profiles' default, not the scoreboard's
+	// 256 slots; Caddy has none.
+	kits := 0
+	for _, rec := range recs {
+		if rec.Kit == nil {
+			continue
+		}
+		kits++
+		srv := rec.Kit.Server
+		if srv == nil {
+			t.Errorf("%s: kit without a server summary", rec.Key)
+			continue
+		}
+		t.Logf("%s: worker usage %.1f%% (peak %d busy of %d)", rec.Key, srv.WorkerUsagePct, srv.MaxBusyWorkers, srv.WorkerLimit)
+		switch rec.Profile {
+		case "cpanel-apache", "tuned-apache":
+			if srv.WorkerLimit != 150 || srv.MaxBusyWorkers < 1 || srv.WorkerUsagePct <= 0 {
+				t.Errorf("%s: worker usage %.1f%%, peak %d busy of %d: want mod_status read, of MaxRequestWorkers 150", rec.Key, srv.WorkerUsagePct, srv.MaxBusyWorkers, srv.WorkerLimit)
+			}
+		case "caddy":
+			if srv.WorkerLimit != 0 || srv.MaxBusyWorkers != 0 {
+				t.Errorf("%s: Caddy has worker usage %d of %d", rec.Key, srv.MaxBusyWorkers, srv.WorkerLimit)
+			}
+		}
+	}
+	if kits != 6 {
+		t.Errorf("%d kit records, want 6 (3 profiles, 2 repetitions)", kits)
+	}
+	if !bytes.Contains(md, []byte("busy of 150)")) || !bytes.Contains(md, []byte("n/a: caddy is not Apache")) {
+		t.Errorf("report.md's worker usage row lacks the Apache numbers or Caddy's reason:\n%s", lineWith(string(md), "| 10 | Worker usage"))
+	}
+
 	// Same seed, same fixture root and plan: --plan of two invocations
 	// agree with each other and with this run; another seed differs.
 	p1 := runPlan(t, exe, quick)
@@ -360,6 +394,16 @@ func lastLines(s string, n int) string {
 		l = l[len(l)-n:]
 	}
 	return strings.Join(l, "\n")
+}
+
+// lineWith is the first line of s containing sub.
+func lineWith(s, sub string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			return l
+		}
+	}
+	return "(no line with " + sub + ")"
 }
 
 // dumpResults logs one line per point: what a failure needs to be read.

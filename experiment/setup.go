@@ -10,9 +10,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -295,18 +298,82 @@ type sampler struct {
 	err    error
 	cancel context.CancelFunc
 	done   chan struct{}
+
+	workers WorkerSource
+	warned  bool // the status page's failure was logged (once per sampler: one profile's points)
+	logf    func(format string, v ...any)
 }
 
-const sampleEvery = 500 * time.Millisecond
+// SampleEvery is how often srvstat samples the server during a run.
+const SampleEvery = 500 * time.Millisecond
+
+// StatusPath is where both Apache profiles serve mod_status, loopback only:
+// cPanel's own path for WHM's "Apache Status" (profiles/*-apache/templates/httpd.conf).
+const StatusPath = "/whm-server-status"
+
+// WorkerSource says where a server's worker usage comes from: Apache's
+// mod_status page and MaxRequestWorkers, or why there is none.
+type WorkerSource struct {
+	StatusURL  string // "" = no worker usage
+	MaxWorkers int    // MaxRequestWorkers; 0 = the scoreboard's length
+	Why        string // why StatusURL is empty
+}
+
+// workerSource reads the live profile from the server's host manifest (the
+// profile the apply just wrote, with its final variables and Apache's
+// loaded modules): Apache gets its status page on the server's own
+// loopback (srvstat runs there) and its max_request_workers variable.
+func (r *runner) workerSource(ctx context.Context) WorkerSource {
+	hm, err := hostmanifest.Read(ctx, r.h)
+	if err != nil || hm == nil {
+		return WorkerSource{Why: fmt.Sprintf("no host manifest on %s to tell the server (%v)", r.h.Name(), err)}
+	}
+	return WorkersOf(hm, r.sp.HTTPPort)
+}
+
+// WorkersOf is the worker source of the profile a host manifest records
+// (the report asks it why a column has no worker usage).
+func WorkersOf(hm *hostmanifest.Manifest, httpPort int) WorkerSource {
+	if hm == nil {
+		return WorkerSource{Why: "no host manifest"}
+	}
+	if hm.Apache == nil {
+		return WorkerSource{Why: hm.Profile + " is not Apache: no MaxRequestWorkers, no mod_status"}
+	}
+	if len(hm.Apache.Modules) > 0 && !slices.Contains(hm.Apache.Modules, "status_module") {
+		return WorkerSource{Why: hm.Profile + " does not load mod_status"}
+	}
+	ws := WorkerSource{StatusURL: "http://" + hostPort("127.0.0.1", httpPort) + StatusPath + "?auto"}
+	for _, v := range hm.Variables {
+		if v.Name == "max_request_workers" {
+			ws.MaxWorkers = wholeNumber(v.Value)
+		}
+	}
+	return ws
+}
+
+// wholeNumber is a variable's value as recorded in a host manifest (a JSON
+// number once read back, raw JSON when fresh from an apply); 0 if not one.
+func wholeNumber(v any) int {
+	f, err := strconv.ParseFloat(strings.TrimSpace(fmt.Sprint(v)), 64)
+	if err != nil || f != math.Trunc(f) || f < 0 {
+		return 0
+	}
+	return int(f)
+}
 
 func (r *runner) startSampler(ctx context.Context) (*sampler, error) {
+	ws := r.workerSource(ctx)
+	if ws.StatusURL == "" {
+		r.logf("[%s] worker usage: n/a (%s)", r.h.Name(), ws.Why)
+	}
 	ctx, cancel := context.WithCancel(ctx)
-	s := &sampler{cancel: cancel, done: make(chan struct{})}
+	s := &sampler{cancel: cancel, done: make(chan struct{}), workers: ws, logf: r.logf}
 	if _, ok := r.h.(*host.Local); ok {
-		sm := srvstat.New(srvstat.Config{})
+		sm := srvstat.New(srvstat.Config{StatusURL: ws.StatusURL})
 		go func() {
 			defer close(s.done)
-			tk := time.NewTicker(sampleEvery)
+			tk := time.NewTicker(SampleEvery)
 			defer tk.Stop()
 			for {
 				if smp, err := sm.Sample(ctx); err == nil {
@@ -325,9 +392,13 @@ func (r *runner) startSampler(ctx context.Context) (*sampler, error) {
 		cancel()
 		return nil, fmt.Errorf("srvstat on %s needs the wptest binary (Options.Exe)", r.h.Name())
 	}
+	args := []string{"--interval", SampleEvery.String()}
+	if ws.StatusURL != "" {
+		args = append(args, "--status-url", ws.StatusURL)
+	}
 	pr, pw := io.Pipe()
 	go func() {
-		err := srvstat.RunRemote(ctx, r.h, srvstat.Remote{Exe: r.opt.Exe, Args: []string{"--interval", sampleEvery.String()}}, pw)
+		err := srvstat.RunRemote(ctx, r.h, srvstat.Remote{Exe: r.opt.Exe, Args: args}, pw)
 		pw.CloseWithError(err)
 	}()
 	go func() {
@@ -389,5 +460,35 @@ func (s *sampler) summarize(ctx context.Context, from, to time.Time, ok int64) (
 	s.mu.Lock()
 	ss := append([]srvstat.Sample(nil), s.ss...)
 	s.mu.Unlock()
-	return srvstat.Summarize(ss, from, to, ok, 0)
+	srv, err := srvstat.Summarize(ss, from, to, ok, 0)
+	if err != nil || s.workers.StatusURL == "" {
+		return srv, err
+	}
+	// Without maxWorkers, Summarize's limit is the largest scoreboard read
+	// in the window: 0 means the status page gave no reading there. Only
+	// then is MaxRequestWorkers given, or a page that failed throughout
+	// would read as 0% busy.
+	if srv.WorkerLimit == 0 {
+		s.warnWorkers(ss, from, to)
+		return srv, nil
+	}
+	if s.workers.MaxWorkers > 0 {
+		return srvstat.Summarize(ss, from, to, ok, s.workers.MaxWorkers)
+	}
+	return srv, nil
+}
+
+// warnWorkers logs, once per profile, why the status page gave no reading.
+func (s *sampler) warnWorkers(ss []srvstat.Sample, from, to time.Time) {
+	if s.warned {
+		return
+	}
+	s.warned = true
+	why := "no sample in the window read it"
+	for _, x := range ss {
+		if x.Apache != nil && x.Apache.Error != "" {
+			why = x.Apache.Error
+		}
+	}
+	s.logf("warning: worker usage n/a for %s..%s: %s gave no scoreboard: %s", from.Format(time.TimeOnly), to.Format(time.TimeOnly), s.workers.StatusURL, why)
 }
