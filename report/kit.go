@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/wptest/wptest/bench/result"
 	"github.com/wptest/wptest/experiment"
@@ -113,8 +114,8 @@ func (r *Report) kitSections() []section {
 		ps := r.profilesOf(sc)
 		st := sc.Steps()[0]
 		s := section{ID: "kit-" + sc.Name, Title: "The Apache kit's ten metrics (" + sc.Name + ")",
-			Text: []string{fmt.Sprintf("%s at %d clients with keep-alive for throughput, latency, CPU and memory; scaling over %v; errors at %d clients without keep-alive; %s per run. Verdicts on the median over repetitions. Worker usage needs mod_status, which the profiles do not enable: n/a.",
-				sc.Path, sc.Visitors[0], sc.Levels, sc.ErrorClients, sc.Duration)}}
+			Text: []string{fmt.Sprintf("%s at %d clients with keep-alive for throughput, latency, CPU and memory; scaling over %v; errors at %d clients without keep-alive; %s per run. Verdicts on the median over repetitions. Worker usage is the peak of BusyWorkers as mod_status reported it (%s?auto on the server's loopback, sampled every %s during the throughput run; the worker answering the status request counts) as %% of MaxRequestWorkers; n/a for servers that are not Apache.",
+				sc.Path, sc.Visitors[0], sc.Levels, sc.ErrorClients, sc.Duration, experiment.StatusPath, experiment.SampleEvery)}}
 		head := []string{"#", "metric", "target"}
 		for _, p := range ps {
 			head = append(head, r.Labels[p])
@@ -124,7 +125,11 @@ func (r *Report) kitSections() []section {
 			row := []string{fmt.Sprint(m.N), m.Name + " (" + m.Unit + ")", m.Target}
 			for _, p := range ps {
 				v := r.KitValue(p, sc.Name, st, m)
-				row = append(row, cell(v)+" "+Verdict(m, v))
+				c := cell(v) + " " + Verdict(m, v)
+				if m.N == 10 {
+					c = r.workerCell(p, sc.Name, st, v, Verdict(m, v))
+				}
+				row = append(row, c)
 			}
 			t.Rows = append(t.Rows, row)
 		}
@@ -133,4 +138,40 @@ func (r *Report) kitSections() []section {
 		out = append(out, s)
 	}
 	return out
+}
+
+// workerCell is the worker usage with the numbers behind it (the peak busy
+// workers of MaxRequestWorkers), or why there is none.
+func (r *Report) workerCell(profile, scenario, step string, v Stat, verdict string) string {
+	if v.N == 0 {
+		hm := r.Manifest.Hosts[profile]
+		why := experiment.WorkersOf(hm, 0).Why
+		if why == "" {
+			why = "mod_status gave no reading during the throughput run (the run log says why)"
+		}
+		return "n/a: " + why
+	}
+	busy := r.Metric(profile, scenario, step, func(rec experiment.Record) (float64, bool) {
+		if rec.Kit == nil || rec.Kit.Server == nil || rec.Kit.Server.WorkerLimit == 0 {
+			return 0, false
+		}
+		return float64(rec.Kit.Server.MaxBusyWorkers), true
+	})
+	limit := r.Metric(profile, scenario, step, func(rec experiment.Record) (float64, bool) {
+		if rec.Kit == nil || rec.Kit.Server == nil || rec.Kit.Server.WorkerLimit == 0 {
+			return 0, false
+		}
+		return float64(rec.Kit.Server.WorkerLimit), true
+	})
+	return fmt.Sprintf("%s %s (peak %s busy of %s)", cell(v), verdict, count(busy), count(limit))
+}
+
+// count is a Stat of whole numbers: "12", or "12 (10–14)" over
+// repetitions (a median of two may end in .5).
+func count(s Stat) string {
+	n := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	if s.N == 1 || s.Min == s.Max {
+		return n(s.Med)
+	}
+	return fmt.Sprintf("%s (%s–%s)", n(s.Med), n(s.Min), n(s.Max))
 }

@@ -16,7 +16,9 @@ import (
 	"time"
 
 	"github.com/wptest/wptest/bench/benchgen"
+	"github.com/wptest/wptest/bench/result"
 	"github.com/wptest/wptest/experiment"
+	"github.com/wptest/wptest/provision/hostmanifest"
 )
 
 // testServers are two real HTTP servers standing in for two profiles: one
@@ -167,5 +169,65 @@ func TestStatAndCell(t *testing.T) {
 	}
 	if sp := stat([]float64{90, 100, 110}).Spread(); sp != 20 {
 		t.Errorf("spread %v", sp)
+	}
+}
+
+// The kit's worker usage: peak busy workers of MaxRequestWorkers with the
+// kit's ≤ 90% target for Apache, and n/a with the reason for a server that
+// is not Apache (its host manifest has no Apache).
+func TestKitWorkerUsage(t *testing.T) {
+	dir := t.TempDir()
+	sc := experiment.Scenario{Name: "kit", Kind: "kit", Path: "/probe.js", Visitors: []int{10}, Levels: []int{1, 10},
+		ErrorClients: 40, Duration: 700 * time.Millisecond}
+	sp := &experiment.Spec{Name: "workers", Repetitions: 2, Scenarios: []experiment.Scenario{sc},
+		Profiles: []experiment.ProfileSpec{{Name: "cpanel-apache", Label: "cPanel", Enabled: true}, {Name: "tuned-apache", Label: "Tuned", Enabled: true},
+			{Name: "caddy", Label: "Caddy", Enabled: true}},
+		Fixture: experiment.FixtureSpec{Profile: "minimal", Seed: 1}}
+	apache := &hostmanifest.Manifest{Profile: "cpanel-apache", Apache: &hostmanifest.Apache{MPM: "prefork", Modules: []string{"status_module"}}}
+	man := experiment.Manifest{Format: experiment.ManifestFormat, ID: "test-run", Experiment: "workers", PlanHash: sp.PlanHash(),
+		Profiles: sp.Profiles, Scenarios: sp.Scenarios, Repetitions: 2, Points: len(sp.Plan()), Complete: true,
+		Hosts:   map[string]*hostmanifest.Manifest{"cpanel-apache": apache, "tuned-apache": apache, "caddy": {Profile: "caddy"}},
+		Fixture: &experiment.FixtureRecord{Profile: "minimal", Seed: 1, Root: strings.Repeat("ab", 32), Pinned: strings.Repeat("ab", 32)}}
+	busy := map[string][]int{"cpanel-apache": {11, 13}, "tuned-apache": {140, 140}}
+	f, err := os.Create(filepath.Join(dir, experiment.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := json.NewEncoder(f)
+	for _, p := range sp.Plan() {
+		srv := &result.Server{Groups: map[string]result.GroupUse{}}
+		if b := busy[p.Profile]; b != nil {
+			srv.MaxBusyWorkers, srv.WorkerLimit = b[p.Rep-1], 150
+			srv.WorkerUsagePct = 100 * float64(srv.MaxBusyWorkers) / 150
+		}
+		k := &result.Kit{Throughput: result.Run{RPS: 1000}, Server: srv}
+		if err := enc.Encode(experiment.Record{Point: p, Kit: k, Server: srv}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Close()
+	b, _ := json.Marshal(man)
+	if err := os.WriteFile(filepath.Join(dir, experiment.ManifestFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := Write(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, _ := os.ReadFile(out.Markdown)
+	var row string
+	for _, l := range strings.Split(string(md), "\n") {
+		if strings.HasPrefix(l, "| 10 | Worker usage") {
+			row = l
+		}
+	}
+	for _, want := range []string{"| 8.00 (7.33–8.67) PASS (peak 12 (11–13) busy of 150) |", "| 93.3 FAIL (peak 140 busy of 150) |",
+		"| n/a: caddy is not Apache: no MaxRequestWorkers, no mod_status |"} {
+		if !strings.Contains(row, want) {
+			t.Errorf("worker usage row lacks %q:\n%s", want, row)
+		}
+	}
+	if strings.Contains(string(md), "the profiles do not enable") {
+		t.Error("report.md still says the profiles do not enable mod_status")
 	}
 }
