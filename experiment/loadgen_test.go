@@ -9,10 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -110,64 +108,12 @@ func loadHostInNamespace(t *testing.T, runDir string) (*testenv.NetNS, cloud.Mac
 	if err != nil {
 		t.Fatal(err)
 	}
-	sshd := ns.StartSSHD(t, []string{hostKey.PrivatePEM}, []string{client.Public})
+	ns.StartSSHD(t, []string{hostKey.PrivatePEM}, []string{client.Public})
 	m := cloud.Machine{Name: "loadgen-1", Role: cloud.RoleLoadGen, Driver: "static", Address: ns.NSIP, Port: 22, User: "root", HostKey: hostKey.Public}
 	if err := cloud.WriteKnownHosts(filepath.Join(runDir, cloud.KnownHostsFile), []cloud.Machine{m}); err != nil {
 		t.Fatal(err)
 	}
-	enableSFTP(t, sshd, runDir, m)
 	return ns, m
-}
-
-// enableSFTP adds the SFTP subsystem that every real host's sshd has (and
-// installAgent uploads with) to the namespace's sshd, which testenv starts
-// without it, and has sshd reload its configuration (SIGHUP: it re-executes
-// itself with the same pid and arguments).
-func enableSFTP(t *testing.T, s *testenv.NetNSSSHD, runDir string, m cloud.Machine) {
-	t.Helper()
-	conf := filepath.Join(s.Dir, "sshd_config")
-	f, err := os.OpenFile(conf, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = f.WriteString("Subsystem sftp internal-sftp\n")
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(s.Dir, "sshd.pid"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Kill(pid, syscall.SIGHUP); err != nil {
-		t.Fatal(err)
-	}
-	// Wait until an upload over SFTP works, as installAgent does it.
-	ctx := context.Background()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		time.Sleep(100 * time.Millisecond)
-		err := func() error {
-			h, err := cloud.Connect(ctx, runDir, m, nil)
-			if err != nil {
-				return err
-			}
-			defer h.Close()
-			return h.Put(ctx, filepath.Join(s.Dir, "sftp-works"), strings.NewReader("yes"), host.PutOptions{Mode: 0o600})
-		}()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("sshd did not come back with SFTP: %v\n%s", err, s.Log())
-		}
-	}
 }
 
 // The load comes from the load generator machine: the runner picks it from

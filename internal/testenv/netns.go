@@ -122,6 +122,8 @@ func (ns *NetNS) StartSSHD(t testing.TB, hostKeysPEM []string, authorized []stri
 		"PermitRootLogin prohibit-password",
 		"StrictModes no", "UsePAM no", "PasswordAuthentication no", "KbdInteractiveAuthentication no",
 		"PrintMotd no", "LogLevel VERBOSE",
+		// As every real host's sshd: uploads (the agent, srvstat) go over SFTP.
+		"Subsystem sftp internal-sftp",
 	}
 	for i, k := range hostKeysPEM {
 		p := filepath.Join(dir, fmt.Sprintf("ssh_host_key_%d", i))
