@@ -398,7 +398,8 @@ func (r *runner) startSampler(ctx context.Context) (*sampler, error) {
 	}
 	pr, pw := io.Pipe()
 	go func() {
-		err := srvstat.RunRemote(ctx, r.h, srvstat.Remote{Exe: r.opt.Exe, Args: args}, pw)
+		// The agent apply installed (same bytes as Exe): no upload per group.
+		err := srvstat.RunRemote(ctx, r.h, srvstat.Remote{Path: AgentPath, Args: args}, pw)
 		pw.CloseWithError(err)
 	}()
 	go func() {

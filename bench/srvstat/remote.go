@@ -17,12 +17,13 @@ const RemotePath = "/tmp/wptest-srvstat"
 
 // Remote says how to run srvstat on a server.
 type Remote struct {
-	Exe  string   // this wptest binary, built for the server's architecture
+	Exe  string   // this wptest binary, built for the server's architecture ("" = already at Path)
 	Path string   // where to put it on the server ("" = RemotePath)
 	Args []string // srvstat's flags, e.g. --interval 1s --duration 60s --status-url ...
 }
 
-// RunRemote uploads r.Exe to the server and runs `wptest srvstat ARGS` there,
+// RunRemote uploads r.Exe to the server (unless Exe is "": a wptest already
+// installed at Path, such as the agent) and runs `wptest srvstat ARGS` there,
 // streaming its JSON lines to out until it ends (give --duration or --count)
 // or ctx ends (then it returns nil).
 func RunRemote(ctx context.Context, h host.Host, r Remote, out io.Writer) error {
@@ -37,13 +38,17 @@ func RunRemote(ctx context.Context, h host.Host, r Remote, out io.Writer) error 
 	if a := goArch(facts.Arch); a != "" && a != runtime.GOARCH {
 		return fmt.Errorf("srvstat on %s: the server is %s, this wptest is %s/%s: build wptest for linux/%s", h.Name(), facts.Arch, runtime.GOOS, runtime.GOARCH, a)
 	}
-	f, err := os.Open(exe)
-	if err != nil {
-		return fmt.Errorf("srvstat on %s: %w", h.Name(), err)
-	}
-	defer f.Close()
-	if err := h.Put(ctx, path, f, host.PutOptions{Mode: 0o755}); err != nil {
-		return fmt.Errorf("srvstat on %s: upload: %w", h.Name(), err)
+	if exe != "" {
+		f, err := os.Open(exe)
+		if err != nil {
+			return fmt.Errorf("srvstat on %s: %w", h.Name(), err)
+		}
+		defer f.Close()
+		if err := h.Put(ctx, path, f, host.PutOptions{Mode: 0o755}); err != nil {
+			return fmt.Errorf("srvstat on %s: upload: %w", h.Name(), err)
+		}
+	} else if r.Path == "" {
+		return fmt.Errorf("srvstat on %s: no binary to upload and no path of an installed one", h.Name())
 	}
 	q := []string{host.Quote(path), "srvstat"}
 	for _, a := range args {
