@@ -73,7 +73,15 @@ func (f fakeProc) remove(pid int) {
 	}
 }
 
-func sample(t *testing.T, s *Sampler) Sample {
+// exactCost makes every PSS read of s cost exactly d of its budget (real
+// reads of a small file cost a few µs, varying).
+func exactCost(s *Sampler, d time.Duration) {
+	var now time.Duration
+	s.cpuClock = func() time.Duration { now += d; return now }
+	s.pssAvgCost = d
+}
+
+func sample(t testing.TB, s *Sampler) Sample {
 	t.Helper()
 	smp, err := s.Sample(context.Background())
 	if err != nil {
@@ -111,7 +119,7 @@ func TestSampleParsesProc(t *testing.T) {
 }
 
 // The first sample reads every process's PSS; after it, with a budget that
-// allows one read per sample, PSS is read round-robin: never-read processes
+// pays for one read per sample, PSS is read round-robin: never-read processes
 // first, then the stalest, each process once per cycle. The group's PSS is
 // the sum of the latest readings, there only while every member has one.
 func TestPSSBudgetRoundRobin(t *testing.T) {
@@ -126,7 +134,8 @@ func TestPSSBudgetRoundRobin(t *testing.T) {
 		f.pss(pid, int64(1000*(i+1)))
 		want += int64(1000 * (i + 1))
 	}
-	s := New(Config{Proc: f.dir, PSSBudget: time.Nanosecond}) // below one read: exactly one per sample
+	s := New(Config{Proc: f.dir, PSSBudget: time.Millisecond})
+	exactCost(s, time.Millisecond) // one read per sample
 	defer s.Close()
 	smp := sample(t, s)
 	times := []float64{smp.Unix}
@@ -180,6 +189,38 @@ func TestPSSBudgetRoundRobin(t *testing.T) {
 	}
 }
 
+// The budget is an average: below one read's cost, a read every few
+// samples; above, as many reads as it pays for; the cost follows it.
+func TestPSSBudgetIsAnAverage(t *testing.T) {
+	f := newFakeProc(t)
+	for i := range 20 {
+		f.stat(fakePid{pid: 10 + i, ppid: 1, comm: "nginx"})
+		f.pss(10+i, 100)
+	}
+	for _, c := range []struct {
+		budget time.Duration
+		reads  int // in 12 samples after the first
+	}{
+		{250 * time.Microsecond, 3}, // a 1 ms read every 4th sample
+		{time.Millisecond, 12},
+		{3500 * time.Microsecond, 36}, // 3 a sample; the 0.5 left is not saved up
+	} {
+		s := New(Config{Proc: f.dir, PSSBudget: c.budget})
+		exactCost(s, time.Millisecond)
+		sample(t, s)
+		if s.pssReads != 20 {
+			t.Fatalf("budget %s: first sample read %d of 20", c.budget, s.pssReads)
+		}
+		for range 12 {
+			sample(t, s)
+		}
+		if got := s.pssReads - 20; got != c.reads {
+			t.Fatalf("budget %s, reads of 1 ms: %d reads in 12 samples, want %d", c.budget, got, c.reads)
+		}
+		s.Close()
+	}
+}
+
 // A member whose smaps_rollup cannot be read keeps its group's PSS out of
 // the sample (not counted as 0), and does not starve the others.
 func TestPSSUnreadableMemberWithholdsGroupPSS(t *testing.T) {
@@ -189,7 +230,8 @@ func TestPSSUnreadableMemberWithholdsGroupPSS(t *testing.T) {
 	f.stat(fakePid{pid: 11, ppid: 10, comm: "php-fpm8.2"})
 	f.stat(fakePid{pid: 12, ppid: 10, comm: "php-fpm8.2"}) // no smaps_rollup
 	f.pss(11, 3000)
-	s := New(Config{Proc: f.dir, PSSBudget: time.Nanosecond})
+	s := New(Config{Proc: f.dir, PSSBudget: time.Millisecond})
+	exactCost(s, time.Millisecond)
 	defer s.Close()
 	for i := range 6 {
 		if fpm := sample(t, s).Groups["php-fpm"]; fpm.PSSKB != 0 || fpm.Procs != 3 || fpm.PSSRead != 2 {
@@ -221,7 +263,8 @@ func TestExecMovesProcessToItsNewGroup(t *testing.T) {
 	f.pss(10, 4000)
 	f.stat(fakePid{pid: 11, ppid: 10, comm: "sh", utime: 1})
 	f.pss(11, 500)
-	s := New(Config{Proc: f.dir, PSSBudget: time.Nanosecond})
+	s := New(Config{Proc: f.dir, PSSBudget: time.Millisecond})
+	exactCost(s, time.Millisecond)
 	defer s.Close()
 	if web := sample(t, s).Groups["web"]; web.Procs != 2 || web.PSSKB != 4500 {
 		t.Fatalf("before exec: %+v", web)
@@ -297,5 +340,35 @@ func TestIdleProcessesCheckedThroughSchedstat(t *testing.T) {
 	smp = sample(t, s)
 	if web, fpm := smp.Groups["web"], smp.Groups["php-fpm"]; web.Procs != 0 || fpm.Procs != 2 {
 		t.Fatalf("after reparenting: web %+v, php-fpm %+v", web, fpm)
+	}
+}
+
+// /proc is listed only when a pid was handed out since the last listing
+// (loadavg's last pid moved), or on every fullEvery-th sample: between
+// them, a new process cannot exist.
+func TestListingOnlyWhenAPidWasHandedOut(t *testing.T) {
+	f := newFakeProc(t)
+	f.stat(fakePid{pid: 10, ppid: 1, comm: "apache2"})
+	s := New(Config{Proc: f.dir, NoPSS: true})
+	defer s.Close()
+	s.ns = 1 // as if f.dir were this process's /proc
+	sample(t, s)
+	// A process that appears without a pid being handed out (only a fake
+	// /proc can do that) is not looked for...
+	f.stat(fakePid{pid: 11, ppid: 10, comm: "apache2"})
+	if web := sample(t, s).Groups["web"]; web.Procs != 1 {
+		t.Fatalf("listed though no pid was handed out: %+v", web)
+	}
+	// ...and found once the last pid moves.
+	f.write("loadavg", "0.50 0.40 0.30 1/100 4243\n")
+	if web := sample(t, s).Groups["web"]; web.Procs != 2 {
+		t.Fatalf("not listed after a pid was handed out: %+v", web)
+	}
+	f.stat(fakePid{pid: 12, ppid: 10, comm: "apache2"})
+	for s.n%fullEvery != 0 {
+		sample(t, s)
+	}
+	if web := sample(t, s).Groups["web"]; web.Procs != 3 {
+		t.Fatalf("not listed on a full sample: %+v", web)
 	}
 }

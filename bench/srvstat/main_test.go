@@ -11,14 +11,19 @@ import (
 
 // TestMain lets this test binary stand in for wptest on the "server": when
 // started as `srvstat.test srvstat FLAGS` (by RunRemote in
-// TestRunRemoteThroughLocalHost) it samples like `wptest srvstat` and exits.
+// TestRunRemoteThroughLocalHost, and by BenchmarkSampleWithApachePrefork to
+// measure a sampler process of its own) it samples like `wptest srvstat`
+// (without PSS unless --pss) and exits.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "srvstat" {
 		fs := flag.NewFlagSet("srvstat", flag.ExitOnError)
 		count := fs.Int("count", 1, "")
 		interval := fs.Duration("interval", time.Second, "")
+		status := fs.String("status-url", "", "")
+		pss := fs.Bool("pss", false, "")
+		budget := fs.Duration("pss-budget", 0, "")
 		fs.Parse(os.Args[2:])
-		if err := Loop(context.Background(), New(Config{NoPSS: true}), *interval, *count, os.Stdout); err != nil {
+		if err := Loop(context.Background(), New(Config{NoPSS: !*pss, PSSBudget: *budget, StatusURL: *status}), *interval, *count, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

@@ -15,10 +15,52 @@ import (
 // with one pread into a reused buffer and parsed in place. The kernel's side
 // (generating the file) is most of the cost that is left.
 
+// The system calls on /proc are raw: they never wait for I/O, and a call
+// the runtime is not told about cannot make its monitor hand our P to
+// another thread when it runs long (a getdents of /proc, a smaps_rollup):
+// that hand-off and the wake-ups after it cost more CPU here than the
+// calls themselves.
+
+func rawOpen(path string, flags int, perm uint32) (int, error) {
+	p, err := syscall.BytePtrFromString(path)
+	if err != nil {
+		return -1, err
+	}
+	cwd := atFDCWD
+	for {
+		fd, _, e := syscall.RawSyscall6(syscall.SYS_OPENAT, uintptr(cwd), uintptr(unsafe.Pointer(p)), uintptr(flags), uintptr(perm), 0, 0)
+		if e == syscall.EINTR {
+			continue
+		}
+		if e != 0 {
+			return -1, e
+		}
+		return int(fd), nil
+	}
+}
+
+const atFDCWD = -100
+
+func rawClose(fd int) { syscall.RawSyscall(syscall.SYS_CLOSE, uintptr(fd), 0, 0) }
+
+func rawSeek(fd int) (int, error) {
+	off, _, e := syscall.RawSyscall(syscall.SYS_LSEEK, uintptr(fd), 0, 0)
+	if e != 0 {
+		return 0, e
+	}
+	return int(off), nil
+}
+
+func rawGetdents(fd int, buf []byte) (int, error) {
+	n, _, e := syscall.RawSyscall(syscall.SYS_GETDENTS64, uintptr(fd), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
+	if e != 0 {
+		return 0, e
+	}
+	return int(n), nil
+}
+
 // pread reads the start of the file fd into s.buf.
 func (s *Sampler) pread(fd int) ([]byte, error) {
-	// A raw system call: these reads never block, and not telling the
-	// runtime saves it from handing our P to another thread mid-read.
 	for {
 		n, _, e := syscall.RawSyscall6(syscall.SYS_PREAD64, uintptr(fd), uintptr(unsafe.Pointer(&s.buf[0])), uintptr(len(s.buf)), 0, 0, 0)
 		if e == syscall.EINTR {
@@ -34,7 +76,7 @@ func (s *Sampler) pread(fd int) ([]byte, error) {
 // preadFile reads the start of s.cfg.Proc/name, opening it into *fd once.
 func (s *Sampler) preadFile(fd *int, name string) ([]byte, error) {
 	if *fd < 0 {
-		f, err := syscall.Open(s.cfg.Proc+"/"+name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		f, err := rawOpen(s.cfg.Proc+"/"+name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 		if err != nil {
 			return nil, fmt.Errorf("srvstat: open %s/%s: %w", s.cfg.Proc, name, err)
 		}
@@ -91,14 +133,23 @@ func fieldsUint(b []byte, v []uint64) int {
 }
 
 func (s *Sampler) readLoadMem(smp *Sample) {
+	s.lastPid = 0
 	if b, err := s.preadFile(&s.loadFD, "loadavg"); err == nil {
-		for i := range 3 {
+		// "0.50 0.40 0.30 1/100 4242": three loads, runnable/all, last pid.
+		for i := range 5 {
 			b = bytes.TrimLeft(b, " ")
-			j := bytes.IndexByte(b, ' ')
+			j := bytes.IndexAny(b, " \n")
 			if j < 0 {
 				break
 			}
-			smp.Load[i], _ = strconv.ParseFloat(string(b[:j]), 64)
+			if i < 3 {
+				smp.Load[i], _ = strconv.ParseFloat(string(b[:j]), 64)
+			} else if i == 4 {
+				var v [1]uint64
+				if fieldsUint(b[:j], v[:]) == 1 {
+					s.lastPid = v[0]
+				}
+			}
 			b = b[j:]
 		}
 	}
@@ -119,49 +170,22 @@ func meminfoKB(b []byte, key string) int64 {
 	return int64(v[0])
 }
 
-// readProcs lists /proc and reads /proc/PID/stat of every process (those
-// in no group only every fullEvery samples, idle ones only when schedstat
-// says they ran). A process that exits while it is read is simply not
-// there. Processes that are gone are moved to s.gone.
+// readProcs lists /proc (unless no pid was handed out since the last
+// listing) and reads /proc/PID/stat of every process (those in no group
+// only every fullEvery samples, idle ones only when schedstat says they
+// ran). A process that exits while it is read is simply not there.
+// Processes that are gone are moved to s.gone.
 func (s *Sampler) readProcs() error {
-	if s.dirFD < 0 {
-		fd, err := syscall.Open(s.cfg.Proc, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
-		if err != nil {
-			return fmt.Errorf("srvstat: %w", err)
-		}
-		s.dirFD = fd
-	}
-	if _, err := syscall.Seek(s.dirFD, 0, 0); err != nil {
-		return fmt.Errorf("srvstat: list %s: %w", s.cfg.Proc, err)
-	}
-	for {
-		n, err := syscall.Getdents(s.dirFD, s.dents)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("srvstat: list %s: %w", s.cfg.Proc, err)
-		}
-		if n <= 0 {
-			break
-		}
-		// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name NUL-terminated.
-		for b := s.dents[:n]; len(b) >= 19; {
-			reclen := int(binary.NativeEndian.Uint16(b[16:18]))
-			if reclen < 19 || reclen > len(b) {
-				break
-			}
-			if pid := atoiName(b[19:reclen]); pid > 0 {
-				if p := s.procs[pid]; p != nil {
-					p.listed = s.n
-				} else {
-					s.add(pid)
-				}
-			}
-			b = b[reclen:]
-		}
-	}
 	full := s.n%fullEvery == 0
+	if !full && s.lastPid != 0 && s.lastPid == s.listedPid && s.sameNS() {
+		// No pid was handed out since the last listing (loadavg's last
+		// pid): no new process, and an exited one fails its read below.
+		for _, p := range s.procs {
+			p.listed = s.n
+		}
+	} else if err := s.list(); err != nil {
+		return err
+	}
 	for pid, p := range s.procs {
 		if p.listed != s.n {
 			s.drop(pid, p)
@@ -189,6 +213,62 @@ func (s *Sampler) readProcs() error {
 	return nil
 }
 
+// sameNS says whether loadavg's last pid counts the pids of cfg.Proc's
+// processes: it is the reader's pid namespace's, so cfg.Proc must be that
+// namespace's /proc (its "self" is this process).
+func (s *Sampler) sameNS() bool {
+	if s.ns == 0 {
+		s.ns = -1
+		if l, err := os.Readlink(s.cfg.Proc + "/self"); err == nil && l == strconv.Itoa(os.Getpid()) {
+			s.ns = 1
+		}
+	}
+	return s.ns == 1
+}
+
+// list reads /proc's entries: new pids are added, known ones marked listed.
+func (s *Sampler) list() error {
+	s.listedPid = s.lastPid
+	if s.dirFD < 0 {
+		fd, err := rawOpen(s.cfg.Proc, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Errorf("srvstat: %w", err)
+		}
+		s.dirFD = fd
+	}
+	if _, err := rawSeek(s.dirFD); err != nil {
+		return fmt.Errorf("srvstat: list %s: %w", s.cfg.Proc, err)
+	}
+	for {
+		n, err := rawGetdents(s.dirFD, s.dents)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("srvstat: list %s: %w", s.cfg.Proc, err)
+		}
+		if n <= 0 {
+			break
+		}
+		// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name NUL-terminated.
+		for b := s.dents[:n]; len(b) >= 19; {
+			reclen := int(binary.NativeEndian.Uint16(b[16:18]))
+			if reclen < 19 || reclen > len(b) {
+				break
+			}
+			if pid := atoiName(b[19:reclen]); pid > 0 {
+				if p := s.procs[pid]; p != nil {
+					p.listed = s.n
+				} else {
+					s.add(pid)
+				}
+			}
+			b = b[reclen:]
+		}
+	}
+	return nil
+}
+
 // atoiName is the pid a /proc entry's NUL-terminated name spells (0 if it is not one).
 func atoiName(b []byte) int {
 	pid := 0
@@ -206,13 +286,13 @@ func atoiName(b []byte) int {
 
 // add starts tracking a process: its stat file stays open.
 func (s *Sampler) add(pid int) {
-	fd, err := syscall.Open(s.cfg.Proc+"/"+strconv.Itoa(pid)+"/stat", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	fd, err := rawOpen(s.cfg.Proc+"/"+strconv.Itoa(pid)+"/stat", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return // gone already
 	}
 	p := &proc{key: procKey{pid: pid}, fd: fd, schedFD: -1, born: s.n, listed: s.n}
 	if !s.readPid(p) {
-		syscall.Close(fd)
+		rawClose(fd)
 		return
 	}
 	p.prevChildren = p.children
@@ -221,9 +301,9 @@ func (s *Sampler) add(pid int) {
 
 // drop stops tracking a process that is gone; account() settles its CPU.
 func (s *Sampler) drop(pid int, p *proc) {
-	syscall.Close(p.fd)
+	rawClose(p.fd)
 	if p.schedFD >= 0 {
-		syscall.Close(p.schedFD)
+		rawClose(p.schedFD)
 	}
 	delete(s.procs, pid)
 	s.gone = append(s.gone, p)
@@ -241,7 +321,7 @@ func (s *Sampler) idle(p *proc) bool {
 		return false
 	}
 	if p.schedFD < 0 {
-		fd, err := syscall.Open(s.cfg.Proc+"/"+strconv.Itoa(p.key.pid)+"/schedstat", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		fd, err := rawOpen(s.cfg.Proc+"/"+strconv.Itoa(p.key.pid)+"/schedstat", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 		if err != nil {
 			if err == syscall.ENOENT {
 				if _, err := os.Stat(s.cfg.Proc + "/" + strconv.Itoa(p.key.pid)); err == nil {
@@ -336,11 +416,11 @@ func (s *Sampler) readPid(p *proc) bool {
 
 // pss is Pss from /proc/PID/smaps_rollup in kB; false if gone or unreadable.
 func (s *Sampler) pss(pid int) (int64, bool) {
-	fd, err := syscall.Open(s.cfg.Proc+"/"+strconv.Itoa(pid)+"/smaps_rollup", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	fd, err := rawOpen(s.cfg.Proc+"/"+strconv.Itoa(pid)+"/smaps_rollup", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return 0, false
 	}
-	defer syscall.Close(fd)
+	defer rawClose(fd)
 	b, err := s.pread(fd)
 	if err != nil {
 		return 0, false
@@ -361,6 +441,6 @@ func (s *Sampler) pss(pid int) (int64, bool) {
 func threadCPU() time.Duration {
 	var ts syscall.Timespec
 	const clockThreadCPUTimeID = 3
-	syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTimeID, uintptr(unsafe.Pointer(&ts)), 0)
+	syscall.RawSyscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTimeID, uintptr(unsafe.Pointer(&ts)), 0)
 	return time.Duration(ts.Nano())
 }

@@ -53,10 +53,11 @@ var DefaultGroups = []Group{
 // Other is the group of every process no named group claims.
 const Other = "other"
 
-// DefaultPSSBudget is the CPU time a sample spends reading smaps_rollup when
-// Config.PSSBudget is 0: about three processes' worth, which keeps srvstat
-// under 1% of a core at 1 Hz next to 150 Apache processes.
-const DefaultPSSBudget = 3 * time.Millisecond
+// DefaultPSSBudget is the CPU time a sample spends on average reading
+// smaps_rollup when Config.PSSBudget is 0: one or two processes' worth
+// (BenchmarkSamplerProcess: it keeps srvstat under 1% of a core at 1 Hz
+// next to 150 Apache processes; 3 ms did not).
+const DefaultPSSBudget = 2 * time.Millisecond
 
 // Config says what to sample.
 type Config struct {
@@ -64,10 +65,10 @@ type Config struct {
 	Groups    []Group // DefaultGroups when nil
 	StatusURL string  // Apache mod_status URL ("http://127.0.0.1/server-status?auto"); "" = none
 	NoPSS     bool    // skip smaps_rollup (cheaper)
-	// PSSBudget: CPU time (srvstat's thread, kernel time included) each
-	// sample may spend reading smaps_rollup of named groups' processes,
-	// those never read first, then the stalest; at least one is read per
-	// sample, and every one in the first sample. 0 = DefaultPSSBudget.
+	// PSSBudget: CPU time (srvstat's thread, kernel time included) a
+	// sample may spend on average reading smaps_rollup of named groups'
+	// processes, those never read first, then the stalest; the first
+	// sample reads every one. 0 = DefaultPSSBudget.
 	PSSBudget time.Duration
 	// PSSAll: read every named group's process every sample (no budget;
 	// about a millisecond per process).
@@ -188,10 +189,14 @@ type Sampler struct {
 	buf, dents                   []byte
 	gone, parents, queue         []*proc
 	pathBuf                      []byte
-	noSched                      bool          // no /proc/PID/schedstat (CONFIG_SCHED_INFO off)
-	skipped                      int           // stat reads idle() saved (for tests)
-	pssReads                     int           // smaps_rollup reads so far (for the benchmark)
-	pssAvgCost                   time.Duration // mean read cost, to predict a never-read process's
+	noSched                      bool                 // no /proc/PID/schedstat (CONFIG_SCHED_INFO off)
+	lastPid, listedPid           uint64               // loadavg's last pid now, and at the last listing
+	ns                           int                  // 1: cfg.Proc is our pid namespace's; -1: not; 0: unknown
+	skipped                      int                  // stat reads idle() saved (for tests)
+	pssReads                     int                  // smaps_rollup reads so far (for the benchmark)
+	pssAvgCost                   time.Duration        // mean read cost, to predict a never-read process's
+	pssCredit                    time.Duration        // PSS budget not spent yet (negative: overspent)
+	cpuClock                     func() time.Duration // threadCPU (tests make read costs exact)
 }
 
 // fullEvery: processes in no group are re-read only every fullEvery samples
@@ -212,7 +217,7 @@ func New(cfg Config) *Sampler {
 	return &Sampler{cfg: cfg, procs: map[int]*proc{}, departed: map[string]float64{}, absorbed: map[string]float64{},
 		last:  map[string]float64{},
 		dirFD: -1, statFD: -1, loadFD: -1, memFD: -1, buf: make([]byte, 4096), dents: make([]byte, 32<<10),
-		pssAvgCost: time.Millisecond}
+		pssAvgCost: time.Millisecond, cpuClock: threadCPU}
 }
 
 func (s *Sampler) groupOf(comm string) string {
@@ -357,9 +362,14 @@ func (s *Sampler) account() {
 }
 
 // readPSS refreshes PSS readings of named groups' processes: those never
-// read first, then the stalest, until the sample's CPU budget is spent. The
-// first sample reads them all, so that a run starting with srvstat has
-// every group's PSS from its first sample on (a one-time cost).
+// read first, then the stalest, as far as the budget goes. The budget is an
+// average per sample: each sample adds it to a credit that pays for reads
+// at their measured cost, so a budget below one read's cost reads every few
+// samples, and the cost follows the budget whatever a read costs. The credit
+// is capped at one sample's budget (or the next read's cost, if more): a
+// quiet spell does not save up for a burst. The first sample reads them
+// all, so that a run starting with srvstat has every group's PSS from its
+// first sample on (a one-time cost).
 func (s *Sampler) readPSS() {
 	all := s.cfg.PSSAll || s.n == 0
 	q := s.queue[:0]
@@ -368,29 +378,39 @@ func (s *Sampler) readPSS() {
 			q = append(q, p)
 		}
 	}
+	defer func() { clear(q); s.queue = q[:0] }()
+	if len(q) == 0 {
+		return
+	}
 	slices.SortFunc(q, func(a, b *proc) int {
 		if c := a.pssAt.Compare(b.pssAt); c != 0 {
 			return c // the zero time (never read) sorts first
 		}
 		return a.key.pid - b.key.pid
 	})
-	// The budget is CPU time of this thread: reading smaps_rollup is the
+	predict := func(p *proc) time.Duration {
+		if p.pssOK {
+			return p.pssCost
+		}
+		return s.pssAvgCost
+	}
+	if !all {
+		s.pssCredit = min(s.pssCredit+s.cfg.PSSBudget, max(s.cfg.PSSBudget, predict(q[0])))
+	}
+	// The cost is CPU time of this thread: reading smaps_rollup is the
 	// kernel walking page tables in our syscall.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	spent := time.Duration(0)
-	for i, p := range q {
-		cost := p.pssCost
-		if !p.pssOK {
-			cost = s.pssAvgCost
-		}
-		if !all && i > 0 && spent+cost > s.cfg.PSSBudget {
+	for _, p := range q {
+		if !all && s.pssCredit < predict(p) {
 			break
 		}
-		t0 := threadCPU()
+		t0 := s.cpuClock()
 		kb, ok := s.pss(p.key.pid)
-		c := threadCPU() - t0
-		spent += c
+		c := s.cpuClock() - t0
+		if !all {
+			s.pssCredit -= c
+		}
 		s.pssReads++
 		p.pssAt, p.pssCost = time.Now(), c
 		p.pssKB, p.pssOK = kb, ok
@@ -398,8 +418,6 @@ func (s *Sampler) readPSS() {
 			s.pssAvgCost = (s.pssAvgCost*7 + c) / 8
 		}
 	}
-	clear(q)
-	s.queue = q[:0]
 }
 
 // otherBase makes "other" count from the first sample, like the groups.
@@ -417,15 +435,15 @@ func (s *Sampler) Close() {
 		s.status.close()
 	}
 	for pid, p := range s.procs {
-		syscall.Close(p.fd)
+		rawClose(p.fd)
 		if p.schedFD >= 0 {
-			syscall.Close(p.schedFD)
+			rawClose(p.schedFD)
 		}
 		delete(s.procs, pid)
 	}
 	for _, fd := range []*int{&s.dirFD, &s.statFD, &s.loadFD, &s.memFD} {
 		if *fd >= 0 {
-			syscall.Close(*fd)
+			rawClose(*fd)
 			*fd = -1
 		}
 	}

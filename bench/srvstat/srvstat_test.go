@@ -3,6 +3,7 @@ package srvstat
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -82,7 +83,9 @@ func TestSamplerSeesCPUBurner(t *testing.T) {
 
 // A process that sat idle (so srvstat checks it through schedstat instead
 // of re-reading its stat) and then burns CPU must show that CPU in the next
-// sample, between what its stat said just before and just after.
+// sample, between what its stat said just before and just after; and one
+// that dies while idle must be gone from the next sample, whether or not a
+// pid was handed out meanwhile (no listing of /proc when none was).
 func TestSamplerSeesIdleProcessWakeUp(t *testing.T) {
 	sh := testenv.NeedBinary(t, "sh")
 	dir := t.TempDir()
@@ -90,45 +93,60 @@ func TestSamplerSeesIdleProcessWakeUp(t *testing.T) {
 	if err := os.Symlink(sh, waker); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(waker, "-c", `read x; while :; do :; done`)
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
+	start := func() (*exec.Cmd, io.WriteCloser) {
+		cmd := exec.Command(waker, "-c", `read x; while :; do :; done`)
+		in, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd, in
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	wake, in := start()
+	doomed, _ := start()
 	s := New(Config{Groups: []Group{{"wake", []string{"srvstat-wake"}}}, NoPSS: true})
 	defer s.Close()
 	ctx := context.Background()
 	var s0 Sample
+	var err error
 	for i := 0; i < 6; i++ {
 		if s0, err = s.Sample(ctx); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if s0.Groups["wake"].Procs != 1 {
-		t.Fatalf("idle process not seen: %+v", s0.Groups)
+	if s0.Groups["wake"].Procs != 2 {
+		t.Fatalf("idle processes not seen: %+v", s0.Groups)
 	}
-	if p := s.procs[cmd.Process.Pid]; !s.noSched && (p == nil || p.quiet < 2 || !p.runOK) {
-		t.Fatalf("idle for 6 samples, yet not checked through schedstat: %+v", p)
+	for _, c := range []*exec.Cmd{wake, doomed} {
+		if p := s.procs[c.Process.Pid]; !s.noSched && (p == nil || p.quiet < 2 || !p.runOK) {
+			t.Fatalf("idle for 6 samples, yet not checked through schedstat: %+v", p)
+		}
 	}
+	doomed.Process.Kill()
+	doomed.Wait()
 	if _, err := in.Write([]byte("go\n")); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(700 * time.Millisecond)
-	before := procTicks(t, cmd.Process.Pid)
+	before := procTicks(t, wake.Process.Pid)
+	listed := s.listedPid
 	s1, err := s.Sample(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	after := procTicks(t, cmd.Process.Pid)
+	after := procTicks(t, wake.Process.Pid)
 	got := s1.Groups["wake"].CPUSec - s0.Groups["wake"].CPUSec
 	if before < 20 || got < float64(before)/clkTck-0.011 || got > float64(after)/clkTck+0.011 {
 		t.Fatalf("after waking: group CPU grew %.2f s, its stat said %.2f s before the sample and %.2f s after", got, float64(before)/clkTck, float64(after)/clkTck)
 	}
+	if n := s1.Groups["wake"].Procs; n != 1 {
+		t.Fatalf("%d processes in the group after one of two died", n)
+	}
+	t.Logf("/proc listed for that sample: %v", s.listedPid != listed)
 }
 
 // procTicks is utime+stime of pid from its /proc stat.

@@ -65,7 +65,7 @@ func TestStatusClientFraming(t *testing.T) {
 	// The server is gone: an error, quickly.
 	srv.Close()
 	t0 := time.Now()
-	if _, err := newStatusClient(srv.URL+"/length").get(ctx); err == nil || time.Since(t0) > 2*time.Second {
+	if _, err := newStatusClient(srv.URL + "/length").get(ctx); err == nil || time.Since(t0) > 2*time.Second {
 		t.Fatalf("server gone: %v after %s", err, time.Since(t0))
 	}
 }

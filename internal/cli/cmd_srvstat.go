@@ -23,7 +23,7 @@ func runSrvstat(ctx context.Context, a *App, args []string) error {
 	count := fs.Int("count", 0, "stop after this many samples (0: no limit)")
 	statusURL := fs.String("status-url", "", "Apache mod_status URL, e.g. http://127.0.0.1/server-status?auto")
 	noPSS := fs.Bool("no-pss", false, "do not read smaps_rollup (PSS)")
-	pssBudget := fs.Duration("pss-budget", srvstat.DefaultPSSBudget, "CPU time per sample for reading PSS (~1 ms per process), stalest process first")
+	pssBudget := fs.Duration("pss-budget", srvstat.DefaultPSSBudget, "average CPU time per sample for reading PSS (~1 ms per process), stalest process first; the first sample reads all")
 	pssAll := fs.Bool("pss-all", false, "read every process's PSS every sample (no budget)")
 	var groups multiFlag
 	fs.Var(&groups, "group", "process group NAME=comm1,comm2 (repeatable; replaces the defaults: "+defaultGroupsText()+")")
