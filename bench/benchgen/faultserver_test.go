@@ -21,7 +21,7 @@ type faultServer struct {
 	ln     net.Listener
 	scheme string // "" is http
 	mu     sync.Mutex
-	conns map[net.Conn]bool
+	conns  map[net.Conn]bool
 	// stallUntil: /stall-once responses wait until then.
 	stallOnce sync.Once
 	stallDur  time.Duration
