@@ -171,21 +171,27 @@ func TestPSSBudgetRoundRobin(t *testing.T) {
 		}
 	}
 	want += 100 * n
-	// Two new members, budget for one: the sample that finds them has no
-	// group PSS (one of them has no reading yet), the next one has it. One
+	// Two new members, budget for one: both are read in the sample that
+	// finds them (a newcomer never withholds its group's sum), and the
+	// overspent budget is paid back: the next sample re-reads nothing. One
 	// that exits leaves the sum.
 	f.stat(fakePid{pid: 30, ppid: 10, comm: "apache2"})
 	f.pss(30, 7)
 	f.stat(fakePid{pid: 31, ppid: 10, comm: "apache2"})
 	f.pss(31, 8)
 	f.remove(12)
+	reads := s.pssReads
 	smp = sample(t, s)
-	if web := smp.Groups["web"]; web.Procs != n+1 || web.PSSRead != n || web.PSSKB != 0 {
-		t.Fatalf("two new, one read: %+v", web)
+	if web := smp.Groups["web"]; web.Procs != n+1 || web.PSSRead != n+1 || web.PSSKB != want-3100+7+8 || s.pssReads != reads+2 {
+		t.Fatalf("two new, both read at once, one gone: %+v (%d reads), want %d kB", web, s.pssReads-reads, want-3100+7+8)
 	}
-	smp = sample(t, s)
-	if web := smp.Groups["web"]; web.Procs != n+1 || web.PSSRead != n+1 || web.PSSKB != want-3100+7+8 {
-		t.Fatalf("two new, both read, one gone: %+v, want %d kB", web, want-3100+7+8)
+	sample(t, s)
+	if s.pssReads != reads+2 {
+		t.Fatalf("after overspending, %d more reads, want none", s.pssReads-reads-2)
+	}
+	sample(t, s)
+	if s.pssReads != reads+3 {
+		t.Fatalf("once paid back, %d more reads, want 1", s.pssReads-reads-2)
 	}
 }
 

@@ -54,10 +54,11 @@ var DefaultGroups = []Group{
 const Other = "other"
 
 // DefaultPSSBudget is the CPU time a sample spends on average reading
-// smaps_rollup when Config.PSSBudget is 0: one or two processes' worth
-// (BenchmarkSamplerProcess: it keeps srvstat under 1% of a core at 1 Hz
-// next to 150 Apache processes; 3 ms did not).
-const DefaultPSSBudget = 2 * time.Millisecond
+// smaps_rollup when Config.PSSBudget is 0: about one Apache process's
+// worth. BenchmarkSamplerProcess next to 150 Apache processes: srvstat
+// costs ~0.8% of a core without PSS on this VM, ~0.9% with 1 ms, ~1.0%
+// with 2 ms (a coin toss around the 1% goal).
+const DefaultPSSBudget = time.Millisecond
 
 // Config says what to sample.
 type Config struct {
@@ -194,6 +195,7 @@ type Sampler struct {
 	ns                           int                  // 1: cfg.Proc is our pid namespace's; -1: not; 0: unknown
 	skipped                      int                  // stat reads idle() saved (for tests)
 	pssReads                     int                  // smaps_rollup reads so far (for the benchmark)
+	pssSpent                     time.Duration        // and their cost
 	pssAvgCost                   time.Duration        // mean read cost, to predict a never-read process's
 	pssCredit                    time.Duration        // PSS budget not spent yet (negative: overspent)
 	cpuClock                     func() time.Duration // threadCPU (tests make read costs exact)
@@ -362,7 +364,8 @@ func (s *Sampler) account() {
 }
 
 // readPSS refreshes PSS readings of named groups' processes: those never
-// read first, then the stalest, as far as the budget goes. The budget is an
+// read first (always, whatever the budget), then the stalest, as far as the
+// budget goes. The budget is an
 // average per sample: each sample adds it to a credit that pays for reads
 // at their measured cost, so a budget below one read's cost reads every few
 // samples, and the cost follows the budget whatever a read costs. The credit
@@ -402,7 +405,12 @@ func (s *Sampler) readPSS() {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	for _, p := range q {
-		if !all && s.pssCredit < predict(p) {
+		// A member never read is read now, over budget if need be (the
+		// credit goes negative and later re-reads wait): otherwise its
+		// group's sum stays withheld for as long as members keep arriving
+		// (prefork spawning, other servers on the machine). Births are
+		// rare, so the average holds.
+		if !all && !p.pssAt.IsZero() && s.pssCredit < predict(p) {
 			break
 		}
 		t0 := s.cpuClock()
@@ -412,6 +420,7 @@ func (s *Sampler) readPSS() {
 			s.pssCredit -= c
 		}
 		s.pssReads++
+		s.pssSpent += c
 		p.pssAt, p.pssCost = time.Now(), c
 		p.pssKB, p.pssOK = kb, ok
 		if ok {
