@@ -107,7 +107,7 @@ func newRemoteLoad(ctx context.Context, h host.Host, name, exe string, log io.Wr
 	if err != nil {
 		return nil, fmt.Errorf("load generator %s: facts: %w", name, err)
 	}
-	if a := goArch(f.Arch); a != "" && a != runtime.GOARCH {
+	if a := f.GoArch(); a != "" && a != runtime.GOARCH {
 		return nil, fmt.Errorf("load generator %s is %s, this wptest is %s/%s: give a linux/%s build (--agent)", name, f.Arch, runtime.GOOS, runtime.GOARCH, a)
 	}
 	msg, err := installAgent(ctx, h, exe)
@@ -119,16 +119,6 @@ func newRemoteLoad(ctx context.Context, h host.Host, name, exe string, log io.Wr
 	}
 	fmt.Fprintf(log, "[%s] wptest load generator (%s): %s\n", name, AgentPath, msg)
 	return &remoteLoad{h: h, name: name, exe: AgentPath, log: log, facts: f}, nil
-}
-
-func goArch(m string) string {
-	switch m {
-	case "x86_64", "amd64":
-		return "amd64"
-	case "aarch64", "arm64":
-		return "arm64"
-	}
-	return ""
 }
 
 func (l *remoteLoad) Name() string { return l.name }

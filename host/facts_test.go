@@ -44,3 +44,11 @@ WPTEST_PM=none
 		t.Error("no os-release ID: want an error")
 	}
 }
+
+func TestFactsGoArch(t *testing.T) {
+	for arch, want := range map[string]string{"x86_64": "amd64", "aarch64": "arm64", "arm64": "arm64", "riscv64": "", "": ""} {
+		if got := (Facts{Arch: arch}).GoArch(); got != want {
+			t.Errorf("Facts{Arch: %q}.GoArch() = %q, want %q", arch, got, want)
+		}
+	}
+}

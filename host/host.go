@@ -84,6 +84,18 @@ type Facts struct {
 	PackageManager string `json:"package_manager"` // "apt" or "dnf"
 }
 
+// GoArch is the GOARCH of a host's `uname -m` ("" when unknown): whether
+// this wptest binary can run there.
+func (f Facts) GoArch() string {
+	switch f.Arch {
+	case "x86_64", "amd64":
+		return "amd64"
+	case "aarch64", "arm64":
+		return "arm64"
+	}
+	return ""
+}
+
 // ExitError is a command that ran and exited non-zero. Its message names the
 // host, the label, the exit code and the last lines of stderr.
 type ExitError struct {

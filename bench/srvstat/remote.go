@@ -35,7 +35,7 @@ func RunRemote(ctx context.Context, h host.Host, r Remote, out io.Writer) error 
 	if err != nil {
 		return fmt.Errorf("srvstat on %s: facts: %w", h.Name(), err)
 	}
-	if a := goArch(facts.Arch); a != "" && a != runtime.GOARCH {
+	if a := facts.GoArch(); a != "" && a != runtime.GOARCH {
 		return fmt.Errorf("srvstat on %s: the server is %s, this wptest is %s/%s: build wptest for linux/%s", h.Name(), facts.Arch, runtime.GOOS, runtime.GOARCH, a)
 	}
 	if exe != "" {
@@ -62,15 +62,4 @@ func RunRemote(ctx context.Context, h host.Host, r Remote, out io.Writer) error 
 		return fmt.Errorf("srvstat on %s: %w", h.Name(), err)
 	}
 	return nil
-}
-
-// goArch maps `uname -m` to GOARCH ("" when unknown).
-func goArch(m string) string {
-	switch m {
-	case "x86_64", "amd64":
-		return "amd64"
-	case "aarch64", "arm64":
-		return "arm64"
-	}
-	return ""
 }
