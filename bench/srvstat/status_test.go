@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,7 +19,7 @@ const statusText = "Total Accesses: 10\nBusyWorkers: 3\nIdleWorkers: 7\nScoreboa
 // The status client against Go's HTTP server: each way an answer can be
 // framed (length, chunks, close), an error status, and a kept connection.
 func TestStatusClientFraming(t *testing.T) {
-	var conns int
+	var conns atomic.Int32
 	mux := http.NewServeMux()
 	mux.HandleFunc("/length", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", strconv.Itoa(len(statusText)))
@@ -38,7 +39,7 @@ func TestStatusClientFraming(t *testing.T) {
 	srv := httptest.NewUnstartedServer(mux)
 	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
 		if s == http.StateNew {
-			conns++
+			conns.Add(1)
 		}
 	}
 	srv.Start()
@@ -55,8 +56,8 @@ func TestStatusClientFraming(t *testing.T) {
 		c.close()
 	}
 	// 1 connection each for /length and /chunked (kept), 3 for /close.
-	if conns != 5 {
-		t.Fatalf("%d connections for 9 requests, want 5 (keep-alive)", conns)
+	if n := conns.Load(); n != 5 {
+		t.Fatalf("%d connections for 9 requests, want 5 (keep-alive)", n)
 	}
 	c := newStatusClient(srv.URL + "/missing")
 	if _, err := c.get(ctx); err == nil || !strings.Contains(err.Error(), "status 404") {
