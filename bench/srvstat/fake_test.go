@@ -195,6 +195,31 @@ func TestPSSBudgetRoundRobin(t *testing.T) {
 	}
 }
 
+// Newcomers are read over budget, but only up to newcomerBudgets budgets a
+// sample: a group that spawns a process per request (php-cgi) cannot make
+// srvstat's cost follow its spawn rate; the rest wait for the next sample.
+func TestPSSNewcomersCapped(t *testing.T) {
+	f := newFakeProc(t)
+	f.stat(fakePid{pid: 10, ppid: 1, comm: "php-cgi"})
+	f.pss(10, 1)
+	s := New(Config{Proc: f.dir, PSSBudget: time.Millisecond})
+	exactCost(s, time.Millisecond)
+	defer s.Close()
+	sample(t, s)
+	const born = newcomerBudgets + 5
+	for i := range born {
+		f.stat(fakePid{pid: 100 + i, ppid: 10, comm: "php-cgi"})
+		f.pss(100+i, 1)
+	}
+	reads := s.pssReads
+	if cgi := sample(t, s).Groups["php-cgi"]; cgi.Procs != born+1 || cgi.PSSRead != newcomerBudgets+1 || cgi.PSSKB != 0 {
+		t.Fatalf("first sample after %d births: %+v (%d reads), want %d read and the sum withheld", born, cgi, s.pssReads-reads, newcomerBudgets)
+	}
+	if cgi := sample(t, s).Groups["php-cgi"]; cgi.PSSRead != born+1 || cgi.PSSKB != born+1 {
+		t.Fatalf("second sample: %+v, want all read, %d kB", cgi, born+1)
+	}
+}
+
 // The budget is an average: below one read's cost, a read every few
 // samples; above, as many reads as it pays for; the cost follows it.
 func TestPSSBudgetIsAnAverage(t *testing.T) {

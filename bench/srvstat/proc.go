@@ -1,6 +1,7 @@
 package srvstat
 
 import (
+	"errors"
 	"bytes"
 	"encoding/binary"
 	"fmt"
@@ -416,14 +417,16 @@ func (s *Sampler) readPid(p *proc) bool {
 
 // pss is Pss from /proc/PID/smaps_rollup in kB; false if gone or unreadable.
 func (s *Sampler) pss(pid int) (int64, bool) {
+	// ESRCH: a zombie (or a process just gone) has no memory left: 0 kB
+	// is its PSS, not a missing reading that would withhold its group's.
 	fd, err := rawOpen(s.cfg.Proc+"/"+strconv.Itoa(pid)+"/smaps_rollup", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return 0, false
+		return 0, errors.Is(err, syscall.ESRCH)
 	}
 	defer rawClose(fd)
 	b, err := s.pread(fd)
 	if err != nil {
-		return 0, false
+		return 0, errors.Is(err, syscall.ESRCH)
 	}
 	i := bytes.Index(b, []byte("\nPss:"))
 	if i < 0 {

@@ -60,6 +60,10 @@ const Other = "other"
 // with 2 ms (a coin toss around the 1% goal).
 const DefaultPSSBudget = time.Millisecond
 
+// newcomerBudgets caps, in per-sample budgets, what one sample spends on
+// processes never read before (see readPSS).
+const newcomerBudgets = 10
+
 // Config says what to sample.
 type Config struct {
 	Proc      string  // "/proc" when empty
@@ -404,20 +408,32 @@ func (s *Sampler) readPSS() {
 	// kernel walking page tables in our syscall.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	spentNew := time.Duration(0)
 	for _, p := range q {
 		// A member never read is read now, over budget if need be (the
 		// credit goes negative and later re-reads wait): otherwise its
 		// group's sum stays withheld for as long as members keep arriving
 		// (prefork spawning, other servers on the machine). Births are
-		// rare, so the average holds.
-		if !all && !p.pssAt.IsZero() && s.pssCredit < predict(p) {
-			break
+		// rare, so the average holds; where they are not (a php-cgi per
+		// request), newcomers beyond newcomerBudgets budgets wait, and
+		// their group's sum is withheld meanwhile.
+		if !all {
+			if p.pssAt.IsZero() {
+				if spentNew >= newcomerBudgets*s.cfg.PSSBudget {
+					continue
+				}
+			} else if s.pssCredit < predict(p) {
+				break
+			}
 		}
 		t0 := s.cpuClock()
 		kb, ok := s.pss(p.key.pid)
 		c := s.cpuClock() - t0
 		if !all {
 			s.pssCredit -= c
+		}
+		if p.pssAt.IsZero() {
+			spentNew += c
 		}
 		s.pssReads++
 		s.pssSpent += c

@@ -201,3 +201,43 @@ func TestRunRemoteThroughLocalHost(t *testing.T) {
 		t.Fatalf("uploaded binary: %v %v", fi, err)
 	}
 }
+
+// A zombie member (exited, not yet reaped: its smaps_rollup answers ESRCH)
+// has no memory: it counts as 0 kB, and does not withhold its group's PSS
+// (a crashed server's children can stay zombies for a while).
+func TestZombieMemberDoesNotWithholdGroupPSS(t *testing.T) {
+	sh := testenv.NeedBinary(t, "sh")
+	dir := t.TempDir()
+	name := dir + "/srvstat-zomb"
+	if err := os.Symlink(sh, name); err != nil {
+		t.Fatal(err)
+	}
+	live := exec.Command(name, "-c", "sleep 30")
+	zombie := exec.Command(name, "-c", "exit 0")
+	for _, c := range []*exec.Cmd{live, zombie} {
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { live.Process.Kill(); live.Wait(); zombie.Wait() })
+	// Wait until the second one has exited (state Z: not reaped, we do not Wait yet).
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(zombie.Process.Pid) + "/stat")
+		if _, rest, ok := strings.Cut(string(b), ") "); ok && strings.HasPrefix(rest, "Z") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the child never became a zombie")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	s := New(Config{Groups: []Group{{"z", []string{"srvstat-zomb"}}}})
+	defer s.Close()
+	smp, err := s.Sample(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if z := smp.Groups["z"]; z.Procs < 2 || z.PSSRead != z.Procs || z.PSSKB <= 0 {
+		t.Fatalf("group with a live member and a zombie: %+v, want every member read, the live ones' PSS", z)
+	}
+}
