@@ -1,9 +1,9 @@
 package srvstat
 
 import (
-	"errors"
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
