@@ -419,7 +419,14 @@ func (s *Sampler) readPid(p *proc) bool {
 func (s *Sampler) pss(pid int) (int64, bool) {
 	// ESRCH: a zombie (or a process just gone) has no memory left: 0 kB
 	// is its PSS, not a missing reading that would withhold its group's.
-	fd, err := rawOpen(s.cfg.Proc+"/"+strconv.Itoa(pid)+"/smaps_rollup", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	// So is ENOENT once /proc/PID itself is gone (it exited since the
+	// listing); a missing smaps_rollup of a live process stays unreadable.
+	dir := s.cfg.Proc + "/" + strconv.Itoa(pid)
+	fd, err := rawOpen(dir+"/smaps_rollup", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if errors.Is(err, syscall.ENOENT) {
+		var st syscall.Stat_t
+		return 0, syscall.Stat(dir, &st) == syscall.ENOENT
+	}
 	if err != nil {
 		return 0, errors.Is(err, syscall.ESRCH)
 	}

@@ -63,6 +63,10 @@ func TestBenchExitCodes(t *testing.T) {
 // The kit's metrics against a real Apache, sampled in-process: throughput,
 // latency, scaling, keep-alive effect, transfer, errors, CPU, PSS and workers.
 func TestBenchKitWithLocalSampler(t *testing.T) {
+	// srvstat groups by name machine-wide: no other test's Apache (the
+	// profile tests' mpm-itk forks a child per connection) may churn the
+	// web group while this one is sampled.
+	lockLocalServer(t)
 	s := testsrv.StartApache(t, testsrv.ApacheOptions{MaxRequestWorkers: 50})
 	code, out, stderr := runCLI(t, nil, "bench", "--scenario", "kit", "-o", "json", "--url", s.URL(testsrv.Small),
 		"--transfer-url", s.URL(testsrv.Large), "-c", "5", "--levels", "1,10", "--duration", "500ms", "--warmup", "0",
