@@ -220,6 +220,7 @@ func sampleInProcess(ctx context.Context, cfg srvstat.Config) func() []srvstat.S
 	var ss []srvstat.Sample
 	s := srvstat.New(cfg)
 	go func() {
+		defer s.Close() // its /proc files stay open between samples
 		tk := time.NewTicker(time.Second)
 		defer tk.Stop()
 		for {
