@@ -241,3 +241,27 @@ func TestZombieMemberDoesNotWithholdGroupPSS(t *testing.T) {
 		t.Fatalf("group with a live member and a zombie: %+v, want every member read, the live ones' PSS", z)
 	}
 }
+
+// Worker usage needs a status reading in the window: none (the page failed
+// throughout) is no usage at all, not 0% of MaxRequestWorkers.
+func TestSummarizeWorkersOnlyFromReadings(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	mk := func(sec int, w *Workers) Sample {
+		return Sample{Unix: float64(t0.Unix() + int64(sec)), Groups: map[string]Usage{}, Apache: w}
+	}
+	failed := []Sample{mk(0, &Workers{Error: "refused"}), mk(1, &Workers{Error: "refused"}), mk(2, &Workers{Error: "refused"})}
+	srv, err := Summarize(failed, t0, t0.Add(2*time.Second), 10, 150)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srv.WorkerLimit != 0 || srv.WorkerUsagePct != 0 {
+		t.Fatalf("no reading: limit %d, usage %.1f%%; want none", srv.WorkerLimit, srv.WorkerUsagePct)
+	}
+	read := []Sample{mk(0, &Workers{Busy: 3, Idle: 7, Slots: 10}), mk(1, &Workers{Busy: 15, Idle: 0, Slots: 15}), mk(2, &Workers{Error: "timeout"})}
+	if srv, err = Summarize(read, t0, t0.Add(2*time.Second), 10, 150); err != nil {
+		t.Fatal(err)
+	}
+	if srv.WorkerLimit != 150 || srv.MaxBusyWorkers != 15 || srv.WorkerUsagePct != 10 {
+		t.Fatalf("readings: %d busy of %d = %.1f%%; want 15 of 150 = 10%%", srv.MaxBusyWorkers, srv.WorkerLimit, srv.WorkerUsagePct)
+	}
+}

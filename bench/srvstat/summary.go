@@ -58,15 +58,18 @@ func Summarize(ss []Sample, from, to time.Time, ok int64, maxWorkers int) (*resu
 		}
 		srv.Groups[g] = u
 	}
+	read := false // a status page answered in the window
 	for _, s := range ss[i0 : i1+1] {
 		if s.Apache != nil && s.Apache.Error == "" {
+			read = true
 			srv.MaxBusyWorkers = max(srv.MaxBusyWorkers, s.Apache.Busy)
 			if maxWorkers == 0 {
 				srv.WorkerLimit = max(srv.WorkerLimit, s.Apache.Slots)
 			}
 		}
 	}
-	if maxWorkers > 0 {
+	// No reading is no worker usage, not 0% of MaxRequestWorkers.
+	if maxWorkers > 0 && read {
 		srv.WorkerLimit = maxWorkers
 	}
 	if srv.WorkerLimit > 0 {
