@@ -162,10 +162,10 @@ func (r *runner) seed(ctx context.Context, site fixture.Site) error {
 	return r.verify(ctx, site, true)
 }
 
-// htaccess is what WordPress writes when pretty permalinks are switched
+// WordPressHtaccess is what WordPress writes when pretty permalinks are switched
 // on (wp-admin/includes/misc.php, save_mod_rewrite_rules), as every cPanel
 // WordPress site has it: Apache needs it to route /slug/ to index.php.
-const htaccess = `# BEGIN WordPress
+const WordPressHtaccess = `# BEGIN WordPress
 <IfModule mod_rewrite.c>
 RewriteEngine On
 RewriteRule .* - [E=HTTP_AUTHORIZATION:%{HTTP:Authorization}]
@@ -183,7 +183,7 @@ RewriteRule . /index.php [L]
 // without it Apache answers every permalink with 404.
 func writeHtaccess(ctx context.Context, site fixture.Site) error {
 	p := site.Docroot + "/.htaccess"
-	if err := site.Host.Put(ctx, p, strings.NewReader(htaccess), host.PutOptions{Mode: 0o644, Owner: site.Owner, Group: site.Group}); err != nil {
+	if err := site.Host.Put(ctx, p, strings.NewReader(WordPressHtaccess), host.PutOptions{Mode: 0o644, Owner: site.Owner, Group: site.Group}); err != nil {
 		return fmt.Errorf("write %s on %s: %w", p, site.Host.Name(), err)
 	}
 	return nil

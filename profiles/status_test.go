@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"github.com/wptest/wptest/experiment"
 	"io"
 	"net/http"
 	"os"
@@ -21,23 +22,6 @@ import (
 	"github.com/wptest/wptest/provision"
 	"github.com/wptest/wptest/provision/hostmanifest"
 )
-
-// wordpressRules is the .htaccess WordPress writes for pretty permalinks
-// (experiment/setup.go writes it next to the fixture): every path that is
-// not a file or directory goes to index.php, /whm-server-status included
-// unless the profile keeps it out.
-const wordpressRules = `# BEGIN WordPress
-<IfModule mod_rewrite.c>
-RewriteEngine On
-RewriteRule .* - [E=HTTP_AUTHORIZATION:%{HTTP:Authorization}]
-RewriteBase /
-RewriteRule ^index\.php$ - [L]
-RewriteCond %{REQUEST_FILENAME} !-f
-RewriteCond %{REQUEST_FILENAME} !-d
-RewriteRule . /index.php [L]
-</IfModule>
-# END WordPress
-`
 
 var statusText = regexp.MustCompile(`(?m)^BusyWorkers: [0-9]+$(?s:.*)^IdleWorkers: [0-9]+$(?s:.*)^Scoreboard: [_SRWKDCLGI.]+$`)
 
@@ -140,7 +124,7 @@ func ensureWordPressRules(t *testing.T, path string) {
 		return
 	}
 	existed := err == nil
-	if err := os.WriteFile(path, []byte(wordpressRules), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(experiment.WordPressHtaccess), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
