@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"net"
@@ -20,24 +19,6 @@ import (
 	"github.com/wptest/wptest/internal/testenv"
 	"github.com/wptest/wptest/provision/cloud"
 )
-
-// syncBuffer is a log several goroutines write.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // peerServer is an HTTP server on addr that records which address every
 // request came from.
@@ -130,7 +111,7 @@ func TestRemoteLoadComesFromTheLoadMachine(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 
-	log := &syncBuffer{}
+	log := &testenv.SyncBuffer{}
 	r := &runner{dir: runDir, opt: Options{Exe: exe, Log: log}}
 	// Local load generators (the local driver's) are this process.
 	if lg, err := r.loadGenerator(ctx, []cloud.Machine{{Name: "local", Role: cloud.RoleServer, Local: true},
@@ -231,7 +212,7 @@ func TestRemoteLoadErrorsNameHostStepAndOutput(t *testing.T) {
 	_, lm := loadHostInNamespace(t, runDir)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	r := &runner{dir: runDir, opt: Options{Exe: exe, Log: &syncBuffer{}}}
+	r := &runner{dir: runDir, opt: Options{Exe: exe, Log: &testenv.SyncBuffer{}}}
 	lg, err := r.loadGenerator(ctx, []cloud.Machine{lm})
 	if err != nil {
 		t.Fatal(err)

@@ -25,24 +25,6 @@ import (
 	"github.com/wptest/wptest/internal/testenv"
 )
 
-// syncBuffer is a log sink the host writes to from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // openSSH connects to a test sshd with its pinned key and client key.
 func openSSH(t testing.TB, s *testenv.SSHServer, log io.Writer) host.Host {
 	t.Helper()
@@ -66,7 +48,7 @@ func openSSH(t testing.TB, s *testenv.SSHServer, log io.Writer) host.Host {
 type testHost struct {
 	name string
 	h    host.Host
-	log  *syncBuffer
+	log  *testenv.SyncBuffer
 }
 
 // bothHosts returns Local and an SSH host on a real sshd: every behaviour
@@ -75,7 +57,7 @@ func bothHosts(t *testing.T) []testHost {
 	t.Helper()
 	testenv.NeedRoot(t) // chown, and sshd logs in as root
 	s := testenv.SSHD(t)
-	llog, slog := &syncBuffer{}, &syncBuffer{}
+	llog, slog := &testenv.SyncBuffer{}, &testenv.SyncBuffer{}
 	local, err := host.Open(context.Background(), host.Target{Local: true}, host.Options{Log: llog})
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +71,7 @@ func bothHosts(t *testing.T) []testHost {
 // behaviours is the Host contract, written once, run for Local and SSH.
 var behaviours = []struct {
 	name string
-	test func(t *testing.T, h host.Host, log *syncBuffer)
+	test func(t *testing.T, h host.Host, log *testenv.SyncBuffer)
 }{
 	{"RunStdout", testRunStdout},
 	{"ExitCodeAndStderrTail", testExitError},
@@ -126,7 +108,7 @@ func run(t *testing.T, h host.Host, script string) host.Result {
 	return res
 }
 
-func testRunStdout(t *testing.T, h host.Host, _ *syncBuffer) {
+func testRunStdout(t *testing.T, h host.Host, _ *testenv.SyncBuffer) {
 	res := run(t, h, `printf '%s\n' "$((6*7))" "$LC_ALL"; echo to-stderr >&2`)
 	if got := string(res.Stdout); got != "42\nC\n" {
 		t.Errorf("stdout = %q, want %q", got, "42\nC\n")
@@ -139,7 +121,7 @@ func testRunStdout(t *testing.T, h host.Host, _ *syncBuffer) {
 	}
 }
 
-func testExitError(t *testing.T, h host.Host, _ *syncBuffer) {
+func testExitError(t *testing.T, h host.Host, _ *testenv.SyncBuffer) {
 	res, err := h.Run(context.Background(), host.Cmd{
 		Script: `echo partial-out; i=1; while [ $i -le 15 ]; do echo "err-line-$i" >&2; i=$((i+1)); done; exit 3`,
 		Label:  "op-7",
@@ -165,7 +147,7 @@ func testExitError(t *testing.T, h host.Host, _ *syncBuffer) {
 	}
 }
 
-func testStdin(t *testing.T, h host.Host, log *syncBuffer) {
+func testStdin(t *testing.T, h host.Host, log *testenv.SyncBuffer) {
 	secret := "s3cret-" + strconv.Itoa(os.Getpid()) + "-" + t.Name()
 	res, err := h.Run(context.Background(), host.Cmd{
 		Script: "sha256sum | cut -d' ' -f1",
@@ -192,7 +174,7 @@ func testStdin(t *testing.T, h host.Host, log *syncBuffer) {
 	}
 }
 
-func testStreams(t *testing.T, h host.Host, log *syncBuffer) {
+func testStreams(t *testing.T, h host.Host, log *testenv.SyncBuffer) {
 	var out, errw bytes.Buffer
 	_, err := h.Run(context.Background(), host.Cmd{
 		Script: "echo visible-out; echo visible-err >&2",
@@ -261,7 +243,7 @@ func readPid(t *testing.T, file string) int {
 	return pid
 }
 
-func testTimeout(t *testing.T, h host.Host, _ *syncBuffer) {
+func testTimeout(t *testing.T, h host.Host, _ *testenv.SyncBuffer) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	start := time.Now()
 	res, err := h.Run(context.Background(), host.Cmd{Script: sleeper(pidFile), Timeout: 1 * time.Second, Label: "slow"})
@@ -281,7 +263,7 @@ func testTimeout(t *testing.T, h host.Host, _ *syncBuffer) {
 	waitDead(t, readPid(t, pidFile))
 }
 
-func testCancel(t *testing.T, h host.Host, _ *syncBuffer) {
+func testCancel(t *testing.T, h host.Host, _ *testenv.SyncBuffer) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
@@ -302,7 +284,7 @@ func testCancel(t *testing.T, h host.Host, _ *syncBuffer) {
 	waitDead(t, readPid(t, pidFile))
 }
 
-func testConcurrent(t *testing.T, h host.Host, _ *syncBuffer) {
+func testConcurrent(t *testing.T, h host.Host, _ *testenv.SyncBuffer) {
 	// More than OpenSSH's default MaxSessions (10), which the test sshd keeps.
 	var wg sync.WaitGroup
 	errs := make([]error, 16)
@@ -336,7 +318,7 @@ func nobody(t *testing.T) (uid, gid int, group string) {
 	return uid, gid, g.Name
 }
 
-func testPutGet(t *testing.T, h host.Host, _ *syncBuffer) {
+func testPutGet(t *testing.T, h host.Host, _ *testenv.SyncBuffer) {
 	ctx := context.Background()
 	uid, gid, group := nobody(t)
 	dir := t.TempDir()
@@ -408,7 +390,7 @@ func (f *failingReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func testPutFailure(t *testing.T, h host.Host, _ *syncBuffer) {
+func testPutFailure(t *testing.T, h host.Host, _ *testenv.SyncBuffer) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "keep")
@@ -452,7 +434,7 @@ func (c *cancelAfter) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func testPutCancelled(t *testing.T, h host.Host, _ *syncBuffer) {
+func testPutCancelled(t *testing.T, h host.Host, _ *testenv.SyncBuffer) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "keep")
 	if err := os.WriteFile(p, []byte("original"), 0o644); err != nil {
@@ -471,7 +453,7 @@ func testPutCancelled(t *testing.T, h host.Host, _ *syncBuffer) {
 	assertNoTemp(t, dir)
 }
 
-func testSignal(t *testing.T, h host.Host, _ *syncBuffer) {
+func testSignal(t *testing.T, h host.Host, _ *testenv.SyncBuffer) {
 	_, err := h.Run(context.Background(), host.Cmd{Script: "echo dying >&2; kill -TERM $$; sleep 5"})
 	var ee *host.ExitError
 	if !errors.As(err, &ee) || ee.Code != 128+15 {
@@ -486,7 +468,7 @@ func testSignal(t *testing.T, h host.Host, _ *syncBuffer) {
 // different content while readers read it in a loop: every read must be
 // exactly one complete version. TestAtomicityCheckCatchesInPlaceWrites
 // shows the same check fails a writer that is not atomic.
-func testPutAtomic(t *testing.T, h host.Host, _ *syncBuffer) {
+func testPutAtomic(t *testing.T, h host.Host, _ *testenv.SyncBuffer) {
 	ctx := context.Background()
 	r := startAtomicityCheck(t, func(p string, v []byte) error {
 		return h.Put(ctx, p, bytes.NewReader(v), host.PutOptions{Mode: 0o644})
@@ -533,7 +515,7 @@ func (r *atomicityCheck) run(t *testing.T) (bad int64, sample string) {
 	ctx := context.Background()
 	stop := filepath.Join(r.dir, "stop")
 	script := fmt.Sprintf(`while [ ! -e %[1]s ]; do cat %[2]s | sha256sum; done`, host.Quote(stop), host.Quote(r.path))
-	var shellHashes syncBuffer
+	var shellHashes testenv.SyncBuffer
 	shellDone := make(chan error, 1)
 	go func() {
 		_, err := host.NewLocal(nil).Run(ctx, host.Cmd{Script: script, Stdout: &shellHashes, Timeout: 2 * time.Minute})
@@ -618,7 +600,7 @@ func TestAtomicityCheckCatchesInPlaceWrites(t *testing.T) {
 	}
 }
 
-func testDial(t *testing.T, h host.Host, _ *syncBuffer) {
+func testDial(t *testing.T, h host.Host, _ *testenv.SyncBuffer) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -668,7 +650,7 @@ func testDial(t *testing.T, h host.Host, _ *syncBuffer) {
 	}
 }
 
-func testFacts(t *testing.T, h host.Host, _ *syncBuffer) {
+func testFacts(t *testing.T, h host.Host, _ *testenv.SyncBuffer) {
 	f, err := h.Facts(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -127,7 +127,7 @@ func TestUnknownHostRefused(t *testing.T) {
 func TestHostKeyMismatchRetriedButNeverAccepted(t *testing.T) {
 	s := testenv.SSHD(t)
 	kh := writeKnownHosts(t, s.Addr, randomKey(t))
-	var log syncBuffer
+	var log testenv.SyncBuffer
 	start := time.Now()
 	_, err := tryOpenAndMark(t, s, host.Options{
 		KnownHostsFile: kh, IdentityFile: s.IdentityFile, Log: &log,
