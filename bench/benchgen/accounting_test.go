@@ -225,6 +225,39 @@ func TestIdleKeepAliveCloseSeenBeforeSending(t *testing.T) {
 	}
 }
 
+// The server half-closes a kept connection between two requests, sooner
+// than the idle check looks (Apache event does this when its workers are
+// busy, and lingers). The next request must go out on a new connection, not
+// wait out its timeout on the half-closed one (it did: the poller's notice
+// of the close came before the request and was forgotten).
+func TestHalfClosedKeptConnectionIsSeenBeforeSending(t *testing.T) {
+	for _, useTLS := range []bool{false, true} {
+		t.Run(map[bool]string{false: "http", true: "https"}[useTLS], func(t *testing.T) {
+			s := startFaultServer(t)
+			var pool *x509.CertPool
+			if useTLS {
+				s, pool = startTLSFaultServer(t)
+			}
+			// 20 ms between requests: the close (after 5 ms) comes between
+			// them, and the gap is under idleCheckAfter.
+			r, err := Run(context.Background(), Config{URL: s.url("/linger-close"), Visitors: 1, Rate: 50, Requests: 5,
+				KeepAlive: true, RootCAs: pool, Timeout: 2 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkInvariant(t, r)
+			if r.Outcomes.ReadTimeout != 0 {
+				t.Fatalf("requests sent on a half-closed connection waited out their timeout: %+v %+v", r.Outcomes, r.Errors)
+			}
+			// Plain TCP finds the close before sending; TLS sends and then
+			// sees it (counted as closed, not lost).
+			if !useTLS && (r.Outcomes.OK != 5 || r.Connections != 5 || r.KeepAliveCloses != 4) {
+				t.Fatalf("ok=%d conns=%d kaCloses=%d outcomes %+v errors %+v", r.Outcomes.OK, r.Connections, r.KeepAliveCloses, r.Outcomes, r.Errors)
+			}
+		})
+	}
+}
+
 // Open loop: the server stalls for 1 s after the first request. Requests
 // intended during the stall must show the wait from their intended send time
 // (no coordinated omission), while a closed loop sees a single slow request.

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -145,6 +146,18 @@ func (s *faultServer) serve(c net.Conn) {
 			// idle connection soon after (Apache's KeepAliveTimeout).
 			ok("200 OK", "ok")
 			time.Sleep(20 * time.Millisecond)
+			return
+		case "/linger-close":
+			// Apache event's close of a kept connection when its workers are
+			// busy: it shuts down its side soon after the answer, and then
+			// reads and throws away what comes (lingering) without answering.
+			ok("200 OK", "ok")
+			time.Sleep(5 * time.Millisecond)
+			if cw, ok := c.(interface{ CloseWrite() error }); ok {
+				cw.CloseWrite()
+			}
+			c.SetReadDeadline(time.Now().Add(3 * time.Second))
+			io.Copy(io.Discard, c)
 			return
 		case "/301":
 			ok("301 Moved Permanently", "")

@@ -1,6 +1,7 @@
 package benchgen
 
 import (
+	"errors"
 	"io"
 	"net"
 	"os"
@@ -15,8 +16,17 @@ import (
 //
 //   - The request is written inside the read's RawConn callback, after the
 //     netpoller was armed for the answer, and the callback then waits for
-//     readability at once: no read that can only fail with EAGAIN per
-//     request (net.Conn's Write then Read makes one).
+//     readability at once: no read after the write that can only fail with
+//     EAGAIN (net.Conn's Write then Read makes one).
+//   - Arming forgets a readiness the poller saw before it (RawConn.Read
+//     expects its callback to try the socket first), so the callback does:
+//     a read of the idle socket comes first. Without it a server's
+//     unannounced close (Apache event closes keep-alive connections when its
+//     workers are busy, shutting down its side and lingering) that arrived
+//     between two requests was never seen: the request went out on the
+//     half-closed connection and the visitor waited out its whole timeout.
+//     That read finds the close before anything is sent, so the request goes
+//     out on a new connection instead (the idle check's job, done always).
 //   - RawSyscall does not enter the scheduler's syscall state, so the
 //     runtime's monitor thread does not hand the P to another thread while a
 //     loopback write runs the server's receive path inline, and stays asleep.
@@ -27,7 +37,15 @@ type fdIO struct {
 	w       *wire
 	req     []byte // still to send, by the next Read
 	sendErr error  // the request could not be sent
+	// stale: the idle socket was readable when a request was about to go
+	// out (the server closed it, or sent bytes nobody asked for); nothing
+	// was sent.
+	stale bool
 }
+
+// errStale is Read's error when the connection was found stale before the
+// request was sent.
+var errStale = errors.New("connection closed by the server before the request was sent")
 
 func newFdIO(c *net.TCPConn, w *wire) (*fdIO, error) {
 	rc, err := c.SyscallConn()
@@ -44,11 +62,21 @@ func (f *fdIO) Read(p []byte) (int, error) {
 	var rerr error
 	err := f.rc.Read(func(fd uintptr) bool {
 		if f.req != nil {
+			// The idle socket first: EAGAIN is the healthy answer.
+			var b [1]byte
+			if m, e := rawRead(fd, b[:]); e != syscall.EAGAIN {
+				f.w.in.Add(int64(m))
+				f.req, f.stale = nil, true
+				return true
+			}
 			return f.send(fd)
 		}
 		n, rerr = rawRead(fd, p)
 		return rerr != syscall.EAGAIN
 	})
+	if f.stale {
+		return 0, errStale
+	}
 	if f.sendErr != nil {
 		return 0, f.sendErr
 	}

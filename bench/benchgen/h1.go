@@ -116,55 +116,70 @@ func (c *h1Client) do(ctx context.Context, deadline time.Time, a *attempt) {
 		c.close()
 		a.kaCloseBefore = true
 	}
-	if c.conn == nil {
-		if err := c.dial(ctx, deadline, a); err != nil {
-			a.fail(err, phaseDial)
+	for {
+		if c.conn == nil {
+			if err := c.dial(ctx, deadline, a); err != nil {
+				a.fail(err, phaseDial)
+				return
+			}
+		} else {
+			a.reused = true
+		}
+		// Moving the deadline costs a timer update per request; a deadline at
+		// most deadlineSlack earlier than the attempt's own is kept (so a
+		// timeout fires up to 10 ms early, never late).
+		if d := deadline.Sub(c.deadline); d < 0 || d > deadlineSlack || a.newConn {
+			c.conn.SetDeadline(deadline)
+			c.deadline = deadline
+		}
+		a.sent = now
+		if a.newConn {
+			a.sent = time.Now()
+		}
+		if c.fio != nil && c.br.Buffered() == 0 {
+			c.fio.req = c.t.h1req // sent by the response's first read
+		} else if _, err := c.conn.Write(c.t.h1req); err != nil {
+			a.fail(err, phaseSend)
+			c.close()
 			return
 		}
-	} else {
-		a.reused = true
-	}
-	// Moving the deadline costs a timer update per request; a deadline at
-	// most deadlineSlack earlier than the attempt's own is kept (so a
-	// timeout fires up to 10 ms early, never late).
-	if d := deadline.Sub(c.deadline); d < 0 || d > deadlineSlack || a.newConn {
-		c.conn.SetDeadline(deadline)
-		c.deadline = deadline
-	}
-	a.sent = now
-	if a.newConn {
-		a.sent = time.Now()
-	}
-	if c.fio != nil && c.br.Buffered() == 0 {
-		c.fio.req = c.t.h1req // sent by the response's first read
-	} else if _, err := c.conn.Write(c.t.h1req); err != nil {
-		a.fail(err, phaseSend)
-		c.close()
-		return
-	}
-	closeAfter, err := c.readResponse(a)
-	a.end = time.Now()
-	c.lastUsed = a.end
-	if c.fio != nil && c.fio.sendErr != nil {
-		a.fail(c.fio.sendErr, phaseSend)
-		c.close()
-		return
-	}
-	if err != nil {
-		ph := phaseHead
-		if a.gotHead {
-			ph = phaseBody
+		closeAfter, err := c.readResponse(a)
+		a.end = time.Now()
+		c.lastUsed = a.end
+		if c.fio != nil && c.fio.stale {
+			// Nothing was sent: the server had closed the kept connection
+			// (a keep-alive close, counted as one), so this attempt goes out
+			// on a new one. A new connection found closed is a failure.
+			c.close()
+			if !a.newConn {
+				a.kaCloseBefore, a.reused, a.end = true, false, time.Time{}
+				continue
+			}
+			a.fail(errNoResponse, phaseHead)
+			return
 		}
-		a.fail(err, ph)
-		c.close()
-		return
-	}
-	a.finish()
-	if closeAfter || !c.t.keepAlive {
-		if c.t.keepAlive {
-			a.kaClose = true
+		if c.fio != nil && c.fio.sendErr != nil {
+			a.fail(c.fio.sendErr, phaseSend)
+			c.close()
+			return
 		}
-		c.close()
+		if err != nil {
+			ph := phaseHead
+			if a.gotHead {
+				ph = phaseBody
+			}
+			a.fail(err, ph)
+			c.close()
+			return
+		}
+		a.finish()
+		if closeAfter || !c.t.keepAlive {
+			if c.t.keepAlive {
+				a.kaClose = true
+			}
+			c.close()
+		}
+		return
 	}
 }
 
