@@ -64,7 +64,19 @@ func TestAccountingMatchesAB(t *testing.T) {
 	if d := float64(r.Bytes.WireIn-abTotal) / float64(abTotal); d < -0.05 || d > 0.05 {
 		t.Fatalf("total bytes: benchgen %d, ab %d", r.Bytes.WireIn, abTotal)
 	}
-	t.Logf("2000 requests each; HTML %d bytes both; total benchgen %d (HTTP/1.1) vs ab %d (HTTP/1.0)", r.Bytes.Body, r.Bytes.WireIn, abTotal)
+	// With ab's HTTP/1.0 requests, Apache sends the same answers byte for
+	// byte, on 5 kept connections.
+	r10, err := Run(context.Background(), Config{URL: s.URL(testsrv.Small), Visitors: 5, Requests: 2000, KeepAlive: true, HTTP10: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariant(t, r10)
+	if !r10.HTTP10 || r10.Outcomes.OK != 2000 || r10.Connections != 5 || r10.KeepAliveCloses != 0 || r10.Bytes.WireIn != abTotal {
+		t.Fatalf("HTTP/1.0: ok %d, %d connections, %d keep-alive closes, total %d bytes; ab's total %d", r10.Outcomes.OK,
+			r10.Connections, r10.KeepAliveCloses, r10.Bytes.WireIn, abTotal)
+	}
+	t.Logf("2000 requests each; HTML %d bytes both; total benchgen %d (HTTP/1.1), %d (HTTP/1.0) vs ab %d (HTTP/1.0)",
+		r.Bytes.Body, r.Bytes.WireIn, r10.Bytes.WireIn, abTotal)
 }
 
 // crowd against Apache prefork with 3 workers: background visitors hold every

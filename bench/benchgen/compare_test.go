@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 
 func childRun(u string) {
 	d, _ := time.ParseDuration(os.Getenv("BENCHGEN_DURATION"))
-	r, err := Run(context.Background(), Config{URL: u, Visitors: 50, Duration: d, KeepAlive: true})
+	r, err := Run(context.Background(), Config{URL: u, Visitors: 50, Duration: d, KeepAlive: true, HTTP10: os.Getenv("BENCHGEN_HTTP10") == "1"})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -127,11 +127,12 @@ func attribute(b *testing.B, pgid int, run func() toolRun) toolRun {
 	return r
 }
 
-// BenchmarkVersusWrkAndAB runs wrk, ab and benchgen, each pinned to core 1,
-// against one server pinned to core 0 (nginx with one worker, as in
-// loadgen-anchors.md §4, and Apache's event MPM), 50 keep-alive connections,
-// on a 1 KB file, in rounds: each tool once per round, the order rotated. It
-// reports benchgen's req/s as a ratio of wrk's and ab's, and its client CPU
+// BenchmarkVersusWrkAndAB runs wrk, ab, benchgen and benchgen with ab's
+// HTTP/1.0 requests, each pinned to core 1, against one server pinned to
+// core 0 (nginx with one worker, as in loadgen-anchors.md §4, and Apache's
+// event MPM), 50 keep-alive connections, on a 1 KB file, in rounds: each
+// tool once per round, the order rotated. It reports benchgen's req/s as a
+// ratio of wrk's and ab's (and with HTTP/1.0, of ab's), and its client CPU
 // per request as a ratio of wrk's (goal ≤ 1.0, bar < 1.3): the geometric
 // mean of the per-round ratios with a 95% interval (from 6 rounds on), and
 // their median. "Within 5%" is shown when the interval lies inside
@@ -161,21 +162,28 @@ func versus(b *testing.B, server, u string, pgid int) {
 	if secs < 1 || *versusRound != time.Duration(secs)*time.Second {
 		b.Fatalf("-versus.round=%v: want whole seconds", *versusRound)
 	}
-	var ours, wrk, ab []toolRun
+	type tool struct {
+		name string
+		run  func() toolRun
+		rs   []toolRun
+	}
+	ours := &tool{name: "benchgen", run: func() toolRun { return runBenchgen(b, u, secs, false) }}
+	wrk := &tool{name: "wrk", run: func() toolRun { return runWrk(b, u, secs) }}
+	ab := &tool{name: "ab", run: func() toolRun { return runAB(b, u, secs) }}
+	// benchgen sending ab's HTTP/1.0 requests: ab's requests cost the server
+	// more than HTTP/1.1 ones (a longer answer, with Keep-Alive), so this is
+	// the like-for-like comparison with ab.
+	ours10 := &tool{name: "benchgen-http1.0", run: func() toolRun { return runBenchgen(b, u, secs, true) }}
+	tools := []*tool{ours, wrk, ab, ours10}
 	round := 0
 	for b.Loop() {
 		// Rotate the order each round, so no tool always runs first.
-		runs := []func(){
-			func() { ours = append(ours, attribute(b, pgid, func() toolRun { return runBenchgen(b, u, secs) })) },
-			func() { wrk = append(wrk, attribute(b, pgid, func() toolRun { return runWrk(b, u, secs) })) },
-			func() { ab = append(ab, attribute(b, pgid, func() toolRun { return runAB(b, u, secs) })) },
-		}
-		for i := range runs {
-			runs[(i+round)%len(runs)]()
+		for i := range tools {
+			tl := tools[(i+round)%len(tools)]
+			tl.rs = append(tl.rs, attribute(b, pgid, tl.run))
 		}
 		round++
 	}
-	med := median
 	col := func(rs []toolRun, f func(toolRun) float64) []float64 {
 		v := make([]float64, len(rs))
 		for i, r := range rs {
@@ -185,18 +193,13 @@ func versus(b *testing.B, server, u string, pgid int) {
 	}
 	// Per-round ratios: tools in the same round share the machine's mood
 	// (the host is shared), so their ratio is steadier than the medians'.
-	ratio := func(a, b []toolRun, f func(toolRun) float64) []float64 {
-		v := make([]float64, len(a))
-		for i := range a {
-			v[i] = f(a[i]) / f(b[i])
+	ratio := func(a, b *tool, f func(toolRun) float64) []float64 {
+		v := make([]float64, len(a.rs))
+		for i := range a.rs {
+			v[i] = f(a.rs[i]) / f(b.rs[i])
 		}
 		return v
 	}
-	rps := func(r toolRun) float64 { return r.rps }
-	cpu := func(r toolRun) float64 { return r.cpuUsPerReq }
-	b.ReportMetric(med(col(ours, rps)), "benchgen-rps")
-	b.ReportMetric(med(col(wrk, rps)), "wrk-rps")
-	b.ReportMetric(med(col(ab, rps)), "ab-rps")
 	// A ratio: the geometric mean of the per-round ratios with its 95%
 	// interval, and their median (a check that a few odd rounds do not
 	// carry the mean).
@@ -209,56 +212,48 @@ func versus(b *testing.B, server, u string, pgid int) {
 		}
 		b.ReportMetric(median(v), unit+"-median")
 	}
+	rps := func(r toolRun) float64 { return r.rps }
+	cpu := func(r toolRun) float64 { return r.cpuUsPerReq }
 	withCI(ratio(ours, wrk, rps), "rps/wrk")
 	withCI(ratio(ours, ab, rps), "rps/ab")
-	b.ReportMetric(med(col(ours, cpu)), "benchgen-cpu-us/req")
-	b.ReportMetric(med(col(wrk, cpu)), "wrk-cpu-us/req")
-	b.ReportMetric(med(col(ab, cpu)), "ab-cpu-us/req")
+	withCI(ratio(ours10, ab, rps), "http1.0-rps/ab")
 	withCI(ratio(ours, wrk, cpu), "cpu/wrk")
-	srvCost := func(r toolRun) float64 { return r.srvUsPerReq }
-	srvBusy := func(r toolRun) float64 { return r.srvBusy }
-	for _, tl := range []struct {
-		name string
-		rs   []toolRun
-	}{{"benchgen", ours}, {"wrk", wrk}, {"ab", ab}} {
-		b.ReportMetric(med(col(tl.rs, srvCost)), tl.name+"-srv-us/req")
-		b.ReportMetric(med(col(tl.rs, srvBusy)), tl.name+"-srv-cores")
+	for _, tl := range tools {
+		b.ReportMetric(median(col(tl.rs, rps)), tl.name+"-rps")
+		b.ReportMetric(median(col(tl.rs, cpu)), tl.name+"-cpu-us/req")
+		b.ReportMetric(median(col(tl.rs, func(r toolRun) float64 { return r.srvUsPerReq })), tl.name+"-srv-us/req")
+		b.ReportMetric(median(col(tl.rs, func(r toolRun) float64 { return r.srvBusy })), tl.name+"-srv-cores")
 	}
-	// The same over clean rounds only (nothing else busy on the machine).
-	var cOurs, cWrk, cAB []toolRun
-	for i := range ours {
-		if max(ours[i].unattributed, wrk[i].unattributed, ab[i].unattributed) < cleanBelow {
-			cOurs, cWrk, cAB = append(cOurs, ours[i]), append(cWrk, wrk[i]), append(cAB, ab[i])
+	clean := 0
+	for i := range ours.rs {
+		worst := 0.0
+		for _, tl := range tools {
+			worst = max(worst, tl.rs[i].unattributed)
+		}
+		if worst < cleanBelow {
+			clean++
 		}
 	}
-	b.ReportMetric(float64(len(cOurs)), "clean-rounds")
-	if len(cOurs) > 0 {
-		b.ReportMetric(med(ratio(cOurs, cWrk, rps)), "clean-rps/wrk")
-		b.ReportMetric(med(ratio(cOurs, cAB, rps)), "clean-rps/ab")
-		b.ReportMetric(med(ratio(cOurs, cWrk, cpu)), "clean-cpu/wrk")
-	}
-	for i := range ours {
-		if *versusOut != "" {
-			f, err := os.OpenFile(*versusOut, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-			if err != nil {
-				b.Fatal(err)
-			}
-			for _, tl := range []struct {
-				name string
-				r    toolRun
-			}{{"benchgen", ours[i]}, {"wrk", wrk[i]}, {"ab", ab[i]}} {
-				fmt.Fprintf(f, "%s\t%d\t%s\t%.0f\t%.3f\t%.3f\t%.3f\t%.3f\n", server, i+1, tl.name,
-					tl.r.rps, tl.r.cpuUsPerReq, tl.r.srvUsPerReq, tl.r.srvBusy, tl.r.unattributed)
-			}
-			f.Close()
+	b.ReportMetric(float64(clean), "clean-rounds")
+	var tsv *os.File
+	if *versusOut != "" {
+		f, err := os.OpenFile(*versusOut, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			b.Fatal(err)
 		}
+		defer f.Close()
+		tsv = f
+	}
+	for i := range ours.rs {
 		line := fmt.Sprintf("round %d:", i+1)
-		for _, tl := range []struct {
-			name string
-			r    toolRun
-		}{{"benchgen", ours[i]}, {"wrk", wrk[i]}, {"ab", ab[i]}} {
+		for _, tl := range tools {
+			r := tl.rs[i]
 			line += fmt.Sprintf(" %s %.0f rps %.1f µs/req (server %.1f µs/req, %.2f cores; other %.2f cores);",
-				tl.name, tl.r.rps, tl.r.cpuUsPerReq, tl.r.srvUsPerReq, tl.r.srvBusy, tl.r.unattributed)
+				tl.name, r.rps, r.cpuUsPerReq, r.srvUsPerReq, r.srvBusy, r.unattributed)
+			if tsv != nil {
+				fmt.Fprintf(tsv, "%s\t%d\t%s\t%.0f\t%.3f\t%.3f\t%.3f\t%.3f\n", server, i+1, tl.name,
+					r.rps, r.cpuUsPerReq, r.srvUsPerReq, r.srvBusy, r.unattributed)
+			}
 		}
 		b.Log(line)
 	}
@@ -314,9 +309,12 @@ func procCPU(c *exec.Cmd) time.Duration {
 	return c.ProcessState.UserTime() + c.ProcessState.SystemTime()
 }
 
-func runBenchgen(b *testing.B, u string, secs int) toolRun {
+func runBenchgen(b *testing.B, u string, secs int, http10 bool) toolRun {
 	c := pinned(os.Args[0])
 	c.Env = append(os.Environ(), "BENCHGEN_CHILD="+u, fmt.Sprintf("BENCHGEN_DURATION=%ds", secs))
+	if http10 {
+		c.Env = append(c.Env, "BENCHGEN_HTTP10=1")
+	}
 	out, err := c.Output()
 	if err != nil {
 		b.Fatalf("benchgen child: %v\n%s", err, out)

@@ -29,9 +29,10 @@ import (
 	"github.com/wptest/wptest/bench/result"
 )
 
-// idleCheckAfter: a kept connection idle longer than this is checked for a
-// server-side close before it is used (cheap, and only after a gap, so it
-// costs nothing in a tight closed loop).
+// idleCheckAfter: a kept h1 connection over TLS idle longer than this is
+// checked for a server-side close before it is used (only after a gap, so it
+// costs nothing in a tight closed loop; cleartext is checked every time, at
+// the cost of one read).
 const idleCheckAfter = 50 * time.Millisecond
 
 // DefaultTimeout bounds one attempt: no complete answer within it is a
@@ -45,6 +46,10 @@ type Config struct {
 	Method string   // GET (default) or HEAD
 	Proto  string   // h1 (default), h2, h2c, h3
 	Header []string // extra request headers, "Name: value"
+	// HTTP10 sends h1 requests as HTTP/1.0, as ab does (with keep-alive,
+	// "Connection: Keep-Alive"), so the server does ab's work; a connection
+	// is then kept only when the answer says keep-alive.
+	HTTP10 bool
 	// Visitors: closed loop, the N; open loop, the connections the rate is spread over.
 	Visitors  int
 	KeepAlive bool
@@ -75,6 +80,7 @@ type target struct {
 	header    http.Header
 	tls       *tls.Config
 	keepAlive bool
+	http10    bool
 }
 
 func newTarget(cfg *Config) (*target, error) {
@@ -85,7 +91,7 @@ func newTarget(cfg *Config) (*target, error) {
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 		return nil, fmt.Errorf("url %q: want http:// or https:// with a host", cfg.URL)
 	}
-	t := &target{url: u, proto: cfg.Proto, method: cfg.Method, keepAlive: cfg.KeepAlive, header: http.Header{}}
+	t := &target{url: u, proto: cfg.Proto, method: cfg.Method, keepAlive: cfg.KeepAlive, http10: cfg.HTTP10, header: http.Header{}}
 	if t.proto == "" {
 		t.proto = "h1"
 	}
@@ -94,6 +100,9 @@ func newTarget(cfg *Config) (*target, error) {
 	}
 	if t.method != "GET" && t.method != "HEAD" {
 		return nil, fmt.Errorf("method %q: only GET and HEAD", t.method)
+	}
+	if t.http10 && t.proto != "h1" {
+		return nil, fmt.Errorf("HTTP/1.0 requests only with proto h1, not %s", t.proto)
 	}
 	switch t.proto {
 	case "h1":
@@ -127,9 +136,16 @@ func newTarget(cfg *Config) (*target, error) {
 	}
 	var b strings.Builder
 	path := u.RequestURI()
-	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: wptest-bench\r\n", t.method, path, u.Host)
-	if !cfg.KeepAlive {
-		b.WriteString("Connection: close\r\n")
+	version := "1.1"
+	if t.http10 {
+		version = "1.0"
+	}
+	fmt.Fprintf(&b, "%s %s HTTP/%s\r\nHost: %s\r\nUser-Agent: wptest-bench\r\n", t.method, path, version, u.Host)
+	switch {
+	case t.http10 && cfg.KeepAlive:
+		b.WriteString("Connection: Keep-Alive\r\n") // ab's spelling
+	case !t.http10 && !cfg.KeepAlive:
+		b.WriteString("Connection: close\r\n") // HTTP/1.0 closes by default
 	}
 	t.header.Set("User-Agent", "wptest-bench")
 	for _, h := range cfg.Header {
@@ -491,7 +507,7 @@ func merge(cfg *Config, t *target, open bool, all []*stats, winStart time.Time, 
 	}
 	out := result.FromArray(m.out)
 	r := result.Run{
-		Name: cfg.Name, Model: model, Proto: t.proto, URL: cfg.URL, Method: t.method,
+		Name: cfg.Name, Model: model, Proto: t.proto, URL: cfg.URL, Method: t.method, HTTP10: t.http10,
 		Visitors: cfg.Visitors, KeepAlive: cfg.KeepAlive, Rate: cfg.Rate, Requests: cfg.Requests,
 		DurationMs: ms(cfg.Duration), WarmupMs: ms(cfg.Warmup), TimeoutMs: ms(cfg.Timeout),
 		Start: winStart.UTC().Format(time.RFC3339Nano), ElapsedMs: ms(elapsed),

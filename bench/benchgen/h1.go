@@ -41,15 +41,13 @@ func (c *h1Client) close() {
 	}
 }
 
-// idleClosed reports whether the server closed a connection we kept idle
-// (KeepAliveTimeout): a peek at the socket that does not wait sees EOF or a
-// reset. Checked only after an idle gap, before anything is sent, so it is
-// not a retry. (A read with a deadline already past cannot do it: Go fails
-// such a read before it looks at the socket.)
+// idleClosed reports whether the server closed a TLS connection we kept
+// idle (KeepAliveTimeout): a peek at the socket that does not wait sees EOF
+// or a reset. Checked only after an idle gap, before anything is sent, so it
+// is not a retry. (A read with a deadline already past cannot do it: Go
+// fails such a read before it looks at the socket.) Cleartext needs no such
+// check: fdIO reads the idle socket before every request.
 func (c *h1Client) idleClosed() bool {
-	if c.br.Buffered() > 0 {
-		return true // bytes nobody asked for: the connection is not clean
-	}
 	tc, ok := c.raw.(*countConn).Conn.(*net.TCPConn)
 	if !ok {
 		return false
@@ -58,11 +56,8 @@ func (c *h1Client) idleClosed() bool {
 	if closed || !data {
 		return closed
 	}
-	if c.t.tls == nil {
-		return true // bytes nobody asked for: the connection is not clean
-	}
-	// Over TLS the bytes may be a session ticket (harmless) or the
-	// server's close_notify: let the TLS layer read them, briefly.
+	// The bytes may be a session ticket (harmless) or the server's
+	// close_notify: let the TLS layer read them, briefly.
 	c.conn.SetReadDeadline(time.Now().Add(time.Millisecond))
 	_, err := c.br.Peek(1)
 	c.conn.SetReadDeadline(time.Time{})
@@ -112,7 +107,9 @@ func (c *h1Client) dial(ctx context.Context, deadline time.Time, a *attempt) err
 
 func (c *h1Client) do(ctx context.Context, deadline time.Time, a *attempt) {
 	now := time.Now()
-	if c.conn != nil && now.Sub(c.lastUsed) > idleCheckAfter && c.idleClosed() {
+	// Bytes nobody asked for make a kept connection unclean; over TLS an
+	// idle one may have been closed by the server.
+	if c.conn != nil && (c.br.Buffered() > 0 || c.fio == nil && now.Sub(c.lastUsed) > idleCheckAfter && c.idleClosed()) {
 		c.close()
 		a.kaCloseBefore = true
 	}
@@ -136,7 +133,7 @@ func (c *h1Client) do(ctx context.Context, deadline time.Time, a *attempt) {
 		if a.newConn {
 			a.sent = time.Now()
 		}
-		if c.fio != nil && c.br.Buffered() == 0 {
+		if c.fio != nil {
 			c.fio.req = c.t.h1req // sent by the response's first read
 		} else if _, err := c.conn.Write(c.t.h1req); err != nil {
 			a.fail(err, phaseSend)
@@ -216,7 +213,8 @@ func (c *h1Client) readResponse(a *attempt) (closeAfter bool, err error) {
 	a.status = status
 	cl := int64(-1)
 	chunked := false
-	closeAfter = http10
+	// An HTTP/1.0 request or answer means close, unless the answer says keep-alive.
+	closeAfter = http10 || c.t.http10
 	for {
 		line, err = br.ReadSlice('\n')
 		if err != nil {

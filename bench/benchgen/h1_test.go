@@ -112,3 +112,44 @@ func TestNoLostWakeups(t *testing.T) {
 		t.Fatalf("ok %d of %d, connections %d; outcomes %+v errors %+v", r.Outcomes.OK, r.Attempts, r.Connections, r.Outcomes, r.Errors)
 	}
 }
+
+// The request as it goes on the wire: HTTP/1.0 is ab's (Connection:
+// Keep-Alive only when kept alive, since 1.0 closes by default).
+func TestRequestBytes(t *testing.T) {
+	for _, c := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{URL: "http://h:8/a?b=1", KeepAlive: true}, "GET /a?b=1 HTTP/1.1\r\nHost: h:8\r\nUser-Agent: wptest-bench\r\n\r\n"},
+		{Config{URL: "http://h:8/a"}, "GET /a HTTP/1.1\r\nHost: h:8\r\nUser-Agent: wptest-bench\r\nConnection: close\r\n\r\n"},
+		{Config{URL: "http://h/a", KeepAlive: true, HTTP10: true}, "GET /a HTTP/1.0\r\nHost: h\r\nUser-Agent: wptest-bench\r\nConnection: Keep-Alive\r\n\r\n"},
+		{Config{URL: "http://h/a", HTTP10: true, Method: "HEAD", Header: []string{"Accept: */*"}}, "HEAD /a HTTP/1.0\r\nHost: h\r\nUser-Agent: wptest-bench\r\nAccept: */*\r\n\r\n"},
+	} {
+		tg, err := newTarget(&c.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(tg.h1req) != c.want {
+			t.Errorf("%+v:\n got %q\nwant %q", c.cfg, tg.h1req, c.want)
+		}
+	}
+	if _, err := newTarget(&Config{URL: "https://h/a", Proto: "h2", HTTP10: true}); err == nil || !strings.Contains(err.Error(), "HTTP/1.0") {
+		t.Fatalf("HTTP/1.0 over h2: got %v", err)
+	}
+}
+
+// An HTTP/1.0 request is answered on a kept connection only when the
+// answer says keep-alive; the fault server's answers do not, so every
+// answer ends its connection (a keep-alive close, not a failure), even
+// though the server would have read on.
+func TestHTTP10KeepsOnlyWhatTheServerKeeps(t *testing.T) {
+	s := startFaultServer(t)
+	r, err := Run(context.Background(), Config{URL: s.url("/ok"), Visitors: 1, Requests: 3, KeepAlive: true, HTTP10: true, Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariant(t, r)
+	if r.Outcomes.OK != 3 || r.Connections != 3 || r.KeepAliveCloses != 3 {
+		t.Fatalf("ok %d, %d connections, %d keep-alive closes: %+v", r.Outcomes.OK, r.Connections, r.KeepAliveCloses, r.Errors)
+	}
+}

@@ -41,6 +41,7 @@ type JobConfig struct {
 	Method     string        `json:"method,omitempty"`
 	Proto      string        `json:"proto,omitempty"`
 	Header     []string      `json:"header,omitempty"`
+	HTTP10     bool          `json:"http10,omitempty"`
 	Visitors   int           `json:"visitors,omitempty"`
 	KeepAlive  bool          `json:"keep_alive,omitempty"`
 	Requests   int64         `json:"requests,omitempty"`
@@ -104,14 +105,14 @@ func toJobConfig(c Config) (JobConfig, error) {
 		// Insecure (the profiles' self-signed certificate).
 		return JobConfig{}, errors.New("job: a RootCAs pool cannot be sent to another machine")
 	}
-	return JobConfig{Name: c.Name, URL: c.URL, Method: c.Method, Proto: c.Proto, Header: append([]string(nil), c.Header...),
+	return JobConfig{Name: c.Name, URL: c.URL, Method: c.Method, Proto: c.Proto, Header: append([]string(nil), c.Header...), HTTP10: c.HTTP10,
 		Visitors: c.Visitors, KeepAlive: c.KeepAlive, Requests: c.Requests, Duration: c.Duration, Warmup: c.Warmup,
 		Rate: c.Rate, Timeout: c.Timeout, ServerName: c.ServerName, Insecure: c.Insecure}, nil
 }
 
 // Config is the job config as a Config (without Progress).
 func (c JobConfig) Config() Config {
-	return Config{Name: c.Name, URL: c.URL, Method: c.Method, Proto: c.Proto, Header: append([]string(nil), c.Header...),
+	return Config{Name: c.Name, URL: c.URL, Method: c.Method, Proto: c.Proto, Header: append([]string(nil), c.Header...), HTTP10: c.HTTP10,
 		Visitors: c.Visitors, KeepAlive: c.KeepAlive, Requests: c.Requests, Duration: c.Duration, Warmup: c.Warmup,
 		Rate: c.Rate, Timeout: c.Timeout, ServerName: c.ServerName, Insecure: c.Insecure}
 }

@@ -35,7 +35,7 @@ func viaJSON(t *testing.T, j Job) Job {
 // Every field of every config arrives as it was sent (durations to the
 // nanosecond); only the functions stay behind.
 func TestJobConfigsSurviveJSON(t *testing.T) {
-	base := Config{Name: "c=7", URL: "https://203.0.113.7:8443/x?y=1", Method: "HEAD", Proto: "h2", Header: []string{AcceptGzip, "X-A: b"},
+	base := Config{Name: "c=7", URL: "https://203.0.113.7:8443/x?y=1", Method: "HEAD", Proto: "h2", Header: []string{AcceptGzip, "X-A: b"}, HTTP10: true,
 		Visitors: 7, KeepAlive: true, Requests: 123, Duration: 1500*time.Millisecond + 1, Warmup: 250 * time.Millisecond,
 		Rate: 12.5, Timeout: 3 * time.Second, ServerName: "localhost", Insecure: true,
 		Progress: func(int64, time.Duration) {}}

@@ -142,12 +142,14 @@ type Bytes struct {
 
 // Run is one load run: one scenario step at one concurrency or rate.
 type Run struct {
-	Name     string `json:"name"`  // step name ("c=50", "keepalive-off", "probe")
-	Model    string `json:"model"` // "closed" (N visitors, each waits for its answer) or "open" (constant arrival rate, latency from the intended send time)
-	Proto    string `json:"proto"` // "h1", "h2", "h2c", "h3"
-	URL      string `json:"url"`
-	Method   string `json:"method"`
-	Visitors int    `json:"visitors"` // connections used at once (closed loop: the N; open loop: the connection pool)
+	Name   string `json:"name"`  // step name ("c=50", "keepalive-off", "probe")
+	Model  string `json:"model"` // "closed" (N visitors, each waits for its answer) or "open" (constant arrival rate, latency from the intended send time)
+	Proto  string `json:"proto"` // "h1", "h2", "h2c", "h3"
+	URL    string `json:"url"`
+	Method string `json:"method"`
+	// HTTP10: h1 requests were HTTP/1.0, as ab sends them.
+	HTTP10   bool `json:"http10,omitempty"`
+	Visitors int  `json:"visitors"` // connections used at once (closed loop: the N; open loop: the connection pool)
 	// Multiplexed is false: every visitor has one connection and at most one request in flight on it, for h2 and h3 too.
 	Multiplexed bool    `json:"multiplexed"`
 	KeepAlive   bool    `json:"keep_alive"`

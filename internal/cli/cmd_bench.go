@@ -61,6 +61,7 @@ func runBench(ctx context.Context, a *App, args []string) error {
 	rate := fs.Float64("rate", 0, "open loop: attempts per second (0 = closed loop)")
 	proto := fs.String("proto", "h1", "h1, h2 (TLS+ALPN), h2c (cleartext prior knowledge) or h3 (QUIC)")
 	keepAlive := fs.Bool("k", false, "ab scenario: keep-alive (other scenarios always keep connections alive)")
+	http10 := fs.Bool("http1.0", false, "h1: send HTTP/1.0 requests as ab does (Connection: Keep-Alive when kept alive), so the server does ab's work")
 	out := fs.String("o", "text", "output: text or json")
 	timeout := fs.Duration("timeout", benchgen.DefaultTimeout, "per attempt: no complete answer within it is a failure")
 	fs.Var(&headers, "H", "extra request header \"Name: value\" (repeatable)")
@@ -116,7 +117,7 @@ func runBench(ctx context.Context, a *App, args []string) error {
 	if len(urls) > 1 && *scenario != "ab" {
 		return usage("several --url only for --scenario ab")
 	}
-	base := benchgen.Config{URL: urls[0], Method: *method, Proto: *proto, Header: headers, KeepAlive: true,
+	base := benchgen.Config{URL: urls[0], Method: *method, Proto: *proto, Header: headers, HTTP10: *http10, KeepAlive: true,
 		Requests: *requests, Duration: *duration, Warmup: *warmup, Rate: *rate, Timeout: *timeout,
 		ServerName: *serverName, Insecure: *insecure}
 	if a.StderrTTY {
