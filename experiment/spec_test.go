@@ -159,3 +159,22 @@ func loadFile(t *testing.T, path string, opt LoadOptions) *Spec {
 	}
 	return sp
 }
+
+// The ab kind sends ab's HTTP/1.0 requests (the server then does what it
+// did under ab); other kinds, and ab over h2, send HTTP/1.1.
+func TestABKindSendsHTTP10(t *testing.T) {
+	r := &runner{sp: &Spec{HTTPPort: 8080, HTTPSPort: 8443}, addr: "127.0.0.1"}
+	for _, tc := range []struct {
+		sc   Scenario
+		want bool
+	}{
+		{Scenario{Kind: "ab", Proto: "h1", Path: "/1k.txt"}, true},
+		{Scenario{Kind: "ab", Proto: "h2", Path: "/1k.txt"}, false},
+		{Scenario{Kind: "page", Proto: "h1", Path: "/"}, false},
+		{Scenario{Kind: "static", Proto: "h1", Path: "/a.js"}, false},
+	} {
+		if got := r.baseConfig(tc.sc, 5).HTTP10; got != tc.want {
+			t.Errorf("%s over %s: HTTP10 %v, want %v", tc.sc.Kind, tc.sc.Proto, got, tc.want)
+		}
+	}
+}

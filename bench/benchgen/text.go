@@ -32,7 +32,11 @@ func WriteAB(w io.Writer, r result.Run) {
 	failed := ab.Connect + ab.Receive + ab.Length + ab.Exceptions
 	fmt.Fprintf(w, "Server Hostname:        %s\n", host)
 	fmt.Fprintf(w, "Server Port:            %s\n", port)
-	fmt.Fprintf(w, "Protocol:               %s (%s loop)\n\n", r.Proto, r.Model)
+	proto := r.Proto
+	if r.HTTP10 {
+		proto += ", HTTP/1.0 requests"
+	}
+	fmt.Fprintf(w, "Protocol:               %s (%s loop)\n\n", proto, r.Model)
 	fmt.Fprintf(w, "Document Path:          %s\n", path)
 	fmt.Fprintf(w, "Document Length:        %d bytes\n\n", docLen)
 	fmt.Fprintf(w, "Concurrency Level:      %d\n", r.Visitors)

@@ -61,7 +61,7 @@ func runBench(ctx context.Context, a *App, args []string) error {
 	rate := fs.Float64("rate", 0, "open loop: attempts per second (0 = closed loop)")
 	proto := fs.String("proto", "h1", "h1, h2 (TLS+ALPN), h2c (cleartext prior knowledge) or h3 (QUIC)")
 	keepAlive := fs.Bool("k", false, "ab scenario: keep-alive (other scenarios always keep connections alive)")
-	http10 := fs.Bool("http1.0", false, "h1: send HTTP/1.0 requests as ab does (Connection: Keep-Alive when kept alive), so the server does ab's work")
+	http10 := fs.Bool("http1.0", false, "h1: send HTTP/1.0 requests as ab does (Connection: Keep-Alive when kept alive), so the server does ab's work (default for the ab scenario)")
 	out := fs.String("o", "text", "output: text or json")
 	timeout := fs.Duration("timeout", benchgen.DefaultTimeout, "per attempt: no complete answer within it is a failure")
 	fs.Var(&headers, "H", "extra request header \"Name: value\" (repeatable)")
@@ -137,6 +137,8 @@ func runBench(ctx context.Context, a *App, args []string) error {
 		rep.Runs, runErr = benchgen.Sweep(ctx, base, counts)
 	case "ab":
 		base.KeepAlive = *keepAlive
+		// ab sends HTTP/1.0; so does this scenario, unless told otherwise.
+		base.HTTP10 = *http10 || !set["http1.0"] && base.Proto == "h1"
 		if !set["duration"] && *requests > 0 {
 			base.Duration = 0
 		}

@@ -21,12 +21,14 @@ func TestBenchABScenarioTextAndJSON(t *testing.T) {
 	}
 	for _, want := range []string{"Concurrency Level:      5\n", "Complete requests:      2000\n", "Failed requests:        0\n",
 		"HTML transferred:       2048000 bytes\n", "Requests per second:", "Time per request:", "Transfer rate:",
-		"Document Length:        1024 bytes", "(longest request)", "Protocol:               h1 (closed loop)"} {
+		"Document Length:        1024 bytes", "(longest request)", "Protocol:               h1, HTTP/1.0 requests (closed loop)",
+		// Apache's answers to ab's HTTP/1.0 requests: 1,303 bytes each (ab's own "Total transferred").
+		"Total transferred:      2606000 bytes\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text output lacks %q:\n%s", want, out)
 		}
 	}
-	code, out, stderr = runCLI(t, nil, "bench", "--scenario", "ab", "-c", "5", "-n", "500", "-k", "-o", "json", "--url", u)
+	code, out, stderr = runCLI(t, nil, "bench", "--scenario", "ab", "-c", "5", "-n", "500", "-k", "--http1.0=false", "-o", "json", "--url", u)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -35,7 +37,7 @@ func TestBenchABScenarioTextAndJSON(t *testing.T) {
 		t.Fatalf("json: %v\n%s", err, out)
 	}
 	if rep.Schema != result.Schema || len(rep.Runs) != 1 || rep.Runs[0].Attempts != 500 || rep.Runs[0].Outcomes.OK != 500 ||
-		rep.Runs[0].Model != "closed" || rep.Runs[0].Latency.P99 <= 0 {
+		rep.Runs[0].Model != "closed" || rep.Runs[0].Latency.P99 <= 0 || rep.Runs[0].HTTP10 {
 		t.Fatalf("report: %+v", rep)
 	}
 }
