@@ -94,7 +94,7 @@ func claimSubnet(t testing.TB) (int64, error) {
 type NetNSSSHD struct {
 	Addr string // NSIP:22
 	Dir  string
-	log  *lockedBuffer
+	log  *SyncBuffer
 	cmd  *exec.Cmd
 	done chan struct{}
 }
@@ -139,7 +139,7 @@ func (ns *NetNS) StartSSHD(t testing.TB, hostKeysPEM []string, authorized []stri
 	if err := os.WriteFile(cf, []byte(strings.Join(conf, "\n")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := &NetNSSSHD{Addr: net.JoinHostPort(ns.NSIP, "22"), Dir: dir, log: &lockedBuffer{}, done: make(chan struct{})}
+	s := &NetNSSSHD{Addr: net.JoinHostPort(ns.NSIP, "22"), Dir: dir, log: &SyncBuffer{}, done: make(chan struct{})}
 	s.cmd = exec.Command("ip", "netns", "exec", ns.Name, SSHDPath, "-D", "-e", "-f", cf)
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -47,7 +46,7 @@ type SSHServer struct {
 	ClientSigner       ssh.Signer // the same client key as IdentityFile, in memory
 
 	cmd  *exec.Cmd
-	log  *lockedBuffer
+	log  *SyncBuffer
 	done chan struct{}
 }
 
@@ -205,7 +204,7 @@ func (s *SSHServer) start(port int) error {
 	s.Port = port
 	s.Addr = net.JoinHostPort(s.Host, strconv.Itoa(port))
 	s.Target = fmt.Sprintf("ssh://%s@%s", s.User, s.Addr)
-	s.log = &lockedBuffer{}
+	s.log = &SyncBuffer{}
 	s.done = make(chan struct{})
 	// sshd insists on being started by absolute path (it re-execs itself).
 	cmd := exec.Command(SSHDPath, "-D", "-e", "-f", conf)
@@ -311,21 +310,4 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
