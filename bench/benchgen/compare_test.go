@@ -130,15 +130,16 @@ func attribute(b *testing.B, pgid int, run func() toolRun) toolRun {
 // BenchmarkVersusWrkAndAB runs wrk, ab, benchgen and benchgen with ab's
 // HTTP/1.0 requests, each pinned to core 1, against one server pinned to
 // core 0 (nginx with one worker, as in loadgen-anchors.md §4, and Apache's
-// event MPM), 50 keep-alive connections, on a 1 KB file, in rounds: each
-// tool once per round, the order rotated. It reports benchgen's req/s as a
-// ratio of wrk's and ab's (and with HTTP/1.0, of ab's), and its client CPU
-// per request as a ratio of wrk's (goal ≤ 1.0, bar < 1.3): the geometric
-// mean of the per-round ratios with a 95% interval (from 6 rounds on), and
-// their median. "Within 5%" is shown when the interval lies inside
-// 0.95–1.05; on this shared host that takes about 60 rounds.
+// event MPM), 50 keep-alive connections, on a 1 KB file, in rounds: each tool
+// once per round, in orders balanced for place and predecessor. It reports
+// benchgen's req/s as a ratio of wrk's and ab's (and with HTTP/1.0, of
+// ab's), and its client CPU per request as a ratio of wrk's (goal ≤ 1.0, bar
+// < 1.3): the geometric mean of the per-round ratios with a 95% interval
+// (from 6 rounds on), and their median. "Within 5%" is shown when the
+// interval lies inside 0.95–1.05; on this shared host that takes about 60
+// rounds (a multiple of 4 keeps the design balanced).
 //
-//	go test -run '^$' -bench VersusWrk -benchtime 60x -timeout 60m ./bench/benchgen/ -args -versus.round=2s
+//	go test -run '^$' -bench VersusWrk -benchtime 60x -timeout 90m ./bench/benchgen/ -args -versus.round=2s
 func BenchmarkVersusWrkAndAB(b *testing.B) {
 	testenv.NeedBinary(b, "wrk")
 	testenv.NeedBinary(b, "ab")
@@ -175,12 +176,15 @@ func versus(b *testing.B, server, u string, pgid int) {
 	// the like-for-like comparison with ab.
 	ours10 := &tool{name: "benchgen-http1.0", run: func() toolRun { return runBenchgen(b, u, secs, true) }}
 	tools := []*tool{ours, wrk, ab, ours10}
+	// Each round runs the tools in the next order of a Williams design, so
+	// that over len(orders) rounds no tool is favoured by its place in the
+	// round or by the tool that ran just before it (plain rotation always
+	// put wrk right after benchgen).
+	orders := williams(len(tools))
 	round := 0
 	for b.Loop() {
-		// Rotate the order each round, so no tool always runs first.
-		for i := range tools {
-			tl := tools[(i+round)%len(tools)]
-			tl.rs = append(tl.rs, attribute(b, pgid, tl.run))
+		for _, i := range orders[round%len(orders)] {
+			tools[i].rs = append(tools[i].rs, attribute(b, pgid, tools[i].run))
 		}
 		round++
 	}
@@ -257,6 +261,36 @@ func versus(b *testing.B, server, u string, pgid int) {
 		}
 		b.Log(line)
 	}
+}
+
+// williams is a Williams design for n treatments: orders in which each
+// runs in every place equally often and directly after every other one
+// equally often (n orders for even n, 2n for odd).
+func williams(n int) [][]int {
+	first := make([]int, n) // 0, 1, n-1, 2, n-2, ...
+	for k, lo, hi := 1, 1, n-1; k < n; k++ {
+		if k%2 == 1 {
+			first[k], lo = lo, lo+1
+		} else {
+			first[k], hi = hi, hi-1
+		}
+	}
+	var rows [][]int
+	for r := range n {
+		row := make([]int, n)
+		for k := range row {
+			row[k] = (first[k] + r) % n
+		}
+		rows = append(rows, row)
+	}
+	if n%2 == 1 {
+		for r := range n {
+			row := slices.Clone(rows[r])
+			slices.Reverse(row)
+			rows = append(rows, row)
+		}
+	}
+	return rows
 }
 
 func median(v []float64) float64 {
@@ -385,5 +419,43 @@ func TestGeoMeanCI(t *testing.T) {
 	}
 	if m := median([]float64{3, 1, 2, 10}); m != 2.5 {
 		t.Fatalf("median = %v", m)
+	}
+}
+
+func TestWilliamsDesignIsBalanced(t *testing.T) {
+	for n := 2; n <= 6; n++ {
+		rows := williams(n)
+		place := map[[2]int]int{} // (tool, place)
+		after := map[[2]int]int{} // (tool before, tool)
+		for _, row := range rows {
+			if len(row) != n {
+				t.Fatalf("n=%d: row %v", n, row)
+			}
+			seen := map[int]bool{}
+			for k, x := range row {
+				if seen[x] || x < 0 || x >= n {
+					t.Fatalf("n=%d: row %v is not an order of 0..%d", n, row, n-1)
+				}
+				seen[x] = true
+				place[[2]int{x, k}]++
+				if k > 0 {
+					after[[2]int{row[k-1], x}]++
+				}
+			}
+		}
+		// n rows (2n for odd n) of n-1 pairs: each ordered pair once (twice).
+		wantPlace, wantAfter := len(rows)/n, len(rows)/n
+		for x := range n {
+			for k := range n {
+				if place[[2]int{x, k}] != wantPlace {
+					t.Fatalf("n=%d: tool %d in place %d %d times, want %d: %v", n, x, k, place[[2]int{x, k}], wantPlace, rows)
+				}
+			}
+			for y := range n {
+				if x != y && after[[2]int{x, y}] != wantAfter {
+					t.Fatalf("n=%d: %d right after %d %d times, want %d: %v", n, y, x, after[[2]int{x, y}], wantAfter, rows)
+				}
+			}
+		}
 	}
 }
