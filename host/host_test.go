@@ -251,7 +251,9 @@ func testTimeout(t *testing.T, h host.Host, _ *testenv.SyncBuffer) {
 	if !errors.As(err, &te) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v (%T), want *host.TimeoutError", err, err)
 	}
-	if d := time.Since(start); d > 9*time.Second {
+	// The command sleeps 300 s: returning well before that is the timeout
+	// at work (the bound is loose so a loaded machine cannot miss it).
+	if d := time.Since(start); d > 2*time.Minute {
 		t.Errorf("Run returned after %s for a 1s timeout", d)
 	}
 	if !strings.Contains(err.Error(), "slow") || !strings.Contains(err.Error(), h.Name()) {

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,13 +17,30 @@ import (
 // exactly one bucket, answers before and refused connects after.
 func TestApacheStoppedMidRun(t *testing.T) {
 	s := testsrv.StartApache(t, testsrv.ApacheOptions{})
+	// Crash once Apache has answered 200 requests, then end the run once
+	// benchgen has made attempts after the crash: each step waits for the
+	// event, the run's 60 s only bound a hang.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var done atomic.Int64
+	crashed := make(chan error, 1)
 	go func() {
-		time.Sleep(700 * time.Millisecond)
+		defer cancel()
+		err := testenv.Poll(time.Minute, func() bool { return s.Accesses() >= 200 })
 		s.Crash() // every Apache process dies at once
+		at := done.Load()
+		if e := testenv.Poll(time.Minute, func() bool { return done.Load() > at }); err == nil {
+			err = e
+		}
+		crashed <- err
 	}()
-	r, err := Run(context.Background(), Config{URL: s.URL(testsrv.Small), Visitors: 10, Duration: 2 * time.Second, KeepAlive: true, Timeout: 2 * time.Second})
+	r, err := Run(ctx, Config{URL: s.URL(testsrv.Small), Visitors: 10, Duration: time.Minute, KeepAlive: true, Timeout: 2 * time.Second,
+		Progress: func(n int64, _ time.Duration) { done.Store(n) }})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if err := <-crashed; err != nil {
+		t.Fatalf("crash mid-run: %v", err)
 	}
 	checkInvariant(t, r)
 	o := r.Outcomes

@@ -99,8 +99,8 @@ func TestCompressionBytesOnWireMatchServer(t *testing.T) {
 			go func() { cl.wg.Wait(); close(done) }()
 			select {
 			case <-done:
-			case <-time.After(5 * time.Second):
-				t.Fatal("server connections still open")
+			case <-time.After(time.Minute):
+				t.Fatal("server connections still open a minute after the run")
 			}
 			if r.Outcomes.OK != 40 {
 				t.Fatalf("%+v %v", r.Outcomes, r.Errors)
@@ -108,11 +108,7 @@ func TestCompressionBytesOnWireMatchServer(t *testing.T) {
 			if r.Bytes.Body != 40*int64(gz.Len()) {
 				t.Fatalf("body bytes %d, want 40 × %d compressed bytes", r.Bytes.Body, gz.Len())
 			}
-			// The server counts a write when Write returns, which may be after
-			// the client has read the bytes: give the counters a moment.
-			for i := 0; i < 100 && (r.Bytes.WireIn != cl.out.Load() || r.Bytes.WireOut != cl.in.Load()); i++ {
-				time.Sleep(20 * time.Millisecond)
-			}
+			// The connections are closed, so the server's counters are final.
 			if r.Bytes.WireIn != cl.out.Load() || r.Bytes.WireOut != cl.in.Load() {
 				t.Fatalf("client wire in/out %d/%d, server wrote/read %d/%d", r.Bytes.WireIn, r.Bytes.WireOut, cl.out.Load(), cl.in.Load())
 			}

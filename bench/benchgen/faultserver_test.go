@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -28,6 +29,12 @@ type faultServer struct {
 	stallDur  time.Duration
 	stallEnd  time.Time
 	wg        sync.WaitGroup
+	// killAfter > 0: the server dies right after its killAfter-th answer
+	// to /ok (a crash at a known point of a run, not at a guessed time).
+	killAfter atomic.Int64
+	answered  atomic.Int64
+	stalled   atomic.Int64 // requests to /stall read
+	killOnce  sync.Once
 }
 
 var body1k = strings.Repeat("x", 1024)
@@ -85,6 +92,13 @@ func (s *faultServer) url(path string) string {
 	return s.scheme + "://" + s.ln.Addr().String() + path
 }
 
+// open is the number of connections the server holds.
+func (s *faultServer) open() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.conns)
+}
+
 // kill closes the listener and every connection, as a crashed server would.
 func (s *faultServer) kill() {
 	s.ln.Close()
@@ -133,6 +147,9 @@ func (s *faultServer) serve(c net.Conn) {
 		switch path {
 		case "/ok":
 			ok("200 OK", body1k)
+			if n := s.answered.Add(1); n == s.killAfter.Load() {
+				go s.killOnce.Do(s.kill)
+			}
 		case "/chunked":
 			fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n400\r\n%s\r\n0\r\n\r\n", body1k)
 		case "/eof-body":
@@ -182,7 +199,10 @@ func (s *faultServer) serve(c net.Conn) {
 			time.Sleep(250 * time.Millisecond)
 			ok("200 OK", "slow")
 		case "/stall":
-			time.Sleep(time.Hour) // until killed
+			// Never answer; the connection ends when the client gives up
+			// (a read timeout closes it), so a test can wait for that.
+			s.stalled.Add(1)
+			io.Copy(io.Discard, c)
 			return
 		case "/stall-once":
 			// The first request stalls the whole server for stallDur: every

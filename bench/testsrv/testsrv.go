@@ -9,10 +9,13 @@ import (
 	"crypto/rand"
 	"crypto/tls"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -107,6 +110,26 @@ type Server struct {
 
 // URL returns http://127.0.0.1:Port+path.
 func (s *Server) URL(path string) string { return fmt.Sprintf("http://127.0.0.1:%d%s", s.Port, path) }
+
+// Accesses is Apache's "Total Accesses" from mod_status (-1 when it cannot
+// be read): how a test waits until the server has answered some requests.
+func (s *Server) Accesses() int64 {
+	c := http.Client{Timeout: 5 * time.Second}
+	resp, err := c.Get(s.URL("/server-status?auto"))
+	if err != nil {
+		return -1
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "Total Accesses: "); ok {
+			if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
+				return n
+			}
+		}
+	}
+	return -1
+}
 
 // Pid is the main process id.
 func (s *Server) Pid() int { return s.cmd.Process.Pid }
