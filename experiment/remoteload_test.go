@@ -85,7 +85,7 @@ func TestRunLoadsFromTheStaticLoadGenerator(t *testing.T) {
 	needLocalStack(t)
 	srvSSH := testenv.SSHD(t)
 	loadSSH := testenv.SSHD(t)
-	lockServer(t)
+	testenv.LockLocalServer(t)
 	exe := buildWptest(t)
 	work := t.TempDir()
 

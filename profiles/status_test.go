@@ -5,16 +5,16 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"github.com/wptest/wptest/experiment"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wptest/wptest/experiment"
 
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/testenv"
@@ -38,7 +38,7 @@ func TestApacheStatusLoopbackOnly(t *testing.T) {
 	_, err := os.Stat("/usr/lib/apache2/modules/mpm_itk.so")
 	testenv.Need(t, err == nil, "libapache2-mpm-itk not installed")
 	ns := testenv.NewNetNS(t)
-	lockLocalServer(t)
+	testenv.LockLocalServer(t)
 	ctx := context.Background()
 	h := host.NewLocal(nil)
 	facts, err := h.Facts(ctx)
@@ -175,19 +175,4 @@ func curlIn(t *testing.T, ns *testenv.NetNS, url string) string {
 		t.Fatalf("curl %s in %s: %v %s", url, ns.Name, err, out)
 	}
 	return strings.TrimSpace(string(out))
-}
-
-// lockLocalServer serialises the tests (of any package: they run in
-// parallel processes) that drive this machine's one Apache/Caddy on
-// 8080/8443 and its host manifest.
-func lockLocalServer(t *testing.T) {
-	t.Helper()
-	f, err := os.OpenFile("/tmp/wptest-local-server.lock", os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() })
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/wptest/wptest/bench/result"
 	"github.com/wptest/wptest/bench/srvstat"
 	"github.com/wptest/wptest/bench/testsrv"
+	"github.com/wptest/wptest/internal/testenv"
 )
 
 // Seed 004's test through the CLI: ab's flags, ab's text, and the same run as JSON.
@@ -68,7 +69,7 @@ func TestBenchKitWithLocalSampler(t *testing.T) {
 	// srvstat groups by name machine-wide: no other test's Apache (the
 	// profile tests' mpm-itk forks a child per connection) may churn the
 	// web group while this one is sampled.
-	lockLocalServer(t)
+	testenv.LockLocalServer(t)
 	s := testsrv.StartApache(t, testsrv.ApacheOptions{MaxRequestWorkers: 50})
 	code, out, stderr := runCLI(t, nil, "bench", "--scenario", "kit", "-o", "json", "--url", s.URL(testsrv.Small),
 		"--transfer-url", s.URL(testsrv.Large), "-c", "5", "--levels", "1,10", "--duration", "500ms", "--warmup", "0",

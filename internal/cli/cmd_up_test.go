@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -65,7 +64,7 @@ func TestUpSwapChain(t *testing.T) {
 	}
 	_, err := os.Stat("/usr/lib/apache2/modules/mpm_itk.so")
 	testenv.Need(t, err == nil, "libapache2-mpm-itk not installed")
-	lockLocalServer(t)
+	testenv.LockLocalServer(t)
 
 	// The agent: the real wptest binary (the test binary cannot stand in
 	// for it), which the caddy profile's h3 check runs on the host.
@@ -206,23 +205,6 @@ func TestUpSwapChain(t *testing.T) {
 		t.Errorf("up corehttpd changed the host manifest")
 	}
 	t.Logf("timings: %s", strings.Join(timings, ", "))
-}
-
-// localServerLock serialises the tests (of any package: they run in
-// parallel processes) that drive this machine's one Apache/Caddy on
-// 8080/8443 and its host manifest. The same file as experiment's tests.
-const localServerLock = "/tmp/wptest-local-server.lock"
-
-func lockLocalServer(t *testing.T) {
-	t.Helper()
-	f, err := os.OpenFile(localServerLock, os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() })
 }
 
 func containsSub(list []string, sub string) bool {
