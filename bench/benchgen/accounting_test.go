@@ -208,11 +208,14 @@ func TestKeepAliveClosesCountedApart(t *testing.T) {
 // A server's close of a kept connection between two requests must be
 // seen before the next request goes out: it is a keep-alive close, and the
 // request goes out on a new connection.
-//   - idle-close: the server drops the idle connection after 20 ms
+//   - idle-close: the server drops the connection after the answer
 //     (Apache's KeepAliveTimeout); the visitor comes back after 100 ms.
-//   - linger-close: it half-closes 5 ms after the answer and lingers
-//     without answering (Apache event when its workers are busy); the
-//     visitor comes back after 20 ms, sooner than the TLS idle check looks.
+//   - linger-close: it half-closes after the answer and lingers without
+//     answering (Apache event when its workers are busy); the visitor
+//     comes back after 20 ms, sooner than the TLS idle check looks.
+//
+// The server's close leaves with its answer (corked), so it has arrived
+// before the visitor sends again, however busy the machine.
 //     The cleartext path forgot the poller's notice of the close and waited
 //     out its timeout; over TLS the request goes out and then sees the
 //     close (counted as closed, never lost).

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -92,6 +93,26 @@ func (s *faultServer) url(path string) string {
 	return s.scheme + "://" + s.ln.Addr().String() + path
 }
 
+// corked runs write with TCP_CORK set on c's TCP connection, so what it
+// writes (an answer and a shutdown, or an answer before a close) leaves in
+// one go: the client never sees the answer without what follows it.
+func corked(c net.Conn, write func()) {
+	if tc, ok := c.(*tls.Conn); ok {
+		c = tc.NetConn()
+	}
+	rc, err := c.(*net.TCPConn).SyscallConn()
+	if err != nil {
+		write()
+		return
+	}
+	cork := func(on int) {
+		rc.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.IPPROTO_TCP, syscall.TCP_CORK, on) })
+	}
+	cork(1)
+	write()
+	cork(0)
+}
+
 // open is the number of connections the server holds.
 func (s *faultServer) open() int {
 	s.mu.Lock()
@@ -160,19 +181,21 @@ func (s *faultServer) serve(c net.Conn) {
 			return
 		case "/idle-close":
 			// Keep-alive as far as the headers say, but the server drops the
-			// idle connection soon after (Apache's KeepAliveTimeout).
-			ok("200 OK", "ok")
-			time.Sleep(20 * time.Millisecond)
+			// connection once idle (Apache's KeepAliveTimeout). The close
+			// leaves with the answer (corked), so it is there before the
+			// client can send again, however busy the machine.
+			corked(c, func() { ok("200 OK", "ok"); c.Close() })
 			return
 		case "/linger-close":
 			// Apache event's close of a kept connection when its workers are
-			// busy: it shuts down its side soon after the answer, and then
-			// reads and throws away what comes (lingering) without answering.
-			ok("200 OK", "ok")
-			time.Sleep(5 * time.Millisecond)
-			if cw, ok := c.(interface{ CloseWrite() error }); ok {
-				cw.CloseWrite()
-			}
+			// busy: it shuts down its side after the answer, and then reads
+			// and throws away what comes (lingering) without answering.
+			corked(c, func() {
+				ok("200 OK", "ok")
+				if cw, ok := c.(interface{ CloseWrite() error }); ok {
+					cw.CloseWrite()
+				}
+			})
 			c.SetReadDeadline(time.Now().Add(3 * time.Second))
 			io.Copy(io.Discard, c)
 			return
