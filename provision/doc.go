@@ -19,12 +19,29 @@
 // "file:line:col: error: summary; detail" or as HCL's text form with the
 // source snippet; nothing is applied when there is any error.
 //
+// # Parts
+//
+// What several profiles share is written once, as a part: a directory
+// "_parts/NAME" beside the profiles, laid out like a profile (its *.hcl
+// files and templates/) but without a profile block. profile.uses lists the
+// parts a profile takes. Their *.hcl files join the profile's: all of them
+// run in file-name order (two files of the same name are an error), so a
+// part's "20-site.hcl" runs between the profile's "10-x.hcl" and
+// "30-x.hcl". A relative path (file(), templatefile(), template =,
+// source =) is looked up in the profile's directory first and then in each
+// part in order: a profile replaces a part's template by having its own
+// file at the same path. A part may have platform blocks of its own; their
+// keys join the profile's for that platform (a key given twice is an
+// error), deviations add up, and a platform the profile does not list is
+// ignored. The profile's hash covers its parts' files too.
+//
 // # Top-level blocks
 //
 //	profile {                       # exactly one
 //	  description = "Apache 2.4 event MPM + PHP-FPM"
 //	  platforms   = ["debian-12", "almalinux-9"]   # each needs a platform block
 //	  aliases     = ["tuned"]                     # other names for --profile
+//	  uses        = ["site", "fpm"]               # parts: ../_parts/site, ../_parts/fpm
 //	}
 //
 //	variable "http_port" {          # any number
@@ -245,6 +262,32 @@
 //
 // Facts are read after the checks and recorded (trimmed stdout) in the apply
 // result, for the host manifest; a failing fact is recorded as its error.
+//
+// # What a profile says of itself
+//
+// Recorded in the host manifest after every apply, so that the rest of
+// wptest never needs to know a profile by name:
+//
+//	site {                             # at most one: the WordPress site it serves
+//	  docroot  = local.docroot         # absolute; where `wptest seed` puts the site
+//	  owner    = var.site_user         # owner and group of the site's files
+//	  group    = var.site_user
+//	  php      = "php"                 # php-cli the seeder runs as the site user
+//	  database = "/etc/wptest/site-db.env"  # optional: root-only file with the
+//	                                   # database credentials the profile made
+//	                                   # (DB_NAME, DB_USER, DB_PASSWORD, DB_HOST)
+//	  rewrite  = "htaccess"            # "htaccess": seeding writes WordPress's
+//	                                   # .htaccess; "server": the server routes
+//	                                   # permalinks itself
+//	}
+//
+//	process_group "web" {              # any number: what the sampler reports apart
+//	  exe   = ["apache2", "httpd"]     # executable (or command) names
+//	  users = ["www-data"]             # optional: only processes of these users
+//	  when  = ...                      # optional, as on ops
+//	}
+//
+// Every process the groups do not match is counted as "other".
 //
 // # Plan and apply
 //

@@ -37,6 +37,8 @@ type Report struct {
 	Notified   []Notification `json:"notified,omitempty"`
 	Checks     []*CheckReport `json:"checks"`
 	Facts      []*FactReport  `json:"facts,omitempty"`
+	Site       *Site          `json:"site,omitempty"`
+	Groups     []ProcessGroup `json:"process_groups,omitempty"`
 	Changes    int            `json:"changes"`
 	Error      string         `json:"error,omitempty"`
 	ops        map[string]*OpReport
@@ -90,7 +92,8 @@ type FactReport struct {
 
 func (r *Rendered) report(mode, hostName string) *Report {
 	rep := &Report{Mode: mode, Profile: r.Profile.Name, Hash: r.Profile.Hash, Platform: r.Platform, Host: hostName,
-		Deviations: append([]string{}, r.Deviations...), Blocked: r.Blocked, ops: map[string]*OpReport{}}
+		Deviations: append([]string{}, r.Deviations...), Blocked: r.Blocked, ops: map[string]*OpReport{},
+		Site: r.Site, Groups: r.Groups}
 	for _, v := range r.Profile.Variables {
 		vr := VarReport{Name: v.Name, Sensitive: v.Sensitive, Value: "(sensitive)"}
 		if !v.Sensitive {
@@ -430,6 +433,20 @@ func (rep *Report) WriteText(w io.Writer) error {
 	}
 	for _, f := range rep.Facts {
 		p("fact %s: %s\n", f.ID, f.Output)
+	}
+	if s := rep.Site; s != nil {
+		p("site: docroot %s, owner %s:%s, php %s, rewrite %s", s.Docroot, s.Owner, s.Group, s.PHP, s.Rewrite)
+		if s.Database != "" {
+			p(", database credentials in %s", s.Database)
+		}
+		p("\n")
+	}
+	for _, g := range rep.Groups {
+		p("process group %s: exe %s", g.Name, strings.Join(g.Exe, " "))
+		if len(g.Users) > 0 {
+			p(", users %s", strings.Join(g.Users, " "))
+		}
+		p("\n")
 	}
 	switch rep.Mode {
 	case "plan":

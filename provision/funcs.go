@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -109,11 +110,33 @@ var strContainsFunc = function.New(&function.Spec{
 type profileFS struct {
 	fsys fs.FS
 	dir  string
+	// dirs: the profile's directory, then each part's it uses. A relative
+	// path is looked up in that order, so a profile can replace a part's
+	// template by a file of the same path of its own.
+	dirs []string
 }
 
-// read returns the bytes of rel (relative to the profile dir) and the name
-// used for it in messages.
+// read returns the bytes of rel (relative to the profile dir, or to a
+// part's) and the name used for it in messages.
 func (p *profileFS) read(rel string) ([]byte, string, error) {
+	dirs := p.dirs
+	if len(dirs) == 0 {
+		dirs = []string{p.dir}
+	}
+	var first error
+	for _, d := range dirs {
+		b, name, err := p.readIn(d, rel)
+		if err == nil || !errors.Is(err, fs.ErrNotExist) {
+			return b, name, err
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return nil, "", first
+}
+
+func (p *profileFS) readIn(dir, rel string) ([]byte, string, error) {
 	if rel == "" || path.IsAbs(rel) || strings.Contains(rel, "\\") {
 		return nil, "", fmt.Errorf("%q: must be a path relative to the profile directory", rel)
 	}
@@ -121,7 +144,7 @@ func (p *profileFS) read(rel string) ([]byte, string, error) {
 	if clean == ".." || strings.HasPrefix(clean, "../") {
 		return nil, "", fmt.Errorf("%q: outside the profile directory", rel)
 	}
-	name := path.Join(p.dir, clean)
+	name := path.Join(dir, clean)
 	// fs.FS implementations (embed, os.DirFS) refuse to follow a symlink out
 	// of their root only partly; check the type explicitly.
 	if fi, err := fs.Lstat(p.fsys, name); err == nil && fi.Mode()&fs.ModeSymlink != 0 {

@@ -5,7 +5,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -82,6 +84,8 @@ var rootSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
 	{Type: "service", LabelNames: []string{"name"}},
 	{Type: "check", LabelNames: []string{"name"}},
 	{Type: "fact", LabelNames: []string{"name"}},
+	{Type: "site"},
+	{Type: "process_group", LabelNames: []string{"name"}},
 }}
 
 // rootSchemaDyn is rootSchema plus the dynamic meta-block, for the first,
@@ -93,13 +97,14 @@ type profileBlock struct {
 	Description string    `hcl:"description"`
 	Platforms   []string  `hcl:"platforms"`
 	Aliases     []string  `hcl:"aliases,optional"`
+	Uses        []string  `hcl:"uses,optional"`
 	DefRange    hcl.Range `hcl:",def_range"`
 	PlatRange   hcl.Range `hcl:"platforms,attr_value_range"`
 }
 
 type platformBlock struct {
 	Name           string            `hcl:"name,label"`
-	PackageManager string            `hcl:"package_manager"`
+	PackageManager string            `hcl:"package_manager,optional"`
 	Packages       map[string]string `hcl:"packages,optional"`
 	Paths          map[string]string `hcl:"paths,optional"`
 	Services       map[string]string `hcl:"services,optional"`
@@ -125,35 +130,34 @@ func Load(fsys fs.FS, dir string, vars Vars) (*Profile, hcl.Diagnostics) {
 		platforms: map[string]*platformBlock{},
 		templates: map[string]hcl.Expression{},
 	}
-	entries, err := fs.ReadDir(fsys, dir)
-	if err != nil {
-		return p, hcl.Diagnostics{errDiag("Cannot read profile", fmt.Sprintf("%s: %v", dir, err), nil)}
-	}
-	var diags hcl.Diagnostics
-	var files []*hcl.File
-	for _, e := range entries { // ReadDir sorts by name
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".hcl") {
-			continue
-		}
-		name := path.Join(dir, e.Name())
-		src, err := fs.ReadFile(fsys, name)
-		if err != nil {
-			diags = append(diags, errDiag("Cannot read profile file", fmt.Sprintf("%s: %v", name, err), nil))
-			continue
-		}
-		f, d := p.parser.ParseHCL(src, name)
-		diags = append(diags, d...)
-		if f != nil {
-			files = append(files, f)
-		}
-	}
+	files, diags := p.parseDir(fsys, dir)
 	if len(files) == 0 && !diags.HasErrors() {
 		diags = append(diags, errDiag("Empty profile", fmt.Sprintf("%s holds no *.hcl files", dir), nil))
 	}
 	if diags.HasErrors() {
 		return p, dedupe(diags)
 	}
-	if p.Hash, err = hashDir(fsys, dir); err != nil {
+	parts, usesAt, d := usedParts(files)
+	diags = append(diags, d...)
+	dirs := []string{dir}
+	for _, part := range parts {
+		pdir := PartDir(dir, part)
+		if fi, err := fs.Stat(fsys, pdir); err != nil || !fi.IsDir() {
+			diags = append(diags, errDiag("Unknown part", fmt.Sprintf("profile.uses names %q, but there is no directory %s.", part, pdir), usesAt))
+			continue
+		}
+		pf, d := p.parseDir(fsys, pdir)
+		diags = append(diags, d...)
+		files = append(files, pf...)
+		dirs = append(dirs, pdir)
+	}
+	diags = append(diags, sortFiles(files)...)
+	if diags.HasErrors() {
+		return p, dedupe(diags)
+	}
+	p.pfs.dirs = dirs
+	var err error
+	if p.Hash, err = hashDirs(fsys, dirs); err != nil {
 		return p, hcl.Diagnostics{errDiag("Cannot hash profile", err.Error(), nil)}
 	}
 	p.body = hcl.MergeFiles(files)
@@ -179,6 +183,89 @@ func Load(fsys fs.FS, dir string, vars Vars) (*Profile, hcl.Diagnostics) {
 	diags = dedupe(p.explain(diags))
 	p.ok = !diags.HasErrors()
 	return p, diags
+}
+
+// PartDir is where the part called name of the profile in dir lives: a
+// sibling "_parts" directory, so every profile next to it can use it.
+func PartDir(dir, name string) string { return path.Join(path.Dir(dir), "_parts", name) }
+
+// parseDir parses every *.hcl file directly in dir (names as dir/file).
+func (p *Profile) parseDir(fsys fs.FS, dir string) ([]*hcl.File, hcl.Diagnostics) {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, hcl.Diagnostics{errDiag("Cannot read profile", fmt.Sprintf("%s: %v", dir, err), nil)}
+	}
+	var diags hcl.Diagnostics
+	var files []*hcl.File
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".hcl") {
+			continue
+		}
+		name := path.Join(dir, e.Name())
+		src, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			diags = append(diags, errDiag("Cannot read profile file", fmt.Sprintf("%s: %v", name, err), nil))
+			continue
+		}
+		f, d := p.parser.ParseHCL(src, name)
+		diags = append(diags, d...)
+		if f != nil {
+			files = append(files, f)
+		}
+	}
+	return files, diags
+}
+
+// usedParts reads profile.uses from the parsed files before anything is
+// merged: the parts' files join the profile's.
+func usedParts(files []*hcl.File) ([]string, *hcl.Range, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
+	for _, f := range files {
+		c, _, _ := f.Body.PartialContent(&hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "profile"}}})
+		for _, b := range c.Blocks {
+			attrs, _ := b.Body.JustAttributes()
+			a, ok := attrs["uses"]
+			if !ok {
+				return nil, nil, nil
+			}
+			var uses []string
+			if d := gohcl.DecodeExpression(a.Expr, nil, &uses); d.HasErrors() {
+				return nil, nil, append(diags, errDiag("Invalid uses", "profile.uses must be a list of part names, e.g. [\"site\", \"fpm\"].", a.Expr.Range().Ptr()))
+			}
+			seen := map[string]bool{}
+			for _, u := range uses {
+				if !hclsyntax.ValidIdentifier(u) || seen[u] {
+					diags = append(diags, errDiag("Invalid uses", fmt.Sprintf("%q: part names are identifiers, each listed once.", u), a.Expr.Range().Ptr()))
+				}
+				seen[u] = true
+			}
+			return uses, a.Expr.Range().Ptr(), diags
+		}
+	}
+	return nil, nil, nil
+}
+
+// sortFiles puts the profile's and its parts' files in file-name order (ops
+// run in that order), refusing two files of the same name.
+func sortFiles(files []*hcl.File) hcl.Diagnostics {
+	name := func(f *hcl.File) string { return path.Base(fileName(f)) }
+	sort.SliceStable(files, func(i, j int) bool { return name(files[i]) < name(files[j]) })
+	var diags hcl.Diagnostics
+	for i := 1; i < len(files); i++ {
+		if name(files[i]) == name(files[i-1]) {
+			at := hcl.Range{Filename: fileName(files[i]), Start: hcl.InitialPos, End: hcl.InitialPos}
+			diags = append(diags, errDiag("Duplicate file name", fmt.Sprintf("%s and %s: the profile and its parts run in file-name order, so names must differ.", fileName(files[i-1]), fileName(files[i])), &at))
+		}
+	}
+	return diags
+}
+
+// fileName is the name a parsed file was given.
+func fileName(f *hcl.File) string {
+	if b, ok := f.Body.(*hclsyntax.Body); ok {
+		return b.SrcRange.Filename
+	}
+	return ""
 }
 
 func (p *Profile) decodeProfile() hcl.Diagnostics {
@@ -449,11 +536,7 @@ func (p *Profile) decodePlatforms() hcl.Diagnostics {
 		if d.HasErrors() {
 			continue
 		}
-		if prev, dup := p.platforms[pb.Name]; dup {
-			diags = append(diags, errDiag("Duplicate platform block", fmt.Sprintf("platform %q was already declared at %s.", pb.Name, prev.DefRange), b.DefRange.Ptr()))
-			continue
-		}
-		if pb.PackageManager != "apt" && pb.PackageManager != "dnf" {
+		if pb.PackageManager != "" && pb.PackageManager != "apt" && pb.PackageManager != "dnf" {
 			diags = append(diags, errDiag("Invalid package_manager", fmt.Sprintf("%q is not one of apt, dnf.", pb.PackageManager), pb.PMRange.Ptr()))
 		}
 		if pb.Values == cty.NilVal || pb.Values.IsNull() {
@@ -463,8 +546,28 @@ func (p *Profile) decodePlatforms() hcl.Diagnostics {
 			diags = append(diags, errDiag("Invalid values", "platform values must be an object.", b.DefRange.Ptr()))
 			continue
 		}
+		if prev, dup := p.platforms[pb.Name]; dup {
+			// The profile and the parts it uses each give their own keys
+			// for a platform: one platform, keys from all of them.
+			diags = append(diags, mergePlatform(prev, pb)...)
+			continue
+		}
 		p.platforms[pb.Name] = pb
 		order = append(order, pb)
+	}
+	// A part may know platforms a profile does not list: only the
+	// profile's own blocks must be listed.
+	order = slices.DeleteFunc(order, func(pb *platformBlock) bool {
+		if !slices.Contains(p.Platforms, pb.Name) && !p.ownPlatform(pb.Name) {
+			delete(p.platforms, pb.Name)
+			return true
+		}
+		return false
+	})
+	for _, pb := range order {
+		if pb.PackageManager == "" {
+			diags = append(diags, errDiag("Missing package_manager", fmt.Sprintf("No platform %q block gives package_manager (\"apt\" or \"dnf\").", pb.Name), pb.DefRange.Ptr()))
+		}
 	}
 	listed := map[string]bool{}
 	for _, name := range p.Platforms {
@@ -516,6 +619,63 @@ func (p *Profile) decodePlatforms() hcl.Diagnostics {
 			"deviations":      strList(pb.Deviations),
 		})
 	}
+	return diags
+}
+
+// ownPlatform reports whether one of the profile's own files (not a
+// part's) has a block for the platform.
+func (p *Profile) ownPlatform(name string) bool {
+	for _, b := range p.content.Blocks {
+		if b.Type == "platform" && b.Labels[0] == name && path.Dir(b.DefRange.Filename) == p.pfs.dir {
+			return true
+		}
+	}
+	return false
+}
+
+// mergePlatform adds b's keys to a, another block for the same platform
+// (from a part, or the profile); a key given twice is an error naming both.
+func mergePlatform(a, b *platformBlock) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	dup := func(what, key string) {
+		diags = append(diags, errDiag("Duplicate platform key", fmt.Sprintf("platform %q: %s.%s is given here and in the block at %s.", a.Name, what, key, a.DefRange), b.DefRange.Ptr()))
+	}
+	switch {
+	case a.PackageManager == "":
+		a.PackageManager, a.PMRange = b.PackageManager, b.PMRange
+	case b.PackageManager != "" && b.PackageManager != a.PackageManager:
+		diags = append(diags, errDiag("Conflicting package_manager", fmt.Sprintf("platform %q: %q here, %q at %s.", a.Name, b.PackageManager, a.PackageManager, a.PMRange), b.PMRange.Ptr()))
+	}
+	for _, m := range []struct {
+		what string
+		dst  *map[string]string
+		src  map[string]string
+	}{{"packages", &a.Packages, b.Packages}, {"paths", &a.Paths, b.Paths}, {"services", &a.Services, b.Services}} {
+		for _, k := range mapKeys(m.src) {
+			if _, ok := (*m.dst)[k]; ok {
+				dup(m.what, k)
+				continue
+			}
+			if *m.dst == nil {
+				*m.dst = map[string]string{}
+			}
+			(*m.dst)[k] = m.src[k]
+		}
+	}
+	vals := a.Values.AsValueMap()
+	if vals == nil {
+		vals = map[string]cty.Value{}
+	}
+	bv := b.Values.AsValueMap()
+	for _, k := range slices.Sorted(maps.Keys(bv)) {
+		if _, ok := vals[k]; ok {
+			dup("values", k)
+			continue
+		}
+		vals[k] = bv[k]
+	}
+	a.Values = cty.ObjectVal(vals)
+	a.Deviations = append(a.Deviations, b.Deviations...)
 	return diags
 }
 
@@ -613,33 +773,41 @@ func (p *Profile) evalCtx(locals map[string]cty.Value, platform cty.Value) *hcl.
 }
 
 // hashDir hashes every regular file under dir, sorted by path relative to dir.
-func hashDir(fsys fs.FS, dir string) (string, error) {
-	var names []string
-	err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.Type().IsRegular() {
-			names = append(names, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return "", err
-	}
-	sort.Strings(names)
+// hashDirs hashes the profile's directory (names relative to it) and then
+// each part's (names relative to the profile's parent: "_parts/site/...").
+func hashDirs(fsys fs.FS, dirs []string) (string, error) {
 	h := sha256.New()
-	for _, n := range names {
-		b, err := fs.ReadFile(fsys, n)
+	for i, dir := range dirs {
+		var names []string
+		err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.Type().IsRegular() {
+				names = append(names, p)
+			}
+			return nil
+		})
 		if err != nil {
 			return "", err
 		}
-		rel := n
-		if dir != "." {
-			rel = strings.TrimPrefix(n, dir+"/")
+		sort.Strings(names)
+		base := dir
+		if i > 0 {
+			base = path.Dir(dirs[0])
 		}
-		fmt.Fprintf(h, "%s\x00%d\x00", rel, len(b))
-		h.Write(b)
+		for _, n := range names {
+			b, err := fs.ReadFile(fsys, n)
+			if err != nil {
+				return "", err
+			}
+			rel := n
+			if base != "." {
+				rel = strings.TrimPrefix(n, base+"/")
+			}
+			fmt.Fprintf(h, "%s\x00%d\x00", rel, len(b))
+			h.Write(b)
+		}
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -32,6 +32,10 @@ type Rendered struct {
 	Ops     []Op
 	Checks  []*Check
 	Facts   []*Fact
+	// Site and Groups are what the profile declares about itself (site and
+	// process_group blocks), for the host manifest.
+	Site   *Site
+	Groups []ProcessGroup
 
 	notices   map[string][]notice // op id -> services to notify when it changes
 	sensitive []string
@@ -204,6 +208,7 @@ func (p *Profile) Render(platform string) (*Rendered, hcl.Diagnostics) {
 		return nil, diags
 	}
 
+	diags = append(diags, decodeDescriptions(r, content.Blocks, ctx)...)
 	declared := map[string]hcl.Range{}
 	for _, b := range content.Blocks {
 		if !opKinds[b.Type] && b.Type != "check" && b.Type != "fact" {

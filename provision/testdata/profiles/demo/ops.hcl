@@ -1,9 +1,3 @@
-# Already installed on every host of this kind: Check reads the package
-# database and finds nothing to do.
-package "python" {
-  names = [platform.packages.python]
-}
-
 dynamic "directory" {
   for_each = ["bin", "etc", "run", "state", "www"]
   labels   = [directory.value]
@@ -82,6 +76,3 @@ check "marks" {
   }
 }
 
-fact "python" {
-  run = "${local.python} --version"
-}

@@ -7,6 +7,9 @@ profile {
   description = "Test profile: files from templates, guarded commands, a tiny HTTP service; installs nothing"
   platforms   = ["debian-12", "almalinux-9"]
   aliases     = ["demo-test"]
+  # The runtime part (../_parts/runtime) brings python: its package, its
+  # platform keys, the server script, and what the profile says of itself.
+  uses = ["runtime"]
 }
 
 variable "root" {
@@ -62,15 +65,11 @@ locals {
 
 platform "debian-12" {
   package_manager = "apt"
-  packages        = { python = "python3" }
   paths           = { ssd = "/sbin/start-stop-daemon" }
-  values          = { python = "/usr/bin/python3" }
 }
 
 platform "almalinux-9" {
   package_manager = "dnf"
-  packages        = { python = "python3" }
   paths           = { ssd = "/usr/sbin/start-stop-daemon" }
-  values          = { python = "/usr/bin/python3" }
   deviations      = ["start-stop-daemon comes from EPEL (dpkg), not the base OS"]
 }
