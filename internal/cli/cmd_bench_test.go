@@ -23,8 +23,9 @@ func TestBenchABScenarioTextAndJSON(t *testing.T) {
 	for _, want := range []string{"Concurrency Level:      5\n", "Complete requests:      2000\n", "Failed requests:        0\n",
 		"HTML transferred:       2048000 bytes\n", "Requests per second:", "Time per request:", "Transfer rate:",
 		"Document Length:        1024 bytes", "(longest request)", "Protocol:               h1, HTTP/1.0 requests (closed loop)",
-		// Apache's answers to ab's HTTP/1.0 requests: 1,303 bytes each (ab's own "Total transferred").
-		"Total transferred:      2606000 bytes\n"} {
+		// Apache's answers to ab's HTTP/1.0 requests: 1,301 bytes each, as ab counts them
+		// (testsrv dates its files in the past, so every ETag is strong).
+		"Total transferred:      2602000 bytes\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text output lacks %q:\n%s", want, out)
 		}
