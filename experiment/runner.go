@@ -86,18 +86,26 @@ func (r *runner) run(ctx context.Context, ms []cloud.Machine) error {
 	if len(enabled) == 0 {
 		return exitcode.With(exitcode.Config, fmt.Errorf("no profile of %s is enabled", r.sp.File))
 	}
-	site := r.site(enabled[0])
 	if r.man.Fixture.Verified == "" {
-		// Fresh run: the first column's profile makes the site user and
-		// docroot; the fixture is seeded once and verified, files, rows
-		// and every page over HTTP.
+		// Fresh run: the first column's profile makes the server ready
+		// for the site (database, PHP, core); the fixture is seeded once
+		// into the site it declares and verified, files, rows and every
+		// page over HTTP.
 		if err := r.apply(ctx, enabled[0]); err != nil {
 			return err
 		}
-		if err := r.seed(ctx, site); err != nil {
+		site, decl, err := HostSite(ctx, r.h)
+		if err != nil {
+			return exitcode.With(exitcode.Provision, err)
+		}
+		if err := r.seed(ctx, site, decl); err != nil {
 			return err
 		}
 	} else {
+		site, _, err := HostSite(ctx, r.h)
+		if err != nil {
+			return exitcode.With(exitcode.Provision, err)
+		}
 		if err := r.verify(ctx, site, false); err != nil {
 			return err
 		}
@@ -152,14 +160,6 @@ func (r *runner) profile(name string) ProfileSpec {
 		}
 	}
 	return ProfileSpec{Name: name}
-}
-
-func (r *runner) site(ps ProfileSpec) fixture.Site {
-	user := ps.Vars["site_user"]
-	if user == "" {
-		user = "wpsite"
-	}
-	return fixture.Site{Host: r.h, Docroot: "/home/" + user + "/public_html", Owner: user, Group: user}
 }
 
 func (r *runner) url(p string, proto string) string {

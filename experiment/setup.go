@@ -4,14 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -137,27 +135,16 @@ func installAgent(ctx context.Context, h host.Host, exe string) (string, error) 
 	return "installed (sha256 " + want[:12] + ")", nil
 }
 
-// seed creates the site's database, seeds the fixture once and verifies it.
-func (r *runner) seed(ctx context.Context, site fixture.Site) error {
-	db, err := r.database(ctx, true)
-	if err != nil {
-		return exitcode.With(exitcode.Provision, err)
-	}
-	site.DB = db
-	src := fixture.DebianCore
-	if r.facts.Platform != "debian-12" {
-		src = fixture.CoreSource{Download: true}
-	}
+// seed seeds the fixture once into the site the live profile declares and
+// verifies it.
+func (r *runner) seed(ctx context.Context, site fixture.Site, decl *provision.Site) error {
 	t0 := time.Now()
-	m, err := fixture.Seed(ctx, site, r.fx, src, r.opt.Log)
+	m, err := SeedSite(ctx, site, decl, r.fx, CoreOf(decl), r.opt.Log)
 	if err != nil {
 		return exitcode.With(exitcode.Provision, err)
 	}
 	r.man.Fixture.Deviations = m.Deviations
 	r.man.Fixture.Docroot = site.Docroot
-	if err := writeHtaccess(ctx, site); err != nil {
-		return exitcode.With(exitcode.Provision, err)
-	}
 	r.logf("[%s] fixture %s seed %d seeded in %.1fs (root %s)", r.h.Name(), r.sp.Fixture.Profile, r.sp.Fixture.Seed, time.Since(t0).Seconds(), m.Short)
 	return r.verify(ctx, site, true)
 }
@@ -178,9 +165,9 @@ RewriteRule . /index.php [L]
 # END WordPress
 `
 
-// writeHtaccess is an adapter: neither the fixture (which leaves
-// .htaccess out of its hashes) nor the server profiles write it, and
-// without it Apache answers every permalink with 404.
+// writeHtaccess writes WordPress's rules for a server that reads them
+// (the fixture leaves .htaccess out of its hashes; without it Apache
+// answers every permalink with 404).
 func writeHtaccess(ctx context.Context, site fixture.Site) error {
 	p := site.Docroot + "/.htaccess"
 	if err := site.Host.Put(ctx, p, strings.NewReader(WordPressHtaccess), host.PutOptions{Mode: 0o644, Owner: site.Owner, Group: site.Group}); err != nil {
@@ -192,13 +179,6 @@ func writeHtaccess(ctx context.Context, site fixture.Site) error {
 // verify recomputes the fixture's hashes on the live site (and, after a
 // seed, fetches every page over HTTP); a difference stops the run (exit 5).
 func (r *runner) verify(ctx context.Context, site fixture.Site, http bool) error {
-	if site.DB.Password == "" {
-		db, err := r.database(ctx, false)
-		if err != nil {
-			return exitcode.With(exitcode.Provision, err)
-		}
-		site.DB = db
-	}
 	rep, err := fixture.Verify(ctx, site, r.fx)
 	if err != nil {
 		return exitcode.With(exitcode.Provision, err)
@@ -226,68 +206,6 @@ func (r *runner) verify(ctx context.Context, site fixture.Site, http bool) error
 	r.man.Fixture.Lazy = len(rep.Lazy)
 	r.logf("[%s] fixture verified: root %s (%d page(s) over HTTP, %d lazy row(s) apart)", r.h.Name(), rep.Root[:16], r.man.Fixture.HTTPPages, len(rep.Lazy))
 	return r.man.write(r.dir)
-}
-
-// Database names on the server. One experiment site per server: a fresh
-// run drops and recreates it.
-const (
-	dbName = "wptest_site"
-	dbUser = "wptest_site"
-)
-
-// database makes sure MariaDB runs on the server and, when create is set,
-// (re)creates the site's database and user with a new password. The
-// password travels on stdin only and is kept in runs/<id>/secrets/db
-// (0600) for --resume, never in the manifest or the log.
-//
-// This is an adapter: no profile installs MariaDB and no exported function
-// of fixture or provision creates the database (the tests use
-// internal/testenv.MariaDB).
-func (r *runner) database(ctx context.Context, create bool) (fixture.DB, error) {
-	secret := filepath.Join(r.dir, secretsDir, "db")
-	ensure := `if ! command -v mariadb >/dev/null 2>&1; then
-  if command -v apt-get >/dev/null 2>&1; then DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y mariadb-server >/dev/null; else dnf -y install mariadb-server >/dev/null; fi
-fi
-if ! mariadb-admin --connect-timeout=2 ping >/dev/null 2>&1; then
-  if [ -d /run/systemd/system ]; then systemctl start mariadb; else service mariadb start >/dev/null 2>&1 || service mysql start >/dev/null 2>&1 || true; fi
-  i=0; while [ $i -lt 300 ] && ! mariadb-admin --connect-timeout=2 ping >/dev/null 2>&1; do sleep 0.1; i=$((i+1)); done
-fi
-mariadb-admin --connect-timeout=2 ping >/dev/null && mariadb --batch --skip-column-names -e 'SELECT @@port'`
-	res, err := r.h.Run(ctx, host.Cmd{Script: ensure, Label: "mariadb", Timeout: 15 * time.Minute})
-	if err != nil {
-		return fixture.DB{}, fmt.Errorf("MariaDB on %s: %w", r.h.Name(), err)
-	}
-	port := strings.TrimSpace(string(res.Stdout))
-	db := fixture.DB{Addr: net.JoinHostPort("127.0.0.1", port), Name: dbName, User: dbUser}
-	if !create {
-		b, err := os.ReadFile(secret)
-		if err != nil {
-			return db, fmt.Errorf("database password of this run: %w", err)
-		}
-		db.Password = strings.TrimSpace(string(b))
-		return db, nil
-	}
-	pw := make([]byte, 18)
-	if _, err := rand.Read(pw); err != nil {
-		return db, err
-	}
-	db.Password = hex.EncodeToString(pw)
-	var sql strings.Builder
-	fmt.Fprintf(&sql, "DROP DATABASE IF EXISTS `%s`;\nCREATE DATABASE `%s` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_520_ci;\n", dbName, dbName)
-	for _, hn := range []string{"localhost", "127.0.0.1", "::1"} {
-		fmt.Fprintf(&sql, "CREATE USER IF NOT EXISTS '%s'@'%s';\nALTER USER '%s'@'%s' IDENTIFIED BY '%s';\nGRANT ALL PRIVILEGES ON `%s`.* TO '%s'@'%s';\n",
-			dbUser, hn, dbUser, hn, db.Password, dbName, dbUser, hn)
-	}
-	if _, err := r.h.Run(ctx, host.Cmd{Script: "mariadb --batch", Stdin: strings.NewReader(sql.String()), Label: "create database"}); err != nil {
-		return db, fmt.Errorf("create database %s on %s: %w", dbName, r.h.Name(), err)
-	}
-	if err := os.MkdirAll(filepath.Dir(secret), 0o700); err != nil {
-		return db, err
-	}
-	if err := writeFileSync(secret, []byte(db.Password+"\n"), 0o600); err != nil {
-		return db, err
-	}
-	return db, nil
 }
 
 // sampler collects srvstat samples of the server: in this process when the

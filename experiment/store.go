@@ -21,7 +21,6 @@ const (
 	ResultsFile  = "results.jsonl"
 	ManifestFile = "manifest.json"
 	SpecCopy     = "experiment.hcl"
-	secretsDir   = "secrets"
 )
 
 // Point is one data point of the plan: a scenario step for a profile in a

@@ -35,8 +35,7 @@ func TestApacheStatusLoopbackOnly(t *testing.T) {
 	for _, b := range []string{"apache2ctl", "php-cgi8.2", "php-fpm8.2", "curl", "openssl"} {
 		testenv.NeedBinary(t, b)
 	}
-	_, err := os.Stat("/usr/lib/apache2/modules/mpm_itk.so")
-	testenv.Need(t, err == nil, "libapache2-mpm-itk not installed")
+	ruid2 := "file://" + testenv.Ruid2Source(t)
 	ns := testenv.NewNetNS(t)
 	testenv.LockLocalServer(t)
 	ctx := context.Background()
@@ -48,7 +47,11 @@ func TestApacheStatusLoopbackOnly(t *testing.T) {
 
 	for _, name := range []string{"cpanel-apache", "tuned-apache"} {
 		t.Run(name, func(t *testing.T) {
-			apply(ctx, t, h, name, facts.Platform)
+			var vars []string
+			if name == "cpanel-apache" {
+				vars = append(vars, "ruid2_source_url="+ruid2)
+			}
+			apply(ctx, t, h, name, facts.Platform, vars...)
 			ensureWordPressRules(t, "/home/wpsite/public_html/.htaccess")
 			client := loopbackClient(t)
 
@@ -81,9 +84,9 @@ func TestApacheStatusLoopbackOnly(t *testing.T) {
 
 // apply applies a shipped profile here as `wptest apply` does, and records
 // it in the host manifest (the experiment runner checks it).
-func apply(ctx context.Context, t *testing.T, h host.Host, name, platform string) {
+func apply(ctx context.Context, t *testing.T, h host.Host, name, platform string, vars ...string) {
 	t.Helper()
-	p, diags := provision.Load(profiles.FS, name, provision.Vars{Args: []string{"http_port=8080", "https_port=8443"}})
+	p, diags := provision.Load(profiles.FS, name, provision.Vars{Args: append([]string{"http_port=8080", "https_port=8443"}, vars...)})
 	if diags.HasErrors() {
 		t.Fatalf("load %s: %v", name, diags)
 	}

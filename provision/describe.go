@@ -19,6 +19,9 @@ type Site struct {
 	Group   string `json:"group"`
 	// PHP is the php-cli binary seeding runs as the site user.
 	PHP string `json:"php"`
+	// Core is WordPress core on the host (the distribution's package),
+	// where seeding copies it from.
+	Core string `json:"core,omitempty"`
 	// Database is the root-only file on the host holding the site's
 	// database credentials as shell assignments (DB_NAME, DB_USER,
 	// DB_PASSWORD, DB_HOST); the password never leaves it but for the
@@ -45,6 +48,7 @@ type siteBlock struct {
 	Owner        string    `hcl:"owner"`
 	Group        string    `hcl:"group"`
 	PHP          string    `hcl:"php"`
+	Core         string    `hcl:"core,optional"`
 	Database     string    `hcl:"database,optional"`
 	Rewrite      string    `hcl:"rewrite"`
 	DocrootRange hcl.Range `hcl:"docroot,attr_value_range"`
@@ -81,7 +85,7 @@ func decodeDescriptions(r *Rendered, blocks hcl.Blocks, ctx *hcl.EvalContext) hc
 			if sb.Rewrite != "htaccess" && sb.Rewrite != "server" {
 				diags = append(diags, errDiag("Invalid rewrite", fmt.Sprintf("%q: want \"htaccess\" or \"server\".", sb.Rewrite), sb.RewriteRange.Ptr()))
 			}
-			r.Site = &Site{Docroot: path.Clean(sb.Docroot), Owner: sb.Owner, Group: sb.Group, PHP: sb.PHP, Database: sb.Database, Rewrite: sb.Rewrite}
+			r.Site = &Site{Docroot: path.Clean(sb.Docroot), Owner: sb.Owner, Group: sb.Group, PHP: sb.PHP, Core: sb.Core, Database: sb.Database, Rewrite: sb.Rewrite}
 		case "process_group":
 			name := b.Labels[0]
 			if !hclsyntax.ValidIdentifier(name) || name == "other" {

@@ -273,6 +273,7 @@
 //	  owner    = var.site_user         # owner and group of the site's files
 //	  group    = var.site_user
 //	  php      = "php"                 # php-cli the seeder runs as the site user
+//	  core     = "/usr/share/wordpress" # optional: WordPress core on the host
 //	  database = "/etc/wptest/site-db.env"  # optional: root-only file with the
 //	                                   # database credentials the profile made
 //	                                   # (DB_NAME, DB_USER, DB_PASSWORD, DB_HOST)

@@ -9,8 +9,10 @@ import (
 	"os"
 	"strings"
 
+	"github.com/wptest/wptest/experiment"
 	"github.com/wptest/wptest/fixture"
 	"github.com/wptest/wptest/internal/exitcode"
+	"github.com/wptest/wptest/provision"
 )
 
 // wptest seed: write a fixture into a live WordPress site over a host.
@@ -32,14 +34,14 @@ type siteFlags struct {
 
 func addSiteFlags(fs *flag.FlagSet, f *siteFlags) {
 	addTargetFlags(fs, &f.target, &f.knownHosts, &f.identity)
-	fs.StringVar(&f.docroot, "docroot", "/var/www/wptest", "site directory on the host (its content is replaced)")
-	fs.StringVar(&f.dbAddr, "db-addr", "127.0.0.1:3306", "MariaDB/MySQL address as seen from the host")
-	fs.StringVar(&f.dbName, "db-name", "wptest", "database name")
-	fs.StringVar(&f.dbUser, "db-user", "wptest", "database user")
-	fs.StringVar(&f.dbPassFile, "db-password-file", "", "file holding the database password (first line)")
+	fs.StringVar(&f.docroot, "docroot", "", "site directory on the host (default: the live profile's, from the host manifest)")
+	fs.StringVar(&f.dbAddr, "db-addr", "", "MariaDB/MySQL address as seen from the host (default: the profile's database, else 127.0.0.1:3306)")
+	fs.StringVar(&f.dbName, "db-name", "", "database name (default: the profile's database, else wptest)")
+	fs.StringVar(&f.dbUser, "db-user", "", "database user (default: the profile's database, else wptest)")
+	fs.StringVar(&f.dbPassFile, "db-password-file", "", "file holding the database password (first line; default: the profile's database)")
 	fs.BoolVar(&f.dbPassStdin, "db-password-stdin", false, "read the database password from stdin (first line)")
-	fs.StringVar(&f.owner, "owner", "", "user:group owning the site's files (default: the connecting user)")
-	fs.StringVar(&f.php, "php", "php", "php-cli binary on the host")
+	fs.StringVar(&f.owner, "owner", "", "user:group owning the site's files (default: the profile's site user, else the connecting user)")
+	fs.StringVar(&f.php, "php", "", "php-cli binary on the host (default: the profile's, else php)")
 }
 
 func (f *siteFlags) password(a *App) (string, error) {
@@ -65,23 +67,49 @@ func (f *siteFlags) password(a *App) (string, error) {
 	return "", exitcode.With(exitcode.Config, errors.New("the database password is required: --db-password-file FILE or --db-password-stdin"))
 }
 
-// open opens the target and returns the site (the caller closes the host).
-func (f *siteFlags) open(ctx context.Context, a *App) (fixture.Site, error) {
-	pw, err := f.password(a)
-	if err != nil {
-		return fixture.Site{}, err
+// open opens the target and returns the site (the caller closes the host):
+// the one the live profile declares in the host manifest, with the flags
+// given over it; without a manifest, the flags and their defaults.
+func (f *siteFlags) open(ctx context.Context, a *App) (fixture.Site, *provision.Site, error) {
+	// Bad flags fail before anything connects.
+	var pw string
+	if f.dbPassFile != "" || f.dbPassStdin {
+		var err error
+		if pw, err = f.password(a); err != nil {
+			return fixture.Site{}, nil, err
+		}
 	}
 	h, err := openTarget(ctx, a, f.target, f.knownHosts, f.identity)
 	if err != nil {
-		return fixture.Site{}, err
+		return fixture.Site{}, nil, err
 	}
-	s := fixture.Site{Host: h, Docroot: f.docroot, PHP: f.php,
-		DB: fixture.DB{Addr: f.dbAddr, Name: f.dbName, User: f.dbUser, Password: pw}}
+	s, decl, err := experiment.HostSite(ctx, h)
+	switch {
+	case errors.Is(err, experiment.ErrNoSite):
+		s = fixture.Site{Host: h, Docroot: "/var/www/wptest", PHP: "php", DB: fixture.DB{Addr: "127.0.0.1:3306", Name: "wptest", User: "wptest"}}
+	case err != nil:
+		h.Close()
+		return s, nil, exitcode.With(exitcode.Provision, err)
+	}
+	set := func(dst *string, v string) {
+		if v != "" {
+			*dst = v
+		}
+	}
+	set(&s.Docroot, f.docroot)
+	set(&s.PHP, f.php)
+	set(&s.DB.Addr, f.dbAddr)
+	set(&s.DB.Name, f.dbName)
+	set(&s.DB.User, f.dbUser)
+	set(&s.DB.Password, pw)
 	if f.owner != "" {
-		u, g, _ := strings.Cut(f.owner, ":")
-		s.Owner, s.Group = u, g
+		s.Owner, s.Group, _ = strings.Cut(f.owner, ":")
 	}
-	return s, nil
+	if s.DB.Password == "" {
+		h.Close()
+		return s, nil, exitcode.With(exitcode.Config, errors.New("the database password is required: the host has no profile's database, so give --db-password-file FILE or --db-password-stdin"))
+	}
+	return s, decl, nil
 }
 
 func runSeed(ctx context.Context, a *App, args []string) error {
@@ -99,24 +127,27 @@ func runSeed(ctx context.Context, a *App, args []string) error {
 		return err
 	}
 	src := fixture.CoreSource{Dir: *coreDir, Archive: *coreArchive, Download: *coreDownload}
-	if src == (fixture.CoreSource{}) {
-		src = fixture.DebianCore
-	}
 	fx, err := ff.generate()
 	if err != nil {
 		return err
 	}
-	s, err := sf.open(ctx, a)
+	s, decl, err := sf.open(ctx, a)
 	if err != nil {
 		return err
 	}
 	defer s.Host.Close()
+	if src == (fixture.CoreSource{}) {
+		src = fixture.DebianCore
+		if decl != nil {
+			src = experiment.CoreOf(decl)
+		}
+	}
 	if *createDB {
 		if err := fixture.EnsureDatabase(ctx, s.Host, s.DB); err != nil {
 			return exitcode.With(exitcode.Provision, err)
 		}
 	}
-	m, err := SeedFixture(ctx, a, s, fx, src)
+	m, err := SeedFixture(ctx, a, s, decl, fx, src)
 	if err != nil {
 		return err
 	}
@@ -128,11 +159,11 @@ func runSeed(ctx context.Context, a *App, args []string) error {
 	return nil
 }
 
-// SeedFixture seeds fx into s and reports on a's streams: progress and
-// deviations to stderr, the root to stdout. `wptest up --fixture` can call it
-// after applying the server profile.
-func SeedFixture(ctx context.Context, a *App, s fixture.Site, fx *fixture.Fixture, src fixture.CoreSource) (*fixture.Manifest, error) {
-	m, err := fixture.Seed(ctx, s, fx, src, a.Stderr)
+// SeedFixture seeds fx into s (and what the declared site's server needs
+// for permalinks) and reports on a's streams: progress and deviations to
+// stderr, the root to stdout.
+func SeedFixture(ctx context.Context, a *App, s fixture.Site, decl *provision.Site, fx *fixture.Fixture, src fixture.CoreSource) (*fixture.Manifest, error) {
+	m, err := experiment.SeedSite(ctx, s, decl, fx, src, a.Stderr)
 	if err != nil {
 		// A refused database, a failed copy or installer: provisioning failed.
 		return nil, exitcode.With(exitcode.Provision, err)

@@ -46,24 +46,24 @@ type upJSON struct {
 // the profile is what its name says (a profile that silently dropped one
 // would fail here).
 var wantChecks = map[string][]string{
-	"tuned-apache":  {"check.server_header", "check.mpm_event", "check.php_fpm_opcache_site_user", "check.css_gzip", "check.h2_alpn", "check.h2c", "check.server_status"},
-	"cpanel-apache": {"check.server_header", "check.mpm_prefork", "check.php_cgi_no_opcache_site_user", "check.php_process_per_request", "check.css_not_compressed", "check.tls_http11", "check.no_http2", "check.server_status"},
-	"caddy":         {"check.server_header", "check.php_fpm_opcache_site_user", "check.css_precompressed_header", "check.css_precompressed_bytes", "check.h2_alpn", "check.h2c", "check.h3"},
+	"tuned-apache":  {"check.wordpress_page", "check.server_header", "check.mpm_event", "check.php_fpm_opcache_site_user", "check.css_gzip", "check.h2_alpn", "check.h2c", "check.server_status"},
+	"cpanel-apache": {"check.wordpress_page", "check.server_header", "check.mpm_prefork", "check.php_cgi_no_opcache_site_user", "check.php_process_per_request", "check.css_not_compressed", "check.tls_http11", "check.no_http2", "check.server_status"},
+	"caddy":         {"check.wordpress_page", "check.server_header", "check.php_fpm_opcache_site_user", "check.css_precompressed_header", "check.css_precompressed_bytes", "check.h2_alpn", "check.h2c", "check.h3"},
 }
 
 // TestUpSwapChain drives the real servers of this machine over a real
 // OpenSSH sshd on loopback, the way a user drives a remote host:
 // up tuned-apache -> swap cpanel-apache -> swap caddy -> swap tuned-apache,
 // every step's checks passing, then a repeated up reporting 0 changes; the
-// Debian host manifest lists the mpm-itk deviation; corehttpd without its
+// Debian host manifest lists no uid-switching deviation (mod_ruid2 is built
+// from its pinned source); corehttpd without its
 // package source is refused before anything changes. Ports 8080/8443.
 func TestUpSwapChain(t *testing.T) {
 	testenv.NeedRoot(t)
 	for _, b := range []string{"apache2ctl", "php-cgi8.2", "php-fpm8.2", "caddy", "curl", "openssl", "go"} {
 		testenv.NeedBinary(t, b)
 	}
-	_, err := os.Stat("/usr/lib/apache2/modules/mpm_itk.so")
-	testenv.Need(t, err == nil, "libapache2-mpm-itk not installed")
+	ruid2 := "file://" + testenv.Ruid2Source(t)
 	testenv.LockLocalServer(t)
 
 	// The agent: the real wptest binary (the test binary cannot stand in
@@ -85,6 +85,9 @@ func TestUpSwapChain(t *testing.T) {
 	step := func(verb, profile string) (upJSON, time.Duration) {
 		t.Helper()
 		args := append(append([]string{verb, "--profile", profile, "--agent", agent, "-o", "json"}, conn...), ports...)
+		if profile == "cpanel-apache" {
+			args = append(args, "-var", "ruid2_source_url="+ruid2)
+		}
 		start := time.Now()
 		code, out, errOut := run(args...)
 		took := time.Since(start)
@@ -130,11 +133,11 @@ func TestUpSwapChain(t *testing.T) {
 	if res.Manifest.Previous != "tuned-apache" {
 		t.Errorf("manifest after swap to cpanel-apache: previous_profile %q, want tuned-apache", res.Manifest.Previous)
 	}
-	if !containsSub(res.Manifest.Deviations, "mpm-itk") || !containsSub(res.Manifest.Deviations, "mod_ruid2") {
-		t.Errorf("Debian host manifest does not list the mpm-itk deviation: %q", res.Manifest.Deviations)
+	if containsSub(res.Manifest.Deviations, "uid") || containsSub(res.Manifest.Deviations, "mod_ruid2") {
+		t.Errorf("Debian host manifest lists a uid-switching deviation: %q", res.Manifest.Deviations)
 	}
-	if res.Manifest.Apache == nil || res.Manifest.Apache.MPM != "prefork" || !containsSub(res.Manifest.Apache.Modules, "mpm_itk_module") || containsSub(res.Manifest.Apache.Modules, "http2_module") {
-		t.Errorf("manifest's Apache: %+v, want prefork with mpm_itk and without http2", res.Manifest.Apache)
+	if res.Manifest.Apache == nil || res.Manifest.Apache.MPM != "prefork" || !containsSub(res.Manifest.Apache.Modules, "ruid2_module") || containsSub(res.Manifest.Apache.Modules, "mpm_itk_module") || containsSub(res.Manifest.Apache.Modules, "http2_module") {
+		t.Errorf("manifest's Apache: %+v, want prefork with mod_ruid2, without mpm_itk and http2", res.Manifest.Apache)
 	}
 	for _, k := range []string{"apache", "php_cgi", "php_fpm", "caddy", "mariadb"} {
 		if res.Manifest.Versions[k] == "" {

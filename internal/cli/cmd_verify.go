@@ -34,7 +34,7 @@ func runVerify(ctx context.Context, a *App, args []string) error {
 			return err
 		}
 	}
-	s, err := sf.open(ctx, a)
+	s, _, err := sf.open(ctx, a)
 	if err != nil {
 		return err
 	}

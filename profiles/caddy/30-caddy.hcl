@@ -1,49 +1,14 @@
 # 30-caddy.hcl: the server itself, then the checks that prove it is what the
 # profile's name says.
 
-# almalinux-9: the official static binary, checked against its SHA-256
-# before it is unpacked, and a systemd unit like the one Debian ships.
-command "install_caddy" {
-  when    = platform.name == "almalinux-9"
-  unless  = "test \"$(cat ${platform.paths.caddy_bin}.sha256 2>/dev/null)\" = '${var.caddy_sha256}' && test -x ${platform.paths.caddy_bin}"
-  timeout = "5m"
-  run     = <<-EOT
-    set -eu
-    tmp=$(mktemp -d)
-    trap 'rm -rf "$tmp"' EXIT
-    curl -fsSL --retry 3 -o "$tmp/caddy.tar.gz" '${var.caddy_url}'
-    got=$(sha256sum "$tmp/caddy.tar.gz" | cut -d' ' -f1)
-    if [ "$got" != '${var.caddy_sha256}' ]; then
-      echo "Caddy archive ${var.caddy_url}: sha256 $got, want ${var.caddy_sha256}" >&2
-      exit 1
-    fi
-    tar -xzf "$tmp/caddy.tar.gz" -C "$tmp" caddy
-    install -m 0755 "$tmp/caddy" ${platform.paths.caddy_bin}
-    echo '${var.caddy_sha256}' >${platform.paths.caddy_bin}.sha256
-  EOT
-}
-
 # The caddy user reads the FPM socket and the TLS key through the web
-# servers' group (Debian's package creates the user; on almalinux-9 this does).
+# servers' group (the package creates the user; this adds the group).
 user "caddy" {
   name   = "caddy"
   system = true
   home   = "/var/lib/caddy"
   shell  = "/usr/sbin/nologin"
   groups = [platform.values.web_group]
-}
-
-file "caddy_unit" {
-  when     = platform.name == "almalinux-9"
-  path     = "/etc/systemd/system/caddy.service"
-  template = "templates/caddy.service"
-}
-
-command "systemd_reload" {
-  when    = platform.name == "almalinux-9"
-  only_if = "test -d /run/systemd/system"
-  unless  = "systemctl show -p NeedDaemonReload caddy | grep -qx NeedDaemonReload=no"
-  run     = "systemctl daemon-reload"
 }
 
 # Ports below 1024 without root: systemd grants the capability (the unit's
@@ -99,12 +64,17 @@ service "corehttpd" {
   status  = "${local.svc} ${platform.services.corehttpd} status"
 }
 
+# One process serves everything; PHP runs in the fpm part's pool.
+process_group "web" {
+  exe = ["caddy"]
+}
+
 service "caddy" {
   name       = platform.services.caddy
   state      = "running"
   enabled    = true
   on_notify  = "restart"
-  restart_on = ["file.caddyfile", "command.install_caddy", "user.caddy", "file.caddy_unit", "command.caddy_bind_capability"]
+  restart_on = ["file.caddyfile", "package.server", "user.caddy", "command.caddy_bind_capability"]
   start      = "${local.svc} ${platform.services.caddy} start"
   stop       = "${local.svc} ${platform.services.caddy} stop"
   restart    = "${local.svc} ${platform.services.caddy} restart"

@@ -11,6 +11,7 @@
 profile {
   description = "corehttpd (not public: needs -var package_source): event-driven, one process, PHP-FPM + OPcache, precompressed static files, HTTP/1.1, HTTP/2, HTTP/3"
   platforms   = ["debian-12", "almalinux-9"]
+  uses        = ["site", "fpm"]
   aliases     = ["core"]
 }
 
@@ -53,26 +54,15 @@ precondition {
 platform "debian-12" {
   package_manager = "apt"
   packages = {
-    openssl     = "openssl"
-    curl        = "curl"
-    php_cli     = "php8.2-cli"
-    php_fpm     = "php8.2-fpm"
-    php_opcache = "php8.2-opcache"
   }
   paths = {
-    fpm_pool_dir    = "/etc/php/8.2/fpm/pool.d"
-    fpm_socket      = "/run/php/php-fpm-wptest.sock"
-    fpm_opcache_ini = "/etc/php/8.2/fpm/conf.d/99-wptest-opcache.ini"
   }
   services = {
     corehttpd = "corehttpd"
     apache    = "apache2"
     caddy     = "caddy"
-    php_fpm   = "php8.2-fpm"
   }
   values = {
-    web_user    = "www-data"
-    web_group   = "www-data"
     pkg_ext     = "deb"
     pkg_install = "apt-get install -y -o DPkg::Lock::Timeout=600"
     pkg_query   = "dpkg-query -W -f '$${Version}' corehttpd"
@@ -83,26 +73,15 @@ platform "debian-12" {
 platform "almalinux-9" {
   package_manager = "dnf"
   packages = {
-    openssl     = "openssl"
-    curl        = "curl"
-    php_cli     = "php-process" # posix_geteuid() for the probe (php-cli comes with php-fpm)
-    php_fpm     = "php-fpm"
-    php_opcache = "php-opcache"
   }
   paths = {
-    fpm_pool_dir    = "/etc/php-fpm.d"
-    fpm_socket      = "/run/php-fpm/php-fpm-wptest.sock"
-    fpm_opcache_ini = "/etc/php.d/99-wptest-opcache.ini"
   }
   services = {
     corehttpd = "corehttpd"
     apache    = "httpd"
     caddy     = "caddy"
-    php_fpm   = "php-fpm"
   }
   values = {
-    web_user    = "apache"
-    web_group   = "apache"
     pkg_ext     = "rpm"
     pkg_install = "dnf install -y"
     pkg_query   = "rpm -q --qf '%%{VERSION}-%%{RELEASE}' corehttpd"

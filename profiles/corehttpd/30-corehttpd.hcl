@@ -41,6 +41,11 @@ service "caddy" {
   status  = "${local.svc} ${platform.services.caddy} status"
 }
 
+# The web server's processes; PHP runs in the fpm part's pool.
+process_group "web" {
+  exe = ["corehttpd"]
+}
+
 service "corehttpd" {
   name       = platform.services.corehttpd
   state      = "running"

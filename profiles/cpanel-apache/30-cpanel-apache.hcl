@@ -22,28 +22,26 @@ service "corehttpd" {
 }
 
 # mod_ruid2 0.9.8, built with apxs as cPanel's ea-apache24-mod_ruid2 is
-# (apxs -l cap -c mod_ruid2.c), from the archive named by variables and
-# checked against its SHA-256 before anything is compiled.
+# (apxs -l cap -c mod_ruid2.c), from the file named by variables, checked
+# against its SHA-256 before anything is compiled. Rebuilt when the checksum
+# or Apache's own version changes.
 command "build_ruid2" {
-  when    = platform.values.uid_switch == "ruid2"
-  unless  = "test \"$(cat ${platform.paths.module_dir}/mod_ruid2.so.sha256 2>/dev/null)\" = '${var.ruid2_source_sha256}' && test -f ${platform.paths.module_dir}/mod_ruid2.so"
+  unless  = "test \"$(cat ${platform.paths.module_dir}/mod_ruid2.so.built 2>/dev/null)\" = \"${var.ruid2_source_sha256} $(${platform.values.apachectl} -v | head -n1)\" && test -f ${platform.paths.module_dir}/mod_ruid2.so"
   timeout = "10m"
   run     = <<-EOT
     set -eu
     tmp=$(mktemp -d)
     trap 'rm -rf "$tmp"' EXIT
-    curl -fsSL --retry 3 -o "$tmp/src.tar.bz2" '${var.ruid2_source_url}'
-    got=$(sha256sum "$tmp/src.tar.bz2" | cut -d' ' -f1)
+    curl -fsSL --retry 3 -o "$tmp/mod_ruid2.c" '${var.ruid2_source_url}'
+    got=$(sha256sum "$tmp/mod_ruid2.c" | cut -d' ' -f1)
     if [ "$got" != '${var.ruid2_source_sha256}' ]; then
       echo "mod_ruid2 source ${var.ruid2_source_url}: sha256 $got, want ${var.ruid2_source_sha256}" >&2
       exit 1
     fi
-    mkdir "$tmp/src"
-    tar -xjf "$tmp/src.tar.bz2" -C "$tmp/src" --strip-components=1
-    cd "$tmp/src"
+    cd "$tmp"
     ${platform.paths.apxs} -l cap -c mod_ruid2.c >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log" >&2; exit 1; }
     install -m 0755 .libs/mod_ruid2.so ${platform.paths.module_dir}/mod_ruid2.so
-    echo '${var.ruid2_source_sha256}' >${platform.paths.module_dir}/mod_ruid2.so.sha256
+    echo "${var.ruid2_source_sha256} $(${platform.values.apachectl} -v | head -n1)" >${platform.paths.module_dir}/mod_ruid2.so.built
   EOT
 }
 
@@ -83,13 +81,25 @@ service "apache" {
   state      = "running"
   enabled    = true
   on_notify  = "restart"
-  restart_on = ["file.httpd_conf", "command.build_ruid2", "command.cgi_opcache_off", "link.cgi_php", "file.cgi_php_wrapper"]
+  restart_on = ["file.httpd_conf", "command.build_ruid2", "command.cgi_opcache_off", "link.cgi_php", "file.cgi_php_wrapper", "package.server"]
   start      = "${local.svc} ${platform.services.apache} start"
   stop       = "${local.svc} ${platform.services.apache} stop"
   restart    = "${local.svc} ${platform.services.apache} restart"
   reload     = "${local.svc} ${platform.services.apache} reload"
   status     = "${local.svc} ${platform.services.apache} status"
   ready      = "curl -fsS -o /dev/null http://127.0.0.1:${var.http_port}/wptest-probe.css"
+}
+
+# Apache's processes (the root parent and its prefork children as the web
+# user) and the PHP that answers: a CGI process per request, named like
+# cPanel's handler and run as the site user by mod_ruid2.
+process_group "web" {
+  exe = [platform.services.apache]
+}
+
+process_group "php" {
+  exe   = [platform.values.php_handler, platform.values.php_cgi_name]
+  users = [var.site_user]
 }
 
 fact "apache_mpm" {

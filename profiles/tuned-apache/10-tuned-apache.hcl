@@ -8,6 +8,7 @@
 profile {
   description = "Apache tuned in WHM: event MPM, PHP-FPM + OPcache, mod_deflate on all content, HTTP/2"
   platforms   = ["debian-12", "almalinux-9"]
+  uses        = ["site", "fpm"]
   aliases     = ["tuned"]
 }
 
@@ -24,14 +25,9 @@ variable "max_request_workers" {
 platform "debian-12" {
   package_manager = "apt"
   packages = {
-    openssl     = "openssl"
-    curl        = "curl"
     apache      = "apache2"
     apache_ssl  = "apache2"
     http2       = "apache2"
-    php_cli     = "php8.2-cli"
-    php_fpm     = "php8.2-fpm"
-    php_opcache = "php8.2-opcache"
   }
   paths = {
     apache_conf     = "/etc/apache2/apache2.conf"
@@ -40,19 +36,13 @@ platform "debian-12" {
     run_dir         = "/run/apache2"
     pid_file        = "/run/apache2/apache2.pid"
     log_dir         = "/var/log/apache2"
-    fpm_pool_dir    = "/etc/php/8.2/fpm/pool.d"
-    fpm_socket      = "/run/php/php-fpm-wptest.sock"
-    fpm_opcache_ini = "/etc/php/8.2/fpm/conf.d/99-wptest-opcache.ini"
   }
   services = {
     apache    = "apache2"
-    php_fpm   = "php8.2-fpm"
     caddy     = "caddy"
     corehttpd = "corehttpd"
   }
   values = {
-    web_user  = "www-data"
-    web_group = "www-data"
     apachectl = "apache2ctl"
   }
   deviations = []
@@ -61,14 +51,9 @@ platform "debian-12" {
 platform "almalinux-9" {
   package_manager = "dnf"
   packages = {
-    openssl     = "openssl"
-    curl        = "curl"
     apache      = "httpd"
     apache_ssl  = "mod_ssl"
     http2       = "mod_http2"
-    php_cli     = "php-process" # posix_geteuid() for the probe (php-cli comes with php-fpm)
-    php_fpm     = "php-fpm"
-    php_opcache = "php-opcache"
   }
   paths = {
     apache_conf     = "/etc/httpd/conf/httpd.conf"
@@ -77,19 +62,13 @@ platform "almalinux-9" {
     run_dir         = "/run/httpd"
     pid_file        = "/run/httpd/httpd.pid"
     log_dir         = "/var/log/httpd"
-    fpm_pool_dir    = "/etc/php-fpm.d"
-    fpm_socket      = "/run/php-fpm/php-fpm-wptest.sock"
-    fpm_opcache_ini = "/etc/php.d/99-wptest-opcache.ini"
   }
   services = {
     apache    = "httpd"
-    php_fpm   = "php-fpm"
     caddy     = "caddy"
     corehttpd = "corehttpd"
   }
   values = {
-    web_user  = "apache"
-    web_group = "apache"
     apachectl = "apachectl"
   }
   deviations = []

@@ -26,6 +26,11 @@ file "httpd_conf" {
   template = "templates/httpd.conf"
 }
 
+# The web server's processes; PHP runs in the fpm part's pool.
+process_group "web" {
+  exe = [platform.services.apache]
+}
+
 service "apache" {
   name       = platform.services.apache
   state      = "running"

@@ -43,6 +43,10 @@ type Manifest struct {
 	Versions map[string]string `json:"versions"`
 	// Apache is set when the profile reports Apache's MPM and modules.
 	Apache *Apache `json:"apache,omitempty"`
+	// Site and Groups are what the profile says of itself: the site it
+	// serves (for seed and run) and its process groups (for the sampler).
+	Site   *provision.Site          `json:"site,omitempty"`
+	Groups []provision.ProcessGroup `json:"process_groups,omitempty"`
 	// Facts are the other facts the profile reads, by name.
 	Facts  map[string]string `json:"facts,omitempty"`
 	Checks []Check           `json:"checks"`
@@ -83,6 +87,8 @@ func FromReport(rep *provision.Report, tool, previous string) *Manifest {
 		Deviations: append([]string{}, rep.Deviations...),
 		Versions:   map[string]string{},
 		Changes:    rep.Changes,
+		Site:       rep.Site,
+		Groups:     rep.Groups,
 	}
 	if previous != rep.Profile {
 		m.Previous = previous

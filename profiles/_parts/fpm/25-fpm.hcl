@@ -1,10 +1,37 @@
-# 25-fpm.hcl: the one PHP-FPM pool every FPM profile talks to, byte-identical
-# in profiles/{tuned-apache,corehttpd,caddy}/ (profiles/shared_test.go).
-# Swapping between these profiles leaves the pool running untouched.
-#
-# Each FPM profile's platform blocks must define: packages.php_fpm,
-# packages.php_opcache, paths.fpm_pool_dir, paths.fpm_socket,
-# paths.fpm_opcache_ini, services.php_fpm, values.web_user, values.web_group.
+# The fpm part: the one PHP-FPM pool every FPM profile talks to
+# (profile.uses = ["site", "fpm"]). Swapping between these profiles leaves
+# the pool running untouched. It uses the site part's keys (site user,
+# web user and group, wptest-svc).
+
+platform "debian-12" {
+  packages = {
+    php_fpm     = "php8.2-fpm"
+    php_opcache = "php8.2-opcache"
+  }
+  paths = {
+    fpm_pool_dir    = "/etc/php/8.2/fpm/pool.d"
+    fpm_socket      = "/run/php/php-fpm-wptest.sock"
+    fpm_opcache_ini = "/etc/php/8.2/fpm/conf.d/99-wptest-opcache.ini"
+  }
+  services = {
+    php_fpm = "php8.2-fpm"
+  }
+}
+
+platform "almalinux-9" {
+  packages = {
+    php_fpm     = "php-fpm"
+    php_opcache = "php-opcache"
+  }
+  paths = {
+    fpm_pool_dir    = "/etc/php-fpm.d"
+    fpm_socket      = "/run/php-fpm/php-fpm-wptest.sock"
+    fpm_opcache_ini = "/etc/php.d/99-wptest-opcache.ini"
+  }
+  services = {
+    php_fpm = "php-fpm"
+  }
+}
 
 variable "fpm_max_children" {
   type        = number
@@ -41,11 +68,18 @@ service "php_fpm" {
   state      = "running"
   enabled    = true
   on_notify  = "restart"
-  restart_on = ["command.fpm_default_pool_off", "file.fpm_pool", "file.fpm_opcache"]
+  # A PHP package installed later (an extension, WordPress's) is loaded
+  # only by a restarted php-fpm.
+  restart_on = ["command.fpm_default_pool_off", "file.fpm_pool", "file.fpm_opcache", "package.php_fpm", "package.php_extensions", "package.wordpress"]
   start      = "${local.svc} ${platform.services.php_fpm} start"
   stop       = "${local.svc} ${platform.services.php_fpm} stop"
   restart    = "${local.svc} ${platform.services.php_fpm} restart"
   reload     = "${local.svc} ${platform.services.php_fpm} reload"
   status     = "${local.svc} ${platform.services.php_fpm} status"
   ready      = "test -S ${platform.paths.fpm_socket}"
+}
+
+# PHP-FPM's master runs as root, its workers as the site user.
+process_group "php" {
+  exe = [platform.services.php_fpm]
 }

@@ -1,11 +1,38 @@
-# 20-shared.hcl: what every wptest server profile shares. This file is
-# byte-identical in profiles/{cpanel-apache,tuned-apache,corehttpd,caddy}/
-# (profiles/shared_test.go keeps the copies equal). The first seed swapped
-# only the web server: the same site user and docroot, the same certificate,
-# the same probe files. Swapping profiles leaves all of this alone.
-#
-# Each profile's own platform blocks must define the keys used here:
-# packages.openssl, packages.curl (and values.web_group for 28-tls.hcl).
+# The site part: what every wptest server profile shares, written once
+# (profile.uses = ["site", ...]). The cPanel vs corehttpd post swapped only
+# the web server: the same site user and docroot, the same database, the
+# same WordPress, the same certificate and probe files. Swapping profiles
+# leaves all of this alone. After a profile with this part is applied to a
+# bare host, `wptest seed` and `wptest run` need nothing else: the database
+# runs (21-mariadb.hcl), PHP has every extension WordPress needs and core is
+# in place (26-wordpress.hcl), and a check loads a WordPress page through
+# the profile's web server.
+
+platform "debian-12" {
+  packages = {
+    openssl   = "openssl"
+    curl      = "curl"
+    php_cli   = "php8.2-cli"
+    php_posix = "php8.2-common" # posix_geteuid() for the probe
+  }
+  values = {
+    web_user  = "www-data"
+    web_group = "www-data"
+  }
+}
+
+platform "almalinux-9" {
+  packages = {
+    openssl   = "openssl"
+    curl      = "curl"
+    php_cli   = "php-cli" # php-fpm needs only php-common: seeding needs the CLI
+    php_posix = "php-process"
+  }
+  values = {
+    web_user  = "apache"
+    web_group = "apache"
+  }
+}
 
 variable "http_port" {
   type        = number
@@ -55,6 +82,9 @@ locals {
   tls_dir  = "/etc/wptest/tls"
   tls_cert = "/etc/wptest/tls/cert.pem"
   tls_key  = "/etc/wptest/tls/key.pem"
+  # The site database's credentials (shell assignments, root only): made
+  # once on the host by 21-mariadb.hcl, read by `wptest seed`.
+  db_env = "/etc/wptest/site-db.env"
 }
 
 precondition {
@@ -86,14 +116,6 @@ directory "docroot" {
   mode  = "0755"
   owner = var.site_user
   group = var.site_user
-}
-
-# Only when the docroot has no index.php: the fixture (wptest seed) owns the
-# site and must never be overwritten by a profile.
-command "placeholder_index" {
-  creates = "${local.docroot}/index.php"
-  stdin   = file("templates/shared/index.php")
-  run     = "umask 022 && cat >${local.docroot}/.index.php.wptest && chown ${var.site_user}:${var.site_user} ${local.docroot}/.index.php.wptest && mv -f ${local.docroot}/.index.php.wptest ${local.docroot}/index.php"
 }
 
 # The probe checks read: SAPI, euid, OPcache, PID, protocol as JSON.

@@ -1,0 +1,85 @@
+package experiment
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/wptest/wptest/fixture"
+	"github.com/wptest/wptest/host"
+	"github.com/wptest/wptest/provision"
+	"github.com/wptest/wptest/provision/hostmanifest"
+)
+
+// ErrNoSite: the host's manifest declares no site (no wptest profile was
+// applied there, or its profile serves none).
+var ErrNoSite = errors.New("no wptest server profile with a site is live on the host (run `wptest up --profile P` first, or give the site by flags)")
+
+// HostSite is the WordPress site the live profile of h serves, as its host
+// manifest declares it: docroot, owner, PHP, core, and the database the
+// profile made (credentials read from the root-only file it names, over
+// the host; they never reach a log).
+func HostSite(ctx context.Context, h host.Host) (fixture.Site, *provision.Site, error) {
+	m, err := hostmanifest.Read(ctx, h)
+	if err != nil {
+		return fixture.Site{}, nil, err
+	}
+	if m == nil || m.Site == nil {
+		return fixture.Site{}, nil, ErrNoSite
+	}
+	d := m.Site
+	s := fixture.Site{Host: h, Docroot: d.Docroot, Owner: d.Owner, Group: d.Group, PHP: d.PHP}
+	if d.Database != "" {
+		if s.DB, err = readDBEnv(ctx, h, d.Database); err != nil {
+			return s, d, err
+		}
+	}
+	return s, d, nil
+}
+
+// readDBEnv reads the profile's credentials file (DB_NAME=..., one per line).
+func readDBEnv(ctx context.Context, h host.Host, p string) (fixture.DB, error) {
+	res, err := h.Run(ctx, host.Cmd{Script: "cat " + host.Quote(p), Label: "site database credentials"})
+	if err != nil {
+		return fixture.DB{}, fmt.Errorf("site database credentials on %s: %w", h.Name(), err)
+	}
+	v := map[string]string{}
+	sc := bufio.NewScanner(strings.NewReader(string(res.Stdout)))
+	for sc.Scan() {
+		if k, val, ok := strings.Cut(sc.Text(), "="); ok {
+			v[k] = val
+		}
+	}
+	db := fixture.DB{Name: v["DB_NAME"], User: v["DB_USER"], Password: v["DB_PASSWORD"], Addr: v["DB_HOST"]}
+	if db.Name == "" || db.User == "" || db.Password == "" || db.Addr == "" {
+		return db, fmt.Errorf("site database credentials %s on %s: want DB_NAME, DB_USER, DB_PASSWORD and DB_HOST", p, h.Name())
+	}
+	return db, nil
+}
+
+// CoreOf is where seeding takes WordPress core from for a declared site:
+// its core directory when it names one, else the pinned download.
+func CoreOf(d *provision.Site) fixture.CoreSource {
+	if d != nil && d.Core != "" {
+		return fixture.CoreSource{Dir: d.Core}
+	}
+	return fixture.CoreSource{Download: true}
+}
+
+// SeedSite seeds fx into s and then does what the profile's server needs
+// for permalinks (WordPress's .htaccess when it says "htaccess").
+func SeedSite(ctx context.Context, s fixture.Site, d *provision.Site, fx *fixture.Fixture, src fixture.CoreSource, log io.Writer) (*fixture.Manifest, error) {
+	m, err := fixture.Seed(ctx, s, fx, src, log)
+	if err != nil {
+		return nil, err
+	}
+	if d == nil || d.Rewrite == "htaccess" {
+		if err := writeHtaccess(ctx, s); err != nil {
+			return m, err
+		}
+	}
+	return m, nil
+}
