@@ -216,9 +216,10 @@ func TestKeepAliveClosesCountedApart(t *testing.T) {
 //
 // The server's close leaves with its answer (corked), so it has arrived
 // before the visitor sends again, however busy the machine.
-//     The cleartext path forgot the poller's notice of the close and waited
-//     out its timeout; over TLS the request goes out and then sees the
-//     close (counted as closed, never lost).
+//
+//	The cleartext path forgot the poller's notice of the close and waited
+//	out its timeout; over TLS the request goes out and then sees the
+//	close (counted as closed, never lost).
 func TestServerCloseOfKeptConnectionSeenBeforeSending(t *testing.T) {
 	for _, tc := range []struct {
 		path  string
