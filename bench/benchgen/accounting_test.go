@@ -213,13 +213,12 @@ func TestKeepAliveClosesCountedApart(t *testing.T) {
 //   - linger-close: it half-closes after the answer and lingers without
 //     answering (Apache event when its workers are busy); the visitor
 //     comes back after 20 ms, sooner than the TLS idle check looks.
+//     The cleartext path forgot the poller's notice of the close and waited
+//     out its timeout; over TLS the request goes out and then sees the
+//     close (counted as closed, never lost).
 //
 // The server's close leaves with its answer (corked), so it has arrived
 // before the visitor sends again, however busy the machine.
-//
-//	The cleartext path forgot the poller's notice of the close and waited
-//	out its timeout; over TLS the request goes out and then sees the
-//	close (counted as closed, never lost).
 func TestServerCloseOfKeptConnectionSeenBeforeSending(t *testing.T) {
 	for _, tc := range []struct {
 		path  string
