@@ -49,9 +49,10 @@ import (
 // later hosts and runs. /sys and /proc/sys are read-only: a host must not
 // change this machine's kernel settings.
 //
-// Cost: the rootfs is built once per machine (debootstrap, about 1.5
-// minutes; kept in /var/cache/wptest, keyed by what it includes); after
-// that a host takes a second or two. Everything a host made (processes,
+// Cost: the rootfs is built once per machine (debootstrap: 1.5 minutes on
+// a quiet machine, 3.5 to 5.5 on a busy 2-core one; kept in
+// /var/cache/wptest, keyed by what it includes); after that a host takes
+// about a second, and its first `apt-get update` about 10 s. Everything a host made (processes,
 // namespaces, veths, mounts, cgroup, files) is removed in t.Cleanup, and the
 // cleanup fails the test if anything is left. Needs root, debootstrap,
 // apt-cacher-ng (`make deps`): testenv.Need skips without them, and fails
@@ -150,7 +151,9 @@ func BareHosts(t testing.TB, names ...string) []*BareHost {
 	for _, h := range hosts {
 		h.waitSSH(t)
 	}
-	t.Logf("bare hosts %v ready in %s (rootfs from the cache)", names, time.Since(start).Round(10*time.Millisecond))
+	d := time.Since(start)
+	t.Logf("bare hosts %v ready in %s, %s per host (rootfs from the cache)", names,
+		d.Round(10*time.Millisecond), (d / time.Duration(len(hosts))).Round(10*time.Millisecond))
 	return hosts
 }
 
