@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -36,23 +35,6 @@ var bareInclude = []string{"openssh-server", "iproute2", "ca-certificates", "pro
 // rootfsVersion changes whenever what ensureRootfs does to the debootstrap
 // result changes, so an old cache is not reused.
 const rootfsVersion = "1"
-
-// lockFile takes an exclusive flock on path (created if missing), waiting
-// for it: test packages run in parallel processes. The returned func frees it.
-func lockFile(path string) (func(), error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("flock %s: %w", path, err)
-	}
-	return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
-}
 
 // debianMirrors reads this machine's apt sources for the Debian archive and
 // its security archive, so bare hosts fetch from where this machine does.
