@@ -52,7 +52,7 @@ import (
 // Cost: the rootfs is built once per machine (debootstrap: 1.5 minutes on
 // a quiet machine, 3.5 to 5.5 on a busy 2-core one; kept in
 // /var/cache/wptest, keyed by what it includes); after that a host takes
-// about a second, and its first `apt-get update` about 10 s. Everything a host made (processes,
+// one to two seconds, and its first `apt-get update` 7 to 15. Everything a host made (processes,
 // namespaces, veths, mounts, cgroup, files) is removed in t.Cleanup, and the
 // cleanup fails the test if anything is left. Needs root, debootstrap,
 // apt-cacher-ng (`make deps`): testenv.Need skips without them, and fails

@@ -68,6 +68,13 @@ func TestBareHosts(t *testing.T) {
 				if got := run(t, x.h, "hostname; test -e /run/systemd/system && echo systemd || echo no-systemd"); got != x.bh.Name+"\nno-systemd" {
 					t.Errorf("%s: hostname and systemd: %q", x.bh.Name, got)
 				}
+				// Uploads (wptest's own binary, the agent) go over SFTP.
+				if err := x.h.Put(ctx, "/root/put-test", strings.NewReader(x.bh.Name), host.PutOptions{Mode: 0o640}); err != nil {
+					t.Fatalf("%s: put: %v", x.bh.Name, err)
+				}
+				if got := run(t, x.h, "stat -c %a /root/put-test; cat /root/put-test"); got != "640\n"+x.bh.Name {
+					t.Errorf("%s: uploaded file reads %q", x.bh.Name, got)
+				}
 				// Nothing `make deps` put on this machine is there.
 				if got := run(t, x.h, "for c in php mariadb apache2 caddy wp; do command -v $c; done; true"); got != "" {
 					t.Errorf("%s: not bare, has %q", x.bh.Name, got)
@@ -79,7 +86,7 @@ func TestBareHosts(t *testing.T) {
 			marker := "wptest-marker-" + strconv.Itoa(os.Getpid())
 			run(t, hb, "nohup sh -c 'sleep 600; : "+marker+"' >/dev/null 2>&1 &")
 			ps := run(t, ha, "ps -e -o pid=,comm=,args=")
-			allowed := map[string]bool{"sshd": true, "sh": true, "bash": true, "timeout": true, "ps": true}
+			allowed := map[string]bool{"sshd": true, "sftp-server": true, "sh": true, "bash": true, "timeout": true, "ps": true}
 			for _, l := range strings.Split(ps, "\n") {
 				f := strings.Fields(l)
 				if len(f) < 2 {
