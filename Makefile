@@ -7,10 +7,12 @@ export GOTOOLCHAIN = local
 # Debian/Ubuntu packages: servers the profiles drive, the real services the
 # tests talk to, and the reference clients the load tool is compared with.
 # php8.2 is named next to wordpress so apt does not pull libapache2-mod-php.
+# debootstrap, its keyring and apt-cacher-ng make the tests' bare Debian 12
+# hosts (internal/testenv.BareHosts).
 DEB_PKGS = apache2 apache2-utils libapache2-mpm-itk php8.2 php8.2-cgi php8.2-cli \
 	php8.2-fpm php8.2-mysql php8.2-gd mariadb-server mariadb-client wordpress caddy \
 	openssh-server openssh-client nginx-light wrk nghttp2-client curl iproute2 procps ca-certificates python3 \
-	chromium
+	chromium debootstrap debian-archive-keyring apt-cacher-ng
 # RHEL family (AlmaLinux 9): the same roles.
 RPM_PKGS = python3 httpd mod_ssl mod_http2 php-cli php-fpm php-mysqlnd php-gd php-opcache \
 	mariadb-server mariadb openssh-server openssh-clients curl iproute procps-ng

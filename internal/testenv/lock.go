@@ -1,7 +1,9 @@
 package testenv
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"syscall"
 	"testing"
 )
@@ -12,12 +14,26 @@ import (
 // The lock is held until the test ends.
 func LockLocalServer(t testing.TB) {
 	t.Helper()
-	f, err := os.OpenFile("/tmp/wptest-local-server.lock", os.O_CREATE|os.O_RDWR, 0o600)
+	unlock, err := lockFile("/tmp/wptest-local-server.lock")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatal(err)
+	t.Cleanup(unlock)
+}
+
+// lockFile takes an exclusive flock on path (created if missing), waiting
+// for it: test packages run in parallel processes. The returned func frees it.
+func lockFile(path string) (func(), error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
 	}
-	t.Cleanup(func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() })
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("flock %s: %w", path, err)
+	}
+	return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
 }
