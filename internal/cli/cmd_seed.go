@@ -32,13 +32,13 @@ type siteFlags struct {
 
 func addSiteFlags(fs *flag.FlagSet, f *siteFlags) {
 	addTargetFlags(fs, &f.target, &f.knownHosts, &f.identity)
-	fs.StringVar(&f.docroot, "docroot", "/var/www/wptest", "site directory on the host (its content is replaced)")
+	fs.StringVar(&f.docroot, "docroot", "/var/www/wptest", "site directory on the host (core and the fixture are replaced in it; other top-level files stay)")
 	fs.StringVar(&f.dbAddr, "db-addr", "127.0.0.1:3306", "MariaDB/MySQL address as seen from the host")
 	fs.StringVar(&f.dbName, "db-name", "wptest", "database name")
 	fs.StringVar(&f.dbUser, "db-user", "wptest", "database user")
 	fs.StringVar(&f.dbPassFile, "db-password-file", "", "file holding the database password (first line)")
 	fs.BoolVar(&f.dbPassStdin, "db-password-stdin", false, "read the database password from stdin (first line)")
-	fs.StringVar(&f.owner, "owner", "", "user:group owning the site's files (default: the connecting user)")
+	fs.StringVar(&f.owner, "owner", "", "user:group owning every file the seed writes (default: the connecting user; no group: the user's login group)")
 	fs.StringVar(&f.php, "php", "php", "php-cli binary on the host")
 }
 
