@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/wptest/wptest/fixture"
+	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/internal/testenv"
 )
 
@@ -89,6 +91,7 @@ func TestSeedVerifyOverSSH(t *testing.T) {
 	db := testenv.MariaDB(t)
 	sshd := testenv.SSHD(t)
 	docroot := filepath.Join(t.TempDir(), "site")
+	t.Cleanup(func() { os.Remove(fixture.RecordPath("", docroot)) })
 	manifest := filepath.Join(t.TempDir(), "manifest.json")
 	common := []string{"--target", sshd.Target, "--known-hosts", sshd.KnownHostsFile, "--identity", sshd.IdentityFile,
 		"--docroot", docroot, "--db-addr", db.Addr, "--db-name", db.Name, "--db-user", db.User, "--db-password-stdin"}
@@ -119,6 +122,65 @@ func TestSeedVerifyOverSSH(t *testing.T) {
 	}
 }
 
+// TestVerifyExitsOnWhatVisitorsGet: after `seed --owner`, verify passes and
+// lists the profile's own top-level file apart; then a mode change (a 0600
+// image answers 403), an added plugin file and an edited core file, each
+// alone, make verify exit 5 with one MISMATCH line naming the file.
+func TestVerifyExitsOnWhatVisitorsGet(t *testing.T) {
+	testenv.NeedRoot(t)
+	testenv.NeedBinary(t, "php")
+	_, err := os.Stat("/usr/share/wordpress/wp-includes/version.php")
+	testenv.Need(t, err == nil, "Debian's wordpress package")
+	db := testenv.MariaDB(t)
+	docroot := filepath.Join(t.TempDir(), "public_html")
+	t.Cleanup(func() { os.Remove(fixture.RecordPath("", docroot)) })
+	os.MkdirAll(docroot, 0o755)
+	probe := filepath.Join(docroot, "wptest-info.php")
+	os.WriteFile(probe, []byte("<?php echo PHP_SAPI;"), 0o644)
+	common := []string{"--target", "local", "--docroot", docroot, "--owner", "www-data:www-data",
+		"--db-addr", db.Addr, "--db-name", db.Name, "--db-user", db.User, "--db-password-stdin"}
+	code, out, errs := runFixtureCLI(t, db.Password+"\n", append([]string{"seed", "--fixture", "minimal"}, common...)...)
+	if code != 0 {
+		t.Fatalf("seed: code %d\n%s%s", code, out, errs)
+	}
+	if _, err := os.Stat(probe); err != nil {
+		t.Fatalf("seed removed the profile's %s: %v", probe, err)
+	}
+	verify := func() (int, string, string) {
+		return runFixtureCLI(t, db.Password+"\n", append([]string{"verify"}, common...)...)
+	}
+	code, out, errs = verify()
+	if code != 0 || !strings.HasPrefix(out, "OK minimal seed 1") || !strings.Contains(errs, "info (not failed): foreign wptest-info.php") {
+		t.Fatalf("verify after seed: code %d\n%s%s", code, out, errs)
+	}
+	img := filepath.Join(docroot, "wp-content/uploads/2025/01/fx-img-001.png")
+	plugin := filepath.Join(docroot, "wp-content/plugins/hello-extra.php")
+	core := filepath.Join(docroot, "wp-includes/version.php")
+	coreBytes, _ := os.ReadFile(core)
+	for _, c := range []struct {
+		name         string
+		change, undo func()
+		want         string
+	}{
+		{"chmod 0600", func() { os.Chmod(img, 0o600) }, func() { os.Chmod(img, 0o644) },
+			"MISMATCH mode wp-content/uploads/2025/01/fx-img-001.png: 0600, want 0644"},
+		{"added plugin file", func() { os.WriteFile(plugin, []byte("<?php"), 0o644) }, func() { os.Remove(plugin) },
+			"MISMATCH extra-file wp-content/plugins/hello-extra.php: not written by the seeder"},
+		{"edited core file", func() { os.WriteFile(core, append(append([]byte{}, coreBytes...), []byte("// edited\n")...), 0o644) },
+			func() { os.WriteFile(core, coreBytes, 0o644) }, "MISMATCH core-file wp-includes/version.php: sha256 "},
+	} {
+		c.change()
+		code, out, errs = verify()
+		if code != int(exitcode.Mismatch) || strings.Count(out, "MISMATCH") != 1 || !strings.Contains(out, c.want) {
+			t.Errorf("%s: code %d (want %d), want one line %q:\n%s%s", c.name, code, exitcode.Mismatch, c.want, out, errs)
+		}
+		c.undo()
+		if code, out, errs = verify(); code != 0 {
+			t.Fatalf("%s undone: code %d\n%s%s", c.name, code, out, errs)
+		}
+	}
+}
+
 func TestSeedRefusedDBExitCode(t *testing.T) {
 	docroot := filepath.Join(t.TempDir(), "site")
 	code, _, errs := runFixtureCLI(t, "hunter2-secret\n", "seed", "--fixture", "minimal", "--target", "local",
@@ -144,6 +206,7 @@ func TestSeedCreateDB(t *testing.T) {
 	})
 	pw := "pw'with\\quote-" + probe.Password[:8]
 	docroot := filepath.Join(t.TempDir(), "site")
+	t.Cleanup(func() { os.Remove(fixture.RecordPath("", docroot)) })
 	code, out, errs := runFixtureCLI(t, pw+"\n", "seed", "--fixture", "minimal", "--target", "local", "--create-db",
 		"--docroot", docroot, "--db-addr", probe.Addr, "--db-name", name, "--db-user", name, "--db-password-stdin")
 	if code != 0 {

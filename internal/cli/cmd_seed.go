@@ -34,13 +34,13 @@ type siteFlags struct {
 
 func addSiteFlags(fs *flag.FlagSet, f *siteFlags) {
 	addTargetFlags(fs, &f.target, &f.knownHosts, &f.identity)
-	fs.StringVar(&f.docroot, "docroot", "", "site directory on the host (default: the live profile's, from the host manifest)")
+	fs.StringVar(&f.docroot, "docroot", "", "site directory on the host (default: the live profile's, from the host manifest; core and the fixture are replaced in it, other top-level files stay)")
 	fs.StringVar(&f.dbAddr, "db-addr", "", "MariaDB/MySQL address as seen from the host (default: the profile's database, else 127.0.0.1:3306)")
 	fs.StringVar(&f.dbName, "db-name", "", "database name (default: the profile's database, else wptest)")
 	fs.StringVar(&f.dbUser, "db-user", "", "database user (default: the profile's database, else wptest)")
 	fs.StringVar(&f.dbPassFile, "db-password-file", "", "file holding the database password (first line; default: the profile's database)")
 	fs.BoolVar(&f.dbPassStdin, "db-password-stdin", false, "read the database password from stdin (first line)")
-	fs.StringVar(&f.owner, "owner", "", "user:group owning the site's files (default: the profile's site user, else the connecting user)")
+	fs.StringVar(&f.owner, "owner", "", "user:group owning every file the seed writes (default: the profile's site user, else the connecting user; no group: the user's login group)")
 	fs.StringVar(&f.php, "php", "", "php-cli binary on the host (default: the profile's, else php)")
 }
 

@@ -65,6 +65,9 @@ func runVerify(ctx context.Context, a *App, args []string) error {
 		for _, d := range rep.Lazy {
 			fmt.Fprintf(a.Stderr, "lazy (info, not failed): %s\n", d)
 		}
+		for _, d := range rep.Foreign {
+			fmt.Fprintf(a.Stderr, "info (not failed): %s\n", d)
+		}
 		for _, d := range rep.Diffs {
 			fmt.Fprintf(a.Stdout, "MISMATCH %s\n", d)
 		}
