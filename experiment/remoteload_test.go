@@ -12,9 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/crypto/ssh"
-
 	"github.com/wptest/wptest/experiment"
+	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/testenv"
 )
 
@@ -23,8 +22,8 @@ experiment "remote-load" {
   description = "the static driver's second target makes the load"
   repetitions = 1
   warmup      = "500ms"
-  http_port   = 8080
-  https_port  = 8443
+  http_port   = 80
+  https_port  = 443
 }
 
 machines "static" {
@@ -37,7 +36,23 @@ fixture "minimal" {
   seed = 1
 }
 
+profile "cpanel-apache" {
+  vars = { ruid2_source_url = "file:///root/mod_ruid2.c" }
+}
+
+profile "tuned-apache" {}
+
 profile "caddy" {}
+
+scenario "page" {
+  kind     = "page"
+  path     = "/"
+  gzip     = true
+  visitors = [2]
+  requests = 10
+  duration = "0s"
+  warmup   = "500ms"
+}
 
 scenario "static" {
   kind     = "static"
@@ -69,54 +84,30 @@ scenario "kit" {
 }
 `
 
-// `wptest run` with the static driver and two targets, each a real sshd:
-// the first is the server (Caddy, PHP, MariaDB, the fixture, srvstat), the
-// second the load generator. Every point's load ran as `wptest bench-job`
-// on the load generator (its progress relayed under its name), every record
-// and the manifest name it, and the kit's startup was measured on the
-// server by its agent binary. Both sshds are on this machine's loopback
-// (the server's address is the one the load host dials);
-// TestRemoteLoadComesFromTheLoadMachine proves the requests' origin from a
-// namespace of their own.
-func TestRunLoadsFromTheStaticLoadGenerator(t *testing.T) {
+// `wptest run` of an experiment with a machines "static" block on two
+// fresh Debian 12 hosts (testenv.BareHosts: no systemd, nothing installed),
+// as a user runs it on two new servers, with nothing done by hand: the
+// first is the server (each profile but corehttpd, PHP, MariaDB, WordPress,
+// the fixture, srvstat), the second the load generator. Every point's load
+// ran as `wptest bench-job` on the load generator (its progress relayed
+// under its name), every record and the manifest name it, and the kit's
+// startup was measured on the server by its agent binary. The time of each
+// stage is logged.
+func TestRunOnBareHostsLoadsFromTheStaticLoadGenerator(t *testing.T) {
 	if testing.Short() && !testenv.InCI() {
-		t.Skip("a real run of a minute or two")
+		t.Skip("a real run of several minutes")
 	}
-	needLocalStack(t)
-	srvSSH := testenv.SSHD(t)
-	loadSSH := testenv.SSHD(t)
-	testenv.LockLocalServer(t)
+	hs := testenv.BareHosts(t, "server", "loadgen")
 	exe := buildWptest(t)
 	work := t.TempDir()
-
-	// One identity for both, as the static driver takes one: the server's
-	// client key is also authorized on the load host.
-	auth := filepath.Join(loadSSH.Dir, "authorized_keys")
-	f, err := os.OpenFile(auth, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Write(ssh.MarshalAuthorizedKey(srvSSH.ClientSigner.PublicKey()))
-	f.Close()
-	var kh []byte
-	for _, s := range []*testenv.SSHServer{srvSSH, loadSSH} {
-		b, err := os.ReadFile(s.KnownHostsFile)
-		if err != nil {
-			t.Fatal(err)
-		}
-		kh = append(kh, b...)
-	}
-	known := filepath.Join(work, "hosts.known")
-	if err := os.WriteFile(known, kh, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	putOnHost(t, hs[0], testenv.Ruid2Source(t), "/root/mod_ruid2.c")
 	file := filepath.Join(work, "remote-load.hcl")
-	src := fmt.Sprintf(remoteLoadHCL, srvSSH.Target, loadSSH.Target, known, srvSSH.IdentityFile)
+	src := fmt.Sprintf(remoteLoadHCL, hs[0].Target, hs[1].Target, hs[0].KnownHosts, hs[0].Identity)
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
 	defer cancel()
 	runs := filepath.Join(work, "runs")
 	cmd := exec.CommandContext(ctx, exe, "run", file, "--runs", runs)
@@ -124,7 +115,7 @@ func TestRunLoadsFromTheStaticLoadGenerator(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	t0 := time.Now()
-	err = cmd.Run()
+	err := cmd.Run()
 	es, _ := os.ReadDir(runs)
 	if len(es) != 1 {
 		t.Fatalf("%d run directories; wptest run: %v\n%s", len(es), err, lastLines(stderr.String(), 60))
@@ -141,8 +132,8 @@ func TestRunLoadsFromTheStaticLoadGenerator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 3 {
-		t.Fatalf("%d records, want 3", len(recs))
+	if len(recs) != 12 {
+		t.Fatalf("%d records, want 12 (3 profiles x 4 scenarios)", len(recs))
 	}
 	for _, r := range recs {
 		if r.LoadHost != "loadgen-1" {
@@ -181,7 +172,7 @@ func TestRunLoadsFromTheStaticLoadGenerator(t *testing.T) {
 	}
 	for _, w := range []string{
 		"[loadgen-1] wptest load generator (" + experiment.AgentPath + "): ",
-		"[loadgen-1] bench-job run c=4: http://127.0.0.1:8080/wptest-probe.js on ",
+		"[loadgen-1] bench-job run c=4: http://" + hs[0].IP + ":80/wptest-probe.js on ",
 		"[loadgen-1] bench-job crowd c=10: done after",
 		"[loadgen-1] bench-job kit c=4: done after",
 		"[server] bench-job startup c=4! bench-job startup c=4: done after", // on the server, in its host log
@@ -199,8 +190,43 @@ func TestRunLoadsFromTheStaticLoadGenerator(t *testing.T) {
 		}
 		t.Logf("run log:\n%s", strings.Join(l, "\n"))
 	}
+	t.Logf("stages:\n%s", stageLines(log))
 	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
-	if !bytes.Contains(md, []byte(`"load_host": "loadgen-1"`)) {
-		t.Errorf("report.md does not name the load host")
+	if !bytes.Contains(md, []byte(`"load_host": "loadgen-1"`)) || !bytes.Contains(md, []byte("Load generator loadgen-1 (its own machine)")) {
+		t.Errorf("report.md does not name the load host in its manifest and its setup")
 	}
+}
+
+// putOnHost copies a local file to a bare host.
+func putOnHost(t *testing.T, bh *testenv.BareHost, local, remote string) {
+	t.Helper()
+	tg, err := host.ParseTarget(bh.Target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := host.Open(context.Background(), tg, host.Options{KnownHostsFile: bh.KnownHosts, IdentityFile: bh.Identity})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	f, err := os.Open(local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := h.Put(context.Background(), remote, f, host.PutOptions{Mode: 0o644}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// stageLines picks the run log's lines that say how long a stage took.
+func stageLines(log string) string {
+	var out []string
+	for _, l := range strings.Split(log, "\n") {
+		if strings.Contains(l, " live after ") || strings.Contains(l, " seeded in ") || strings.Contains(l, "fixture verified") ||
+			strings.Contains(l, "wptest load generator") || strings.Contains(l, "wptest agent:") || strings.Contains(l, " took ") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

@@ -386,6 +386,10 @@ func (p *PackageOp) Check(ctx context.Context, h host.Host) (Change, error) {
 	return Change{Needed: true, Action: action, Details: []string{strings.Join(todo, " ")}, state: todo}, nil
 }
 
+// aptLists updates apt's package lists when there are none or they are
+// more than a day old.
+const aptLists = `{ if ! ls /var/lib/apt/lists/*_Packages >/dev/null 2>&1 || [ -n "$(find /var/lib/apt/lists -maxdepth 0 -mmin +1440)" ]; then apt-get -o DPkg::Lock::Timeout=600 -q update; fi; }`
+
 func (p *PackageOp) Apply(ctx context.Context, h host.Host, c Change) error {
 	todo, _ := c.state.([]string)
 	var qs []string
@@ -399,6 +403,11 @@ func (p *PackageOp) Apply(ctx context.Context, h host.Host, c Change) error {
 	var script string
 	if p.Manager == "apt" {
 		script = "DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 -q -y " + verb + " " + strings.Join(qs, " ")
+		if !p.Absent {
+			// A fresh image may have no package lists, or a day-old one
+			// lists versions the mirror no longer has.
+			script = aptLists + " && " + script
+		}
 	} else {
 		script = "dnf -y " + verb + " " + strings.Join(qs, " ")
 	}

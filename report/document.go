@@ -139,6 +139,12 @@ func (r *Report) setup() section {
 		s.Text = append(s.Text, fmt.Sprintf("Server %s: %s (%s, %s), kernel %s, %d CPUs (%s), %s MiB RAM. Target: %s.",
 			mi.Host, mi.OS, mi.Platform, mi.Arch, mi.Kernel, mi.CPUs, mi.CPUModel, commas(fmt.Sprint(mi.MemKB/1024)), m.Target))
 	}
+	if lm := m.LoadMachine; lm != nil {
+		s.Text = append(s.Text, fmt.Sprintf("Load generator %s (its own machine): %s (%s, %s), kernel %s, %d CPUs (%s), %s MiB RAM.",
+			lm.Host, lm.OS, lm.Platform, lm.Arch, lm.Kernel, lm.CPUs, lm.CPUModel, commas(fmt.Sprint(lm.MemKB/1024))))
+	} else if mi := m.Machine; mi != nil && mi.LoadHost != "" {
+		s.Text = append(s.Text, fmt.Sprintf("Load generator: %s.", mi.LoadHost))
+	}
 	if f := m.Fixture; f != nil {
 		pin := "not pinned"
 		if f.Pinned != "" {

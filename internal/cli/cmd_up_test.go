@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/exitcode"
-	"github.com/wptest/wptest/internal/h3probe"
 	"github.com/wptest/wptest/internal/testenv"
 )
 
@@ -51,20 +51,54 @@ var wantChecks = map[string][]string{
 	"caddy":         {"check.wordpress_page", "check.server_header", "check.php_fpm_opcache_site_user", "check.css_precompressed_header", "check.css_precompressed_bytes", "check.h2_alpn", "check.h2c", "check.h3"},
 }
 
-// TestUpSwapChain drives the real servers of this machine over a real
-// OpenSSH sshd on loopback, the way a user drives a remote host:
-// up tuned-apache -> swap cpanel-apache -> swap caddy -> swap tuned-apache,
-// every step's checks passing, then a repeated up reporting 0 changes; the
-// Debian host manifest lists no uid-switching deviation (mod_ruid2 is built
-// from its pinned source); corehttpd without its
-// package source is refused before anything changes. Ports 8080/8443.
-func TestUpSwapChain(t *testing.T) {
-	testenv.NeedRoot(t)
-	for _, b := range []string{"apache2ctl", "php-cgi8.2", "php-fpm8.2", "caddy", "curl", "openssl", "go"} {
-		testenv.NeedBinary(t, b)
+// TestBareHostUpSeedSwap is a new user's first hour on a fresh Debian 12
+// host (testenv.BareHosts: no systemd, nothing installed), driven over SSH
+// as a user drives a Hetzner server, with nothing done by hand:
+// up tuned-apache, then seed and verify with their defaults (the site
+// comes from the host manifest), the home page 200 under every profile
+// (swap cpanel-apache, whose mod_ruid2 is built from its pinned source, so
+// the manifest lists no uid-switching deviation; swap caddy; swap back),
+// every step's checks passing (a WordPress page among them), a repeated up
+// with 0 changes, status, corehttpd refused before any change, and a
+// broken PHP extension failing the WordPress check (exit 4).
+func TestBareHostUpSeedSwap(t *testing.T) {
+	testenv.NeedBinary(t, "go")
+	hs := testenv.BareHosts(t, "web")
+	ctx := context.Background()
+	conn := []string{"--target", hs[0].Target, "--known-hosts", hs[0].KnownHosts, "--identity", hs[0].Identity}
+	tg, err := host.ParseTarget(hs[0].Target)
+	if err != nil {
+		t.Fatal(err)
 	}
-	ruid2 := "file://" + testenv.Ruid2Source(t)
-	testenv.LockLocalServer(t)
+	h, err := host.Open(ctx, tg, host.Options{KnownHostsFile: hs[0].KnownHosts, IdentityFile: hs[0].Identity})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	sh := func(script string) string {
+		t.Helper()
+		res, err := h.Run(ctx, host.Cmd{Script: script})
+		if err != nil {
+			t.Fatalf("on the host: %s: %v", script, err)
+		}
+		return strings.TrimSpace(string(res.Stdout))
+	}
+	page := func(when string) {
+		t.Helper()
+		if got := sh("curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1/"); got != "200" {
+			t.Errorf("%s: the home page answers %s, want 200", when, got)
+		}
+	}
+	// No internet here: the host gets the pinned mod_ruid2.c from the copy
+	// beside the checkout (the profile still checks its SHA-256).
+	src, err := os.Open(testenv.Ruid2Source(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if err := h.Put(ctx, "/root/mod_ruid2.c", src, host.PutOptions{Mode: 0o644}); err != nil {
+		t.Fatal(err)
+	}
 
 	// The agent: the real wptest binary (the test binary cannot stand in
 	// for it), which the caddy profile's h3 check runs on the host.
@@ -72,11 +106,6 @@ func TestUpSwapChain(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", agent, "github.com/wptest/wptest/cmd/wptest").CombinedOutput(); err != nil {
 		t.Fatalf("go build wptest: %v\n%s", err, out)
 	}
-	sshd := testenv.SSHD(t)
-	ctx := context.Background()
-	conn := []string{"--target", sshd.Target, "--known-hosts", sshd.KnownHostsFile, "--identity", sshd.IdentityFile}
-	ports := []string{"-var", "http_port=8080", "-var", "https_port=8443"}
-
 	run := func(args ...string) (int, string, string) {
 		var stdout, stderr bytes.Buffer
 		code := Run(ctx, &App{Args: args, Stdout: &stdout, Stderr: &stderr})
@@ -84,9 +113,9 @@ func TestUpSwapChain(t *testing.T) {
 	}
 	step := func(verb, profile string) (upJSON, time.Duration) {
 		t.Helper()
-		args := append(append([]string{verb, "--profile", profile, "--agent", agent, "-o", "json"}, conn...), ports...)
+		args := append([]string{verb, "--profile", profile, "--agent", agent, "-o", "json"}, conn...)
 		if profile == "cpanel-apache" {
-			args = append(args, "-var", "ruid2_source_url="+ruid2)
+			args = append(args, "-var", "ruid2_source_url=file:///root/mod_ruid2.c")
 		}
 		start := time.Now()
 		code, out, errOut := run(args...)
@@ -119,49 +148,84 @@ func TestUpSwapChain(t *testing.T) {
 		t.Logf("%-4s %-13s %6.1fs  %2d changes  %d checks passed  (agent: %s)", verb, profile, took.Seconds(), res.Report.Changes, len(res.Report.Checks), res.Agent)
 		return res, took
 	}
-
 	var timings []string
 	record := func(what string, d time.Duration) {
 		timings = append(timings, what+" "+d.Round(100*time.Millisecond).String())
 	}
 
-	res, d := step("up", "tuned-apache")
-	record("up tuned-apache", d)
+	_, d := step("up", "tuned-apache")
+	record("up tuned-apache (bare host)", d)
 
-	res, d = step("swap", "cpanel-apache")
+	// seed and verify with their defaults: the live profile's site.
+	t0 := time.Now()
+	code, out, errOut := run(append([]string{"seed", "--fixture", "minimal"}, conn...)...)
+	if code != 0 || !strings.Contains(out, "into web:/home/wpsite/public_html") {
+		t.Fatalf("seed with defaults: exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	record("seed", time.Since(t0))
+	if code, out, errOut = run(append([]string{"verify"}, conn...)...); code != 0 || !strings.HasPrefix(out, "OK minimal seed 1") {
+		t.Fatalf("verify with defaults: exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	// verify names what a visitor would get wrong: each change alone is
+	// exit 5 naming its file, and verify passes again once it is undone.
+	docroot := "/home/wpsite/public_html"
+	img := sh("cd " + docroot + " && find wp-content/uploads -name '*.jpg' | LC_ALL=C sort | head -n1")
+	for _, c := range []struct{ what, do, undo, names string }{
+		{"an image made unreadable", "chmod 0600 " + img, "chmod 0644 " + img, img},
+		{"an added plugin file", "echo '<?php' > wp-content/plugins/extra.php", "rm wp-content/plugins/extra.php", "wp-content/plugins/extra.php"},
+		{"an edited core file", "cp wp-includes/load.php /root/load.php && echo '// edited' >> wp-includes/load.php", "cp /root/load.php wp-includes/load.php", "wp-includes/load.php"},
+	} {
+		sh("cd " + docroot + " && " + c.do)
+		code, out, errOut := run(append([]string{"verify"}, conn...)...)
+		if code != exitcode.Mismatch || !strings.Contains(out, "MISMATCH") || !strings.Contains(out, c.names) {
+			t.Errorf("verify after %s: exit %d, want %d naming %s\nstdout %s\nstderr %s", c.what, code, exitcode.Mismatch, c.names, out, errOut)
+		}
+		sh("cd " + docroot + " && " + c.undo)
+		if code, out, errOut := run(append([]string{"verify"}, conn...)...); code != 0 {
+			t.Fatalf("verify after undoing %s: exit %d\nstdout %s\nstderr %s", c.what, code, out, errOut)
+		}
+	}
+	for _, f := range []string{"wptest-info.php", "wptest-probe.css", ".htaccess"} {
+		sh("test -e /home/wpsite/public_html/" + f)
+	}
+	page("after seed under tuned-apache")
+	// A permalink reaches WordPress (.htaccess written by seed), not
+	// Apache's own 404.
+	if got := sh("curl -s http://127.0.0.1/wptest-no-such-permalink/ | grep -c 'The requested URL was not found on this server' || true"); got != "0" {
+		t.Errorf("a permalink got Apache's own 404: no rewrite rules after seed")
+	}
+
+	res, d := step("swap", "cpanel-apache")
 	record("swap cpanel-apache", d)
 	if res.Manifest.Previous != "tuned-apache" {
 		t.Errorf("manifest after swap to cpanel-apache: previous_profile %q, want tuned-apache", res.Manifest.Previous)
 	}
-	if containsSub(res.Manifest.Deviations, "uid") || containsSub(res.Manifest.Deviations, "mod_ruid2") {
+	if containsSub(res.Manifest.Deviations, "uid") || containsSub(res.Manifest.Deviations, "ruid2") || containsSub(res.Manifest.Deviations, "itk") {
 		t.Errorf("Debian host manifest lists a uid-switching deviation: %q", res.Manifest.Deviations)
 	}
 	if res.Manifest.Apache == nil || res.Manifest.Apache.MPM != "prefork" || !containsSub(res.Manifest.Apache.Modules, "ruid2_module") || containsSub(res.Manifest.Apache.Modules, "mpm_itk_module") || containsSub(res.Manifest.Apache.Modules, "http2_module") {
 		t.Errorf("manifest's Apache: %+v, want prefork with mod_ruid2, without mpm_itk and http2", res.Manifest.Apache)
 	}
-	for _, k := range []string{"apache", "php_cgi", "php_fpm", "caddy", "mariadb"} {
-		if res.Manifest.Versions[k] == "" {
+	for _, k := range []string{"apache", "php_cgi", "php_fpm", "mariadb", "wordpress"} {
+		if res.Manifest.Versions[k] == "" || res.Manifest.Versions[k] == "not installed" {
 			t.Errorf("manifest has no %s version: %v", k, res.Manifest.Versions)
 		}
 	}
+	page("under cpanel-apache")
 
 	_, d = step("swap", "caddy")
 	record("swap caddy", d)
-	// Beyond the profile's own checks: HTTP/3 from here, through the same
-	// client, and Apache really gone (Caddy now owns the port).
-	r3, err := h3probe.Get(ctx, "https://127.0.0.1:8443/wptest-info.php", h3probe.Options{ServerName: "localhost", CAFile: "/etc/wptest/tls/cert.pem"})
-	if err != nil || r3.Proto != "HTTP/3.0" || !strings.Contains(string(r3.Body), `"sapi":"fpm-fcgi"`) {
-		t.Errorf("h3 after swap to caddy: %v %+v %s", err, r3.Proto, r3.Body)
-	}
-	if out, _ := exec.Command("sh", "-c", "/usr/local/lib/wptest/wptest-svc apache2 status && echo running || echo stopped").Output(); strings.TrimSpace(string(out)) != "stopped" {
+	page("under caddy")
+	if sh("/usr/local/lib/wptest/wptest-svc apache2 status && echo running || echo stopped") != "stopped" {
 		t.Errorf("apache2 still running after the swap to caddy")
 	}
 
 	_, d = step("swap", "tuned-apache")
 	record("swap tuned-apache", d)
-	if out, _ := exec.Command("sh", "-c", "/usr/local/lib/wptest/wptest-svc caddy status && echo running || echo stopped").Output(); strings.TrimSpace(string(out)) != "stopped" {
+	if sh("/usr/local/lib/wptest/wptest-svc caddy status && echo running || echo stopped") != "stopped" {
 		t.Errorf("caddy still running after the swap back to tuned-apache")
 	}
+	page("back under tuned-apache")
 
 	res, d = step("up", "tuned-apache")
 	record("up tuned-apache again", d)
@@ -169,7 +233,7 @@ func TestUpSwapChain(t *testing.T) {
 		t.Errorf("repeated up reported %d changes, want 0", res.Report.Changes)
 	}
 
-	code, out, errOut := run(append([]string{"status", "-o", "json"}, conn...)...)
+	code, out, errOut = run(append([]string{"status", "-o", "json"}, conn...)...)
 	if code != 0 {
 		t.Fatalf("status: exit %d: %s", code, errOut)
 	}
@@ -187,11 +251,8 @@ func TestUpSwapChain(t *testing.T) {
 	}
 
 	// corehttpd without its package: refused before anything is touched.
-	before, err := os.ReadFile("/var/lib/wptest/host-manifest.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	code, _, errOut = run(append(append([]string{"up", "--profile", "corehttpd", "--agent", agent}, conn...), ports...)...)
+	before := sh("cat /var/lib/wptest/host-manifest.json")
+	code, _, errOut = run(append([]string{"up", "--profile", "corehttpd", "--agent", agent}, conn...)...)
 	if code != exitcode.Config {
 		t.Errorf("up corehttpd without package_source: exit %d, want %d\n%s", code, exitcode.Config, errOut)
 	}
@@ -203,10 +264,19 @@ func TestUpSwapChain(t *testing.T) {
 	if strings.Contains(errOut, "checking") || strings.Contains(errOut, "wptest agent:") {
 		t.Errorf("up corehttpd touched the host before refusing:\n%s", errOut)
 	}
-	after, _ := os.ReadFile("/var/lib/wptest/host-manifest.json")
-	if !bytes.Equal(before, after) {
+	if after := sh("cat /var/lib/wptest/host-manifest.json"); after != before {
 		t.Errorf("up corehttpd changed the host manifest")
 	}
+
+	// A PHP extension WordPress needs is gone from the running PHP: the
+	// profile's checks no longer pass (WordPress answers 500), exit 4.
+	sh("phpdismod -v 8.2 mysqli && /usr/local/lib/wptest/wptest-svc php8.2-fpm restart")
+	code, _, errOut = run(append([]string{"apply", "--profile", "tuned-apache"}, conn...)...)
+	if code != exitcode.Provision || !strings.Contains(errOut, "check.wordpress_page") || !strings.Contains(errOut, "status 500") {
+		t.Errorf("apply with mysqli disabled: exit %d, want %d naming check.wordpress_page and its 500:\n%s", code, exitcode.Provision, errOut)
+	}
+	sh("phpenmod -v 8.2 mysqli && /usr/local/lib/wptest/wptest-svc php8.2-fpm restart")
+	page("with mysqli back")
 	t.Logf("timings: %s", strings.Join(timings, ", "))
 }
 
