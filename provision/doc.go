@@ -226,7 +226,9 @@
 //	  Check: status (and is-enabled under systemd). Apply: start or stop.
 //	  Notifications are collected during apply and run ONCE per service at the
 //	  end, after all ops: restart wins over reload; a service started or
-//	  stopped by this apply is not reloaded again.
+//	  stopped by this apply is not reloaded again for changes made before
+//	  that (they are in effect), but is for changes after it (a PHP
+//	  extension installed after php-fpm started).
 //
 // # Checks and facts
 //

@@ -226,8 +226,11 @@ func (r *Rendered) Apply(ctx context.Context, h host.Host, progress Progress) (*
 		return rep, err
 	}
 	changed := map[string]bool{}
-	touched := map[string]bool{} // services started or stopped by this apply
-	for _, op := range r.Ops {
+	// touched: where in the apply a service was started or stopped. A
+	// change before that is already in effect; one after it (a PHP
+	// extension installed after php-fpm started) still needs the restart.
+	touched := map[string]int{}
+	for i, op := range r.Ops {
 		id := op.ID()
 		or := rep.ops[id]
 		emit(id, "checking")
@@ -248,7 +251,7 @@ func (r *Rendered) Apply(ctx context.Context, h host.Host, progress Progress) (*
 		rep.Changes++
 		changed[id] = true
 		if _, ok := op.(*ServiceOp); ok {
-			touched[id] = true
+			touched[id] = i
 		}
 	}
 	// Notifications: once per service, restart wins over reload, in op order.
@@ -257,11 +260,14 @@ func (r *Rendered) Apply(ctx context.Context, h host.Host, progress Progress) (*
 		by     []string
 	}
 	pending := map[string]*pend{}
-	for _, op := range r.Ops {
+	for i, op := range r.Ops {
 		if !changed[op.ID()] {
 			continue
 		}
 		for _, n := range r.notices[op.ID()] {
+			if at, ok := touched[n.service]; ok && i < at {
+				continue
+			}
 			p := pending[n.service]
 			if p == nil {
 				p = &pend{action: n.action}
@@ -278,7 +284,7 @@ func (r *Rendered) Apply(ctx context.Context, h host.Host, progress Progress) (*
 	for _, op := range r.Ops {
 		s, ok := op.(*ServiceOp)
 		p := pending[op.ID()]
-		if !ok || p == nil || touched[s.id] || s.State != "running" {
+		if !ok || p == nil || s.State != "running" {
 			continue
 		}
 		emit(s.id, p.action+" (changed: "+strings.Join(p.by, ", ")+")")
