@@ -65,6 +65,10 @@ type Fake struct {
 	ServerIP func(id int64, name string) string
 	// Currency is what /pricing states (default EUR).
 	Currency string
+	// ActionsDone answers every action as finished already, so the client
+	// never polls (and never waits its backoff); otherwise an action is
+	// "running" in the answer and finished at the first poll.
+	ActionsDone bool
 
 	mu        sync.Mutex
 	nextID    int64
@@ -205,6 +209,9 @@ func (f *Fake) action(command string) schema.Action {
 	done := a
 	done.Status, done.Progress = "success", 100
 	f.actions[a.ID] = &done // the first poll finds it finished
+	if f.ActionsDone {
+		return done
+	}
 	return a
 }
 

@@ -130,6 +130,9 @@ func (m Machines) TTLDuration() (time.Duration, error) {
 	return d, nil
 }
 
+// MachineVars names the attributes -var may set, for messages.
+const MachineVars = "server_type, image, location, load_generators, ttl, user, allow_from, allow_ssh_from (lists comma-separated)"
+
 // overridable are the attributes -var may set, with how to parse them.
 var overridable = map[string]func(m *Machines, v string) error{
 	"server_type": func(m *Machines, v string) error { m.ServerType = v; return nil },

@@ -92,7 +92,7 @@ func Up(ctx context.Context, c Cloud, p *Plan, j Journal, opt UpOptions) ([]Mach
 	}
 	run := p.Spec.Run
 	var ms []Machine
-	succeeded := false
+	succeeded, created := false, false
 	steps := []Step{
 		{
 			Name: "create machines (" + p.Driver + ")",
@@ -102,9 +102,15 @@ func Up(ctx context.Context, c Cloud, p *Plan, j Journal, opt UpOptions) ([]Mach
 				if err != nil {
 					return err
 				}
+				created = true
 				return writeMachines(run.Dir, ms)
 			},
 			Cleanup: func(ctx context.Context) error {
+				if !created {
+					// A failed Create has removed what it made and
+					// confirmed it, or its error names what is left.
+					return nil
+				}
 				if (succeeded && opt.Keep) || (!succeeded && opt.KeepOnError) {
 					fmt.Fprintf(log, "kept run %s (expires %s); remove it with: %s\n", run.ID, run.Expires().UTC().Format(time.RFC3339), DownCommand(run.ID))
 					return nil

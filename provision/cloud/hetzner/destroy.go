@@ -126,10 +126,15 @@ func (d *Driver) sweep(ctx context.Context, ls string, j cloud.Journal, known *m
 	for _, s := range pick(servers, known.servers, "server", func(s *hcloud.Server) int64 { return s.ID }, done) {
 		del("server", s.ID, func() error { return d.deleteServer(ctx, j, s) })
 	}
+	// Waiting for a firewall to be released makes sense only when every
+	// server of the run is gone; otherwise one that is still there holds
+	// it, and the next attempt (after listing the servers again) comes
+	// sooner than any wait here would end.
+	serversGone := errors.Join(errs...) == nil
 	fws, err := d.c.Firewall.AllWithOpts(ctx, hcloud.FirewallListOpts{ListOpts: lo})
 	errs = append(errs, listErr("firewalls", err))
 	for _, f := range pick(fws, known.firewalls, "firewall", func(f *hcloud.Firewall) int64 { return f.ID }, done) {
-		del("firewall", f.ID, func() error { return d.deleteFirewall(ctx, j, f) })
+		del("firewall", f.ID, func() error { return d.deleteFirewall(ctx, j, f, serversGone) })
 	}
 	pgs, err := d.c.PlacementGroup.AllWithOpts(ctx, hcloud.PlacementGroupListOpts{ListOpts: lo})
 	errs = append(errs, listErr("placement groups", err))
@@ -189,7 +194,9 @@ func (d *Driver) deleteServer(ctx context.Context, j cloud.Journal, s *hcloud.Se
 	})
 }
 
-func (d *Driver) deleteFirewall(ctx context.Context, j cloud.Journal, f *hcloud.Firewall) error {
+// deleteFirewall deletes f; with wait, it asks again a few times while the
+// API still sees f in use by servers that were just deleted.
+func (d *Driver) deleteFirewall(ctx context.Context, j cloud.Journal, f *hcloud.Firewall, wait bool) error {
 	return mutate(j, "delete", "firewall", f.Name, nil, func() (string, error) {
 		for try := 0; ; try++ {
 			_, err := d.c.Firewall.Delete(ctx, f)
@@ -197,7 +204,7 @@ func (d *Driver) deleteFirewall(ctx context.Context, j cloud.Journal, f *hcloud.
 			case err == nil || gone(err):
 				d.logf("deleted firewall %s (id %d)", f.Name, f.ID)
 				return id(f.ID), nil
-			case hcloud.IsError(err, hcloud.ErrorCodeResourceInUse) && try < firewallInUseRetries:
+			case hcloud.IsError(err, hcloud.ErrorCodeResourceInUse) && wait && try < firewallInUseRetries:
 				if serr := sleep(ctx, d.opt.Backoff(try)); serr != nil {
 					return "", fmt.Errorf("delete firewall %s (id %d): %w", f.Name, f.ID, serr)
 				}
