@@ -1,11 +1,8 @@
 package cloud
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/netip"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -51,31 +48,19 @@ func ParseSource(s string) (string, error) {
 // rule at all: it is closed to everyone (the provider's default for
 // inbound traffic once a firewall is applied).
 func FirewallRules(m Machines, ms []Machine) ([]FirewallRule, error) {
-	web := []string{}
-	for _, x := range m.AllowFrom {
-		s, err := ParseSource(x)
-		if err != nil {
-			return nil, fmt.Errorf("allow_from: %w", err)
-		}
-		web = append(web, s)
-	}
+	lgs := []string{}
 	for _, mc := range ms {
-		if mc.Role != RoleLoadGen || mc.Address == "" {
-			continue
+		if mc.Role == RoleLoadGen && mc.Address != "" {
+			lgs = append(lgs, mc.Address)
 		}
-		s, err := ParseSource(mc.Address)
-		if err != nil {
-			return nil, fmt.Errorf("load generator %s: %w", mc.Name, err)
-		}
-		web = append(web, s)
 	}
-	ssh := []string{}
-	for _, x := range m.AllowSSHFrom {
-		s, err := ParseSource(x)
-		if err != nil {
-			return nil, fmt.Errorf("allow_ssh_from: %w", err)
-		}
-		ssh = append(ssh, s)
+	web, err := parseSources("allow_from and the load generators' addresses", append(slices.Clone(m.AllowFrom), lgs...))
+	if err != nil {
+		return nil, err
+	}
+	ssh, err := parseSources("allow_ssh_from", m.AllowSSHFrom)
+	if err != nil {
+		return nil, err
 	}
 	var rules []FirewallRule
 	for _, p := range m.OpenPorts {
@@ -92,6 +77,18 @@ func FirewallRules(m Machines, ms []Machine) ([]FirewallRule, error) {
 		}
 	}
 	return rules, nil
+}
+
+func parseSources(what string, list []string) ([]string, error) {
+	out := []string{}
+	for _, x := range list {
+		s, err := ParseSource(x)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }
 
 // sortedUniq sorts CIDRs by address (IPv4 first), then prefix length.
@@ -123,19 +120,11 @@ func WriteFirewall(dir string, rules []FirewallRule) error {
 	if rules == nil {
 		rules = []FirewallRule{}
 	}
-	b, err := json.MarshalIndent(rules, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, FirewallFile), append(b, '\n'), 0o644)
+	return writeRunFile(dir, FirewallFile, rules)
 }
 
 // ReadFirewall reads runs/<id>/firewall.json.
 func ReadFirewall(dir string) ([]FirewallRule, error) {
-	b, err := os.ReadFile(filepath.Join(dir, FirewallFile))
-	if err != nil {
-		return nil, err
-	}
 	var rules []FirewallRule
-	return rules, json.Unmarshal(b, &rules)
+	return rules, readRunFile(dir, FirewallFile, &rules)
 }
