@@ -119,8 +119,7 @@ func Run(ctx context.Context, sp *Spec, src []byte, opt Options) (string, error)
 
 	r := &runner{sp: sp, opt: opt, dir: dir, man: man, st: st, fx: fx, si: si}
 	body := func(ctx context.Context, ms []cloud.Machine) error {
-		man.Machines = ms
-		if err := man.write(dir); err != nil {
+		if err := man.recordMachines(dir, ms); err != nil {
 			return err
 		}
 		return r.run(ctx, ms)

@@ -376,11 +376,14 @@ func window(run result.Run) (time.Time, time.Time, int64) {
 
 // probe makes one plain request the way the scenario asks (gzip accepted
 // or not) and records what came back: the Content-Encoding is how the
-// report knows who compresses.
+// report knows who compresses. The connection is opened from the server's
+// side (its Host's DialContext): a cloud server's firewall lets the web
+// ports in only from the run's load generators, not from the machine
+// running wptest.
 func (r *runner) probe(ctx context.Context, sc Scenario) Probe {
 	u := r.url(sc.Path, sc.Proto)
 	pr := Probe{URL: u, AcceptGzip: sc.Gzip}
-	tr := &http.Transport{DisableCompression: true, ForceAttemptHTTP2: sc.Proto == "h2",
+	tr := &http.Transport{DialContext: r.h.DialContext, DisableCompression: true, ForceAttemptHTTP2: sc.Proto == "h2",
 		TLSClientConfig: &tls.Config{InsecureSkipVerify: true, ServerName: "localhost"}}
 	defer tr.CloseIdleConnections()
 	c := &http.Client{Transport: tr, Timeout: 60 * time.Second,

@@ -460,8 +460,8 @@ func Load(filename string, src []byte, opt LoadOptions) (*Spec, error) {
 			names = append(names, k)
 		}
 		sort.Strings(names)
-		return nil, exitcode.With(exitcode.Config, fmt.Errorf("-var %s: not a variable of %s (it has: %s) nor a machines attribute (server_type, image, location, load_generators, ttl, user)",
-			strings.Join(unknown, ", "), filename, strings.Join(names, ", ")))
+		return nil, exitcode.With(exitcode.Config, fmt.Errorf("-var %s: not a variable of %s (it has: %s) nor a machines attribute (%s)",
+			strings.Join(unknown, ", "), filename, strings.Join(names, ", "), cloud.MachineVars))
 	}
 	switch t := opt.Target; {
 	case t == "":

@@ -179,11 +179,14 @@ type Manifest struct {
 	// Hosts holds the host manifest written after each profile's apply.
 	Hosts    map[string]*hostmanifest.Manifest `json:"host_manifests"`
 	Machines []cloud.Machine                   `json:"machines"`
-	Machine  *MachineInfo                      `json:"machine,omitempty"`
-	Start    string                            `json:"start"`
-	End      string                            `json:"end,omitempty"`
-	Complete bool                              `json:"complete"`
-	Sessions []Session                         `json:"sessions"`
+	// Firewall is the inbound rules the cloud driver applied to the run's
+	// machines (runs/<id>/firewall.json); none for local or static hosts.
+	Firewall []cloud.FirewallRule `json:"firewall,omitempty"`
+	Machine  *MachineInfo         `json:"machine,omitempty"`
+	Start    string               `json:"start"`
+	End      string               `json:"end,omitempty"`
+	Complete bool                 `json:"complete"`
+	Sessions []Session            `json:"sessions"`
 	// LoadMachine is the load generator machine, when the load came from one.
 	LoadMachine *MachineInfo `json:"load_machine,omitempty"`
 }
@@ -226,6 +229,20 @@ func writeFileSync(path string, b []byte, mode os.FileMode) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// recordMachines notes the run's machines and, if the driver made one, the
+// firewall it applied to them.
+func (m *Manifest) recordMachines(dir string, ms []cloud.Machine) error {
+	m.Machines = ms
+	rules, err := cloud.ReadFirewall(dir)
+	switch {
+	case err == nil:
+		m.Firewall = rules
+	case !os.IsNotExist(err):
+		return fmt.Errorf("firewall rules: %w", err)
+	}
+	return m.write(dir)
 }
 
 func (m *Manifest) write(dir string) error {

@@ -21,7 +21,7 @@ machines "local" {}
 
 fixture "minimal" {
   seed = var.seed
-  root = var.seed == 1 ? "7a45845b9a2524aa1b0a7e62565b516cb89168d702237e768b9e0d0f85ef86e1" : ""
+  root = var.seed == 1 ? "ae4c25a1018cd8be6d27987dcbdc2ff5fbc5d8072627880d634b904f7b36813d" : ""
 }
 
 profile "cpanel-apache" {

@@ -39,7 +39,7 @@ machines "hetzner" {
 
 fixture "agency" {
   seed = var.seed
-  root = var.seed == 1 ? "fd25a8cad221e6b078ff5449e9302676a610eed0d6d59241b0b3247df9980f5d" : ""
+  root = var.seed == 1 ? "ba0752ed943188794c3cf2de4cef84d8a0365bf33a4239ae0f9bf73cffa09b52" : ""
 }
 
 profile "cpanel-apache" {

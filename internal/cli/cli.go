@@ -9,8 +9,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/wptest/wptest/internal/exitcode"
 )
@@ -27,6 +31,10 @@ type App struct {
 	StderrTTY bool
 	// WorkDir is where relative paths and runs/ resolve; "" = current directory.
 	WorkDir string
+	// CloudBackoff, if set, paces the Hetzner driver's API retries, action
+	// polls and teardown attempts instead of its default (1 s doubling to
+	// 10 s); tests make those waits instant.
+	CloudBackoff func(retries int) time.Duration
 }
 
 // Getenv returns the value of key in a.Env.
@@ -55,6 +63,23 @@ func register(c command) {
 		panic("cli: duplicate command " + c.name)
 	}
 	commands[c.name] = c
+}
+
+// Main is the wptest process: SIGINT and SIGTERM cancel the command's
+// context (its cleanups still run, on a context of their own), and the
+// result is the exit code.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	fi, _ := os.Stderr.Stat()
+	return Run(ctx, &App{
+		Args:      os.Args[1:],
+		Env:       os.Environ(),
+		Stdin:     os.Stdin,
+		Stdout:    os.Stdout,
+		Stderr:    os.Stderr,
+		StderrTTY: fi != nil && fi.Mode()&os.ModeCharDevice != 0,
+	})
 }
 
 // Run runs one wptest invocation and returns its exit code.
@@ -99,7 +124,7 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(w, "\nexit codes: 0 ok, 1 unexpected, 2 usage/config, 3 capacity, 4 provisioning,\n5 fixture hash mismatch, 6 load run, 7 teardown incomplete")
+	fmt.Fprintln(w, "\nexit codes: 0 ok, 1 unexpected, 2 usage/config, 3 capacity, 4 provisioning,\n5 fixture hash mismatch, 6 load run, 7 teardown incomplete, 8 interrupted (nothing left)")
 }
 
 // newFlags returns a FlagSet for a command that writes its usage to stderr

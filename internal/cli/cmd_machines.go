@@ -134,7 +134,7 @@ func (s *cloudSession) driver(name, debugFile string) (cloud.Cloud, error) {
 		return nil, err
 	}
 	s.red.Add(creds.Token)
-	opt := hetzner.Options{Credentials: creds, Redactor: s.red, Log: s.errw, Version: Version}
+	opt := hetzner.Options{Credentials: creds, Redactor: s.red, Log: s.errw, Version: Version, Backoff: s.a.CloudBackoff}
 	if debugFile != "" {
 		f, err := os.OpenFile(s.path(debugFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 		if err != nil {
@@ -176,7 +176,26 @@ func readRunInfo(dir string) (runInfo, error) {
 func machinesPlanUp(ctx context.Context, a *App, args []string, up bool) error {
 	s := newCloudSession(a)
 	defer s.close()
-	return s.redacted(s.planUp(ctx, args, up))
+	err := s.planUp(ctx, args, up)
+	if up {
+		err = interrupted(ctx, err)
+	}
+	return s.redacted(err)
+}
+
+// interrupted maps the error of a command that makes machines and was
+// stopped by SIGINT or SIGTERM (ctx cancelled) onto one outcome. Its
+// cleanups have run by then, and a cloud teardown returns no error only
+// when the run's label lists nothing: so either nothing is left (exit 8,
+// "interrupted; nothing left") or the teardown error names what is (exit 7).
+func interrupted(ctx context.Context, err error) error {
+	if err == nil || ctx.Err() == nil {
+		return err
+	}
+	if exitcode.Of(err) == exitcode.Teardown {
+		return exitcode.With(exitcode.Teardown, fmt.Errorf("interrupted; %w", err))
+	}
+	return exitcode.With(exitcode.Interrupted, errors.New("interrupted; nothing left"))
 }
 
 func (s *cloudSession) planUp(ctx context.Context, args []string, up bool) error {
@@ -188,7 +207,7 @@ func (s *cloudSession) planUp(ctx context.Context, args []string, up bool) error
 	fs := newFlags(a, name)
 	file := fs.String("f", "", "HCL file with a machines block (default: hetzner defaults, ccx23 in fsn1)")
 	var vars, targets multiFlag
-	fs.Var(&vars, "var", "override a machines attribute: name=value (server_type, image, location, load_generators, ttl, user); repeatable")
+	fs.Var(&vars, "var", "override a machines attribute: name=value ("+cloud.MachineVars+"); repeatable")
 	driver := fs.String("driver", "", "hetzner, static or local (default: the file's, else hetzner; static if --target is given)")
 	fs.Var(&targets, "target", "a host you already have, ssh://user@host:port (static driver); repeatable: first is the server")
 	knownHosts := fs.String("known-hosts", "", "known_hosts file pinning the --target hosts (static driver)")
@@ -226,7 +245,7 @@ func (s *cloudSession) planUp(ctx context.Context, args []string, up bool) error
 			return err
 		}
 		if len(unused) > 0 {
-			return exitcode.With(exitcode.Config, fmt.Errorf("-var %s: not a machines attribute (server_type, image, location, load_generators, ttl, user)", strings.Join(unused, ", ")))
+			return exitcode.With(exitcode.Config, fmt.Errorf("-var %s: not a machines attribute (%s)", strings.Join(unused, ", "), cloud.MachineVars))
 		}
 	}
 	if *driver != "" {
@@ -302,6 +321,14 @@ func (s *cloudSession) planUp(ctx context.Context, args []string, up bool) error
 		return json.NewEncoder(s.out).Encode(ms)
 	}
 	printMachines(s.out, ms)
+	if rules, err := cloud.ReadFirewall(run.Dir); err == nil {
+		for _, r := range rules {
+			fmt.Fprintf(s.errw, "firewall: %s (%s)\n", r, r.For)
+		}
+		if closed := cloud.ClosedPorts(m, rules); len(closed) > 0 {
+			fmt.Fprintf(s.errw, "firewall: %s open to nobody (no load generators, no allow_from)\n", strings.Join(closed, ", "))
+		}
+	}
 	fmt.Fprintf(s.errw, "run %s is up until %s (ttl %s; gc removes it after); remove it now with: %s\n",
 		id, run.Expires().UTC().Format(time.RFC3339), ttl, cloud.DownCommand(id))
 	return nil

@@ -36,6 +36,7 @@ func cliMock(ip string, captured chan<- [2]string) []mockutil.Request {
 			"prices":    []any{map[string]any{"location": "fsn1", "price_hourly": map[string]any{"net": "0.0400", "gross": "0.0476"}}},
 			"locations": []any{map[string]any{"id": 1, "name": "fsn1", "available": true}}}}}},
 		{Method: "GET", Path: "/images?architecture=x86&include_deprecated=true&name=alma-9", Status: 200, JSON: map[string]any{"images": []any{map[string]any{"id": 114690387, "name": "alma-9"}}}},
+		{Method: "GET", Path: "/pricing", Status: 200, JSON: map[string]any{"pricing": map[string]any{"currency": "EUR"}}},
 		{Method: "POST", Path: "/ssh_keys", Status: 201, Want: func(t *testing.T, r *http.Request) {
 			var b struct {
 				PublicKey string `json:"public_key"`
@@ -65,6 +66,11 @@ func cliMock(ip string, captured chan<- [2]string) []mockutil.Request {
 		{Method: "DELETE", Path: "/placement_groups/20", Status: 204},
 		{Method: "GET", Path: "/ssh_keys?label_selector=" + sel + "&page=1&per_page=50", Status: 200, JSON: map[string]any{"ssh_keys": []any{map[string]any{"id": 10, "name": "wptest-t1"}}}},
 		{Method: "DELETE", Path: "/ssh_keys/10", Status: 204},
+		// the label lists nothing any more
+		{Method: "GET", Path: "/servers?label_selector=" + sel + "&page=1&per_page=50", Status: 200, JSON: map[string]any{"servers": []any{}}},
+		{Method: "GET", Path: "/firewalls?label_selector=" + sel + "&page=1&per_page=50", Status: 200, JSON: map[string]any{"firewalls": []any{}}},
+		{Method: "GET", Path: "/placement_groups?label_selector=" + sel + "&page=1&per_page=50", Status: 200, JSON: map[string]any{"placement_groups": []any{}}},
+		{Method: "GET", Path: "/ssh_keys?label_selector=" + sel + "&page=1&per_page=50", Status: 200, JSON: map[string]any{"ssh_keys": []any{}}},
 	}
 }
 
@@ -133,7 +139,7 @@ func TestMachinesUpDownEndToEnd(t *testing.T) {
 		t.Fatalf("down: code %d\n%s", down.code, down.stderr)
 	}
 	evs, err := cloud.ReadJournal(filepath.Join(runDir, cloud.JournalFile))
-	if err != nil || len(evs) != 16 || len(cloud.Unfinished(evs)) != 0 {
+	if err != nil || len(evs) != 17 || evs[16].Phase != cloud.PhaseGone || len(cloud.Unfinished(evs)) != 0 {
 		t.Errorf("journal: %d events, err %v, unfinished %v", len(evs), err, cloud.Unfinished(evs))
 	}
 

@@ -14,6 +14,10 @@ const (
 	Mismatch  = 5 // fixture hash mismatch
 	Load      = 6 // load run failed its thresholds or could not run
 	Teardown  = 7 // teardown incomplete: machines may still be billed
+	// Interrupted: SIGINT or SIGTERM stopped a command that makes machines,
+	// and everything it made was removed and confirmed gone by label. (If
+	// something is left, the code is Teardown.)
+	Interrupted = 8
 )
 
 // Error carries an exit code with an error.

@@ -128,8 +128,12 @@ func (p *Plan) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "  + %s\n", r)
 	}
 	if p.HourlyGross != "" {
-		fmt.Fprintf(w, "cost: %s %s per hour for %d machines (%s each, gross; %s)\n",
-			p.HourlyGross, p.Currency, len(p.Machines), p.HourlyEach, p.PriceSource)
+		cur := p.Currency
+		if cur == "" {
+			cur = "(currency not stated by the provider)"
+		}
+		fmt.Fprintf(w, "cost: %s %s per hour for %d machines (%s %s each, gross; %s)\n",
+			p.HourlyGross, cur, len(p.Machines), p.HourlyEach, p.Currency, p.PriceSource)
 	}
 	for _, n := range p.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
@@ -220,6 +224,11 @@ type Resource struct {
 	Run     string            `json:"run"`
 	Expires time.Time         `json:"expires,omitzero"`
 	Labels  map[string]string `json:"labels,omitempty"`
+}
+
+// String names r as a user finds it in the console: "server wptest-t1-server (id 40)".
+func (r Resource) String() string {
+	return fmt.Sprintf("%s %s (id %s)", strings.ReplaceAll(r.Kind, "_", " "), r.Name, r.ID)
 }
 
 // ExpiredRuns returns the sorted run IDs among rs whose expiry label is at or

@@ -2,6 +2,7 @@ package cloud
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/wptest/wptest/internal/exitcode"
 )
@@ -10,14 +11,25 @@ import (
 func DownCommand(run string) string { return "wptest down --run " + run }
 
 // TeardownError says that removing a run's resources did not finish: machines
-// may still be billed. Its message ends with the command to finish the job.
+// may still be billed. It names what is still there (Left, as the provider
+// listed it under the run's label after the last attempt; empty if even
+// that list failed) and its message ends with the command to finish the job.
 type TeardownError struct {
-	Run string
-	Err error
+	Run  string
+	Left []Resource
+	Err  error
 }
 
 func (e *TeardownError) Error() string {
-	return fmt.Sprintf("teardown incomplete, machines may still be billed: %v\n  finish it with: %s", e.Err, DownCommand(e.Run))
+	left := ""
+	if len(e.Left) > 0 {
+		names := make([]string, len(e.Left))
+		for i, r := range e.Left {
+			names[i] = r.String()
+		}
+		left = "still there: " + strings.Join(names, ", ") + "; "
+	}
+	return fmt.Sprintf("teardown incomplete, machines may still be billed: %s%v\n  finish it with: %s", left, e.Err, DownCommand(e.Run))
 }
 func (e *TeardownError) Unwrap() error { return e.Err }
 

@@ -34,7 +34,16 @@ const (
 	PhaseBefore = "before"
 	PhaseAfter  = "after"
 	PhaseFailed = "failed"
+	// PhaseGone marks a teardown that listed the run's label and found
+	// nothing: whatever the journal left open before it is settled.
+	PhaseGone = "gone"
 )
+
+// GoneEvent is the journal line a teardown writes once the provider lists
+// nothing under the run's label.
+func GoneEvent(run string) Event {
+	return Event{Phase: PhaseGone, Op: "sweep", Kind: "run", Name: run}
+}
 
 // FileJournal appends JSON lines to a file and fsyncs each one before
 // Append returns.
@@ -107,7 +116,8 @@ func ReadJournal(path string) ([]Event, error) {
 
 // Unfinished returns the "before" events that have no matching "after" or
 // "failed" event (same op, kind and name): mutations whose outcome the
-// journal does not know.
+// journal does not know. A "gone" event (a teardown confirmed by label that
+// nothing is left) settles everything before it.
 func Unfinished(evs []Event) []Event {
 	type key struct{ op, kind, name string }
 	open := map[key]int{}
@@ -115,6 +125,9 @@ func Unfinished(evs []Event) []Event {
 	for _, e := range evs {
 		k := key{e.Op, e.Kind, e.Name}
 		switch e.Phase {
+		case PhaseGone:
+			clear(open)
+			order = nil
 		case PhaseBefore:
 			if _, ok := open[k]; !ok {
 				order = append(order, k)

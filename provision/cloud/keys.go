@@ -144,6 +144,7 @@ const (
 	KnownHostsFile = "known_hosts"
 	ClientKeyFile  = "id_ed25519"
 	MachinesFile   = "machines.json"
+	FirewallFile   = "firewall.json"
 )
 
 // ClientKey loads the run's client key from dir, or makes and saves a new

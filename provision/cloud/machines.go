@@ -22,6 +22,8 @@ import (
 //	  location        = "fsn1"    # default
 //	  load_generators = 1         # default
 //	  ttl             = "6h"      # gc may remove the run after this
+//	  allow_from      = []        # who else may reach the web ports
+//	  allow_ssh_from  = ["0.0.0.0/0", "::/0"]  # default: anywhere (key-only)
 //	}
 //
 //	machines "static" {
@@ -40,9 +42,15 @@ type Machines struct {
 	TTL            string   `hcl:"ttl,optional"`
 	User           string   `hcl:"user,optional"`
 	OpenPorts      []string `hcl:"open_ports,optional"`
-	Targets        []string `hcl:"targets,optional"`
-	KnownHosts     string   `hcl:"known_hosts,optional"`
-	IdentityFile   string   `hcl:"identity_file,optional"`
+	// AllowFrom lists addresses (IP or CIDR) that may reach the web ports
+	// besides the run's own load generators; default none.
+	AllowFrom []string `hcl:"allow_from,optional"`
+	// AllowSSHFrom lists who may reach SSH (22/tcp); default anywhere: the
+	// servers accept only the run's key.
+	AllowSSHFrom []string `hcl:"allow_ssh_from,optional"`
+	Targets      []string `hcl:"targets,optional"`
+	KnownHosts   string   `hcl:"known_hosts,optional"`
+	IdentityFile string   `hcl:"identity_file,optional"`
 }
 
 // Defaults, from the first seed: two identical CCX23 in one location.
@@ -54,8 +62,15 @@ const (
 )
 
 // DefaultOpenPorts are the ports the firewall opens: SSH, HTTP, HTTPS and
-// HTTP/3 (QUIC).
+// HTTP/3 (QUIC). SSHPort goes to allow_ssh_from; every other port only to
+// the run's load generators and allow_from.
 var DefaultOpenPorts = []string{"22/tcp", "80/tcp", "443/tcp", "443/udp"}
+
+// SSHPort is the open_ports entry that allow_ssh_from governs.
+const SSHPort = "22/tcp"
+
+// Anywhere is every IPv4 and IPv6 address, allow_ssh_from's default.
+var Anywhere = []string{"0.0.0.0/0", "::/0"}
 
 // Drivers known to NewDriver.
 var Drivers = []string{"hetzner", "local", "static"}
@@ -90,6 +105,12 @@ func (m *Machines) fill() {
 	if m.OpenPorts == nil {
 		m.OpenPorts = append([]string(nil), DefaultOpenPorts...)
 	}
+	if m.AllowFrom == nil {
+		m.AllowFrom = []string{}
+	}
+	if m.AllowSSHFrom == nil {
+		m.AllowSSHFrom = append([]string(nil), Anywhere...)
+	}
 }
 
 // LoadGens is the number of load generators.
@@ -109,6 +130,9 @@ func (m Machines) TTLDuration() (time.Duration, error) {
 	return d, nil
 }
 
+// MachineVars names the attributes -var may set, for messages.
+const MachineVars = "server_type, image, location, load_generators, ttl, user, allow_from, allow_ssh_from (lists comma-separated)"
+
 // overridable are the attributes -var may set, with how to parse them.
 var overridable = map[string]func(m *Machines, v string) error{
 	"server_type": func(m *Machines, v string) error { m.ServerType = v; return nil },
@@ -116,6 +140,9 @@ var overridable = map[string]func(m *Machines, v string) error{
 	"location":    func(m *Machines, v string) error { m.Location = v; return nil },
 	"ttl":         func(m *Machines, v string) error { m.TTL = v; return nil },
 	"user":        func(m *Machines, v string) error { m.User = v; return nil },
+	// A comma-separated list; an empty value means none.
+	"allow_from":     func(m *Machines, v string) error { m.AllowFrom = splitList(v); return checkSources(m.AllowFrom) },
+	"allow_ssh_from": func(m *Machines, v string) error { m.AllowSSHFrom = splitList(v); return checkSources(m.AllowSSHFrom) },
 	"load_generators": func(m *Machines, v string) error {
 		n, err := strconv.Atoi(v)
 		if err != nil {
@@ -239,6 +266,14 @@ func (m *Machines) check(blk *hcl.Block) hcl.Diagnostics {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid open_ports entry", Detail: err.Error(), Subject: at("open_ports")})
 		}
 	}
+	for _, a := range []struct {
+		name string
+		list []string
+	}{{"allow_from", m.AllowFrom}, {"allow_ssh_from", m.AllowSSHFrom}} {
+		if err := checkSources(a.list); err != nil {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid " + a.name + " entry", Detail: err.Error(), Subject: at(a.name)})
+		}
+	}
 	return diags
 }
 
@@ -256,6 +291,31 @@ func (m Machines) Validate() error {
 	for _, p := range m.OpenPorts {
 		if _, _, err := parsePort(p); err != nil {
 			return ConfigErr(err)
+		}
+	}
+	if err := checkSources(m.AllowFrom); err != nil {
+		return ConfigErr(fmt.Errorf("allow_from: %w", err))
+	}
+	if err := checkSources(m.AllowSSHFrom); err != nil {
+		return ConfigErr(fmt.Errorf("allow_ssh_from: %w", err))
+	}
+	return nil
+}
+
+func splitList(v string) []string {
+	out := []string{}
+	for _, f := range strings.Split(v, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func checkSources(list []string) error {
+	for _, s := range list {
+		if _, err := ParseSource(s); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -92,7 +92,7 @@ func Up(ctx context.Context, c Cloud, p *Plan, j Journal, opt UpOptions) ([]Mach
 	}
 	run := p.Spec.Run
 	var ms []Machine
-	succeeded := false
+	succeeded, created := false, false
 	steps := []Step{
 		{
 			Name: "create machines (" + p.Driver + ")",
@@ -102,9 +102,15 @@ func Up(ctx context.Context, c Cloud, p *Plan, j Journal, opt UpOptions) ([]Mach
 				if err != nil {
 					return err
 				}
+				created = true
 				return writeMachines(run.Dir, ms)
 			},
 			Cleanup: func(ctx context.Context) error {
+				if !created {
+					// A failed Create has removed what it made and
+					// confirmed it, or its error names what is left.
+					return nil
+				}
 				if (succeeded && opt.Keep) || (!succeeded && opt.KeepOnError) {
 					fmt.Fprintf(log, "kept run %s (expires %s); remove it with: %s\n", run.ID, run.Expires().UTC().Format(time.RFC3339), DownCommand(run.ID))
 					return nil
@@ -141,25 +147,33 @@ func Up(ctx context.Context, c Cloud, p *Plan, j Journal, opt UpOptions) ([]Mach
 	return ms, nil
 }
 
-func writeMachines(dir string, ms []Machine) error {
-	b, err := json.MarshalIndent(ms, "", "  ")
+func writeMachines(dir string, ms []Machine) error { return writeRunFile(dir, MachinesFile, ms) }
+
+// ReadMachines reads runs/<id>/machines.json.
+func ReadMachines(dir string) ([]Machine, error) {
+	var ms []Machine
+	return ms, readRunFile(dir, MachinesFile, &ms)
+}
+
+// writeRunFile writes v as indented JSON to runs/<id>/name (mode 0644: no
+// secret goes into these).
+func writeRunFile(dir, name string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, MachinesFile), append(b, '\n'), 0o644)
+	return os.WriteFile(filepath.Join(dir, name), append(b, '\n'), 0o644)
 }
 
-// ReadMachines reads runs/<id>/machines.json.
-func ReadMachines(dir string) ([]Machine, error) {
-	b, err := os.ReadFile(filepath.Join(dir, MachinesFile))
+func readRunFile(dir, name string, v any) error {
+	b, err := os.ReadFile(filepath.Join(dir, name))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var ms []Machine
-	return ms, json.Unmarshal(b, &ms)
+	return json.Unmarshal(b, v)
 }
 
 // FindMachine picks a machine of a run by name ("wptest-<run>-loadgen-1") or

@@ -70,7 +70,7 @@ func TestCrashAfterCreateThenDown(t *testing.T) {
 	reqs := append(planRequests(), e.createPrefix()...)
 	reqs = append(reqs, e.serverCreate("wptest-t1-server", 40, 400, nil))
 	// After the crash: wptest down --run t1.
-	reqs = append(reqs, destroyRequests(40)...)
+	reqs = append(reqs, destroyRequests(srv{40, "s40"})...)
 	e.srv.Expect(reqs)
 
 	cmd := exec.Command(os.Args[0])
@@ -103,6 +103,12 @@ func TestCrashAfterCreateThenDown(t *testing.T) {
 	if !strings.Contains(strings.Join(lines, "\n"), "after delete server s40 #40") {
 		t.Fatalf("journal after down:\n%s", strings.Join(lines, "\n"))
 	}
+	// down confirmed by label that nothing is left: the journal no longer
+	// reports the create it never saw end.
+	evs, _ = cloud.ReadJournal(jpath)
+	if u := cloud.Unfinished(evs); len(u) != 0 {
+		t.Fatalf("unfinished after down: %+v", u)
+	}
 }
 
 // gc removes the expired run by its own label and leaves the live one.
@@ -124,7 +130,7 @@ func TestGCRemovesOnlyExpiredRuns(t *testing.T) {
 		{Method: "GET", Path: "/placement_groups?label_selector=" + all + "&page=1&per_page=50", Status: 200, JSON: map[string]any{"placement_groups": []any{res("placement_groups", 20, "t1", old)}}},
 		{Method: "GET", Path: "/ssh_keys?label_selector=" + all + "&page=1&per_page=50", Status: 200, JSON: map[string]any{"ssh_keys": []any{res("ssh_keys", 10, "t1", old)}}},
 	}
-	reqs = append(reqs, destroyRequests(40)...)
+	reqs = append(reqs, destroyRequests(srv{40, "s40"})...)
 	e := newEnv(t, reqs)
 	var log strings.Builder
 	removed, err := cloud.GC(context.Background(), e.d, now, false, &log)

@@ -9,23 +9,53 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 
+	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/provision/cloud"
 )
 
-// Destroy removes one run's resources by label, in dependency order:
-// servers (and waits until they are gone), firewalls (retrying while the API
-// still sees them in use), placement groups, SSH keys. What is already gone
-// counts as removed. It keeps going past errors so one stuck resource does
-// not leave the rest billed, and reports a teardown error (exit 7) with the
-// command to retry.
+// Destroy removes one run's resources by label (see teardown). It reports a
+// teardown error (exit 7) only if the label still lists something after the
+// last attempt, and then names it.
 func (d *Driver) Destroy(ctx context.Context, sel cloud.Selector) error {
 	if sel.Run == "" || sel.AllRuns {
 		return cloud.ConfigErr(cloud.ErrEmptySelector)
 	}
-	return cloud.Teardown(sel.Run, d.destroy(ctx, sel))
+	return d.teardown(ctx, sel, nil)
 }
 
-func (d *Driver) destroy(ctx context.Context, sel cloud.Selector) error {
+// made is what Create holds IDs for. teardown deletes them together with
+// what the label lists, kind by kind, so a resource is removed even when a
+// list call fails, and no known resource is deleted before an unknown one
+// that holds it (a server whose create answer was lost still holds the
+// firewall: deleting the known firewall first meets resource_in_use until
+// that server is gone).
+type made struct {
+	servers   []*hcloud.Server
+	firewalls []*hcloud.Firewall
+	pgs       []*hcloud.PlacementGroup
+	keys      []*hcloud.SSHKey
+}
+
+// teardownAttempts bounds how often teardown deletes and lists again before
+// it reports what is left; firewallInUseRetries how often one attempt asks
+// again for a firewall the API still sees in use (briefly, right after its
+// servers were deleted). Both wait d.opt.Backoff between tries, so the worst
+// case is seconds, not the minutes a long retry on one resource took.
+const (
+	teardownAttempts     = 3
+	firewallInUseRetries = 3
+)
+
+// teardown removes everything labelled with sel's run, plus what known holds,
+// in dependency order: servers (waiting until each is gone), firewalls,
+// placement groups, SSH keys. "Not found" counts as removed. Then it lists
+// the label again: only that list decides the outcome. An error along the
+// way (a one-off API failure, a firewall still in use) that a later attempt
+// or the list shows resolved is logged, not reported. When the list is
+// empty, the journal gets a "gone" line, which settles everything it left
+// open. Otherwise, after the last attempt, the error is a TeardownError
+// (exit 7) naming each resource still there.
+func (d *Driver) teardown(ctx context.Context, sel cloud.Selector, known *made) error {
 	ls, err := sel.LabelSelector()
 	if err != nil {
 		return cloud.ConfigErr(err)
@@ -34,39 +64,107 @@ func (d *Driver) destroy(ctx context.Context, sel cloud.Selector) error {
 	if j == nil {
 		j = cloud.NopJournal
 	}
-	lo := hcloud.ListOpts{LabelSelector: ls}
-	var errs []error
-
-	servers, err := d.c.Server.AllWithOpts(ctx, hcloud.ServerListOpts{ListOpts: lo})
-	if err != nil {
-		return fmt.Errorf("list servers %s: %w", ls, err)
+	if known == nil {
+		known = &made{}
 	}
-	for _, s := range servers {
-		if err := d.deleteServer(ctx, j, s); err != nil {
-			errs = append(errs, err)
+	done := map[string]bool{} // kind/id deleted in an earlier attempt
+	var left []cloud.Resource
+	var lastErr, resolved error
+	for attempt := 1; attempt <= teardownAttempts; attempt++ {
+		if attempt > 1 {
+			d.logf("run %s: teardown attempt %d of %d (%v)", sel.Run, attempt, teardownAttempts, lastErr)
+			if err := sleep(ctx, d.opt.Backoff(attempt-2)); err != nil {
+				lastErr = errors.Join(lastErr, err)
+				break
+			}
+		}
+		sweepErr := d.sweep(ctx, ls, j, known, done)
+		rs, lerr := d.List(ctx, sel)
+		resolved = errors.Join(resolved, sweepErr)
+		if lerr == nil && len(rs) == 0 {
+			if resolved != nil {
+				d.logf("run %s: errors on the way, resolved since: %v", sel.Run, resolved)
+			}
+			d.logf("run %s: nothing left under its label", sel.Run)
+			if err := j.Append(cloud.GoneEvent(sel.Run)); err != nil {
+				d.logf("journal: %v", err)
+			}
+			return nil
+		}
+		left, lastErr = rs, errors.Join(sweepErr, lerr)
+		if lerr != nil {
+			left = nil // unknown: the list failed
+			lastErr = fmt.Errorf("cannot confirm what is left: %w", lastErr)
+		}
+		if lastErr == nil {
+			lastErr = errors.New("the label still lists them after they were deleted")
+		}
+		if ctx.Err() != nil {
+			break
 		}
 	}
+	return exitcode.With(exitcode.Teardown, &cloud.TeardownError{Run: sel.Run, Left: left, Err: lastErr})
+}
+
+// sweep makes one pass over every kind; it keeps going past errors so one
+// stuck resource does not leave the rest billed. done holds what earlier
+// passes deleted ("server/40"): a known resource the label no longer lists
+// is not deleted twice.
+func (d *Driver) sweep(ctx context.Context, ls string, j cloud.Journal, known *made, done map[string]bool) error {
+	lo := hcloud.ListOpts{LabelSelector: ls}
+	var errs []error
+	del := func(kind string, rid int64, f func() error) {
+		err := f()
+		if err == nil {
+			done[kind+"/"+id(rid)] = true
+		}
+		errs = append(errs, err)
+	}
+
+	servers, err := d.c.Server.AllWithOpts(ctx, hcloud.ServerListOpts{ListOpts: lo})
+	errs = append(errs, listErr("servers", err))
+	for _, s := range pick(servers, known.servers, "server", func(s *hcloud.Server) int64 { return s.ID }, done) {
+		del("server", s.ID, func() error { return d.deleteServer(ctx, j, s) })
+	}
+	// Waiting for a firewall to be released makes sense only when every
+	// server of the run is gone; otherwise one that is still there holds
+	// it, and the next attempt (after listing the servers again) comes
+	// sooner than any wait here would end.
+	serversGone := errors.Join(errs...) == nil
 	fws, err := d.c.Firewall.AllWithOpts(ctx, hcloud.FirewallListOpts{ListOpts: lo})
 	errs = append(errs, listErr("firewalls", err))
-	for _, f := range fws {
-		errs = append(errs, d.deleteFirewall(ctx, j, f))
+	for _, f := range pick(fws, known.firewalls, "firewall", func(f *hcloud.Firewall) int64 { return f.ID }, done) {
+		del("firewall", f.ID, func() error { return d.deleteFirewall(ctx, j, f, serversGone) })
 	}
 	pgs, err := d.c.PlacementGroup.AllWithOpts(ctx, hcloud.PlacementGroupListOpts{ListOpts: lo})
 	errs = append(errs, listErr("placement groups", err))
-	for _, p := range pgs {
-		errs = append(errs, d.deletePlacementGroup(ctx, j, p))
+	for _, p := range pick(pgs, known.pgs, "placement_group", func(p *hcloud.PlacementGroup) int64 { return p.ID }, done) {
+		del("placement_group", p.ID, func() error { return d.deletePlacementGroup(ctx, j, p) })
 	}
 	keys, err := d.c.SSHKey.AllWithOpts(ctx, hcloud.SSHKeyListOpts{ListOpts: lo})
 	errs = append(errs, listErr("ssh keys", err))
-	for _, k := range keys {
-		errs = append(errs, d.deleteSSHKey(ctx, j, k))
+	for _, k := range pick(keys, known.keys, "ssh_key", func(k *hcloud.SSHKey) int64 { return k.ID }, done) {
+		del("ssh_key", k.ID, func() error { return d.deleteSSHKey(ctx, j, k) })
 	}
-	if err := errors.Join(errs...); err != nil {
-		return err
+	return errors.Join(errs...)
+}
+
+// pick is what to delete of one kind: everything listed, then each known
+// one that is not listed and not deleted before.
+func pick[T any](listed, known []T, kind string, rid func(T) int64, done map[string]bool) []T {
+	seen := map[int64]bool{}
+	out := make([]T, 0, len(listed)+len(known))
+	for _, x := range listed {
+		seen[rid(x)] = true
+		out = append(out, x)
 	}
-	d.logf("run %s: removed %d servers, %d firewalls, %d placement groups, %d ssh keys",
-		sel.Run, len(servers), len(fws), len(pgs), len(keys))
-	return nil
+	for _, x := range known {
+		if !seen[rid(x)] && !done[kind+"/"+id(rid(x))] {
+			seen[rid(x)] = true
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 func listErr(what string, err error) error {
@@ -96,11 +194,9 @@ func (d *Driver) deleteServer(ctx context.Context, j cloud.Journal, s *hcloud.Se
 	})
 }
 
-// firewallRetries bounds the wait for a firewall to be released by servers
-// that were just deleted (the API answers resource_in_use meanwhile).
-const firewallRetries = 10
-
-func (d *Driver) deleteFirewall(ctx context.Context, j cloud.Journal, f *hcloud.Firewall) error {
+// deleteFirewall deletes f; with wait, it asks again a few times while the
+// API still sees f in use by servers that were just deleted.
+func (d *Driver) deleteFirewall(ctx context.Context, j cloud.Journal, f *hcloud.Firewall, wait bool) error {
 	return mutate(j, "delete", "firewall", f.Name, nil, func() (string, error) {
 		for try := 0; ; try++ {
 			_, err := d.c.Firewall.Delete(ctx, f)
@@ -108,7 +204,7 @@ func (d *Driver) deleteFirewall(ctx context.Context, j cloud.Journal, f *hcloud.
 			case err == nil || gone(err):
 				d.logf("deleted firewall %s (id %d)", f.Name, f.ID)
 				return id(f.ID), nil
-			case hcloud.IsError(err, hcloud.ErrorCodeResourceInUse) && try < firewallRetries:
+			case hcloud.IsError(err, hcloud.ErrorCodeResourceInUse) && wait && try < firewallInUseRetries:
 				if serr := sleep(ctx, d.opt.Backoff(try)); serr != nil {
 					return "", fmt.Errorf("delete firewall %s (id %d): %w", f.Name, f.ID, serr)
 				}

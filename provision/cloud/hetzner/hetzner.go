@@ -2,12 +2,14 @@
 //
 // Create makes, in order: a per-run SSH key, a spread placement group (so the
 // load generator never shares a physical host with the server), a firewall
-// (SSH, HTTP, HTTPS, QUIC in; nothing else), then the servers, each with a
+// (SSH from allow_ssh_from; the web ports only from the run's load
+// generators and allow_from; nothing else), then the servers, each with a
 // fresh ed25519 host key injected through cloud-init user data and pinned in
 // the run's own known_hosts. Every resource carries the run's labels, every
 // mutation is journaled before and after, and whatever Create made is removed
 // again if it fails or is interrupted. Destroy removes a run by label in the
-// order servers, firewall, placement group, SSH key; "not found" is success.
+// order servers, firewall, placement group, SSH key; "not found" is success,
+// and only a label that still lists something afterwards is a failure.
 package hetzner
 
 import (
@@ -18,6 +20,8 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -50,6 +54,10 @@ type Options struct {
 	CleanupTimeout time.Duration
 }
 
+// defaultBackoff paces API retries, action polls and teardown retries: 1 s
+// doubling to 10 s.
+var defaultBackoff = hcloud.ExponentialBackoffWithOpts(hcloud.ExponentialBackoffOpts{Base: time.Second, Multiplier: 2, Cap: 10 * time.Second})
+
 // Driver implements cloud.Cloud on Hetzner Cloud.
 type Driver struct {
 	c   *hcloud.Client
@@ -69,7 +77,7 @@ func New(opt Options) (*Driver, error) {
 	}
 	opt.Redactor.Add(opt.Credentials.Token)
 	if opt.Backoff == nil {
-		opt.Backoff = hcloud.ExponentialBackoffWithOpts(hcloud.ExponentialBackoffOpts{Base: time.Second, Multiplier: 2, Cap: 10 * time.Second})
+		opt.Backoff = defaultBackoff
 	}
 	if opt.CleanupTimeout == 0 {
 		opt.CleanupTimeout = 10 * time.Minute
@@ -167,6 +175,16 @@ func (d *Driver) Plan(ctx context.Context, spec cloud.Spec) (*cloud.Plan, error)
 			p.HourlyEach, p.Currency = pr.Hourly.Gross, pr.Hourly.Currency
 		}
 	}
+	if p.HourlyEach != "" && p.Currency == "" {
+		// /server_types states amounts only; the currency is the
+		// project's, which /pricing names.
+		pr, _, err := d.c.Pricing.Get(ctx)
+		if err != nil {
+			return nil, classify("look up the price currency", err)
+		}
+		p.Currency = pr.Currency
+		p.PriceSource = "Hetzner API /server_types and /pricing, at plan time"
+	}
 	names := machineNames(spec.Run.ID, m.LoadGens())
 	for _, n := range names {
 		p.Machines = append(p.Machines, cloud.Machine{
@@ -183,9 +201,51 @@ func (d *Driver) Plan(ctx context.Context, spec cloud.Spec) (*cloud.Plan, error)
 	p.Resources = []string{
 		"ssh key " + base + " (per-run client key, deleted at teardown)",
 		"placement group " + base + " (spread: no two machines on one host)",
-		"firewall " + base + " (in: " + strings.Join(m.OpenPorts, ", ") + ")",
+		"firewall " + base + " (in: " + firewallText(m) + ")",
+	}
+	if m.LoadGens() == 0 && len(m.AllowFrom) == 0 {
+		if web := webPorts(m); len(web) > 0 {
+			p.Notes = append(p.Notes, fmt.Sprintf("%s open to nobody: no load generators and no allow_from; to load the server from elsewhere, list that address in allow_from", strings.Join(web, ", ")))
+		}
 	}
 	return p, nil
+}
+
+func webPorts(m cloud.Machines) []string {
+	var web []string
+	for _, p := range m.OpenPorts {
+		if p != cloud.SSHPort {
+			web = append(web, p)
+		}
+	}
+	return web
+}
+
+// firewallText says who may reach which port, for the plan.
+func firewallText(m cloud.Machines) string {
+	var parts []string
+	if slices.Contains(m.OpenPorts, cloud.SSHPort) {
+		from := strings.Join(m.AllowSSHFrom, ", ")
+		if slices.Equal(m.AllowSSHFrom, cloud.Anywhere) {
+			from = "anywhere, key-only"
+		}
+		if len(m.AllowSSHFrom) == 0 {
+			from = "nobody"
+		}
+		parts = append(parts, cloud.SSHPort+" from "+from)
+	}
+	if web := webPorts(m); len(web) > 0 {
+		from := []string{}
+		if m.LoadGens() > 0 {
+			from = append(from, "the load generators")
+		}
+		from = append(from, m.AllowFrom...)
+		if len(from) == 0 {
+			from = []string{"nobody"}
+		}
+		parts = append(parts, strings.Join(web, ", ")+" from "+strings.Join(from, ", "))
+	}
+	return strings.Join(parts, "; ")
 }
 
 type named struct {
@@ -233,7 +293,12 @@ func (d *Driver) Create(ctx context.Context, plan *cloud.Plan, j cloud.Journal) 
 	}
 	run := plan.Spec.Run
 	base := "wptest-" + run.ID
-	var undo []func(context.Context) error
+	// known holds what Create got an ID for. A create whose answer was lost
+	// (Ctrl-C, a network error mid-request) may have made something it
+	// holds no ID for; the cleanup finds that by label, and deletes it in
+	// the same pass as the known ones, kind by kind, so nothing waits on a
+	// resource an unknown one still holds.
+	var known made
 	defer func() {
 		if err == nil {
 			return
@@ -241,16 +306,11 @@ func (d *Driver) Create(ctx context.Context, plan *cloud.Plan, j cloud.Journal) 
 		d.logf("create failed, removing what was made: %v", err)
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), d.opt.CleanupTimeout)
 		defer cancel()
-		var errs []error
-		for i := len(undo) - 1; i >= 0; i-- {
-			errs = append(errs, undo[i](cctx))
+		if terr := d.teardown(cctx, cloud.Selector{Run: run.ID, Journal: j}, &known); terr != nil {
+			// The teardown error (exit 7) comes first: it may be billing.
+			err = errors.Join(terr, err)
 		}
-		// Then sweep by label: a create whose answer was lost (Ctrl-C or a
-		// network error mid-request) may have made a resource we hold no ID for.
-		if serr := d.destroy(cctx, cloud.Selector{Run: run.ID, Journal: j}); serr != nil {
-			errs = append(errs, serr)
-		}
-		ms, err = nil, joinErr(run.ID, err, errors.Join(errs...))
+		ms = nil
 	}()
 
 	client, err := cloud.ClientKey(run.Dir, d.opt.Rand)
@@ -272,7 +332,7 @@ func (d *Driver) Create(ctx context.Context, plan *cloud.Plan, j cloud.Journal) 
 	if err != nil {
 		return nil, err
 	}
-	undo = append(undo, func(c context.Context) error { return d.deleteSSHKey(c, j, key) })
+	known.keys = append(known.keys, key)
 	d.logf("ssh key %s (id %d)", base, key.ID)
 
 	// Placement group.
@@ -288,17 +348,28 @@ func (d *Driver) Create(ctx context.Context, plan *cloud.Plan, j cloud.Journal) 
 	if err != nil {
 		return nil, err
 	}
-	undo = append(undo, func(c context.Context) error { return d.deletePlacementGroup(c, j, pg) })
+	known.pgs = append(known.pgs, pg)
 	d.logf("placement group %s (id %d)", base, pg.ID)
 
-	// Firewall.
+	// Firewall. The web ports are open only to the run's load generators
+	// (and allow_from), whose addresses exist only once they are created;
+	// the servers must carry the firewall from their creation, or they
+	// would be reachable unfiltered for a while. So the firewall is created
+	// with what is known now (SSH from allow_ssh_from, the web ports from
+	// allow_from only) and attached to every server at create; once the
+	// load generators have addresses, set_rules adds them. Until then the
+	// web ports are closed to the load generators too: the servers are
+	// still booting, and wptest sends no load before the rules are set.
+	// (Reserving primary IPs first would know the addresses up front, but
+	// adds billed resources to create and clean up.)
 	var fw *hcloud.Firewall
-	rules, err := firewallRules(plan.Spec.Machines.OpenPorts)
+	mb := plan.Spec.Machines
+	initial, err := cloud.FirewallRules(mb, nil)
 	if err != nil {
 		return nil, cloud.ConfigErr(err)
 	}
 	err = mutate(j, "create", "firewall", base, cloud.Labels(run, ""), func() (string, error) {
-		res, _, err := d.c.Firewall.Create(ctx, hcloud.FirewallCreateOpts{Name: base, Labels: cloud.Labels(run, ""), Rules: rules})
+		res, _, err := d.c.Firewall.Create(ctx, hcloud.FirewallCreateOpts{Name: base, Labels: cloud.Labels(run, ""), Rules: hcloudRules(initial)})
 		if err != nil {
 			return "", classify("create firewall "+base, err)
 		}
@@ -308,7 +379,7 @@ func (d *Driver) Create(ctx context.Context, plan *cloud.Plan, j cloud.Journal) 
 	if err != nil {
 		return nil, err
 	}
-	undo = append(undo, func(c context.Context) error { return d.deleteFirewall(c, j, fw) })
+	known.firewalls = append(known.firewalls, fw)
 	d.logf("firewall %s (id %d)", base, fw.ID)
 
 	// Servers, each with its own fresh host key.
@@ -346,7 +417,7 @@ func (d *Driver) Create(ctx context.Context, plan *cloud.Plan, j cloud.Journal) 
 			return nil, err
 		}
 		created = append(created, srv)
-		undo = append(undo, func(c context.Context) error { return d.deleteServer(c, j, srv) })
+		known.servers = append(known.servers, srv)
 		m := pm
 		m.ID = id(srv.ID)
 		m.HostKey = hk.Public
@@ -369,17 +440,35 @@ func (d *Driver) Create(ctx context.Context, plan *cloud.Plan, j cloud.Journal) 
 		}
 		ms[i].Address = s.PublicNet.IPv4.IP.String()
 	}
+	rules, err := cloud.FirewallRules(mb, ms)
+	if err != nil {
+		return nil, cloud.ConfigErr(err)
+	}
+	if !reflect.DeepEqual(rules, initial) {
+		err = mutate(j, "set_rules", "firewall", base, nil, func() (string, error) {
+			acts, _, err := d.c.Firewall.SetRules(ctx, fw, hcloud.FirewallSetRulesOpts{Rules: hcloudRules(rules)})
+			if err != nil {
+				return "", classify("set the rules of firewall "+base, err)
+			}
+			if err := d.c.Action.WaitFor(ctx, acts...); err != nil {
+				return "", classify("set the rules of firewall "+base, err)
+			}
+			return id(fw.ID), nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, r := range rules {
+		d.logf("firewall %s: %s (%s)", base, r, r.For)
+	}
+	if err := cloud.WriteFirewall(run.Dir, rules); err != nil {
+		return nil, fmt.Errorf("record firewall rules: %w", err)
+	}
 	if err := cloud.WriteKnownHosts(filepath.Join(run.Dir, cloud.KnownHostsFile), ms); err != nil {
 		return nil, fmt.Errorf("pin host keys: %w", err)
 	}
 	return ms, nil
-}
-
-func joinErr(run string, createErr, cleanupErr error) error {
-	if cleanupErr == nil {
-		return createErr
-	}
-	return cloud.Teardown(run, errors.Join(createErr, cleanupErr))
 }
 
 func id(n int64) string { return strconv.FormatInt(n, 10) }
@@ -399,20 +488,23 @@ func mutate(j cloud.Journal, op, kind, name string, labels map[string]string, f 
 	return j.Append(cloud.Event{Phase: cloud.PhaseAfter, Op: op, Kind: kind, Name: name, ID: rid})
 }
 
-func firewallRules(ports []string) ([]hcloud.FirewallRule, error) {
-	any4 := net.IPNet{IP: net.IPv4zero, Mask: net.CIDRMask(0, 32)}
-	any6 := net.IPNet{IP: net.IPv6zero, Mask: net.CIDRMask(0, 128)}
-	var rules []hcloud.FirewallRule
-	for _, p := range ports {
-		port, proto, ok := strings.Cut(p, "/")
-		if !ok {
-			return nil, fmt.Errorf("port %q: want PORT/tcp or PORT/udp", p)
+// hcloudRules are the API's form of rules (inbound; Hetzner drops the rest).
+func hcloudRules(rules []cloud.FirewallRule) []hcloud.FirewallRule {
+	out := []hcloud.FirewallRule{}
+	for _, r := range rules {
+		var src []net.IPNet
+		for _, s := range r.Sources {
+			_, n, err := net.ParseCIDR(s)
+			if err != nil {
+				panic("hetzner: unchecked firewall source " + s) // cloud.FirewallRules parsed it
+			}
+			src = append(src, *n)
 		}
-		desc := "wptest " + p
-		rules = append(rules, hcloud.FirewallRule{
-			Direction: hcloud.FirewallRuleDirectionIn, SourceIPs: []net.IPNet{any4, any6},
-			Protocol: hcloud.FirewallRuleProtocol(proto), Port: hcloud.Ptr(port), Description: hcloud.Ptr(desc),
+		out = append(out, hcloud.FirewallRule{
+			Direction: hcloud.FirewallRuleDirectionIn, SourceIPs: src,
+			Protocol: hcloud.FirewallRuleProtocol(r.Protocol), Port: hcloud.Ptr(r.Port),
+			Description: hcloud.Ptr("wptest " + r.For),
 		})
 	}
-	return rules, nil
+	return out
 }

@@ -81,6 +81,8 @@ func planRequests() []mockutil.Request {
 			"server_types": []any{serverType(true)}}},
 		{Method: "GET", Path: "/images?architecture=x86&include_deprecated=true&name=alma-9", Status: 200, JSON: map[string]any{
 			"images": []any{map[string]any{"id": 114690387, "name": "alma-9", "type": "system", "architecture": "x86", "os_flavor": "alma", "os_version": "9"}}}},
+		// /server_types states no currency; /pricing does.
+		{Method: "GET", Path: "/pricing", Status: 200, JSON: map[string]any{"pricing": map[string]any{"currency": "EUR", "vat_rate": "19.00"}}},
 	}
 }
 
@@ -146,22 +148,30 @@ func actions(status string, ids ...int64) mockutil.Request {
 		JSON: map[string]any{"actions": list}}
 }
 
-// destroyRequests is `down` for a run holding the given servers and one
-// firewall, placement group and SSH key.
-func destroyRequests(servers ...int64) []mockutil.Request {
+// srv is a server as the label list returns it.
+type srv struct {
+	id   int64
+	name string
+}
+
+// destroyRequests is a teardown of run t1 holding the given servers and one
+// firewall, placement group and SSH key, as the label lists show them: one
+// pass deleting them kind by kind, then the lists again, empty.
+func destroyRequests(servers ...srv) []mockutil.Request {
 	var list []any
-	for _, id := range servers {
-		list = append(list, serverJSON(fmt.Sprintf("s%d", id), id))
+	for _, s := range servers {
+		list = append(list, serverJSON(s.name, s.id))
 	}
 	reqs := []mockutil.Request{{Method: "GET", Path: "/servers?label_selector=" + sel + "&page=1&per_page=50", Status: 200,
 		JSON: map[string]any{"servers": orEmpty(list)}}}
-	for _, id := range servers {
+	for _, s := range servers {
 		reqs = append(reqs,
-			mockutil.Request{Method: "DELETE", Path: fmt.Sprintf("/servers/%d", id), Status: 200,
-				JSON: map[string]any{"action": map[string]any{"id": 900 + id, "command": "delete_server", "status": "running"}}},
-			actions("success", 900+id))
+			mockutil.Request{Method: "DELETE", Path: fmt.Sprintf("/servers/%d", s.id), Status: 200,
+				JSON: map[string]any{"action": map[string]any{"id": 900 + s.id, "command": "delete_server", "status": "running"}}},
+			actions("success", 900+s.id))
 	}
-	return append(reqs, afterServers(true)...)
+	reqs = append(reqs, afterServers(true)...)
+	return append(reqs, confirmEmpty()...)
 }
 
 func afterServers(exist bool) []mockutil.Request {
@@ -186,8 +196,8 @@ func afterServers(exist bool) []mockutil.Request {
 	return reqs
 }
 
-// emptySweep is the label sweep after an undo that already removed everything.
-func emptySweep() []mockutil.Request {
+// confirmEmpty is the list by label after a teardown pass, finding nothing.
+func confirmEmpty() []mockutil.Request {
 	return append([]mockutil.Request{{Method: "GET", Path: "/servers?label_selector=" + sel + "&page=1&per_page=50", Status: 200,
 		JSON: map[string]any{"servers": []any{}}}}, afterServers(false)...)
 }
@@ -199,21 +209,14 @@ func orEmpty(l []any) []any {
 	return l
 }
 
-// undoRequests deletes what Create made (servers given), newest first.
-func undoRequests(servers ...int64) []mockutil.Request {
-	var reqs []mockutil.Request
-	for i := len(servers) - 1; i >= 0; i-- {
-		id := servers[i]
-		reqs = append(reqs,
-			mockutil.Request{Method: "DELETE", Path: fmt.Sprintf("/servers/%d", id), Status: 200,
-				JSON: map[string]any{"action": map[string]any{"id": 900 + id, "command": "delete_server", "status": "running"}}},
-			actions("success", 900+id))
+// setRules is set_rules on firewall 30 with the rules want checks, and the
+// poll of its action.
+func setRules(want func(*testing.T, *http.Request)) []mockutil.Request {
+	return []mockutil.Request{
+		{Method: "POST", Path: "/firewalls/30/actions/set_rules", Status: 201, Want: want,
+			JSON: map[string]any{"actions": []any{map[string]any{"id": 300, "command": "set_firewall_rules", "status": "running"}}}},
+		actions("success", 300),
 	}
-	return append(reqs,
-		mockutil.Request{Method: "DELETE", Path: "/firewalls/30", Status: 204},
-		mockutil.Request{Method: "DELETE", Path: "/placement_groups/20", Status: 204},
-		mockutil.Request{Method: "DELETE", Path: "/ssh_keys/10", Status: 204},
-	)
 }
 
 func body(t *testing.T, r *http.Request) map[string]any {
@@ -248,16 +251,24 @@ func checkLabels(t *testing.T, m map[string]any, role string) {
 	}
 }
 
+// The firewall is created before any load generator has an address: SSH
+// from anywhere (allow_ssh_from's default) and nothing else, since
+// allow_from is empty by default.
 func (e *env) wantFirewall(t *testing.T, r *http.Request) {
 	m := body(t, r)
 	checkLabels(t, m, "")
+	wantRules(t, m, "in 22/tcp [0.0.0.0/0 ::/0]")
+}
+
+// wantRules compares a create or set_rules body's rules, one string each.
+func wantRules(t *testing.T, m map[string]any, want ...string) {
+	t.Helper()
 	rules, _ := m["rules"].([]any)
 	var got []string
 	for _, x := range rules {
 		r := x.(map[string]any)
 		got = append(got, fmt.Sprintf("%s %v/%v %v", r["direction"], r["port"], r["protocol"], r["source_ips"]))
 	}
-	want := []string{"in 22/tcp [0.0.0.0/0 ::/0]", "in 80/tcp [0.0.0.0/0 ::/0]", "in 443/tcp [0.0.0.0/0 ::/0]", "in 443/udp [0.0.0.0/0 ::/0]"}
 	if strings.Join(got, "; ") != strings.Join(want, "; ") {
 		t.Errorf("firewall rules:\n got %v\nwant %v", got, want)
 	}
@@ -345,20 +356,25 @@ func TestUpAndDown(t *testing.T) {
 		e.serverCreate("wptest-t1-loadgen-1", 41, 410, nil),
 		actions("success", 400, 401, 410, 411),
 	)
-	reqs = append(reqs, destroyRequests(40, 41)...)
+	// Once the load generator has its address, the web ports open to it alone.
+	reqs = append(reqs, setRules(func(t *testing.T, r *http.Request) {
+		wantRules(t, body(t, r), "in 22/tcp [0.0.0.0/0 ::/0]", "in 80/tcp [203.0.113.41/32]", "in 443/tcp [203.0.113.41/32]", "in 443/udp [203.0.113.41/32]")
+	})...)
+	reqs = append(reqs, destroyRequests(srv{40, "s40"}, srv{41, "s41"})...)
 	e.srv.Expect(reqs)
 	ctx := context.Background()
 
 	p := e.plan(ctx)
 	var pt bytes.Buffer
 	p.WriteText(&pt)
-	for _, want := range []string{"wptest-t1-server", "wptest-t1-loadgen-1", "ccx23 in fsn1, image alma-9 (id 114690387)", "cost: 0.0952", "firewall wptest-t1 (in: 22/tcp, 80/tcp, 443/tcp, 443/udp)"} {
+	for _, want := range []string{"wptest-t1-server", "wptest-t1-loadgen-1", "ccx23 in fsn1, image alma-9 (id 114690387)", "cost: 0.0952 EUR per hour",
+		"firewall wptest-t1 (in: 22/tcp from anywhere, key-only; 80/tcp, 443/tcp, 443/udp from the load generators)"} {
 		if !strings.Contains(pt.String(), want) {
 			t.Errorf("plan text lacks %q:\n%s", want, pt.String())
 		}
 	}
-	if p.HourlyEach != "0.0476" || p.HourlyGross != "0.0952" {
-		t.Errorf("price: each %q total %q", p.HourlyEach, p.HourlyGross)
+	if p.HourlyEach != "0.0476" || p.HourlyGross != "0.0952" || p.Currency != "EUR" {
+		t.Errorf("price: each %q total %q currency %q", p.HourlyEach, p.HourlyGross, p.Currency)
 	}
 
 	j, jpath := e.journal()
@@ -388,6 +404,11 @@ func TestUpAndDown(t *testing.T) {
 	if ms[0].HostKey == ms[1].HostKey {
 		t.Error("two servers share a host key")
 	}
+	// The run records the rules it asked for.
+	rules, err := cloud.ReadFirewall(e.spec.Run.Dir)
+	if err != nil || len(rules) != 4 || fmt.Sprint(rules[0].Sources) != "[0.0.0.0/0 ::/0]" || fmt.Sprint(rules[3]) != "443/udp from 203.0.113.41/32" {
+		t.Errorf("firewall.json: %v (%v)", rules, err)
+	}
 
 	if err := e.d.Destroy(ctx, cloud.Selector{Run: runID, Journal: j}); err != nil {
 		t.Fatalf("destroy: %v", err)
@@ -398,11 +419,13 @@ func TestUpAndDown(t *testing.T) {
 		"before create firewall wptest-t1", "after create firewall wptest-t1 #30",
 		"before create server wptest-t1-server", "after create server wptest-t1-server #40",
 		"before create server wptest-t1-loadgen-1", "after create server wptest-t1-loadgen-1 #41",
+		"before set_rules firewall wptest-t1", "after set_rules firewall wptest-t1 #30",
 		"before delete server s40", "after delete server s40 #40",
 		"before delete server s41", "after delete server s41 #41",
 		"before delete firewall wptest-t1", "after delete firewall wptest-t1 #30",
 		"before delete placement_group wptest-t1", "after delete placement_group wptest-t1 #20",
 		"before delete ssh_key wptest-t1", "after delete ssh_key wptest-t1 #10",
+		"gone sweep run t1",
 	})
 	e.noSecrets(t, string(kh), pt.String())
 }
@@ -481,8 +504,7 @@ func TestCreateResourceUnavailable(t *testing.T) {
 	su := e.serverCreate("wptest-t1-server", 40, 400, nil)
 	su.Status, su.JSON = 412, map[string]any{"error": map[string]any{"code": "resource_unavailable", "message": "error during placement"}}
 	reqs = append(reqs, su)
-	reqs = append(reqs, undoRequests()...)
-	reqs = append(reqs, emptySweep()...)
+	reqs = append(reqs, destroyRequests()...)
 	e.srv.Expect(reqs)
 	ctx := context.Background()
 	j, jpath := e.journal()
@@ -494,6 +516,9 @@ func TestCreateResourceUnavailable(t *testing.T) {
 	wantLines(t, "journal", lines[6:9], []string{
 		"before create server wptest-t1-server", "failed create server wptest-t1-server",
 		"before delete firewall wptest-t1"})
+	if u := cloud.Unfinished(mustRead(t, jpath)); len(u) != 0 {
+		t.Errorf("unfinished after a confirmed cleanup: %+v", u)
+	}
 }
 
 // A server's create action fails: exit 4, everything made is removed.
@@ -504,8 +529,7 @@ func TestCreateActionFails(t *testing.T) {
 		e.serverCreate("wptest-t1-server", 40, 400, nil),
 		e.serverCreate("wptest-t1-loadgen-1", 41, 410, nil),
 		actions("error", 400, 401, 410, 411))
-	reqs = append(reqs, undoRequests(40, 41)...)
-	reqs = append(reqs, emptySweep()...)
+	reqs = append(reqs, destroyRequests(srv{40, "wptest-t1-server"}, srv{41, "wptest-t1-loadgen-1"})...)
 	e.srv.Expect(reqs)
 	ctx := context.Background()
 	j, _ := e.journal()
@@ -536,8 +560,7 @@ func TestCancelAfterFirstServer(t *testing.T) {
 	e := newEnv(t, nil)
 	reqs := append(planRequests(), e.createPrefix()...)
 	reqs = append(reqs, e.serverCreate("wptest-t1-server", 40, 400, nil))
-	reqs = append(reqs, undoRequests(40)...)
-	reqs = append(reqs, emptySweep()...)
+	reqs = append(reqs, destroyRequests(srv{40, "wptest-t1-server"})...)
 	e.srv.Expect(reqs)
 	p := e.plan(context.Background())
 	ctx, cancel := context.WithCancel(context.Background())
@@ -558,19 +581,8 @@ func TestCancelAfterFirstServer(t *testing.T) {
 		"before delete firewall wptest-t1", "after delete firewall wptest-t1 #30",
 		"before delete placement_group wptest-t1", "after delete placement_group wptest-t1 #20",
 		"before delete ssh_key wptest-t1", "after delete ssh_key wptest-t1 #10",
+		"gone sweep run t1",
 	})
-}
-
-// A teardown that cannot finish says so (exit 7) and names the command.
-func TestDestroyIncomplete(t *testing.T) {
-	reqs := destroyRequests(40)[:2]
-	reqs[1].Status, reqs[1].JSON = 423, map[string]any{"error": map[string]any{"code": "locked", "message": "server is locked"}}
-	reqs = append(reqs, afterServers(false)...)
-	e := newEnv(t, reqs)
-	err := e.d.Destroy(context.Background(), cloud.Selector{Run: runID})
-	if exitcode.Of(err) != exitcode.Teardown || !strings.Contains(fmt.Sprint(err), "wptest down --run t1") {
-		t.Fatalf("err = %v (code %d)", err, exitcode.Of(err))
-	}
 }
 
 // Neither Destroy nor List accepts an empty selector, and no API call is made.
@@ -584,4 +596,13 @@ func TestEmptySelectorRefused(t *testing.T) {
 	if _, err := e.d.List(context.Background(), cloud.Selector{}); !errors.Is(err, cloud.ErrEmptySelector) {
 		t.Errorf("List({}) = %v", err)
 	}
+}
+
+func mustRead(t *testing.T, path string) []cloud.Event {
+	t.Helper()
+	evs, err := cloud.ReadJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs
 }
