@@ -90,7 +90,10 @@ func TestQuickLocalKillResume(t *testing.T) {
 	const killAfter = 4
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, exe, "run", quick, "--target", "local", "--runs", runs)
+	// No internet here: cPanel's Apache gets mod_ruid2.c from the copy
+	// beside the checkout (as the README's main job says).
+	ruid2 := "ruid2_source_url=file://" + testenv.Ruid2Source(t)
+	cmd := exec.CommandContext(ctx, exe, "run", quick, "--target", "local", "--runs", runs, "-var", ruid2)
 	cmd.Dir = work
 	var stderr1 bytes.Buffer
 	cmd.Stderr = &stderr1
@@ -143,7 +146,7 @@ wait:
 
 	// Second session: resume.
 	t1 := time.Now()
-	cmd = exec.CommandContext(ctx, exe, "run", quick, "--target", "local", "--runs", runs, "--resume", id)
+	cmd = exec.CommandContext(ctx, exe, "run", quick, "--target", "local", "--runs", runs, "--resume", id, "-var", ruid2)
 	cmd.Dir = work
 	var stdout2, stderr2 bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout2, &stderr2

@@ -287,7 +287,7 @@ func (r *runner) baseConfig(sc Scenario, visitors int) benchgen.Config {
 	if sc.Gzip {
 		cfg.Header = append(cfg.Header, benchgen.AcceptGzip)
 	}
-	// The fourth seed's ab test: ab's HTTP/1.0 requests, so the server does
+	// Rasmus's ab test: ab's HTTP/1.0 requests, so the server does
 	// the work it did under ab (its answers are longer than to HTTP/1.1).
 	cfg.HTTP10 = sc.Kind == "ab" && sc.Proto == "h1"
 	return cfg

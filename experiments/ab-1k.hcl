@@ -1,4 +1,4 @@
-# ab-1k.hcl: the fourth seed's test. ab -c 5 -n 50000 -k against a 1 KB
+# ab-1k.hcl: Rasmus's ab test. ab -c 5 -n 50000 -k against a 1 KB
 # static file and a PHP page, prefork (cPanel's Apache, the "Apache 2
 # prefork" column) next to the event MPM with PHP-FPM.
 #

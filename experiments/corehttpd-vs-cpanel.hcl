@@ -1,4 +1,4 @@
-# corehttpd-vs-cpanel.hcl: the first seed's matrix.
+# corehttpd-vs-cpanel.hcl: the matrix of the cPanel vs corehttpd post.
 #
 #   wptest run experiments/corehttpd-vs-cpanel.hcl --target hetzner \
 #     -var corehttpd_package=/root/corehttpd.rpm -var corehttpd_sha256=...

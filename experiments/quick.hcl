@@ -1,6 +1,10 @@
-# quick.hcl: the first seed's comparison in a few minutes on one machine.
+# quick.hcl: the cPanel vs corehttpd post's comparison in a few minutes on one machine.
 #
 #   wptest run experiments/quick.hcl --target local
+#
+# On a machine without internet, give cPanel's Apache its mod_ruid2 source
+# from a copy (still checked against its SHA-256):
+#   -var ruid2_source_url=file:///path/to/mod_ruid2.c
 #
 # Three columns (cPanel's Apache, Apache tuned, Caddy as the open
 # event-driven peer) on ports 8080/8443, the "minimal" fixture, short windows
@@ -21,6 +25,11 @@ variable "seed" {
   description = "fixture seed"
 }
 
+variable "ruid2_source_url" {
+  default     = "https://raw.githubusercontent.com/mind04/mod-ruid2/90af81cca03c149e5cf54488a43cc1b021d2cb98/mod_ruid2.c"
+  description = "where the server fetches mod_ruid2 0.9.8's mod_ruid2.c (the profile checks its SHA-256); file:// for a local copy"
+}
+
 machines "local" {}
 
 fixture "minimal" {
@@ -31,6 +40,7 @@ fixture "minimal" {
 
 profile "cpanel-apache" {
   label = "Apache as cPanel ships it"
+  vars  = { ruid2_source_url = var.ruid2_source_url }
 }
 
 profile "tuned-apache" {

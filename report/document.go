@@ -380,7 +380,7 @@ func (r *Report) abSections() []section {
 			ka = "-k"
 		}
 		s := section{ID: "ab-" + sc.Name, Title: fmt.Sprintf("ab: %s (%s)", sc.Name, sc.Path),
-			Text: []string{fmt.Sprintf("ab -c %d -n %d %s, as the fourth seed.", sc.Visitors[0], sc.Requests, ka)}}
+			Text: []string{fmt.Sprintf("ab -c %d -n %d %s, as in Rasmus's ab test.", sc.Visitors[0], sc.Requests, ka)}}
 		st := sc.Steps()[0]
 		t := table{Caption: "ab's numbers", Head: r.head("", ps)}
 		t.Rows = append(t.Rows,

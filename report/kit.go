@@ -8,7 +8,7 @@ import (
 	"github.com/wptest/wptest/experiment"
 )
 
-// KitMetric is one of the Apache kit's ten metrics (third seed) with its
+// KitMetric is one of the Apache kit's ten metrics (the Apache performance kit) with its
 // target: Pass says whether a value meets it; nil Pass is information only.
 type KitMetric struct {
 	N      int

@@ -1,6 +1,6 @@
 // Package report turns a run directory (runs/<id>: manifest.json and
 // results.jsonl, written by package experiment) into report.md and one
-// self-contained report.html with SVG charts: the first seed's tables side
+// self-contained report.html with SVG charts: the cPanel vs corehttpd post's tables side
 // by side per profile, the Apache kit's ten metrics with their PASS/FAIL
 // targets, ratios between profiles, min/median/max over repetitions, and the
 // run manifest at the end. Every number comes from the run's files.

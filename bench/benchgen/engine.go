@@ -36,7 +36,7 @@ import (
 const idleCheckAfter = 50 * time.Millisecond
 
 // DefaultTimeout bounds one attempt: no complete answer within it is a
-// failure (the first seed's "no answer within 30 s = gave up").
+// failure (the cPanel vs corehttpd post's "no answer within 30 s = gave up").
 const DefaultTimeout = 30 * time.Second
 
 // Config is one load run.

@@ -184,7 +184,7 @@ func selfHWM() int64 {
 	return 0
 }
 
-// KitConfig is the Apache kit's ten metrics (seed 003) against one server.
+// KitConfig is the Apache kit's ten metrics (the Apache performance kit) against one server.
 type KitConfig struct {
 	Base         Config // URL of the small (1 KB) page, Proto, Duration, Warmup, Timeout
 	TransferURL  string // the 1 MB file ("" skips the transfer metric)

@@ -9,7 +9,7 @@ import (
 	"github.com/wptest/wptest/bench/result"
 )
 
-// WriteAB writes one run in the shape ab users know (seed 004). Where ab's
+// WriteAB writes one run in the shape ab users know (Rasmus's ab test). Where ab's
 // definitions differ from the JSON fields it says which: "Complete requests"
 // is every attempt that ended (ab counts failed ones too), "Requests per
 // second" is attempts over the elapsed time, "Total transferred" is bytes read

@@ -237,7 +237,7 @@ type Startup struct {
 	MeanMs float64   `json:"mean_ms"`
 }
 
-// Kit is the ten metrics of the Apache kit (seed 003), from benchgen's runs;
+// Kit is the ten metrics of the Apache kit (the Apache performance kit), from benchgen's runs;
 // CPU, memory and worker usage come from srvstat samples over Throughput's window.
 type Kit struct {
 	Startup      *Startup `json:"startup,omitempty"`

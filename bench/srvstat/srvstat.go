@@ -4,7 +4,7 @@
 // busy/idle workers from /server-status?auto, load average and memory. It
 // writes one JSON line per sample; Summarize turns two samples around a load
 // run into the run's server-side numbers (CPU per request = whole-machine CPU
-// time over the window ÷ requests answered in it, as the first seed defines it).
+// time over the window ÷ requests answered in it, as the cPanel vs corehttpd post defines it).
 //
 // It runs on the server: `wptest srvstat` locally, or uploaded and started
 // through a host.Host (RunRemote). Its own cost is kept below 1% of one core

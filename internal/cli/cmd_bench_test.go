@@ -12,7 +12,7 @@ import (
 	"github.com/wptest/wptest/internal/testenv"
 )
 
-// Seed 004's test through the CLI: ab's flags, ab's text, and the same run as JSON.
+// Rasmus's ab test through the CLI: ab's flags, ab's text, and the same run as JSON.
 func TestBenchABScenarioTextAndJSON(t *testing.T) {
 	s := testsrv.StartApache(t, testsrv.ApacheOptions{})
 	u := s.URL(testsrv.Small)

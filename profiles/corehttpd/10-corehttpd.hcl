@@ -1,4 +1,4 @@
-# corehttpd: the event-driven web server of the first seed (the one CorePanel
+# corehttpd: the event-driven web server of the cPanel vs corehttpd post (the one CorePanel
 # ships): one process, PHP-FPM with OPcache through the pool every FPM
 # profile shares, compressible static files compressed once per version and
 # served precompressed, HTTP/1.1, HTTP/2 and HTTP/3.

@@ -2,7 +2,7 @@
 # the profile's name says.
 
 # corehttpd's configuration format is not public. This file states the
-# settings the first seed names (ports, docroot, certificate, the shared
+# settings the cPanel vs corehttpd post names (ports, docroot, certificate, the shared
 # PHP-FPM socket, precompressed static files, h1/h2/h3) in
 # templates/corehttpd.conf; check it against the package's documentation.
 directory "corehttpd_conf_dir" {

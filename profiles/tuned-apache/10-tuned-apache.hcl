@@ -1,5 +1,5 @@
 # tuned-apache: Apache with every performance switch WHM offers turned on, the
-# control of the first seed: MPM event, PHP-FPM with OPcache (the shared pool)
+# control of the cPanel vs corehttpd post: MPM event, PHP-FPM with OPcache (the shared pool)
 # through mod_proxy_fcgi, mod_deflate compressing all content (cPanel's
 # Optimize Website > Compress All Content), mod_http2 (h2 on TLS by ALPN, h2c
 # on plain HTTP), and the same MaxRequestWorkers and KeepAlive values as

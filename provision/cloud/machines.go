@@ -53,7 +53,7 @@ type Machines struct {
 	IdentityFile string   `hcl:"identity_file,optional"`
 }
 
-// Defaults, from the first seed: two identical CCX23 in one location.
+// Defaults, from the cPanel vs corehttpd post: two identical CCX23 in one location.
 const (
 	DefaultServerType = "ccx23"
 	DefaultImage      = "alma-9"

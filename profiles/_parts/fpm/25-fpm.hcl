@@ -36,7 +36,7 @@ platform "almalinux-9" {
 variable "fpm_max_children" {
   type        = number
   default     = 8
-  description = "pm.max_children of the shared pool (the first seed's PHP-FPM ran eight workers)."
+  description = "pm.max_children of the shared pool (the cPanel vs corehttpd post's PHP-FPM ran eight workers)."
   validation {
     condition     = var.fpm_max_children >= 1 && var.fpm_max_children <= 512
     error_message = "fpm_max_children must be between 1 and 512."
