@@ -190,6 +190,9 @@ func TestRunOnBareHostsLoadsFromTheStaticLoadGenerator(t *testing.T) {
 		}
 		t.Logf("run log:\n%s", strings.Join(l, "\n"))
 	}
+	if strings.Contains(log, "wptest down") {
+		t.Errorf("the run tells the user to remove machines it was given (wptest down)")
+	}
 	t.Logf("stages:\n%s", stageLines(log))
 	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
 	if !bytes.Contains(md, []byte(`"load_host": "loadgen-1"`)) || !bytes.Contains(md, []byte("Load generator loadgen-1 (its own machine)")) {

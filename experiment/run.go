@@ -176,12 +176,12 @@ func (r *runner) up(ctx context.Context, body func(context.Context, []cloud.Mach
 		return err
 	}
 	defer j.Close()
-	if r.sp.Machines.Driver == "hetzner" {
+	if plan.Owned {
 		fmt.Fprintf(r.opt.Log, "run %s: if this is interrupted, remove what it made with: %s\n", r.opt.ID, cloud.DownCommand(r.opt.ID))
 	}
 	_, err = cloud.Up(ctx, c, plan, j, cloud.UpOptions{
-		Keep: r.opt.Keep, KeepOnError: r.sp.Machines.Driver == "static", Log: r.opt.Log,
-		Wait: cloud.WaitOptions{Timeout: 10 * time.Minute, RetryHostKeyMismatch: r.sp.Machines.Driver == "hetzner", Log: r.opt.Log},
+		Keep: r.opt.Keep, Log: r.opt.Log,
+		Wait: cloud.WaitOptions{Timeout: 10 * time.Minute, RetryHostKeyMismatch: plan.Owned, Log: r.opt.Log},
 		Then: body,
 	})
 	return err

@@ -309,10 +309,12 @@ func (s *cloudSession) planUp(ctx context.Context, args []string, up bool) error
 	}
 	defer j.Close()
 	plan.WriteText(s.errw)
-	fmt.Fprintf(s.errw, "run %s: if this is interrupted, remove what it made with: %s\n", id, cloud.DownCommand(id))
+	if plan.Owned {
+		fmt.Fprintf(s.errw, "run %s: if this is interrupted, remove what it made with: %s\n", id, cloud.DownCommand(id))
+	}
 	ms, err := cloud.Up(ctx, c, plan, j, cloud.UpOptions{
 		Keep: true, Log: s.errw,
-		Wait: cloud.WaitOptions{Timeout: *waitTimeout, RetryHostKeyMismatch: m.Driver == "hetzner", Log: s.errw},
+		Wait: cloud.WaitOptions{Timeout: *waitTimeout, RetryHostKeyMismatch: plan.Owned, Log: s.errw},
 	})
 	if err != nil {
 		return err
@@ -328,6 +330,10 @@ func (s *cloudSession) planUp(ctx context.Context, args []string, up bool) error
 		if closed := cloud.ClosedPorts(m, rules); len(closed) > 0 {
 			fmt.Fprintf(s.errw, "firewall: %s open to nobody (no load generators, no allow_from)\n", strings.Join(closed, ", "))
 		}
+	}
+	if !plan.Owned {
+		fmt.Fprintf(s.errw, "run %s: given machines, reachable as --target run:%s/NAME; nothing to remove\n", id, id)
+		return nil
 	}
 	fmt.Fprintf(s.errw, "run %s is up until %s (ttl %s; gc removes it after); remove it now with: %s\n",
 		id, run.Expires().UTC().Format(time.RFC3339), ttl, cloud.DownCommand(id))

@@ -281,6 +281,10 @@ func TestMachinesUpStatic(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "server") || !strings.Contains(r.stdout, ns.NSIP) {
 		t.Fatalf("static up: code %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
 	}
+	// Given machines: nothing for `wptest down` to remove, so no hint to run it.
+	if strings.Contains(r.stderr, "wptest down") || !strings.Contains(r.stderr, "nothing to remove") {
+		t.Errorf("static up tells the user to remove given machines:\n%s", r.stderr)
+	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "runs", "s1", cloud.KnownHostsFile)); string(b) != line+"\n" {
 		t.Errorf("run known_hosts = %q", b)
 	}

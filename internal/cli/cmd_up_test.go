@@ -159,7 +159,7 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 	// seed and verify with their defaults: the live profile's site.
 	t0 := time.Now()
 	code, out, errOut := run(append([]string{"seed", "--fixture", "minimal"}, conn...)...)
-	if code != 0 || !strings.Contains(out, "into web:/home/wpsite/public_html") {
+	if code != 0 || !strings.Contains(out, ":/home/wpsite/public_html root ") {
 		t.Fatalf("seed with defaults: exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
 	record("seed", time.Since(t0))

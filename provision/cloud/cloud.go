@@ -101,7 +101,12 @@ type Spec struct {
 
 // Plan is a validated Spec: what Create will make and what it costs.
 type Plan struct {
-	Driver    string
+	Driver string
+	// Owned: the driver makes these machines (they cost money until
+	// `wptest down` removes them), and they are new, so a host key may
+	// still change while one boots. False for machines given to wptest
+	// (static, local): nothing to remove afterwards.
+	Owned     bool
 	Spec      Spec
 	Machines  []Machine // planned: Name, Role, Location, ServerType, Image, ImageID
 	Resources []string  // human lines, in creation order

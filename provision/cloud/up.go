@@ -111,6 +111,9 @@ func Up(ctx context.Context, c Cloud, p *Plan, j Journal, opt UpOptions) ([]Mach
 					// confirmed it, or its error names what is left.
 					return nil
 				}
+				if !p.Owned {
+					return nil // given machines: nothing of ours to remove
+				}
 				if (succeeded && opt.Keep) || (!succeeded && opt.KeepOnError) {
 					fmt.Fprintf(log, "kept run %s (expires %s); remove it with: %s\n", run.ID, run.Expires().UTC().Format(time.RFC3339), DownCommand(run.ID))
 					return nil

@@ -169,7 +169,7 @@ func (d *Driver) Plan(ctx context.Context, spec cloud.Spec) (*cloud.Plan, error)
 	if img.IsDeprecated() {
 		notes = append(notes, fmt.Sprintf("image %s (id %d) is deprecated", img.Name, img.ID))
 	}
-	p := &cloud.Plan{Driver: "hetzner", Spec: spec, PriceSource: "Hetzner API /server_types, at plan time", Notes: notes}
+	p := &cloud.Plan{Driver: "hetzner", Owned: true, Spec: spec, PriceSource: "Hetzner API /server_types, at plan time", Notes: notes}
 	for _, pr := range st.Pricings {
 		if pr.Location != nil && pr.Location.Name == loc.Name {
 			p.HourlyEach, p.Currency = pr.Hourly.Gross, pr.Hourly.Currency
