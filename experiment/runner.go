@@ -359,7 +359,7 @@ func (r *runner) measure(ctx context.Context, ps ProfileSpec, sc Scenario, p Poi
 			rec.WebPHPCPUMsPerReq = (cpu - db) / float64(ok)
 			rec.DBCPUMsPerReq = db / float64(ok)
 		}
-		for _, g := range []string{"web", "php-cgi", "php-fpm"} {
+		for _, g := range WebPHPGroups {
 			rec.PSSKB += rec.Server.Groups[g].PSSPeakKB
 		}
 	}

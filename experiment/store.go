@@ -98,12 +98,12 @@ type Record struct {
 	// Server is srvstat over the measured window (the kit: its throughput run).
 	Server *result.Server `json:"server,omitempty"`
 	// ServerCPUMsPerReq is the CPU of the server's own process groups (web,
-	// php-cgi, php-fpm, db) over the window per answered request: unlike the
+	// php, db) over the window per answered request: unlike the
 	// whole-machine figure it leaves out the load generator when both share
 	// one machine (the local target).
 	ServerCPUMsPerReq float64 `json:"server_cpu_ms_per_req"`
 	// WebPHPCPUMsPerReq is the web server's and PHP's part of it (web,
-	// php-cgi, php-fpm), DBCPUMsPerReq the database's: the database is
+	// php), DBCPUMsPerReq the database's: the database is
 	// shared with whatever else runs on the machine, the web server's and
 	// PHP's processes are the profile's.
 	WebPHPCPUMsPerReq float64 `json:"web_php_cpu_ms_per_req"`
@@ -117,8 +117,15 @@ type Record struct {
 	Error    string `json:"error,omitempty"`
 }
 
-// ServerGroups are the srvstat groups that make up "the server".
-var ServerGroups = []string{"web", "php-cgi", "php-fpm", "db"}
+// WebPHPGroups are the process groups of the web server and its PHP, as the
+// profiles declare them (process_group "web" and "php"); php-cgi and
+// php-fpm are what runs recorded before profiles declared their groups
+// called them.
+var WebPHPGroups = []string{"web", "php", "php-cgi", "php-fpm"}
+
+// ServerGroups are the groups that make up "the server": web, PHP and the
+// database (process_group "db" of the site part).
+var ServerGroups = append(append([]string{}, WebPHPGroups...), "db")
 
 // Session is one invocation of the runner on a run (the first, and each --resume).
 type Session struct {

@@ -31,7 +31,7 @@ func serverUse(k *result.Kit) (cpuPct float64, pssKB int64, ok bool) {
 	if k.Server == nil {
 		return 0, 0, false
 	}
-	for _, g := range []string{"web", "php-cgi", "php-fpm"} {
+	for _, g := range experiment.WebPHPGroups {
 		cpuPct += k.Server.Groups[g].CPUPct
 		pssKB += k.Server.Groups[g].PSSPeakKB
 	}
@@ -68,7 +68,7 @@ var KitMetrics = []KitMetric{
 			return 0, false
 		}
 		var ms float64
-		for _, g := range []string{"web", "php-cgi", "php-fpm"} {
+		for _, g := range experiment.WebPHPGroups {
 			ms += k.Server.Groups[g].CPUMs
 		}
 		return 1000 * ms / float64(k.Throughput.Outcomes.OK), true

@@ -169,7 +169,7 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 	// verify names what a visitor would get wrong: each change alone is
 	// exit 5 naming its file, and verify passes again once it is undone.
 	docroot := "/home/wpsite/public_html"
-	img := sh("cd " + docroot + " && find wp-content/uploads -name '*.jpg' | LC_ALL=C sort | head -n1")
+	img := sh("cd " + docroot + " && find wp-content/uploads -type f | LC_ALL=C sort | head -n1")
 	for _, c := range []struct{ what, do, undo, names string }{
 		{"an image made unreadable", "chmod 0600 " + img, "chmod 0644 " + img, img},
 		{"an added plugin file", "echo '<?php' > wp-content/plugins/extra.php", "rm wp-content/plugins/extra.php", "wp-content/plugins/extra.php"},
