@@ -81,5 +81,12 @@ func SeedSite(ctx context.Context, s fixture.Site, d *provision.Site, fx *fixtur
 			return m, err
 		}
 	}
+	if d != nil {
+		for _, c := range d.Refresh {
+			if _, err := s.Host.Run(ctx, host.Cmd{Script: c, Label: "after seeding"}); err != nil {
+				return m, fmt.Errorf("the server after seeding: %w", err)
+			}
+		}
+	}
 	return m, nil
 }

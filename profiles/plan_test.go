@@ -111,6 +111,11 @@ func planArchive(t *testing.T, name, platform string, rep *provision.Report) *tx
 	for _, c := range rep.Checks {
 		fmt.Fprintf(&plan, "  %s\n", c.ID)
 	}
+	// What the profile says of itself, for the host manifest.
+	fmt.Fprintf(&plan, "site: %s\n", jsonText(t, rep.Site))
+	for _, g := range rep.Groups {
+		fmt.Fprintf(&plan, "process group: %s\n", jsonText(t, g))
+	}
 	a.Files = append([]txtar.File{{Name: "plan", Data: []byte(plan.String())}}, files...)
 	return a
 }

@@ -31,6 +31,10 @@ type Site struct {
 	// reads WordPress's .htaccess, which seeding writes) or "server" (the
 	// server's own configuration routes them).
 	Rewrite string `json:"rewrite"`
+	// Refresh are the commands (site_refresh blocks, run as root in
+	// order) after which the server serves files that seeding just wrote:
+	// e.g. a PHP-FPM reload, so OPcache drops the old wp-config.php.
+	Refresh []string `json:"refresh,omitempty"`
 }
 
 // ProcessGroup is a named set of the server's processes the sampler
@@ -55,6 +59,10 @@ type siteBlock struct {
 	RewriteRange hcl.Range `hcl:"rewrite,attr_value_range"`
 }
 
+type refreshBlock struct {
+	Run string `hcl:"run"`
+}
+
 type groupBlock struct {
 	Exe      []string  `hcl:"exe"`
 	Users    []string  `hcl:"users,optional"`
@@ -65,7 +73,8 @@ type groupBlock struct {
 // process_group blocks of one rendered platform.
 func decodeDescriptions(r *Rendered, blocks hcl.Blocks, ctx *hcl.EvalContext) hcl.Diagnostics {
 	var diags hcl.Diagnostics
-	var siteAt *hcl.Range
+	var siteAt, refreshAt *hcl.Range
+	var refresh []string
 	seen := map[string]hcl.Range{}
 	for _, b := range blocks {
 		switch b.Type {
@@ -86,6 +95,19 @@ func decodeDescriptions(r *Rendered, blocks hcl.Blocks, ctx *hcl.EvalContext) hc
 				diags = append(diags, errDiag("Invalid rewrite", fmt.Sprintf("%q: want \"htaccess\" or \"server\".", sb.Rewrite), sb.RewriteRange.Ptr()))
 			}
 			r.Site = &Site{Docroot: path.Clean(sb.Docroot), Owner: sb.Owner, Group: sb.Group, PHP: sb.PHP, Core: sb.Core, Database: sb.Database, Rewrite: sb.Rewrite}
+		case "site_refresh":
+			when, rest, d := decodeWhen(b, ctx)
+			diags = append(diags, d...)
+			if d.HasErrors() || !when {
+				continue
+			}
+			var rb refreshBlock
+			if d := gohcl.DecodeBody(rest, ctx, &rb); d.HasErrors() {
+				diags = append(diags, d...)
+				continue
+			}
+			refresh = append(refresh, rb.Run)
+			refreshAt = b.DefRange.Ptr()
 		case "process_group":
 			name := b.Labels[0]
 			if !hclsyntax.ValidIdentifier(name) || name == "other" {
@@ -114,6 +136,12 @@ func decodeDescriptions(r *Rendered, blocks hcl.Blocks, ctx *hcl.EvalContext) hc
 			}
 			r.Groups = append(r.Groups, ProcessGroup{Name: name, Exe: gb.Exe, Users: gb.Users})
 		}
+	}
+	if len(refresh) > 0 {
+		if r.Site == nil {
+			return append(diags, errDiag("site_refresh without a site", "site_refresh says what to run after the site's files change; declare the site block too.", refreshAt))
+		}
+		r.Site.Refresh = refresh
 	}
 	return diags
 }

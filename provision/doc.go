@@ -292,6 +292,11 @@
 //
 // Every process the groups do not match is counted as "other".
 //
+//	site_refresh "php_fpm" {           # any number, with a site block: run (as
+//	  run = "wptest-svc php8.2-fpm reload"  # root, in order) after seeding wrote
+//	}                                  # the site, so the server serves the new
+//	                                   # files (OPcache keeps old ones otherwise)
+//
 // # Plan and apply
 //
 // plan = Check on every op (changes nothing); with no host (plan --platform

@@ -445,6 +445,9 @@ func (rep *Report) WriteText(w io.Writer) error {
 		if s.Database != "" {
 			p(", database credentials in %s", s.Database)
 		}
+		for _, c := range s.Refresh {
+			p(", after seeding: %s", c)
+		}
 		p("\n")
 	}
 	for _, g := range rep.Groups {

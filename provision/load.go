@@ -86,6 +86,7 @@ var rootSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
 	{Type: "fact", LabelNames: []string{"name"}},
 	{Type: "site"},
 	{Type: "process_group", LabelNames: []string{"name"}},
+	{Type: "site_refresh", LabelNames: []string{"name"}},
 }}
 
 // rootSchemaDyn is rootSchema plus the dynamic meta-block, for the first,

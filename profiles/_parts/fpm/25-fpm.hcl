@@ -16,6 +16,9 @@ platform "debian-12" {
   services = {
     php_fpm = "php8.2-fpm"
   }
+  values = {
+    fpm_exe = "php-fpm8.2"
+  }
 }
 
 platform "almalinux-9" {
@@ -30,6 +33,9 @@ platform "almalinux-9" {
   }
   services = {
     php_fpm = "php-fpm"
+  }
+  values = {
+    fpm_exe = "php-fpm"
   }
 }
 
@@ -81,5 +87,11 @@ service "php_fpm" {
 
 # PHP-FPM's master runs as root, its workers as the site user.
 process_group "php" {
-  exe = [platform.services.php_fpm]
+  exe = [platform.values.fpm_exe]
+}
+
+# OPcache keeps compiled PHP until it revalidates (60 s): after seeding, a
+# graceful reload makes the pool serve the new site at once.
+site_refresh "php_fpm" {
+  run = "${local.svc} ${platform.services.php_fpm} reload"
 }
