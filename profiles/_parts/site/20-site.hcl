@@ -141,6 +141,13 @@ file "probe_js" {
   group  = var.site_user
 }
 
+# Shared by the certificate (28-tls.hcl) and the site database's
+# credentials file (21-mariadb.hcl, itself 0600).
+directory "etc" {
+  path = "/etc/wptest"
+  mode = "0755"
+}
+
 directory "lib" {
   path = local.lib_dir
   mode = "0755"
