@@ -206,7 +206,7 @@ func benchSample(b *testing.B, cfg Config) {
 		// seconds. With --pss-all, at the rate spent.
 		cycle := time.Duration(0)
 		for _, p := range sm.procs {
-			if p.group != Other {
+			if p.group != sm.other {
 				cycle += p.pssCost
 			}
 		}

@@ -15,6 +15,10 @@ import (
 // measure a sampler process of its own) it samples like `wptest srvstat`
 // (without PSS unless --pss) and exits.
 func TestMain(m *testing.M) {
+	if err := nsInit(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	if len(os.Args) > 1 && os.Args[1] == "srvstat" {
 		fs := flag.NewFlagSet("srvstat", flag.ExitOnError)
 		count := fs.Int("count", 1, "")

@@ -26,7 +26,7 @@ func TestSamplerSeesCPUBurner(t *testing.T) {
 	if err := os.Symlink(sh, burner); err != nil {
 		t.Fatal(err)
 	}
-	s := New(Config{Groups: []Group{{"burn", []string{"srvstat-burn"}}}})
+	s := New(Config{Groups: []Group{{Name: "burn", Exe: []string{"srvstat-burn"}}}})
 	ctx := context.Background()
 	s0, err := s.Sample(ctx)
 	if err != nil {
@@ -111,7 +111,7 @@ func TestSamplerSeesIdleProcessWakeUp(t *testing.T) {
 	}
 	wake, in := start()
 	doomed, _ := start()
-	s := New(Config{Groups: []Group{{"wake", []string{"srvstat-wake"}}}, NoPSS: true})
+	s := New(Config{Groups: []Group{{Name: "wake", Exe: []string{"srvstat-wake"}}}, NoPSS: true})
 	defer s.Close()
 	ctx := context.Background()
 	var s0 Sample
@@ -235,7 +235,7 @@ func TestZombieMemberDoesNotWithholdGroupPSS(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	s := New(Config{Groups: []Group{{"z", []string{"srvstat-zomb"}}}})
+	s := New(Config{Groups: []Group{{Name: "z", Exe: []string{"srvstat-zomb"}}}})
 	defer s.Close()
 	smp, err := s.Sample(context.Background())
 	if err != nil {
