@@ -2,7 +2,6 @@ package srvstat
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"syscall"
@@ -128,21 +127,10 @@ func (s *Sampler) account(recs []*exitRec) {
 	// Own CPU.
 	for _, p := range s.procs {
 		s.cum[p.group] += sub(p.cpu, p.prevCPU)
-		if debug && p.group == 0 && p.ppid > 7 {
-			fmt.Fprintf(os.Stderr, "DBG %v n=%d web own %s +%d\n", s.cfg.Acct, s.n, p, sub(p.cpu, p.prevCPU))
-		}
 	}
 	for _, g := range s.gone {
 		s.cum[g.group] += sub(g.cpu, g.prevCPU)
 		s.exits[g.group]++
-		if debug {
-			fmt.Fprintf(os.Stderr, "DBG %v n=%d gone %s group %d own +%d rec %v\n", s.cfg.Acct, s.n, g, g.group, sub(g.cpu, g.prevCPU), g.rec != nil)
-		}
-	}
-	if debug {
-		for _, e := range unseen {
-			fmt.Fprintf(os.Stderr, "DBG %v n=%d unseen %d(%s) ppid %d cpu %d group %d attached %v\n", s.cfg.Acct, s.n, e.pid, e.comm, e.ppid, e.cpu, e.group, e.attached)
-		}
 	}
 	// Exited processes, children before parents: each settles what it
 	// reaped, then goes to its reaper.
@@ -322,12 +310,7 @@ func (s *Sampler) absorb(g *proc) {
 		pid = r.ppid
 	}
 	s.lost++
-	if debug {
-		fmt.Fprintf(os.Stderr, "DBG %v n=%d LOST %s counted %d\n", s.cfg.Acct, s.n, g, g.counted)
-	}
 }
-
-var debug = os.Getenv("SRVSTAT_DEBUG") != ""
 
 // settle counts what r's kids grew by beyond the exited children it took.
 func (s *Sampler) settle(r *proc) {
@@ -356,13 +339,7 @@ func (s *Sampler) settle(r *proc) {
 			g = s.recGroup(r.recs[0], 0)
 		}
 		s.cum[g] += uint64(rem)
-		if debug {
-			fmt.Fprintf(os.Stderr, "DBG %v n=%d settle %s rem %d -> fallback group %d (absorbed %d recs %d)\n", s.cfg.Acct, s.n, r, rem, g, len(r.absorbed), len(r.recs))
-		}
 		return
-	}
-	if debug {
-		fmt.Fprintf(os.Stderr, "DBG %v n=%d settle %s rem %d -> %v\n", s.cfg.Acct, s.n, r, rem, w)
 	}
 	left, top, topW := uint64(rem), r.group, -1.0
 	for g, v := range w {

@@ -27,7 +27,7 @@ import (
 // namespace, /proc/stat the whole machine.
 
 const (
-	nsEnv     = "WPTEST_SRVSTAT_NS"     // the cgroup, in the copy running in the namespace
+	nsEnv     = "WPTEST_SRVSTAT_NS"      // the cgroup, in the copy running in the namespace
 	cpuacctV1 = "/sys/fs/cgroup/cpuacct" // cgroup v1 cpuacct hierarchy
 )
 

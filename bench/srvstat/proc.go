@@ -200,9 +200,6 @@ func (s *Sampler) readProcs() error {
 	listed := s.seq
 	for pid, p := range s.procs {
 		if p.listed != s.n {
-			if debug {
-				fmt.Fprintf(os.Stderr, "DBG %v n=%d not listed %s\n", s.cfg.Acct, s.n, p)
-			}
 			s.drop(pid, p)
 			p.goneSeq = listed
 		}
@@ -267,9 +264,6 @@ func (s *Sampler) reconcile(extra []*proc) {
 			if !s.read(r, true) {
 				s.drop(r.key.pid, r)
 				continue
-			}
-			if debug {
-				fmt.Fprintf(os.Stderr, "DBG %v n=%d reread %s seq %d\n", s.cfg.Acct, s.n, r, r.seq)
 			}
 			reaped(r)
 		}
@@ -574,11 +568,11 @@ func (s *Sampler) readExe(pid int) string {
 
 // readPid rereads p's /proc/PID/stat. False: it is gone.
 func (s *Sampler) readPid(p *proc) bool {
+	if s.beforeRead != nil {
+		s.beforeRead(p.key.pid)
+	}
 	b, err := s.pread(p.fd)
 	if err != nil || len(b) == 0 {
-		if debug {
-			fmt.Fprintf(os.Stderr, "DBG %v n=%d readPid %d(%s) failed: %v len %d\n", s.cfg.Acct, s.n, p.key.pid, p.comm, err, len(b))
-		}
 		return false
 	}
 	open, close := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')

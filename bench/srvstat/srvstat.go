@@ -221,19 +221,19 @@ type proc struct {
 type Sampler struct {
 	cfg    Config
 	groups []matcher
-	err    error              // the groups' (bad user...)
-	other  int                // Other's group index: len(groups)
-	procs  map[int]*proc      // live processes by pid
-	cum    []uint64           // CPU counted per group since the first sample, ns
-	exits  []int64            // exits per group
-	status *statusClient      // for StatusURL
-	n      int                // samples taken
-	acct   *exitLog           // process accounting, when in use
-	acctNo string             // why not, when asked for
-	wait   map[int]*exitRec   // exit records of processes not reaped yet
-	lost   int                // exited processes no reaper's kids accounted for (tests)
-	byPid  map[int]*proc      // this sample's gone processes, by pid
-	kids   map[int][]*proc    // this sample's live processes by parent
+	err    error            // the groups' (bad user...)
+	other  int              // Other's group index: len(groups)
+	procs  map[int]*proc    // live processes by pid
+	cum    []uint64         // CPU counted per group since the first sample, ns
+	exits  []int64          // exits per group
+	status *statusClient    // for StatusURL
+	n      int              // samples taken
+	acct   *exitLog         // process accounting, when in use
+	acctNo string           // why not, when asked for
+	wait   map[int]*exitRec // exit records of processes not reaped yet
+	lost   int              // exited processes no reaper's kids accounted for (tests)
+	byPid  map[int]*proc    // this sample's gone processes, by pid
+	kids   map[int][]*proc  // this sample's live processes by parent
 
 	dirFD, statFD, loadFD, memFD int // /proc and its files, kept open (-1: not yet)
 	buf, dents                   []byte
@@ -244,12 +244,17 @@ type Sampler struct {
 	ns                           int                  // 1: cfg.Proc is our pid namespace's; -1: not; 0: unknown
 	gate                         bool                 // schedstat may stand in for stat: the last sample ended 10 ms ago or more
 	lastEnd                      time.Time            // when the last sample ended
+	gateGap                      time.Duration        // 10 ms (tests of a fake /proc: 0)
 	skipped                      int                  // stat reads saved (for tests)
 	pssReads                     int                  // smaps_rollup reads so far (for the benchmark)
 	pssSpent                     time.Duration        // and their cost
 	pssAvgCost                   time.Duration        // mean read cost, to predict a never-read process's
 	pssCredit                    time.Duration        // PSS budget not spent yet (negative: overspent)
 	cpuClock                     func() time.Duration // threadCPU (tests make read costs exact)
+	// Tests: exit records instead of process accounting's, and a hook
+	// before every stat read (a fake /proc changing mid-sample).
+	testRecs   func() []*exitRec
+	beforeRead func(pid int)
 }
 
 // fullEvery: /proc is listed at least every fullEvery samples, even when no
@@ -270,7 +275,7 @@ func New(cfg Config) *Sampler {
 	}
 	s := &Sampler{cfg: cfg, procs: map[int]*proc{}, wait: map[int]*exitRec{},
 		dirFD: -1, statFD: -1, loadFD: -1, memFD: -1, buf: make([]byte, 4096), dents: make([]byte, 32<<10),
-		pssAvgCost: time.Millisecond, cpuClock: threadCPU}
+		pssAvgCost: time.Millisecond, cpuClock: threadCPU, gateGap: 10 * time.Millisecond}
 	s.groups, s.err = compileGroups(cfg.Groups)
 	s.other = len(s.groups)
 	s.cum = make([]uint64, s.other+1)
@@ -334,7 +339,7 @@ func (s *Sampler) Sample(ctx context.Context) (Sample, error) {
 	s.readLoadMem(&smp)
 	// A running process's run time is updated at its next tick (at most
 	// 10 ms): closer samples cannot tell from schedstat that it ran.
-	s.gate = now.Sub(s.lastEnd) >= 10*time.Millisecond
+	s.gate = now.Sub(s.lastEnd) >= s.gateGap
 	defer func() { s.lastEnd = time.Now() }()
 	if err := s.readProcs(); err != nil {
 		return smp, err
@@ -349,7 +354,9 @@ func (s *Sampler) Sample(ctx context.Context) (Sample, error) {
 		}
 	}
 	var recs []*exitRec
-	if s.acct != nil && s.n > 0 {
+	if s.testRecs != nil {
+		recs = s.testRecs()
+	} else if s.acct != nil && s.n > 0 {
 		var err error
 		if recs, err = s.acct.records(); err != nil {
 			s.acct.close()
@@ -357,7 +364,7 @@ func (s *Sampler) Sample(ctx context.Context) (Sample, error) {
 		}
 	}
 	s.account(recs)
-	if s.acct != nil {
+	if s.acct != nil || s.testRecs != nil {
 		smp.ExitsFrom = "acct"
 	}
 	if !s.cfg.NoPSS {
