@@ -37,6 +37,9 @@ import (
 // children it reaped (user and system are rounded apart).
 const slack = 2 * tick
 
+// waitSamples: how long an exit record waits for /proc to show its process gone.
+const waitSamples = 100
+
 // halfAHZ: records truncate CPU to 10 ms; half of that makes up for it on average.
 const halfAHZ = 1e9 / ahz / 2
 
@@ -73,6 +76,13 @@ func (s *Sampler) account(recs []*exitRec) {
 		unseen = append(unseen, e)
 	}
 	for pid, e := range s.wait {
+		if e.since == 0 {
+			e.since = s.n
+		}
+		if s.n-e.since > waitSamples {
+			delete(s.wait, pid) // a zombie nobody reaps, or its pid is another process's now
+			continue
+		}
 		if s.procs[pid] != nil || s.zombie(pid) {
 			continue
 		}

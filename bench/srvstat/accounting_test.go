@@ -191,15 +191,15 @@ func TestReadsAgreeAboutAReapingBetweenThem(t *testing.T) {
 		f.stat(fakePid{pid: 11, ppid: 10, comm: "php-cgi", utime: 50})
 		// Between the first and the second of the two reads: the CGI
 		// exits and Apache reaps it.
-		first := 0
+		first, done := 0, false
 		s.beforeRead = func(pid int) {
 			if pid != 10 && pid != 11 {
 				return
 			}
 			if first == 0 {
 				first = pid
-			} else if pid != first && first > 0 {
-				first = -1
+			} else if pid != first && !done {
+				done = true
 				f.exit(11)
 				f.stat(fakePid{pid: 10, ppid: 1, comm: "apache2", utime: 100, cutime: 50})
 			}
@@ -208,10 +208,8 @@ func TestReadsAgreeAboutAReapingBetweenThem(t *testing.T) {
 		s.beforeRead = nil
 		s2 := sample(t, s)
 		if cpuOf(s1, "php-cgi") != 0.2 || cpuOf(s1, "web") != 0 || cpuOf(s2, "php-cgi") != 0.2 || cpuOf(s2, "web") != 0 || s.lost != 0 {
-			t.Fatalf("round %d, %d read first: %+v, then %+v, %d lost", i, map[int]int{10: 10, 11: 11}[firstOf(first)], s1.Groups, s2.Groups, s.lost)
+			t.Fatalf("round %d, pid %d read first: %+v, then %+v, %d lost", i, first, s1.Groups, s2.Groups, s.lost)
 		}
 		s.Close()
 	}
 }
-
-func firstOf(v int) int { return v }

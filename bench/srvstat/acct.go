@@ -34,6 +34,7 @@ type exitRec struct {
 	// Set while accounting (account.go): its group; attached: it hangs
 	// under a tracked process (its parent), else parentRec is its parent's
 	// record; kids: records whose parent it was.
+	since     int // sample number it came in (waiting ones)
 	group     int
 	groupSet  bool
 	attached  bool

@@ -230,7 +230,7 @@ func checkInvariants(t *testing.T, name string, ss []bracketed) {
 		for g, u := range b.smp.Groups {
 			d := u.CPUSec - a.smp.Groups[g].CPUSec
 			if d > float64(b.smp.CPUs)*span+a.smp.CPURoundingS+1e-9 || d < -1e-9 {
-				t.Errorf("%s, samples %d..%d: group %s used %.4f s in %.4f s on %d CPUs", name, p[0], p[1], g, d, span, b.smp.CPUs)
+				t.Errorf("%s, samples %d..%d: group %s used %.4f s in %.4f s on %d CPUs (rounding %.2f s at the first): %v", name, p[0], p[1], g, d, span, b.smp.CPUs, a.smp.CPURoundingS, groupDeltas(a.smp, b.smp))
 			}
 		}
 	}

@@ -395,7 +395,7 @@ func (s *Sampler) add(pid int) {
 	if err != nil {
 		return // gone already
 	}
-	p := &proc{key: procKey{pid: pid}, fd: fd, schedFD: -1, born: s.n, listed: s.n, uid: -1, own: -1, group: -1}
+	p := &proc{key: procKey{pid: pid}, fd: fd, schedFD: -1, born: s.n, listed: s.n, uid: -1, own: -1, group: -1, seenAt: s.now}
 	if !s.read(p, true) {
 		rawClose(fd)
 		return
@@ -529,9 +529,9 @@ func (s *Sampler) idle(p *proc) bool {
 	return true
 }
 
-// uidReads: how many stat reads of a process whose group depends on its
-// user read its uid again.
-const uidReads = 10
+// uidYoung: for how long after srvstat first sees it a root process whose
+// group depends on its user has its uid read again at each stat read.
+const uidYoung = 10 * time.Second
 
 // readUID is pid's effective uid from /proc/PID/status (-1 if gone or unreadable).
 func (s *Sampler) readUID(pid int) int64 {
@@ -614,9 +614,9 @@ func (s *Sampler) readPid(p *proc) bool {
 		p.exe, p.uid = s.readExe(p.key.pid), -1
 		s.classify(p)
 		p.pssOK, p.pssAt = false, time.Time{}
-	} else if p.userCheck && p.reads <= uidReads {
+	} else if p.userCheck && p.uid <= 0 && s.now.Sub(p.seenAt) < uidYoung {
 		// A forked worker (php-fpm's, mpm-itk's) drops root soon after
-		// the fork: read its uid again while it is young.
+		// the fork: read the uid of a young root process again.
 		p.uid = -1
 		s.classify(p)
 	}

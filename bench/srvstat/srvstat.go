@@ -1,7 +1,9 @@
 // Package srvstat samples a server from /proc once a second: whole-machine
-// CPU time, per process group (web server, php-cgi, php-fpm, database, the
-// rest) CPU time including exited children and PSS from smaps_rollup, Apache's
-// busy/idle workers from /server-status?auto, load average and memory. It
+// CPU time, per process group (the caller's: the live profile's web server,
+// PHP, database; the rest is "other") CPU time, each exited process's
+// counted once in its own group (account.go), and PSS from smaps_rollup,
+// Apache's busy/idle workers from /server-status?auto, load average and
+// memory. It
 // writes one JSON line per sample; Summarize turns two samples around a load
 // run into the run's server-side numbers (CPU per request = whole-machine CPU
 // time over the window ÷ requests answered in it, as the first seed defines it).
@@ -171,8 +173,9 @@ type proc struct {
 	// else Other's).
 	own, group int
 	// userCheck: a group with users names it, so its uid matters (read
-	// again at its first uidReads stat reads: a forked worker drops root).
+	// again while it is young and root: a forked worker drops root).
 	userCheck bool
+	seenAt    time.Time // the sample that found it
 	ppid      int
 	threads   int
 	reads     int
@@ -244,6 +247,7 @@ type Sampler struct {
 	ns                           int                  // 1: cfg.Proc is our pid namespace's; -1: not; 0: unknown
 	gate                         bool                 // schedstat may stand in for stat: the last sample ended 10 ms ago or more
 	lastEnd                      time.Time            // when the last sample ended
+	now                          time.Time            // when this sample started
 	gateGap                      time.Duration        // 10 ms (tests of a fake /proc: 0)
 	skipped                      int                  // stat reads saved (for tests)
 	pssReads                     int                  // smaps_rollup reads so far (for the benchmark)
@@ -331,6 +335,7 @@ func (s *Sampler) Sample(ctx context.Context) (Sample, error) {
 		return Sample{}, s.err
 	}
 	now := time.Now()
+	s.now = now
 	smp := Sample{Time: now.UTC().Format(time.RFC3339Nano), Unix: float64(now.UnixNano()) / 1e9,
 		CPUs: runtime.NumCPU(), Groups: make(map[string]Usage, len(s.groups)+1), ExitsFrom: "parents"}
 	if err := s.readStat(&smp); err != nil {
