@@ -40,8 +40,16 @@ const slack = 2 * tick
 // waitSamples: how long an exit record waits for /proc to show its process gone.
 const waitSamples = 100
 
-// halfAHZ: records truncate CPU to 10 ms; half of that makes up for it on average.
-const halfAHZ = 1e9 / ahz / 2
+// recWeight is what a record says a process used, for splitting: records
+// truncate to 10 ms (of a time sampled at the scheduler's tick), so half
+// of that is added; one that shows 0 (a helper that ran a few ms, or
+// Go's fork to probe for clone3's pidfd) counts 1 ms, not 5.
+func recWeight(cpu uint64) uint64 {
+	if cpu == 0 {
+		return 1e6
+	}
+	return cpu + 1e9/ahz/2
+}
 
 func (s *Sampler) account(recs []*exitRec) {
 	if s.n == 0 {
@@ -374,7 +382,7 @@ func (s *Sampler) weigh(r *proc, w map[int]float64, depth int) {
 	}
 	for _, a := range r.absorbed {
 		if a.rec != nil {
-			if v := float64(a.rec.cpu+halfAHZ) - float64(a.cpu); v > 0 {
+			if v := float64(recWeight(a.rec.cpu)) - float64(a.cpu); v > 0 {
 				w[a.group] += v
 			}
 		}
@@ -386,7 +394,7 @@ func (s *Sampler) weighRec(e *exitRec, w map[int]float64, depth int) {
 	if depth > 64 {
 		return
 	}
-	w[s.recGroup(e, 0)] += float64(e.cpu + halfAHZ)
+	w[s.recGroup(e, 0)] += float64(recWeight(e.cpu))
 	for _, k := range e.kids {
 		s.weighRec(k, w, depth+1)
 	}

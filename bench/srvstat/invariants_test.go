@@ -201,7 +201,8 @@ func groupSum(s Sample) float64 {
 // checkInvariants checks, for every pair of samples a before b in ss
 // (each interval, and the whole run):
 //
-//	(a) every group's CPU ≤ CPUs × the time between them (+ a's rounding);
+//	(a) every group's CPU ≤ CPUs × the time between them (+ a's rounding),
+//	    or ≤ the kernel's count for the cgroup when that is more;
 //	(b) the groups' sum = the CPU the cgroup's processes used, within the
 //	    samples' rounding (cpu_rounding_s: b's below, a's above).
 //
@@ -210,6 +211,10 @@ func groupSum(s Sample) float64 {
 // last update of the tasks running then).
 func checkInvariants(t *testing.T, name string, ss []bracketed) {
 	t.Helper()
+	ahead := 0 // intervals where the kernel's count ran ahead of the wall clock
+	defer func() {
+		t.Logf("%s: in %d of %d intervals the kernel counted more CPU for these processes than CPUs × wall time", name, ahead, len(ss)-1)
+	}()
 	pairs := [][2]int{{0, len(ss) - 1}}
 	for i := 1; i < len(ss); i++ {
 		pairs = append(pairs, [2]int{i - 1, i})
@@ -226,10 +231,20 @@ func checkInvariants(t *testing.T, name string, ss []bracketed) {
 			t.Errorf("%s, samples %d..%d: the groups used %.4f s, the cgroup %.4f..%.4f s (rounding %.2f/%.2f s): %v", name, p[0], p[1], got,
 				float64(int64(b.usageLo)-int64(a.usageHi))/1e9, float64(b.usageHi-a.usageLo)/1e9, a.smp.CPURoundingS, b.smp.CPURoundingS, groupDeltas(a.smp, b.smp))
 		}
+		// (a) against the wall clock; but on a VM the kernel's CPU time can
+		// run ahead of it over a short span (here, under stress-ng: the
+		// whole machine's cpuacct usage over 20 ms intervals exceeded 2
+		// CPUs × wall time in 3% of them, by up to 0.15 s): then the
+		// kernel's own count for these processes is the limit.
 		span := b.tHi.Sub(a.tLo).Seconds()
+		limit := float64(b.smp.CPUs) * span
+		if kernel := float64(b.usageHi-a.usageLo) / 1e9; kernel > limit {
+			ahead++
+			limit = kernel + stale
+		}
 		for g, u := range b.smp.Groups {
 			d := u.CPUSec - a.smp.Groups[g].CPUSec
-			if d > float64(b.smp.CPUs)*span+a.smp.CPURoundingS+1e-9 || d < -1e-9 {
+			if d > limit+a.smp.CPURoundingS+1e-9 || d < -1e-9 {
 				t.Errorf("%s, samples %d..%d: group %s used %.4f s in %.4f s on %d CPUs (rounding %.2f s at the first): %v", name, p[0], p[1], g, d, span, b.smp.CPUs, a.smp.CPURoundingS, groupDeltas(a.smp, b.smp))
 			}
 		}
@@ -308,9 +323,16 @@ func TestInvariantsUnderPreforkCGIAndFPM(t *testing.T) {
 
 	first, last := acct[0], acct[len(acct)-1]
 	web := last.smp.Groups["web"].CPUSec - first.smp.Groups["web"].CPUSec
-	t.Logf("%d samples; with accounting: %s; cgroup %.3f s; Apache's processes themselves %.4f s (web also has its children's CPU before they exec'd); %d exited processes not accounted for",
-		len(acct), groupDeltas(first.smp, last.smp), float64(last.usageHi-first.usageLo)/1e9, float64(last.webHi-first.webLo)/1e9, withAcct.lost)
-	t.Logf("by parents: %s", groupDeltas(parents[0].smp, parents[len(parents)-1].smp))
+	for _, r := range []struct {
+		name string
+		ss   []bracketed
+	}{{"with accounting", acct}, {"by parents", parents}} {
+		a, b := r.ss[0], r.ss[len(r.ss)-1]
+		t.Logf("%s, %d samples: groups' sum %.4f s, cgroup %.4f..%.4f s: %s", r.name, len(r.ss), groupSum(b.smp)-groupSum(a.smp),
+			float64(int64(b.usageLo)-int64(a.usageHi))/1e9, float64(b.usageHi-a.usageLo)/1e9, groupDeltas(a.smp, b.smp))
+	}
+	t.Logf("Apache's processes themselves %.4f s (web also has its children's CPU before they exec'd); %d exited processes not accounted for",
+		float64(last.webHi-first.webLo)/1e9, withAcct.lost)
 	// Every exit in its group: the 3 ab runs in other; 40 direct CGIs, 40
 	// wrappers and their 40 php-cgi, and at least 13 php-fpm workers
 	// (2 workers, 3 requests each, 40 requests) in php, php-fpm's running
@@ -341,6 +363,8 @@ func TestShortLivedProcessesCountInTheirOwnGroup(t *testing.T) {
 	burn := filepath.Join(dir, "srvstat-burn")
 	must(t, os.Symlink(sh, burn))
 	groups := []Group{{Name: "burn", Exe: []string{"srvstat-burn"}}}
+	// Go forks once, on its first exec, to probe for clone's pidfd: not here.
+	must(t, exec.Command(sh, "-c", "exit 0").Run())
 	withAcct := New(Config{Groups: groups, NoPSS: true, Acct: true})
 	defer withAcct.Close()
 	byParent := New(Config{Groups: groups, NoPSS: true})
@@ -363,9 +387,10 @@ func TestShortLivedProcessesCountInTheirOwnGroup(t *testing.T) {
 	}
 	a1, p1 := sample(t, withAcct), sample(t, byParent)
 	got := a1.Groups["burn"].CPUSec - a0.Groups["burn"].CPUSec
-	// This process's cutime and cstime are rounded down to ticks (two),
-	// the children's rusage to µs.
-	if d := got - used.Seconds(); d < -0.02-1e-5 || d > 1e-5 || a1.Groups["burn"].Exits-a0.Groups["burn"].Exits != 6 {
+	// This process's cutime and cstime are rounded down to ticks, apart,
+	// at each sample: their growth is within 2 ticks of the truth either
+	// way; the children's rusage is in µs.
+	if d := got - used.Seconds(); d < -0.02-1e-5 || d > 0.02+1e-5 || a1.Groups["burn"].Exits-a0.Groups["burn"].Exits != 6 {
 		t.Errorf("with accounting: burn used %.4f s (%d exits); its processes used %.4f s (6 exits)", got, a1.Groups["burn"].Exits-a0.Groups["burn"].Exits, used.Seconds())
 	}
 	if b := p1.Groups["burn"].CPUSec - p0.Groups["burn"].CPUSec; b != 0 || p1.Groups[Other].CPUSec-p0.Groups[Other].CPUSec < used.Seconds()-0.02 {
