@@ -84,11 +84,12 @@ func compT(v uint16) uint64 { return uint64(v&0x1fff) << (3 * (v >> 13)) }
 // exactly one file: the kernel switches atomically, and has written the old
 // one out when acct(2) returns).
 type exitLog struct {
-	dir  string
-	lock *os.File
-	cur  string
-	seq  int
-	self int
+	dir      string
+	lock     *os.File
+	lockPath string
+	cur      string
+	seq      int
+	self     int
 }
 
 // acctDir holds the accounting files: a small tmpfs of its own, so that
@@ -123,15 +124,20 @@ func startExitLog() (*exitLog, error) {
 	}
 	// One srvstat per pid namespace runs accounting (there is one
 	// accounting file per namespace); the others attribute by parent.
-	lf, err := os.OpenFile(filepath.Join(acctDir, "lock."+ns), os.O_CREATE|os.O_RDWR, 0o600)
+	lockPath := filepath.Join(acctDir, "lock."+ns)
+	lf, err := os.OpenFile(lockPath, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	// The holder removes the file when it is done: the lock counts only if
+	// the path still names the file we locked.
+	var a, b syscall.Stat_t
+	if syscall.Flock(int(lf.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil ||
+		syscall.Fstat(int(lf.Fd()), &a) != nil || syscall.Stat(lockPath, &b) != nil || a.Ino != b.Ino {
 		lf.Close()
 		return nil, errors.New("another srvstat runs process accounting in this pid namespace")
 	}
-	l := &exitLog{dir: acctDir, lock: lf, self: os.Getpid()}
+	l := &exitLog{dir: acctDir, lock: lf, lockPath: lockPath, self: os.Getpid()}
 	// Files a killed srvstat of this namespace left (we hold the lock: no
 	// one else's).
 	old, _ := filepath.Glob(filepath.Join(acctDir, "pacct."+ns+".*"))
@@ -197,6 +203,7 @@ func (l *exitLog) close() {
 	if l.seq > 0 {
 		os.Remove(l.cur + "." + strconv.Itoa(l.seq-1))
 	}
+	os.Remove(l.lockPath)
 	l.lock.Close()
 	l.lock = nil
 }

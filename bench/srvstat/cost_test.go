@@ -79,6 +79,7 @@ func BenchmarkSamplerProcess(b *testing.B) {
 		{"default", []string{"--pss"}},
 		{"pss-budget-2ms", []string{"--pss", "--pss-budget", "2ms"}},
 		{"no-pss", nil},
+		{"acct", []string{"--pss", "--acct"}}, // process accounting: the CLI's default
 	}
 	// Per variant, per round: CPU % over the whole run, and in steady state.
 	total, steady := make([][]float64, len(variants)), make([][]float64, len(variants))
