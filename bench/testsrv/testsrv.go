@@ -141,6 +141,9 @@ type ApacheOptions struct {
 	KeepAliveTimeout  int    // seconds, default 5
 	Deflate           bool   // mod_deflate on text/css, text/html
 	CPUs              string // pin the server to these CPUs (taskset -c), e.g. "0"
+	// Extra is appended to the config: modules and handlers a test needs
+	// (CGI, FastCGI). "{{.Dir}}" in it is the server's directory.
+	Extra string
 }
 
 var apacheConf = template.Must(template.New("a").Parse(`
@@ -186,7 +189,8 @@ StartServers {{.Children}}
 MinSpareThreads 25
 MaxSpareThreads {{.MaxRequestWorkers}}
 MaxRequestWorkers {{.MaxRequestWorkers}}
-{{end}}`))
+{{end}}
+{{.ExtraConf}}`))
 
 // StartApache starts Debian's apache2 in the foreground from a temp config.
 func StartApache(t testing.TB, o ApacheOptions) *Server {
@@ -210,10 +214,11 @@ func StartApache(t testing.TB, o ApacheOptions) *Server {
 	// under the client's feet by a child going away.
 	must(t, apacheConf.Execute(&conf, struct {
 		ApacheOptions
-		Dir      string
-		Port     int
-		Children int
-	}{o, dir, port, (o.MaxRequestWorkers + 24) / 25}))
+		Dir       string
+		Port      int
+		Children  int
+		ExtraConf string
+	}{o, dir, port, (o.MaxRequestWorkers + 24) / 25, strings.ReplaceAll(o.Extra, "{{.Dir}}", dir)}))
 	cf := filepath.Join(dir, "httpd.conf")
 	must(t, os.WriteFile(cf, conf.Bytes(), 0o644))
 	s := &Server{Dir: dir, Port: port}
