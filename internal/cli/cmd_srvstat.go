@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os/signal"
 	"strings"
@@ -9,7 +10,10 @@ import (
 	"time"
 
 	"github.com/wptest/wptest/bench/srvstat"
+	"github.com/wptest/wptest/experiment"
+	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/exitcode"
+	"github.com/wptest/wptest/provision/hostmanifest"
 )
 
 // wptest srvstat: runs on the server (wptest uploads itself and starts it
@@ -31,6 +35,9 @@ func runSrvstat(ctx context.Context, a *App, args []string) error {
 	var groups multiFlag
 	fs.Var(&groups, "group", "process group 'name=NAME,exe=EXE1|EXE2[,user=USER1|USER2]' (repeatable; EXE matches /proc/PID/exe's base name or comm, a trailing * makes a prefix); without --group or --groups: "+defaultGroupsText())
 	groupsJSON := fs.String("groups", "", `process groups as JSON: [{"name": "web", "exe": ["apache2"], "users": ["www-data"]}, ...] (with --group: added after them)`)
+	var target, knownHosts, identity string
+	addTargetFlags(fs, &target, &knownHosts, &identity)
+	agent := fs.String("agent", "", "with --target: the wptest binary to run there (default: this executable)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -52,10 +59,32 @@ func runSrvstat(ctx context.Context, a *App, args []string) error {
 		}
 		cfg.Groups = append(cfg.Groups, gs...)
 	}
+	if cfg.Groups != nil {
+		if err := srvstat.CheckGroups(cfg.Groups); err != nil {
+			return exitcode.With(exitcode.Config, err)
+		}
+	}
+	if target != "" {
+		// On another host (or this one, named): the live profile's groups,
+		// and the sampler runs there, as `wptest run` runs it.
+		h, err := openTarget(ctx, a, target, knownHosts, identity)
+		if err != nil {
+			return err
+		}
+		defer h.Close()
+		if cfg.Groups == nil {
+			hm, err := hostmanifest.Read(ctx, h)
+			if err != nil {
+				return exitcode.With(exitcode.Provision, err)
+			}
+			cfg.Groups = experiment.SamplerGroups(hm)
+		}
+		if _, local := h.(*host.Local); !local {
+			return srvstatRemote(ctx, a, h, cfg, *agent, fs)
+		}
+	}
 	if cfg.Groups == nil {
-		fmt.Fprintf(a.Stderr, "srvstat: no --group or --groups: using the default groups %s\n", defaultGroupsText())
-	} else if err := srvstat.CheckGroups(cfg.Groups); err != nil {
-		return exitcode.With(exitcode.Config, err)
+		fmt.Fprintf(a.Stderr, "srvstat: no --group or --groups and no profile's groups: using the default groups %s\n", defaultGroupsText())
 	}
 	if *duration > 0 {
 		var cancel context.CancelFunc
@@ -81,4 +110,29 @@ func defaultGroupsText() string {
 		p = append(p, "name="+g.Name+",exe="+strings.Join(g.Exe, "|"))
 	}
 	return strings.Join(p, " ")
+}
+
+// srvstatRemote runs `wptest srvstat` on h (the agent, installed if need
+// be) with this command's sampling flags and the groups, its JSON lines to
+// stdout.
+func srvstatRemote(ctx context.Context, a *App, h host.Host, cfg srvstat.Config, agent string, fs *flag.FlagSet) error {
+	facts, err := h.Facts(ctx)
+	if err != nil {
+		return exitcode.With(exitcode.Provision, err)
+	}
+	msg, err := installAgent(ctx, a, h, facts, agent)
+	if err != nil {
+		return exitcode.With(exitcode.Provision, err)
+	}
+	fmt.Fprintf(a.Stderr, "[%s] wptest agent: %s\n", h.Name(), msg)
+	var args []string
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "target", "known-hosts", "identity", "agent", "group", "groups":
+		default:
+			args = append(args, "--"+f.Name+"="+f.Value.String())
+		}
+	})
+	args = append(args, srvstat.GroupArgs(cfg.Groups)...)
+	return srvstat.RunRemote(ctx, h, srvstat.Remote{Path: agentPath, Args: args}, a.Stdout)
 }

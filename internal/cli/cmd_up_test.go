@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wptest/wptest/bench/srvstat"
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/internal/testenv"
@@ -212,6 +213,7 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 		}
 	}
 	page("under cpanel-apache")
+	samplerExact(t, hs[0], conn, "prefork + CGI", "-n", "40")
 
 	_, d = step("swap", "caddy")
 	record("swap caddy", d)
@@ -226,6 +228,7 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 		t.Errorf("caddy still running after the swap back to tuned-apache")
 	}
 	page("back under tuned-apache")
+	samplerExact(t, hs[0], conn, "PHP-FPM", "-n", "200")
 
 	res, d = step("up", "tuned-apache")
 	record("up tuned-apache again", d)
@@ -287,4 +290,79 @@ func containsSub(list []string, sub string) bool {
 		}
 	}
 	return false
+}
+
+// samplerExact runs `wptest srvstat --target` on the host (the live
+// profile's process groups, from its host manifest) while pages load from
+// here, and checks srvstat's invariants against the host's own CPU
+// accounting (its cgroup, exited processes included): in every interval
+// each group used at most CPUs x interval; from an idle sample before the
+// load to an idle sample after it, the groups (other included) add up to
+// what the host's processes used, within srvstat's stated rounding.
+func samplerExact(t *testing.T, bh *testenv.BareHost, conn []string, what string, load ...string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var out testenv.SyncBuffer
+	done := make(chan int, 1)
+	go func() {
+		var stderr bytes.Buffer
+		done <- Run(ctx, &App{Args: append([]string{"srvstat", "--interval", "500ms"}, conn...), Stdout: &out, Stderr: &stderr})
+	}()
+	lines := func() int { return strings.Count(out.String(), "\n") }
+	usage := func() time.Duration {
+		d, err := bh.CPUUsage()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	testenv.WaitFor(t, 2*time.Minute, "srvstat's first samples", func() bool { return lines() >= 2 })
+	a, cgA := lines(), usage()
+	code, stdout, stderr := runCLIArgs(append([]string{"bench", "--url", "http://" + bh.IP + "/", "-c", "4"}, load...)...)
+	if code != 0 {
+		t.Fatalf("load (%s): exit %d\n%s\n%s", what, code, stdout, stderr)
+	}
+	// The next sample is taken after the load ended: the host is idle
+	// from there to the cgroup's reading, as it was around sample a.
+	testenv.WaitFor(t, time.Minute, "a sample after the load", func() bool { return lines() >= a+2 })
+	b, cgB := lines(), usage()
+	cancel()
+	<-done
+	ss, err := srvstat.Read(strings.NewReader(out.String()))
+	if err != nil || len(ss) < b {
+		t.Fatalf("%d samples: %v", len(ss), err)
+	}
+	sum := func(s srvstat.Sample) (v float64) {
+		for _, g := range s.Groups {
+			v += g.CPUSec
+		}
+		return v
+	}
+	for i := 1; i < b; i++ {
+		dt := ss[i].Unix - ss[i-1].Unix
+		for name, g := range ss[i].Groups {
+			if d := g.CPUSec - ss[i-1].Groups[name].CPUSec; d > float64(ss[i].CPUs)*dt+ss[i].CPURoundingS {
+				t.Errorf("%s: group %s used %.3f s in a %.3f s interval on %d CPUs", what, name, d, dt, ss[i].CPUs)
+			}
+		}
+	}
+	groups, truth := sum(ss[b-1])-sum(ss[a-1]), (cgB - cgA).Seconds()
+	slack := ss[a-1].CPURoundingS + ss[b-1].CPURoundingS + 0.05 // + srvstat's and sshd's own between a sample and the cgroup's reading
+	if d := groups - truth; d > slack || d < -slack {
+		t.Errorf("%s: the groups add up to %.3f s, the host's processes used %.3f s (rounding %.3f s)", what, groups, truth, slack)
+	}
+	last := ss[b-1].Groups
+	if last["web"].CPUSec-ss[a-1].Groups["web"].CPUSec <= 0 || last["php"].CPUSec-ss[a-1].Groups["php"].CPUSec <= 0 {
+		t.Errorf("%s: web or php used no CPU under load: %+v", what, last)
+	}
+	t.Logf("%s: groups %.3f s, host %.3f s over %d samples (web %.2f s, php %.2f s, db %.2f s, other %.2f s; exits from %s)", what, groups, truth, b-a+1,
+		last["web"].CPUSec-ss[a-1].Groups["web"].CPUSec, last["php"].CPUSec-ss[a-1].Groups["php"].CPUSec,
+		last["db"].CPUSec-ss[a-1].Groups["db"].CPUSec, last[srvstat.Other].CPUSec-ss[a-1].Groups[srvstat.Other].CPUSec, ss[b-1].ExitsFrom)
+}
+
+// runCLIArgs runs one whole command in this process.
+func runCLIArgs(args ...string) (int, string, string) {
+	var stdout, stderr bytes.Buffer
+	code := Run(context.Background(), &App{Args: args, Stdout: &stdout, Stderr: &stderr})
+	return code, stdout.String(), stderr.String()
 }
