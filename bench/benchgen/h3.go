@@ -2,7 +2,11 @@ package benchgen
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptrace"
 	"time"
 
 	"github.com/quic-go/quic-go"
@@ -93,4 +97,54 @@ func (c *h3Client) do(ctx context.Context, deadline time.Time, a *attempt) {
 	if a.err != nil {
 		c.close()
 	}
+}
+
+// tracedRoundTrip sends the target's request on rt (quic-go's HTTP/3), timing the
+// first response byte, and returns when the attempt ended.
+func tracedRoundTrip(ctx context.Context, rt roundTripper, t *target, proto int, a *attempt) time.Time {
+	req, _ := http.NewRequestWithContext(ctx, t.method, t.url.String(), nil)
+	req.Header = t.header.Clone()
+	req = req.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		GotFirstResponseByte: func() { a.firstByte = time.Now() },
+	}))
+	a.sent = time.Now()
+	roundTrip(rt, req, proto, a)
+	return a.end
+}
+
+type roundTripper interface {
+	RoundTrip(*http.Request) (*http.Response, error)
+}
+
+// roundTrip sends req, reads the whole body and fills a.
+// A response in another HTTP version than asked for is a protocol error.
+func roundTrip(rt roundTripper, req *http.Request, major int, a *attempt) {
+	resp, err := rt.RoundTrip(req)
+	if err != nil {
+		a.fail(err, phaseHead)
+		return
+	}
+	if resp.ProtoMajor != major {
+		resp.Body.Close()
+		a.fail(&errProtocol{fmt.Sprintf("asked for HTTP/%d, got %s", major, resp.Proto)}, phaseHead)
+		return
+	}
+	if a.firstByte.IsZero() {
+		a.firstByte = time.Now()
+	}
+	a.gotHead = true
+	a.status = resp.StatusCode
+	n, err := io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	a.bodyBytes += n
+	a.end = time.Now()
+	if err != nil {
+		a.fail(err, phaseBody)
+		return
+	}
+	if resp.ContentLength >= 0 && n != resp.ContentLength {
+		a.fail(errShort, phaseBody)
+		return
+	}
+	a.finish()
 }
