@@ -26,10 +26,21 @@ type h3Client struct {
 	htr      *http3.Transport
 	raddr    *net.UDPAddr
 	lastUsed time.Time
+	// Made once per visitor, not per request: the request (a shallow copy
+	// per attempt carries its context) and the trace of its first
+	// response byte, in a context under the run's.
+	req      *http.Request
+	runCtx   context.Context
+	traceCtx context.Context
+	cur      *attempt // the attempt the trace reports to
 }
 
 func newH3(t *target) *h3Client {
-	return &h3Client{t: t, htr: &http3.Transport{DisableCompression: true}}
+	c := &h3Client{t: t, htr: &http3.Transport{DisableCompression: true}}
+	c.req, _ = http.NewRequest(t.method, t.url.String(), nil)
+	// Read only, by every visitor: RoundTrip must not change a request.
+	c.req.Header = t.header
+	return c
 }
 
 func (c *h3Client) wire() (int64, int64) { return c.w.in.Load(), c.w.out.Load() }
@@ -83,7 +94,17 @@ func (c *h3Client) do(ctx context.Context, deadline time.Time, a *attempt) {
 		c.close()
 		a.kaCloseBefore = true
 	}
-	ctx, cancel := context.WithDeadline(ctx, deadline)
+	if ctx != c.runCtx {
+		c.runCtx = ctx
+		c.traceCtx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+			GotFirstResponseByte: func() {
+				if a := c.cur; a != nil {
+					a.firstByte = time.Now()
+				}
+			},
+		})
+	}
+	ctx, cancel := context.WithDeadline(c.traceCtx, deadline)
 	defer cancel()
 	if c.qc == nil {
 		if err := c.dial(ctx, a); err != nil {
@@ -93,32 +114,19 @@ func (c *h3Client) do(ctx context.Context, deadline time.Time, a *attempt) {
 	} else {
 		a.reused = true
 	}
-	c.lastUsed = tracedRoundTrip(ctx, c.cc, c.t, 3, a)
+	c.cur = a
+	a.sent = time.Now()
+	roundTrip(c.cc, c.req.WithContext(ctx), 3, a)
+	c.cur = nil
+	c.lastUsed = a.end
 	if a.err != nil {
 		c.close()
 	}
 }
 
-// tracedRoundTrip sends the target's request on rt (quic-go's HTTP/3), timing the
-// first response byte, and returns when the attempt ended.
-func tracedRoundTrip(ctx context.Context, rt roundTripper, t *target, proto int, a *attempt) time.Time {
-	req, _ := http.NewRequestWithContext(ctx, t.method, t.url.String(), nil)
-	req.Header = t.header.Clone()
-	req = req.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		GotFirstResponseByte: func() { a.firstByte = time.Now() },
-	}))
-	a.sent = time.Now()
-	roundTrip(rt, req, proto, a)
-	return a.end
-}
-
-type roundTripper interface {
-	RoundTrip(*http.Request) (*http.Response, error)
-}
-
 // roundTrip sends req, reads the whole body and fills a.
 // A response in another HTTP version than asked for is a protocol error.
-func roundTrip(rt roundTripper, req *http.Request, major int, a *attempt) {
+func roundTrip(rt *http3.ClientConn, req *http.Request, major int, a *attempt) {
 	resp, err := rt.RoundTrip(req)
 	if err != nil {
 		a.fail(err, phaseHead)
