@@ -180,16 +180,7 @@ func (c *h2Client) do(ctx context.Context, deadline time.Time, a *attempt) {
 		} else {
 			a.reused = true
 		}
-		// As h1: a deadline at most deadlineSlack earlier than the
-		// attempt's own is kept (a timer update per request saved).
-		if d := deadline.Sub(c.deadline); d < 0 || d > deadlineSlack || a.newConn {
-			c.tcp.SetDeadline(deadline)
-			c.deadline = deadline
-		}
-		a.sent = now
-		if a.newConn {
-			a.sent = time.Now()
-		}
+		keepDeadline(c.tcp, &c.deadline, deadline, a, now)
 		c.stream = c.next
 		c.next += 2
 		sends := c.fio.sends

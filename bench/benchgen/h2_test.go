@@ -7,8 +7,6 @@ import (
 	"crypto/x509"
 	"io"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -18,16 +16,6 @@ import (
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 )
-
-// h2FaultServer is a raw HTTP/2 server (x/net's framer) whose :path chooses
-// the fault, so every frame and every close is under the test's control.
-type h2FaultServer struct {
-	ln     net.Listener
-	scheme string
-	mu     sync.Mutex
-	conns  map[net.Conn]bool
-	wg     sync.WaitGroup
-}
 
 // h2Conn is one server connection: the reader hands WINDOW_UPDATEs and PING
 // ACKs to the handlers; writes are serialized.
@@ -42,67 +30,35 @@ type h2Conn struct {
 	done    chan struct{} // closed when the connection's reader ends
 }
 
-func startH2FaultServer(t *testing.T, useTLS bool, alpn ...string) (*h2FaultServer, *x509.CertPool) {
+// startH2FaultServer is a raw HTTP/2 server (x/net's framer) whose :path
+// chooses the fault, so every frame and every close is under the test's
+// control; over TLS with ALPN alpn (default h2; "" for none).
+func startH2FaultServer(t *testing.T, useTLS bool, alpn ...string) (*faultServer, *x509.CertPool) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &h2FaultServer{ln: ln, scheme: "http", conns: map[net.Conn]bool{}}
 	var pool *x509.CertPool
 	if useTLS {
-		ts := httptest.NewTLSServer(http.NotFoundHandler())
-		ts.Close() // only its certificate is wanted
-		pool = x509.NewCertPool()
-		pool.AddCert(ts.Certificate())
+		var cert []tls.Certificate
+		cert, pool = testCert()
 		switch {
 		case alpn == nil:
 			alpn = []string{"h2"}
 		case len(alpn) == 1 && alpn[0] == "":
 			alpn = nil // a server that knows no ALPN
 		}
-		s.ln = tls.NewListener(ln, &tls.Config{Certificates: ts.TLS.Certificates, NextProtos: alpn})
+		ln = tls.NewListener(ln, &tls.Config{Certificates: cert, NextProtos: alpn})
+	}
+	s := serveConns(t, ln, func(_ *faultServer, c net.Conn) { serveH2(c) })
+	if useTLS {
 		s.scheme = "https"
 	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		for {
-			c, err := s.ln.Accept()
-			if err != nil {
-				return
-			}
-			s.mu.Lock()
-			s.conns[c] = true
-			s.mu.Unlock()
-			s.wg.Add(1)
-			go func() {
-				defer s.wg.Done()
-				s.serve(c)
-				c.Close()
-				s.mu.Lock()
-				delete(s.conns, c)
-				s.mu.Unlock()
-			}()
-		}
-	}()
-	t.Cleanup(func() {
-		s.ln.Close()
-		s.mu.Lock()
-		for c := range s.conns {
-			c.Close()
-		}
-		s.mu.Unlock()
-		s.wg.Wait()
-	})
 	return s, pool
 }
 
-func (s *h2FaultServer) url(path string) string {
-	return s.scheme + "://" + s.ln.Addr().String() + path
-}
-
-func (s *h2FaultServer) serve(c net.Conn) {
+func serveH2(c net.Conn) {
 	preface := make([]byte, len(http2.ClientPreface))
 	if _, err := io.ReadFull(c, preface); err != nil || string(preface) != http2.ClientPreface {
 		return
