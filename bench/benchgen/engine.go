@@ -1,7 +1,8 @@
 // Package benchgen is wptest's load generator. Every visitor owns one
-// connection (h1: a hand-written HTTP/1.1 client on net.Conn; h2/h2c:
-// net/http ClientConn; h3: quic-go http3 ClientConn) and one set of HDR
-// histograms; nothing is pooled and nothing is retried. Every attempt started
+// connection (h1: a hand-written HTTP/1.1 client on net.Conn; h2/h2c: a
+// hand-written HTTP/2 client, one stream at a time; h3: quic-go http3
+// ClientConn) and one set of HDR histograms; nothing is pooled and nothing
+// is retried. Every attempt started
 // in the measured window ends in exactly one outcome bucket, and an attempt
 // still in flight when the window closes is waited for (up to its timeout) and
 // counted. Closed loop (N visitors, each sends when its answer came) and open

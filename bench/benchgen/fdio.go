@@ -37,6 +37,13 @@ type fdIO struct {
 	w       *wire
 	req     []byte // still to send, by the next Read
 	sendErr error  // the request could not be sent
+	// keep (HTTP/2): bytes found on the idle socket are the server's frames
+	// (SETTINGS, PING, GOAWAY...), not a fault: Read returns them and keeps
+	// the request for the next Read that finds the socket idle. buf holds
+	// what queue was given (h1 points req at its prebuilt request instead).
+	keep  bool
+	buf   []byte
+	sends int // writes begun (keep mode: whether a queued request left)
 	// stale: the idle socket was readable when a request was about to go
 	// out (the server closed it, or sent bytes nobody asked for); nothing
 	// was sent.
@@ -61,6 +68,13 @@ func (f *fdIO) Read(p []byte) (int, error) {
 	var n int
 	var rerr error
 	err := f.rc.Read(func(fd uintptr) bool {
+		if f.req != nil && f.keep {
+			if n, rerr = rawRead(fd, p); rerr != syscall.EAGAIN {
+				return true
+			}
+			rerr = nil
+			return f.send(fd)
+		}
 		if f.req != nil {
 			// The idle socket first: EAGAIN is the healthy answer.
 			var b [1]byte
@@ -93,10 +107,23 @@ func (f *fdIO) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// queue adds p to what the next Read sends (keep mode).
+func (f *fdIO) queue(p []byte) {
+	f.buf = append(f.buf, p...)
+	f.req = f.buf
+}
+
+// pending reports whether queued bytes have not been sent yet.
+func (f *fdIO) pending() bool { return f.req != nil }
+
 // send writes the pending request; it returns true (stop) only on an error.
 func (f *fdIO) send(fd uintptr) bool {
 	req := f.req
 	f.req = nil
+	f.sends++
+	if f.keep {
+		defer func() { f.buf = req[:0] }()
+	}
 	n, err := rawWrite(fd, req)
 	if err == syscall.EAGAIN {
 		n, err = 0, nil
@@ -172,4 +199,20 @@ func peekSocket(c *net.TCPConn) (closed, data bool) {
 		return true, false
 	}
 	return closed, data
+}
+
+// fdConn is a net.Conn whose reads and writes go through fdIO in keep mode
+// (HTTP/2 over TLS): what the TLS layer writes is queued and sent by its
+// next read, after that read found the socket idle, so a request costs one
+// write and no read that can only fail with EAGAIN, as for cleartext.
+type fdConn struct {
+	net.Conn // the TCP conn: addresses, deadlines, Close
+	f        *fdIO
+}
+
+func (c *fdConn) Read(p []byte) (int, error) { return c.f.Read(p) }
+
+func (c *fdConn) Write(p []byte) (int, error) {
+	c.f.queue(p)
+	return len(p), nil
 }

@@ -32,6 +32,22 @@ const deadlineSlack = 10 * time.Millisecond
 
 func newH1(t *target) *h1Client { return &h1Client{t: t} }
 
+// keepDeadline gives conn the attempt's deadline, and marks when a is sent
+// (now, or after a new connection's handshake). Moving the deadline costs a
+// timer update per request, so a deadline (*set) at most deadlineSlack
+// earlier than the attempt's own is kept: a timeout fires up to 10 ms
+// early, never late. Shared by h1 and h2.
+func keepDeadline(conn net.Conn, set *time.Time, deadline time.Time, a *attempt, now time.Time) {
+	if d := deadline.Sub(*set); d < 0 || d > deadlineSlack || a.newConn {
+		conn.SetDeadline(deadline)
+		*set = deadline
+	}
+	a.sent = now
+	if a.newConn {
+		a.sent = time.Now()
+	}
+}
+
 func (c *h1Client) wire() (int64, int64) { return c.w.in.Load(), c.w.out.Load() }
 
 func (c *h1Client) close() {
@@ -57,11 +73,13 @@ func (c *h1Client) idleClosed() bool {
 		return closed
 	}
 	// The bytes may be a session ticket (harmless) or the server's
-	// close_notify: let the TLS layer read them, briefly.
-	c.conn.SetReadDeadline(time.Now().Add(time.Millisecond))
+	// close_notify: let the TLS layer read them, and no more (reads that
+	// would wait fail at once, as timeouts: a deadline of a millisecond
+	// expired before the read on a busy machine, and the close went unseen).
+	cc := c.raw.(*countConn)
+	cc.noWait = true
 	_, err := c.br.Peek(1)
-	c.conn.SetReadDeadline(time.Time{})
-	c.deadline = time.Time{} // forces a new deadline on the next attempt
+	cc.noWait = false
 	return err == nil || !isTimeout(err)
 }
 
@@ -122,17 +140,7 @@ func (c *h1Client) do(ctx context.Context, deadline time.Time, a *attempt) {
 		} else {
 			a.reused = true
 		}
-		// Moving the deadline costs a timer update per request; a deadline at
-		// most deadlineSlack earlier than the attempt's own is kept (so a
-		// timeout fires up to 10 ms early, never late).
-		if d := deadline.Sub(c.deadline); d < 0 || d > deadlineSlack || a.newConn {
-			c.conn.SetDeadline(deadline)
-			c.deadline = deadline
-		}
-		a.sent = now
-		if a.newConn {
-			a.sent = time.Now()
-		}
+		keepDeadline(c.conn, &c.deadline, deadline, a, now)
 		if c.fio != nil {
 			c.fio.req = c.t.h1req // sent by the response's first read
 		} else if _, err := c.conn.Write(c.t.h1req); err != nil {

@@ -366,28 +366,46 @@ var caddyfile = template.Must(template.New("c").Parse(`{
 https://localhost:{{.Port}} {
 	tls internal
 	root * {{.Dir}}/www
-	encode gzip
+	{{if not .NoEncode}}encode gzip{{end}}
 	file_server
 }
 http://127.0.0.1:{{.HTTPPort}} {
 	root * {{.Dir}}/www
-	encode gzip
+	{{if not .NoEncode}}encode gzip{{end}}
 	file_server
 }
 `))
 
+// CaddyOptions shape the Caddy config.
+type CaddyOptions struct {
+	CPUs string // pin the server to these CPUs (taskset -c), e.g. "0"
+	// NoEncode leaves out "encode gzip": every client gets the same bytes
+	// whatever Accept-Encoding it sends (h2load asks for gzip by default).
+	NoEncode bool
+}
+
 // StartCaddy starts Debian's caddy with h1/h2/h3 on Port (TLS, internal CA,
-// certificate for "localhost": send that SNI) and h1/h2c on HTTPPort.
-func StartCaddy(t testing.TB) *Server {
+// certificate for "localhost": send that SNI) and h1/h2c on HTTPPort, with
+// gzip encoding.
+func StartCaddy(t testing.TB) *Server { return StartCaddyWith(t, CaddyOptions{}) }
+
+// StartCaddyWith is StartCaddy shaped by o.
+func StartCaddyWith(t testing.TB, o CaddyOptions) *Server {
 	t.Helper()
 	bin := testenv.NeedBinary(t, "caddy")
 	dir := Docroot(t)
 	s := &Server{Dir: dir, Port: FreePort(t), HTTPPort: FreePort(t)}
 	var cf bytes.Buffer
-	must(t, caddyfile.Execute(&cf, s))
+	must(t, caddyfile.Execute(&cf, struct {
+		*Server
+		CaddyOptions
+	}{s, o}))
 	path := filepath.Join(dir, "Caddyfile")
 	must(t, os.WriteFile(path, cf.Bytes(), 0o644))
 	s.cmd = exec.Command(bin, "run", "--config", path, "--adapter", "caddyfile")
+	if o.CPUs != "" {
+		s.cmd = exec.Command(testenv.NeedBinary(t, "taskset"), "-c", o.CPUs, bin, "run", "--config", path, "--adapter", "caddyfile")
+	}
 	// Caddy keeps its CA and state under HOME/XDG dirs: keep them in the temp dir.
 	s.cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_DATA_HOME="+dir+"/xdg-data", "XDG_CONFIG_HOME="+dir+"/xdg-config")
 	s.start(t, s.HTTPPort, "tcp", func() string { return "" })
@@ -406,6 +424,11 @@ func StartCaddy(t testing.TB) *Server {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// RootCA is the file of Caddy's internal root CA (made on first start).
+func (s *Server) RootCA() string {
+	return filepath.Join(s.Dir, "data", "pki", "authorities", "local", "root.crt")
 }
 
 // TLSURL is https://localhost:Port+path (the certificate's name; Caddy
