@@ -213,7 +213,7 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 		}
 	}
 	page("under cpanel-apache")
-	samplerExact(t, hs[0], conn, "prefork + CGI", "-n", "40")
+	samplerExact(t, hs[0], append(conn, "--agent", agent), "prefork + CGI", "-n", "40")
 
 	_, d = step("swap", "caddy")
 	record("swap caddy", d)
@@ -228,7 +228,7 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 		t.Errorf("caddy still running after the swap back to tuned-apache")
 	}
 	page("back under tuned-apache")
-	samplerExact(t, hs[0], conn, "PHP-FPM", "-n", "200")
+	samplerExact(t, hs[0], append(conn, "--agent", agent), "PHP-FPM", "-n", "200")
 
 	res, d = step("up", "tuned-apache")
 	record("up tuned-apache again", d)
