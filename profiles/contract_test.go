@@ -185,7 +185,7 @@ func labelOf(rules []fcontext, p string) (fcontext, bool) {
 // policyLabelled are paths selinux-policy itself labels for httpd_t:
 // nothing for a profile to add.
 var policyLabelled = map[string]string{
-	"/run/php-fpm/":  "httpd_var_run_t (selinux-policy's apache.fc)",
+	"/run/php-fpm/":   "httpd_var_run_t (selinux-policy's apache.fc)",
 	"/etc/php-fpm.d/": "etc_t, readable by every domain",
 	"/etc/php.d/":     "etc_t, readable by every domain",
 }
