@@ -568,3 +568,35 @@ func TestContractNoDownloadWithoutChecksum(t *testing.T) {
 		}
 	}
 }
+
+// A confined server binds only http_port_t ports: Caddy's TCP ports, and
+// the UDP port of HTTP/3, are labelled when they are not already.
+func TestContractConfinedServerPortsLabelled(t *testing.T) {
+	for _, name := range profiles.Names() {
+		for _, args := range [][]string{nil, {"http_port=8080", "https_port=8444"}} {
+			t.Run(fmt.Sprintf("%s/%v", name, args), func(t *testing.T) {
+				rep := offline(t, name, alma, args...)
+				if !serverRunning(rep, "caddy") {
+					t.Skip("no confined server binds ports here")
+				}
+				http, https := fmt.Sprint(variable(rep, "http_port")), fmt.Sprint(variable(rep, "https_port"))
+				want := []string{"tcp " + http, "tcp " + https}
+				for _, op := range fileOps(rep, func(p string) bool { return path.Base(p) == "Caddyfile" }) {
+					if strings.Contains(specStr(op, "content"), " h3") {
+						want = append(want, "udp "+https)
+					}
+				}
+				for _, w := range want {
+					ok := false
+					for _, op := range rep.Ops {
+						ok = ok || op.Kind == "command" && strings.Contains(specStr(op, "only_if"), "selinuxenabled") &&
+							strings.Contains(specStr(op, "run"), "semanage port -a -t http_port_t -p "+w)
+					}
+					if !ok {
+						t.Errorf("caddy binds %s, but no op makes it http_port_t", w)
+					}
+				}
+			})
+		}
+	}
+}
