@@ -37,37 +37,11 @@ const AgentPath = "/usr/local/lib/wptest/wptest"
 // the host manifest and keeps it in the run manifest. Same steps as
 // `wptest up`/`swap` (internal/cli/cmd_up.go), which cannot be imported.
 func (r *runner) apply(ctx context.Context, ps ProfileSpec) error {
-	dir, err := profiles.Lookup(ps.Name, func(d string) []string {
-		lp, _ := provision.Load(profiles.FS, d, provision.Vars{})
-		if lp == nil {
-			return nil
-		}
-		return lp.Aliases
-	})
+	rd, err := r.render(ps)
 	if err != nil {
-		return exitcode.With(exitcode.Config, err)
+		return err
 	}
-	var args []string
-	for _, k := range sortedKeys(ps.Vars) {
-		args = append(args, k+"="+ps.Vars[k])
-	}
-	p, diags := provision.Load(profiles.FS, dir, provision.Vars{Args: args})
-	if diags.HasErrors() {
-		var b bytes.Buffer
-		if p != nil {
-			_ = provision.WriteDiagnostics(&b, p.Files(), diags, true)
-		} else {
-			_ = provision.WriteDiagnostics(&b, nil, diags, true)
-		}
-		return exitcode.With(exitcode.Config, fmt.Errorf("profile %s: %s", ps.Name, strings.TrimSpace(b.String())))
-	}
-	rd, diags := p.Render(r.facts.Platform)
-	if diags.HasErrors() {
-		return exitcode.With(exitcode.Config, fmt.Errorf("render %s for %s: %s", p.Name, r.facts.Platform, diags.Error()))
-	}
-	if len(rd.Blocked) > 0 {
-		return exitcode.With(exitcode.Config, fmt.Errorf("profile %s cannot be applied on %s (nothing was changed):\n  %s", p.Name, r.h.Name(), strings.Join(rd.Blocked, "\n  ")))
-	}
+	p := rd.Profile
 	if r.live == p.Name {
 		r.logf("[%s] profile %s (already live: re-applied, checks run again)", r.h.Name(), p.Name)
 	} else {
@@ -101,6 +75,44 @@ func (r *runner) apply(ctx context.Context, ps ProfileSpec) error {
 	r.man.Hosts[ps.Name] = m
 	r.logf("[%s] %s live after %.1fs (%d change(s), %d deviation(s))", r.h.Name(), p.Name, time.Since(t0).Seconds(), m.Changes, len(m.Deviations))
 	return r.man.write(r.dir)
+}
+
+// render loads the shipped profile with the spec's variables and renders
+// it for the server's platform; a failed precondition is refused here,
+// before anything changes.
+func (r *runner) render(ps ProfileSpec) (*provision.Rendered, error) {
+	dir, err := profiles.Lookup(ps.Name, func(d string) []string {
+		lp, _ := provision.Load(profiles.FS, d, provision.Vars{})
+		if lp == nil {
+			return nil
+		}
+		return lp.Aliases
+	})
+	if err != nil {
+		return nil, exitcode.With(exitcode.Config, err)
+	}
+	var args []string
+	for _, k := range sortedKeys(ps.Vars) {
+		args = append(args, k+"="+ps.Vars[k])
+	}
+	p, diags := provision.Load(profiles.FS, dir, provision.Vars{Args: args})
+	if diags.HasErrors() {
+		var b bytes.Buffer
+		if p != nil {
+			_ = provision.WriteDiagnostics(&b, p.Files(), diags, true)
+		} else {
+			_ = provision.WriteDiagnostics(&b, nil, diags, true)
+		}
+		return nil, exitcode.With(exitcode.Config, fmt.Errorf("profile %s: %s", ps.Name, strings.TrimSpace(b.String())))
+	}
+	rd, diags := p.Render(r.facts.Platform)
+	if diags.HasErrors() {
+		return nil, exitcode.With(exitcode.Config, fmt.Errorf("render %s for %s: %s", p.Name, r.facts.Platform, diags.Error()))
+	}
+	if len(rd.Blocked) > 0 {
+		return nil, exitcode.With(exitcode.Config, fmt.Errorf("profile %s cannot be applied on %s (nothing was changed):\n  %s", p.Name, r.h.Name(), strings.Join(rd.Blocked, "\n  ")))
+	}
+	return rd, nil
 }
 
 func orNone(s string) string {

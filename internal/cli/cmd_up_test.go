@@ -19,9 +19,16 @@ import (
 
 // upJSON is the part of `up -o json` / `swap -o json` the test reads.
 type upJSON struct {
-	Previous string `json:"previous_profile"`
-	Agent    string `json:"agent"`
-	Report   struct {
+	Previous  string `json:"previous_profile"`
+	Agent     string `json:"agent"`
+	Preflight *struct {
+		Facts     host.Facts `json:"facts"`
+		MemTotal  int64      `json:"mem_total"`
+		Disks     []struct{} `json:"disks"`
+		SELinux   []struct{} `json:"selinux_ops"`
+		Firewalld []struct{} `json:"firewalld_ops"`
+	} `json:"preflight"`
+	Report struct {
 		Profile  string `json:"profile"`
 		Platform string `json:"platform"`
 		Changes  int    `json:"changes"`
@@ -145,6 +152,22 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 		}
 		if res.Manifest == nil || res.Manifest.Profile != profile {
 			t.Fatalf("%s %s: no host manifest for it in the output", verb, profile)
+		}
+		// The preflight came first: a fresh Debian 12 host as the test
+		// made it, and no SELinux or firewalld op to run on Debian.
+		pf := res.Preflight
+		if pf == nil || pf.Facts.Platform != "debian-12" || pf.Facts.SELinux != "absent" || pf.Facts.Firewalld != "absent" || pf.Facts.Init != "none" ||
+			pf.MemTotal <= 0 || len(pf.Disks) == 0 || len(pf.SELinux)+len(pf.Firewalld) != 0 {
+			t.Errorf("%s %s: preflight %+v, want debian-12, SELinux and firewalld absent, no init, memory, disks, no SELinux/firewalld ops", verb, profile, pf)
+		}
+		if i := strings.Index(errOut, "preflight on "); i < 0 || i > strings.Index(errOut, "wptest agent:") {
+			t.Errorf("%s %s: stderr does not start with the preflight before the agent is installed:\n%s", verb, profile, errOut)
+		} else if verb == "up" {
+			block := errOut[i:]
+			if j := strings.Index(block, "\n["); j >= 0 {
+				block = block[:j]
+			}
+			t.Logf("%s %s preflight:\n%s", verb, profile, block)
 		}
 		t.Logf("%-4s %-13s %6.1fs  %2d changes  %d checks passed  (agent: %s)", verb, profile, took.Seconds(), res.Report.Changes, len(res.Report.Checks), res.Agent)
 		return res, took
