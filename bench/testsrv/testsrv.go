@@ -235,6 +235,8 @@ func StartApache(t testing.TB, o ApacheOptions) *Server {
 
 func (s *Server) start(t testing.TB, port int, network string, logs func() string) {
 	t.Helper()
+	// Not while another test samples this machine's web servers by name.
+	testenv.ShareLocalServer(t)
 	// Output to a file, not a pipe: a pipe would keep Wait waiting on any
 	// child that outlives the parent. Its own process group, so the whole
 	// server (parent and children) is stopped by the group's id.
