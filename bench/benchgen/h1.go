@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -17,14 +18,40 @@ import (
 // discards the body, so every byte is counted where it crosses the socket and
 // nothing is retried or pooled behind the visitor's back.
 type h1Client struct {
-	t        *target
-	w        wire
-	raw      net.Conn // the counting TCP conn
-	conn     net.Conn // raw, or TLS over raw
+	t    *target
+	w    wire
+	raw  net.Conn  // the counting TCP conn
+	conn net.Conn  // raw, or TLS over raw
+	r    io.Reader // what responses are read from: fio, or conn
+	// br buffers r while an attempt reads; between attempts it goes back
+	// to brPool, so an idle connection holds no buffer (it keeps one only
+	// when bytes nobody asked for are in it: the next attempt then drops
+	// the connection).
 	br       *bufio.Reader
 	fio      *fdIO // plain TCP: raw socket I/O (nil over TLS)
 	lastUsed time.Time
 	deadline time.Time // the deadline set on conn
+}
+
+// brPool holds the read buffers of connections not reading right now.
+var brPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 32<<10) }}
+
+// reader takes a read buffer for the connection, if it has none.
+func (c *h1Client) reader() *bufio.Reader {
+	if c.br == nil {
+		c.br = brPool.Get().(*bufio.Reader)
+		c.br.Reset(c.r)
+	}
+	return c.br
+}
+
+// release gives the read buffer back unless it holds unread bytes.
+func (c *h1Client) release(always bool) {
+	if c.br != nil && (always || c.br.Buffered() == 0) {
+		c.br.Reset(nil)
+		brPool.Put(c.br)
+		c.br = nil
+	}
 }
 
 // deadlineSlack: how much earlier than asked an h1 timeout may fire.
@@ -53,8 +80,9 @@ func (c *h1Client) wire() (int64, int64) { return c.w.in.Load(), c.w.out.Load() 
 func (c *h1Client) close() {
 	if c.conn != nil {
 		c.conn.Close()
-		c.conn, c.raw, c.fio = nil, nil, nil
+		c.conn, c.raw, c.fio, c.r = nil, nil, nil, nil
 	}
+	c.release(true)
 }
 
 // idleClosed reports whether the server closed a TLS connection we kept
@@ -78,7 +106,7 @@ func (c *h1Client) idleClosed() bool {
 	// expired before the read on a busy machine, and the close went unseen).
 	cc := c.raw.(*countConn)
 	cc.noWait = true
-	_, err := c.br.Peek(1)
+	_, err := c.reader().Peek(1)
 	cc.noWait = false
 	return err == nil || !isTimeout(err)
 }
@@ -104,19 +132,14 @@ func (c *h1Client) dial(ctx context.Context, deadline time.Time, a *attempt) err
 		}
 		c.conn = tc
 	}
-	var r io.Reader = c.conn
+	c.r = c.conn
 	if tc, ok := raw.(*net.TCPConn); ok && c.t.tls == nil {
 		if c.fio, err = newFdIO(tc, &c.w); err != nil {
 			raw.Close()
-			c.conn, c.raw = nil, nil
+			c.conn, c.raw, c.r = nil, nil, nil
 			return err
 		}
-		r = c.fio
-	}
-	if c.br == nil {
-		c.br = bufio.NewReaderSize(r, 32<<10)
-	} else {
-		c.br.Reset(r)
+		c.r = c.fio
 	}
 	a.newConn = true
 	a.connect = time.Since(t0)
@@ -124,10 +147,11 @@ func (c *h1Client) dial(ctx context.Context, deadline time.Time, a *attempt) err
 }
 
 func (c *h1Client) do(ctx context.Context, deadline time.Time, a *attempt) {
+	defer c.release(false)
 	now := time.Now()
 	// Bytes nobody asked for make a kept connection unclean; over TLS an
 	// idle one may have been closed by the server.
-	if c.conn != nil && (c.br.Buffered() > 0 || c.fio == nil && now.Sub(c.lastUsed) > idleCheckAfter && c.idleClosed()) {
+	if c.conn != nil && (c.br != nil && c.br.Buffered() > 0 || c.fio == nil && now.Sub(c.lastUsed) > idleCheckAfter && c.idleClosed()) {
 		c.close()
 		a.kaCloseBefore = true
 	}
@@ -142,7 +166,9 @@ func (c *h1Client) do(ctx context.Context, deadline time.Time, a *attempt) {
 		}
 		keepDeadline(c.conn, &c.deadline, deadline, a, now)
 		if c.fio != nil {
-			c.fio.req = c.t.h1req // sent by the response's first read
+			// Sent, then waited for: the read buffer is taken after.
+			c.fio.req = c.t.h1req
+			c.fio.await()
 		} else if _, err := c.conn.Write(c.t.h1req); err != nil {
 			a.fail(err, phaseSend)
 			c.close()
@@ -197,7 +223,7 @@ var (
 // readResponse reads one response. closeAfter says the server will close
 // (Connection: close, HTTP/1.0 without keep-alive, or a body delimited by EOF).
 func (c *h1Client) readResponse(a *attempt) (closeAfter bool, err error) {
-	br := c.br
+	br := c.reader()
 	if _, err := br.Peek(1); err != nil {
 		if errors.Is(err, io.EOF) {
 			return false, errNoResponse

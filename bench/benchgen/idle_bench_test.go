@@ -63,8 +63,8 @@ func BenchmarkIdleConnections(b *testing.B) {
 			hwm[n] = c.HWMKB
 			b.ReportMetric(float64(c.HWMKB)/1024, fmt.Sprintf("MB-VmHWM@%d", n))
 			b.ReportMetric(float64(grown)/float64(n), fmt.Sprintf("KB/conn@%d", n))
-			b.Logf("%d visitors: VmHWM %d kB (%d kB before the run): %.2f kB per connection; background %d clicks answered, %d new connections in the window; newcomers' wait p50 %.2f ms",
-				n, c.HWMKB, c.BaseKB, float64(grown)/float64(n), bg.Outcomes.OK, bg.Connections, c.Crowd.Wait.P50)
+			b.Logf("%d visitors: VmHWM %d kB (%d kB before the run): %.2f kB per connection; background %d clicks answered (latency p50 %.2f ms, max %.0f ms), %d new connections in the window, %d keep-alive closes; newcomers' wait p50 %.2f ms, max %.0f ms",
+				n, c.HWMKB, c.BaseKB, float64(grown)/float64(n), bg.Outcomes.OK, bg.Latency.P50, bg.Latency.Max, bg.Connections, bg.KeepAliveCloses, c.Crowd.Wait.P50, c.Crowd.Wait.Max)
 		}
 		lo, hi := sizes[0], sizes[len(sizes)-1]
 		if hi > lo {
@@ -86,6 +86,9 @@ func runIdleChild(b *testing.B, u string, n int) idleChild {
 	out, err := cmd.Output()
 	if err != nil {
 		b.Fatalf("%d visitors: %v\n%s", n, err, stderr.String())
+	}
+	if stderr.Len() > 0 {
+		b.Logf("%d visitors: %s", n, stderr.String())
 	}
 	var c idleChild
 	if err := json.Unmarshal(out, &c); err != nil {

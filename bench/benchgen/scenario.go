@@ -97,6 +97,10 @@ func Crowd(ctx context.Context, cc CrowdConfig) (result.Crowd, error) {
 	if _, err := newTarget(&bg); err != nil {
 		return result.Crowd{}, err
 	}
+	// The crowd's connections and the newcomers that may be waiting at once.
+	if err := ensureFiles(cc.Visitors + int(cc.GiveUp/cc.ProbeEvery) + 1); err != nil {
+		return result.Crowd{}, err
+	}
 
 	var bgRun result.Run
 	var bgErr error
