@@ -307,7 +307,7 @@ func Run(ctx context.Context, cfg Config) (result.Run, error) {
 	if cfg.Rate < 0 {
 		return result.Run{}, errors.New("rate must be positive")
 	}
-	if err := ensureFiles(cfg.Visitors); err != nil {
+	if err := ensureFiles(cfg.Visitors, fmt.Sprintf("%d connections", cfg.Visitors)); err != nil {
 		return result.Run{}, err
 	}
 	open := cfg.Rate > 0

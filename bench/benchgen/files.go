@@ -11,13 +11,13 @@ import (
 const fileReserve = 64
 
 // ensureFiles makes room for conns more open connections in this process
-// (each visitor holds one socket). The soft RLIMIT_NOFILE is raised to the
+// (each visitor holds one socket); what names them in an error. The soft RLIMIT_NOFILE is raised to the
 // hard limit (Go does this at startup; a caller may have lowered it), and
 // the hard limit itself where the host allows it (root with
 // CAP_SYS_RESOURCE). A limit that stays too low is a clear error before
 // anything is dialed: otherwise the visitors past it would fail to connect
 // (EMFILE, counted as connect errors) and the run would measure the limit.
-func ensureFiles(conns int) error {
+func ensureFiles(conns int, what string) error {
 	var lim syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
 		return fmt.Errorf("read the open-file limit: %w", err)
@@ -29,8 +29,8 @@ func ensureFiles(conns int) error {
 	if lim.Max >= need {
 		up := syscall.Rlimit{Cur: lim.Max, Max: lim.Max}
 		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &up); err != nil {
-			return fmt.Errorf("%d connections need %d open files: raise the open-file limit from %d to its hard limit %d: %w",
-				conns, need, lim.Cur, lim.Max, err)
+			return fmt.Errorf("%s need %d open files: raise the open-file limit from %d to its hard limit %d: %w",
+				what, need, lim.Cur, lim.Max, err)
 		}
 		return nil
 	}
@@ -39,10 +39,10 @@ func ensureFiles(conns int) error {
 	if err == nil {
 		return nil
 	}
-	return fmt.Errorf("%d connections need %d open files, but this process may open only %d "+
+	return fmt.Errorf("%s need %d open files, but this process may open only %d "+
 		"(RLIMIT_NOFILE hard limit; raising it was refused: %v): raise it for the load generator "+
 		"(as root: ulimit -Hn %d, LimitNOFILE= in a systemd unit, or nofile in /etc/security/limits.conf) "+
-		"or ask for fewer connections", conns, need, lim.Max, err, need)
+		"or ask for fewer connections", what, need, lim.Max, err, need)
 }
 
 // openFiles is how many files this process has open now (0 if /proc says nothing).

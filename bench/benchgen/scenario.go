@@ -98,7 +98,8 @@ func Crowd(ctx context.Context, cc CrowdConfig) (result.Crowd, error) {
 		return result.Crowd{}, err
 	}
 	// The crowd's connections and the newcomers that may be waiting at once.
-	if err := ensureFiles(cc.Visitors + int(cc.GiveUp/cc.ProbeEvery) + 1); err != nil {
+	waiting := int(cc.GiveUp/cc.ProbeEvery) + 1
+	if err := ensureFiles(cc.Visitors+waiting, fmt.Sprintf("%d visitors and up to %d newcomers waiting at once", cc.Visitors, waiting)); err != nil {
 		return result.Crowd{}, err
 	}
 
