@@ -3,12 +3,14 @@
 // hand-written HTTP/2 client, one stream at a time; h3: quic-go http3
 // ClientConn); no connection is pooled and nothing is retried. Counts and
 // HDR histograms are kept per shard of visitors and merged exactly. Every
-// attempt started
-// in the measured window ends in exactly one outcome bucket, and an attempt
-// still in flight when the window closes is waited for (up to its timeout) and
-// counted. Closed loop (N visitors, each sends when its answer came) and open
-// loop (a constant arrival rate, latency from the intended send time, so no
-// coordinated omission) are both available, and every result names its model.
+// attempt started in the measured window ends in exactly one outcome
+// bucket, and an attempt still in flight when the window closes is waited
+// for (up to its timeout) and counted. Closed loop (N visitors, each sends
+// when its answer came) and open loop (a constant arrival rate, latency
+// from the intended send time, so no coordinated omission) are both
+// available, and every result names its model. An open-loop visitor
+// between attempts holds its connection and a timer, not a goroutine or a
+// read buffer (h1, h2/h2c), so a crowd of idle visitors is cheap.
 package benchgen
 
 import (
