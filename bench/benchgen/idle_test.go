@@ -68,10 +68,11 @@ func TestIdleOpenLoopVisitorsHoldNoGoroutine(t *testing.T) {
 	}
 	r := got.r
 	checkInvariant(t, r)
+	// Once the server has seen every connection close, its count is final.
+	testenv.WaitFor(t, time.Minute, "the visitors' connections to close", func() bool { return s.open() == 0 })
 	if n := s.answered.Load(); r.Attempts != n || r.Outcomes.OK != n || r.Latency.Count != uint64(n) {
 		t.Fatalf("the server answered %d requests; the run counted %d attempts, %d ok, %d latencies", n, r.Attempts, r.Outcomes.OK, r.Latency.Count)
 	}
-	testenv.WaitFor(t, time.Minute, "the visitors' connections to close", func() bool { return s.open() == 0 })
 	if g := visitorGoroutines(); g != 0 {
 		t.Fatalf("%d visitor goroutines left after the run", g)
 	}
@@ -126,6 +127,8 @@ func TestCountsAddUpAcrossSharedShards(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkInvariant(t, r)
+		// Once the server has seen every connection close, its count is final.
+		testenv.WaitFor(t, time.Minute, "the visitors' connections to close", func() bool { return s.open() == 0 })
 		if r.Attempts != n || r.Outcomes.OK != n || s.answered.Load() != n {
 			t.Fatalf("rate %v: %d attempts, %d ok, the server answered %d; want %d", rate, r.Attempts, r.Outcomes.OK, s.answered.Load(), n)
 		}
