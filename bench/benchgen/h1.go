@@ -20,37 +20,43 @@ import (
 type h1Client struct {
 	t    *target
 	w    wire
-	raw  net.Conn  // the counting TCP conn
-	conn net.Conn  // raw, or TLS over raw
-	r    io.Reader // what responses are read from: fio, or conn
-	// br buffers r while an attempt reads; between attempts it goes back
-	// to brPool, so an idle connection holds no buffer (it keeps one only
-	// when bytes nobody asked for are in it: the next attempt then drops
-	// the connection).
-	br       *bufio.Reader
+	raw  net.Conn // the counting TCP conn
+	conn net.Conn // raw, or TLS over raw
+	// readBuf reads responses from fio, or conn. Between attempts its
+	// buffer is in the pool, unless bytes nobody asked for are in it: the
+	// next attempt then drops the connection.
+	readBuf
 	fio      *fdIO // plain TCP: raw socket I/O (nil over TLS)
 	lastUsed time.Time
 	deadline time.Time // the deadline set on conn
+}
+
+// readBuf is a connection's read buffer, taken from brPool while an answer
+// is read and given back after it, so an idle connection holds none (h1
+// and h2 alike).
+type readBuf struct {
+	r  io.Reader     // what answers are read from
+	br *bufio.Reader // nil while the buffer is in the pool
 }
 
 // brPool holds the read buffers of connections not reading right now.
 var brPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 32<<10) }}
 
 // reader takes a read buffer for the connection, if it has none.
-func (c *h1Client) reader() *bufio.Reader {
-	if c.br == nil {
-		c.br = brPool.Get().(*bufio.Reader)
-		c.br.Reset(c.r)
+func (b *readBuf) reader() *bufio.Reader {
+	if b.br == nil {
+		b.br = brPool.Get().(*bufio.Reader)
+		b.br.Reset(b.r)
 	}
-	return c.br
+	return b.br
 }
 
 // release gives the read buffer back unless it holds unread bytes.
-func (c *h1Client) release(always bool) {
-	if c.br != nil && (always || c.br.Buffered() == 0) {
-		c.br.Reset(nil)
-		brPool.Put(c.br)
-		c.br = nil
+func (b *readBuf) release(always bool) {
+	if b.br != nil && (always || b.br.Buffered() == 0) {
+		b.br.Reset(nil)
+		brPool.Put(b.br)
+		b.br = nil
 	}
 }
 

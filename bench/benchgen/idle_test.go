@@ -143,3 +143,44 @@ func TestCountsAddUpAcrossSharedShards(t *testing.T) {
 		}
 	}
 }
+
+// A kept h2 or h2c connection holds no read buffer between attempts either,
+// and a frame payload buffer only as large as the frames it read (a header
+// block here, not SETTINGS_MAX_FRAME_SIZE). Frames read with an answer but
+// after its end keep the buffer: the next attempt reads them first (a PING
+// answered), on the same connection.
+func TestIdleH2ConnectionHoldsNoReadBuffer(t *testing.T) {
+	for _, c := range []struct {
+		proto, path string
+		held        bool
+	}{
+		{"h2c", "/ok", false},
+		{"h2", "/ok", false},
+		{"h2c", "/ok-ping", true},
+	} {
+		s, pool := startH2FaultServer(t, c.proto == "h2")
+		tg, err := newTarget(&Config{URL: s.url(c.path), Proto: c.proto, KeepAlive: true, RootCAs: pool})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cl := newH2(tg)
+		for i := range 3 {
+			a := attempt{start: time.Now()}
+			cl.do(context.Background(), time.Now().Add(10*time.Second), &a)
+			if a.outcome != result.OK || cl.conn == nil || a.newConn != (i == 0) || a.kaCloseBefore {
+				t.Fatalf("%s %s #%d: %s %v, connection kept %v, new %v, keep-alive close %v",
+					c.proto, c.path, i, a.outcome, a.err, cl.conn != nil, a.newConn, a.kaCloseBefore)
+			}
+			if held := cl.br != nil; held != c.held {
+				t.Fatalf("%s %s #%d: read buffer held between attempts: %v", c.proto, c.path, i, held)
+			}
+			if n := cap(cl.pbuf); n > 1024 {
+				t.Fatalf("%s %s #%d: a %d-byte payload buffer kept for header blocks", c.proto, c.path, i, n)
+			}
+		}
+		cl.close()
+		if cl.br != nil {
+			t.Fatalf("%s %s: a closed connection kept its read buffer", c.proto, c.path)
+		}
+	}
+}
