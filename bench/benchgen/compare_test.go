@@ -24,10 +24,22 @@ import (
 
 // TestMain lets BenchmarkVersusWrkAndAB re-run this test binary pinned to
 // one core (taskset) with BENCHGEN_CHILD set, so benchgen is measured as its
-// own process, like wrk and ab (a helper "test" would show up as a skip).
+// own process, like wrk and ab (a helper "test" would show up as a skip);
+// BenchmarkIdleConnections runs each crowd in a fresh process the same way
+// (BENCHGEN_IDLE_CHILD), so each has its own peak memory; and
+// TestFileLimitBelowConnectionsIsAClearError runs one under a lower
+// open-file limit (BENCHGEN_FILES_CHILD).
 func TestMain(m *testing.M) {
 	if u := os.Getenv("BENCHGEN_CHILD"); u != "" {
 		childRun(u)
+		return
+	}
+	if u := os.Getenv("BENCHGEN_IDLE_CHILD"); u != "" {
+		idleChildRun(u)
+		return
+	}
+	if u := os.Getenv("BENCHGEN_FILES_CHILD"); u != "" {
+		filesChildRun(u)
 		return
 	}
 	os.Exit(m.Run())

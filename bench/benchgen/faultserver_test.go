@@ -214,6 +214,9 @@ func (s *faultServer) serve(c net.Conn) {
 			c.SetReadDeadline(time.Now().Add(3 * time.Second))
 			io.Copy(io.Discard, c)
 			return
+		case "/extra":
+			// An answer followed by bytes nobody asked for, in one write.
+			fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokEXTRA")
 		case "/301":
 			ok("301 Moved Permanently", "")
 		case "/404":

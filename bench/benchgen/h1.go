@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -17,14 +18,46 @@ import (
 // discards the body, so every byte is counted where it crosses the socket and
 // nothing is retried or pooled behind the visitor's back.
 type h1Client struct {
-	t        *target
-	w        wire
-	raw      net.Conn // the counting TCP conn
-	conn     net.Conn // raw, or TLS over raw
-	br       *bufio.Reader
+	t    *target
+	w    wire
+	raw  net.Conn // the counting TCP conn
+	conn net.Conn // raw, or TLS over raw
+	// readBuf reads responses from fio, or conn. Between attempts its
+	// buffer is in the pool, unless bytes nobody asked for are in it: the
+	// next attempt then drops the connection.
+	readBuf
 	fio      *fdIO // plain TCP: raw socket I/O (nil over TLS)
 	lastUsed time.Time
 	deadline time.Time // the deadline set on conn
+}
+
+// readBuf is a connection's read buffer, taken from brPool while an answer
+// is read and given back after it, so an idle connection holds none (h1
+// and h2 alike).
+type readBuf struct {
+	r  io.Reader     // what answers are read from
+	br *bufio.Reader // nil while the buffer is in the pool
+}
+
+// brPool holds the read buffers of connections not reading right now.
+var brPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 32<<10) }}
+
+// reader takes a read buffer for the connection, if it has none.
+func (b *readBuf) reader() *bufio.Reader {
+	if b.br == nil {
+		b.br = brPool.Get().(*bufio.Reader)
+		b.br.Reset(b.r)
+	}
+	return b.br
+}
+
+// release gives the read buffer back unless it holds unread bytes.
+func (b *readBuf) release(always bool) {
+	if b.br != nil && (always || b.br.Buffered() == 0) {
+		b.br.Reset(nil)
+		brPool.Put(b.br)
+		b.br = nil
+	}
 }
 
 // deadlineSlack: how much earlier than asked an h1 timeout may fire.
@@ -53,8 +86,9 @@ func (c *h1Client) wire() (int64, int64) { return c.w.in.Load(), c.w.out.Load() 
 func (c *h1Client) close() {
 	if c.conn != nil {
 		c.conn.Close()
-		c.conn, c.raw, c.fio = nil, nil, nil
+		c.conn, c.raw, c.fio, c.r = nil, nil, nil, nil
 	}
+	c.release(true)
 }
 
 // idleClosed reports whether the server closed a TLS connection we kept
@@ -78,7 +112,7 @@ func (c *h1Client) idleClosed() bool {
 	// expired before the read on a busy machine, and the close went unseen).
 	cc := c.raw.(*countConn)
 	cc.noWait = true
-	_, err := c.br.Peek(1)
+	_, err := c.reader().Peek(1)
 	cc.noWait = false
 	return err == nil || !isTimeout(err)
 }
@@ -104,19 +138,14 @@ func (c *h1Client) dial(ctx context.Context, deadline time.Time, a *attempt) err
 		}
 		c.conn = tc
 	}
-	var r io.Reader = c.conn
+	c.r = c.conn
 	if tc, ok := raw.(*net.TCPConn); ok && c.t.tls == nil {
 		if c.fio, err = newFdIO(tc, &c.w); err != nil {
 			raw.Close()
-			c.conn, c.raw = nil, nil
+			c.conn, c.raw, c.r = nil, nil, nil
 			return err
 		}
-		r = c.fio
-	}
-	if c.br == nil {
-		c.br = bufio.NewReaderSize(r, 32<<10)
-	} else {
-		c.br.Reset(r)
+		c.r = c.fio
 	}
 	a.newConn = true
 	a.connect = time.Since(t0)
@@ -124,10 +153,11 @@ func (c *h1Client) dial(ctx context.Context, deadline time.Time, a *attempt) err
 }
 
 func (c *h1Client) do(ctx context.Context, deadline time.Time, a *attempt) {
+	defer c.release(false)
 	now := time.Now()
 	// Bytes nobody asked for make a kept connection unclean; over TLS an
 	// idle one may have been closed by the server.
-	if c.conn != nil && (c.br.Buffered() > 0 || c.fio == nil && now.Sub(c.lastUsed) > idleCheckAfter && c.idleClosed()) {
+	if c.conn != nil && (c.br != nil && c.br.Buffered() > 0 || c.fio == nil && now.Sub(c.lastUsed) > idleCheckAfter && c.idleClosed()) {
 		c.close()
 		a.kaCloseBefore = true
 	}
@@ -142,7 +172,9 @@ func (c *h1Client) do(ctx context.Context, deadline time.Time, a *attempt) {
 		}
 		keepDeadline(c.conn, &c.deadline, deadline, a, now)
 		if c.fio != nil {
-			c.fio.req = c.t.h1req // sent by the response's first read
+			// Sent, then waited for: the read buffer is taken after.
+			c.fio.req = c.t.h1req
+			c.fio.await()
 		} else if _, err := c.conn.Write(c.t.h1req); err != nil {
 			a.fail(err, phaseSend)
 			c.close()
@@ -197,7 +229,7 @@ var (
 // readResponse reads one response. closeAfter says the server will close
 // (Connection: close, HTTP/1.0 without keep-alive, or a body delimited by EOF).
 func (c *h1Client) readResponse(a *attempt) (closeAfter bool, err error) {
-	br := c.br
+	br := c.reader()
 	if _, err := br.Peek(1); err != nil {
 		if errors.Is(err, io.EOF) {
 			return false, errNoResponse

@@ -1,7 +1,6 @@
 package benchgen
 
 import (
-	"bufio"
 	"context"
 	"crypto/tls"
 	"encoding/binary"
@@ -32,17 +31,22 @@ import (
 // frames found there (SETTINGS, PING, GOAWAY) are handled first, and a
 // GOAWAY or a close found before the request left is a keep-alive close,
 // as for h1. Bytes are counted at the TCP socket (TLS records included).
+// As h1's, its read buffer goes back to the pool after each answer (and in
+// cleartext is taken only once the answer can be read).
 type h2Client struct {
-	t      *target
-	w      wire
-	tcp    *net.TCPConn
-	fio    *fdIO
-	conn   net.Conn // fdConn, or TLS over it; nil when not connected
-	br     *bufio.Reader
+	t    *target
+	w    wire
+	tcp  *net.TCPConn
+	fio  *fdIO
+	conn net.Conn // fdConn, or TLS over it; nil when not connected
+	// readBuf reads frames from conn. Between attempts its buffer is in the
+	// pool, unless frames that came after our stream's end are in it (the
+	// next attempt reads them first).
+	readBuf
 	dec    *hpack.Decoder
 	block  []byte // the request's header block, the same for every request
 	hdrs   []byte // a response header block being gathered
-	pbuf   []byte // a control frame's payload
+	pbuf   []byte // a frame's payload (HEADERS, PING, GOAWAY...), as large as the largest yet
 	out    []byte // frames being built
 	fh     [9]byte
 	next   uint32 // the next stream id
@@ -103,8 +107,9 @@ func (c *h2Client) wire() (int64, int64) { return c.w.in.Load(), c.w.out.Load() 
 func (c *h2Client) close() {
 	if c.tcp != nil {
 		c.tcp.Close()
-		c.tcp, c.fio, c.conn = nil, nil, nil
+		c.tcp, c.fio, c.conn, c.r = nil, nil, nil, nil
 	}
+	c.release(true)
 }
 
 func (c *h2Client) dial(ctx context.Context, deadline time.Time, a *attempt) error {
@@ -138,12 +143,7 @@ func (c *h2Client) dial(ctx context.Context, deadline time.Time, a *attempt) err
 		}
 		conn = tc
 	}
-	c.conn = conn
-	if c.br == nil {
-		c.br = bufio.NewReaderSize(conn, 32<<10)
-	} else {
-		c.br.Reset(conn)
-	}
+	c.conn, c.r = conn, conn
 	c.dec = hpack.NewDecoder(4096, c.field)
 	c.dec.SetMaxStringLength(h2MaxHeaders)
 	c.next, c.stream, c.goAway, c.connRecv = 1, 0, false, 0
@@ -164,6 +164,7 @@ func (c *h2Client) dial(ctx context.Context, deadline time.Time, a *attempt) err
 }
 
 func (c *h2Client) do(ctx context.Context, deadline time.Time, a *attempt) {
+	defer c.release(false)
 	now := time.Now()
 	if c.conn != nil && (c.goAway || c.next > h2MaxStreamID) {
 		// The server said it takes no new stream (or the ids ran out):
@@ -185,8 +186,17 @@ func (c *h2Client) do(ctx context.Context, deadline time.Time, a *attempt) {
 		c.next += 2
 		sends := c.fio.sends
 		c.out = appendHeaders(c.out[:0], c.stream, c.block)
-		_, err := c.conn.Write(c.out) // queued: sent by the first read below
+		_, err := c.conn.Write(c.out) // queued
 		if err == nil {
+			if c.t.tls == nil {
+				// Sent, then waited for (unless frames were already waiting:
+				// the first read takes them, and sends it once the socket is
+				// idle), so the read buffer is taken once the answer is there.
+				// Not under TLS: records TLS has read but not yet opened
+				// (a close_notify) are not on the socket, and must be seen
+				// before the request goes; the first read through TLS sends it.
+				c.fio.await()
+			}
 			err = c.readResponse(a)
 		}
 		a.end = time.Now()
@@ -256,6 +266,7 @@ func h2Protocol(format string, args ...any) error {
 // PING and giving flow-control credit as it goes.
 func (c *h2Client) readResponse(a *attempt) error {
 	c.resp = h2Resp{cl: -1}
+	c.reader()
 	for {
 		if _, err := io.ReadFull(c.br, c.fh[:]); err != nil {
 			return c.ioErr(err, a)
@@ -522,7 +533,9 @@ func (c *h2Client) endStream() error {
 // valid until the next read.
 func (c *h2Client) payload(n int) ([]byte, error) {
 	if cap(c.pbuf) < n {
-		c.pbuf = make([]byte, h2MaxFrame)
+		// As large as needed, not h2MaxFrame: the buffer stays with the
+		// connection, and most frames read here are small header blocks.
+		c.pbuf = make([]byte, min(h2MaxFrame, max(n, 2*cap(c.pbuf), 256)))
 	}
 	b := c.pbuf[:n]
 	_, err := io.ReadFull(c.br, b)

@@ -201,6 +201,10 @@ func (hc *h2Conn) answer(path string, sid uint32) {
 		hc.headers(sid, false, ":status", "200", "content-length", "1024")
 		hc.fr.WriteGoAway(sid, http2.ErrCodeNo, nil)
 		hc.fr.WriteData(sid, true, body)
+	case "/ok-ping":
+		// The answer and a PING after its end, in one segment: the PING
+		// is read with the answer and waits in the client's buffer.
+		corked(hc.c, func() { ok("200", body); hc.fr.WritePing(false, [8]byte{9}) })
 	case "/idle-close":
 		// Answer, then end the connection once idle: the server's side is
 		// shut down with the answer (corked), so the close is there before

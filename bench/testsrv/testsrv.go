@@ -287,6 +287,9 @@ func (s *Server) start(t testing.TB, port int, network string, logs func() strin
 type NginxOptions struct {
 	Workers int    // worker_processes, default 1
 	CPUs    string // pin the server to these CPUs (taskset -c), e.g. "0"
+	// WorkerConnections is each worker's connection limit (default 4096);
+	// above that, the worker's file limit is raised to match.
+	WorkerConnections int
 }
 
 // The config of loadgen-anchors.md Appendix A: static files, sendfile, no
@@ -297,7 +300,8 @@ master_process on;
 worker_processes {{.Workers}};
 pid {{.Dir}}/nginx.pid;
 error_log {{.Dir}}/error.log warn;
-events { worker_connections 4096; }
+{{if gt .WorkerConnections 4096}}worker_rlimit_nofile {{.Files}};
+{{end}}events { worker_connections {{.WorkerConnections}}; }
 http {
   access_log off;
   client_body_temp_path {{.Dir}}/tmp/body;
@@ -327,15 +331,19 @@ func StartNginx(t testing.TB, o NginxOptions) *Server {
 	if o.Workers == 0 {
 		o.Workers = 1
 	}
+	if o.WorkerConnections == 0 {
+		o.WorkerConnections = 4096
+	}
 	dir := Docroot(t)
 	must(t, os.MkdirAll(filepath.Join(dir, "tmp"), 0o755))
 	port := FreePort(t)
 	var conf bytes.Buffer
 	must(t, nginxConf.Execute(&conf, struct {
 		NginxOptions
-		Dir  string
-		Port int
-	}{o, dir, port}))
+		Dir   string
+		Port  int
+		Files int // a file per connection, and some for the log, listener and files served
+	}{o, dir, port, o.WorkerConnections + 64}))
 	cf := filepath.Join(dir, "nginx.conf")
 	must(t, os.WriteFile(cf, conf.Bytes(), 0o644))
 	s := &Server{Dir: dir, Port: port}
