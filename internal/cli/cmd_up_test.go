@@ -177,6 +177,15 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 		timings = append(timings, what+" "+d.Round(100*time.Millisecond).String())
 	}
 
+	// Before any profile, the host declares no site: seed without a
+	// password source says where the password comes from and changes nothing.
+	if code, out, errOut := run(append([]string{"seed", "--fixture", "minimal"}, conn...)...); code != 2 || !strings.Contains(errOut, "the host has no profile's database") {
+		t.Fatalf("seed before up: exit %d, want 2 naming the missing profile database\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	if got := sh("ls -A /var/lib/wptest 2>/dev/null | wc -l"); got != "0" {
+		t.Fatalf("seed before up left %s entries in /var/lib/wptest", got)
+	}
+
 	_, d := step("up", "tuned-apache")
 	record("up tuned-apache (bare host)", d)
 
