@@ -179,7 +179,7 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 
 	// Before any profile, the host declares no site: seed without a
 	// password source says where the password comes from and changes nothing.
-	if code, out, errOut := run(append([]string{"seed", "--fixture", "minimal"}, conn...)...); code != 2 || !strings.Contains(errOut, "the host has no profile's database") {
+	if code, out, errOut := run(append([]string{"seed", "--fixture", "minimal"}, conn...)...); code != 2 || !strings.Contains(errOut, "no profile's site database applies here") {
 		t.Fatalf("seed before up: exit %d, want 2 naming the missing profile database\nstdout %s\nstderr %s", code, out, errOut)
 	}
 	if got := sh("ls -A /var/lib/wptest 2>/dev/null | wc -l"); got != "0" {
@@ -188,6 +188,12 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 
 	_, d := step("up", "tuned-apache")
 	record("up tuned-apache (bare host)", d)
+
+	// Another docroot is another site: the profile's database is not its
+	// default (seeding it would overwrite the live site's rows).
+	if code, out, errOut := run(append([]string{"seed", "--fixture", "minimal", "--docroot", "/root/other-site"}, conn...)...); code != 2 || !strings.Contains(errOut, "no profile's site database applies here") {
+		t.Fatalf("seed into another docroot without a password: exit %d, want 2\nstdout %s\nstderr %s", code, out, errOut)
+	}
 
 	// seed and verify with their defaults: the live profile's site.
 	t0 := time.Now()
