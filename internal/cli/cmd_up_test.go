@@ -334,9 +334,11 @@ func containsSub(list []string, sub string) bool {
 // profile's process groups, from its host manifest) while pages load from
 // here, and checks srvstat's invariants against the host's own CPU
 // accounting (its cgroup, exited processes included): in every interval
-// each group used at most CPUs x interval; from an idle sample before the
-// load to an idle sample after it, the groups (other included) add up to
-// what the host's processes used, within srvstat's stated rounding.
+// each group used at most CPUs x interval; between two readings of the
+// cgroup taken while the host is idle (one before the load, one after it),
+// the groups (other included) add up to what the host's processes used,
+// within srvstat's stated rounding and what ran between a reading and the
+// sample next to it (bounded by that sample's interval, an idle one).
 func samplerExact(t *testing.T, bh *testenv.BareHost, conn []string, what string, load ...string) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -346,32 +348,14 @@ func samplerExact(t *testing.T, bh *testenv.BareHost, conn []string, what string
 		var stderr bytes.Buffer
 		done <- Run(ctx, &App{Args: append([]string{"srvstat", "--interval", "500ms"}, conn...), Stdout: &out, Stderr: &stderr})
 	}()
-	lines := func() int { return strings.Count(out.String(), "\n") }
-	usage := func() time.Duration {
-		d, err := bh.CPUUsage()
+	// samples: the whole lines written so far (srvstat may be mid-line).
+	samples := func() []srvstat.Sample {
+		text := out.String()
+		ss, err := srvstat.Read(strings.NewReader(text[:strings.LastIndex(text, "\n")+1]))
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("srvstat's samples: %v\n%.2000s", err, text)
 		}
-		return d
-	}
-	testenv.WaitFor(t, 2*time.Minute, "srvstat's first samples", func() bool { return lines() >= 2 })
-	a, cgA := lines(), usage()
-	code, stdout, stderr := runCLIArgs(append([]string{"bench", "--url", "http://" + bh.IP + "/", "-c", "4"}, load...)...)
-	if code != 0 {
-		t.Fatalf("load (%s): exit %d\n%s\n%s", what, code, stdout, stderr)
-	}
-	// The next sample is taken after the load ended: the host is idle
-	// from there to the cgroup's reading, as it was around sample a.
-	testenv.WaitFor(t, time.Minute, "a sample after the load", func() bool { return lines() >= a+2 })
-	b, cgB := lines(), usage()
-	cancel()
-	<-done
-	// The lines counted (whole ones: the stream is cut where it was when
-	// srvstat was stopped).
-	text := strings.SplitAfterN(out.String(), "\n", b+1)
-	ss, err := srvstat.Read(strings.NewReader(strings.Join(text[:b], "")))
-	if err != nil || len(ss) < b {
-		t.Fatalf("%d samples: %v\n%.2000s", len(ss), err, out.String())
+		return ss
 	}
 	sum := func(s srvstat.Sample) (v float64) {
 		for _, g := range s.Groups {
@@ -379,7 +363,39 @@ func samplerExact(t *testing.T, bh *testenv.BareHost, conn []string, what string
 		}
 		return v
 	}
-	for i := 1; i < b; i++ {
+	usage := func() time.Duration {
+		d, err := bh.CPUUsage()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	// idleReading reads the cgroup right after a sample that ends an idle
+	// interval (WordPress's cron requests and MariaDB's flushing outlast
+	// the load), returning that sample's index: what ran between it and
+	// the reading is at most what the next interval shows.
+	const idle = 0.1 // CPU-seconds in a 500 ms interval
+	idleReading := func(from int, when string) (int, time.Duration) {
+		t.Helper()
+		var n int
+		testenv.WaitFor(t, 2*time.Minute, "an idle sample "+when, func() bool {
+			ss := samples()
+			n = len(ss)
+			return n >= from+2 && sum(ss[n-1])-sum(ss[n-2]) < idle
+		})
+		return n - 1, usage()
+	}
+	a, cgA := idleReading(0, "before the load")
+	code, stdout, stderr := runCLIArgs(append([]string{"bench", "--url", "http://" + bh.IP + "/", "-c", "4"}, load...)...)
+	if code != 0 {
+		t.Fatalf("load (%s): exit %d\n%s\n%s", what, code, stdout, stderr)
+	}
+	b, cgB := idleReading(a+1, "after the load")
+	testenv.WaitFor(t, time.Minute, "the sample after the last reading", func() bool { return len(samples()) >= b+2 })
+	cancel()
+	<-done
+	ss := samples()
+	for i := 1; i < len(ss); i++ {
 		dt := ss[i].Unix - ss[i-1].Unix
 		for name, g := range ss[i].Groups {
 			if d := g.CPUSec - ss[i-1].Groups[name].CPUSec; d > float64(ss[i].CPUs)*dt+ss[i].CPURoundingS {
@@ -387,18 +403,22 @@ func samplerExact(t *testing.T, bh *testenv.BareHost, conn []string, what string
 			}
 		}
 	}
-	groups, truth := sum(ss[b-1])-sum(ss[a-1]), (cgB - cgA).Seconds()
-	slack := ss[a-1].CPURoundingS + ss[b-1].CPURoundingS + 0.05 // + srvstat's and sshd's own between a sample and the cgroup's reading
-	if d := groups - truth; d > slack || d < -slack {
-		t.Errorf("%s: the groups add up to %.3f s, the host's processes used %.3f s (rounding %.3f s)", what, groups, truth, slack)
+	groups, truth := sum(ss[b])-sum(ss[a]), (cgB - cgA).Seconds()
+	// The cgroup also counted what ran from sample a to its first reading
+	// (missing from truth, at most interval a+1's) and from sample b to its
+	// second (extra in truth, at most interval b+1's).
+	gapA, gapB := sum(ss[a+1])-sum(ss[a]), sum(ss[b+1])-sum(ss[b])
+	rounding := ss[a].CPURoundingS + ss[b].CPURoundingS + 0.02 // + sshd's share of srvstat's stream, outside any sample
+	if d := truth - groups; d > gapB+rounding || d < -gapA-rounding {
+		t.Errorf("%s: the groups add up to %.3f s, the host's processes used %.3f s (rounding %.3f s, idle intervals around the readings %.3f s and %.3f s)", what, groups, truth, rounding, gapA, gapB)
 	}
-	last := ss[b-1].Groups
-	if last["web"].CPUSec-ss[a-1].Groups["web"].CPUSec <= 0 || last["php"].CPUSec-ss[a-1].Groups["php"].CPUSec <= 0 {
+	last, first := ss[b].Groups, ss[a].Groups
+	if last["web"].CPUSec-first["web"].CPUSec <= 0 || last["php"].CPUSec-first["php"].CPUSec <= 0 {
 		t.Errorf("%s: web or php used no CPU under load: %+v", what, last)
 	}
-	t.Logf("%s: groups %.3f s, host %.3f s over %d samples (web %.2f s, php %.2f s, db %.2f s, other %.2f s; exits from %s)", what, groups, truth, b-a+1,
-		last["web"].CPUSec-ss[a-1].Groups["web"].CPUSec, last["php"].CPUSec-ss[a-1].Groups["php"].CPUSec,
-		last["db"].CPUSec-ss[a-1].Groups["db"].CPUSec, last[srvstat.Other].CPUSec-ss[a-1].Groups[srvstat.Other].CPUSec, ss[b-1].ExitsFrom)
+	t.Logf("%s: groups %.3f s, host %.3f s over %d samples (web %.2f s, php %.2f s, db %.2f s, other %.2f s; exits from %s; idle around the readings %.3f s, %.3f s)", what, groups, truth, b-a+1,
+		last["web"].CPUSec-first["web"].CPUSec, last["php"].CPUSec-first["php"].CPUSec,
+		last["db"].CPUSec-first["db"].CPUSec, last[srvstat.Other].CPUSec-first[srvstat.Other].CPUSec, ss[b].ExitsFrom, gapA, gapB)
 }
 
 // runCLIArgs runs one whole command in this process.
