@@ -275,15 +275,15 @@ wait:
 
 	// Same seed, same fixture root and plan: --plan of two invocations
 	// agree with each other and with this run; another seed differs.
-	p1 := runPlan(t, exe, quick)
-	p2 := runPlan(t, exe, quick)
+	p1 := runPlan(t, exe, quick, "-var", ruid2)
+	p2 := runPlan(t, exe, quick, "-var", ruid2)
 	if p1 != p2 {
 		t.Errorf("two plans of the same file and seed differ:\n%s\n---\n%s", p1, p2)
 	}
 	if !strings.Contains(p1, "plan_sha256 "+man.PlanHash) || !strings.Contains(p1, "root "+man.Fixture.Root+" (= pinned)") {
 		t.Errorf("plan output does not match the run (plan %s, root %s):\n%s", man.PlanHash, man.Fixture.Root, lastLines(p1, 50))
 	}
-	if p3 := runPlan(t, exe, quick, "-var", "seed=2"); p3 == p1 || strings.Contains(p3, man.Fixture.Root) {
+	if p3 := runPlan(t, exe, quick, "-var", ruid2, "-var", "seed=2"); p3 == p1 || strings.Contains(p3, man.Fixture.Root) {
 		t.Errorf("seed 2 gives the same plan or root")
 	}
 

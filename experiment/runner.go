@@ -58,6 +58,14 @@ func (r *runner) run(ctx context.Context, ms []cloud.Machine) error {
 	if r.facts, err = r.h.Facts(ctx); err != nil {
 		return exitcode.With(exitcode.Provision, fmt.Errorf("facts of %s: %w", r.h.Name(), err))
 	}
+	plan := r.sp.Plan()
+	enabled := r.enabledProfiles()
+	if len(enabled) == 0 {
+		return exitcode.With(exitcode.Config, fmt.Errorf("no profile of %s is enabled", r.sp.File))
+	}
+	if err := r.preflight(ctx, r.nextProfile(plan, enabled)); err != nil {
+		return err
+	}
 	if r.lg, err = r.loadGenerator(ctx, ms); err != nil {
 		return err
 	}
@@ -81,11 +89,6 @@ func (r *runner) run(ctx context.Context, ms []cloud.Machine) error {
 		r.live = prev.Profile
 	}
 
-	plan := r.sp.Plan()
-	enabled := r.enabledProfiles()
-	if len(enabled) == 0 {
-		return exitcode.With(exitcode.Config, fmt.Errorf("no profile of %s is enabled", r.sp.File))
-	}
 	if r.man.Fixture.Verified == "" {
 		// Fresh run: the first column's profile makes the server ready
 		// for the site (database, PHP, core); the fixture is seeded once
@@ -141,6 +144,36 @@ func (r *runner) run(ctx context.Context, ms []cloud.Machine) error {
 		}
 	}
 	return nil
+}
+
+// preflight prints, before anything on the server changes, what the
+// server is and what profile ps, the first the run applies, will change
+// there (provision's preflight, as `wptest up` prints it).
+func (r *runner) preflight(ctx context.Context, ps ProfileSpec) error {
+	rd, err := r.render(ps)
+	if err != nil {
+		return err
+	}
+	pf, err := rd.Preflight(ctx, r.h, r.facts)
+	if err != nil {
+		return exitcode.With(exitcode.Provision, err)
+	}
+	pf.WriteText(r.opt.Log)
+	return nil
+}
+
+// nextProfile is the profile the run applies first: the first enabled one
+// on a fresh run (it readies the server for the site), else the first with
+// points still to measure.
+func (r *runner) nextProfile(plan []Point, enabled []ProfileSpec) ProfileSpec {
+	if r.man.Fixture.Verified != "" {
+		for _, p := range plan {
+			if !r.st.done[p.Key] {
+				return r.profile(p.Profile)
+			}
+		}
+	}
+	return enabled[0]
 }
 
 func (r *runner) enabledProfiles() []ProfileSpec {

@@ -37,37 +37,11 @@ const AgentPath = "/usr/local/lib/wptest/wptest"
 // the host manifest and keeps it in the run manifest. Same steps as
 // `wptest up`/`swap` (internal/cli/cmd_up.go), which cannot be imported.
 func (r *runner) apply(ctx context.Context, ps ProfileSpec) error {
-	dir, err := profiles.Lookup(ps.Name, func(d string) []string {
-		lp, _ := provision.Load(profiles.FS, d, provision.Vars{})
-		if lp == nil {
-			return nil
-		}
-		return lp.Aliases
-	})
+	rd, err := r.render(ps)
 	if err != nil {
-		return exitcode.With(exitcode.Config, err)
+		return err
 	}
-	var args []string
-	for _, k := range sortedKeys(ps.Vars) {
-		args = append(args, k+"="+ps.Vars[k])
-	}
-	p, diags := provision.Load(profiles.FS, dir, provision.Vars{Args: args})
-	if diags.HasErrors() {
-		var b bytes.Buffer
-		if p != nil {
-			_ = provision.WriteDiagnostics(&b, p.Files(), diags, true)
-		} else {
-			_ = provision.WriteDiagnostics(&b, nil, diags, true)
-		}
-		return exitcode.With(exitcode.Config, fmt.Errorf("profile %s: %s", ps.Name, strings.TrimSpace(b.String())))
-	}
-	rd, diags := p.Render(r.facts.Platform)
-	if diags.HasErrors() {
-		return exitcode.With(exitcode.Config, fmt.Errorf("render %s for %s: %s", p.Name, r.facts.Platform, diags.Error()))
-	}
-	if len(rd.Blocked) > 0 {
-		return exitcode.With(exitcode.Config, fmt.Errorf("profile %s cannot be applied on %s (nothing was changed):\n  %s", p.Name, r.h.Name(), strings.Join(rd.Blocked, "\n  ")))
-	}
+	p := rd.Profile
 	if r.live == p.Name {
 		r.logf("[%s] profile %s (already live: re-applied, checks run again)", r.h.Name(), p.Name)
 	} else {
@@ -101,6 +75,44 @@ func (r *runner) apply(ctx context.Context, ps ProfileSpec) error {
 	r.man.Hosts[ps.Name] = m
 	r.logf("[%s] %s live after %.1fs (%d change(s), %d deviation(s))", r.h.Name(), p.Name, time.Since(t0).Seconds(), m.Changes, len(m.Deviations))
 	return r.man.write(r.dir)
+}
+
+// render loads the shipped profile with the spec's variables and renders
+// it for the server's platform; a failed precondition is refused here,
+// before anything changes.
+func (r *runner) render(ps ProfileSpec) (*provision.Rendered, error) {
+	dir, err := profiles.Lookup(ps.Name, func(d string) []string {
+		lp, _ := provision.Load(profiles.FS, d, provision.Vars{})
+		if lp == nil {
+			return nil
+		}
+		return lp.Aliases
+	})
+	if err != nil {
+		return nil, exitcode.With(exitcode.Config, err)
+	}
+	var args []string
+	for _, k := range sortedKeys(ps.Vars) {
+		args = append(args, k+"="+ps.Vars[k])
+	}
+	p, diags := provision.Load(profiles.FS, dir, provision.Vars{Args: args})
+	if diags.HasErrors() {
+		var b bytes.Buffer
+		if p != nil {
+			_ = provision.WriteDiagnostics(&b, p.Files(), diags, true)
+		} else {
+			_ = provision.WriteDiagnostics(&b, nil, diags, true)
+		}
+		return nil, exitcode.With(exitcode.Config, fmt.Errorf("profile %s: %s", ps.Name, strings.TrimSpace(b.String())))
+	}
+	rd, diags := p.Render(r.facts.Platform)
+	if diags.HasErrors() {
+		return nil, exitcode.With(exitcode.Config, fmt.Errorf("render %s for %s: %s", p.Name, r.facts.Platform, diags.Error()))
+	}
+	if len(rd.Blocked) > 0 {
+		return nil, exitcode.With(exitcode.Config, fmt.Errorf("profile %s cannot be applied on %s (nothing was changed):\n  %s", p.Name, r.h.Name(), strings.Join(rd.Blocked, "\n  ")))
+	}
+	return rd, nil
 }
 
 func orNone(s string) string {
@@ -237,18 +249,6 @@ type WorkerSource struct {
 	Why        string // why StatusURL is empty
 }
 
-// workerSource reads the live profile from the server's host manifest (the
-// profile the apply just wrote, with its final variables and Apache's
-// loaded modules): Apache gets its status page on the server's own
-// loopback (srvstat runs there) and its max_request_workers variable.
-func (r *runner) workerSource(ctx context.Context) WorkerSource {
-	hm, err := hostmanifest.Read(ctx, r.h)
-	if err != nil || hm == nil {
-		return WorkerSource{Why: fmt.Sprintf("no host manifest on %s to tell the server (%v)", r.h.Name(), err)}
-	}
-	return WorkersOf(hm, r.sp.HTTPPort)
-}
-
 // WorkersOf is the worker source of the profile a host manifest records
 // (the report asks it why a column has no worker usage).
 func WorkersOf(hm *hostmanifest.Manifest, httpPort int) WorkerSource {
@@ -280,17 +280,41 @@ func wholeNumber(v any) int {
 	return int(f)
 }
 
+// SamplerGroups are the process groups the live profile declares (its host
+// manifest), as srvstat takes them: what the report's columns count.
+func SamplerGroups(hm *hostmanifest.Manifest) []srvstat.Group {
+	if hm == nil {
+		return nil
+	}
+	var gs []srvstat.Group
+	for _, g := range hm.Groups {
+		gs = append(gs, srvstat.Group{Name: g.Name, Exe: g.Exe, Users: g.Users})
+	}
+	return gs
+}
+
 func (r *runner) startSampler(ctx context.Context) (*sampler, error) {
-	ws := r.workerSource(ctx)
+	hm, err := hostmanifest.Read(ctx, r.h)
+	if err != nil {
+		return nil, err
+	}
+	ws := WorkersOf(hm, r.sp.HTTPPort)
 	if ws.StatusURL == "" {
 		r.logf("[%s] worker usage: n/a (%s)", r.h.Name(), ws.Why)
+	}
+	groups := SamplerGroups(hm)
+	if len(groups) == 0 {
+		return nil, fmt.Errorf("the live profile on %s declares no process groups (process_group blocks): the server's CPU could not be told apart", r.h.Name())
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	s := &sampler{cancel: cancel, done: make(chan struct{}), workers: ws, logf: r.logf}
 	if _, ok := r.h.(*host.Local); ok {
-		sm := srvstat.New(srvstat.Config{StatusURL: ws.StatusURL})
+		// In this process, on the user's own machine: no process
+		// accounting (a machine-wide facility) there.
+		sm := srvstat.New(srvstat.Config{StatusURL: ws.StatusURL, Groups: groups})
 		go func() {
 			defer close(s.done)
+			defer sm.Close()
 			tk := time.NewTicker(SampleEvery)
 			defer tk.Stop()
 			for {
@@ -310,7 +334,7 @@ func (r *runner) startSampler(ctx context.Context) (*sampler, error) {
 		cancel()
 		return nil, fmt.Errorf("srvstat on %s needs the wptest binary (Options.Exe)", r.h.Name())
 	}
-	args := []string{"--interval", SampleEvery.String()}
+	args := append([]string{"--interval", SampleEvery.String()}, srvstat.GroupArgs(groups)...)
 	if ws.StatusURL != "" {
 		args = append(args, "--status-url", ws.StatusURL)
 	}

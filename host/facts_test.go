@@ -16,7 +16,9 @@ ID=debian
 WPTEST_ARCH=x86_64
 WPTEST_INIT=none
 WPTEST_PM=apt
-`, Facts{OSID: "debian", OSVersion: "12", Platform: "debian-12", Arch: "x86_64", Init: "none", PackageManager: "apt"}},
+WPTEST_SELINUX=absent
+WPTEST_FIREWALLD=absent
+`, Facts{OSID: "debian", OSVersion: "12", Platform: "debian-12", Arch: "x86_64", Init: "none", PackageManager: "apt", SELinux: "absent", Firewalld: "absent"}},
 		{"almalinux-9", `NAME="AlmaLinux"
 VERSION="9.4 (Seafoam Ocelot)"
 ID="almalinux"
@@ -26,7 +28,9 @@ VERSION_ID="9.4"
 WPTEST_ARCH=aarch64
 WPTEST_INIT=systemd
 WPTEST_PM=dnf
-`, Facts{OSID: "almalinux", OSVersion: "9.4", Platform: "almalinux-9", Arch: "aarch64", Init: "systemd", PackageManager: "dnf"}},
+WPTEST_SELINUX=enforcing
+WPTEST_FIREWALLD=not running
+`, Facts{OSID: "almalinux", OSVersion: "9.4", Platform: "almalinux-9", Arch: "aarch64", Init: "systemd", PackageManager: "dnf", SELinux: "enforcing", Firewalld: "not running"}},
 		{"single quotes, no version", `ID='arch'
 WPTEST_ARCH=x86_64
 WPTEST_INIT=systemd

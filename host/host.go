@@ -33,7 +33,8 @@ type Host interface {
 	// DialContext opens a connection from the host's point of view (through
 	// the SSH connection for a remote host), e.g. to MariaDB on 127.0.0.1:3306.
 	DialContext(ctx context.Context, network, addr string) (net.Conn, error)
-	// Facts reads what the host is: OS, version, arch, init system, package manager.
+	// Facts reads what the host is: OS, version, arch, init system, package
+	// manager, SELinux mode and firewalld state.
 	Facts(ctx context.Context) (Facts, error)
 	Close() error
 }
@@ -82,6 +83,29 @@ type Facts struct {
 	Arch           string `json:"arch"`
 	Init           string `json:"init"`            // "systemd" or "none" (start services by hand)
 	PackageManager string `json:"package_manager"` // "apt" or "dnf"
+	// SELinux is "enforcing", "permissive", "disabled" (the tools or
+	// config are there, the kernel does not enforce) or "absent".
+	SELinux string `json:"selinux"`
+	// Firewalld is "running", "not running" (installed, stopped) or "absent".
+	Firewalld string `json:"firewalld"`
+}
+
+// The SELinux and firewalld states Facts reports.
+const (
+	SELinuxEnforcing  = "enforcing"
+	SELinuxPermissive = "permissive"
+	SELinuxDisabled   = "disabled"
+	SELinuxAbsent     = "absent"
+
+	FirewalldRunning    = "running"
+	FirewalldNotRunning = "not running"
+	FirewalldAbsent     = "absent"
+)
+
+// SELinuxEnabled reports whether the kernel applies SELinux policy
+// (enforcing or permissive): labels matter then.
+func (f Facts) SELinuxEnabled() bool {
+	return f.SELinux == SELinuxEnforcing || f.SELinux == SELinuxPermissive
 }
 
 // GoArch is the GOARCH of a host's `uname -m` ("" when unknown): whether

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"os/user"
 	"path/filepath"
 	"runtime"
@@ -681,5 +682,22 @@ func testFacts(t *testing.T, h host.Host, _ *testenv.SyncBuffer) {
 	}
 	if _, err := os.Stat("/usr/bin/apt-get"); err == nil && f.PackageManager != "apt" {
 		t.Errorf("PackageManager %q on a host with apt-get", f.PackageManager)
+	}
+	// SELinux: selinuxfs is mounted exactly when the kernel applies policy.
+	wantSE := map[string]string{"1": "enforcing", "0": "permissive"}
+	if b, err := os.ReadFile("/sys/fs/selinux/enforce"); err == nil {
+		if want := wantSE[strings.TrimSpace(string(b))]; f.SELinux != want {
+			t.Errorf("SELinux %q, selinuxfs says %q", f.SELinux, want)
+		}
+	} else if _, err := exec.LookPath("getenforce"); err != nil {
+		if _, err := os.Stat("/etc/selinux/config"); err != nil && f.SELinux != "absent" {
+			t.Errorf("SELinux %q on a host without selinuxfs, getenforce or /etc/selinux/config, want absent", f.SELinux)
+		}
+	}
+	if _, err := exec.LookPath("firewall-cmd"); err != nil && f.Firewalld != "absent" {
+		t.Errorf("Firewalld %q on a host without firewall-cmd, want absent", f.Firewalld)
+	}
+	if f.SELinuxEnabled() != (f.SELinux == "enforcing" || f.SELinux == "permissive") {
+		t.Errorf("SELinuxEnabled() = %v for %q", f.SELinuxEnabled(), f.SELinux)
 	}
 }

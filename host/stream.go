@@ -213,14 +213,23 @@ func (c ctxReader) Read(p []byte) (int, error) {
 }
 
 // factsScript prints /etc/os-release and a few WPTEST_* lines; parseFacts
-// reads them. Local and SSH run the same script, so they agree.
+// reads them. Local and SSH run the same script, so they agree. SELinux's
+// mode comes from selinuxfs (mounted exactly when SELinux is enabled), so
+// it needs no SELinux tools; firewalld's state from firewall-cmd.
 const factsScript = `cat /etc/os-release 2>/dev/null || cat /usr/lib/os-release
 echo
 echo "WPTEST_ARCH=$(uname -m)"
 if [ -d /run/systemd/system ]; then echo WPTEST_INIT=systemd; else echo WPTEST_INIT=none; fi
 if command -v apt-get >/dev/null 2>&1; then echo WPTEST_PM=apt
 elif command -v dnf >/dev/null 2>&1; then echo WPTEST_PM=dnf
-else echo WPTEST_PM=none; fi`
+else echo WPTEST_PM=none; fi
+if [ -r /sys/fs/selinux/enforce ]; then
+	if [ "$(cat /sys/fs/selinux/enforce)" = 1 ]; then echo WPTEST_SELINUX=enforcing; else echo WPTEST_SELINUX=permissive; fi
+elif command -v getenforce >/dev/null 2>&1 || [ -e /etc/selinux/config ]; then echo WPTEST_SELINUX=disabled
+else echo WPTEST_SELINUX=absent; fi
+if command -v firewall-cmd >/dev/null 2>&1; then
+	if [ "$(timeout 20 firewall-cmd --state 2>/dev/null)" = running ]; then echo WPTEST_FIREWALLD=running; else echo "WPTEST_FIREWALLD=not running"; fi
+else echo WPTEST_FIREWALLD=absent; fi`
 
 func parseFacts(out []byte) (Facts, error) {
 	kv := map[string]string{}
@@ -238,6 +247,8 @@ func parseFacts(out []byte) (Facts, error) {
 		Arch:           kv["WPTEST_ARCH"],
 		Init:           kv["WPTEST_INIT"],
 		PackageManager: kv["WPTEST_PM"],
+		SELinux:        kv["WPTEST_SELINUX"],
+		Firewalld:      kv["WPTEST_FIREWALLD"],
 	}
 	if f.OSID == "" {
 		return f, errors.New("facts: no ID in /etc/os-release")

@@ -11,9 +11,11 @@ import (
 	"strings"
 )
 
-// all: keeps files whose names start with "." or "_" (.htaccess templates).
+// Only what the binary uses: each profile's and part's *.hcl files and
+// templates (not the goldens, tests or README). "all:" keeps template
+// files whose names start with "." or "_".
 //
-//go:embed all:*
+//go:embed */*.hcl all:*/templates _parts/*/*.hcl all:_parts/*/templates
 var embedded embed.FS
 
 // FS holds one directory per profile.

@@ -313,6 +313,17 @@
 // for other types (-var port=8080, -var 'sites=["a","b"]'). Setting a
 // variable the profile does not declare is an error.
 //
+// # Preflight
+//
+// Before `wptest up` (and swap) and `wptest run` change a host, they print
+// one screen: its platform, SELinux mode, firewalld state, init system,
+// free memory and disk (host facts and /proc/meminfo, df), and what the
+// profile will change about SELinux and firewalld. Those are the ops
+// labelled selinux_* and firewalld_* (e.g. command.selinux_site_contexts,
+// command.firewalld_ports): name such ops so. Each is checked on the host
+// as plan would check it (its guards run, nothing changes), so the screen
+// says which would run now and which are done.
+//
 // # Command line
 //
 //	wptest profiles [-o json] [--profile-dir D]
@@ -332,6 +343,7 @@
 //	rep := r.Offline()                           // no host
 //	rep, err := r.Plan(ctx, h, progress)         // Check only
 //	rep, err := r.Apply(ctx, h, progress)        // Check + Apply, notify, checks, facts
+//	pf, err := r.Preflight(ctx, h, facts)        // the one-screen preflight; pf.WriteText(w)
 //	hdr, diags := provision.ReadHeader(fsys, dir) // profile block only (listings, aliases)
 //
 // p.Hash is the content hash; rep (a *Report) marshals to the -o json form.

@@ -24,18 +24,45 @@ import (
 
 // TestMain lets BenchmarkVersusWrkAndAB re-run this test binary pinned to
 // one core (taskset) with BENCHGEN_CHILD set, so benchgen is measured as its
-// own process, like wrk and ab (a helper "test" would show up as a skip).
+// own process, like wrk and ab (a helper "test" would show up as a skip);
+// BenchmarkIdleConnections runs each crowd in a fresh process the same way
+// (BENCHGEN_IDLE_CHILD), so each has its own peak memory; and
+// TestFileLimitBelowConnectionsIsAClearError runs one under a lower
+// open-file limit (BENCHGEN_FILES_CHILD).
 func TestMain(m *testing.M) {
 	if u := os.Getenv("BENCHGEN_CHILD"); u != "" {
 		childRun(u)
 		return
 	}
+	if u := os.Getenv("BENCHGEN_IDLE_CHILD"); u != "" {
+		idleChildRun(u)
+		return
+	}
+	if u := os.Getenv("BENCHGEN_FILES_CHILD"); u != "" {
+		filesChildRun(u)
+		return
+	}
 	os.Exit(m.Run())
 }
 
+// childRun is one run of 50 keep-alive visitors on u, printed as JSON:
+// BENCHGEN_PROTO picks the protocol, BENCHGEN_CA a root CA file to verify
+// the server against, BENCHGEN_BARE=h3 quic-go's own HTTP/3 client instead
+// of benchgen (BenchmarkVersusH2load's reference for h3).
 func childRun(u string) {
 	d, _ := time.ParseDuration(os.Getenv("BENCHGEN_DURATION"))
-	r, err := Run(context.Background(), Config{URL: u, Visitors: 50, Duration: d, KeepAlive: true, HTTP10: os.Getenv("BENCHGEN_HTTP10") == "1"})
+	cfg := Config{URL: u, Visitors: 50, Duration: d, KeepAlive: true, HTTP10: os.Getenv("BENCHGEN_HTTP10") == "1",
+		Proto: os.Getenv("BENCHGEN_PROTO")}
+	var err error
+	if ca := os.Getenv("BENCHGEN_CA"); ca != "" {
+		cfg.RootCAs, err = rootsFrom(ca)
+	}
+	var r result.Run
+	if err == nil && os.Getenv("BENCHGEN_BARE") == "h3" {
+		r, err = bareH3(cfg)
+	} else if err == nil {
+		r, err = Run(context.Background(), cfg)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -162,28 +189,46 @@ func BenchmarkVersusWrkAndAB(b *testing.B) {
 }
 
 func versus(b *testing.B, server, u string, pgid int) {
-	// ab's -t takes whole seconds.
+	secs := roundSecs(b)
+	ours := &benchTool{name: "benchgen", run: func() toolRun { return runBenchgen(b, u, secs) }}
+	wrk := &benchTool{name: "wrk", run: func() toolRun { return runWrk(b, u, secs) }}
+	ab := &benchTool{name: "ab", run: func() toolRun { return runAB(b, u, secs) }}
+	// benchgen sending ab's HTTP/1.0 requests: ab's requests cost the server
+	// more than HTTP/1.1 ones (a longer answer, with Keep-Alive), so this is
+	// the like-for-like comparison with ab.
+	ours10 := &benchTool{name: "benchgen-http1.0", run: func() toolRun { return runBenchgen(b, u, secs, "BENCHGEN_HTTP10=1") }}
+	tools := []*benchTool{ours, wrk, ab, ours10}
+	inRounds(b, pgid, tools)
+	reportRatio(b, perRound(ours, wrk, rps), "rps/wrk")
+	reportRatio(b, perRound(ours, ab, rps), "rps/ab")
+	reportRatio(b, perRound(ours10, ab, rps), "http1.0-rps/ab")
+	reportRatio(b, perRound(ours, wrk, cpu), "cpu/wrk")
+	reportBar(b, perRound(ours, wrk, cpu), "cpu/wrk", server+": benchgen's client CPU per request ÷ wrk's")
+	reportTools(b, server, tools)
+}
+
+// roundSecs is -versus.round in whole seconds (ab's -t and h2load's -D take them).
+func roundSecs(b *testing.B) int {
 	secs := int(versusRound.Round(time.Second).Seconds())
 	if secs < 1 || *versusRound != time.Duration(secs)*time.Second {
 		b.Fatalf("-versus.round=%v: want whole seconds", *versusRound)
 	}
-	type tool struct {
-		name string
-		run  func() toolRun
-		rs   []toolRun
-	}
-	ours := &tool{name: "benchgen", run: func() toolRun { return runBenchgen(b, u, secs, false) }}
-	wrk := &tool{name: "wrk", run: func() toolRun { return runWrk(b, u, secs) }}
-	ab := &tool{name: "ab", run: func() toolRun { return runAB(b, u, secs) }}
-	// benchgen sending ab's HTTP/1.0 requests: ab's requests cost the server
-	// more than HTTP/1.1 ones (a longer answer, with Keep-Alive), so this is
-	// the like-for-like comparison with ab.
-	ours10 := &tool{name: "benchgen-http1.0", run: func() toolRun { return runBenchgen(b, u, secs, true) }}
-	tools := []*tool{ours, wrk, ab, ours10}
-	// Each round runs the tools in the next order of a Williams design, so
-	// that over len(orders) rounds no tool is favoured by its place in the
-	// round or by the tool that ran just before it (plain rotation always
-	// put wrk right after benchgen).
+	return secs
+}
+
+// benchTool is one load tool in a comparison: how to run it once, and its
+// runs, one per round.
+type benchTool struct {
+	name string
+	run  func() toolRun
+	rs   []toolRun
+}
+
+// inRounds runs every tool once per round (one round per b.Loop), each
+// round in the next order of a Williams design, so that over len(orders)
+// rounds no tool is favoured by its place in the round or by the tool that
+// ran just before it (plain rotation always put wrk right after benchgen).
+func inRounds(b *testing.B, pgid int, tools []*benchTool) {
 	orders := williams(len(tools))
 	round := 0
 	for b.Loop() {
@@ -192,46 +237,43 @@ func versus(b *testing.B, server, u string, pgid int) {
 		}
 		round++
 	}
-	col := func(rs []toolRun, f func(toolRun) float64) []float64 {
-		v := make([]float64, len(rs))
-		for i, r := range rs {
-			v[i] = f(r)
-		}
-		return v
+}
+
+func rps(r toolRun) float64 { return r.rps }
+func cpu(r toolRun) float64 { return r.cpuUsPerReq }
+
+// perRound is a's f over ref's, round by round: tools in the same round
+// share the machine's mood (the host is shared), so their ratio is steadier
+// than the medians'.
+func perRound(a, ref *benchTool, f func(toolRun) float64) []float64 {
+	v := make([]float64, len(a.rs))
+	for i := range a.rs {
+		v[i] = f(a.rs[i]) / f(ref.rs[i])
 	}
-	// Per-round ratios: tools in the same round share the machine's mood
-	// (the host is shared), so their ratio is steadier than the medians'.
-	ratio := func(a, b *tool, f func(toolRun) float64) []float64 {
-		v := make([]float64, len(a.rs))
-		for i := range a.rs {
-			v[i] = f(a.rs[i]) / f(b.rs[i])
-		}
-		return v
+	return v
+}
+
+// reportRatio reports per-round ratios as their geometric mean with its 95%
+// interval, and their median (a check that a few odd rounds do not carry
+// the mean).
+func reportRatio(b *testing.B, v []float64, unit string) {
+	gm, lo, hi := geoMeanCI(v)
+	b.ReportMetric(gm, unit)
+	if !math.IsNaN(lo) {
+		b.ReportMetric(lo, unit+"-lo95")
+		b.ReportMetric(hi, unit+"-hi95")
 	}
-	// A ratio: the geometric mean of the per-round ratios with its 95%
-	// interval, and their median (a check that a few odd rounds do not
-	// carry the mean).
-	withCI := func(v []float64, unit string) {
-		gm, lo, hi := geoMeanCI(v)
-		b.ReportMetric(gm, unit)
-		if !math.IsNaN(lo) {
-			b.ReportMetric(lo, unit+"-lo95")
-			b.ReportMetric(hi, unit+"-hi95")
-		}
-		b.ReportMetric(median(v), unit+"-median")
-	}
-	rps := func(r toolRun) float64 { return r.rps }
-	cpu := func(r toolRun) float64 { return r.cpuUsPerReq }
-	withCI(ratio(ours, wrk, rps), "rps/wrk")
-	withCI(ratio(ours, ab, rps), "rps/ab")
-	withCI(ratio(ours10, ab, rps), "http1.0-rps/ab")
-	withCI(ratio(ours, wrk, cpu), "cpu/wrk")
-	// The bar on client CPU per request is reported, not asserted: the
-	// ratio moves with whatever else the shared host runs, so a failing
-	// assert would say more about the machine than about benchgen. The
-	// metric (< 1 is under the bar) and the verdict line make it visible.
-	gm, _, hi := geoMeanCI(ratio(ours, wrk, cpu))
-	b.ReportMetric(gm/cpuBar, "cpu/wrk-of-bar")
+	b.ReportMetric(median(v), unit+"-median")
+}
+
+// reportBar holds client CPU-per-request ratios v against cpuBar. The bar
+// is reported, not asserted: the ratio moves with whatever else the shared
+// host runs, so a failing assert would say more about the machine than
+// about benchgen. The metric (< 1 is under the bar) and the verdict line
+// make it visible.
+func reportBar(b *testing.B, v []float64, unit, what string) {
+	gm, lo, hi := geoMeanCI(v)
+	b.ReportMetric(gm/cpuBar, unit+"-of-bar")
 	verdict := "over the bar"
 	switch {
 	case !math.IsNaN(hi) && hi < cpuBar:
@@ -239,15 +281,28 @@ func versus(b *testing.B, server, u string, pgid int) {
 	case gm < cpuBar:
 		verdict = "under the bar (mean only: the interval reaches it)"
 	}
-	b.Logf("%s: benchgen's client CPU per request is %.2fx wrk's, bar %.1fx: %s", server, gm, cpuBar, verdict)
+	b.Logf("%s: %.2fx [%.2f, %.2f], bar %.1fx: %s", what, gm, lo, hi, cpuBar, verdict)
+}
+
+// reportTools reports each tool's medians, how many rounds were clean, and
+// logs every round (to -versus.out too, as TSV).
+func reportTools(b *testing.B, server string, tools []*benchTool) {
+	col := func(rs []toolRun, f func(toolRun) float64) []float64 {
+		v := make([]float64, len(rs))
+		for i, r := range rs {
+			v[i] = f(r)
+		}
+		return v
+	}
 	for _, tl := range tools {
 		b.ReportMetric(median(col(tl.rs, rps)), tl.name+"-rps")
 		b.ReportMetric(median(col(tl.rs, cpu)), tl.name+"-cpu-us/req")
 		b.ReportMetric(median(col(tl.rs, func(r toolRun) float64 { return r.srvUsPerReq })), tl.name+"-srv-us/req")
 		b.ReportMetric(median(col(tl.rs, func(r toolRun) float64 { return r.srvBusy })), tl.name+"-srv-cores")
 	}
+	rounds := len(tools[0].rs)
 	clean := 0
-	for i := range ours.rs {
+	for i := range rounds {
 		worst := 0.0
 		for _, tl := range tools {
 			worst = max(worst, tl.rs[i].unattributed)
@@ -266,7 +321,7 @@ func versus(b *testing.B, server, u string, pgid int) {
 		defer f.Close()
 		tsv = f
 	}
-	for i := range ours.rs {
+	for i := range rounds {
 		line := fmt.Sprintf("round %d:", i+1)
 		for _, tl := range tools {
 			r := tl.rs[i]
@@ -361,12 +416,11 @@ func procCPU(c *exec.Cmd) time.Duration {
 	return c.ProcessState.UserTime() + c.ProcessState.SystemTime()
 }
 
-func runBenchgen(b *testing.B, u string, secs int, http10 bool) toolRun {
+// runBenchgen runs this test binary as childRun on core 1, with env added.
+func runBenchgen(b *testing.B, u string, secs int, env ...string) toolRun {
 	c := pinned(os.Args[0])
 	c.Env = append(os.Environ(), "BENCHGEN_CHILD="+u, fmt.Sprintf("BENCHGEN_DURATION=%ds", secs))
-	if http10 {
-		c.Env = append(c.Env, "BENCHGEN_HTTP10=1")
-	}
+	c.Env = append(c.Env, env...)
 	out, err := c.Output()
 	if err != nil {
 		b.Fatalf("benchgen child: %v\n%s", err, out)
@@ -375,6 +429,9 @@ func runBenchgen(b *testing.B, u string, secs int, http10 bool) toolRun {
 	dec := json.NewDecoder(bytesReader(out))
 	if err := dec.Decode(&r); err != nil {
 		b.Fatalf("benchgen child output: %v\n%s", err, out)
+	}
+	if r.Outcomes.OK == 0 {
+		b.Fatalf("benchgen child: no answer: %s %v", failureLine(r.Outcomes), r.Errors)
 	}
 	if r.Outcomes.OK != r.Attempts {
 		b.Logf("benchgen: %d of %d attempts failed: %s", r.Attempts-r.Outcomes.OK, r.Attempts, failureLine(r.Outcomes))

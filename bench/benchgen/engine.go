@@ -1,12 +1,16 @@
 // Package benchgen is wptest's load generator. Every visitor owns one
-// connection (h1: a hand-written HTTP/1.1 client on net.Conn; h2/h2c:
-// net/http ClientConn; h3: quic-go http3 ClientConn) and one set of HDR
-// histograms; nothing is pooled and nothing is retried. Every attempt started
-// in the measured window ends in exactly one outcome bucket, and an attempt
-// still in flight when the window closes is waited for (up to its timeout) and
-// counted. Closed loop (N visitors, each sends when its answer came) and open
-// loop (a constant arrival rate, latency from the intended send time, so no
-// coordinated omission) are both available, and every result names its model.
+// connection (h1: a hand-written HTTP/1.1 client on net.Conn; h2/h2c: a
+// hand-written HTTP/2 client, one stream at a time; h3: quic-go http3
+// ClientConn); no connection is pooled and nothing is retried. Counts and
+// HDR histograms are kept per shard of visitors and merged exactly. Every
+// attempt started in the measured window ends in exactly one outcome
+// bucket, and an attempt still in flight when the window closes is waited
+// for (up to its timeout) and counted. Closed loop (N visitors, each sends
+// when its answer came) and open loop (a constant arrival rate, latency
+// from the intended send time, so no coordinated omission) are both
+// available, and every result names its model. An open-loop visitor
+// between attempts holds its connection and a timer, not a goroutine or a
+// read buffer (h1, h2/h2c), so a crowd of idle visitors is cheap.
 package benchgen
 
 import (
@@ -15,9 +19,11 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -219,8 +225,11 @@ func (a *attempt) finish() {
 	}
 }
 
-// stats is one visitor's counts; merged after the run.
+// stats is one shard's counts: a few visitors share it (shardFor), so a
+// crowd of idle visitors does not carry a set of histograms each; merged
+// exactly after the run (counts add, histograms merge bucket by bucket).
 type stats struct {
+	mu                     sync.Mutex
 	lat, conn, ttfb, queue *hdr.Histogram
 	out                    [result.NumOutcomes]int64
 	wireIn, wireOut        int64
@@ -300,6 +309,9 @@ func Run(ctx context.Context, cfg Config) (result.Run, error) {
 	if cfg.Rate < 0 {
 		return result.Run{}, errors.New("rate must be positive")
 	}
+	if err := ensureFiles(cfg.Visitors, fmt.Sprintf("%d connections", cfg.Visitors)); err != nil {
+		return result.Run{}, err
+	}
 	open := cfg.Rate > 0
 	if open && cfg.Requests > 0 && cfg.Duration <= 0 {
 		cfg.Duration = time.Duration(float64(cfg.Requests) / cfg.Rate * float64(time.Second))
@@ -326,23 +338,45 @@ func Run(ctx context.Context, cfg Config) (result.Run, error) {
 		defer tm.Stop()
 	}
 
-	all := make([]*stats, cfg.Visitors)
+	shards := make([]*stats, numShards(cfg.Visitors))
+	for i := range shards {
+		shards[i] = newStats()
+	}
+	rs := &runState{t: t, cfg: &cfg, ctx: ctx, open: open, done: &done, winStart: winStart, winEnd: winEnd,
+		budget: &budget, start: start}
+	if open {
+		rs.step = float64(time.Second) / cfg.Rate
+	}
 	var wg sync.WaitGroup
+	wg.Add(cfg.Visitors)
+	rs.wg = &wg
+	var waiting []*visitor // open loop: visitors that wait on their timers
 	for i := range cfg.Visitors {
-		st := newStats()
-		all[i] = st
-		wg.Add(1)
-		go func(i int) {
+		v := &visitor{runState: rs, c: t.newClient(), st: shards[i%len(shards)], i: i}
+		if open {
+			waiting = append(waiting, v)
+			// Made first, started after: its run may come at once and uses v.timer.
+			v.timer = time.AfterFunc(time.Duration(math.MaxInt64), v.wake)
+			v.timer.Reset(time.Until(v.at(0)))
+			continue
+		}
+		go func() {
 			defer wg.Done()
-			v := &visitor{t: t, c: t.newClient(), st: st, cfg: &cfg, open: open, done: &done,
-				winStart: winStart, winEnd: winEnd, budget: &budget}
 			defer v.c.close()
-			if open {
-				v.openLoop(ctx, start, i)
-			} else {
-				v.closedLoop(ctx)
+			v.closedLoop(ctx)
+		}()
+	}
+	if open {
+		// A cancelled run ends its waiting visitors at once: a timer stopped
+		// before it fired leaves its visitor to us (nobody else runs it).
+		stop := context.AfterFunc(ctx, func() {
+			for _, v := range waiting {
+				if v.timer.Stop() {
+					v.abandon()
+				}
 			}
-		}(i)
+		})
+		defer stop()
 	}
 	stopProgress := make(chan struct{})
 	if cfg.Progress != nil {
@@ -363,20 +397,59 @@ func Run(ctx context.Context, cfg Config) (result.Run, error) {
 	close(stopProgress)
 	snapCPU()
 	cpu := selfCPU() - cpu0
-	return merge(&cfg, t, open, all, winStart, cpu), nil
+	return merge(&cfg, t, open, shards, winStart, cpu), nil
 }
 
-type visitor struct {
+// numShards: how many sets of counts a run keeps. Up to 4 per CPU every
+// visitor has its own (a closed loop's visitors never wait on each other's
+// lock); beyond that visitors share them, so a crowd of 100,000 costs the
+// same few sets of histograms as one of 16.
+func numShards(visitors int) int {
+	return max(1, min(visitors, 4*runtime.GOMAXPROCS(0)))
+}
+
+// runState is what a run's visitors share.
+type runState struct {
 	t        *target
-	c        client
-	st       *stats
 	cfg      *Config
+	ctx      context.Context
 	open     bool
 	done     *atomic.Int64
 	winStart time.Time
 	winEnd   time.Time
 	budget   *atomic.Int64
+	wg       *sync.WaitGroup
+	start    time.Time // open loop: the schedule's origin
+	step     float64   // open loop: ns between two intended sends (1/rate)
 }
+
+// visitor is one connection and its place in the schedule. A closed-loop
+// visitor is a goroutine that sends as soon as its answer came. An
+// open-loop visitor waits for its next intended time on a runtime timer,
+// not in a goroutine: while it only holds its connection it costs the
+// connection and this struct, and a goroutine runs (started by the timer)
+// only while its attempts do.
+type visitor struct {
+	*runState
+	c  client
+	st *stats
+	i  int // its index among the visitors
+
+	// Open loop only.
+	timer *time.Timer
+	k     int       // the next intended send is the k-th of this visitor
+	due   time.Time // the admitted intended time the timer waits for
+	// waiting says the timer waits for an admitted attempt (waitCounted:
+	// one in the window); whoever takes it (the timer's run, or a cancel
+	// that stopped the timer) takes it with a Swap, so exactly once.
+	waiting atomic.Int32
+}
+
+const (
+	waitNone = iota
+	waitWarm
+	waitCounted
+)
 
 // admit decides whether an attempt starting at at is made, and whether it
 // counts (false during warm-up).
@@ -409,46 +482,86 @@ func (v *visitor) closedLoop(ctx context.Context) {
 	}
 }
 
-// openLoop sends at fixed intended times: visitor i of N at
-// start + (i + k·N)/rate. When the connection is still busy at an intended
-// time the attempt waits, and its latency runs from the intended time.
-func (v *visitor) openLoop(ctx context.Context, start time.Time, i int) {
-	n := v.cfg.Visitors
-	step := float64(time.Second) / v.cfg.Rate
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	for k := 0; ; k++ {
-		at := start.Add(time.Duration(float64(i+k*n) * step))
-		run, counted := v.admit(ctx, at)
-		if !run {
+// at is the open loop's k-th intended send of this visitor: visitor i of N
+// sends at start + (i + k·N)/rate.
+func (v *visitor) at(k int) time.Time {
+	return v.start.Add(time.Duration(float64(v.i+k*v.cfg.Visitors) * v.step))
+}
+
+// wake is the open loop, run by the visitor's timer in a goroutine of its
+// own: the attempt it waited for, any others already due, then the timer
+// again for the next one (or the visitor's end). When the connection is
+// still busy at an intended time the attempt waits, and its latency runs
+// from the intended time.
+func (v *visitor) wake() {
+	if w := v.waiting.Swap(waitNone); w != waitNone {
+		if v.ctx.Err() != nil {
+			// Not yet due when the run was cancelled: never started.
+			v.giveBack(w)
+			v.finish()
 			return
 		}
-		if d := time.Until(at); d > 0 {
-			timer.Reset(d)
-			select {
-			case <-ctx.Done():
-				// Not yet due, so never started: nothing to count.
-				if counted && v.cfg.Requests > 0 {
-					v.budget.Add(1)
-				}
-				return
-			case <-timer.C:
-			}
-		}
-		a := attempt{start: at}
-		deadline := at.Add(v.cfg.Timeout)
-		// Due, but the connection was busy until past the deadline (rare: the
-		// previous attempt ends by its own, earlier deadline).
-		if time.Now().After(deadline) {
-			a.outcome, a.end = result.QueueTimeout, time.Now()
-			a.err = errors.New("no free connection before the attempt's deadline")
-			if counted {
-				v.record(&a, 0, 0)
-			}
-			continue
-		}
-		v.one(ctx, &a, deadline, counted)
+		v.attemptAt(v.due, w == waitCounted)
 	}
+	for {
+		at := v.at(v.k)
+		run, counted := v.admit(v.ctx, at)
+		if !run {
+			v.finish()
+			return
+		}
+		v.k++
+		if d := time.Until(at); d > 0 {
+			v.due = at
+			w := int32(waitWarm)
+			if counted {
+				w = waitCounted
+			}
+			v.waiting.Store(w)
+			v.timer.Reset(d)
+			// A cancel that came before the Reset found no timer to stop.
+			if v.ctx.Err() != nil && v.timer.Stop() {
+				v.abandon()
+			}
+			return
+		}
+		v.attemptAt(at, counted)
+	}
+}
+
+// abandon ends an open-loop visitor whose timer was stopped before it fired.
+func (v *visitor) abandon() {
+	v.giveBack(v.waiting.Swap(waitNone))
+	v.finish()
+}
+
+// giveBack returns an admitted attempt that never started to the -n budget.
+func (v *visitor) giveBack(w int32) {
+	if w == waitCounted && v.cfg.Requests > 0 {
+		v.budget.Add(1)
+	}
+}
+
+func (v *visitor) finish() {
+	v.c.close()
+	v.wg.Done()
+}
+
+// attemptAt makes the open loop's attempt intended for at.
+func (v *visitor) attemptAt(at time.Time, counted bool) {
+	a := attempt{start: at}
+	deadline := at.Add(v.cfg.Timeout)
+	// Due, but the connection was busy until past the deadline (rare: the
+	// previous attempt ends by its own, earlier deadline).
+	if time.Now().After(deadline) {
+		a.outcome, a.end = result.QueueTimeout, time.Now()
+		a.err = errors.New("no free connection before the attempt's deadline")
+		if counted {
+			v.record(&a, 0, 0)
+		}
+		return
+	}
+	v.one(v.ctx, &a, deadline, counted)
 }
 
 func (v *visitor) one(ctx context.Context, a *attempt, deadline time.Time, counted bool) {
@@ -460,21 +573,25 @@ func (v *visitor) one(ctx context.Context, a *attempt, deadline time.Time, count
 	in1, out1 := v.c.wire()
 	if counted {
 		v.record(a, in1-in0, out1-out0)
-	} else {
-		v.st.warm++
+		return
 	}
+	v.st.mu.Lock()
+	v.st.warm++
+	v.st.mu.Unlock()
 }
 
 func (v *visitor) record(a *attempt, wIn, wOut int64) {
+	v.st.mu.Lock()
 	v.st.add(a, wIn, wOut, v.open)
+	v.st.mu.Unlock()
 	v.done.Add(1)
 }
 
-func merge(cfg *Config, t *target, open bool, all []*stats, winStart time.Time, cpu time.Duration) result.Run {
+func merge(cfg *Config, t *target, open bool, shards []*stats, winStart time.Time, cpu time.Duration) result.Run {
 	m := newStats()
 	var lastEnd time.Time
 	errs := map[errKey]int64{}
-	for _, s := range all {
+	for _, s := range shards {
 		m.lat.Merge(s.lat)
 		m.conn.Merge(s.conn)
 		m.ttfb.Merge(s.ttfb)

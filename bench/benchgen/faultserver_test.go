@@ -53,20 +53,33 @@ func startFaultServer(t *testing.T) *faultServer {
 // (for 127.0.0.1); the pool verifies it.
 func startTLSFaultServer(t *testing.T) (*faultServer, *x509.CertPool) {
 	t.Helper()
-	ts := httptest.NewTLSServer(http.NotFoundHandler())
-	ts.Close() // only its certificate is wanted
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	pool := x509.NewCertPool()
-	pool.AddCert(ts.Certificate())
-	s := serveFaults(t, tls.NewListener(ln, &tls.Config{Certificates: ts.TLS.Certificates}))
+	cert, pool := testCert()
+	s := serveFaults(t, tls.NewListener(ln, &tls.Config{Certificates: cert}))
 	s.scheme = "https"
 	return s, pool
 }
 
+// testCert is httptest's certificate for 127.0.0.1, and a pool that
+// verifies it.
+func testCert() ([]tls.Certificate, *x509.CertPool) {
+	ts := httptest.NewTLSServer(http.NotFoundHandler())
+	ts.Close() // only its certificate is wanted
+	pool := x509.NewCertPool()
+	pool.AddCert(ts.Certificate())
+	return ts.TLS.Certificates, pool
+}
+
 func serveFaults(t *testing.T, ln net.Listener) *faultServer {
+	return serveConns(t, ln, (*faultServer).serve)
+}
+
+// serveConns accepts on ln and hands each connection to handle, closing it
+// when handle returns; the test's cleanup kills the server.
+func serveConns(t *testing.T, ln net.Listener, handle func(*faultServer, net.Conn)) *faultServer {
 	s := &faultServer{ln: ln, conns: map[net.Conn]bool{}}
 	s.wg.Add(1)
 	go func() {
@@ -79,7 +92,15 @@ func serveFaults(t *testing.T, ln net.Listener) *faultServer {
 			s.mu.Lock()
 			s.conns[c] = true
 			s.mu.Unlock()
-			go s.serve(c)
+			go func() {
+				defer func() {
+					c.Close()
+					s.mu.Lock()
+					delete(s.conns, c)
+					s.mu.Unlock()
+				}()
+				handle(s, c)
+			}()
 		}
 	}()
 	t.Cleanup(s.kill)
@@ -132,12 +153,6 @@ func (s *faultServer) kill() {
 }
 
 func (s *faultServer) serve(c net.Conn) {
-	defer func() {
-		c.Close()
-		s.mu.Lock()
-		delete(s.conns, c)
-		s.mu.Unlock()
-	}()
 	br := bufio.NewReader(c)
 	for {
 		line, err := br.ReadString('\n')
@@ -199,6 +214,9 @@ func (s *faultServer) serve(c net.Conn) {
 			c.SetReadDeadline(time.Now().Add(3 * time.Second))
 			io.Copy(io.Discard, c)
 			return
+		case "/extra":
+			// An answer followed by bytes nobody asked for, in one write.
+			fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokEXTRA")
 		case "/301":
 			ok("301 Moved Permanently", "")
 		case "/404":

@@ -14,7 +14,7 @@ import (
 // Two things make it cheaper per request than net.Conn (measured in
 // BenchmarkVersusWrkAndAB, where system calls dominate):
 //
-//   - The request is written inside the read's RawConn callback, after the
+//   - The request is written inside a RawConn.Read callback, after the
 //     netpoller was armed for the answer, and the callback then waits for
 //     readability at once: no read after the write that can only fail with
 //     EAGAIN (net.Conn's Write then Read makes one).
@@ -31,12 +31,25 @@ import (
 //     runtime's monitor thread does not hand the P to another thread while a
 //     loopback write runs the server's receive path inline, and stays asleep.
 //     The socket is non-blocking, so no such call can block.
+//
+// Sending and waiting (await) read nothing, so the caller takes its read
+// buffer only once the answer is there: an attempt waiting on a slow server
+// holds no buffer.
 type fdIO struct {
 	conn    net.Conn // the TCP conn, for a request that does not fit the socket at once
 	rc      syscall.RawConn
 	w       *wire
-	req     []byte // still to send, by the next Read
+	req     []byte // still to send, by await (keep mode: or by Read)
 	sendErr error  // the request could not be sent
+	waitErr error  // the wait for the answer failed (a deadline, a closed conn); the next Read returns it
+	// keep (HTTP/2): bytes found on the idle socket are the server's frames
+	// (SETTINGS, PING, GOAWAY...), not a fault: await leaves them to Read,
+	// which returns them and keeps the request for the next Read that finds
+	// the socket idle. buf holds what queue was given (h1 points req at its
+	// prebuilt request instead).
+	keep  bool
+	buf   []byte
+	sends int // writes begun (keep mode: whether a queued request left)
 	// stale: the idle socket was readable when a request was about to go
 	// out (the server closed it, or sent bytes nobody asked for); nothing
 	// was sent.
@@ -55,28 +68,68 @@ func newFdIO(c *net.TCPConn, w *wire) (*fdIO, error) {
 	return &fdIO{conn: c, rc: rc, w: w}, nil
 }
 
-// Read reads the socket; if a request is pending it is sent first, and the
-// read then waits for the answer without trying the socket.
+// await sends the pending request and waits until the answer (or the
+// connection's end) can be read, reading none of it. What went wrong is
+// kept for Read.
+func (f *fdIO) await() {
+	if f.req == nil {
+		return
+	}
+	err := f.rc.Read(func(fd uintptr) bool {
+		if f.req == nil {
+			return true // woken: readable
+		}
+		if f.keep {
+			// Frames (or a close) already waiting are Read's to take first.
+			if rawPeek(fd) {
+				return true
+			}
+			return f.send(fd)
+		}
+		// The idle socket first: EAGAIN is the healthy answer.
+		var b [1]byte
+		if m, e := rawRead(fd, b[:]); e != syscall.EAGAIN {
+			f.w.in.Add(int64(m))
+			f.req, f.stale = nil, true
+			return true
+		}
+		return f.send(fd)
+	})
+	if err != nil && !f.stale && f.sendErr == nil {
+		f.waitErr = err // a deadline, or the conn was closed
+	}
+}
+
+// Read reads the socket (after await: the answer). In keep mode a request
+// still queued (a TLS handshake's, or one await left behind frames that
+// were waiting) is sent by it, once the socket is idle.
 func (f *fdIO) Read(p []byte) (int, error) {
+	if f.req != nil && !f.keep {
+		f.await()
+	}
+	switch {
+	case f.stale:
+		return 0, errStale
+	case f.sendErr != nil:
+		return 0, f.sendErr
+	case f.waitErr != nil:
+		return 0, f.waitErr
+	}
 	var n int
 	var rerr error
 	err := f.rc.Read(func(fd uintptr) bool {
 		if f.req != nil {
-			// The idle socket first: EAGAIN is the healthy answer.
-			var b [1]byte
-			if m, e := rawRead(fd, b[:]); e != syscall.EAGAIN {
-				f.w.in.Add(int64(m))
-				f.req, f.stale = nil, true
+			// Keep mode (a TLS handshake, or frames await found): what
+			// waits is read first, the request leaves once the socket is idle.
+			if n, rerr = rawRead(fd, p); rerr != syscall.EAGAIN {
 				return true
 			}
+			rerr = nil
 			return f.send(fd)
 		}
 		n, rerr = rawRead(fd, p)
 		return rerr != syscall.EAGAIN
 	})
-	if f.stale {
-		return 0, errStale
-	}
 	if f.sendErr != nil {
 		return 0, f.sendErr
 	}
@@ -93,10 +146,23 @@ func (f *fdIO) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// queue adds p to what the next Read sends (keep mode).
+func (f *fdIO) queue(p []byte) {
+	f.buf = append(f.buf, p...)
+	f.req = f.buf
+}
+
+// pending reports whether queued bytes have not been sent yet.
+func (f *fdIO) pending() bool { return f.req != nil }
+
 // send writes the pending request; it returns true (stop) only on an error.
 func (f *fdIO) send(fd uintptr) bool {
 	req := f.req
 	f.req = nil
+	f.sends++
+	if f.keep {
+		defer func() { f.buf = req[:0] }()
+	}
 	n, err := rawWrite(fd, req)
 	if err == syscall.EAGAIN {
 		n, err = 0, nil
@@ -132,6 +198,20 @@ func rawRead(fd uintptr, p []byte) (int, error) {
 			return 0, e
 		}
 		return int(n), nil
+	}
+}
+
+// rawPeek reports whether the socket has bytes waiting, or was closed or
+// failed (anything but EAGAIN), consuming nothing.
+func rawPeek(fd uintptr) bool {
+	var b [1]byte
+	for {
+		_, _, e := syscall.RawSyscall6(syscall.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&b[0])), 1,
+			syscall.MSG_PEEK|syscall.MSG_DONTWAIT, 0, 0)
+		if e == syscall.EINTR {
+			continue
+		}
+		return e != syscall.EAGAIN
 	}
 }
 
@@ -172,4 +252,20 @@ func peekSocket(c *net.TCPConn) (closed, data bool) {
 		return true, false
 	}
 	return closed, data
+}
+
+// fdConn is a net.Conn whose reads and writes go through fdIO in keep mode
+// (HTTP/2 over TLS): what the TLS layer writes is queued and sent by its
+// next read, after that read found the socket idle, so a request costs one
+// write and no read that can only fail with EAGAIN, as for cleartext.
+type fdConn struct {
+	net.Conn // the TCP conn: addresses, deadlines, Close
+	f        *fdIO
+}
+
+func (c *fdConn) Read(p []byte) (int, error) { return c.f.Read(p) }
+
+func (c *fdConn) Write(p []byte) (int, error) {
+	c.f.queue(p)
+	return len(p), nil
 }

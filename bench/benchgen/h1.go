@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -17,14 +18,46 @@ import (
 // discards the body, so every byte is counted where it crosses the socket and
 // nothing is retried or pooled behind the visitor's back.
 type h1Client struct {
-	t        *target
-	w        wire
-	raw      net.Conn // the counting TCP conn
-	conn     net.Conn // raw, or TLS over raw
-	br       *bufio.Reader
+	t    *target
+	w    wire
+	raw  net.Conn // the counting TCP conn
+	conn net.Conn // raw, or TLS over raw
+	// readBuf reads responses from fio, or conn. Between attempts its
+	// buffer is in the pool, unless bytes nobody asked for are in it: the
+	// next attempt then drops the connection.
+	readBuf
 	fio      *fdIO // plain TCP: raw socket I/O (nil over TLS)
 	lastUsed time.Time
 	deadline time.Time // the deadline set on conn
+}
+
+// readBuf is a connection's read buffer, taken from brPool while an answer
+// is read and given back after it, so an idle connection holds none (h1
+// and h2 alike).
+type readBuf struct {
+	r  io.Reader     // what answers are read from
+	br *bufio.Reader // nil while the buffer is in the pool
+}
+
+// brPool holds the read buffers of connections not reading right now.
+var brPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 32<<10) }}
+
+// reader takes a read buffer for the connection, if it has none.
+func (b *readBuf) reader() *bufio.Reader {
+	if b.br == nil {
+		b.br = brPool.Get().(*bufio.Reader)
+		b.br.Reset(b.r)
+	}
+	return b.br
+}
+
+// release gives the read buffer back unless it holds unread bytes.
+func (b *readBuf) release(always bool) {
+	if b.br != nil && (always || b.br.Buffered() == 0) {
+		b.br.Reset(nil)
+		brPool.Put(b.br)
+		b.br = nil
+	}
 }
 
 // deadlineSlack: how much earlier than asked an h1 timeout may fire.
@@ -32,13 +65,30 @@ const deadlineSlack = 10 * time.Millisecond
 
 func newH1(t *target) *h1Client { return &h1Client{t: t} }
 
+// keepDeadline gives conn the attempt's deadline, and marks when a is sent
+// (now, or after a new connection's handshake). Moving the deadline costs a
+// timer update per request, so a deadline (*set) at most deadlineSlack
+// earlier than the attempt's own is kept: a timeout fires up to 10 ms
+// early, never late. Shared by h1 and h2.
+func keepDeadline(conn net.Conn, set *time.Time, deadline time.Time, a *attempt, now time.Time) {
+	if d := deadline.Sub(*set); d < 0 || d > deadlineSlack || a.newConn {
+		conn.SetDeadline(deadline)
+		*set = deadline
+	}
+	a.sent = now
+	if a.newConn {
+		a.sent = time.Now()
+	}
+}
+
 func (c *h1Client) wire() (int64, int64) { return c.w.in.Load(), c.w.out.Load() }
 
 func (c *h1Client) close() {
 	if c.conn != nil {
 		c.conn.Close()
-		c.conn, c.raw, c.fio = nil, nil, nil
+		c.conn, c.raw, c.fio, c.r = nil, nil, nil, nil
 	}
+	c.release(true)
 }
 
 // idleClosed reports whether the server closed a TLS connection we kept
@@ -57,11 +107,13 @@ func (c *h1Client) idleClosed() bool {
 		return closed
 	}
 	// The bytes may be a session ticket (harmless) or the server's
-	// close_notify: let the TLS layer read them, briefly.
-	c.conn.SetReadDeadline(time.Now().Add(time.Millisecond))
-	_, err := c.br.Peek(1)
-	c.conn.SetReadDeadline(time.Time{})
-	c.deadline = time.Time{} // forces a new deadline on the next attempt
+	// close_notify: let the TLS layer read them, and no more (reads that
+	// would wait fail at once, as timeouts: a deadline of a millisecond
+	// expired before the read on a busy machine, and the close went unseen).
+	cc := c.raw.(*countConn)
+	cc.noWait = true
+	_, err := c.reader().Peek(1)
+	cc.noWait = false
 	return err == nil || !isTimeout(err)
 }
 
@@ -86,19 +138,14 @@ func (c *h1Client) dial(ctx context.Context, deadline time.Time, a *attempt) err
 		}
 		c.conn = tc
 	}
-	var r io.Reader = c.conn
+	c.r = c.conn
 	if tc, ok := raw.(*net.TCPConn); ok && c.t.tls == nil {
 		if c.fio, err = newFdIO(tc, &c.w); err != nil {
 			raw.Close()
-			c.conn, c.raw = nil, nil
+			c.conn, c.raw, c.r = nil, nil, nil
 			return err
 		}
-		r = c.fio
-	}
-	if c.br == nil {
-		c.br = bufio.NewReaderSize(r, 32<<10)
-	} else {
-		c.br.Reset(r)
+		c.r = c.fio
 	}
 	a.newConn = true
 	a.connect = time.Since(t0)
@@ -106,10 +153,11 @@ func (c *h1Client) dial(ctx context.Context, deadline time.Time, a *attempt) err
 }
 
 func (c *h1Client) do(ctx context.Context, deadline time.Time, a *attempt) {
+	defer c.release(false)
 	now := time.Now()
 	// Bytes nobody asked for make a kept connection unclean; over TLS an
 	// idle one may have been closed by the server.
-	if c.conn != nil && (c.br.Buffered() > 0 || c.fio == nil && now.Sub(c.lastUsed) > idleCheckAfter && c.idleClosed()) {
+	if c.conn != nil && (c.br != nil && c.br.Buffered() > 0 || c.fio == nil && now.Sub(c.lastUsed) > idleCheckAfter && c.idleClosed()) {
 		c.close()
 		a.kaCloseBefore = true
 	}
@@ -122,19 +170,11 @@ func (c *h1Client) do(ctx context.Context, deadline time.Time, a *attempt) {
 		} else {
 			a.reused = true
 		}
-		// Moving the deadline costs a timer update per request; a deadline at
-		// most deadlineSlack earlier than the attempt's own is kept (so a
-		// timeout fires up to 10 ms early, never late).
-		if d := deadline.Sub(c.deadline); d < 0 || d > deadlineSlack || a.newConn {
-			c.conn.SetDeadline(deadline)
-			c.deadline = deadline
-		}
-		a.sent = now
-		if a.newConn {
-			a.sent = time.Now()
-		}
+		keepDeadline(c.conn, &c.deadline, deadline, a, now)
 		if c.fio != nil {
-			c.fio.req = c.t.h1req // sent by the response's first read
+			// Sent, then waited for: the read buffer is taken after.
+			c.fio.req = c.t.h1req
+			c.fio.await()
 		} else if _, err := c.conn.Write(c.t.h1req); err != nil {
 			a.fail(err, phaseSend)
 			c.close()
@@ -189,7 +229,7 @@ var (
 // readResponse reads one response. closeAfter says the server will close
 // (Connection: close, HTTP/1.0 without keep-alive, or a body delimited by EOF).
 func (c *h1Client) readResponse(a *attempt) (closeAfter bool, err error) {
-	br := c.br
+	br := c.reader()
 	if _, err := br.Peek(1); err != nil {
 		if errors.Is(err, io.EOF) {
 			return false, errNoResponse

@@ -2,7 +2,11 @@ package benchgen
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptrace"
 	"time"
 
 	"github.com/quic-go/quic-go"
@@ -22,10 +26,21 @@ type h3Client struct {
 	htr      *http3.Transport
 	raddr    *net.UDPAddr
 	lastUsed time.Time
+	// Made once per visitor, not per request: the request (a shallow copy
+	// per attempt carries its context) and the trace of its first
+	// response byte, in a context under the run's.
+	req      *http.Request
+	runCtx   context.Context
+	traceCtx context.Context
+	cur      *attempt // the attempt the trace reports to
 }
 
 func newH3(t *target) *h3Client {
-	return &h3Client{t: t, htr: &http3.Transport{DisableCompression: true}}
+	c := &h3Client{t: t, htr: &http3.Transport{DisableCompression: true}}
+	c.req, _ = http.NewRequest(t.method, t.url.String(), nil)
+	// Read only, by every visitor: RoundTrip must not change a request.
+	c.req.Header = t.header
+	return c
 }
 
 func (c *h3Client) wire() (int64, int64) { return c.w.in.Load(), c.w.out.Load() }
@@ -79,7 +94,17 @@ func (c *h3Client) do(ctx context.Context, deadline time.Time, a *attempt) {
 		c.close()
 		a.kaCloseBefore = true
 	}
-	ctx, cancel := context.WithDeadline(ctx, deadline)
+	if ctx != c.runCtx {
+		c.runCtx = ctx
+		c.traceCtx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+			GotFirstResponseByte: func() {
+				if a := c.cur; a != nil {
+					a.firstByte = time.Now()
+				}
+			},
+		})
+	}
+	ctx, cancel := context.WithDeadline(c.traceCtx, deadline)
 	defer cancel()
 	if c.qc == nil {
 		if err := c.dial(ctx, a); err != nil {
@@ -89,8 +114,45 @@ func (c *h3Client) do(ctx context.Context, deadline time.Time, a *attempt) {
 	} else {
 		a.reused = true
 	}
-	c.lastUsed = tracedRoundTrip(ctx, c.cc, c.t, 3, a)
+	c.cur = a
+	a.sent = time.Now()
+	roundTrip(c.cc, c.req.WithContext(ctx), 3, a)
+	c.cur = nil
+	c.lastUsed = a.end
 	if a.err != nil {
 		c.close()
 	}
+}
+
+// roundTrip sends req, reads the whole body and fills a.
+// A response in another HTTP version than asked for is a protocol error.
+func roundTrip(rt *http3.ClientConn, req *http.Request, major int, a *attempt) {
+	resp, err := rt.RoundTrip(req)
+	if err != nil {
+		a.fail(err, phaseHead)
+		return
+	}
+	if resp.ProtoMajor != major {
+		resp.Body.Close()
+		a.fail(&errProtocol{fmt.Sprintf("asked for HTTP/%d, got %s", major, resp.Proto)}, phaseHead)
+		return
+	}
+	if a.firstByte.IsZero() {
+		a.firstByte = time.Now()
+	}
+	a.gotHead = true
+	a.status = resp.StatusCode
+	n, err := io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	a.bodyBytes += n
+	a.end = time.Now()
+	if err != nil {
+		a.fail(err, phaseBody)
+		return
+	}
+	if resp.ContentLength >= 0 && n != resp.ContentLength {
+		a.fail(errShort, phaseBody)
+		return
+	}
+	a.finish()
 }

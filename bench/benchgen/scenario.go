@@ -97,6 +97,11 @@ func Crowd(ctx context.Context, cc CrowdConfig) (result.Crowd, error) {
 	if _, err := newTarget(&bg); err != nil {
 		return result.Crowd{}, err
 	}
+	// The crowd's connections and the newcomers that may be waiting at once.
+	waiting := int(cc.GiveUp/cc.ProbeEvery) + 1
+	if err := ensureFiles(cc.Visitors+waiting, fmt.Sprintf("%d visitors and up to %d newcomers waiting at once", cc.Visitors, waiting)); err != nil {
+		return result.Crowd{}, err
+	}
 
 	var bgRun result.Run
 	var bgErr error

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/x509"
 	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -14,9 +13,9 @@ import (
 
 // caddyRoots is the pool with Caddy's internal root CA, so the TLS runs verify
 // the certificate for real (SNI "localhost") instead of skipping verification.
-func caddyRoots(t *testing.T, s *testsrv.Server) *x509.CertPool {
+func caddyRoots(t testing.TB, s *testsrv.Server) *x509.CertPool {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(s.Dir, "data", "pki", "authorities", "local", "root.crt"))
+	b, err := os.ReadFile(s.RootCA())
 	if err != nil {
 		t.Fatalf("caddy's root CA: %v\n%s", err, s.Log())
 	}

@@ -1,7 +1,9 @@
 package benchgen
 
 import (
+	"io"
 	"net"
+	"os"
 	"sync/atomic"
 	"syscall"
 )
@@ -16,12 +18,44 @@ type wire struct {
 type countConn struct {
 	net.Conn
 	w *wire
+	// noWait: reads take only what the socket holds; one that would wait
+	// fails with os.ErrDeadlineExceeded instead (h1's idle check over TLS).
+	noWait bool
 }
 
 func (c *countConn) Read(p []byte) (int, error) {
+	if c.noWait {
+		return c.readNoWait(p)
+	}
 	n, err := c.Conn.Read(p)
 	c.w.in.Add(int64(n))
 	return n, err
+}
+
+func (c *countConn) readNoWait(p []byte) (int, error) {
+	sc, ok := c.Conn.(syscall.Conn)
+	if !ok {
+		return 0, os.ErrDeadlineExceeded
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	var rerr error
+	if err := rc.Control(func(fd uintptr) { n, rerr = rawRead(fd, p) }); err != nil {
+		return 0, err
+	}
+	switch {
+	case rerr == syscall.EAGAIN:
+		return 0, os.ErrDeadlineExceeded
+	case rerr != nil:
+		return 0, &net.OpError{Op: "read", Net: "tcp", Addr: c.RemoteAddr(), Err: os.NewSyscallError("read", rerr)}
+	case n == 0 && len(p) > 0:
+		return 0, io.EOF
+	}
+	c.w.in.Add(int64(n))
+	return n, nil
 }
 
 func (c *countConn) Write(p []byte) (int, error) {

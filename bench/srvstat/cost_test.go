@@ -79,6 +79,7 @@ func BenchmarkSamplerProcess(b *testing.B) {
 		{"default", []string{"--pss"}},
 		{"pss-budget-2ms", []string{"--pss", "--pss-budget", "2ms"}},
 		{"no-pss", nil},
+		{"acct", []string{"--pss", "--acct"}}, // process accounting: the CLI's default
 	}
 	// Per variant, per round: CPU % over the whole run, and in steady state.
 	total, steady := make([][]float64, len(variants)), make([][]float64, len(variants))
@@ -206,7 +207,7 @@ func benchSample(b *testing.B, cfg Config) {
 		// seconds. With --pss-all, at the rate spent.
 		cycle := time.Duration(0)
 		for _, p := range sm.procs {
-			if p.group != Other {
+			if p.group != sm.other {
 				cycle += p.pssCost
 			}
 		}

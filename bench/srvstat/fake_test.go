@@ -42,8 +42,10 @@ func (f fakeProc) write(name, s string) {
 type fakePid struct {
 	pid, ppid, threads int
 	comm               string
+	state              byte
 	utime, stime       uint64 // ticks
 	cutime, cstime     uint64
+	cflt               uint64 // children's minor faults: 1 when cutime or cstime is not 0, unless set
 	start              uint64
 }
 
@@ -55,8 +57,21 @@ func (f fakeProc) stat(p fakePid) {
 	if p.start == 0 {
 		p.start = uint64(1000 + p.pid)
 	}
-	f.write(fmt.Sprintf("%d/stat", p.pid), fmt.Sprintf("%d (%s) S %d %d %d 0 -1 4194560 100 0 0 0 %d %d %d %d 20 0 %d 0 %d 10000000 500 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
-		p.pid, p.comm, p.ppid, p.pid, p.pid, p.utime, p.stime, p.cutime, p.cstime, p.threads, p.start))
+	if p.state == 0 {
+		p.state = 'S'
+	}
+	if p.cflt == 0 && p.cutime+p.cstime > 0 {
+		p.cflt = 1
+	}
+	f.write(fmt.Sprintf("%d/stat", p.pid), fmt.Sprintf("%d (%s) %c %d %d %d 0 -1 4194560 100 %d 0 0 %d %d %d %d 20 0 %d 0 %d 10000000 500 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+		p.pid, p.comm, p.state, p.ppid, p.pid, p.pid, p.cflt, p.utime, p.stime, p.cutime, p.cstime, p.threads, p.start))
+}
+
+// exit makes pid gone as the kernel does once it is reaped: its open stat
+// file reads nothing, and /proc no longer lists it.
+func (f fakeProc) exit(pid int) {
+	f.write(fmt.Sprintf("%d/stat", pid), "")
+	f.remove(pid)
 }
 
 func (f fakeProc) pss(pid int, kb int64) {
@@ -110,11 +125,26 @@ func TestSampleParsesProc(t *testing.T) {
 		t.Fatalf("load %v mem %d/%d procs %d", smp.Load, smp.MemTotalKB, smp.MemAvailableKB, smp.Procs)
 	}
 	web, db := smp.Groups["web"], smp.Groups["db"]
-	if web.Procs != 3 || math.Abs(web.CPUSec-2.1) > 1e-9 || db.Procs != 1 || db.CPUSec != 3 || smp.Groups[Other].Procs != 1 {
-		t.Fatalf("groups %+v", smp.Groups)
+	if web.Procs != 3 || web.CPUSec != 0 || db.Procs != 1 || db.CPUSec != 0 || smp.Groups[Other].Procs != 1 {
+		t.Fatalf("first sample (counts from here): %+v", smp.Groups)
 	}
 	if web.PSSKB != 0 || web.PSSRead != 0 || web.PSSAgeS != nil {
 		t.Fatalf("--no-pss read PSS: %+v", web)
+	}
+	// Own times (from a fake /proc: whole ticks) and the rounding they
+	// allow: 20 ms a process, 20 more for Apache's parent, which reaped.
+	if smp.CPURoundingS != 0.12 || smp.ExitsFrom != "parents" {
+		t.Fatalf("rounding %.2f s, exits from %q", smp.CPURoundingS, smp.ExitsFrom)
+	}
+	f.stat(fakePid{pid: 1, comm: "init", utime: 9})
+	f.stat(fakePid{pid: 10, ppid: 1, comm: "apache2", utime: 150, stime: 50, cutime: 3, cstime: 2})
+	f.stat(fakePid{pid: 11, ppid: 10, comm: "apache2", utime: 50, stime: 10})
+	f.stat(fakePid{pid: 12, ppid: 11, comm: "my sh) x", utime: 10})
+	f.stat(fakePid{pid: 20, ppid: 1, comm: "mariadbd", utime: 310, threads: 12})
+	smp = sample(t, s)
+	web, db = smp.Groups["web"], smp.Groups["db"]
+	if math.Abs(web.CPUSec-0.65) > 1e-9 || math.Abs(db.CPUSec-0.1) > 1e-9 || math.Abs(smp.Groups[Other].CPUSec-0.02) > 1e-9 {
+		t.Fatalf("second sample: %+v", smp.Groups)
 	}
 }
 
@@ -304,14 +334,14 @@ func TestExecMovesProcessToItsNewGroup(t *testing.T) {
 	f.pss(11, 9000)
 	smp := sample(t, s)
 	web, cgi := smp.Groups["web"], smp.Groups["php-cgi"]
-	if web.Procs != 1 || web.PSSKB != 4000 || cgi.Procs != 1 || cgi.PSSKB != 9000 || cgi.CPUSec != 0.02 {
+	if web.Procs != 1 || web.PSSKB != 4000 || cgi.Procs != 1 || cgi.PSSKB != 9000 || cgi.CPUSec != 0.01 || web.CPUSec != 0 {
 		t.Fatalf("after exec: web %+v, php-cgi %+v", web, cgi)
 	}
 }
 
 // A child that exits keeps its CPU in its group; what it burned after the
-// last sample (only in its parent's cutime) moves from the parent's group
-// to the child's.
+// last sample (only in its parent's cutime) goes to its group too, not the
+// parent's.
 func TestExitedChildKeepsCPUInItsGroup(t *testing.T) {
 	f := newFakeProc(t)
 	f.stat(fakePid{pid: 1, comm: "init"})
@@ -319,15 +349,12 @@ func TestExitedChildKeepsCPUInItsGroup(t *testing.T) {
 	f.stat(fakePid{pid: 11, ppid: 10, comm: "php-cgi", utime: 30})
 	s := New(Config{Proc: f.dir, NoPSS: true})
 	defer s.Close()
-	s0 := sample(t, s)
-	if s0.Groups["web"].CPUSec != 1 || s0.Groups["php-cgi"].CPUSec != 0.3 {
-		t.Fatalf("before: %+v", s0.Groups)
-	}
+	sample(t, s)
 	// php-cgi burns 20 more ticks, exits, and Apache reaps it: 50 in cutime.
-	f.remove(11)
+	f.exit(11)
 	f.stat(fakePid{pid: 10, ppid: 1, comm: "apache2", utime: 100, cutime: 50})
 	s1 := sample(t, s)
-	if s1.Groups["web"].CPUSec != 1 || s1.Groups["php-cgi"].CPUSec != 0.5 || s1.Groups["php-cgi"].Procs != 0 {
+	if s1.Groups["web"].CPUSec != 0 || s1.Groups["php-cgi"].CPUSec != 0.2 || s1.Groups["php-cgi"].Procs != 0 || s1.Groups["php-cgi"].Exits != 1 {
 		t.Fatalf("after the exit: %+v", s1.Groups)
 	}
 }
@@ -347,6 +374,7 @@ func TestIdleProcessesCheckedThroughSchedstat(t *testing.T) {
 	f.stat(fakePid{pid: 11, ppid: 10, comm: "helper", utime: 7})
 	f.sched(11, 7000)
 	s := New(Config{Proc: f.dir, NoPSS: true})
+	s.gateGap = 0 // a fake /proc is never behind
 	defer s.Close()
 	for range 6 {
 		sample(t, s)
@@ -359,8 +387,8 @@ func TestIdleProcessesCheckedThroughSchedstat(t *testing.T) {
 	f.stat(fakePid{pid: 10, ppid: 5, comm: "apache2", utime: 180})
 	f.sched(10, 9000)
 	smp := sample(t, s)
-	if got := smp.Groups["web"].CPUSec; math.Abs(got-1.87) > 1e-9 {
-		t.Fatalf("web CPU %.2f s after Apache ran, want 1.87", got)
+	if got := smp.Groups["web"].CPUSec; math.Abs(got-0.8) > 1e-9 {
+		t.Fatalf("web CPU %.2f s after Apache ran, want 0.80", got)
 	}
 	if s.skipped == skipped {
 		t.Fatal("the helper, idle, was re-read")

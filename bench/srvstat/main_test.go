@@ -15,6 +15,10 @@ import (
 // measure a sampler process of its own) it samples like `wptest srvstat`
 // (without PSS unless --pss) and exits.
 func TestMain(m *testing.M) {
+	if err := nsInit(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	if len(os.Args) > 1 && os.Args[1] == "srvstat" {
 		fs := flag.NewFlagSet("srvstat", flag.ExitOnError)
 		count := fs.Int("count", 1, "")
@@ -22,8 +26,12 @@ func TestMain(m *testing.M) {
 		status := fs.String("status-url", "", "")
 		pss := fs.Bool("pss", false, "")
 		budget := fs.Duration("pss-budget", 0, "")
+		acct := fs.Bool("acct", false, "")
 		fs.Parse(os.Args[2:])
-		if err := Loop(context.Background(), New(Config{NoPSS: !*pss, PSSBudget: *budget, StatusURL: *status}), *interval, *count, os.Stdout); err != nil {
+		s := New(Config{NoPSS: !*pss, PSSBudget: *budget, StatusURL: *status, Acct: *acct})
+		err := Loop(context.Background(), s, *interval, *count, os.Stdout)
+		s.Close()
+		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

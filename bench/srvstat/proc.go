@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 	"unsafe"
@@ -172,11 +174,19 @@ func meminfoKB(b []byte, key string) int64 {
 }
 
 // readProcs lists /proc (unless no pid was handed out since the last
-// listing) and reads /proc/PID/stat of every process (those in no group
-// only every fullEvery samples, idle ones only when schedstat says they
-// ran). A process that exits while it is read is simply not there.
-// Processes that are gone are moved to s.gone.
+// listing) and reads every process: its CPU clock, and its stat when the
+// clock moved (it ran). A process that exits while it is read is simply not
+// there. Processes that are gone are moved to s.gone.
+//
+// The readings must agree with each other about every reaping: a child
+// that counts as alive must not be in its parent's cutime yet, and one that
+// is gone must be in it (or in its reaper's, if orphaned). Reads happen one
+// after the other while processes run, so after the pass the parents of
+// children found gone are read again, and so are children read before a
+// parent whose cutime grew (reconcile).
 func (s *Sampler) readProcs() error {
+	s.seq = 0
+	s.gone = s.gone[:0]
 	full := s.n%fullEvery == 0
 	if !full && s.lastPid != 0 && s.lastPid == s.listedPid && s.sameNS() {
 		// No pid was handed out since the last listing (loadavg's last
@@ -187,29 +197,123 @@ func (s *Sampler) readProcs() error {
 	} else if err := s.list(); err != nil {
 		return err
 	}
+	listed := s.seq
 	for pid, p := range s.procs {
 		if p.listed != s.n {
 			s.drop(pid, p)
+			p.goneSeq = listed
 		}
 	}
 	for pid, p := range s.procs {
 		if p.born == s.n {
 			continue // just read
 		}
-		p.prevChildren = p.children
-		if !full && p.group == Other {
-			continue // still there; not re-read
-		}
-		if s.idle(p) {
-			continue
-		}
-		if s.readPid(p) {
+		if s.read(p, false) {
 			continue
 		}
 		// An open stat file of a dead process reads nothing: this one exited,
 		// and its pid may be another process's already.
 		s.drop(pid, p)
 		s.add(pid)
+	}
+	s.reconcile(nil)
+	return nil
+}
+
+// reconcile reads again, until the readings agree: every live child read
+// before a parent whose children's page faults grew (it reaped someone:
+// maybe that child, after the child's read), and the nearest live ancestor
+// of every process found gone after that ancestor's read (it holds the
+// child's CPU now). extra are more processes to read again first (reapers
+// of exit records). A few rounds at most: each read is later than the reads
+// it checks.
+func (s *Sampler) reconcile(extra []*proc) {
+	if s.n == 0 {
+		return // the first sample is the baseline: nothing is counted between its reads
+	}
+	clear(s.kids)
+	if s.kids == nil {
+		s.kids = map[int][]*proc{}
+	}
+	for _, p := range s.procs {
+		s.kids[p.ppid] = append(s.kids[p.ppid], p)
+	}
+	var recheck []*proc
+	reaped := func(r *proc) {
+		if r.cflt == r.prevCflt {
+			return
+		}
+		for _, c := range s.kids[r.key.pid] {
+			if c.seq < r.seq {
+				recheck = append(recheck, c)
+			}
+		}
+	}
+	if extra == nil {
+		for _, r := range s.procs {
+			reaped(r)
+		}
+	}
+	reread := append([]*proc(nil), extra...)
+	checked := 0
+	for round := 0; round < 8; round++ {
+		for _, r := range reread {
+			if s.procs[r.key.pid] != r {
+				continue
+			}
+			if !s.read(r, true) {
+				s.drop(r.key.pid, r)
+				continue
+			}
+			reaped(r)
+		}
+		reread = reread[:0]
+		for _, c := range recheck {
+			if s.procs[c.key.pid] == c && !s.read(c, true) {
+				s.drop(c.key.pid, c)
+			}
+		}
+		recheck = recheck[:0]
+		for _, g := range s.gone[checked:] {
+			if r := s.liveAncestor(g.ppid); r != nil && r.seq < g.goneSeq && !slices.Contains(reread, r) {
+				reread = append(reread, r)
+			}
+			// It may have reaped its own children before it exited, after
+			// they were read.
+			for _, c := range s.kids[g.key.pid] {
+				if c.seq < g.goneSeq {
+					recheck = append(recheck, c)
+				}
+			}
+		}
+		checked = len(s.gone)
+		if len(reread) == 0 && len(recheck) == 0 {
+			return
+		}
+	}
+}
+
+// liveAncestor is the nearest tracked live process up the chain from pid
+// (through processes gone this sample).
+func (s *Sampler) liveAncestor(pid int) *proc {
+	for hops := 0; pid > 0 && hops < 64; hops++ {
+		if p := s.procs[pid]; p != nil {
+			return p
+		}
+		g := s.goneByPid(pid)
+		if g == nil {
+			return nil
+		}
+		pid = g.ppid
+	}
+	return nil
+}
+
+func (s *Sampler) goneByPid(pid int) *proc {
+	for i := len(s.gone) - 1; i >= 0; i-- {
+		if s.gone[i].key.pid == pid {
+			return s.gone[i]
+		}
 	}
 	return nil
 }
@@ -291,12 +395,17 @@ func (s *Sampler) add(pid int) {
 	if err != nil {
 		return // gone already
 	}
-	p := &proc{key: procKey{pid: pid}, fd: fd, schedFD: -1, born: s.n, listed: s.n}
-	if !s.readPid(p) {
+	p := &proc{key: procKey{pid: pid}, fd: fd, schedFD: -1, born: s.n, listed: s.n, uid: -1, own: -1, group: -1, seenAt: s.now}
+	if !s.read(p, true) {
 		rawClose(fd)
 		return
 	}
-	p.prevChildren = p.children
+	if s.n == 0 {
+		// The first sample is the baseline: what processes used before it
+		// is not counted. Later, a new process was born since the last
+		// sample: all its CPU is new.
+		p.prevCPU, p.prevKids, p.prevCflt = p.cpu, p.kids, p.cflt
+	}
 	s.procs[pid] = p
 }
 
@@ -307,7 +416,61 @@ func (s *Sampler) drop(pid int, p *proc) {
 		rawClose(p.schedFD)
 	}
 	delete(s.procs, pid)
+	p.goneSeq = s.seq
 	s.gone = append(s.gone, p)
+}
+
+// read reads p again: its stat, unless schedstat says it has not run since
+// (force: whatever schedstat says), and its CPU clock. False: it is gone.
+func (s *Sampler) read(p *proc, force bool) bool {
+	s.seq++
+	p.seq = s.seq
+	if !force && s.idle(p) {
+		return true
+	}
+	if !s.readPid(p) {
+		return false
+	}
+	p.readAt = s.n
+	// The CPU clock is exact (ns, not whole ticks), as of the kernel's last
+	// update of the process's time: a process running on another CPU is
+	// updated at its next tick (cpu_rounding_s allows for it).
+	cpu, exact := p.lastTicks*tick, false
+	if s.clockOK() {
+		if c, ok := procClock(p.key.pid); ok && c >= cpu {
+			cpu, exact = c, true
+		}
+	}
+	p.cpu, p.exact = max(cpu, p.cpu), exact
+	return true
+}
+
+// parentKept says whether p's parent is the one it had at its last read:
+// reparenting is the one change to a process's stat that needs no run.
+func (s *Sampler) parentKept(p *proc) bool {
+	if p.ppid <= 0 {
+		return true
+	}
+	pp := s.procs[p.ppid]
+	return pp != nil && pp.key.start <= p.key.start && pp.state != 'Z' && pp.state != 'X'
+}
+
+// clockOK says whether processes' CPU clocks can be read: pids in cfg.Proc
+// must be ours (same pid namespace).
+func (s *Sampler) clockOK() bool { return s.sameNS() }
+
+// procClock is the CPU time pid's threads used so far: its POSIX CPU clock
+// (CPUCLOCK_SCHED), the scheduler's ns, exited threads' included, as of
+// the last update of each thread (a thread running on another CPU is
+// updated at its next tick). Any process's can be read, by its pid in our
+// pid namespace.
+func procClock(pid int) (uint64, bool) {
+	var ts syscall.Timespec
+	id := (^pid)<<3 | 2 // MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)
+	if _, _, e := syscall.RawSyscall(syscall.SYS_CLOCK_GETTIME, uintptr(id), uintptr(unsafe.Pointer(&ts)), 0); e != 0 {
+		return 0, false
+	}
+	return uint64(ts.Nano()), true
 }
 
 // idle says whether p's stat need not be read again: it has one thread
@@ -318,7 +481,7 @@ func (s *Sampler) drop(pid int, p *proc) {
 // change a process need not run for: a process whose parent is gone (or a
 // zombie) is read.
 func (s *Sampler) idle(p *proc) bool {
-	if s.noSched || p.threads != 1 || p.quiet < 2 {
+	if s.noSched || p.threads != 1 || p.quiet < 2 || !s.gate {
 		return false
 	}
 	if p.schedFD < 0 {
@@ -337,11 +500,14 @@ func (s *Sampler) idle(p *proc) bool {
 	if err != nil {
 		return false
 	}
-	var v [1]uint64
-	if fieldsUint(b, v[:]) != 1 {
+	// Run time (ns) and times scheduled in: the run time of a process
+	// running on another CPU is updated only at its next tick or switch,
+	// but it counts a switch in at once, so the pair moves whenever it ran.
+	var v [3]uint64
+	if fieldsUint(b, v[:]) != 3 {
 		return false
 	}
-	if !p.runOK || v[0] != p.run {
+	if !p.runOK || v[0] != p.run || v[2] != p.pcount {
 		// It ran: read its stat, with this reading as the reference (taken
 		// before the stat read, so a run in between shows next time).
 		if p.runOK {
@@ -349,7 +515,7 @@ func (s *Sampler) idle(p *proc) bool {
 				p.quiet, p.ranGated = 0, 0 // it keeps running: read it directly
 			}
 		}
-		p.run, p.runOK = v[0], true
+		p.run, p.pcount, p.runOK = v[0], v[2], true
 		return false
 	}
 	p.ranGated = 0
@@ -363,8 +529,48 @@ func (s *Sampler) idle(p *proc) bool {
 	return true
 }
 
+// uidYoung: for how long after srvstat first sees it a root process whose
+// group depends on its user has its uid read again at each stat read.
+const uidYoung = 10 * time.Second
+
+// readUID is pid's effective uid from /proc/PID/status (-1 if gone or unreadable).
+func (s *Sampler) readUID(pid int) int64 {
+	fd, err := rawOpen(s.cfg.Proc+"/"+strconv.Itoa(pid)+"/status", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return -1
+	}
+	defer rawClose(fd)
+	b, err := s.pread(fd)
+	if err != nil {
+		return -1
+	}
+	i := bytes.Index(b, []byte("\nUid:"))
+	if i < 0 {
+		return -1
+	}
+	var v [2]uint64 // real, effective
+	if fieldsUint(bytes.TrimLeft(bytes.ReplaceAll(b[i+5:min(len(b), i+64)], []byte("\t"), []byte(" ")), " "), v[:]) < 2 {
+		return -1
+	}
+	return int64(v[1])
+}
+
+// readExe is the base name of pid's executable ("" for a kernel thread, or
+// when srvstat may not see it).
+func (s *Sampler) readExe(pid int) string {
+	l, err := os.Readlink(s.cfg.Proc + "/" + strconv.Itoa(pid) + "/exe")
+	if err != nil {
+		return ""
+	}
+	l = strings.TrimSuffix(l, " (deleted)")
+	return l[strings.LastIndexByte(l, '/')+1:]
+}
+
 // readPid rereads p's /proc/PID/stat. False: it is gone.
 func (s *Sampler) readPid(p *proc) bool {
+	if s.beforeRead != nil {
+		s.beforeRead(p.key.pid)
+	}
 	b, err := s.pread(p.fd)
 	if err != nil || len(b) == 0 {
 		return false
@@ -393,27 +599,44 @@ func (s *Sampler) readPid(p *proc) bool {
 	if p.key.start != 0 && p.key.start != start {
 		return false // another process under the same pid (cannot happen through an open file; be safe)
 	}
+	// A process being reaped can still be read, as dead (state X) and with
+	// no parent (ppid 0, once its pid is unhashed): it is gone, and its
+	// reaper's cutime has it already.
+	if st := b[min(close+2, len(b)-1)]; st == 'X' || st == 'x' || (v[1] == 0 && p.ppid != 0) {
+		return false
+	}
+	p.key.start = start
+	p.reads++
 	if comm := b[open+1 : close]; string(comm) != p.comm {
 		// First read, or it exec'd (or renamed itself): classify again, and
 		// its memory is no longer what was read.
 		p.comm = string(comm)
-		p.own = s.groupOf(p.comm)
+		p.exe, p.uid = s.readExe(p.key.pid), -1
+		s.classify(p)
 		p.pssOK, p.pssAt = false, time.Time{}
+	} else if p.userCheck && p.uid <= 0 && s.now.Sub(p.seenAt) < uidYoung {
+		// A forked worker (php-fpm's, mpm-itk's) drops root soon after
+		// the fork: read the uid of a young root process again.
+		p.uid = -1
+		s.classify(p)
 	}
-	total := v[11] + v[12] + v[13] + v[14]
-	if total != p.total {
+	ticks := v[11] + v[12]
+	if ticks != p.lastTicks || v[13]+v[14] != p.kids/tick {
 		p.quiet = 0
 	} else if p.quiet < 2 {
 		p.quiet++
 	}
-	p.key.start = start
+	p.lastTicks = ticks
 	p.state = b[min(close+2, len(b)-1)]
 	p.ppid = int(v[1])
 	p.threads = int(v[17])
-	p.total = total
-	p.children = v[13] + v[14]
+	p.kids = (v[13] + v[14]) * tick
+	p.cflt = v[8] + v[10]
 	return true
 }
+
+// ticks is utime+stime of the last stat read.
+func (p *proc) ticks() uint64 { return p.lastTicks }
 
 // pss is Pss from /proc/PID/smaps_rollup in kB; false if gone or unreadable.
 func (s *Sampler) pss(pid int) (int64, bool) {

@@ -1,7 +1,9 @@
 // Package srvstat samples a server from /proc once a second: whole-machine
-// CPU time, per process group (web server, php-cgi, php-fpm, database, the
-// rest) CPU time including exited children and PSS from smaps_rollup, Apache's
-// busy/idle workers from /server-status?auto, load average and memory. It
+// CPU time, per process group (the caller's: the live profile's web server,
+// PHP, database; the rest is "other") CPU time, each exited process's
+// counted once in its own group (account.go), and PSS from smaps_rollup,
+// Apache's busy/idle workers from /server-status?auto, load average and
+// memory. It
 // writes one JSON line per sample; Summarize turns two samples around a load
 // run into the run's server-side numbers (CPU per request = whole-machine CPU
 // time over the window ÷ requests answered in it, as the cPanel vs corehttpd post defines it).
@@ -25,7 +27,6 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 )
@@ -33,25 +34,8 @@ import (
 // clkTck is USER_HZ, the unit of /proc CPU times: 100 on every Linux ABI Go runs on.
 const clkTck = 100
 
-// Group names a process group by the command names (/proc/PID/comm, matched
-// as prefixes: "php-fpm" matches "php-fpm8.2") of its members. A process
-// whose own name matches no group belongs to the group of its nearest
-// matching ancestor (a shell spawned by Apache is Apache's), else to "other".
-type Group struct {
-	Name  string   `json:"name"`
-	Comms []string `json:"comms"`
-}
-
-// DefaultGroups are the process groups of the seeds' servers.
-var DefaultGroups = []Group{
-	{"web", []string{"apache2", "httpd", "caddy", "nginx", "corehttpd"}},
-	{"php-cgi", []string{"php-cgi"}},
-	{"php-fpm", []string{"php-fpm"}},
-	{"db", []string{"mariadbd", "mysqld"}},
-}
-
-// Other is the group of every process no named group claims.
-const Other = "other"
+// tick is one clock tick in ns: what /proc/PID/stat rounds each time down to.
+const tick = 1e9 / clkTck
 
 // DefaultPSSBudget is the CPU time a sample spends on average reading
 // smaps_rollup when Config.PSSBudget is 0: about one Apache process's
@@ -66,10 +50,15 @@ const newcomerBudgets = 10
 
 // Config says what to sample.
 type Config struct {
-	Proc      string  // "/proc" when empty
-	Groups    []Group // DefaultGroups when nil
-	StatusURL string  // Apache mod_status URL ("http://127.0.0.1/server-status?auto"); "" = none
-	NoPSS     bool    // skip smaps_rollup (cheaper)
+	// Proc is the proc filesystem to read ("/proc" when empty). In a pid
+	// namespace it shows that namespace's processes only; /proc/stat is
+	// the whole machine's either way.
+	Proc string
+	// Groups: the process groups (the live profile's). DefaultGroups when
+	// nil. Everything no group claims is Other.
+	Groups    []Group
+	StatusURL string // Apache mod_status URL ("http://127.0.0.1/server-status?auto"); "" = none
+	NoPSS     bool   // skip smaps_rollup (cheaper)
 	// PSSBudget: CPU time (srvstat's thread, kernel time included) a
 	// sample may spend on average reading smaps_rollup of named groups'
 	// processes, those never read first, then the stalest; the first
@@ -78,6 +67,13 @@ type Config struct {
 	// PSSAll: read every named group's process every sample (no budget;
 	// about a millisecond per process).
 	PSSAll bool
+	// Acct: attribute processes that exit between samples by the kernel's
+	// process accounting records (acct(2); root, and Proc must be our own
+	// pid namespace's), so that one that lived less than an interval counts
+	// in its own group, not its parent's. It turns accounting on for the
+	// pid namespace until Close: call Close. Sample.ExitsFrom says whether
+	// it is in use.
+	Acct bool
 }
 
 // Sample is one JSON line. CPU fields are cumulative seconds since boot (the
@@ -92,7 +88,21 @@ type Sample struct {
 	MemAvailableKB int64            `json:"mem_available_kb"`
 	Procs          int              `json:"procs"`
 	Groups         map[string]Usage `json:"groups"`
-	Apache         *Workers         `json:"apache,omitempty"`
+	// CPURoundingS: how far below the CPU its processes really used the
+	// groups' cpu_s (summed) may read at this sample. /proc gives a
+	// process's reaped children's time in whole ticks (10 ms, user and
+	// system apart), so this is 20 ms per process that has reaped a child,
+	// plus 20 ms per process whose own time also comes in ticks (when Proc
+	// is another pid namespace's), plus 10 ms per process that was running
+	// on another CPU when read, at most one per CPU (the kernel updates a
+	// running process's time at its next tick). Over a window from sample
+	// a to b, the groups' sum is within (-b's, +a's) of the truth.
+	CPURoundingS float64 `json:"cpu_rounding_s"`
+	// ExitsFrom: how processes that exited between samples are attributed:
+	// "acct" (process accounting: each in its own group) or "parents" (one
+	// that lived less than an interval counts in its parent's group).
+	ExitsFrom string   `json:"exits_from"`
+	Apache    *Workers `json:"apache,omitempty"`
 	// SelfCPUSec: srvstat's own CPU time so far; its cost, for the record.
 	SelfCPUSec float64 `json:"self_cpu_s"`
 }
@@ -117,8 +127,13 @@ func (c CPU) Total() float64 { return c.Busy() + c.Idle + c.IOWait + c.Steal }
 
 // Usage is one group's cumulative CPU (own and exited children's) and current memory.
 type Usage struct {
+	// CPUSec: CPU time the group's processes used since srvstat's first
+	// sample, those that exited since included, each once.
 	CPUSec float64 `json:"cpu_s"`
 	Procs  int     `json:"procs"`
+	// Exits: members that exited since the first sample (that srvstat saw,
+	// or that process accounting reported).
+	Exits int64 `json:"exits,omitempty"`
 	// PSSKB is the sum of the latest PSS reading of every live member. It
 	// is there only when every member has one: a group with a member never
 	// read (just started, or its smaps_rollup unreadable) has no PSSKB
@@ -146,32 +161,58 @@ type procKey struct {
 
 // proc is one process, kept from sample to sample while it lives.
 type proc struct {
-	key      procKey
-	fd       int    // /proc/PID/stat, open while the process is tracked
-	schedFD  int    // /proc/PID/schedstat, once it was idle (-1: not open)
-	state    byte   // R, S, Z...
-	comm     string // last read
-	own      string // group of its own name ("" = none), recomputed when comm changes
-	group    string // this sample's group (own, else the nearest named ancestor's, else Other)
-	ppid     int
-	threads  int
-	total    uint64 // utime+stime+cutime+cstime, ticks
-	children uint64 // cutime+cstime: reaped children, ticks
-	// prevChildren: children at the previous sample.
-	prevChildren uint64
-	// quiet: stat reads in a row (up to 2) that found total unchanged;
-	// run: schedstat's run time (ns) read before the last stat read;
-	// ranGated: samples in a row schedstat showed it ran (see idle).
+	key     procKey
+	fd      int    // /proc/PID/stat, open while the process is tracked
+	schedFD int    // /proc/PID/schedstat, once it was idle (-1: not open)
+	state   byte   // R, S, Z...
+	comm    string // last read
+	exe     string // base name of /proc/PID/exe, read with comm ("" = unknown)
+	uid     int64  // effective uid (-1: not read)
+	// own: index of the group of its own name and user (-1: none);
+	// group: this sample's (own, else the nearest claimed ancestor's,
+	// else Other's).
+	own, group int
+	// userCheck: a group with users names it, so its uid matters (read
+	// again while it is young and root: a forked worker drops root).
+	userCheck bool
+	seenAt    time.Time // the sample that found it
+	ppid      int
+	threads   int
+	reads     int
+	lastTicks uint64 // utime+stime at the last stat read
+
+	// CPU, ns. cpu: its own (utime+stime), exact from its CPU clock when
+	// Proc is our pid namespace's, else whole ticks; kids: its reaped
+	// children's (cutime+cstime), whole ticks; cflt: its children's page
+	// faults (cminflt+cmajflt), which grow whenever it reaps one. prev*:
+	// the same at the last sample, already counted.
+	cpu, kids, cflt             uint64
+	prevCPU, prevKids, prevCflt uint64
+	exact                       bool // cpu is from the CPU clock
+	// debt: CPU of its reaped children counted beyond what its rounded
+	// kids shows (see settle).
+	debt uint64
+
+	// run, pcount: schedstat's run time and times scheduled, read before
+	// the last stat read: unchanged means it has not run since, so nothing
+	// in its stat moved (see idle).
+	run, pcount uint64
+	runOK       bool
+	readAt      int // sample number of the last stat read
+	// quiet, ranGated: when to check schedstat first (see idle).
 	quiet, ranGated int
-	run             uint64
-	runOK           bool
 	born            int // sample number of the first read
 	listed          int // sample number of the last /proc listing that had it
+	seq             int // when last read, in this sample's order of reads
+	goneSeq         int // when found gone
 
-	// Children that exited since the last sample (this process's cutime
-	// will show them): their CPU as last read, and the largest's group.
-	reapSeen, reapLargest float64
-	reapGroup             string
+	// This sample's reaping (account.go).
+	depth    int
+	absorbed []*proc    // exited processes it reaped
+	recs     []*exitRec // never-seen exited processes it reaped
+	rec      *exitRec   // its own exit record, once gone
+	taken    uint64     // CPU of absorbed it accounts for
+	counted  uint64     // cpu+kids+debt when it is gone: what its reaper's kids holds of it already
 
 	pssKB   int64
 	pssOK   bool          // pssKB is a reading
@@ -181,35 +222,51 @@ type proc struct {
 
 // Sampler keeps what it needs between samples to account for processes that exit.
 type Sampler struct {
-	cfg      Config
-	procs    map[int]*proc      // live processes by pid
-	departed map[string]float64 // ticks of members that exited
-	absorbed map[string]float64 // ticks a parent's cutime will show again
-	last     map[string]float64 // last reported, to stay monotonic
-	status   *statusClient      // for StatusURL
-	n        int                // samples taken
-	base     *float64           // machine busy seconds at the first sample
+	cfg    Config
+	groups []matcher
+	err    error            // the groups' (bad user...)
+	other  int              // Other's group index: len(groups)
+	procs  map[int]*proc    // live processes by pid
+	cum    []uint64         // CPU counted per group since the first sample, ns
+	exits  []int64          // exits per group
+	status *statusClient    // for StatusURL
+	n      int              // samples taken
+	acct   *exitLog         // process accounting, when in use
+	acctNo string           // why not, when asked for
+	wait   map[int]*exitRec // exit records of processes not reaped yet
+	lost   int              // exited processes no reaper's kids accounted for (tests)
+	byPid  map[int]*proc    // this sample's gone processes, by pid
+	kids   map[int][]*proc  // this sample's live processes by parent
 
 	dirFD, statFD, loadFD, memFD int // /proc and its files, kept open (-1: not yet)
 	buf, dents                   []byte
-	gone, parents, queue         []*proc
-	pathBuf                      []byte
+	gone, queue, order           []*proc
+	seq                          int                  // reads in this sample
 	noSched                      bool                 // no /proc/PID/schedstat (CONFIG_SCHED_INFO off)
 	lastPid, listedPid           uint64               // loadavg's last pid now, and at the last listing
 	ns                           int                  // 1: cfg.Proc is our pid namespace's; -1: not; 0: unknown
-	skipped                      int                  // stat reads idle() saved (for tests)
+	gate                         bool                 // schedstat may stand in for stat: the last sample ended 10 ms ago or more
+	lastEnd                      time.Time            // when the last sample ended
+	now                          time.Time            // when this sample started
+	gateGap                      time.Duration        // 10 ms (tests of a fake /proc: 0)
+	skipped                      int                  // stat reads saved (for tests)
 	pssReads                     int                  // smaps_rollup reads so far (for the benchmark)
 	pssSpent                     time.Duration        // and their cost
 	pssAvgCost                   time.Duration        // mean read cost, to predict a never-read process's
 	pssCredit                    time.Duration        // PSS budget not spent yet (negative: overspent)
 	cpuClock                     func() time.Duration // threadCPU (tests make read costs exact)
+	// Tests: exit records instead of process accounting's, and a hook
+	// before every stat read (a fake /proc changing mid-sample).
+	testRecs   func() []*exitRec
+	beforeRead func(pid int)
 }
 
-// fullEvery: processes in no group are re-read only every fullEvery samples
-// (a process rarely execs into a group's name; "other" comes from /proc/stat).
+// fullEvery: /proc is listed at least every fullEvery samples, even when no
+// pid was handed out (see readProcs).
 const fullEvery = 10
 
-// New returns a Sampler.
+// New returns a Sampler. A problem with cfg.Groups (CheckGroups) is
+// returned by every Sample.
 func New(cfg Config) *Sampler {
 	if cfg.Proc == "" {
 		cfg.Proc = "/proc"
@@ -220,100 +277,150 @@ func New(cfg Config) *Sampler {
 	if cfg.PSSBudget <= 0 {
 		cfg.PSSBudget = DefaultPSSBudget
 	}
-	return &Sampler{cfg: cfg, procs: map[int]*proc{}, departed: map[string]float64{}, absorbed: map[string]float64{},
-		last:  map[string]float64{},
+	s := &Sampler{cfg: cfg, procs: map[int]*proc{}, wait: map[int]*exitRec{},
 		dirFD: -1, statFD: -1, loadFD: -1, memFD: -1, buf: make([]byte, 4096), dents: make([]byte, 32<<10),
-		pssAvgCost: time.Millisecond, cpuClock: threadCPU}
+		pssAvgCost: time.Millisecond, cpuClock: threadCPU, gateGap: 10 * time.Millisecond}
+	s.groups, s.err = compileGroups(cfg.Groups)
+	s.other = len(s.groups)
+	s.cum = make([]uint64, s.other+1)
+	s.exits = make([]int64, s.other+1)
+	return s
 }
 
-func (s *Sampler) groupOf(comm string) string {
-	for _, g := range s.cfg.Groups {
-		for _, c := range g.Comms {
-			if strings.HasPrefix(comm, c) {
-				return g.Name
-			}
+// classify sets p's own group from its comm, exe and (if a group with
+// users names it) uid.
+func (s *Sampler) classify(p *proc) {
+	p.own, p.userCheck = -1, false
+	for i := range s.groups {
+		g := &s.groups[i]
+		if !g.names(p.comm, p.exe) {
+			continue
+		}
+		if g.users == nil {
+			p.own = i
+			return
+		}
+		p.userCheck = true
+		if p.uid < 0 {
+			p.uid = s.readUID(p.key.pid)
+		}
+		if p.uid >= 0 && g.users[uint32(p.uid)] {
+			p.own = i
+			return
 		}
 	}
-	return ""
+}
+
+// classifyExit is classify for an exit record (no exe: its comm; its real uid).
+func (s *Sampler) classifyExit(e *exitRec) int {
+	for i := range s.groups {
+		g := &s.groups[i]
+		if g.names(e.comm, "") && (g.users == nil || g.users[e.uid]) {
+			return i
+		}
+	}
+	return -1
+}
+
+func (s *Sampler) groupName(i int) string {
+	if i >= 0 && i < s.other {
+		return s.groups[i].name
+	}
+	return Other
 }
 
 // Sample reads /proc (and the status URL) once.
 func (s *Sampler) Sample(ctx context.Context) (Sample, error) {
+	if s.err != nil {
+		return Sample{}, s.err
+	}
 	now := time.Now()
+	s.now = now
 	smp := Sample{Time: now.UTC().Format(time.RFC3339Nano), Unix: float64(now.UnixNano()) / 1e9,
-		CPUs: runtime.NumCPU(), Groups: make(map[string]Usage, len(s.cfg.Groups)+1)}
+		CPUs: runtime.NumCPU(), Groups: make(map[string]Usage, len(s.groups)+1), ExitsFrom: "parents"}
 	if err := s.readStat(&smp); err != nil {
 		return smp, err
 	}
 	s.readLoadMem(&smp)
+	// A running process's run time is updated at its next tick (at most
+	// 10 ms): closer samples cannot tell from schedstat that it ran.
+	s.gate = now.Sub(s.lastEnd) >= s.gateGap
+	defer func() { s.lastEnd = time.Now() }()
 	if err := s.readProcs(); err != nil {
 		return smp, err
 	}
-	// Group by own name, then by nearest named ancestor.
-	for _, p := range s.procs {
-		g := p.own
-		for pp, hops := p.ppid, 0; g == "" && pp > 1 && hops < 64; hops++ {
-			a := s.procs[pp]
-			if a == nil {
-				break
-			}
-			g, pp = a.own, a.ppid
+	if s.cfg.Acct && s.n == 0 && s.acct == nil && s.acctNo == "" {
+		if !s.sameNS() {
+			s.acctNo = "Proc is not this pid namespace's /proc"
+		} else if l, err := startExitLog(); err != nil {
+			s.acctNo = err.Error()
+		} else {
+			s.acct = l
 		}
-		if g == "" {
-			g = Other
-		}
-		p.group = g
 	}
-	s.account()
+	var recs []*exitRec
+	if s.testRecs != nil {
+		recs = s.testRecs()
+	} else if s.acct != nil && s.n > 0 {
+		var err error
+		if recs, err = s.acct.records(); err != nil {
+			s.acct.close()
+			s.acct, s.acctNo = nil, err.Error()
+		}
+	}
+	s.account(recs)
+	if s.acct != nil || s.testRecs != nil {
+		smp.ExitsFrom = "acct"
+	}
 	if !s.cfg.NoPSS {
 		s.readPSS()
 	}
 	s.n++
-	sum := make(map[string]float64, len(s.cfg.Groups)+1)
-	oldest := make(map[string]time.Time, len(s.cfg.Groups))
+	oldest := make(map[int]time.Time, len(s.groups))
+	rounding, running := uint64(0), 0
 	for _, p := range s.procs {
-		sum[p.group] += float64(p.total)
-		u := smp.Groups[p.group]
+		name := s.groupName(p.group)
+		u := smp.Groups[name]
 		u.Procs++
-		if p.pssOK && p.group != Other {
+		if p.pssOK && p.group != s.other {
 			u.PSSKB += p.pssKB
 			u.PSSRead++
 			if o, ok := oldest[p.group]; !ok || p.pssAt.Before(o) {
 				oldest[p.group] = p.pssAt
 			}
 		}
-		smp.Groups[p.group] = u
+		smp.Groups[name] = u
+		if p.cflt > 0 {
+			rounding += 2 * tick
+		}
+		if !p.exact {
+			rounding += 2 * tick
+		}
+		if p.readAt == s.n-1 && p.state == 'R' {
+			running++
+		}
 	}
+	// A process running on another CPU when read is up to a tick (≤ 10 ms)
+	// behind; at most one per CPU.
+	rounding += uint64(min(running, smp.CPUs)) * tick
+	smp.CPURoundingS = float64(rounding) / 1e9
 	for g, o := range oldest {
-		u := smp.Groups[g]
+		name := s.groupName(g)
+		u := smp.Groups[name]
 		age := math.Round(max(now.Sub(o).Seconds(), 0)*1000) / 1000
 		u.PSSAgeS = &age
 		if u.PSSRead < u.Procs {
 			u.PSSKB = 0 // a member was never read: no sum that counts it as 0
 		}
-		smp.Groups[g] = u
+		smp.Groups[name] = u
 	}
-	// "other" is the rest of the machine: busy time minus the named
-	// groups (kernel threads and interrupts included), so processes of no
-	// group need not be read every second.
-	named := 0.0
-	for _, g := range s.cfg.Groups {
-		v := (sum[g.Name] + s.departed[g.Name] - s.absorbed[g.Name]) / clkTck
-		// Monotonic: a parent that does not wait for its children never adds
-		// them to cutime, so "absorbed" can overshoot by what it never saw.
-		if v < s.last[g.Name] {
-			v = s.last[g.Name]
-		}
-		s.last[g.Name] = v
-		u := smp.Groups[g.Name]
-		u.CPUSec = v
-		smp.Groups[g.Name] = u
-		named += v
+	for g := range s.cum {
+		name := s.groupName(g)
+		u := smp.Groups[name]
+		u.CPUSec = float64(s.cum[g]) / 1e9
+		u.Exits = s.exits[g]
+		smp.Groups[name] = u
 	}
-	u := smp.Groups[Other]
-	u.CPUSec = max(smp.CPU.Busy()-named-s.otherBase(smp), s.last[Other])
-	s.last[Other] = u.CPUSec
-	smp.Groups[Other] = u
 	smp.Procs = len(s.procs)
 	if s.cfg.StatusURL != "" {
 		smp.Apache = s.workers(ctx)
@@ -325,47 +432,8 @@ func (s *Sampler) Sample(ctx context.Context) (Sample, error) {
 	return smp, nil
 }
 
-// account handles the processes that exited since the last sample (in
-// s.gone): their CPU stays in their group, and their parent's cutime counts
-// it again. What they burned after the last sample shows up only in the
-// parent's cutime: the parent's growth beyond what we saw is moved to the
-// group of the child that exited (the largest one, if several did).
-func (s *Sampler) account() {
-	s.parents = s.parents[:0]
-	for _, p := range s.gone {
-		s.departed[p.group] += float64(p.total)
-		pp := s.procs[p.ppid]
-		if pp == nil {
-			continue
-		}
-		s.absorbed[pp.group] += float64(p.total)
-		if pp.reapSeen == 0 && pp.reapGroup == "" {
-			s.parents = append(s.parents, pp)
-		}
-		pp.reapSeen += float64(p.total)
-		if float64(p.total) >= pp.reapLargest {
-			pp.reapLargest, pp.reapGroup = float64(p.total), p.group
-		}
-	}
-	for _, pp := range s.parents {
-		if pp.born < s.n { // it was there at the last sample
-			if pp.group == Other && s.n%fullEvery != 0 {
-				// Not re-read this time: read it now for its cutime.
-				s.readPid(pp)
-			}
-			extra := float64(pp.children) - float64(pp.prevChildren) - pp.reapSeen
-			if extra > 0 && pp.reapGroup != pp.group {
-				s.departed[pp.reapGroup] += extra
-				s.absorbed[pp.group] += extra
-			}
-		}
-		pp.reapSeen, pp.reapLargest, pp.reapGroup = 0, 0, ""
-	}
-	for i := range s.gone {
-		s.gone[i] = nil
-	}
-	s.gone = s.gone[:0]
-}
+// AcctError says why Config.Acct is not in use ("" when it is, or was not asked for).
+func (s *Sampler) AcctError() string { return s.acctNo }
 
 // readPSS refreshes PSS readings of named groups' processes: those never
 // read first (always, whatever the budget), then the stalest, as far as the
@@ -381,7 +449,7 @@ func (s *Sampler) readPSS() {
 	all := s.cfg.PSSAll || s.n == 0
 	q := s.queue[:0]
 	for _, p := range s.procs {
-		if p.group != Other {
+		if p.group != s.other {
 			q = append(q, p)
 		}
 	}
@@ -445,20 +513,13 @@ func (s *Sampler) readPSS() {
 	}
 }
 
-// otherBase makes "other" count from the first sample, like the groups.
-func (s *Sampler) otherBase(smp Sample) float64 {
-	if s.base == nil {
-		b := smp.CPU.Busy()
-		s.base = &b
-	}
-	return *s.base
-}
-
 // Close releases the open /proc files and the status connection.
 func (s *Sampler) Close() {
 	if s.status != nil {
 		s.status.close()
 	}
+	s.acct.close()
+	s.acct = nil
 	for pid, p := range s.procs {
 		rawClose(p.fd)
 		if p.schedFD >= 0 {

@@ -141,6 +141,9 @@ type ApacheOptions struct {
 	KeepAliveTimeout  int    // seconds, default 5
 	Deflate           bool   // mod_deflate on text/css, text/html
 	CPUs              string // pin the server to these CPUs (taskset -c), e.g. "0"
+	// Extra is appended to the config: modules and handlers a test needs
+	// (CGI, FastCGI). "{{.Dir}}" in it is the server's directory.
+	Extra string
 }
 
 var apacheConf = template.Must(template.New("a").Parse(`
@@ -186,7 +189,8 @@ StartServers {{.Children}}
 MinSpareThreads 25
 MaxSpareThreads {{.MaxRequestWorkers}}
 MaxRequestWorkers {{.MaxRequestWorkers}}
-{{end}}`))
+{{end}}
+{{.ExtraConf}}`))
 
 // StartApache starts Debian's apache2 in the foreground from a temp config.
 func StartApache(t testing.TB, o ApacheOptions) *Server {
@@ -210,10 +214,11 @@ func StartApache(t testing.TB, o ApacheOptions) *Server {
 	// under the client's feet by a child going away.
 	must(t, apacheConf.Execute(&conf, struct {
 		ApacheOptions
-		Dir      string
-		Port     int
-		Children int
-	}{o, dir, port, (o.MaxRequestWorkers + 24) / 25}))
+		Dir       string
+		Port      int
+		Children  int
+		ExtraConf string
+	}{o, dir, port, (o.MaxRequestWorkers + 24) / 25, strings.ReplaceAll(o.Extra, "{{.Dir}}", dir)}))
 	cf := filepath.Join(dir, "httpd.conf")
 	must(t, os.WriteFile(cf, conf.Bytes(), 0o644))
 	s := &Server{Dir: dir, Port: port}
@@ -230,6 +235,8 @@ func StartApache(t testing.TB, o ApacheOptions) *Server {
 
 func (s *Server) start(t testing.TB, port int, network string, logs func() string) {
 	t.Helper()
+	// Not while another test samples this machine's web servers by name.
+	testenv.ShareLocalServer(t)
 	// Output to a file, not a pipe: a pipe would keep Wait waiting on any
 	// child that outlives the parent. Its own process group, so the whole
 	// server (parent and children) is stopped by the group's id.
@@ -280,6 +287,9 @@ func (s *Server) start(t testing.TB, port int, network string, logs func() strin
 type NginxOptions struct {
 	Workers int    // worker_processes, default 1
 	CPUs    string // pin the server to these CPUs (taskset -c), e.g. "0"
+	// WorkerConnections is each worker's connection limit (default 4096);
+	// above that, the worker's file limit is raised to match.
+	WorkerConnections int
 }
 
 // The config of loadgen-anchors.md Appendix A: static files, sendfile, no
@@ -290,7 +300,8 @@ master_process on;
 worker_processes {{.Workers}};
 pid {{.Dir}}/nginx.pid;
 error_log {{.Dir}}/error.log warn;
-events { worker_connections 4096; }
+{{if gt .WorkerConnections 4096}}worker_rlimit_nofile {{.Files}};
+{{end}}events { worker_connections {{.WorkerConnections}}; }
 http {
   access_log off;
   client_body_temp_path {{.Dir}}/tmp/body;
@@ -320,15 +331,19 @@ func StartNginx(t testing.TB, o NginxOptions) *Server {
 	if o.Workers == 0 {
 		o.Workers = 1
 	}
+	if o.WorkerConnections == 0 {
+		o.WorkerConnections = 4096
+	}
 	dir := Docroot(t)
 	must(t, os.MkdirAll(filepath.Join(dir, "tmp"), 0o755))
 	port := FreePort(t)
 	var conf bytes.Buffer
 	must(t, nginxConf.Execute(&conf, struct {
 		NginxOptions
-		Dir  string
-		Port int
-	}{o, dir, port}))
+		Dir   string
+		Port  int
+		Files int // a file per connection, and some for the log, listener and files served
+	}{o, dir, port, o.WorkerConnections + 64}))
 	cf := filepath.Join(dir, "nginx.conf")
 	must(t, os.WriteFile(cf, conf.Bytes(), 0o644))
 	s := &Server{Dir: dir, Port: port}
@@ -361,28 +376,46 @@ var caddyfile = template.Must(template.New("c").Parse(`{
 https://localhost:{{.Port}} {
 	tls internal
 	root * {{.Dir}}/www
-	encode gzip
+	{{if not .NoEncode}}encode gzip{{end}}
 	file_server
 }
 http://127.0.0.1:{{.HTTPPort}} {
 	root * {{.Dir}}/www
-	encode gzip
+	{{if not .NoEncode}}encode gzip{{end}}
 	file_server
 }
 `))
 
+// CaddyOptions shape the Caddy config.
+type CaddyOptions struct {
+	CPUs string // pin the server to these CPUs (taskset -c), e.g. "0"
+	// NoEncode leaves out "encode gzip": every client gets the same bytes
+	// whatever Accept-Encoding it sends (h2load asks for gzip by default).
+	NoEncode bool
+}
+
 // StartCaddy starts Debian's caddy with h1/h2/h3 on Port (TLS, internal CA,
-// certificate for "localhost": send that SNI) and h1/h2c on HTTPPort.
-func StartCaddy(t testing.TB) *Server {
+// certificate for "localhost": send that SNI) and h1/h2c on HTTPPort, with
+// gzip encoding.
+func StartCaddy(t testing.TB) *Server { return StartCaddyWith(t, CaddyOptions{}) }
+
+// StartCaddyWith is StartCaddy shaped by o.
+func StartCaddyWith(t testing.TB, o CaddyOptions) *Server {
 	t.Helper()
 	bin := testenv.NeedBinary(t, "caddy")
 	dir := Docroot(t)
 	s := &Server{Dir: dir, Port: FreePort(t), HTTPPort: FreePort(t)}
 	var cf bytes.Buffer
-	must(t, caddyfile.Execute(&cf, s))
+	must(t, caddyfile.Execute(&cf, struct {
+		*Server
+		CaddyOptions
+	}{s, o}))
 	path := filepath.Join(dir, "Caddyfile")
 	must(t, os.WriteFile(path, cf.Bytes(), 0o644))
 	s.cmd = exec.Command(bin, "run", "--config", path, "--adapter", "caddyfile")
+	if o.CPUs != "" {
+		s.cmd = exec.Command(testenv.NeedBinary(t, "taskset"), "-c", o.CPUs, bin, "run", "--config", path, "--adapter", "caddyfile")
+	}
 	// Caddy keeps its CA and state under HOME/XDG dirs: keep them in the temp dir.
 	s.cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_DATA_HOME="+dir+"/xdg-data", "XDG_CONFIG_HOME="+dir+"/xdg-config")
 	s.start(t, s.HTTPPort, "tcp", func() string { return "" })
@@ -401,6 +434,11 @@ func StartCaddy(t testing.TB) *Server {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// RootCA is the file of Caddy's internal root CA (made on first start).
+func (s *Server) RootCA() string {
+	return filepath.Join(s.Dir, "data", "pki", "authorities", "local", "root.crt")
 }
 
 // TLSURL is https://localhost:Port+path (the certificate's name; Caddy

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path"
 	"strings"
 
 	"github.com/wptest/wptest/experiment"
@@ -34,7 +35,7 @@ type siteFlags struct {
 
 func addSiteFlags(fs *flag.FlagSet, f *siteFlags) {
 	addTargetFlags(fs, &f.target, &f.knownHosts, &f.identity)
-	fs.StringVar(&f.docroot, "docroot", "", "site directory on the host (default: the live profile's, from the host manifest; core and the fixture are replaced in it, other top-level files stay)")
+	fs.StringVar(&f.docroot, "docroot", "", "site directory on the host (default: the live profile's, from the host manifest; another directory is another site, for which the profile's defaults do not hold; core and the fixture are replaced in it, other top-level files stay)")
 	fs.StringVar(&f.dbAddr, "db-addr", "", "MariaDB/MySQL address as seen from the host (default: the profile's database, else 127.0.0.1:3306)")
 	fs.StringVar(&f.dbName, "db-name", "", "database name (default: the profile's database, else wptest)")
 	fs.StringVar(&f.dbUser, "db-user", "", "database user (default: the profile's database, else wptest)")
@@ -84,6 +85,12 @@ func (f *siteFlags) open(ctx context.Context, a *App) (fixture.Site, *provision.
 		return fixture.Site{}, nil, err
 	}
 	s, decl, err := experiment.HostSite(ctx, h)
+	// Another docroot than the live profile's is another site: none of the
+	// profile's owner, PHP, database or refresh applies to it (its database
+	// least of all: seeding it would overwrite the live site's rows).
+	if err == nil && f.docroot != "" && path.Clean(f.docroot) != path.Clean(s.Docroot) {
+		err, decl = experiment.ErrNoSite, nil
+	}
 	switch {
 	case errors.Is(err, experiment.ErrNoSite):
 		s = fixture.Site{Host: h, Docroot: "/var/www/wptest", PHP: "php", DB: fixture.DB{Addr: "127.0.0.1:3306", Name: "wptest", User: "wptest"}}
@@ -107,7 +114,7 @@ func (f *siteFlags) open(ctx context.Context, a *App) (fixture.Site, *provision.
 	}
 	if s.DB.Password == "" {
 		h.Close()
-		return s, nil, exitcode.With(exitcode.Config, errors.New("the database password is required: the host has no profile's database, so give --db-password-file FILE or --db-password-stdin"))
+		return s, nil, exitcode.With(exitcode.Config, errors.New("the database password is required: no profile's site database applies here (none is live on the host, or --docroot names another site), so give --db-password-file FILE or --db-password-stdin"))
 	}
 	return s, decl, nil
 }

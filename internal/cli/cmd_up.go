@@ -199,12 +199,13 @@ func archOf(a string) string {
 
 // upResult is what up and swap print with -o json.
 type upResult struct {
-	Target   string                 `json:"target"`
-	Previous string                 `json:"previous_profile,omitempty"`
-	Agent    string                 `json:"agent"`
-	Report   *provision.Report      `json:"report"`
-	Manifest *hostmanifest.Manifest `json:"manifest,omitempty"`
-	Seconds  float64                `json:"seconds"`
+	Target    string                 `json:"target"`
+	Previous  string                 `json:"previous_profile,omitempty"`
+	Preflight *provision.Preflight   `json:"preflight"`
+	Agent     string                 `json:"agent"`
+	Report    *provision.Report      `json:"report"`
+	Manifest  *hostmanifest.Manifest `json:"manifest,omitempty"`
+	Seconds   float64                `json:"seconds"`
 }
 
 // applyServerProfile is the part up and swap share: render for the host,
@@ -220,6 +221,13 @@ func applyServerProfile(ctx context.Context, a *App, f *serverFlags, p *provisio
 	if len(r.Blocked) > 0 {
 		return exitcode.With(exitcode.Config, fmt.Errorf("profile %s cannot be applied on %s (nothing was changed):\n  %s", p.Name, h.Name(), strings.Join(r.Blocked, "\n  ")))
 	}
+	// The preflight first: what the host is and what will change, before
+	// anything does.
+	pf, err := r.Preflight(ctx, h, facts)
+	if err != nil {
+		return exitcode.With(exitcode.Provision, err)
+	}
+	pf.WriteText(a.Stderr)
 	agent, err := installAgent(ctx, a, h, facts, f.agent)
 	if err != nil {
 		return exitcode.With(exitcode.Provision, err)
@@ -228,7 +236,7 @@ func applyServerProfile(ctx context.Context, a *App, f *serverFlags, p *provisio
 	rep, applyErr := r.Apply(ctx, h, func(e provision.Event) {
 		fmt.Fprintf(a.Stderr, "[%s] %s: %s\n", e.Host, e.Op, e.Msg)
 	})
-	res := upResult{Target: f.target, Previous: previous, Agent: agent, Report: rep}
+	res := upResult{Target: f.target, Previous: previous, Preflight: pf, Agent: agent, Report: rep}
 	if applyErr == nil {
 		tool := "wptest " + Version
 		m := hostmanifest.FromReport(rep, tool, previous)

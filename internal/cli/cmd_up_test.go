@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wptest/wptest/bench/srvstat"
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/internal/testenv"
@@ -18,9 +19,16 @@ import (
 
 // upJSON is the part of `up -o json` / `swap -o json` the test reads.
 type upJSON struct {
-	Previous string `json:"previous_profile"`
-	Agent    string `json:"agent"`
-	Report   struct {
+	Previous  string `json:"previous_profile"`
+	Agent     string `json:"agent"`
+	Preflight *struct {
+		Facts     host.Facts `json:"facts"`
+		MemTotal  int64      `json:"mem_total"`
+		Disks     []struct{} `json:"disks"`
+		SELinux   []struct{} `json:"selinux_ops"`
+		Firewalld []struct{} `json:"firewalld_ops"`
+	} `json:"preflight"`
+	Report struct {
 		Profile  string `json:"profile"`
 		Platform string `json:"platform"`
 		Changes  int    `json:"changes"`
@@ -145,6 +153,22 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 		if res.Manifest == nil || res.Manifest.Profile != profile {
 			t.Fatalf("%s %s: no host manifest for it in the output", verb, profile)
 		}
+		// The preflight came first: a fresh Debian 12 host as the test
+		// made it, and no SELinux or firewalld op to run on Debian.
+		pf := res.Preflight
+		if pf == nil || pf.Facts.Platform != "debian-12" || pf.Facts.SELinux != "absent" || pf.Facts.Firewalld != "absent" || pf.Facts.Init != "none" ||
+			pf.MemTotal <= 0 || len(pf.Disks) == 0 || len(pf.SELinux)+len(pf.Firewalld) != 0 {
+			t.Errorf("%s %s: preflight %+v, want debian-12, SELinux and firewalld absent, no init, memory, disks, no SELinux/firewalld ops", verb, profile, pf)
+		}
+		if i := strings.Index(errOut, "preflight on "); i < 0 || i > strings.Index(errOut, "wptest agent:") {
+			t.Errorf("%s %s: stderr does not start with the preflight before the agent is installed:\n%s", verb, profile, errOut)
+		} else if verb == "up" {
+			block := errOut[i:]
+			if j := strings.Index(block, "\n["); j >= 0 {
+				block = block[:j]
+			}
+			t.Logf("%s %s preflight:\n%s", verb, profile, block)
+		}
 		t.Logf("%-4s %-13s %6.1fs  %2d changes  %d checks passed  (agent: %s)", verb, profile, took.Seconds(), res.Report.Changes, len(res.Report.Checks), res.Agent)
 		return res, took
 	}
@@ -153,8 +177,23 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 		timings = append(timings, what+" "+d.Round(100*time.Millisecond).String())
 	}
 
+	// Before any profile, the host declares no site: seed without a
+	// password source says where the password comes from and changes nothing.
+	if code, out, errOut := run(append([]string{"seed", "--fixture", "minimal"}, conn...)...); code != 2 || !strings.Contains(errOut, "no profile's site database applies here") {
+		t.Fatalf("seed before up: exit %d, want 2 naming the missing profile database\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	if got := sh("ls -A /var/lib/wptest 2>/dev/null | wc -l"); got != "0" {
+		t.Fatalf("seed before up left %s entries in /var/lib/wptest", got)
+	}
+
 	_, d := step("up", "tuned-apache")
 	record("up tuned-apache (bare host)", d)
+
+	// Another docroot is another site: the profile's database is not its
+	// default (seeding it would overwrite the live site's rows).
+	if code, out, errOut := run(append([]string{"seed", "--fixture", "minimal", "--docroot", "/root/other-site"}, conn...)...); code != 2 || !strings.Contains(errOut, "no profile's site database applies here") {
+		t.Fatalf("seed into another docroot without a password: exit %d, want 2\nstdout %s\nstderr %s", code, out, errOut)
+	}
 
 	// seed and verify with their defaults: the live profile's site.
 	t0 := time.Now()
@@ -212,6 +251,7 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 		}
 	}
 	page("under cpanel-apache")
+	samplerExact(t, hs[0], append(conn, "--agent", agent), "prefork + CGI", "-n", "40")
 
 	_, d = step("swap", "caddy")
 	record("swap caddy", d)
@@ -226,6 +266,7 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 		t.Errorf("caddy still running after the swap back to tuned-apache")
 	}
 	page("back under tuned-apache")
+	samplerExact(t, hs[0], append(conn, "--agent", agent), "PHP-FPM", "-n", "200")
 
 	res, d = step("up", "tuned-apache")
 	record("up tuned-apache again", d)
@@ -287,4 +328,82 @@ func containsSub(list []string, sub string) bool {
 		}
 	}
 	return false
+}
+
+// samplerExact runs `wptest srvstat --target` on the host (the live
+// profile's process groups, from its host manifest) while pages load from
+// here, and checks srvstat's invariants against the host's own CPU
+// accounting (its cgroup, exited processes included): in every interval
+// each group used at most CPUs x interval; from an idle sample before the
+// load to an idle sample after it, the groups (other included) add up to
+// what the host's processes used, within srvstat's stated rounding.
+func samplerExact(t *testing.T, bh *testenv.BareHost, conn []string, what string, load ...string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var out testenv.SyncBuffer
+	done := make(chan int, 1)
+	go func() {
+		var stderr bytes.Buffer
+		done <- Run(ctx, &App{Args: append([]string{"srvstat", "--interval", "500ms"}, conn...), Stdout: &out, Stderr: &stderr})
+	}()
+	lines := func() int { return strings.Count(out.String(), "\n") }
+	usage := func() time.Duration {
+		d, err := bh.CPUUsage()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	testenv.WaitFor(t, 2*time.Minute, "srvstat's first samples", func() bool { return lines() >= 2 })
+	a, cgA := lines(), usage()
+	code, stdout, stderr := runCLIArgs(append([]string{"bench", "--url", "http://" + bh.IP + "/", "-c", "4"}, load...)...)
+	if code != 0 {
+		t.Fatalf("load (%s): exit %d\n%s\n%s", what, code, stdout, stderr)
+	}
+	// The next sample is taken after the load ended: the host is idle
+	// from there to the cgroup's reading, as it was around sample a.
+	testenv.WaitFor(t, time.Minute, "a sample after the load", func() bool { return lines() >= a+2 })
+	b, cgB := lines(), usage()
+	cancel()
+	<-done
+	// The lines counted (whole ones: the stream is cut where it was when
+	// srvstat was stopped).
+	text := strings.SplitAfterN(out.String(), "\n", b+1)
+	ss, err := srvstat.Read(strings.NewReader(strings.Join(text[:b], "")))
+	if err != nil || len(ss) < b {
+		t.Fatalf("%d samples: %v\n%.2000s", len(ss), err, out.String())
+	}
+	sum := func(s srvstat.Sample) (v float64) {
+		for _, g := range s.Groups {
+			v += g.CPUSec
+		}
+		return v
+	}
+	for i := 1; i < b; i++ {
+		dt := ss[i].Unix - ss[i-1].Unix
+		for name, g := range ss[i].Groups {
+			if d := g.CPUSec - ss[i-1].Groups[name].CPUSec; d > float64(ss[i].CPUs)*dt+ss[i].CPURoundingS {
+				t.Errorf("%s: group %s used %.3f s in a %.3f s interval on %d CPUs", what, name, d, dt, ss[i].CPUs)
+			}
+		}
+	}
+	groups, truth := sum(ss[b-1])-sum(ss[a-1]), (cgB - cgA).Seconds()
+	slack := ss[a-1].CPURoundingS + ss[b-1].CPURoundingS + 0.05 // + srvstat's and sshd's own between a sample and the cgroup's reading
+	if d := groups - truth; d > slack || d < -slack {
+		t.Errorf("%s: the groups add up to %.3f s, the host's processes used %.3f s (rounding %.3f s)", what, groups, truth, slack)
+	}
+	last := ss[b-1].Groups
+	if last["web"].CPUSec-ss[a-1].Groups["web"].CPUSec <= 0 || last["php"].CPUSec-ss[a-1].Groups["php"].CPUSec <= 0 {
+		t.Errorf("%s: web or php used no CPU under load: %+v", what, last)
+	}
+	t.Logf("%s: groups %.3f s, host %.3f s over %d samples (web %.2f s, php %.2f s, db %.2f s, other %.2f s; exits from %s)", what, groups, truth, b-a+1,
+		last["web"].CPUSec-ss[a-1].Groups["web"].CPUSec, last["php"].CPUSec-ss[a-1].Groups["php"].CPUSec,
+		last["db"].CPUSec-ss[a-1].Groups["db"].CPUSec, last[srvstat.Other].CPUSec-ss[a-1].Groups[srvstat.Other].CPUSec, ss[b-1].ExitsFrom)
+}
+
+// runCLIArgs runs one whole command in this process.
+func runCLIArgs(args ...string) (int, string, string) {
+	var stdout, stderr bytes.Buffer
+	code := Run(context.Background(), &App{Args: args, Stdout: &stdout, Stderr: &stderr})
+	return code, stdout.String(), stderr.String()
 }

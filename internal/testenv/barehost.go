@@ -198,7 +198,7 @@ func newBareHost(t testing.TB, name, rootfs string) *BareHost {
 	// The state file lists what the host made as it goes, so a later test
 	// process can remove a host whose test process was killed (a go test
 	// timeout) before its cleanup ran.
-	unlock, err := lockFile(filepath.Join(bareCacheDir, "hosts.lock"))
+	unlock, err := lockFile(filepath.Join(bareCacheDir, "hosts.lock"), syscall.LOCK_EX)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -595,7 +595,7 @@ func procStart(pid int) string {
 // their cleanup ran (their PID 1 died with them: Pdeathsig).
 func sweepStaleBareHosts(t testing.TB) {
 	t.Helper()
-	unlock, err := lockFile(filepath.Join(bareCacheDir, "hosts.lock"))
+	unlock, err := lockFile(filepath.Join(bareCacheDir, "hosts.lock"), syscall.LOCK_EX)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -144,7 +144,7 @@ func ensureAptCacher(t testing.TB) string {
 	t.Helper()
 	bin := NeedBinary(t, "apt-cacher-ng")
 	dir := filepath.Join(bareCacheDir, "apt-cacher-ng")
-	unlock, err := lockFile(filepath.Join(bareCacheDir, "apt-cacher-ng.lock"))
+	unlock, err := lockFile(filepath.Join(bareCacheDir, "apt-cacher-ng.lock"), syscall.LOCK_EX)
 	if err != nil {
 		t.Fatalf("bare hosts: %v", err)
 	}
@@ -235,7 +235,7 @@ func ensureRootfs(t testing.TB) string {
 	}
 	debootstrap := NeedBinary(t, "debootstrap")
 	waited := time.Now()
-	unlock, err := lockFile(filepath.Join(bareCacheDir, "rootfs.lock"))
+	unlock, err := lockFile(filepath.Join(bareCacheDir, "rootfs.lock"), syscall.LOCK_EX)
 	if err != nil {
 		t.Fatalf("bare hosts: %v", err)
 	}

@@ -9,7 +9,7 @@
 profile {
   description = "Apache as cPanel ships it: prefork + mod_ruid2, PHP as CGI without OPcache, no compression, HTTP/1.1"
   platforms   = ["debian-12", "almalinux-9"]
-  uses        = ["site"]
+  uses        = ["site", "unconfined-apache"]
   aliases     = ["cpanel"]
 }
 

@@ -8,7 +8,7 @@
 profile {
   description = "Apache tuned in WHM: event MPM, PHP-FPM + OPcache, mod_deflate on all content, HTTP/2"
   platforms   = ["debian-12", "almalinux-9"]
-  uses        = ["site", "fpm"]
+  uses        = ["site", "fpm", "unconfined-apache"]
   aliases     = ["tuned"]
 }
 

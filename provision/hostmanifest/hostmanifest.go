@@ -3,8 +3,10 @@
 // host says which profile is live (name and content hash), with which
 // variables (sensitive ones redacted), on which platform, the versions of
 // every server and PHP on the host, Apache's MPM and loaded modules, the
-// checks that passed, and every deviation from the profile as written, in
-// words. `wptest status` reads it back; `wptest swap` reads it to know what
+// checks that passed, every deviation from the profile as written, in
+// words, and, where the platform has them, SELinux's mode, its local
+// changes and firewalld's state (facts selinux, selinux_changes,
+// firewalld). `wptest status` reads it back; `wptest swap` reads it to know what
 // it replaces.
 package hostmanifest
 
@@ -205,6 +207,13 @@ func (m *Manifest) WriteText(w io.Writer) {
 		fmt.Fprintln(w, "deviations:")
 		for _, d := range m.Deviations {
 			fmt.Fprintf(w, "  - %s\n", d)
+		}
+	}
+	// What the host's security setup is and what changed in it
+	// (profiles record these where the platform has SELinux/firewalld).
+	for _, k := range []string{"selinux", "selinux_changes", "firewalld"} {
+		if v, ok := m.Facts[k]; ok {
+			fmt.Fprintf(w, "%-9s %s\n", k+":", v)
 		}
 	}
 	passed := 0

@@ -27,6 +27,8 @@ func sampleReport() *provision.Report {
 			{ID: "fact.apache_modules", Output: "cgi_module mpm_itk_module mpm_prefork_module "},
 			{ID: "fact.os", Output: "Debian GNU/Linux 12 (bookworm)"},
 			{ID: "fact.caddy_version", Error: "exit status 127"},
+			{ID: "fact.selinux", Output: "enforcing"},
+			{ID: "fact.selinux_changes", Output: "/home/wpsite all files system_u:object_r:httpd_sys_content_t:s0;httpd_can_network_connect_db (on , on) Allow httpd to can network connect db"},
 		},
 		Changes: 3,
 	}
@@ -59,6 +61,7 @@ func TestFromReport(t *testing.T) {
 		{"apache version", back.Versions["apache"], "Server version: Apache/2.4.71 (Debian)"},
 		{"failed fact", back.Versions["caddy"], "error: exit status 127"},
 		{"other fact", back.Facts["os"], "Debian GNU/Linux 12 (bookworm)"},
+		{"SELinux mode", back.Facts["selinux"], "enforcing"},
 		{"deviation", back.Deviations[0], "uid switching: mpm-itk (AssignUserID) instead of mod_ruid2"},
 		{"first variable (sorted)", back.Variables[0].Name, "db_password"},
 		{"redacted", back.Variables[0].Value, "(sensitive)"},
@@ -82,7 +85,8 @@ func TestFromReport(t *testing.T) {
 	}
 	var text bytes.Buffer
 	back.WriteText(&text)
-	for _, want := range []string{"profile:  cpanel-apache sha256:abc", "replaced: tuned-apache", "MPM prefork", "- uid switching: mpm-itk", "checks:   2 of 2 passed"} {
+	for _, want := range []string{"profile:  cpanel-apache sha256:abc", "replaced: tuned-apache", "MPM prefork", "- uid switching: mpm-itk", "checks:   2 of 2 passed",
+		"selinux:  enforcing\n", "selinux_changes: /home/wpsite all files system_u:object_r:httpd_sys_content_t:s0;httpd_can"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("status text lacks %q:\n%s", want, text.String())
 		}

@@ -76,7 +76,7 @@ service "php_fpm" {
   on_notify  = "restart"
   # A PHP package installed later (an extension, WordPress's) is loaded
   # only by a restarted php-fpm.
-  restart_on = ["command.fpm_default_pool_off", "file.fpm_pool", "file.fpm_opcache", "package.php_fpm", "package.php_extensions", "package.wordpress"]
+  restart_on = ["command.php_stream", "command.fpm_default_pool_off", "file.fpm_pool", "file.fpm_opcache", "package.php_fpm", "package.php_extensions", "package.wordpress"]
   start      = "${local.svc} ${platform.services.php_fpm} start"
   stop       = "${local.svc} ${platform.services.php_fpm} stop"
   restart    = "${local.svc} ${platform.services.php_fpm} restart"
