@@ -42,7 +42,7 @@ func addSiteFlags(fs *flag.FlagSet, f *siteFlags) {
 	fs.StringVar(&f.dbPassFile, "db-password-file", "", "file holding the database password (first line; default: the profile's database)")
 	fs.BoolVar(&f.dbPassStdin, "db-password-stdin", false, "read the database password from stdin (first line)")
 	fs.StringVar(&f.owner, "owner", "", "user:group owning every file the seed writes (default: the profile's site user, else the connecting user; no group: the user's login group)")
-	fs.StringVar(&f.php, "php", "", "php-cli binary on the host (default: the profile's, else php)")
+	fs.StringVar(&f.php, "php", "", "php-cli binary on the host (default: the profile's, else php); accepted, but seed and verify run no PHP (the schema comes from the fixture's own table definitions)")
 }
 
 func (f *siteFlags) password(a *App) (string, error) {
