@@ -154,6 +154,13 @@ wait:
 		t.Fatalf("resume: %v\n%s", err, lastLines(stderr2.String(), 40))
 	}
 	t.Logf("resume took %.0fs; stdout %q", time.Since(t1).Seconds(), stdout2.String())
+	// The run reads the site's database credentials on the host; its
+	// progress never shows them.
+	for _, out := range []string{stderr1.String(), stderr2.String(), stdout2.String()} {
+		if strings.Contains(out, "DB_PASSWORD") {
+			t.Errorf("the run's output shows the site database's password:\n%s", lastLines(out[max(0, strings.Index(out, "DB_PASSWORD")-200):], 5))
+		}
+	}
 	reportPath := strings.TrimSpace(stdout2.String())
 	if !strings.HasSuffix(reportPath, "report.html") {
 		t.Fatalf("run did not end with the report's path: %q", reportPath)

@@ -42,7 +42,7 @@ func HostSite(ctx context.Context, h host.Host) (fixture.Site, *provision.Site, 
 
 // readDBEnv reads the profile's credentials file (DB_NAME=..., one per line).
 func readDBEnv(ctx context.Context, h host.Host, p string) (fixture.DB, error) {
-	res, err := h.Run(ctx, host.Cmd{Script: "cat " + host.Quote(p), Label: "site database credentials"})
+	res, err := h.Run(ctx, host.Cmd{Script: "cat " + host.Quote(p), Label: "site database credentials", SecretStdout: true})
 	if err != nil {
 		return fixture.DB{}, fmt.Errorf("site database credentials on %s: %w", h.Name(), err)
 	}

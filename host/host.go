@@ -53,6 +53,9 @@ type Cmd struct {
 	Label string
 	// Stdout and Stderr, if set, also receive the streams as they arrive.
 	Stdout, Stderr io.Writer
+	// SecretStdout: what the command prints is a secret (credentials it
+	// reads): Result.Stdout has it, the host's log and errors never do.
+	SecretStdout bool
 }
 
 // DefaultTimeout applies when Cmd.Timeout is zero.
@@ -144,6 +147,14 @@ func (e *ExitError) Error() string {
 		msg += "\n" + indent(tail, "    ")
 	}
 	return msg
+}
+
+// errStdout is what of a failed command's stdout its error may show.
+func errStdout(cmd Cmd, res Result) []byte {
+	if cmd.SecretStdout {
+		return nil
+	}
+	return res.Stdout
 }
 
 // Tail returns the last n non-empty lines of b.

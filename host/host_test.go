@@ -78,6 +78,7 @@ var behaviours = []struct {
 	{"ExitCodeAndStderrTail", testExitError},
 	{"Stdin", testStdin},
 	{"StreamsToWritersAndLog", testStreams},
+	{"SecretStdoutNeverLogged", testSecretStdout},
 	{"TimeoutKillsCommand", testTimeout},
 	{"CancelKillsCommand", testCancel},
 	{"ConcurrentRuns", testConcurrent},
@@ -699,5 +700,22 @@ func testFacts(t *testing.T, h host.Host, _ *testenv.SyncBuffer) {
 	}
 	if f.SELinuxEnabled() != (f.SELinux == "enforcing" || f.SELinux == "permissive") {
 		t.Errorf("SELinuxEnabled() = %v for %q", f.SELinuxEnabled(), f.SELinux)
+	}
+}
+
+// testSecretStdout: a command reading credentials gives them to its caller
+// only: neither the host's log nor its error shows them.
+func testSecretStdout(t *testing.T, h host.Host, log *testenv.SyncBuffer) {
+	ctx := context.Background()
+	res, err := h.Run(ctx, host.Cmd{Script: "echo DB_PASSWORD=hunter2-secret", Label: "creds", SecretStdout: true})
+	if err != nil || !strings.Contains(string(res.Stdout), "hunter2-secret") {
+		t.Fatalf("run: %v, stdout %q", err, res.Stdout)
+	}
+	_, err = h.Run(ctx, host.Cmd{Script: "echo DB_PASSWORD=hunter2-secret; echo no such file >&2; exit 3", Label: "creds", SecretStdout: true})
+	if err == nil || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "no such file") {
+		t.Errorf("error %v: want the stderr tail without the secret", err)
+	}
+	if strings.Contains(log.String(), "hunter2") || !strings.Contains(log.String(), "creds! no such file") {
+		t.Errorf("log shows the secret or lacks stderr:\n%s", log.String())
 	}
 }

@@ -158,7 +158,7 @@ func (l *Local) Run(ctx context.Context, cmd Cmd) (Result, error) {
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		l.log.printf("%s: exit status %d", labelOf(cmd), code)
-		return res, &ExitError{Host: l.name, Label: cmd.Label, Code: code, Stderr: res.Stderr, Stdout: res.Stdout}
+		return res, &ExitError{Host: l.name, Label: cmd.Label, Code: code, Stderr: res.Stderr, Stdout: errStdout(cmd, res)}
 	}
 	if err != nil {
 		return res, fmt.Errorf("[%s] %s: %w", l.name, labelOf(cmd), err)

@@ -480,7 +480,7 @@ func (s *SSH) Run(ctx context.Context, cmd Cmd) (Result, error) {
 			return res, &TimeoutError{Host: s.name, Label: cmd.Label, Timeout: timeout, Result: res}
 		}
 		s.log.printf("%s: exit status %d", label, code)
-		return res, &ExitError{Host: s.name, Label: cmd.Label, Code: code, Stderr: res.Stderr, Stdout: res.Stdout}
+		return res, &ExitError{Host: s.name, Label: cmd.Label, Code: code, Stderr: res.Stderr, Stdout: errStdout(cmd, res)}
 	case errors.As(err, &missing):
 		_, e := fail(errors.New("connection lost before the exit status arrived: outcome unknown"))
 		return out.result(-1, d), e

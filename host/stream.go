@@ -95,7 +95,9 @@ func newOutputs(cmd Cmd, log *hostLog) *outputs {
 	if log != nil {
 		o.logOut = log.lines(labelOf(cmd), "out")
 		o.logErr = log.lines(labelOf(cmd), "err")
-		ws = append(ws, o.logOut)
+		if !cmd.SecretStdout {
+			ws = append(ws, o.logOut)
+		}
 		es = append(es, o.logErr)
 	}
 	o.stdoutW = io.MultiWriter(ws...)
