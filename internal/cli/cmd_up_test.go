@@ -43,10 +43,16 @@ type upJSON struct {
 		Previous   string            `json:"previous_profile"`
 		Deviations []string          `json:"deviations"`
 		Versions   map[string]string `json:"versions"`
-		Apache     *struct {
-			MPM     string   `json:"mpm"`
-			Modules []string `json:"modules"`
-		} `json:"apache"`
+		Facts      map[string]string `json:"facts"`
+		Server     *struct {
+			Services []struct {
+				Name    string `json:"name"`
+				Restart string `json:"restart"`
+			} `json:"services"`
+		} `json:"server"`
+		Retired []struct {
+			Name string `json:"name"`
+		} `json:"retired_services"`
 	} `json:"manifest"`
 }
 
@@ -242,8 +248,8 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 	if containsSub(res.Manifest.Deviations, "uid") || containsSub(res.Manifest.Deviations, "ruid2") || containsSub(res.Manifest.Deviations, "itk") {
 		t.Errorf("Debian host manifest lists a uid-switching deviation: %q", res.Manifest.Deviations)
 	}
-	if res.Manifest.Apache == nil || res.Manifest.Apache.MPM != "prefork" || !containsSub(res.Manifest.Apache.Modules, "ruid2_module") || containsSub(res.Manifest.Apache.Modules, "mpm_itk_module") || containsSub(res.Manifest.Apache.Modules, "http2_module") {
-		t.Errorf("manifest's Apache: %+v, want prefork with mod_ruid2, without mpm_itk and http2", res.Manifest.Apache)
+	if mods := strings.Fields(res.Manifest.Facts["apache_modules"]); res.Manifest.Facts["apache_mpm"] != "prefork" || !containsSub(mods, "ruid2_module") || containsSub(mods, "mpm_itk_module") || containsSub(mods, "http2_module") {
+		t.Errorf("manifest's Apache facts: %v, want prefork with mod_ruid2, without mpm_itk and http2", res.Manifest.Facts)
 	}
 	for _, k := range []string{"apache", "php_cgi", "php_fpm", "mariadb", "wordpress"} {
 		if res.Manifest.Versions[k] == "" || res.Manifest.Versions[k] == "not installed" {
@@ -253,9 +259,14 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 	page("under cpanel-apache")
 	samplerExact(t, hs[0], append(conn, "--agent", agent), "prefork + CGI", "-n", "40")
 
-	_, d = step("swap", "caddy")
+	res, d = step("swap", "caddy")
 	record("swap caddy", d)
 	page("under caddy")
+	// The manifest says what runs now and what was stopped for it.
+	if sv := res.Manifest.Server; sv == nil || len(sv.Services) != 1 || sv.Services[0].Name != "caddy" || !strings.Contains(sv.Services[0].Restart, "caddy restart") ||
+		len(res.Manifest.Retired) != 1 || res.Manifest.Retired[0].Name != "apache2" {
+		t.Errorf("manifest after swap to caddy: server %+v, retired %+v; want caddy with its restart, apache2 retired", sv, res.Manifest.Retired)
+	}
 	if sh("/usr/local/lib/wptest/wptest-svc apache2 status && echo running || echo stopped") != "stopped" {
 		t.Errorf("apache2 still running after the swap to caddy")
 	}
