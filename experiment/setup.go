@@ -252,14 +252,14 @@ type WorkerSource struct {
 
 // WorkersOf is the worker source of the profile a host manifest records
 // (the report asks it why a column has no worker usage).
-func WorkersOf(hm *hostmanifest.Manifest, httpPort int) WorkerSource {
+func WorkersOf(hm *hostmanifest.Manifest) WorkerSource {
 	if hm == nil {
 		return WorkerSource{Why: "no host manifest"}
 	}
 	if hm.Server == nil || hm.Server.Status == nil {
 		return WorkerSource{Why: hm.Profile + " declares no status page with worker counts"}
 	}
-	return WorkerSource{StatusURL: "http://" + hostPort("127.0.0.1", httpPort) + hm.Server.Status.Path, MaxWorkers: hm.Server.WorkerLimit}
+	return WorkerSource{StatusURL: hm.Server.Status.URL, MaxWorkers: hm.Server.WorkerLimit}
 }
 
 // SamplerGroups are the process groups the live profile declares (its host
@@ -280,7 +280,7 @@ func (r *runner) startSampler(ctx context.Context) (*sampler, error) {
 	if err != nil {
 		return nil, err
 	}
-	ws := WorkersOf(hm, r.sp.HTTPPort)
+	ws := WorkersOf(hm)
 	if ws.StatusURL == "" {
 		r.logf("[%s] worker usage: n/a (%s)", r.h.Name(), ws.Why)
 	}

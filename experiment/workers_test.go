@@ -16,14 +16,14 @@ import (
 // the server's loopback and a worker limit, or nothing and a reason.
 func TestWorkersOf(t *testing.T) {
 	apache := &hostmanifest.Manifest{Profile: "cpanel-apache",
-		Server: &provision.Server{Status: &provision.Status{Path: "/whm-server-status?auto", Format: "apache"}, WorkerLimit: 150}}
-	ws := WorkersOf(apache, 8080)
+		Server: &provision.Server{Status: &provision.Status{URL: "http://127.0.0.1:8080/whm-server-status?auto", Format: "apache"}, WorkerLimit: 150}}
+	ws := WorkersOf(apache)
 	if ws.StatusURL != "http://127.0.0.1:8080/whm-server-status?auto" || ws.MaxWorkers != 150 || ws.Why != "" {
 		t.Errorf("cpanel-apache: %+v", ws)
 	}
 	// A status page without a worker limit: the scoreboard's length.
 	apache.Server.WorkerLimit = 0
-	if ws := WorkersOf(apache, 80); ws.StatusURL != "http://127.0.0.1:80/whm-server-status?auto" || ws.MaxWorkers != 0 {
+	if ws := WorkersOf(apache); ws.StatusURL != "http://127.0.0.1:8080/whm-server-status?auto" || ws.MaxWorkers != 0 {
 		t.Errorf("no worker limit: %+v", ws)
 	}
 	for _, tc := range []struct {
@@ -34,7 +34,7 @@ func TestWorkersOf(t *testing.T) {
 		{&hostmanifest.Manifest{Profile: "old"}, "old declares no status page"},
 		{nil, "no host manifest"},
 	} {
-		ws := WorkersOf(tc.hm, 8080)
+		ws := WorkersOf(tc.hm)
 		if ws.StatusURL != "" || !strings.Contains(ws.Why, tc.want) {
 			t.Errorf("%+v: %+v, want no URL and a reason with %q", tc.hm, ws, tc.want)
 		}

@@ -2,6 +2,7 @@ package provision
 
 import (
 	"fmt"
+	"net/url"
 	"path"
 	"slices"
 	"strings"
@@ -165,9 +166,9 @@ type Server struct {
 	Shows []string `json:"shows,omitempty"`
 }
 
-// Status is a server's status page on its loopback HTTP port.
+// Status is a server's status page, as the server itself reaches it.
 type Status struct {
-	Path   string `json:"path"`   // with its query, e.g. "/server-status?auto"
+	URL    string `json:"url"`    // loopback, e.g. "http://127.0.0.1:80/server-status?auto"
 	Format string `json:"format"` // StatusFormats
 }
 
@@ -202,9 +203,9 @@ type serverBlock struct {
 }
 
 type statusBlock struct {
-	Path        string    `hcl:"path"`
+	URL         string    `hcl:"url"`
 	Format      string    `hcl:"format"`
-	PathRange   hcl.Range `hcl:"path,attr_value_range"`
+	URLRange    hcl.Range `hcl:"url,attr_value_range"`
 	FormatRange hcl.Range `hcl:"format,attr_value_range"`
 }
 
@@ -240,8 +241,8 @@ func decodeServer(blocks hcl.Blocks, ctx *hcl.EvalContext) (*serverBlock, hcl.Di
 			}
 		}
 		if st := sb.Status; st != nil {
-			if !strings.HasPrefix(st.Path, "/") {
-				diags = append(diags, errDiag("Invalid status path", fmt.Sprintf("%q: a path on the server's loopback HTTP port, starting with \"/\".", st.Path), st.PathRange.Ptr()))
+			if u, err := url.Parse(st.URL); err != nil || u.Scheme != "http" && u.Scheme != "https" || !slices.Contains([]string{"127.0.0.1", "::1", "localhost"}, u.Hostname()) {
+				diags = append(diags, errDiag("Invalid status url", fmt.Sprintf("%q: an http(s) URL on the server's loopback (127.0.0.1, ::1 or localhost), e.g. \"http://127.0.0.1:${var.http_port}/server-status?auto\".", st.URL), st.URLRange.Ptr()))
 			}
 			if !slices.Contains(StatusFormats, st.Format) {
 				diags = append(diags, errDiag("Unknown status format", fmt.Sprintf("%q: the sampler reads %s.", st.Format, strings.Join(StatusFormats, ", ")), st.FormatRange.Ptr()))
@@ -289,7 +290,7 @@ func resolveServer(r *Rendered, sb *serverBlock, services map[string]*ServiceOp,
 		srv.WorkerLimit = *sb.WorkerLimit
 	}
 	if sb.Status != nil {
-		srv.Status = &Status{Path: sb.Status.Path, Format: sb.Status.Format}
+		srv.Status = &Status{URL: sb.Status.URL, Format: sb.Status.Format}
 	}
 	r.Server = srv
 	r.fillServer()

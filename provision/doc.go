@@ -302,8 +302,8 @@
 //	                                   # "running"): restarted for the kit's startup
 //	                                   # metric; stopped and disabled when another
 //	                                   # profile takes the host
-//	  status {                         # optional: a status page on the loopback
-//	    path   = "/server-status?auto" # HTTP port, read by the sampler
+//	  status {                         # optional: a status page the sampler reads
+//	    url    = "http://127.0.0.1:${var.http_port}/server-status?auto"  # loopback
 //	    format = "apache"              # "apache": mod_status's ?auto text
 //	  }
 //	  worker_limit = var.max_request_workers  # optional: requests served at once

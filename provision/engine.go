@@ -470,7 +470,7 @@ func (rep *Report) WriteText(w io.Writer) error {
 		}
 		p("server: services %s", strings.Join(names, " "))
 		if sv.Status != nil {
-			p(", status page %s (%s)", sv.Status.Path, sv.Status.Format)
+			p(", status page %s (%s)", sv.Status.URL, sv.Status.Format)
 		}
 		if sv.WorkerLimit > 0 {
 			p(", worker limit %d", sv.WorkerLimit)

@@ -145,7 +145,7 @@ func (r *Report) kitSections() []section {
 func (r *Report) workerCell(profile, scenario, step string, v Stat, verdict string) string {
 	if v.N == 0 {
 		hm := r.Manifest.Hosts[profile]
-		why := experiment.WorkersOf(hm, 0).Why
+		why := experiment.WorkersOf(hm).Why
 		if why == "" {
 			why = "mod_status gave no reading during the throughput run (the run log says why)"
 		}

@@ -185,7 +185,7 @@ func TestKitWorkerUsage(t *testing.T) {
 		Profiles: []experiment.ProfileSpec{{Name: "cpanel-apache", Label: "cPanel", Enabled: true}, {Name: "tuned-apache", Label: "Tuned", Enabled: true},
 			{Name: "caddy", Label: "Caddy", Enabled: true}},
 		Fixture: experiment.FixtureSpec{Profile: "minimal", Seed: 1}}
-	apache := &hostmanifest.Manifest{Profile: "cpanel-apache", Server: &provision.Server{Status: &provision.Status{Path: "/whm-server-status?auto", Format: "apache"}, WorkerLimit: 150, Shows: []string{"apache_mpm", "apache_version", "php_fpm_version"}},
+	apache := &hostmanifest.Manifest{Profile: "cpanel-apache", Server: &provision.Server{Status: &provision.Status{URL: "http://127.0.0.1:8080/whm-server-status?auto", Format: "apache"}, WorkerLimit: 150, Shows: []string{"apache_mpm", "apache_version", "php_fpm_version"}},
 		Facts: map[string]string{"apache_mpm": "prefork"}, Versions: map[string]string{"apache": "Apache/2.4.66", "php_fpm": "not installed", "caddy": "v2.6.2"}}
 	man := experiment.Manifest{Format: experiment.ManifestFormat, ID: "test-run", Experiment: "workers", PlanHash: sp.PlanHash(),
 		Profiles: sp.Profiles, Scenarios: sp.Scenarios, Repetitions: 2, Points: len(sp.Plan()), Complete: true,

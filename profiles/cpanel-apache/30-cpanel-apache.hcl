@@ -91,7 +91,7 @@ server {
   protocols    = ["h1"]
   shows        = ["apache_mpm", "apache_version", "php_cgi_version"]
   status {
-    path   = "/whm-server-status?auto"
+    url    = "http://127.0.0.1:${var.http_port}/whm-server-status?auto"
     format = "apache"
   }
 }

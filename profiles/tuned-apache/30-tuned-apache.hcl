@@ -20,7 +20,7 @@ server {
   protocols    = ["h1", "h2", "h2c"]
   shows        = ["apache_mpm", "apache_version", "php_fpm_version"]
   status {
-    path   = "/whm-server-status?auto"
+    url    = "http://127.0.0.1:${var.http_port}/whm-server-status?auto"
     format = "apache"
   }
 }

@@ -246,7 +246,7 @@ func (m *Manifest) WriteText(w io.Writer) {
 			fmt.Fprintf(w, " (%s)", strings.Join(sv.Protocols, " "))
 		}
 		if sv.Status != nil {
-			fmt.Fprintf(w, "; status page %s", sv.Status.Path)
+			fmt.Fprintf(w, "; status page %s", sv.Status.URL)
 		}
 		if sv.WorkerLimit > 0 {
 			fmt.Fprintf(w, "; worker limit %d", sv.WorkerLimit)

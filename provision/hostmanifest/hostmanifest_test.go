@@ -32,7 +32,7 @@ func sampleReport() *provision.Report {
 		},
 		Server: &provision.Server{
 			Services:    []provision.Service{{Label: "apache", Name: "apache2", Restart: "wptest-svc apache2 restart", Stop: "wptest-svc apache2 stop", Status: "wptest-svc apache2 status"}},
-			Status:      &provision.Status{Path: "/whm-server-status?auto", Format: "apache"},
+			Status:      &provision.Status{URL: "http://127.0.0.1:8080/whm-server-status?auto", Format: "apache"},
 			WorkerLimit: 150, Protocols: []string{"h1"}, Shows: []string{"apache_mpm", "apache_version"},
 		},
 		Retired: []provision.Service{{Label: "caddy", Name: "caddy", Stop: "wptest-svc caddy stop", Status: "wptest-svc caddy status"}},
@@ -66,7 +66,7 @@ func TestFromReport(t *testing.T) {
 		{"modules", back.Facts["apache_modules"], "cgi_module mpm_itk_module mpm_prefork_module "},
 		{"version by fact name", back.Fact("apache_version"), "Server version: Apache/2.4.71 (Debian)"},
 		{"server service", back.Server.Services[0].Restart, "wptest-svc apache2 restart"},
-		{"status page", back.Server.Status.Path, "/whm-server-status?auto"},
+		{"status page", back.Server.Status.URL, "http://127.0.0.1:8080/whm-server-status?auto"},
 		{"worker limit", back.Server.WorkerLimit, 150},
 		{"known services", len(back.Services()), 2},
 		{"retired", back.Services()[1].Name, "caddy"},
@@ -106,7 +106,7 @@ func TestFromReport(t *testing.T) {
 	}
 	var text bytes.Buffer
 	back.WriteText(&text)
-	for _, want := range []string{"profile:  cpanel-apache sha256:abc", "replaced: tuned-apache", "server:   apache2 (h1); status page /whm-server-status?auto; worker limit 150\n", "  apache_mpm prefork\n", "- uid switching: mpm-itk", "checks:   2 of 2 passed",
+	for _, want := range []string{"profile:  cpanel-apache sha256:abc", "replaced: tuned-apache", "server:   apache2 (h1); status page http://127.0.0.1:8080/whm-server-status?auto; worker limit 150\n", "  apache_mpm prefork\n", "- uid switching: mpm-itk", "checks:   2 of 2 passed",
 		"selinux:  enforcing\n", "selinux_changes: /home/wpsite all files system_u:object_r:httpd_sys_content_t:s0;httpd_can"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("status text lacks %q:\n%s", want, text.String())
