@@ -27,7 +27,7 @@ func runSrvstat(ctx context.Context, a *App, args []string) error {
 	interval := fs.Duration("interval", time.Second, "time between samples")
 	duration := fs.Duration("duration", 0, "stop after this long (0: until interrupted or --count)")
 	count := fs.Int("count", 0, "stop after this many samples (0: no limit)")
-	statusURL := fs.String("status-url", "", "Apache mod_status URL, e.g. http://127.0.0.1/server-status?auto (with --target: the live profile's status page, if it declares one)")
+	statusURL := fs.String("status-url", "", "Apache mod_status URL, e.g. http://127.0.0.1/server-status?auto")
 	noPSS := fs.Bool("no-pss", false, "do not read smaps_rollup (PSS)")
 	pssBudget := fs.Duration("pss-budget", srvstat.DefaultPSSBudget, "average CPU time per sample for reading PSS (~1 ms per process), stalest process first; the first sample reads all")
 	pssAll := fs.Bool("pss-all", false, "read every process's PSS every sample (no budget)")
@@ -72,19 +72,12 @@ func runSrvstat(ctx context.Context, a *App, args []string) error {
 			return err
 		}
 		defer h.Close()
-		// What the live profile declares: its process groups and, where
-		// it has one, its status page (flags given win).
-		if cfg.Groups == nil || cfg.StatusURL == "" {
+		if cfg.Groups == nil {
 			hm, err := hostmanifest.Read(ctx, h)
 			if err != nil {
 				return exitcode.With(exitcode.Provision, err)
 			}
-			if cfg.Groups == nil {
-				cfg.Groups = experiment.SamplerGroups(hm)
-			}
-			if cfg.StatusURL == "" {
-				cfg.StatusURL = experiment.WorkersOf(hm).StatusURL
-			}
+			cfg.Groups = experiment.SamplerGroups(hm)
 		}
 		if _, local := h.(*host.Local); !local {
 			return srvstatRemote(ctx, a, h, cfg, *agent, fs)
@@ -135,14 +128,11 @@ func srvstatRemote(ctx context.Context, a *App, h host.Host, cfg srvstat.Config,
 	var args []string
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
-		case "target", "known-hosts", "identity", "agent", "group", "groups", "status-url":
+		case "target", "known-hosts", "identity", "agent", "group", "groups":
 		default:
 			args = append(args, "--"+f.Name+"="+f.Value.String())
 		}
 	})
-	if cfg.StatusURL != "" {
-		args = append(args, "--status-url="+cfg.StatusURL)
-	}
 	args = append(args, srvstat.GroupArgs(cfg.Groups)...)
 	return srvstat.RunRemote(ctx, h, srvstat.Remote{Path: agentPath, Args: args}, a.Stdout)
 }

@@ -362,8 +362,7 @@ func containsSub(list []string, sub string) bool {
 }
 
 // samplerExact runs `wptest srvstat --target` on the host (the live
-// profile's process groups and status page, from its host manifest; an
-// Apache profile here) while pages load from
+// profile's process groups, from its host manifest) while pages load from
 // here, and checks srvstat's invariants against the host's own CPU
 // accounting (its cgroup, exited processes included): in every interval
 // each group used at most CPUs x interval; from an idle sample before the
@@ -423,11 +422,6 @@ func samplerExact(t *testing.T, bh *testenv.BareHost, conn []string, what string
 	slack := ss[a-1].CPURoundingS + ss[b-1].CPURoundingS + 0.05 // + srvstat's and sshd's own between a sample and the cgroup's reading
 	if d := groups - truth; d > slack || d < -slack {
 		t.Errorf("%s: the groups add up to %.3f s, the host's processes used %.3f s (rounding %.3f s)", what, groups, truth, slack)
-	}
-	// Both Apache profiles declare their status page: srvstat --target
-	// reads the scoreboard there without being told where it is.
-	if w := ss[b-1].Apache; w == nil || w.Error != "" || w.Slots == 0 {
-		t.Errorf("%s: no scoreboard from the live profile's status page: %+v", what, w)
 	}
 	last := ss[b-1].Groups
 	if last["web"].CPUSec-ss[a-1].Groups["web"].CPUSec <= 0 || last["php"].CPUSec-ss[a-1].Groups["php"].CPUSec <= 0 {
