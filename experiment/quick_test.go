@@ -276,7 +276,7 @@ wait:
 	if kits != 6 {
 		t.Errorf("%d kit records, want 6 (3 profiles, 2 repetitions)", kits)
 	}
-	if !bytes.Contains(md, []byte("busy of 150)")) || !bytes.Contains(md, []byte("n/a: caddy is not Apache")) {
+	if !bytes.Contains(md, []byte("busy of 150)")) || !bytes.Contains(md, []byte("n/a: caddy declares no status page")) {
 		t.Errorf("report.md's worker usage row lacks the Apache numbers or Caddy's reason:\n%s", lineWith(string(md), "| 10 | Worker usage"))
 	}
 

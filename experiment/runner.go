@@ -442,17 +442,19 @@ func (r *runner) probe(ctx context.Context, sc Scenario) Probe {
 	return pr
 }
 
-// restartScript restarts the live web server for the kit's startup metric,
-// with the wptest-svc script every profile installs ("" = no restart known).
+// restartScript restarts the live web server for the kit's startup metric:
+// the restart commands of the services its profile declares as its server
+// (host manifest); "" when it declares none.
 func (r *runner) restartScript(ps ProfileSpec) string {
-	svc := map[string]string{"cpanel-apache": "apache2", "tuned-apache": "apache2", "caddy": "caddy", "corehttpd": "corehttpd"}[ps.Name]
-	if svc == "" {
+	hm := r.man.Hosts[ps.Name]
+	if hm == nil || hm.Server == nil {
 		return ""
 	}
-	if svc == "apache2" && r.facts.Platform != "debian-12" {
-		svc = "httpd"
+	var cmds []string
+	for _, s := range hm.Server.Services {
+		cmds = append(cmds, s.Restart)
 	}
-	return "/usr/local/lib/wptest/wptest-svc " + svc + " restart"
+	return strings.Join(cmds, " && ")
 }
 
 // machineInfo reads what the server is: kernel, CPUs, memory.

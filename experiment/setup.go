@@ -9,11 +9,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -33,7 +30,8 @@ import (
 const AgentPath = "/usr/local/lib/wptest/wptest"
 
 // apply renders the shipped profile for the server's platform and applies
-// it (the swap: the profile's ops stop the previous server), then writes
+// it (the swap: first the services the host manifest names that this
+// profile does not run are stopped), then writes
 // the host manifest and keeps it in the run manifest. Same steps as
 // `wptest up`/`swap` (internal/cli/cmd_up.go), which cannot be imported.
 func (r *runner) apply(ctx context.Context, ps ProfileSpec) error {
@@ -54,6 +52,12 @@ func (r *runner) apply(ctx context.Context, ps ProfileSpec) error {
 		}
 		r.logf("[%s] wptest agent: %s", r.h.Name(), msg)
 	}
+	// Whatever server another profile left running is stopped first.
+	prevHM, err := hostmanifest.Read(ctx, r.h)
+	if err != nil {
+		return exitcode.With(exitcode.Provision, err)
+	}
+	rd.Retire(prevHM.Services())
 	t0 := time.Now()
 	changed := 0
 	rep, err := rd.Apply(ctx, r.h, func(e provision.Event) {
@@ -237,47 +241,25 @@ type sampler struct {
 // SampleEvery is how often srvstat samples the server during a run.
 const SampleEvery = 500 * time.Millisecond
 
-// StatusPath is where both Apache profiles serve mod_status, loopback only:
-// cPanel's own path for WHM's "Apache Status" (profiles/*-apache/templates/httpd.conf).
-const StatusPath = "/whm-server-status"
-
-// WorkerSource says where a server's worker usage comes from: Apache's
-// mod_status page and MaxRequestWorkers, or why there is none.
+// WorkerSource says where a server's worker usage comes from: the status
+// page and worker limit its profile declares (server block), or why there
+// is none.
 type WorkerSource struct {
 	StatusURL  string // "" = no worker usage
-	MaxWorkers int    // MaxRequestWorkers; 0 = the scoreboard's length
+	MaxWorkers int    // the declared worker limit; 0 = the scoreboard's length
 	Why        string // why StatusURL is empty
 }
 
 // WorkersOf is the worker source of the profile a host manifest records
 // (the report asks it why a column has no worker usage).
-func WorkersOf(hm *hostmanifest.Manifest, httpPort int) WorkerSource {
+func WorkersOf(hm *hostmanifest.Manifest) WorkerSource {
 	if hm == nil {
 		return WorkerSource{Why: "no host manifest"}
 	}
-	if hm.Apache == nil {
-		return WorkerSource{Why: hm.Profile + " is not Apache: no MaxRequestWorkers, no mod_status"}
+	if hm.Server == nil || hm.Server.Status == nil {
+		return WorkerSource{Why: hm.Profile + " declares no status page with worker counts"}
 	}
-	if len(hm.Apache.Modules) > 0 && !slices.Contains(hm.Apache.Modules, "status_module") {
-		return WorkerSource{Why: hm.Profile + " does not load mod_status"}
-	}
-	ws := WorkerSource{StatusURL: "http://" + hostPort("127.0.0.1", httpPort) + StatusPath + "?auto"}
-	for _, v := range hm.Variables {
-		if v.Name == "max_request_workers" {
-			ws.MaxWorkers = wholeNumber(v.Value)
-		}
-	}
-	return ws
-}
-
-// wholeNumber is a variable's value as recorded in a host manifest (a JSON
-// number once read back, raw JSON when fresh from an apply); 0 if not one.
-func wholeNumber(v any) int {
-	f, err := strconv.ParseFloat(strings.TrimSpace(fmt.Sprint(v)), 64)
-	if err != nil || f != math.Trunc(f) || f < 0 {
-		return 0
-	}
-	return int(f)
+	return WorkerSource{StatusURL: hm.Server.Status.URL, MaxWorkers: hm.Server.WorkerLimit}
 }
 
 // SamplerGroups are the process groups the live profile declares (its host
@@ -298,7 +280,7 @@ func (r *runner) startSampler(ctx context.Context) (*sampler, error) {
 	if err != nil {
 		return nil, err
 	}
-	ws := WorkersOf(hm, r.sp.HTTPPort)
+	ws := WorkersOf(hm)
 	if ws.StatusURL == "" {
 		r.logf("[%s] worker usage: n/a (%s)", r.h.Name(), ws.Why)
 	}

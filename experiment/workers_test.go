@@ -8,42 +8,38 @@ import (
 	"time"
 
 	"github.com/wptest/wptest/bench/srvstat"
+	"github.com/wptest/wptest/provision"
 	"github.com/wptest/wptest/provision/hostmanifest"
 )
 
-// The host manifest says which server is live: Apache gets its status page
-// on the server's loopback and its MaxRequestWorkers; anything else a reason.
+// The host manifest says what the live server declares: a status page on
+// the server's loopback and a worker limit, or nothing and a reason.
 func TestWorkersOf(t *testing.T) {
 	apache := &hostmanifest.Manifest{Profile: "cpanel-apache",
-		Apache:    &hostmanifest.Apache{MPM: "prefork", Modules: []string{"mpm_prefork_module", "status_module"}},
-		Variables: []hostmanifest.Variable{{Name: "http_port", Value: float64(8080)}, {Name: "max_request_workers", Value: float64(150)}}}
-	ws := WorkersOf(apache, 8080)
+		Server: &provision.Server{Status: &provision.Status{URL: "http://127.0.0.1:8080/whm-server-status?auto", Format: "apache"}, WorkerLimit: 150}}
+	ws := WorkersOf(apache)
 	if ws.StatusURL != "http://127.0.0.1:8080/whm-server-status?auto" || ws.MaxWorkers != 150 || ws.Why != "" {
 		t.Errorf("cpanel-apache: %+v", ws)
 	}
-	// A value fresh from an apply is raw JSON that prints as itself.
-	apache.Variables[1].Value = rawNumber("64")
-	if ws := WorkersOf(apache, 8080); ws.MaxWorkers != 64 {
-		t.Errorf("max_request_workers %v read as %d", apache.Variables[1].Value, ws.MaxWorkers)
+	// A status page without a worker limit: the scoreboard's length.
+	apache.Server.WorkerLimit = 0
+	if ws := WorkersOf(apache); ws.StatusURL != "http://127.0.0.1:8080/whm-server-status?auto" || ws.MaxWorkers != 0 {
+		t.Errorf("no worker limit: %+v", ws)
 	}
 	for _, tc := range []struct {
 		hm   *hostmanifest.Manifest
 		want string
 	}{
-		{&hostmanifest.Manifest{Profile: "caddy"}, "caddy is not Apache"},
-		{&hostmanifest.Manifest{Profile: "old-apache", Apache: &hostmanifest.Apache{MPM: "event", Modules: []string{"mpm_event_module"}}}, "old-apache does not load mod_status"},
+		{&hostmanifest.Manifest{Profile: "caddy", Server: &provision.Server{Protocols: []string{"h1"}}}, "caddy declares no status page"},
+		{&hostmanifest.Manifest{Profile: "old"}, "old declares no status page"},
 		{nil, "no host manifest"},
 	} {
-		ws := WorkersOf(tc.hm, 8080)
+		ws := WorkersOf(tc.hm)
 		if ws.StatusURL != "" || !strings.Contains(ws.Why, tc.want) {
 			t.Errorf("%+v: %+v, want no URL and a reason with %q", tc.hm, ws, tc.want)
 		}
 	}
 }
-
-type rawNumber string
-
-func (r rawNumber) String() string { return string(r) }
 
 // A status page that never answered gives no worker usage, not 0% of
 // MaxRequestWorkers; one that did gives the peak busy workers of

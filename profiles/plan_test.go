@@ -116,6 +116,7 @@ func planArchive(t *testing.T, name, platform string, rep *provision.Report) *tx
 	for _, g := range rep.Groups {
 		fmt.Fprintf(&plan, "process group: %s\n", jsonText(t, g))
 	}
+	fmt.Fprintf(&plan, "server: %s\n", jsonText(t, rep.Server))
 	a.Files = append([]txtar.File{{Name: "plan", Data: []byte(plan.String())}}, files...)
 	return a
 }

@@ -82,7 +82,7 @@ func TestApacheStatusLoopbackOnly(t *testing.T) {
 	}
 }
 
-// apply applies a shipped profile here as `wptest apply` does, and records
+// apply applies a shipped profile here as `wptest up` does, and records
 // it in the host manifest (the experiment runner checks it).
 func apply(ctx context.Context, t *testing.T, h host.Host, name, platform string, vars ...string) {
 	t.Helper()
@@ -95,9 +95,15 @@ func apply(ctx context.Context, t *testing.T, h host.Host, name, platform string
 		t.Fatalf("render %s: %v", name, diags)
 	}
 	prev := ""
-	if m, err := hostmanifest.Read(ctx, h); err == nil && m != nil {
+	m, err := hostmanifest.Read(ctx, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m != nil {
 		prev = m.Profile
 	}
+	// Whatever server another test left here is stopped first, as `wptest up` does.
+	r.Retire(m.Services())
 	start := time.Now()
 	rep, err := r.Apply(ctx, h, nil)
 	if err != nil {

@@ -261,3 +261,45 @@ func TestApplyFailingCommandStopsAndRerunContinues(t *testing.T) {
 		t.Fatalf("GET / = %q", got)
 	}
 }
+
+// TestRetireStopsThePreviousServer: the services another profile left
+// running (as a host manifest records them) are stopped before this
+// profile's ops, named in the report, and a second apply finds nothing to
+// stop. The server's own services are recorded with the commands the host
+// runs them with.
+func TestRetireStopsThePreviousServer(t *testing.T) {
+	t.Parallel()
+	h := sshHost(t)
+	old, cur := newDemoEnv(t), newDemoEnv(t)
+	rep := mustApply(t, old.render(t), h)
+	if rep.Server == nil || len(rep.Server.Services) != 1 {
+		t.Fatalf("server after apply: %+v", rep.Server)
+	}
+	svc := rep.Server.Services[0]
+	if svc.Name != "wptest-demo" || !strings.Contains(svc.Stop, "--stop --pidfile") || !strings.Contains(svc.Restart, " && ") || !strings.Contains(svc.Status, "--status") {
+		t.Fatalf("recorded service: %+v, want its own stop and status, restart = stop && start", svc)
+	}
+	// The same server under another system name: it is not the new
+	// profile's, so it is retired.
+	svc.Label, svc.Name = "old_demo", "wptest-old-demo"
+	r := cur.render(t)
+	r.Retire([]Service{svc, rep.Server.Services[0]})
+	rep = mustApply(t, r, h)
+	if len(rep.Retired) != 1 || rep.Retired[0].Name != "wptest-old-demo" {
+		t.Fatalf("retired: %+v, want only the old demo (the other is this profile's own)", rep.Retired)
+	}
+	if ids := changedIDs(rep); len(ids) == 0 || ids[0] != "service.retire_old_demo" {
+		t.Fatalf("changed: %v, want service.retire_old_demo first", ids)
+	}
+	if _, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/", old.port)); err == nil {
+		t.Errorf("the old demo still answers after it was retired")
+	}
+	if got := cur.get(t, "/"); got != "hello" {
+		t.Fatalf("new demo: GET / = %q", got)
+	}
+	r = cur.render(t)
+	r.Retire([]Service{svc})
+	if rep := mustApply(t, r, h); rep.Changes != 0 {
+		t.Errorf("second apply with the same retired service: %d changes (%v)", rep.Changes, changedIDs(rep))
+	}
+}

@@ -2,7 +2,10 @@ package provision
 
 import (
 	"fmt"
+	"net/url"
 	"path"
+	"slices"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/gohcl"
@@ -144,4 +147,199 @@ func decodeDescriptions(r *Rendered, blocks hcl.Blocks, ctx *hcl.EvalContext) hc
 		r.Site.Refresh = refresh
 	}
 	return diags
+}
+
+// Server is what a profile declares about its web server (the server
+// block), recorded in the host manifest: which of its services are the
+// server (restarted for the kit's startup metric, stopped when another
+// profile takes the host), its status page and worker limit where it has
+// them, the protocols it serves and the facts the report shows for it.
+type Server struct {
+	Services []Service `json:"services"`
+	// Status is the page the sampler reads for worker usage; nil: none.
+	Status *Status `json:"status,omitempty"`
+	// WorkerLimit is how many requests the server serves at once at most
+	// (Apache's MaxRequestWorkers); 0: no such limit declared.
+	WorkerLimit int      `json:"worker_limit,omitempty"`
+	Protocols   []string `json:"protocols,omitempty"`
+	// Shows are the facts (by name) the report shows for the profile, in order.
+	Shows []string `json:"shows,omitempty"`
+}
+
+// Status is a server's status page, as the server itself reaches it.
+type Status struct {
+	URL    string `json:"url"`    // loopback, e.g. "http://127.0.0.1:80/server-status?auto"
+	Format string `json:"format"` // StatusFormats
+}
+
+// StatusFormats are the status page formats wptest's sampler reads:
+// "apache" is mod_status's "?auto" text.
+var StatusFormats = []string{"apache"}
+
+// Protocols a server block may list.
+var Protocols = []string{"h1", "h2", "h2c", "h3"}
+
+// Service is one service of the server as the host runs it: the commands
+// the apply used on that host's init system (an offline plan shows them as
+// on a host without systemd).
+type Service struct {
+	Label   string `json:"label"` // the service block's label
+	Name    string `json:"name"`  // the system's name for it
+	Restart string `json:"restart"`
+	Stop    string `json:"stop"`
+	Status  string `json:"status"`
+}
+
+type serverBlock struct {
+	Services       []string     `hcl:"services"`
+	WorkerLimit    *int         `hcl:"worker_limit,optional"`
+	Protocols      []string     `hcl:"protocols,optional"`
+	Shows          []string     `hcl:"shows,optional"`
+	Status         *statusBlock `hcl:"status,block"`
+	ServicesRange  hcl.Range    `hcl:"services,attr_value_range"`
+	LimitRange     hcl.Range    `hcl:"worker_limit,attr_value_range"`
+	ProtocolsRange hcl.Range    `hcl:"protocols,attr_value_range"`
+	ShowsRange     hcl.Range    `hcl:"shows,attr_value_range"`
+}
+
+type statusBlock struct {
+	URL         string    `hcl:"url"`
+	Format      string    `hcl:"format"`
+	URLRange    hcl.Range `hcl:"url,attr_value_range"`
+	FormatRange hcl.Range `hcl:"format,attr_value_range"`
+}
+
+// decodeServer reads the server block (at most one); its services and
+// facts are resolved by resolveServer once the ops are known.
+func decodeServer(blocks hcl.Blocks, ctx *hcl.EvalContext) (*serverBlock, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
+	var at *hcl.Range
+	var out *serverBlock
+	for _, b := range blocks {
+		if b.Type != "server" {
+			continue
+		}
+		if at != nil {
+			diags = append(diags, errDiag("Duplicate server block", "A profile describes one server; the first is at "+at.String()+".", b.DefRange.Ptr()))
+			continue
+		}
+		at = b.DefRange.Ptr()
+		var sb serverBlock
+		if d := gohcl.DecodeBody(b.Body, ctx, &sb); d.HasErrors() {
+			diags = append(diags, d...)
+			continue
+		}
+		if len(sb.Services) == 0 {
+			diags = append(diags, errDiag("Server without services", "services must name at least one of the profile's service blocks (its web server).", sb.ServicesRange.Ptr()))
+		}
+		if sb.WorkerLimit != nil && *sb.WorkerLimit < 1 {
+			diags = append(diags, errDiag("Invalid worker_limit", fmt.Sprintf("%d: want at least 1 (leave it out when the server has no such limit).", *sb.WorkerLimit), sb.LimitRange.Ptr()))
+		}
+		for _, p := range sb.Protocols {
+			if !slices.Contains(Protocols, p) {
+				diags = append(diags, errDiag("Unknown protocol", fmt.Sprintf("%q: want one of %s.", p, strings.Join(Protocols, ", ")), sb.ProtocolsRange.Ptr()))
+			}
+		}
+		if st := sb.Status; st != nil {
+			if u, err := url.Parse(st.URL); err != nil || u.Scheme != "http" && u.Scheme != "https" || !slices.Contains([]string{"127.0.0.1", "::1", "localhost"}, u.Hostname()) {
+				diags = append(diags, errDiag("Invalid status url", fmt.Sprintf("%q: an http(s) URL on the server's loopback (127.0.0.1, ::1 or localhost), e.g. \"http://127.0.0.1:${var.http_port}/server-status?auto\".", st.URL), st.URLRange.Ptr()))
+			}
+			if !slices.Contains(StatusFormats, st.Format) {
+				diags = append(diags, errDiag("Unknown status format", fmt.Sprintf("%q: the sampler reads %s.", st.Format, strings.Join(StatusFormats, ", ")), st.FormatRange.Ptr()))
+			}
+		}
+		out = &sb
+	}
+	return out, diags
+}
+
+// resolveServer checks the server block's service labels and fact names
+// against the rendered ops and facts and records the server in r.
+func resolveServer(r *Rendered, sb *serverBlock, services map[string]*ServiceOp, declared map[string]hcl.Range) hcl.Diagnostics {
+	if sb == nil {
+		return nil
+	}
+	var diags hcl.Diagnostics
+	for _, l := range sb.Services {
+		id := "service." + strings.TrimPrefix(l, "service.")
+		s, ok := services[id]
+		if !ok {
+			if _, decl := declared[id]; decl {
+				continue // when = false on this platform
+			}
+			diags = append(diags, errDiag("Unknown server service", fmt.Sprintf("services names %q, but there is no such service block%s.", l, suggestID(id, declared)), sb.ServicesRange.Ptr()))
+			continue
+		}
+		if s.State != "running" {
+			diags = append(diags, errDiag("Server service not running", fmt.Sprintf("%s is state = %q; the server's services are the ones the profile runs.", id, s.State), sb.ServicesRange.Ptr()))
+			continue
+		}
+		r.serverOps = append(r.serverOps, s)
+	}
+	facts := map[string]bool{}
+	for _, f := range r.Facts {
+		facts[strings.TrimPrefix(f.ID, "fact.")] = true
+	}
+	for _, f := range sb.Shows {
+		if !facts[f] {
+			diags = append(diags, errDiag("Unknown fact", fmt.Sprintf("shows names %q, but the profile has no such fact on this platform.", f), sb.ShowsRange.Ptr()))
+		}
+	}
+	srv := &Server{Protocols: sb.Protocols, Shows: sb.Shows}
+	if sb.WorkerLimit != nil {
+		srv.WorkerLimit = *sb.WorkerLimit
+	}
+	if sb.Status != nil {
+		srv.Status = &Status{URL: sb.Status.URL, Format: sb.Status.Format}
+	}
+	r.Server = srv
+	r.fillServer()
+	return diags
+}
+
+// fillServer records the server's services with the commands the host
+// runs them with (once an apply has read the host's init system).
+func (r *Rendered) fillServer() {
+	if r.Server == nil {
+		return
+	}
+	r.Server.Services = nil
+	for _, s := range r.serverOps {
+		r.Server.Services = append(r.Server.Services, s.record())
+	}
+}
+
+// record is s as the host manifest keeps it.
+func (s *ServiceOp) record() Service {
+	restart := s.command(s.initSeen, "restart")
+	if restart == "" { // a service with its own start: stop, then start
+		restart = s.command(s.initSeen, "stop") + " && " + s.command(s.initSeen, "start")
+	}
+	return Service{Label: strings.TrimPrefix(s.id, "service."), Name: s.Name, Restart: restart,
+		Stop: s.command(s.initSeen, "stop"), Status: s.command(s.initSeen, "status")}
+}
+
+// Retire makes the apply begin by stopping (and disabling, under systemd)
+// the services another profile left on the host (prev, from its host
+// manifest) that this profile does not run itself: they may hold the
+// ports, and nothing else would stop them. A second apply finds them
+// stopped and changes nothing. Report.Retired lists them.
+func (r *Rendered) Retire(prev []Service) {
+	mine := map[string]bool{}
+	for _, s := range r.serverOps {
+		mine[s.Name] = true
+	}
+	seen := map[string]bool{}
+	var ops []Op
+	for _, s := range prev {
+		if mine[s.Name] || seen[s.Name] {
+			continue
+		}
+		seen[s.Name] = true
+		off := false
+		ops = append(ops, &ServiceOp{opBase: opBase{id: "service.retire_" + s.Label, kind: "service"},
+			Name: s.Name, State: "stopped", Enabled: &off, Cmds: map[string]string{"stop": s.Stop, "status": s.Status}})
+		r.retired = append(r.retired, s)
+	}
+	r.Ops = append(ops, r.Ops...)
 }

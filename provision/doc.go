@@ -297,6 +297,28 @@
 //	}                                  # the site, so the server serves the new
 //	                                   # files (OPcache keeps old ones otherwise)
 //
+//	server {                           # at most one: the web server the profile runs
+//	  services     = ["apache"]        # labels of its own service blocks (state
+//	                                   # "running"): restarted for the kit's startup
+//	                                   # metric; stopped and disabled when another
+//	                                   # profile takes the host
+//	  status {                         # optional: a status page the sampler reads
+//	    url    = "http://127.0.0.1:${var.http_port}/server-status?auto"  # loopback
+//	    format = "apache"              # "apache": mod_status's ?auto text
+//	  }
+//	  worker_limit = var.max_request_workers  # optional: requests served at once
+//	                                   # at most (the kit's worker usage is of this)
+//	  protocols    = ["h1", "h2", "h2c", "h3"]  # what its checks prove it serves
+//	  shows        = ["apache_mpm", "apache_version"]  # facts the report shows
+//	}                                  # for the profile, in order
+//
+// The host manifest records the server with each service's system name and
+// the restart, stop and status commands the apply used on that host. When a
+// profile is applied over another (`wptest up`, `swap`, `run`), its apply
+// first stops and disables every service the host manifest names (the last
+// profile's server and those it retired) that this profile's server does
+// not run itself; a profile never names another profile's services.
+//
 // # Plan and apply
 //
 // plan = Check on every op (changes nothing); with no host (plan --platform

@@ -39,9 +39,13 @@ type Report struct {
 	Facts      []*FactReport  `json:"facts,omitempty"`
 	Site       *Site          `json:"site,omitempty"`
 	Groups     []ProcessGroup `json:"process_groups,omitempty"`
-	Changes    int            `json:"changes"`
-	Error      string         `json:"error,omitempty"`
-	ops        map[string]*OpReport
+	Server     *Server        `json:"server,omitempty"`
+	// Retired are the services of earlier profiles this apply made sure
+	// are stopped (Rendered.Retire).
+	Retired []Service `json:"retired_services,omitempty"`
+	Changes int       `json:"changes"`
+	Error   string    `json:"error,omitempty"`
+	ops     map[string]*OpReport
 }
 
 // VarReport is one variable's final value (sensitive ones hidden).
@@ -93,7 +97,7 @@ type FactReport struct {
 func (r *Rendered) report(mode, hostName string) *Report {
 	rep := &Report{Mode: mode, Profile: r.Profile.Name, Hash: r.Profile.Hash, Platform: r.Platform, Host: hostName,
 		Deviations: append([]string{}, r.Deviations...), Blocked: r.Blocked, ops: map[string]*OpReport{},
-		Site: r.Site, Groups: r.Groups}
+		Site: r.Site, Groups: r.Groups, Server: r.Server, Retired: r.retired}
 	for _, v := range r.Profile.Variables {
 		vr := VarReport{Name: v.Name, Sensitive: v.Sensitive, Value: "(sensitive)"}
 		if !v.Sensitive {
@@ -254,6 +258,8 @@ func (r *Rendered) Apply(ctx context.Context, h host.Host, progress Progress) (*
 			touched[id] = i
 		}
 	}
+	// The server's services as this host runs them (its init is known now).
+	r.fillServer()
 	// Notifications: once per service, restart wins over reload, in op order.
 	type pend struct {
 		action string
@@ -456,6 +462,29 @@ func (rep *Report) WriteText(w io.Writer) error {
 			p(", users %s", strings.Join(g.Users, " "))
 		}
 		p("\n")
+	}
+	if sv := rep.Server; sv != nil {
+		var names []string
+		for _, s := range sv.Services {
+			names = append(names, s.Name)
+		}
+		p("server: services %s", strings.Join(names, " "))
+		if sv.Status != nil {
+			p(", status page %s (%s)", sv.Status.URL, sv.Status.Format)
+		}
+		if sv.WorkerLimit > 0 {
+			p(", worker limit %d", sv.WorkerLimit)
+		}
+		if len(sv.Protocols) > 0 {
+			p(", protocols %s", strings.Join(sv.Protocols, " "))
+		}
+		if len(sv.Shows) > 0 {
+			p(", report shows %s", strings.Join(sv.Shows, " "))
+		}
+		p("\n")
+	}
+	for _, s := range rep.Retired {
+		p("retired: %s (%s)\n", s.Name, s.Label)
 	}
 	switch rep.Mode {
 	case "plan":

@@ -36,7 +36,12 @@ type Rendered struct {
 	// process_group blocks), for the host manifest.
 	Site   *Site
 	Groups []ProcessGroup
+	// Server is what the profile declares about its web server (server
+	// block); nil when it has none.
+	Server *Server
 
+	serverOps []*ServiceOp
+	retired   []Service
 	notices   map[string][]notice // op id -> services to notify when it changes
 	sensitive []string
 }
@@ -209,6 +214,8 @@ func (p *Profile) Render(platform string) (*Rendered, hcl.Diagnostics) {
 	}
 
 	diags = append(diags, decodeDescriptions(r, content.Blocks, ctx)...)
+	sb, d := decodeServer(content.Blocks, ctx)
+	diags = append(diags, d...)
 	declared := map[string]hcl.Range{}
 	for _, b := range content.Blocks {
 		if !opKinds[b.Type] && b.Type != "check" && b.Type != "fact" {
@@ -334,6 +341,7 @@ func (p *Profile) Render(platform string) (*Rendered, hcl.Diagnostics) {
 			r.notices[op] = append(r.notices[op], notice{service: svc, action: action})
 		}
 	}
+	diags = append(diags, resolveServer(r, sb, services, declared)...)
 	if diags.HasErrors() {
 		return nil, diags
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wptest/wptest/experiment"
+	"github.com/wptest/wptest/provision/hostmanifest"
 )
 
 type table struct {
@@ -164,45 +165,39 @@ func (r *Report) setup() section {
 		s.Text = append(s.Text, fmt.Sprintf("Fixture %s, seed %d: root `%s` (%s; %s, %d page(s) fetched over HTTP); pixels `%s`.",
 			f.Profile, f.Seed, f.Root, pin, ver, f.HTTPPages, f.Pixels))
 	}
-	t := table{Caption: "Columns", Head: []string{"", "profile", "MPM", "versions", "deviations"}}
+	t := table{Caption: "Columns", Head: []string{"", "profile", "server", "deviations"}}
 	for _, p := range m.Profiles {
 		if !p.Enabled {
-			t.Rows = append(t.Rows, []string{p.Label, p.Name, "–", "left out", p.Reason})
+			t.Rows = append(t.Rows, []string{p.Label, p.Name, "left out", p.Reason})
 			continue
 		}
 		hm := m.Hosts[p.Name]
 		if hm == nil {
-			t.Rows = append(t.Rows, []string{p.Label, p.Name, "–", "not applied", ""})
+			t.Rows = append(t.Rows, []string{p.Label, p.Name, "not applied", ""})
 			continue
 		}
-		mpm := "–"
-		if hm.Apache != nil {
-			mpm = hm.Apache.MPM
-		}
-		var vs []string
-		for _, k := range []string{"apache", "caddy", "php_fpm", "php_cgi"} {
-			if v := hm.Versions[k]; v != "" && v != "not installed" && relevant(p.Name, k) {
-				vs = append(vs, shortVersion(v))
-			}
-		}
-		t.Rows = append(t.Rows, []string{p.Label, p.Name, mpm, strings.Join(vs, "; "), strings.Join(hm.Deviations, "; ")})
+		t.Rows = append(t.Rows, []string{p.Label, p.Name, serverText(hm), strings.Join(hm.Deviations, "; ")})
 	}
 	s.Tables = append(s.Tables, t)
 	return s
 }
 
-func relevant(profile, key string) bool {
-	switch key {
-	case "apache":
-		return strings.Contains(profile, "apache")
-	case "caddy":
-		return profile == "caddy"
-	case "php_cgi":
-		return profile == "cpanel-apache"
-	case "php_fpm":
-		return profile != "cpanel-apache"
+// serverText is what the profile says the report shows for it (the facts
+// its server block names, in order), skipping what the host lacks.
+func serverText(hm *hostmanifest.Manifest) string {
+	if hm.Server == nil {
+		return "–"
 	}
-	return false
+	var vs []string
+	for _, f := range hm.Server.Shows {
+		if v := hm.Fact(f); v != "" && v != "not installed" {
+			vs = append(vs, shortVersion(v))
+		}
+	}
+	if len(vs) == 0 {
+		return "–"
+	}
+	return strings.Join(vs, "; ")
 }
 
 func shortVersion(v string) string {

@@ -114,8 +114,8 @@ func (r *Report) kitSections() []section {
 		ps := r.profilesOf(sc)
 		st := sc.Steps()[0]
 		s := section{ID: "kit-" + sc.Name, Title: "The Apache kit's ten metrics (" + sc.Name + ")",
-			Text: []string{fmt.Sprintf("%s at %d clients with keep-alive for throughput, latency, CPU and memory; scaling over %v; errors at %d clients without keep-alive; %s per run. Verdicts on the median over repetitions. Worker usage is the peak of BusyWorkers as mod_status reported it (%s?auto on the server's loopback, sampled every %s during the throughput run; the worker answering the status request counts) as %% of MaxRequestWorkers; n/a for servers that are not Apache.",
-				sc.Path, sc.Visitors[0], sc.Levels, sc.ErrorClients, sc.Duration, experiment.StatusPath, experiment.SampleEvery)}}
+			Text: []string{fmt.Sprintf("%s at %d clients with keep-alive for throughput, latency, CPU and memory; scaling over %v; errors at %d clients without keep-alive; %s per run. Verdicts on the median over repetitions. Worker usage is the peak of busy workers as the server's status page reported them (the page its profile declares, on the server's loopback, sampled every %s during the throughput run; the worker answering the status request counts) as %% of the worker limit the profile declares (Apache's MaxRequestWorkers); n/a for servers that declare no status page.",
+				sc.Path, sc.Visitors[0], sc.Levels, sc.ErrorClients, sc.Duration, experiment.SampleEvery)}}
 		head := []string{"#", "metric", "target"}
 		for _, p := range ps {
 			head = append(head, r.Labels[p])
@@ -145,7 +145,7 @@ func (r *Report) kitSections() []section {
 func (r *Report) workerCell(profile, scenario, step string, v Stat, verdict string) string {
 	if v.N == 0 {
 		hm := r.Manifest.Hosts[profile]
-		why := experiment.WorkersOf(hm, 0).Why
+		why := experiment.WorkersOf(hm).Why
 		if why == "" {
 			why = "mod_status gave no reading during the throughput run (the run log says why)"
 		}

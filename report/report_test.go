@@ -18,6 +18,7 @@ import (
 	"github.com/wptest/wptest/bench/benchgen"
 	"github.com/wptest/wptest/bench/result"
 	"github.com/wptest/wptest/experiment"
+	"github.com/wptest/wptest/provision"
 	"github.com/wptest/wptest/provision/hostmanifest"
 )
 
@@ -173,8 +174,9 @@ func TestStatAndCell(t *testing.T) {
 }
 
 // The kit's worker usage: peak busy workers of MaxRequestWorkers with the
-// kit's ≤ 90% target for Apache, and n/a with the reason for a server that
-// is not Apache (its host manifest has no Apache).
+// kit's ≤ 90% target for a server whose profile declares a status page and
+// a worker limit, and n/a with the reason for one that declares none. The
+// columns table shows the facts each profile's server block names.
 func TestKitWorkerUsage(t *testing.T) {
 	dir := t.TempDir()
 	sc := experiment.Scenario{Name: "kit", Kind: "kit", Path: "/probe.js", Visitors: []int{10}, Levels: []int{1, 10},
@@ -183,7 +185,8 @@ func TestKitWorkerUsage(t *testing.T) {
 		Profiles: []experiment.ProfileSpec{{Name: "cpanel-apache", Label: "cPanel", Enabled: true}, {Name: "tuned-apache", Label: "Tuned", Enabled: true},
 			{Name: "caddy", Label: "Caddy", Enabled: true}},
 		Fixture: experiment.FixtureSpec{Profile: "minimal", Seed: 1}}
-	apache := &hostmanifest.Manifest{Profile: "cpanel-apache", Apache: &hostmanifest.Apache{MPM: "prefork", Modules: []string{"status_module"}}}
+	apache := &hostmanifest.Manifest{Profile: "cpanel-apache", Server: &provision.Server{Status: &provision.Status{URL: "http://127.0.0.1:8080/whm-server-status?auto", Format: "apache"}, WorkerLimit: 150, Shows: []string{"apache_mpm", "apache_version", "php_fpm_version"}},
+		Facts: map[string]string{"apache_mpm": "prefork"}, Versions: map[string]string{"apache": "Apache/2.4.66", "php_fpm": "not installed", "caddy": "v2.6.2"}}
 	man := experiment.Manifest{Format: experiment.ManifestFormat, ID: "test-run", Experiment: "workers", PlanHash: sp.PlanHash(),
 		Profiles: sp.Profiles, Scenarios: sp.Scenarios, Repetitions: 2, Points: len(sp.Plan()), Complete: true,
 		Hosts:   map[string]*hostmanifest.Manifest{"cpanel-apache": apache, "tuned-apache": apache, "caddy": {Profile: "caddy"}},
@@ -222,10 +225,13 @@ func TestKitWorkerUsage(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"| 8.00 (7.33–8.67) PASS (peak 12 (11–13) busy of 150) |", "| 93.3 FAIL (peak 140 busy of 150) |",
-		"| n/a: caddy is not Apache: no MaxRequestWorkers, no mod_status |"} {
+		"| n/a: caddy declares no status page with worker counts |"} {
 		if !strings.Contains(row, want) {
 			t.Errorf("worker usage row lacks %q:\n%s", want, row)
 		}
+	}
+	if !strings.Contains(string(md), "| cpanel-apache | prefork; Apache/2.4.66 |") {
+		t.Errorf("columns table lacks what cpanel-apache's server block shows (and only that):\n%s", md)
 	}
 	if strings.Contains(string(md), "the profiles do not enable") {
 		t.Error("report.md still says the profiles do not enable mod_status")

@@ -18,10 +18,6 @@ func init() {
 	register(command{name: "status", summary: "show a host's live profile, versions and deviations", run: runStatus})
 }
 
-// liveServers are the services a profile may run, by platform-neutral name:
-// the host answers with wptest-svc, which the profiles install.
-var liveServers = []string{"apache2", "httpd", "caddy", "corehttpd", "php8.2-fpm", "php-fpm"}
-
 type statusResult struct {
 	Target   string                 `json:"target"`
 	Manifest *hostmanifest.Manifest `json:"manifest"`
@@ -48,7 +44,7 @@ func runStatus(ctx context.Context, a *App, args []string) error {
 	if err != nil {
 		return exitcode.With(exitcode.Provision, err)
 	}
-	running, err := runningServers(ctx, h)
+	running, err := runningServers(ctx, h, m)
 	if err != nil {
 		return exitcode.With(exitcode.Provision, err)
 	}
@@ -63,20 +59,32 @@ func runStatus(ctx context.Context, a *App, args []string) error {
 		m.WriteText(a.Stdout)
 	}
 	if len(running) == 0 {
-		fmt.Fprintln(a.Stdout, "running:  no web server or PHP-FPM")
+		fmt.Fprintln(a.Stdout, "running:  none of the servers wptest put on this host")
 	} else {
 		fmt.Fprintf(a.Stdout, "running:  %s\n", strings.Join(running, " "))
 	}
 	return nil
 }
 
-// runningServers asks the host which of liveServers run now.
-func runningServers(ctx context.Context, h host.Host) ([]string, error) {
-	const svc = "/usr/local/lib/wptest/wptest-svc"
-	script := "[ -x " + svc + " ] || exit 0; for s in " + strings.Join(liveServers, " ") + "; do " + svc + " $s status >/dev/null 2>&1 && echo $s; done; true"
-	res, err := h.Run(ctx, host.Cmd{Script: script, Label: "status"})
-	if err != nil {
-		return nil, fmt.Errorf("status of %s: %w", h.Name(), err)
+// runningServers asks the host which of the servers its manifest knows
+// run now, each by the status command the profile that ran it declared:
+// the live profile's and those earlier profiles left (retired), so a
+// stale manifest shows.
+func runningServers(ctx context.Context, h host.Host, m *hostmanifest.Manifest) ([]string, error) {
+	var running []string
+	seen := map[string]bool{}
+	for _, s := range m.Services() {
+		if seen[s.Name] {
+			continue
+		}
+		seen[s.Name] = true
+		res, err := h.Run(ctx, host.Cmd{Script: s.Status + " >/dev/null 2>&1 && echo running || echo stopped", Label: "status " + s.Name})
+		if err != nil {
+			return nil, fmt.Errorf("status of %s on %s: %w", s.Name, h.Name(), err)
+		}
+		if strings.TrimSpace(string(res.Stdout)) == "running" {
+			running = append(running, s.Name)
+		}
 	}
-	return strings.Fields(string(res.Stdout)), nil
+	return running, nil
 }

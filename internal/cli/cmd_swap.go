@@ -9,8 +9,9 @@ import (
 )
 
 // wptest swap: switch the web server of a host that already runs another
-// profile. The new profile's ops stop the old server, wait until its
-// processes are gone and disable it, then bring the new one up; the shared
+// profile. The apply first stops the services the host manifest names that
+// the new profile does not run (waiting until their processes are gone)
+// and disables them, then brings the new one up; the shared
 // parts (site user, docroot, certificate, PHP-FPM pool) are left alone.
 // The host manifest records which profile was replaced.
 func init() {
@@ -45,5 +46,5 @@ func runSwap(ctx context.Context, a *App, args []string) error {
 	} else {
 		fmt.Fprintf(a.Stderr, "[%s] swap: %s -> %s\n", h.Name(), prev.Profile, p.Name)
 	}
-	return applyServerProfile(ctx, a, &f, p, h, prev.Profile)
+	return applyServerProfile(ctx, a, &f, p, h, prev)
 }

@@ -46,7 +46,7 @@ type serverFlags struct {
 
 func addServerFlags(a *App, name string, f *serverFlags) *flag.FlagSet {
 	fs := newFlags(a, name)
-	fs.StringVar(&f.profile, "profile", "", "profile name or alias (cpanel-apache, tuned-apache, caddy, corehttpd)")
+	fs.StringVar(&f.profile, "profile", "", "profile name or alias (wptest profiles lists them)")
 	fs.StringVar(&f.profileDir, "profile-dir", "", "load the profile from this directory instead of the shipped ones")
 	addTargetFlags(fs, &f.target, &f.knownHosts, &f.identity)
 	fs.StringVar(&f.agent, "agent", "", "wptest binary to install on the host as "+agentPath+" (default: this executable, when it runs on the host's OS and arch)")
@@ -209,13 +209,20 @@ type upResult struct {
 }
 
 // applyServerProfile is the part up and swap share: render for the host,
-// install the agent, apply, write the host manifest, print.
-func applyServerProfile(ctx context.Context, a *App, f *serverFlags, p *provision.Profile, h host.Host, previous string) error {
+// stop what the previous profile (prev: its host manifest, or nil) ran and
+// this one does not, install the agent, apply, write the host manifest,
+// print.
+func applyServerProfile(ctx context.Context, a *App, f *serverFlags, p *provision.Profile, h host.Host, prev *hostmanifest.Manifest) error {
 	start := time.Now()
 	r, facts, err := renderForHost(ctx, a, p, h)
 	if err != nil {
 		return err
 	}
+	previous := ""
+	if prev != nil {
+		previous = prev.Profile
+	}
+	r.Retire(prev.Services())
 	// Refuse before touching anything (not even the agent) when a
 	// precondition fails: the engine would refuse too, but only later.
 	if len(r.Blocked) > 0 {
@@ -282,9 +289,5 @@ func runUp(ctx context.Context, a *App, args []string) error {
 	if err != nil {
 		return exitcode.With(exitcode.Provision, err)
 	}
-	previous := ""
-	if prev != nil {
-		previous = prev.Profile
-	}
-	return applyServerProfile(ctx, a, &f, p, h, previous)
+	return applyServerProfile(ctx, a, &f, p, h, prev)
 }

@@ -43,10 +43,16 @@ type upJSON struct {
 		Previous   string            `json:"previous_profile"`
 		Deviations []string          `json:"deviations"`
 		Versions   map[string]string `json:"versions"`
-		Apache     *struct {
-			MPM     string   `json:"mpm"`
-			Modules []string `json:"modules"`
-		} `json:"apache"`
+		Facts      map[string]string `json:"facts"`
+		Server     *struct {
+			Services []struct {
+				Name    string `json:"name"`
+				Restart string `json:"restart"`
+			} `json:"services"`
+		} `json:"server"`
+		Retired []struct {
+			Name string `json:"name"`
+		} `json:"retired_services"`
 	} `json:"manifest"`
 }
 
@@ -57,6 +63,7 @@ var wantChecks = map[string][]string{
 	"tuned-apache":  {"check.wordpress_page", "check.server_header", "check.mpm_event", "check.php_fpm_opcache_site_user", "check.css_gzip", "check.h2_alpn", "check.h2c", "check.server_status"},
 	"cpanel-apache": {"check.wordpress_page", "check.server_header", "check.mpm_prefork", "check.php_cgi_no_opcache_site_user", "check.php_process_per_request", "check.css_not_compressed", "check.tls_http11", "check.no_http2", "check.server_status"},
 	"caddy":         {"check.wordpress_page", "check.server_header", "check.php_fpm_opcache_site_user", "check.css_precompressed_header", "check.css_precompressed_bytes", "check.h2_alpn", "check.h2c", "check.h3"},
+	"nginx":         {"check.wordpress_page", "check.server_header", "check.php_fpm_opcache_site_user", "check.css_precompressed_header", "check.css_precompressed_bytes", "check.css_identity", "check.h2_alpn", "check.tls_http11"},
 }
 
 // TestBareHostUpSeedSwap is a new user's first hour on a fresh Debian 12
@@ -65,7 +72,8 @@ var wantChecks = map[string][]string{
 // up tuned-apache, then seed and verify with their defaults (the site
 // comes from the host manifest), the home page 200 under every profile
 // (swap cpanel-apache, whose mod_ruid2 is built from its pinned source, so
-// the manifest lists no uid-switching deviation; swap caddy; swap back),
+// the manifest lists no uid-switching deviation; swap caddy; swap back;
+// swap nginx and back),
 // every step's checks passing (a WordPress page among them), a repeated up
 // with 0 changes, status, corehttpd refused before any change, and a
 // broken PHP extension failing the WordPress check (exit 4).
@@ -242,8 +250,8 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 	if containsSub(res.Manifest.Deviations, "uid") || containsSub(res.Manifest.Deviations, "ruid2") || containsSub(res.Manifest.Deviations, "itk") {
 		t.Errorf("Debian host manifest lists a uid-switching deviation: %q", res.Manifest.Deviations)
 	}
-	if res.Manifest.Apache == nil || res.Manifest.Apache.MPM != "prefork" || !containsSub(res.Manifest.Apache.Modules, "ruid2_module") || containsSub(res.Manifest.Apache.Modules, "mpm_itk_module") || containsSub(res.Manifest.Apache.Modules, "http2_module") {
-		t.Errorf("manifest's Apache: %+v, want prefork with mod_ruid2, without mpm_itk and http2", res.Manifest.Apache)
+	if mods := strings.Fields(res.Manifest.Facts["apache_modules"]); res.Manifest.Facts["apache_mpm"] != "prefork" || !containsSub(mods, "ruid2_module") || containsSub(mods, "mpm_itk_module") || containsSub(mods, "http2_module") {
+		t.Errorf("manifest's Apache facts: %v, want prefork with mod_ruid2, without mpm_itk and http2", res.Manifest.Facts)
 	}
 	for _, k := range []string{"apache", "php_cgi", "php_fpm", "mariadb", "wordpress"} {
 		if res.Manifest.Versions[k] == "" || res.Manifest.Versions[k] == "not installed" {
@@ -253,9 +261,14 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 	page("under cpanel-apache")
 	samplerExact(t, hs[0], append(conn, "--agent", agent), "prefork + CGI", "-n", "40")
 
-	_, d = step("swap", "caddy")
+	res, d = step("swap", "caddy")
 	record("swap caddy", d)
 	page("under caddy")
+	// The manifest says what runs now and what was stopped for it.
+	if sv := res.Manifest.Server; sv == nil || len(sv.Services) != 1 || sv.Services[0].Name != "caddy" || !strings.Contains(sv.Services[0].Restart, "caddy restart") ||
+		len(res.Manifest.Retired) != 1 || res.Manifest.Retired[0].Name != "apache2" {
+		t.Errorf("manifest after swap to caddy: server %+v, retired %+v; want caddy with its restart, apache2 retired", sv, res.Manifest.Retired)
+	}
 	if sh("/usr/local/lib/wptest/wptest-svc apache2 status && echo running || echo stopped") != "stopped" {
 		t.Errorf("apache2 still running after the swap to caddy")
 	}
@@ -266,6 +279,24 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 		t.Errorf("caddy still running after the swap back to tuned-apache")
 	}
 	page("back under tuned-apache")
+
+	// nginx, added by its own folder only: a swap to it retires Apache
+	// (and caddy, which an earlier swap retired), and a swap back retires nginx.
+	res, d = step("swap", "nginx")
+	record("swap nginx", d)
+	page("under nginx")
+	if sv := res.Manifest.Server; sv == nil || len(sv.Services) != 1 || sv.Services[0].Name != "nginx" {
+		t.Errorf("manifest after swap to nginx: server %+v, want nginx", sv)
+	}
+	if sh("/usr/local/lib/wptest/wptest-svc apache2 status && echo running || echo stopped") != "stopped" {
+		t.Errorf("apache2 still running after the swap to nginx")
+	}
+	_, d = step("swap", "tuned-apache")
+	record("swap tuned-apache from nginx", d)
+	if sh("service nginx status >/dev/null 2>&1 && echo running || echo stopped") != "stopped" {
+		t.Errorf("nginx still running after the swap back to tuned-apache")
+	}
+	page("back under tuned-apache from nginx")
 	samplerExact(t, hs[0], append(conn, "--agent", agent), "PHP-FPM", "-n", "200")
 
 	res, d = step("up", "tuned-apache")
@@ -287,8 +318,8 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &st); err != nil {
 		t.Fatalf("status -o json: %v\n%s", err, out)
 	}
-	if st.Manifest.Profile != "tuned-apache" || !containsSub(st.Running, "apache2") || containsSub(st.Running, "caddy") {
-		t.Errorf("status: profile %q, running %v; want tuned-apache with apache2 and without caddy", st.Manifest.Profile, st.Running)
+	if st.Manifest.Profile != "tuned-apache" || !containsSub(st.Running, "apache2") || containsSub(st.Running, "caddy") || containsSub(st.Running, "nginx") {
+		t.Errorf("status: profile %q, running %v; want tuned-apache with apache2, without caddy and nginx", st.Manifest.Profile, st.Running)
 	}
 
 	// corehttpd without its package: refused before anything is touched.

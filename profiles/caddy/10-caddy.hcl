@@ -27,9 +27,7 @@ platform "debian-12" {
     caddy_bin       = "/usr/bin/caddy"
   }
   services = {
-    caddy     = "caddy"
-    apache    = "apache2"
-    corehttpd = "corehttpd"
+    caddy = "caddy"
   }
   values = {
   }
@@ -46,9 +44,7 @@ platform "almalinux-9" {
     caddy_bin       = "/usr/bin/caddy"
   }
   services = {
-    caddy     = "caddy"
-    apache    = "httpd"
-    corehttpd = "corehttpd"
+    caddy = "caddy"
   }
   values = {
   }

@@ -44,29 +44,17 @@ command "precompress" {
   timeout = "10m"
 }
 
-# Another profile's server holds the ports: stop it and wait until its
-# processes are gone (wptest-svc stop waits), and disable it under systemd.
-service "apache" {
-  name    = platform.services.apache
-  state   = "stopped"
-  enabled = false
-  start   = "${local.svc} ${platform.services.apache} start"
-  stop    = "${local.svc} ${platform.services.apache} stop"
-  status  = "${local.svc} ${platform.services.apache} status"
-}
-
-service "corehttpd" {
-  name    = platform.services.corehttpd
-  state   = "stopped"
-  enabled = false
-  start   = "${local.svc} ${platform.services.corehttpd} start"
-  stop    = "${local.svc} ${platform.services.corehttpd} stop"
-  status  = "${local.svc} ${platform.services.corehttpd} status"
-}
-
 # One process serves everything; PHP runs in the fpm part's pool.
 process_group "web" {
   exe = ["caddy"]
+}
+
+# What wptest needs to know of the server (host manifest): another
+# profile's apply stops service.caddy; no status page with worker counts.
+server {
+  services  = ["caddy"]
+  protocols = ["h1", "h2", "h2c", "h3"]
+  shows     = ["caddy_version", "php_fpm_version"]
 }
 
 service "caddy" {

@@ -59,8 +59,6 @@ platform "debian-12" {
   }
   services = {
     corehttpd = "corehttpd"
-    apache    = "apache2"
-    caddy     = "caddy"
   }
   values = {
     pkg_ext     = "deb"
@@ -78,8 +76,6 @@ platform "almalinux-9" {
   }
   services = {
     corehttpd = "corehttpd"
-    apache    = "httpd"
-    caddy     = "caddy"
   }
   values = {
     pkg_ext     = "rpm"

@@ -23,27 +23,17 @@ command "precompress" {
   timeout = "10m"
 }
 
-service "apache" {
-  name    = platform.services.apache
-  state   = "stopped"
-  enabled = false
-  start   = "${local.svc} ${platform.services.apache} start"
-  stop    = "${local.svc} ${platform.services.apache} stop"
-  status  = "${local.svc} ${platform.services.apache} status"
-}
-
-service "caddy" {
-  name    = platform.services.caddy
-  state   = "stopped"
-  enabled = false
-  start   = "${local.svc} ${platform.services.caddy} start"
-  stop    = "${local.svc} ${platform.services.caddy} stop"
-  status  = "${local.svc} ${platform.services.caddy} status"
-}
-
 # The web server's processes; PHP runs in the fpm part's pool.
 process_group "web" {
   exe = ["corehttpd"]
+}
+
+# What wptest needs to know of the server (host manifest): another
+# profile's apply stops service.corehttpd.
+server {
+  services  = ["corehttpd"]
+  protocols = ["h1", "h2", "h3"]
+  shows     = ["corehttpd_version", "php_fpm_version"]
 }
 
 service "corehttpd" {

@@ -60,9 +60,7 @@ platform "debian-12" {
     apxs        = "/usr/bin/apxs"
   }
   services = {
-    apache    = "apache2"
-    caddy     = "caddy"
-    corehttpd = "corehttpd"
+    apache = "apache2"
   }
   values = {
     apachectl    = "apache2ctl"
@@ -93,9 +91,7 @@ platform "almalinux-9" {
     apxs        = "/usr/bin/apxs"
   }
   services = {
-    apache    = "httpd"
-    caddy     = "caddy"
-    corehttpd = "corehttpd"
+    apache = "httpd"
   }
   values = {
     apachectl    = "apachectl"

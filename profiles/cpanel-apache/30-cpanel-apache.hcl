@@ -1,26 +1,6 @@
 # 30-cpanel-apache.hcl: the server itself, then the checks that prove it is
 # what the profile's name says.
 
-# Another profile's server may hold the ports: stop it and wait until its
-# processes are gone (wptest-svc stop waits), and disable it under systemd.
-service "caddy" {
-  name    = platform.services.caddy
-  state   = "stopped"
-  enabled = false
-  start   = "${local.svc} ${platform.services.caddy} start"
-  stop    = "${local.svc} ${platform.services.caddy} stop"
-  status  = "${local.svc} ${platform.services.caddy} status"
-}
-
-service "corehttpd" {
-  name    = platform.services.corehttpd
-  state   = "stopped"
-  enabled = false
-  start   = "${local.svc} ${platform.services.corehttpd} start"
-  stop    = "${local.svc} ${platform.services.corehttpd} stop"
-  status  = "${local.svc} ${platform.services.corehttpd} status"
-}
-
 # mod_ruid2 0.9.8, built with apxs as cPanel's ea-apache24-mod_ruid2 is
 # (apxs -l cap -c mod_ruid2.c), from the file named by variables, checked
 # against its SHA-256 before anything is compiled. Rebuilt when the checksum
@@ -100,6 +80,20 @@ process_group "web" {
 process_group "php" {
   exe   = [platform.values.php_handler, platform.values.php_cgi_name]
   users = [var.site_user]
+}
+
+# What wptest needs to know of the server (host manifest): mod_status at
+# cPanel's path (check.server_status) and MaxRequestWorkers for the kit's
+# worker usage; another profile's apply stops service.apache.
+server {
+  services     = ["apache"]
+  worker_limit = var.max_request_workers
+  protocols    = ["h1"]
+  shows        = ["apache_mpm", "apache_version", "php_cgi_version"]
+  status {
+    url    = "http://127.0.0.1:${var.http_port}/whm-server-status?auto"
+    format = "apache"
+  }
 }
 
 fact "apache_mpm" {

@@ -38,9 +38,7 @@ platform "debian-12" {
     log_dir         = "/var/log/apache2"
   }
   services = {
-    apache    = "apache2"
-    caddy     = "caddy"
-    corehttpd = "corehttpd"
+    apache = "apache2"
   }
   values = {
     apachectl = "apache2ctl"
@@ -64,9 +62,7 @@ platform "almalinux-9" {
     log_dir         = "/var/log/httpd"
   }
   services = {
-    apache    = "httpd"
-    caddy     = "caddy"
-    corehttpd = "corehttpd"
+    apache = "httpd"
   }
   values = {
     apachectl = "apachectl"

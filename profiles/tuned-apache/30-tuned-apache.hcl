@@ -1,26 +1,6 @@
 # 30-tuned-apache.hcl: the server itself, then the checks that prove it is
 # what the profile's name says.
 
-# Another profile's server may hold the ports: stop it and wait until its
-# processes are gone (wptest-svc stop waits), and disable it under systemd.
-service "caddy" {
-  name    = platform.services.caddy
-  state   = "stopped"
-  enabled = false
-  start   = "${local.svc} ${platform.services.caddy} start"
-  stop    = "${local.svc} ${platform.services.caddy} stop"
-  status  = "${local.svc} ${platform.services.caddy} status"
-}
-
-service "corehttpd" {
-  name    = platform.services.corehttpd
-  state   = "stopped"
-  enabled = false
-  start   = "${local.svc} ${platform.services.corehttpd} start"
-  stop    = "${local.svc} ${platform.services.corehttpd} stop"
-  status  = "${local.svc} ${platform.services.corehttpd} status"
-}
-
 file "httpd_conf" {
   path     = platform.paths.apache_conf
   template = "templates/httpd.conf"
@@ -29,6 +9,20 @@ file "httpd_conf" {
 # The web server's processes; PHP runs in the fpm part's pool.
 process_group "web" {
   exe = [platform.services.apache]
+}
+
+# What wptest needs to know of the server (host manifest): mod_status at
+# cPanel's path (check.server_status) and MaxRequestWorkers for the kit's
+# worker usage; another profile's apply stops service.apache.
+server {
+  services     = ["apache"]
+  worker_limit = var.max_request_workers
+  protocols    = ["h1", "h2", "h2c"]
+  shows        = ["apache_mpm", "apache_version", "php_fpm_version"]
+  status {
+    url    = "http://127.0.0.1:${var.http_port}/whm-server-status?auto"
+    format = "apache"
+  }
 }
 
 service "apache" {

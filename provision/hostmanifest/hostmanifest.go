@@ -2,8 +2,9 @@
 // made of it: after every apply, /var/lib/wptest/host-manifest.json on the
 // host says which profile is live (name and content hash), with which
 // variables (sensitive ones redacted), on which platform, the versions of
-// every server and PHP on the host, Apache's MPM and loaded modules, the
-// checks that passed, every deviation from the profile as written, in
+// every server and PHP on the host, what the profile declares about itself
+// (its site, process groups and server: services, status page, worker
+// limit, protocols, what the report shows), the checks that passed, every deviation from the profile as written, in
 // words, and, where the platform has them, SELinux's mode, its local
 // changes and firewalld's state (facts selinux, selinux_changes,
 // firewalld). `wptest status` reads it back; `wptest swap` reads it to know what
@@ -43,12 +44,17 @@ type Manifest struct {
 	Deviations []string `json:"deviations"`
 	// Versions are the "*_version" facts: "apache", "php_cli", "caddy", ...
 	Versions map[string]string `json:"versions"`
-	// Apache is set when the profile reports Apache's MPM and modules.
-	Apache *Apache `json:"apache,omitempty"`
-	// Site and Groups are what the profile says of itself: the site it
-	// serves (for seed and run) and its process groups (for the sampler).
+	// Site, Groups and Server are what the profile says of itself: the
+	// site it serves (for seed and run), its process groups (for the
+	// sampler) and its web server (services, status page, worker limit,
+	// protocols, what the report shows).
 	Site   *provision.Site          `json:"site,omitempty"`
 	Groups []provision.ProcessGroup `json:"process_groups,omitempty"`
+	Server *provision.Server        `json:"server,omitempty"`
+	// Retired are services earlier profiles ran on the host, stopped by
+	// this apply or an earlier one: the next apply stops them too if
+	// anything started them again.
+	Retired []provision.Service `json:"retired_services,omitempty"`
 	// Facts are the other facts the profile reads, by name.
 	Facts  map[string]string `json:"facts,omitempty"`
 	Checks []Check           `json:"checks"`
@@ -65,12 +71,6 @@ type Variable struct {
 	Name      string `json:"name"`
 	Value     any    `json:"value"`
 	Sensitive bool   `json:"sensitive,omitempty"`
-}
-
-// Apache is what the live Apache loads.
-type Apache struct {
-	MPM     string   `json:"mpm"`
-	Modules []string `json:"modules"`
 }
 
 // Check is one of the profile's checks and whether it passed.
@@ -91,6 +91,8 @@ func FromReport(rep *provision.Report, tool, previous string) *Manifest {
 		Changes:    rep.Changes,
 		Site:       rep.Site,
 		Groups:     rep.Groups,
+		Server:     rep.Server,
+		Retired:    rep.Retired,
 	}
 	if previous != rep.Profile {
 		m.Previous = previous
@@ -110,10 +112,6 @@ func FromReport(rep *provision.Report, tool, previous string) *Manifest {
 			out = "error: " + f.Error
 		}
 		switch {
-		case name == "apache_mpm":
-			apache(m).MPM = out
-		case name == "apache_modules":
-			apache(m).Modules = strings.Fields(out)
 		case strings.HasSuffix(name, "_version"):
 			m.Versions[strings.TrimSuffix(name, "_version")] = out
 		default:
@@ -129,11 +127,51 @@ func FromReport(rep *provision.Report, tool, previous string) *Manifest {
 	return m
 }
 
-func apache(m *Manifest) *Apache {
-	if m.Apache == nil {
-		m.Apache = &Apache{}
+// Services are every service wptest's profiles ran on the host as far as
+// m knows: the live server's and the retired ones. A profile applied next
+// stops those it does not run itself (provision.Rendered.Retire). nil-safe.
+func (m *Manifest) Services() []provision.Service {
+	if m == nil {
+		return nil
 	}
-	return m.Apache
+	if m.Server == nil && len(m.Retired) == 0 {
+		return m.legacyServices()
+	}
+	var out []provision.Service
+	if m.Server != nil {
+		out = append(out, m.Server.Services...)
+	}
+	return append(out, m.Retired...)
+}
+
+// LegacySvc is the service script the profiles of wptest before server
+// blocks installed on every host.
+const LegacySvc = "/usr/local/lib/wptest/wptest-svc"
+
+// legacyServices reads a manifest written before profiles declared their
+// server: those profiles named the server's executables in process group
+// "web" and drove it with LegacySvc under the same names.
+func (m *Manifest) legacyServices() []provision.Service {
+	var out []provision.Service
+	for _, g := range m.Groups {
+		if g.Name != "web" {
+			continue
+		}
+		for _, exe := range g.Exe {
+			svc := LegacySvc + " " + exe
+			out = append(out, provision.Service{Label: exe, Name: exe, Restart: svc + " restart", Stop: svc + " stop", Status: svc + " status"})
+		}
+	}
+	return out
+}
+
+// Fact is a fact's recorded output by its name in the profile ("apache_mpm",
+// "php_fpm_version"), whether a version or not; "" when there is none.
+func (m *Manifest) Fact(name string) string {
+	if v, ok := strings.CutSuffix(name, "_version"); ok {
+		return m.Versions[v]
+	}
+	return m.Facts[name]
 }
 
 // Marshal is the manifest's file form: indented JSON with a final newline
@@ -198,8 +236,27 @@ func (m *Manifest) WriteText(w io.Writer) {
 	for _, k := range sortedKeys(m.Versions) {
 		fmt.Fprintf(w, "  %-9s %s\n", k, m.Versions[k])
 	}
-	if m.Apache != nil {
-		fmt.Fprintf(w, "apache:   MPM %s; %d modules: %s\n", m.Apache.MPM, len(m.Apache.Modules), strings.Join(m.Apache.Modules, " "))
+	if sv := m.Server; sv != nil {
+		var names []string
+		for _, s := range sv.Services {
+			names = append(names, s.Name)
+		}
+		fmt.Fprintf(w, "server:   %s", strings.Join(names, " "))
+		if len(sv.Protocols) > 0 {
+			fmt.Fprintf(w, " (%s)", strings.Join(sv.Protocols, " "))
+		}
+		if sv.Status != nil {
+			fmt.Fprintf(w, "; status page %s", sv.Status.URL)
+		}
+		if sv.WorkerLimit > 0 {
+			fmt.Fprintf(w, "; worker limit %d", sv.WorkerLimit)
+		}
+		fmt.Fprintln(w)
+		for _, f := range sv.Shows {
+			if !strings.HasSuffix(f, "_version") {
+				fmt.Fprintf(w, "  %-9s %s\n", f, m.Fact(f))
+			}
+		}
 	}
 	if len(m.Deviations) == 0 {
 		fmt.Fprintln(w, "deviations: none")

@@ -30,6 +30,12 @@ func sampleReport() *provision.Report {
 			{ID: "fact.selinux", Output: "enforcing"},
 			{ID: "fact.selinux_changes", Output: "/home/wpsite all files system_u:object_r:httpd_sys_content_t:s0;httpd_can_network_connect_db (on , on) Allow httpd to can network connect db"},
 		},
+		Server: &provision.Server{
+			Services:    []provision.Service{{Label: "apache", Name: "apache2", Restart: "wptest-svc apache2 restart", Stop: "wptest-svc apache2 stop", Status: "wptest-svc apache2 status"}},
+			Status:      &provision.Status{URL: "http://127.0.0.1:8080/whm-server-status?auto", Format: "apache"},
+			WorkerLimit: 150, Protocols: []string{"h1"}, Shows: []string{"apache_mpm", "apache_version"},
+		},
+		Retired: []provision.Service{{Label: "caddy", Name: "caddy", Stop: "wptest-svc caddy stop", Status: "wptest-svc caddy status"}},
 		Changes: 3,
 	}
 }
@@ -56,8 +62,14 @@ func TestFromReport(t *testing.T) {
 		{"hash", back.ProfileHash, "sha256:abc"},
 		{"previous", back.Previous, "tuned-apache"},
 		{"platform", back.Platform, "debian-12"},
-		{"mpm", back.Apache.MPM, "prefork"},
-		{"modules", strings.Join(back.Apache.Modules, ","), "cgi_module,mpm_itk_module,mpm_prefork_module"},
+		{"mpm", back.Fact("apache_mpm"), "prefork"},
+		{"modules", back.Facts["apache_modules"], "cgi_module mpm_itk_module mpm_prefork_module "},
+		{"version by fact name", back.Fact("apache_version"), "Server version: Apache/2.4.71 (Debian)"},
+		{"server service", back.Server.Services[0].Restart, "wptest-svc apache2 restart"},
+		{"status page", back.Server.Status.URL, "http://127.0.0.1:8080/whm-server-status?auto"},
+		{"worker limit", back.Server.WorkerLimit, 150},
+		{"known services", len(back.Services()), 2},
+		{"retired", back.Services()[1].Name, "caddy"},
 		{"apache version", back.Versions["apache"], "Server version: Apache/2.4.71 (Debian)"},
 		{"failed fact", back.Versions["caddy"], "error: exit status 127"},
 		{"other fact", back.Facts["os"], "Debian GNU/Linux 12 (bookworm)"},
@@ -74,6 +86,15 @@ func TestFromReport(t *testing.T) {
 			t.Errorf("%s: got %#v, want %#v", c.what, c.got, c.want)
 		}
 	}
+	if (*Manifest)(nil).Services() != nil {
+		t.Error("no manifest knows services")
+	}
+	// A manifest from before server blocks: the web group's executables,
+	// driven by the service script those profiles installed.
+	old := &Manifest{Profile: "caddy", Groups: []provision.ProcessGroup{{Name: "web", Exe: []string{"caddy"}}, {Name: "php", Exe: []string{"php-fpm8.2"}}}}
+	if got := old.Services(); len(got) != 1 || got[0].Name != "caddy" || got[0].Stop != LegacySvc+" caddy stop" || got[0].Status != LegacySvc+" caddy status" {
+		t.Errorf("services of a manifest without a server: %+v", got)
+	}
 	// Same report, same bytes: no clock, no map order.
 	b2, _ := FromReport(sampleReport(), "wptest 0.1.0", "tuned-apache").Marshal()
 	if !bytes.Equal(b, b2) {
@@ -85,7 +106,7 @@ func TestFromReport(t *testing.T) {
 	}
 	var text bytes.Buffer
 	back.WriteText(&text)
-	for _, want := range []string{"profile:  cpanel-apache sha256:abc", "replaced: tuned-apache", "MPM prefork", "- uid switching: mpm-itk", "checks:   2 of 2 passed",
+	for _, want := range []string{"profile:  cpanel-apache sha256:abc", "replaced: tuned-apache", "server:   apache2 (h1); status page http://127.0.0.1:8080/whm-server-status?auto; worker limit 150\n", "  apache_mpm prefork\n", "- uid switching: mpm-itk", "checks:   2 of 2 passed",
 		"selinux:  enforcing\n", "selinux_changes: /home/wpsite all files system_u:object_r:httpd_sys_content_t:s0;httpd_can"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("status text lacks %q:\n%s", want, text.String())

@@ -76,3 +76,10 @@ check "marks" {
   }
 }
 
+
+# What the demo says of its server, for the host manifest.
+server {
+  services  = ["demo"]
+  protocols = ["h1"]
+  shows     = ["python"]
+}
