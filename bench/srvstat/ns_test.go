@@ -92,6 +92,8 @@ func inNamespace(t *testing.T) (string, bool) {
 	switch {
 	case err != nil:
 		t.Fatalf("in its own pid namespace: %v", err)
+	case strings.Contains(out.String(), "--- SKIP") && testenv.InCI():
+		t.Fatal("CI=true and the copy in its pid namespace skipped (above)")
 	case strings.Contains(out.String(), "--- SKIP"):
 		t.Skip("skipped in its pid namespace (above)")
 	case !strings.Contains(out.String(), "--- PASS"):
