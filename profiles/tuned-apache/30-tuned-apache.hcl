@@ -63,14 +63,6 @@ check "mpm_event" {
   }
 }
 
-check "php_fpm_opcache_site_user" {
-  timeout = "20s"
-  http {
-    url               = "http://127.0.0.1:${var.http_port}/wptest-info.php"
-    expect_body_regex = "\"sapi\":\"fpm-fcgi\".*\"user\":\"${var.site_user}\",\"opcache\":true"
-  }
-}
-
 check "css_gzip" {
   http {
     url           = "http://127.0.0.1:${var.http_port}/wptest-probe.css"
