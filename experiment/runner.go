@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -225,17 +226,23 @@ func (r *runner) measureGroup(ctx context.Context, ps ProfileSpec, todo []Point)
 	if err := smp.ready(ctx, 5*time.Minute); err != nil {
 		return exitcode.With(exitcode.Load, fmt.Errorf("%s on %s: %w", ps.Name, r.h.Name(), err))
 	}
+	live, err := hostmanifest.Read(ctx, r.h)
+	if err != nil {
+		return exitcode.With(exitcode.Provision, err)
+	}
 	for _, p := range todo {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		sc := r.scenario(p.Scenario)
 		r.progress(p, sc)
-		rec, err := r.measure(ctx, ps, sc, p, smp)
-		if ctx.Err() != nil {
+		var rec Record
+		if why := notServed(live, sc); why != "" {
+			r.logf("  n/a: %s", why)
+			rec = Record{Point: p, NotApplicable: why}
+		} else if rec, err = r.measure(ctx, ps, sc, p, smp); ctx.Err() != nil {
 			return ctx.Err() // a point cut short is not written: --resume measures it again
-		}
-		if err != nil {
+		} else if err != nil {
 			return exitcode.With(exitcode.Load, fmt.Errorf("%s: %w", p.Key, err))
 		}
 		// A point is only kept if the server it measured is still the
@@ -261,6 +268,16 @@ func (r *runner) measureGroup(ctx context.Context, ps ProfileSpec, todo []Point)
 		}
 	}
 	return nil
+}
+
+// notServed says why the live server cannot be measured with sc: its
+// profile declares the protocols it serves (server { protocols }), and sc's
+// is not one of them. A profile that declares none is not held to a list.
+func notServed(hm *hostmanifest.Manifest, sc Scenario) string {
+	if hm == nil || hm.Server == nil || len(hm.Server.Protocols) == 0 || slices.Contains(hm.Server.Protocols, sc.Proto) {
+		return ""
+	}
+	return fmt.Sprintf("%s serves %s, not %s", hm.Profile, strings.Join(hm.Server.Protocols, ", "), sc.Proto)
 }
 
 func (r *runner) scenario(name string) Scenario {
