@@ -29,3 +29,27 @@ func TestNotServed(t *testing.T) {
 		}
 	}
 }
+
+// The load goes to the port the live profile's server block declares for
+// the scenario's protocol; a profile that declares none is reached on the
+// experiment's ports.
+func TestURLUsesDeclaredPorts(t *testing.T) {
+	r := &runner{sp: &Spec{HTTPPort: 80, HTTPSPort: 443}, addr: "2001:db8::1"}
+	for _, c := range []struct {
+		ports map[string]int
+		proto string
+		want  string
+	}{
+		{nil, "h1", "http://[2001:db8::1]:80/x"},
+		{nil, "h3", "https://[2001:db8::1]:443/x"},
+		{map[string]int{"http": 8080, "https": 8443}, "h1", "http://[2001:db8::1]:8080/x"},
+		{map[string]int{"http": 8080, "https": 8443}, "h2c", "http://[2001:db8::1]:8080/x"},
+		{map[string]int{"http": 8080, "https": 8443}, "h2", "https://[2001:db8::1]:8443/x"},
+		{map[string]int{"http": 8080}, "h2", "https://[2001:db8::1]:443/x"},
+	} {
+		r.ports = c.ports
+		if got := r.url("/x", c.proto); got != c.want {
+			t.Errorf("ports %v, %s: %s, want %s", c.ports, c.proto, got, c.want)
+		}
+	}
+}

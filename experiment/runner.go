@@ -17,6 +17,7 @@ import (
 	"github.com/wptest/wptest/fixture"
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/exitcode"
+	"github.com/wptest/wptest/provision"
 	"github.com/wptest/wptest/provision/cloud"
 	"github.com/wptest/wptest/provision/hostmanifest"
 )
@@ -32,9 +33,10 @@ type runner struct {
 
 	h        host.Host
 	facts    host.Facts
-	lg       loadGen // where the load comes from (loadgen.go)
-	addr     string  // the server's address as the load generator dials it
-	live     string  // profile applied now
+	lg       loadGen        // where the load comes from (loadgen.go)
+	addr     string         // the server's address as the load generator dials it
+	live     string         // profile applied now
+	ports    map[string]int // where the live profile's server listens (server { ports })
 	started  time.Time
 	measured int
 	estDone  time.Duration // estimated time of the points measured so far
@@ -196,11 +198,17 @@ func (r *runner) profile(name string) ProfileSpec {
 	return ProfileSpec{Name: name}
 }
 
+// url is where the load generator finds path p over proto: on the port the
+// live profile's server block declares for it, or else the experiment's.
 func (r *runner) url(p string, proto string) string {
-	if proto == "h2" || proto == "h3" {
-		return "https://" + hostPort(r.addr, r.sp.HTTPSPort) + p
+	scheme, port := "http", r.sp.HTTPPort
+	if provision.PortFor(proto) == "https" {
+		scheme, port = "https", r.sp.HTTPSPort
 	}
-	return "http://" + hostPort(r.addr, r.sp.HTTPPort) + p
+	if n, ok := r.ports[scheme]; ok {
+		port = n
+	}
+	return scheme + "://" + hostPort(r.addr, port) + p
 }
 
 func hostPort(h string, p int) string {
@@ -213,6 +221,14 @@ func hostPort(h string, p int) string {
 // measureGroup warms the live profile up and measures its points, with
 // srvstat sampling the server for the whole group.
 func (r *runner) measureGroup(ctx context.Context, ps ProfileSpec, todo []Point) error {
+	live, err := hostmanifest.Read(ctx, r.h)
+	if err != nil || live == nil {
+		return exitcode.With(exitcode.Provision, fmt.Errorf("%s on %s: no host manifest after its apply: %v", ps.Name, r.h.Name(), err))
+	}
+	r.ports = nil
+	if live.Server != nil {
+		r.ports = live.Server.Ports
+	}
 	if r.sp.Warmup > 0 {
 		// Unmeasured: fills OPcache and the FPM pool, starts Apache children.
 		_, _ = r.lg.Run(ctx, benchgen.Config{Name: "warm-up", URL: r.url("/", "h1"), Visitors: 2, KeepAlive: true,
@@ -225,10 +241,6 @@ func (r *runner) measureGroup(ctx context.Context, ps ProfileSpec, todo []Point)
 	defer smp.stop()
 	if err := smp.ready(ctx, 5*time.Minute); err != nil {
 		return exitcode.With(exitcode.Load, fmt.Errorf("%s on %s: %w", ps.Name, r.h.Name(), err))
-	}
-	live, err := hostmanifest.Read(ctx, r.h)
-	if err != nil {
-		return exitcode.With(exitcode.Provision, err)
 	}
 	for _, p := range todo {
 		if ctx.Err() != nil {

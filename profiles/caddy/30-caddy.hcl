@@ -46,6 +46,7 @@ process_group "web" {
 server {
   services  = ["caddy"]
   protocols = ["h1", "h2", "h2c", "h3"]
+  ports     = { http = var.http_port, https = var.https_port }
   shows     = ["caddy_version", "php_fpm_version"]
 }
 

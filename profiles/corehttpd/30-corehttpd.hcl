@@ -25,6 +25,7 @@ process_group "web" {
 server {
   services  = ["corehttpd"]
   protocols = ["h1", "h2", "h3"]
+  ports     = { http = var.http_port, https = var.https_port }
   shows     = ["corehttpd_version", "php_fpm_version"]
 }
 

@@ -42,6 +42,7 @@ service "nginx" {
 server {
   services  = ["nginx"]
   protocols = ["h1", "h2"]
+  ports     = { http = var.http_port, https = var.https_port }
   shows     = ["nginx_version", "php_fpm_version"]
 }
 
