@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/wptest/wptest/fixture"
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/exitcode"
+	"github.com/wptest/wptest/provision"
 	"github.com/wptest/wptest/provision/cloud"
 	"github.com/wptest/wptest/provision/hostmanifest"
 )
@@ -31,9 +33,10 @@ type runner struct {
 
 	h        host.Host
 	facts    host.Facts
-	lg       loadGen // where the load comes from (loadgen.go)
-	addr     string  // the server's address as the load generator dials it
-	live     string  // profile applied now
+	lg       loadGen        // where the load comes from (loadgen.go)
+	addr     string         // the server's address as the load generator dials it
+	live     string         // profile applied now
+	ports    map[string]int // where the live profile's server listens (server { ports })
 	started  time.Time
 	measured int
 	estDone  time.Duration // estimated time of the points measured so far
@@ -195,11 +198,17 @@ func (r *runner) profile(name string) ProfileSpec {
 	return ProfileSpec{Name: name}
 }
 
+// url is where the load generator finds path p over proto: on the port the
+// live profile's server block declares for it, or else the experiment's.
 func (r *runner) url(p string, proto string) string {
-	if proto == "h2" || proto == "h3" {
-		return "https://" + hostPort(r.addr, r.sp.HTTPSPort) + p
+	scheme, port := "http", r.sp.HTTPPort
+	if provision.PortFor(proto) == "https" {
+		scheme, port = "https", r.sp.HTTPSPort
 	}
-	return "http://" + hostPort(r.addr, r.sp.HTTPPort) + p
+	if n, ok := r.ports[scheme]; ok {
+		port = n
+	}
+	return scheme + "://" + hostPort(r.addr, port) + p
 }
 
 func hostPort(h string, p int) string {
@@ -212,6 +221,14 @@ func hostPort(h string, p int) string {
 // measureGroup warms the live profile up and measures its points, with
 // srvstat sampling the server for the whole group.
 func (r *runner) measureGroup(ctx context.Context, ps ProfileSpec, todo []Point) error {
+	live, err := hostmanifest.Read(ctx, r.h)
+	if err != nil || live == nil {
+		return exitcode.With(exitcode.Provision, fmt.Errorf("%s on %s: no host manifest after its apply: %v", ps.Name, r.h.Name(), err))
+	}
+	r.ports = nil
+	if live.Server != nil {
+		r.ports = live.Server.Ports
+	}
 	if r.sp.Warmup > 0 {
 		// Unmeasured: fills OPcache and the FPM pool, starts Apache children.
 		_, _ = r.lg.Run(ctx, benchgen.Config{Name: "warm-up", URL: r.url("/", "h1"), Visitors: 2, KeepAlive: true,
@@ -231,11 +248,13 @@ func (r *runner) measureGroup(ctx context.Context, ps ProfileSpec, todo []Point)
 		}
 		sc := r.scenario(p.Scenario)
 		r.progress(p, sc)
-		rec, err := r.measure(ctx, ps, sc, p, smp)
-		if ctx.Err() != nil {
+		var rec Record
+		if why := notServed(live, sc); why != "" {
+			r.logf("  n/a: %s", why)
+			rec = Record{Point: p, NotApplicable: why}
+		} else if rec, err = r.measure(ctx, ps, sc, p, smp); ctx.Err() != nil {
 			return ctx.Err() // a point cut short is not written: --resume measures it again
-		}
-		if err != nil {
+		} else if err != nil {
 			return exitcode.With(exitcode.Load, fmt.Errorf("%s: %w", p.Key, err))
 		}
 		// A point is only kept if the server it measured is still the
@@ -261,6 +280,16 @@ func (r *runner) measureGroup(ctx context.Context, ps ProfileSpec, todo []Point)
 		}
 	}
 	return nil
+}
+
+// notServed says why the live server cannot be measured with sc: its
+// profile declares the protocols it serves (server { protocols }), and sc's
+// is not one of them. A profile that declares none is not held to a list.
+func notServed(hm *hostmanifest.Manifest, sc Scenario) string {
+	if hm == nil || hm.Server == nil || len(hm.Server.Protocols) == 0 || slices.Contains(hm.Server.Protocols, sc.Proto) {
+		return ""
+	}
+	return fmt.Sprintf("%s serves %s, not %s", hm.Profile, strings.Join(hm.Server.Protocols, ", "), sc.Proto)
 }
 
 func (r *runner) scenario(name string) Scenario {

@@ -115,6 +115,10 @@ type Record struct {
 	// in Manifest.Machines, or "local" (the process running wptest run).
 	LoadHost string `json:"load_host,omitempty"`
 	Error    string `json:"error,omitempty"`
+	// NotApplicable says why the point was not measured: the profile's
+	// server does not serve the scenario's protocol (its server block's
+	// protocols). The report shows "n/a" there.
+	NotApplicable string `json:"not_applicable,omitempty"`
 }
 
 // WebPHPGroups are the process groups of the web server and its PHP, as the

@@ -188,6 +188,9 @@ var policyLabelled = map[string]string{
 	"/run/php-fpm/":   "httpd_var_run_t (selinux-policy's apache.fc)",
 	"/etc/php-fpm.d/": "etc_t, readable by every domain",
 	"/etc/php.d/":     "etc_t, readable by every domain",
+	"/etc/nginx/":     "httpd_config_t (selinux-policy's apache.fc)",
+	"/var/log/nginx/": "httpd_log_t (selinux-policy's apache.fc)",
+	"/run/nginx.pid":  "httpd_var_run_t (selinux-policy's apache.fc)",
 }
 
 func policyLabel(p string) (string, bool) {
@@ -289,6 +292,33 @@ func confinedReads(t *testing.T, rep *provision.Report) []read {
 			}
 		}
 		out = append(out, read{"caddy", "/var/lib/caddy/.local/share/caddy/instance.uuid", "its data directory (HOME)", []string{"httpd_var_lib_t"}})
+	}
+	if serverRunning(rep, "nginx") {
+		out = append(out, nginxReads(t, rep, siteReads)...)
+	}
+	return out
+}
+
+// nginxReads: AppStream's nginx runs in httpd_t (the policy labels
+// /usr/sbin/nginx httpd_exec_t): the site, its configuration and every
+// path that names, the FPM socket (fastcgi_pass unix:PATH) included.
+func nginxReads(t *testing.T, rep *provision.Report, siteReads func(string)) []read {
+	var out []read
+	siteReads("nginx")
+	conf := fileOps(rep, func(p string) bool { return path.Base(p) == "nginx.conf" })
+	if len(conf) == 0 {
+		t.Fatal("nginx runs but the plan writes no nginx.conf")
+	}
+	for _, op := range conf {
+		out = append(out, read{"nginx", specStr(op, "path"), "its configuration", []string{"httpd_config_t"}})
+		// try_files lists URIs, not files.
+		body := regexp.MustCompile(`(?m)^\s*try_files .*$`).ReplaceAllString(specStr(op, "content"), "")
+		for _, p := range absPaths(body, "#") {
+			out = append(out, read{"nginx", p, "named in " + specStr(op, "path"), httpdReadable})
+		}
+		for _, m := range regexp.MustCompile(`unix:(/[^\s;]+)`).FindAllStringSubmatch(body, -1) {
+			out = append(out, read{"nginx", m[1], "its FastCGI socket", httpdReadable})
+		}
 	}
 	return out
 }
@@ -576,7 +606,13 @@ func TestContractConfinedServerPortsLabelled(t *testing.T) {
 		for _, args := range [][]string{nil, {"http_port=8080", "https_port=8444"}} {
 			t.Run(fmt.Sprintf("%s/%v", name, args), func(t *testing.T) {
 				rep := offline(t, name, alma, args...)
-				if !serverRunning(rep, "caddy") {
+				server := ""
+				for _, s := range []string{"caddy", "nginx"} {
+					if serverRunning(rep, s) {
+						server = s
+					}
+				}
+				if server == "" {
 					t.Skip("no confined server binds ports here")
 				}
 				http, https := fmt.Sprint(variable(rep, "http_port")), fmt.Sprint(variable(rep, "https_port"))
@@ -593,7 +629,7 @@ func TestContractConfinedServerPortsLabelled(t *testing.T) {
 							strings.Contains(specStr(op, "run"), "semanage port -a -t http_port_t -p "+w)
 					}
 					if !ok {
-						t.Errorf("caddy binds %s, but no op makes it http_port_t", w)
+						t.Errorf("%s binds %s, but no op makes it http_port_t", server, w)
 					}
 				}
 			})

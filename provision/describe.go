@@ -2,6 +2,7 @@ package provision
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"path"
 	"slices"
@@ -162,6 +163,9 @@ type Server struct {
 	// (Apache's MaxRequestWorkers); 0: no such limit declared.
 	WorkerLimit int      `json:"worker_limit,omitempty"`
 	Protocols   []string `json:"protocols,omitempty"`
+	// Ports are where the server listens: "http" (h1 and h2c in the clear),
+	// "https" (h1, h2 and h3 over TLS). The runner's URLs use them.
+	Ports map[string]int `json:"ports,omitempty"`
 	// Shows are the facts (by name) the report shows for the profile, in order.
 	Shows []string `json:"shows,omitempty"`
 }
@@ -191,15 +195,17 @@ type Service struct {
 }
 
 type serverBlock struct {
-	Services       []string     `hcl:"services"`
-	WorkerLimit    *int         `hcl:"worker_limit,optional"`
-	Protocols      []string     `hcl:"protocols,optional"`
-	Shows          []string     `hcl:"shows,optional"`
-	Status         *statusBlock `hcl:"status,block"`
-	ServicesRange  hcl.Range    `hcl:"services,attr_value_range"`
-	LimitRange     hcl.Range    `hcl:"worker_limit,attr_value_range"`
-	ProtocolsRange hcl.Range    `hcl:"protocols,attr_value_range"`
-	ShowsRange     hcl.Range    `hcl:"shows,attr_value_range"`
+	Services       []string       `hcl:"services"`
+	WorkerLimit    *int           `hcl:"worker_limit,optional"`
+	Protocols      []string       `hcl:"protocols,optional"`
+	Ports          map[string]int `hcl:"ports,optional"`
+	Shows          []string       `hcl:"shows,optional"`
+	Status         *statusBlock   `hcl:"status,block"`
+	ServicesRange  hcl.Range      `hcl:"services,attr_value_range"`
+	LimitRange     hcl.Range      `hcl:"worker_limit,attr_value_range"`
+	ProtocolsRange hcl.Range      `hcl:"protocols,attr_value_range"`
+	PortsRange     hcl.Range      `hcl:"ports,attr_value_range"`
+	ShowsRange     hcl.Range      `hcl:"shows,attr_value_range"`
 }
 
 type statusBlock struct {
@@ -240,6 +246,7 @@ func decodeServer(blocks hcl.Blocks, ctx *hcl.EvalContext) (*serverBlock, hcl.Di
 				diags = append(diags, errDiag("Unknown protocol", fmt.Sprintf("%q: want one of %s.", p, strings.Join(Protocols, ", ")), sb.ProtocolsRange.Ptr()))
 			}
 		}
+		diags = append(diags, checkPorts(sb)...)
 		if st := sb.Status; st != nil {
 			if u, err := url.Parse(st.URL); err != nil || u.Scheme != "http" && u.Scheme != "https" || !slices.Contains([]string{"127.0.0.1", "::1", "localhost"}, u.Hostname()) {
 				diags = append(diags, errDiag("Invalid status url", fmt.Sprintf("%q: an http(s) URL on the server's loopback (127.0.0.1, ::1 or localhost), e.g. \"http://127.0.0.1:${var.http_port}/server-status?auto\".", st.URL), st.URLRange.Ptr()))
@@ -251,6 +258,40 @@ func decodeServer(blocks hcl.Blocks, ctx *hcl.EvalContext) (*serverBlock, hcl.Di
 		out = &sb
 	}
 	return out, diags
+}
+
+// PortNames are the keys of a server block's ports: "http" serves h1 and
+// h2c in the clear, "https" h1, h2 and h3 over TLS.
+var PortNames = []string{"http", "https"}
+
+// checkPorts: known names, real port numbers, and a port for every
+// protocol the server says it serves.
+func checkPorts(sb serverBlock) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, k := range slices.Sorted(maps.Keys(sb.Ports)) {
+		if !slices.Contains(PortNames, k) {
+			diags = append(diags, errDiag("Unknown port", fmt.Sprintf("ports has %q: want http and/or https.", k), sb.PortsRange.Ptr()))
+		} else if p := sb.Ports[k]; p < 1 || p > 65535 {
+			diags = append(diags, errDiag("Invalid port", fmt.Sprintf("ports.%s = %d: want 1 to 65535.", k, p), sb.PortsRange.Ptr()))
+		}
+	}
+	if len(sb.Ports) == 0 {
+		return diags
+	}
+	for _, p := range sb.Protocols {
+		if _, ok := sb.Ports[PortFor(p)]; !ok {
+			diags = append(diags, errDiag("Protocol without a port", fmt.Sprintf("protocols has %q, served on the %s port, but ports has no %s.", p, PortFor(p), PortFor(p)), sb.PortsRange.Ptr()))
+		}
+	}
+	return diags
+}
+
+// PortFor is the port (by name) a scenario of protocol proto connects to.
+func PortFor(proto string) string {
+	if proto == "h2" || proto == "h3" {
+		return "https"
+	}
+	return "http"
 }
 
 // resolveServer checks the server block's service labels and fact names
@@ -285,7 +326,7 @@ func resolveServer(r *Rendered, sb *serverBlock, services map[string]*ServiceOp,
 			diags = append(diags, errDiag("Unknown fact", fmt.Sprintf("shows names %q, but the profile has no such fact on this platform.", f), sb.ShowsRange.Ptr()))
 		}
 	}
-	srv := &Server{Protocols: sb.Protocols, Shows: sb.Shows}
+	srv := &Server{Protocols: sb.Protocols, Ports: sb.Ports, Shows: sb.Shows}
 	if sb.WorkerLimit != nil {
 		srv.WorkerLimit = *sb.WorkerLimit
 	}

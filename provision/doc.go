@@ -308,7 +308,11 @@
 //	  }
 //	  worker_limit = var.max_request_workers  # optional: requests served at once
 //	                                   # at most (the kit's worker usage is of this)
-//	  protocols    = ["h1", "h2", "h2c", "h3"]  # what its checks prove it serves
+//	  protocols    = ["h1", "h2", "h2c", "h3"]  # what its checks prove it serves;
+//	                                   # a run marks other protocols' points n/a
+//	  ports        = { http = var.http_port, https = var.https_port }  # where it
+//	                                   # listens: http for h1/h2c, https for h2/h3
+//	                                   # (the run's URLs)
 //	  shows        = ["apache_mpm", "apache_version"]  # facts the report shows
 //	}                                  # for the profile, in order
 //

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -92,9 +93,35 @@ func (r *Report) head(first string, profiles []string) []string {
 func (r *Report) row(name string, profiles []string, sc, step string, f func(experiment.Record) (float64, bool)) []string {
 	row := []string{name}
 	for _, p := range profiles {
-		row = append(row, cell(r.Metric(p, sc, step, f)))
+		if st := r.Metric(p, sc, step, f); st.N > 0 || r.notApplicable(p, sc, step) == "" {
+			row = append(row, cell(st))
+		} else {
+			row = append(row, "n/a")
+		}
 	}
 	return row
+}
+
+// notApplicable is why a point was not measured (the profile's server does
+// not serve the scenario's protocol), or "".
+func (r *Report) notApplicable(profile, sc, step string) string {
+	for _, rec := range r.Points(profile, sc, step) {
+		if rec.NotApplicable != "" {
+			return rec.NotApplicable
+		}
+	}
+	return ""
+}
+
+// notMeasured lists, once each, why points were left out (the "n/a" cells).
+func (r *Report) notMeasured() []string {
+	var out []string
+	for _, rec := range r.Records {
+		if rec.NotApplicable != "" && !slices.Contains(out, rec.NotApplicable) {
+			out = append(out, rec.NotApplicable)
+		}
+	}
+	return out
 }
 
 func (r *Report) document() *document {
@@ -179,6 +206,9 @@ func (r *Report) setup() section {
 		t.Rows = append(t.Rows, []string{p.Label, p.Name, serverText(hm), strings.Join(hm.Deviations, "; ")})
 	}
 	s.Tables = append(s.Tables, t)
+	if na := r.notMeasured(); len(na) > 0 {
+		s.Text = append(s.Text, "n/a in the tables: not measured, because the profile's server does not serve the scenario's protocol: "+strings.Join(na, "; ")+".")
+	}
 	return s
 }
 

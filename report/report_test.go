@@ -237,3 +237,47 @@ func TestKitWorkerUsage(t *testing.T) {
 		t.Error("report.md still says the profiles do not enable mod_status")
 	}
 }
+
+// A point the runner left out because the profile's server does not serve
+// the scenario's protocol shows "n/a" in its column, and the setup says why.
+func TestNotApplicableProtocol(t *testing.T) {
+	dir := t.TempDir()
+	sc := experiment.Scenario{Name: "ab-h2", Kind: "ab", Path: "/", Visitors: []int{4}, Requests: 100, Proto: "h2"}
+	sp := &experiment.Spec{Name: "protocols", Repetitions: 1, Scenarios: []experiment.Scenario{sc},
+		Profiles: []experiment.ProfileSpec{{Name: "tuned-apache", Label: "Tuned", Enabled: true}, {Name: "cpanel-apache", Label: "cPanel", Enabled: true}},
+		Fixture:  experiment.FixtureSpec{Profile: "minimal", Seed: 1}}
+	man := experiment.Manifest{Format: experiment.ManifestFormat, ID: "test-run", Experiment: "protocols", PlanHash: sp.PlanHash(),
+		Profiles: sp.Profiles, Scenarios: sp.Scenarios, Repetitions: 1, Points: len(sp.Plan()), Complete: true,
+		Hosts: map[string]*hostmanifest.Manifest{"tuned-apache": {Profile: "tuned-apache"}, "cpanel-apache": {Profile: "cpanel-apache"}}}
+	f, err := os.Create(filepath.Join(dir, experiment.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := json.NewEncoder(f)
+	why := "cpanel-apache serves h1, not h2"
+	for _, p := range sp.Plan() {
+		rec := experiment.Record{Point: p, Run: &result.Run{RPS: 500, ElapsedMs: 200, Outcomes: result.Outcomes{OK: 100}}}
+		if p.Profile == "cpanel-apache" {
+			rec = experiment.Record{Point: p, NotApplicable: why}
+		}
+		if err := enc.Encode(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Close()
+	b, _ := json.Marshal(man)
+	if err := os.WriteFile(filepath.Join(dir, experiment.ManifestFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := Write(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, _ := os.ReadFile(out.Markdown)
+	if !strings.Contains(string(md), "| Requests per second | 500 | n/a |") {
+		t.Errorf("the row of a point not served lacks n/a:\n%s", md)
+	}
+	if !strings.Contains(string(md), why) {
+		t.Errorf("the report does not say why a point is n/a:\n%s", md)
+	}
+}

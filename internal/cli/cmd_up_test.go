@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -291,6 +292,28 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 	if sh("/usr/local/lib/wptest/wptest-svc apache2 status && echo running || echo stopped") != "stopped" {
 		t.Errorf("apache2 still running after the swap to nginx")
 	}
+	// To and from cPanel's Apache (prefork + CGI, no FPM pool of its own
+	// in the manifest's services): each swap retires the other server.
+	res, d = step("swap", "cpanel-apache")
+	record("swap cpanel-apache from nginx", d)
+	if res.Manifest.Previous != "nginx" || !slices.ContainsFunc(res.Manifest.Retired, func(s struct {
+		Name string `json:"name"`
+	}) bool { return s.Name == "nginx" }) {
+		t.Errorf("manifest after swap nginx -> cpanel-apache: previous %q, retired %+v; want nginx retired", res.Manifest.Previous, res.Manifest.Retired)
+	}
+	if sh("service nginx status >/dev/null 2>&1 && echo running || echo stopped") != "stopped" {
+		t.Errorf("nginx still running after the swap to cpanel-apache")
+	}
+	page("under cpanel-apache after nginx")
+	res, d = step("swap", "nginx")
+	record("swap nginx from cpanel-apache", d)
+	if res.Manifest.Previous != "cpanel-apache" {
+		t.Errorf("manifest after swap cpanel-apache -> nginx: previous %q", res.Manifest.Previous)
+	}
+	if sh("/usr/local/lib/wptest/wptest-svc apache2 status && echo running || echo stopped") != "stopped" {
+		t.Errorf("apache2 still running after the swap from cpanel-apache to nginx")
+	}
+	page("under nginx after cpanel-apache")
 	_, d = step("swap", "tuned-apache")
 	record("swap tuned-apache from nginx", d)
 	if sh("service nginx status >/dev/null 2>&1 && echo running || echo stopped") != "stopped" {

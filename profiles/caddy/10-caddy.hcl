@@ -8,7 +8,7 @@
 profile {
   description = "Caddy: one event-driven process, PHP-FPM + OPcache, precompressed static files, HTTP/1.1, HTTP/2, HTTP/3"
   platforms   = ["debian-12", "almalinux-9"]
-  uses        = ["site", "fpm"]
+  uses        = ["site", "fpm", "precompressed"]
 }
 
 variable "h3probe" {

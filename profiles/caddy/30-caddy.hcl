@@ -36,14 +36,6 @@ file "caddyfile" {
   template = "templates/Caddyfile"
 }
 
-# Compressible static files are compressed once per version and served as
-# stored; a rerun after the fixture adds files compresses only those.
-command "precompress" {
-  unless  = "${local.lib_dir}/wptest-precompress --check ${local.docroot} >/dev/null"
-  run     = "${local.lib_dir}/wptest-precompress ${local.docroot}"
-  timeout = "10m"
-}
-
 # One process serves everything; PHP runs in the fpm part's pool.
 process_group "web" {
   exe = ["caddy"]
@@ -54,6 +46,7 @@ process_group "web" {
 server {
   services  = ["caddy"]
   protocols = ["h1", "h2", "h2c", "h3"]
+  ports     = { http = var.http_port, https = var.https_port }
   shows     = ["caddy_version", "php_fpm_version"]
 }
 
@@ -77,30 +70,6 @@ check "server_header" {
   http {
     url           = "http://127.0.0.1:${var.http_port}/wptest-probe.css"
     expect_header = { "Server" = "^Caddy$" }
-  }
-}
-
-check "php_fpm_opcache_site_user" {
-  timeout = "20s"
-  http {
-    url               = "http://127.0.0.1:${var.http_port}/wptest-info.php"
-    expect_body_regex = "\"sapi\":\"fpm-fcgi\".*\"user\":\"${var.site_user}\",\"opcache\":true"
-  }
-}
-
-check "css_precompressed_header" {
-  http {
-    url           = "http://127.0.0.1:${var.http_port}/wptest-probe.css"
-    headers       = { "Accept-Encoding" = "gzip" }
-    expect_header = { "Content-Encoding" = "^gzip$" }
-  }
-}
-
-# The bytes on the wire are the stored .gz, not a fresh compression.
-check "css_precompressed_bytes" {
-  command {
-    run          = "curl -fsS -H 'Accept-Encoding: gzip' http://127.0.0.1:${var.http_port}/wptest-probe.css | cmp - ${local.docroot}/wptest-probe.css.gz && echo same bytes as the stored .gz"
-    expect_regex = "same bytes as the stored \\.gz"
   }
 }
 

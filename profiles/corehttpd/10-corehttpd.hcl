@@ -11,7 +11,7 @@
 profile {
   description = "corehttpd (not public: needs -var package_source): event-driven, one process, PHP-FPM + OPcache, precompressed static files, HTTP/1.1, HTTP/2, HTTP/3"
   platforms   = ["debian-12", "almalinux-9"]
-  uses        = ["site", "fpm"]
+  uses        = ["site", "fpm", "precompressed"]
   aliases     = ["core"]
 }
 

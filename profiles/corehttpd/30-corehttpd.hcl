@@ -15,14 +15,6 @@ file "corehttpd_conf" {
   template = "templates/corehttpd.conf"
 }
 
-# Compressible static files are compressed once per version (corehttpd's
-# model); a rerun after the fixture adds files compresses only those.
-command "precompress" {
-  unless  = "${local.lib_dir}/wptest-precompress --check ${local.docroot} >/dev/null"
-  run     = "${local.lib_dir}/wptest-precompress ${local.docroot}"
-  timeout = "10m"
-}
-
 # The web server's processes; PHP runs in the fpm part's pool.
 process_group "web" {
   exe = ["corehttpd"]
@@ -33,6 +25,7 @@ process_group "web" {
 server {
   services  = ["corehttpd"]
   protocols = ["h1", "h2", "h3"]
+  ports     = { http = var.http_port, https = var.https_port }
   shows     = ["corehttpd_version", "php_fpm_version"]
 }
 
@@ -55,21 +48,6 @@ fact "corehttpd_version" {
 }
 
 # ---- checks: the profile is what its name says ----
-
-check "php_fpm_opcache_site_user" {
-  timeout = "20s"
-  http {
-    url               = "http://127.0.0.1:${var.http_port}/wptest-info.php"
-    expect_body_regex = "\"sapi\":\"fpm-fcgi\".*\"user\":\"${var.site_user}\",\"opcache\":true"
-  }
-}
-
-check "css_precompressed_bytes" {
-  command {
-    run          = "curl -fsS -H 'Accept-Encoding: gzip' http://127.0.0.1:${var.http_port}/wptest-probe.css | cmp - ${local.docroot}/wptest-probe.css.gz && echo same bytes as the stored .gz"
-    expect_regex = "same bytes as the stored \\.gz"
-  }
-}
 
 check "h2_alpn" {
   http {

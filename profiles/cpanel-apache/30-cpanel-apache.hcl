@@ -89,6 +89,7 @@ server {
   services     = ["apache"]
   worker_limit = var.max_request_workers
   protocols    = ["h1"]
+  ports        = { http = var.http_port, https = var.https_port }
   shows        = ["apache_mpm", "apache_version", "php_cgi_version"]
   status {
     url    = "http://127.0.0.1:${var.http_port}/whm-server-status?auto"

@@ -10,7 +10,7 @@
 profile {
   description = "nginx: event-driven workers, PHP-FPM + OPcache, precompressed static files (gzip_static), HTTP/1.1, HTTP/2"
   platforms   = ["debian-12", "almalinux-9"]
-  uses        = ["site", "fpm"]
+  uses        = ["site", "fpm", "precompressed"]
 }
 
 platform "debian-12" {

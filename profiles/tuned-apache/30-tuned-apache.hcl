@@ -18,6 +18,7 @@ server {
   services     = ["apache"]
   worker_limit = var.max_request_workers
   protocols    = ["h1", "h2", "h2c"]
+  ports        = { http = var.http_port, https = var.https_port }
   shows        = ["apache_mpm", "apache_version", "php_fpm_version"]
   status {
     url    = "http://127.0.0.1:${var.http_port}/whm-server-status?auto"
@@ -60,14 +61,6 @@ check "mpm_event" {
   command {
     run          = "${platform.values.apachectl} -V"
     expect_regex = "Server MPM:\\s+event"
-  }
-}
-
-check "php_fpm_opcache_site_user" {
-  timeout = "20s"
-  http {
-    url               = "http://127.0.0.1:${var.http_port}/wptest-info.php"
-    expect_body_regex = "\"sapi\":\"fpm-fcgi\".*\"user\":\"${var.site_user}\",\"opcache\":true"
   }
 }
 

@@ -95,3 +95,13 @@ process_group "php" {
 site_refresh "php_fpm" {
   run = "${local.svc} ${platform.services.php_fpm} reload"
 }
+
+# Every profile in front of this pool proves PHP runs there: FPM's SAPI, as
+# the site user, with OPcache.
+check "php_fpm_opcache_site_user" {
+  timeout = "20s"
+  http {
+    url               = "http://127.0.0.1:${var.http_port}/wptest-info.php"
+    expect_body_regex = "\"sapi\":\"fpm-fcgi\".*\"user\":\"${var.site_user}\",\"opcache\":true"
+  }
+}

@@ -1,0 +1,28 @@
+# 30-precompressed.hcl: static files compressed once and served as stored
+# (Caddy's "precompressed gzip", nginx's gzip_static, corehttpd's model).
+# The server's own configuration says to serve the .gz; this part writes
+# them and proves the bytes on the wire are the stored ones.
+
+# Compressible static files are compressed once per version; a rerun after
+# the fixture adds files compresses only those.
+command "precompress" {
+  unless  = "${local.lib_dir}/wptest-precompress --check ${local.docroot} >/dev/null"
+  run     = "${local.lib_dir}/wptest-precompress ${local.docroot}"
+  timeout = "10m"
+}
+
+check "css_precompressed_header" {
+  http {
+    url           = "http://127.0.0.1:${var.http_port}/wptest-probe.css"
+    headers       = { "Accept-Encoding" = "gzip" }
+    expect_header = { "Content-Encoding" = "^gzip$" }
+  }
+}
+
+# The bytes on the wire are the stored .gz, not a fresh compression.
+check "css_precompressed_bytes" {
+  command {
+    run          = "curl -fsS -H 'Accept-Encoding: gzip' http://127.0.0.1:${var.http_port}/wptest-probe.css | cmp - ${local.docroot}/wptest-probe.css.gz && echo same bytes as the stored .gz"
+    expect_regex = "same bytes as the stored \\.gz"
+  }
+}
