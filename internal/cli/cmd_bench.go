@@ -23,10 +23,6 @@ import (
 
 // wptest bench: the load generator (bench/benchgen). Flags follow ab and
 // wrk where they overlap (-c, -n, -k, -H, --duration, --timeout).
-func init() {
-	register(command{name: "bench", summary: "load a URL: page, crowd, static, compression, kit or ab scenario", run: runBench})
-}
-
 const benchUsage = `usage: wptest bench --url URL [--scenario S] [-c N[,N...]] [-n N | --duration D] [flags]
 
 scenarios:

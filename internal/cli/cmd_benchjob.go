@@ -18,10 +18,6 @@ import (
 // result as JSON on stdout, progress on stderr. `wptest run` uploads this
 // binary to the load generator machine and starts it there over SSH, and on
 // the server for the kit's startup metric (experiment/loadgen.go).
-func init() {
-	register(command{name: "bench-job", summary: "(internal) run one load job given as JSON on stdin; wptest run starts it on load machines", run: runBenchJob})
-}
-
 // jobProgressEvery spaces the progress lines: they end up in the run's log,
 // one point after another.
 const jobProgressEvery = 10 * time.Second

@@ -12,10 +12,6 @@ import (
 	"github.com/wptest/wptest/provision/cloud"
 )
 
-func init() {
-	register(command{name: "down", summary: "remove a run's machines and everything else it made, by label", run: runDown})
-}
-
 func runDown(ctx context.Context, a *App, args []string) error {
 	s := newCloudSession(a)
 	defer s.close()

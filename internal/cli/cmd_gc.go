@@ -8,10 +8,6 @@ import (
 	"github.com/wptest/wptest/provision/cloud"
 )
 
-func init() {
-	register(command{name: "gc", summary: "remove every run whose expiry label has passed (label-scoped)", run: runGC})
-}
-
 func runGC(ctx context.Context, a *App, args []string) error {
 	s := newCloudSession(a)
 	defer s.close()

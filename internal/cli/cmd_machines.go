@@ -20,10 +20,6 @@ import (
 	"github.com/wptest/wptest/provision/cloud/hetzner"
 )
 
-func init() {
-	register(command{name: "machines", summary: "plan, create (up) or list cloud machines: wptest machines plan|up|list", run: runMachines})
-}
-
 const machinesUsage = `usage: wptest machines <plan|up|list> [flags]
 
   plan   validate the machines block against the provider and print what would

@@ -17,10 +17,6 @@ import (
 // wptest plan: what a profile would do. Offline (--platform) it renders
 // every op with its full content; against a host (--target) it reads the
 // host's facts and says what would change. It never changes anything.
-func init() {
-	register(command{name: "plan", summary: "show what a profile would do (offline with --platform, or against --target)", run: runPlan})
-}
-
 // profileFlags are the flags plan and apply share.
 type profileFlags struct {
 	profile    string

@@ -15,10 +15,6 @@ import (
 
 // wptest profiles: the shipped profiles (or one --profile-dir) with their
 // description, platforms and aliases.
-func init() {
-	register(command{name: "profiles", summary: "list the server profiles (name, description, platforms, aliases)", run: runProfiles})
-}
-
 func runProfiles(ctx context.Context, a *App, args []string) error {
 	fs := newFlags(a, "profiles")
 	output := fs.String("o", "text", "output: text or json")

@@ -14,10 +14,6 @@ import (
 )
 
 // wptest run: one experiment file, from machines to report.
-func init() {
-	register(command{name: "run", summary: "run an experiment file: machines, profiles, fixture, scenarios, report", run: runRun})
-}
-
 const runUsage = `usage: wptest run FILE [--target local|ssh://user@host:port|hetzner] [-var name=value ...] [--resume ID]
 
 Brings the machines up, applies the first profile, seeds the fixture once and

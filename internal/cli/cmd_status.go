@@ -14,10 +14,6 @@ import (
 // wptest status: which profile is live on a host, with its versions and
 // deviations (from the host manifest), and which web servers actually run
 // right now (so a stale manifest shows).
-func init() {
-	register(command{name: "status", summary: "show a host's live profile, versions and deviations", run: runStatus})
-}
-
 type statusResult struct {
 	Target   string                 `json:"target"`
 	Manifest *hostmanifest.Manifest `json:"manifest"`

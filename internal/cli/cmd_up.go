@@ -23,10 +23,6 @@ import (
 
 // wptest up: attach to a machine, apply a server profile, prove it with the
 // profile's checks, and record the result in the host manifest.
-func init() {
-	register(command{name: "up", summary: "apply a server profile to a host and record it in the host manifest", run: runUp})
-}
-
 // agentPath is where up installs wptest itself on the host: the profiles'
 // HTTP/3 checks run `wptest h3probe` there, and bench runs srvstat from it.
 const agentPath = "/usr/local/lib/wptest/wptest"

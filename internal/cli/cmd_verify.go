@@ -12,10 +12,6 @@ import (
 )
 
 // wptest verify: recompute the fixture's hashes on a live site.
-func init() {
-	register(command{name: "verify", summary: "check a live site against a fixture manifest (exit 5 on mismatch)", run: runVerify})
-}
-
 func runVerify(ctx context.Context, a *App, args []string) error {
 	fs := newFlags(a, "verify")
 	var sf siteFlags
