@@ -58,7 +58,7 @@ func runBench(ctx context.Context, a *App, args []string) error {
 	proto := fs.String("proto", "h1", "h1, h2 (TLS+ALPN), h2c (cleartext prior knowledge) or h3 (QUIC)")
 	keepAlive := fs.Bool("k", false, "ab scenario: keep-alive (other scenarios always keep connections alive)")
 	http10 := fs.Bool("http1.0", false, "h1: send HTTP/1.0 requests as ab does (Connection: Keep-Alive when kept alive), so the server does ab's work (default for the ab scenario)")
-	out := fs.String("o", "text", "output: text or json")
+	out := outputFlag(fs)
 	timeout := fs.Duration("timeout", benchgen.DefaultTimeout, "per attempt: no complete answer within it is a failure")
 	fs.Var(&headers, "H", "extra request header \"Name: value\" (repeatable)")
 	insecure := fs.Bool("insecure", false, "do not verify the server's TLS certificate (a test CA)")
@@ -83,9 +83,6 @@ func runBench(ctx context.Context, a *App, args []string) error {
 	}
 	if len(urls) == 0 {
 		return usage("--url is required")
-	}
-	if *out != "text" && *out != "json" {
-		return usage("-o %q: want text or json", *out)
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })

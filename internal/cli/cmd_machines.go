@@ -211,7 +211,7 @@ func (s *cloudSession) planUp(ctx context.Context, args []string, up bool) error
 	runID := fs.String("run", "", "run id (default: a new one from the time)")
 	profile := fs.String("profile", "", "profile name, recorded as a label")
 	debugFile := fs.String("debug-file", "", "write the Hetzner API requests and responses here (secrets redacted)")
-	asJSON := fs.Bool("json", false, "print the plan or machines as JSON")
+	output := outputFlag(fs)
 	waitTimeout := fs.Duration("wait", 10*time.Minute, "how long to wait for SSH and cloud-init")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -283,7 +283,7 @@ func (s *cloudSession) planUp(ctx context.Context, args []string, up bool) error
 		return err
 	}
 	if !up {
-		if *asJSON {
+		if *output == "json" {
 			return json.NewEncoder(s.out).Encode(plan)
 		}
 		plan.WriteText(s.out)
@@ -315,7 +315,7 @@ func (s *cloudSession) planUp(ctx context.Context, args []string, up bool) error
 	if err != nil {
 		return err
 	}
-	if *asJSON {
+	if *output == "json" {
 		return json.NewEncoder(s.out).Encode(ms)
 	}
 	printMachines(s.out, ms)
@@ -363,7 +363,7 @@ func (s *cloudSession) list(ctx context.Context, args []string) error {
 	a := s.a
 	fs := newFlags(a, "machines list")
 	debugFile := fs.String("debug-file", "", "write the API requests and responses here (secrets redacted)")
-	asJSON := fs.Bool("json", false, "print JSON")
+	output := outputFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -375,7 +375,7 @@ func (s *cloudSession) list(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *asJSON {
+	if *output == "json" {
 		return json.NewEncoder(s.out).Encode(rs)
 	}
 	tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)

@@ -24,12 +24,9 @@ func runStatus(ctx context.Context, a *App, args []string) error {
 	var target, knownHosts, identity, output string
 	fs := newFlags(a, "status")
 	addTargetFlags(fs, &target, &knownHosts, &identity)
-	fs.StringVar(&output, "o", "text", "output: text or json")
+	outputVar(fs, &output)
 	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if output != "text" && output != "json" {
-		return exitcode.With(exitcode.Config, fmt.Errorf("-o %q: want text or json", output))
 	}
 	h, err := openTarget(ctx, a, target, knownHosts, identity)
 	if err != nil {

@@ -46,7 +46,7 @@ func addServerFlags(a *App, name string, f *serverFlags) *flag.FlagSet {
 	fs.StringVar(&f.profileDir, "profile-dir", "", "load the profile from this directory instead of the shipped ones")
 	addTargetFlags(fs, &f.target, &f.knownHosts, &f.identity)
 	fs.StringVar(&f.agent, "agent", "", "wptest binary to install on the host as "+agentPath+" (default: this executable, when it runs on the host's OS and arch)")
-	fs.StringVar(&f.output, "o", "text", "output: text or json")
+	outputVar(fs, &f.output)
 	fs.Var(&f.vars, "var", "set a profile variable: name=value (repeatable)")
 	fs.Var(&f.varFiles, "var-file", "read profile variables from an HCL file (repeatable)")
 	return fs
