@@ -34,6 +34,15 @@ type App struct {
 	// polls and teardown attempts instead of its default (1 s doubling to
 	// 10 s); tests make those waits instant.
 	CloudBackoff func(retries int) time.Duration
+	// Executable is this program's path (os.Executable): the agent up
+	// installs and the binary run uploads, unless --agent names another.
+	Executable string
+	// Hostname is this machine's name (os.Hostname): the owner label of
+	// the machines it makes and the host a bench report names.
+	Hostname string
+	// Now is the clock (time.Now): run ids, expiry labels, the cloud
+	// journal's times and how long a step took. Never in anything hashed.
+	Now func() time.Time
 }
 
 // Getenv returns the value of key in a.Env.
@@ -96,13 +105,18 @@ func Main() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	fi, _ := os.Stderr.Stat()
+	exe, _ := os.Executable()
+	hostname, _ := os.Hostname()
 	return Run(ctx, &App{
-		Args:      os.Args[1:],
-		Env:       os.Environ(),
-		Stdin:     os.Stdin,
-		Stdout:    os.Stdout,
-		Stderr:    os.Stderr,
-		StderrTTY: fi != nil && fi.Mode()&os.ModeCharDevice != 0,
+		Args:       os.Args[1:],
+		Env:        os.Environ(),
+		Stdin:      os.Stdin,
+		Stdout:     os.Stdout,
+		Stderr:     os.Stderr,
+		StderrTTY:  fi != nil && fi.Mode()&os.ModeCharDevice != 0,
+		Executable: exe,
+		Hostname:   hostname,
+		Now:        time.Now,
 	})
 }
 
@@ -114,6 +128,7 @@ func Run(ctx context.Context, a *App) int {
 	if a.Stderr == nil {
 		a.Stderr = io.Discard
 	}
+	a.fromProcess()
 	if len(a.Args) == 0 || a.Args[0] == "-h" || a.Args[0] == "--help" || a.Args[0] == "help" {
 		usage(a.Stderr)
 		if len(a.Args) == 0 {
@@ -137,6 +152,23 @@ func Run(ctx context.Context, a *App) int {
 	fmt.Fprintf(a.Stderr, "wptest %s: %v\n", c.name, err)
 	return exitcode.Of(err)
 }
+
+// fromProcess fills what the caller left unset from this process, as Main
+// does: a test sets only what it looks at (a hostname, a clock).
+func (a *App) fromProcess() {
+	if a.Executable == "" {
+		a.Executable, _ = os.Executable()
+	}
+	if a.Hostname == "" {
+		a.Hostname, _ = os.Hostname()
+	}
+	if a.Now == nil {
+		a.Now = time.Now
+	}
+}
+
+// since is how long ago t was, by a's clock.
+func (a *App) since(t time.Time) time.Duration { return a.Now().Sub(t) }
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: wptest <command> [flags]\n\ncommands:")

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"runtime"
 	"strconv"
@@ -119,7 +118,7 @@ func runBench(ctx context.Context, a *App, args []string) error {
 		}
 	}
 	rep := result.Report{Schema: result.Schema, Tool: "wptest bench " + Version, Scenario: *scenario, CPUs: runtime.NumCPU()}
-	rep.Host, _ = os.Hostname()
+	rep.Host = a.Hostname
 
 	var runErr error
 	switch *scenario {

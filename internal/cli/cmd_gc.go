@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/wptest/wptest/provision/cloud"
 )
@@ -26,7 +25,7 @@ func (s *cloudSession) gc(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	removed, err := cloud.GC(ctx, c, time.Now(), *dry, s.errw)
+	removed, err := cloud.GC(ctx, c, a.Now(), *dry, s.errw)
 	for _, id := range removed {
 		fmt.Fprintln(s.out, id)
 	}

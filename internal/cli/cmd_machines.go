@@ -260,7 +260,7 @@ func (s *cloudSession) planUp(ctx context.Context, args []string, up bool) error
 		return err
 	}
 	ttl, _ := m.TTLDuration()
-	now := time.Now()
+	now := a.Now()
 	id := *runID
 	if id == "" {
 		id = newRunID(now)
@@ -269,8 +269,8 @@ func (s *cloudSession) planUp(ctx context.Context, args []string, up bool) error
 		return exitcode.With(exitcode.Config, err)
 	}
 	owner := a.Getenv("USER")
-	if h, err := os.Hostname(); err == nil {
-		owner += "@" + h
+	if a.Hostname != "" {
+		owner += "@" + a.Hostname
 	}
 	run := cloud.Run{ID: id, Dir: s.runDir(id), Profile: *profile, Owner: owner, Created: now, TTL: ttl}
 
@@ -299,7 +299,7 @@ func (s *cloudSession) planUp(ctx context.Context, args []string, up bool) error
 			return err
 		}
 	}
-	j, err := cloud.OpenJournal(filepath.Join(run.Dir, cloud.JournalFile), time.Now)
+	j, err := cloud.OpenJournal(filepath.Join(run.Dir, cloud.JournalFile), a.Now)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"time"
 
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/exitcode"
@@ -155,11 +154,10 @@ func installAgent(ctx context.Context, a *App, h host.Host, facts host.Facts, ag
 		if runtime.GOOS != "linux" || archOf(facts.Arch) != runtime.GOARCH {
 			return fmt.Sprintf("not installed: this wptest is %s/%s, the host is linux/%s (pass --agent)", runtime.GOOS, runtime.GOARCH, facts.Arch), nil
 		}
-		exe, err := os.Executable()
-		if err != nil {
-			return "", fmt.Errorf("find this executable: %w", err)
+		if a.Executable == "" {
+			return "", fmt.Errorf("find this executable: unknown (pass --agent)")
 		}
-		path = exe
+		path = a.Executable
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -209,7 +207,7 @@ type upResult struct {
 // this one does not, install the agent, apply, write the host manifest,
 // print.
 func applyServerProfile(ctx context.Context, a *App, f *serverFlags, p *provision.Profile, h host.Host, prev *hostmanifest.Manifest) error {
-	start := time.Now()
+	start := a.Now()
 	r, facts, err := renderForHost(ctx, a, p, h)
 	if err != nil {
 		return err
@@ -248,7 +246,7 @@ func applyServerProfile(ctx context.Context, a *App, f *serverFlags, p *provisio
 		}
 		res.Manifest = m
 	}
-	res.Seconds = time.Since(start).Seconds()
+	res.Seconds = a.since(start).Seconds()
 	if f.output == "json" {
 		enc := json.NewEncoder(a.Stdout)
 		enc.SetIndent("", "  ")
