@@ -16,7 +16,6 @@
 package experiment
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -29,6 +28,7 @@ import (
 	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/wptest/wptest/internal/exitcode"
+	"github.com/wptest/wptest/internal/hcldiag"
 	"github.com/wptest/wptest/provision/cloud"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -202,18 +202,18 @@ func Load(filename string, src []byte, opt LoadOptions) (*Spec, error) {
 	p := hclparse.NewParser()
 	f, diags := p.ParseHCL(src, filename)
 	if diags.HasErrors() {
-		return nil, diagError(p, diags)
+		return nil, exitcode.With(exitcode.Config, hcldiag.Error(p.Files(), diags))
 	}
 	// First the variable blocks alone: the rest may refer to var.*.
 	var raw fileHCL
 	vc, _, diags := f.Body.PartialContent(&hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "variable", LabelNames: []string{"name"}}}})
 	if diags.HasErrors() {
-		return nil, diagError(p, diags)
+		return nil, exitcode.With(exitcode.Config, hcldiag.Error(p.Files(), diags))
 	}
 	for _, b := range vc.Blocks {
 		v := variableHCL{Name: b.Labels[0]}
 		if diags := gohcl.DecodeBody(b.Body, nil, &v); diags.HasErrors() {
-			return nil, diagError(p, diags)
+			return nil, exitcode.With(exitcode.Config, hcldiag.Error(p.Files(), diags))
 		}
 		raw.Variables = append(raw.Variables, v)
 	}
@@ -271,7 +271,7 @@ func Load(filename string, src []byte, opt LoadOptions) (*Spec, error) {
 	// Re-decode with variables in scope (the first pass had none).
 	raw = fileHCL{}
 	if diags := gohcl.DecodeBody(f.Body, ctx, &raw); diags.HasErrors() {
-		return nil, diagError(p, diags)
+		return nil, exitcode.With(exitcode.Config, hcldiag.Error(p.Files(), diags))
 	}
 
 	// experiment
@@ -433,7 +433,7 @@ func Load(filename string, src []byte, opt LoadOptions) (*Spec, error) {
 		bad(fileRange, "No scenarios", `An experiment measures at least one scenario "name" { kind = ... } block.`)
 	}
 	if ds.HasErrors() {
-		return nil, diagError(p, ds)
+		return nil, exitcode.With(exitcode.Config, hcldiag.Error(p.Files(), ds))
 	}
 
 	// machines: provision/cloud owns the block; it applies machine -var values.
@@ -565,21 +565,4 @@ func contains(l []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// diagError renders diagnostics as "file:line:col: summary" plus HCL's
-// snippet, as a config error (exit 2).
-func diagError(p *hclparse.Parser, diags hcl.Diagnostics) error {
-	var b bytes.Buffer
-	w := hcl.NewDiagnosticTextWriter(&b, p.Files(), 100, false)
-	for _, d := range diags {
-		if d.Severity != hcl.DiagError {
-			continue
-		}
-		if d.Subject != nil {
-			fmt.Fprintf(&b, "%s:%d:%d: %s\n", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column, d.Summary)
-		}
-		_ = w.WriteDiagnostic(d)
-	}
-	return exitcode.With(exitcode.Config, fmt.Errorf("%s", strings.TrimRight(b.String(), "\n")))
 }

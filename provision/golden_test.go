@@ -9,6 +9,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/wptest/wptest/internal/hcldiag"
 	"golang.org/x/tools/txtar"
 )
 
@@ -78,7 +79,7 @@ func TestErrorGolden(t *testing.T) {
 			}
 			for _, d := range diags {
 				if d.Subject == nil && !strings.Contains(d.Detail, "-var") {
-					t.Errorf("diagnostic without a source range: %s", compactDiag(d))
+					t.Errorf("diagnostic without a source range: %s", hcldiag.Compact(d))
 				}
 			}
 		})
