@@ -195,13 +195,7 @@ func (p *Profile) Render(platform string) (*Rendered, hcl.Diagnostics) {
 			fmt.Sprintf("Profile %s supports %s, not %q.", p.Name, strings.Join(p.Platforms, ", "), platform), nil)}
 	}
 	r := &Rendered{Profile: p, Platform: platform, PackageManager: pb.PackageManager, Deviations: pb.Deviations, notices: map[string][]notice{}}
-	for _, v := range p.Variables {
-		if v.Sensitive {
-			if s, err := convert.Convert(v.Value, cty.String); err == nil && !s.IsNull() && s.AsString() != "" {
-				r.sensitive = append(r.sensitive, s.AsString())
-			}
-		}
-	}
+	r.sensitive = p.sensitiveValues()
 	locals, diags := p.evalLocals(pb.value)
 	if diags.HasErrors() {
 		return nil, diags
@@ -216,8 +210,47 @@ func (p *Profile) Render(platform string) (*Rendered, hcl.Diagnostics) {
 	diags = append(diags, decodeDescriptions(r, content.Blocks, ctx)...)
 	sb, d := decodeServer(content.Blocks, ctx)
 	diags = append(diags, d...)
+	declared, d := declareIDs(content.Blocks)
+	diags = append(diags, d...)
+	refs, services, d := p.decodeBlocks(r, content.Blocks, ctx)
+	diags = append(diags, d...)
+	// References are checked even after errors above: they need only the
+	// declared ids, and the author wants every error at once.
+	deps, d := r.resolveRefs(refs, declared, services)
+	diags = append(diags, d...)
+	diags = append(diags, resolveServer(r, sb, services, declared)...)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	ordered, d := orderOps(r.Ops, deps, declared)
+	diags = append(diags, d...)
+	r.Ops = ordered
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return r, diags
+}
+
+// sensitiveValues are the non-empty values of the sensitive variables, which
+// output hides.
+func (p *Profile) sensitiveValues() []string {
+	var out []string
+	for _, v := range p.Variables {
+		if v.Sensitive {
+			if s, err := convert.Convert(v.Value, cty.String); err == nil && !s.IsNull() && s.AsString() != "" {
+				out = append(out, s.AsString())
+			}
+		}
+	}
+	return out
+}
+
+// declareIDs maps the id of every op, check and fact ("file.site_conf") to
+// where it is declared, refusing duplicates and invalid names.
+func declareIDs(blocks hcl.Blocks) (map[string]hcl.Range, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
 	declared := map[string]hcl.Range{}
-	for _, b := range content.Blocks {
+	for _, b := range blocks {
 		if !opKinds[b.Type] && b.Type != "check" && b.Type != "fact" {
 			continue
 		}
@@ -231,11 +264,18 @@ func (p *Profile) Render(platform string) (*Rendered, hcl.Diagnostics) {
 		}
 		declared[id] = b.DefRange
 	}
+	return declared, diags
+}
 
+// decodeBlocks decodes the preconditions, checks, facts and ops (those
+// whose when holds) into r, in file order. It returns the references the
+// ops make, to resolve once all are known, and the services by id.
+func (p *Profile) decodeBlocks(r *Rendered, blocks hcl.Blocks, ctx *hcl.EvalContext) ([]ref, map[string]*ServiceOp, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
 	var refs []ref
 	services := map[string]*ServiceOp{}
 	index := 0
-	for _, b := range content.Blocks {
+	for _, b := range blocks {
 		switch {
 		case b.Type == "precondition":
 			var pc preconditionBlock
@@ -245,25 +285,7 @@ func (p *Profile) Render(platform string) (*Rendered, hcl.Diagnostics) {
 				r.Blocked = append(r.Blocked, pc.ErrorMessage)
 			}
 		case b.Type == "check" || b.Type == "fact":
-			when, rest, d := decodeWhen(b, ctx)
-			diags = append(diags, d...)
-			if d.HasErrors() || !when {
-				continue
-			}
-			if b.Type == "fact" {
-				var fb factBlock
-				if d := gohcl.DecodeBody(rest, ctx, &fb); d.HasErrors() {
-					diags = append(diags, d...)
-					continue
-				}
-				r.Facts = append(r.Facts, &Fact{ID: "fact." + b.Labels[0], Run: fb.Run})
-				continue
-			}
-			c, d := decodeCheck(b, rest, ctx)
-			diags = append(diags, d...)
-			if c != nil {
-				r.Checks = append(r.Checks, c)
-			}
+			diags = append(diags, decodeCheckOrFact(r, b, ctx)...)
 		case opKinds[b.Type]:
 			base, when, rest, brefs, d := decodeCommon(b, ctx)
 			diags = append(diags, d...)
@@ -288,10 +310,35 @@ func (p *Profile) Render(platform string) (*Rendered, hcl.Diagnostics) {
 			r.Ops = append(r.Ops, op)
 		}
 	}
-	// References are checked even after errors above: they need only the
-	// declared ids, and the author wants every error at once.
+	return refs, services, diags
+}
 
-	// Resolve references: depends_on to any op, notify to services.
+// decodeCheckOrFact adds a check or fact block to r, if its when holds.
+func decodeCheckOrFact(r *Rendered, b *hcl.Block, ctx *hcl.EvalContext) hcl.Diagnostics {
+	when, rest, diags := decodeWhen(b, ctx)
+	if diags.HasErrors() || !when {
+		return diags
+	}
+	if b.Type == "fact" {
+		var fb factBlock
+		if d := gohcl.DecodeBody(rest, ctx, &fb); d.HasErrors() {
+			return append(diags, d...)
+		}
+		r.Facts = append(r.Facts, &Fact{ID: "fact." + b.Labels[0], Run: fb.Run})
+		return diags
+	}
+	c, d := decodeCheck(b, rest, ctx)
+	if c != nil {
+		r.Checks = append(r.Checks, c)
+	}
+	return append(diags, d...)
+}
+
+// resolveRefs checks every reference against the declared ids and turns
+// those between ops present on this platform into dependencies (op id ->
+// the ops it depends on) and notices (op id -> services to tell).
+func (r *Rendered) resolveRefs(refs []ref, declared map[string]hcl.Range, services map[string]*ServiceOp) (map[string][]string, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
 	present := map[string]Op{}
 	for _, op := range r.Ops {
 		present[op.ID()] = op
@@ -325,33 +372,31 @@ func (p *Profile) Render(platform string) (*Rendered, hcl.Diagnostics) {
 			}
 			deps[rf.from] = append(deps[rf.from], to)
 		case "notify", "reload_on", "restart_on":
-			svc, op := to, rf.from
-			if rf.attr != "notify" {
-				svc, op = rf.from, to
+			if d := r.addNotice(rf, to, services); d != nil {
+				diags = append(diags, d)
 			}
-			s, ok := services[svc]
-			if !ok {
-				diags = append(diags, errDiag("Not a service", fmt.Sprintf("%s: %s must name a service, not %s.", rf.from, rf.attr, to), rf.rng.Ptr()))
-				continue
-			}
-			action := rf.action
-			if action == "" {
-				action = s.OnNotify
-			}
-			r.notices[op] = append(r.notices[op], notice{service: svc, action: action})
 		}
 	}
-	diags = append(diags, resolveServer(r, sb, services, declared)...)
-	if diags.HasErrors() {
-		return nil, diags
+	return deps, diags
+}
+
+// addNotice records that a change to an op tells a service (notify from the
+// op, reload_on/restart_on from the service); to is the resolved target.
+func (r *Rendered) addNotice(rf ref, to string, services map[string]*ServiceOp) *hcl.Diagnostic {
+	svc, op := to, rf.from
+	if rf.attr != "notify" {
+		svc, op = rf.from, to
 	}
-	ordered, d := orderOps(r.Ops, deps, declared)
-	diags = append(diags, d...)
-	r.Ops = ordered
-	if diags.HasErrors() {
-		return nil, diags
+	s, ok := services[svc]
+	if !ok {
+		return errDiag("Not a service", fmt.Sprintf("%s: %s must name a service, not %s.", rf.from, rf.attr, to), rf.rng.Ptr())
 	}
-	return r, diags
+	action := rf.action
+	if action == "" {
+		action = s.OnNotify
+	}
+	r.notices[op] = append(r.notices[op], notice{service: svc, action: action})
+	return nil
 }
 
 func suggestID(id string, declared map[string]hcl.Range) string {
