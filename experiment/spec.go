@@ -278,13 +278,12 @@ func (l *loader) variables(args []string) (*hcl.EvalContext, map[string]string, 
 		return nil, nil, err
 	}
 	vals := map[string]cty.Value{}
-	seen := map[string]bool{}
+	seen := map[string]int{}
 	for _, v := range decls {
-		if seen[v.Name] {
-			l.bad(blockRange(l.f, "variable", v.Name), "Duplicate variable", fmt.Sprintf("variable %q is declared twice.", v.Name))
+		if seen[v.Name]++; seen[v.Name] > 1 {
+			l.bad(dupRange(l.f, "variable", v.Name, seen[v.Name]-1), "Duplicate variable", fmt.Sprintf("variable %q is declared twice.", v.Name))
 			continue
 		}
-		seen[v.Name] = true
 		val, ok, err := l.variable(v, cli)
 		if err != nil {
 			return nil, nil, err
@@ -296,7 +295,7 @@ func (l *loader) variables(args []string) (*hcl.EvalContext, map[string]string, 
 	}
 	machineVars := map[string]string{}
 	for k, v := range cli {
-		if !seen[k] {
+		if seen[k] == 0 {
 			machineVars[k] = v
 		}
 	}
@@ -339,7 +338,7 @@ func (l *loader) experiment(es []experimentHCL) {
 		l.bad(l.fileRange(), "Missing experiment block", `An experiment file needs one experiment "name" { ... } block.`)
 	case 1:
 	default:
-		l.bad(blockRange(l.f, "experiment", es[1].Name), "Duplicate experiment block", "Only one experiment block is allowed.")
+		l.bad(dupRange(l.f, "experiment", es[1].Name, sameLabel(es[0].Name, es[1].Name)), "Duplicate experiment block", "Only one experiment block is allowed.")
 	}
 	sp := l.sp
 	sp.HTTPPort, sp.HTTPSPort, sp.Repetitions = 80, 443, 1
@@ -384,7 +383,7 @@ func (l *loader) fixture(fxs []fixtureHCL, ctx *hcl.EvalContext) {
 		return
 	case 1:
 	default:
-		l.bad(blockRange(l.f, "fixture", fxs[1].Profile), "Duplicate fixture block", "An experiment seeds one fixture.")
+		l.bad(dupRange(l.f, "fixture", fxs[1].Profile, sameLabel(fxs[0].Profile, fxs[1].Profile)), "Duplicate fixture block", "An experiment seeds one fixture.")
 		return
 	}
 	fx := fxs[0]
@@ -409,13 +408,12 @@ func (l *loader) fixture(fxs []fixtureHCL, ctx *hcl.EvalContext) {
 // profiles checks the profile blocks: at least one, each once, the ports
 // set by the experiment block alone (and passed to every profile).
 func (l *loader) profiles(prs []profileHCL) {
-	seen := map[string]bool{}
+	seen := map[string]int{}
 	for _, pr := range prs {
-		if seen[pr.Name] {
-			l.bad(blockRange(l.f, "profile", pr.Name), "Duplicate profile", fmt.Sprintf("profile %q is listed twice.", pr.Name))
+		if seen[pr.Name]++; seen[pr.Name] > 1 {
+			l.bad(dupRange(l.f, "profile", pr.Name, seen[pr.Name]-1), "Duplicate profile", fmt.Sprintf("profile %q is listed twice.", pr.Name))
 			continue
 		}
-		seen[pr.Name] = true
 		ps := ProfileSpec{Name: pr.Name, Label: pr.Label, Vars: pr.Vars, Enabled: pr.Enabled == nil || *pr.Enabled, Reason: pr.Reason}
 		if ps.Label == "" {
 			ps.Label = pr.Name
@@ -439,16 +437,15 @@ func (l *loader) profiles(prs []profileHCL) {
 
 // scenarios checks the scenario blocks: at least one, each once.
 func (l *loader) scenarios(scs []scenarioHCL) {
-	seen := map[string]bool{}
+	seen := map[string]int{}
 	for _, sc := range scs {
 		if d := noBlocks(sc.Body); d.HasErrors() {
 			l.ds = append(l.ds, d...)
 		}
-		if seen[sc.Name] {
-			l.bad(blockRange(l.f, "scenario", sc.Name), "Duplicate scenario", fmt.Sprintf("scenario %q is declared twice.", sc.Name))
+		if seen[sc.Name]++; seen[sc.Name] > 1 {
+			l.bad(dupRange(l.f, "scenario", sc.Name, seen[sc.Name]-1), "Duplicate scenario", fmt.Sprintf("scenario %q is declared twice.", sc.Name))
 			continue
 		}
-		seen[sc.Name] = true
 		l.sp.Scenarios = append(l.sp.Scenarios, l.scenario(sc))
 	}
 	if len(scs) == 0 {
@@ -515,6 +512,15 @@ func (l *loader) load(name string, s *Scenario, r func(string) hcl.Range) {
 	if s.Rate < 0 {
 		l.bad(r("rate"), "Invalid rate", "rate must be >= 0 (0: closed loop).")
 	}
+}
+
+// sameLabel is which block labelled b is the second of two blocks labelled
+// a and b: the second (1) if the labels are the same, else the first (0).
+func sameLabel(a, b string) int {
+	if a == b {
+		return 1
+	}
+	return 0
 }
 
 // hasProfile says whether the file has a profile block called name.
