@@ -545,136 +545,176 @@ func str(p *string) string {
 	return *p
 }
 
+// decodeOp decodes an op block of kind b.Type; only a service has refs
+// (its reload_on and restart_on).
 func (p *Profile) decodeOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext, base opBase) (Op, []ref, hcl.Diagnostics) {
-	var diags hcl.Diagnostics
 	switch b.Type {
 	case "file":
-		var fb fileBlock
-		if d := gohcl.DecodeBody(body, ctx, &fb); d.HasErrors() {
-			return nil, nil, d
-		}
-		diags = append(diags, absPath(fb.Path, fb.PathRange)...)
-		mode, d := parseMode(fb.Mode, 0o644, fb.ModeRange)
-		diags = append(diags, d...)
-		op := &FileOp{opBase: base, Path: fb.Path, Mode: mode, Owner: str(fb.Owner), Group: str(fb.Group)}
-		n := 0
-		for _, x := range []*string{fb.Template, fb.Content, fb.Source} {
-			if x != nil {
-				n++
-			}
-		}
-		if n != 1 {
-			diags = append(diags, errDiag("Invalid file body", fmt.Sprintf("%s: give exactly one of template, content or source (got %d).", base.id, n), b.DefRange.Ptr()))
-			return nil, nil, diags
-		}
-		switch {
-		case fb.Content != nil:
-			op.Body, op.From = []byte(*fb.Content), "content"
-		case fb.Source != nil:
-			src, _, err := p.pfs.read(*fb.Source)
-			if err != nil {
-				diags = append(diags, errDiag("Cannot read source", err.Error(), fb.SourceRange.Ptr()))
-				return nil, nil, diags
-			}
-			op.Body, op.From = src, "source "+*fb.Source
-		default:
-			body, d := p.renderTemplate(*fb.Template, ctx, fb.Vars, fb.TemplateRange, fb.VarsRange)
-			diags = append(diags, d...)
-			op.Body, op.From = []byte(body), "template "+*fb.Template
-		}
-		if diags.HasErrors() {
-			return nil, nil, diags
-		}
-		return op, nil, diags
+		return p.decodeFileOp(b, body, ctx, base)
 	case "directory":
-		var db dirBlock
-		if d := gohcl.DecodeBody(body, ctx, &db); d.HasErrors() {
-			return nil, nil, d
-		}
-		diags = append(diags, absPath(db.Path, db.PathRange)...)
-		mode, d := parseMode(db.Mode, 0o755, db.ModeRange)
-		diags = append(diags, d...)
-		if diags.HasErrors() {
-			return nil, nil, diags
-		}
-		return &DirOp{opBase: base, Path: db.Path, Mode: mode, Owner: str(db.Owner), Group: str(db.Group)}, nil, nil
+		return p.decodeDirOp(b, body, ctx, base)
 	case "link":
-		var lb linkBlock
-		if d := gohcl.DecodeBody(body, ctx, &lb); d.HasErrors() {
-			return nil, nil, d
-		}
-		if d := absPath(lb.Path, lb.PathRange); d.HasErrors() {
-			return nil, nil, d
-		}
-		return &LinkOp{opBase: base, Path: lb.Path, Target: lb.Target}, nil, nil
+		return p.decodeLinkOp(b, body, ctx, base)
 	case "package":
-		var pb packageBlock
-		if d := gohcl.DecodeBody(body, ctx, &pb); d.HasErrors() {
-			return nil, nil, d
-		}
-		state, d := oneOf("state", pb.State, "present", []string{"present", "absent"}, pb.StateRange)
-		diags = append(diags, d...)
-		if len(pb.Names) == 0 {
-			diags = append(diags, errDiag("No package names", base.id+": names must list at least one package.", pb.NamesRange.Ptr()))
-		}
-		if diags.HasErrors() {
-			return nil, nil, diags
-		}
-		return &PackageOp{opBase: base, Names: pb.Names, Absent: state == "absent", Manager: p.platformOf(ctx)}, nil, nil
+		return p.decodePackageOp(b, body, ctx, base)
 	case "user":
-		var ub userBlock
-		if d := gohcl.DecodeBody(body, ctx, &ub); d.HasErrors() {
-			return nil, nil, d
-		}
-		u := &UserOp{opBase: base, Name: ub.Name, Home: str(ub.Home), Shell: str(ub.Shell), Groups: ub.Groups}
-		if ub.System != nil {
-			u.System = *ub.System
-		}
-		return u, nil, nil
+		return p.decodeUserOp(b, body, ctx, base)
 	case "command":
-		var cb commandBlock
-		if d := gohcl.DecodeBody(body, ctx, &cb); d.HasErrors() {
-			return nil, nil, d
-		}
-		to, d := parseDuration(cb.Timeout, 0, cb.TimeoutRange)
-		if d.HasErrors() {
-			return nil, nil, d
-		}
-		return &CommandOp{opBase: base, Run: cb.Run, Unless: str(cb.Unless), OnlyIf: str(cb.OnlyIf), Creates: str(cb.Creates), Stdin: str(cb.Stdin), Timeout: to}, nil, nil
+		return p.decodeCommandOp(b, body, ctx, base)
 	case "service":
-		var sb serviceBlock
-		if d := gohcl.DecodeBody(body, ctx, &sb); d.HasErrors() {
-			return nil, nil, d
-		}
-		state, d := oneOf("service state", sb.State, "running", []string{"running", "stopped"}, sb.StateRange)
-		diags = append(diags, d...)
-		onNotify, d := oneOf("on_notify", sb.OnNotify, "reload", []string{"reload", "restart"}, sb.OnNotifyRange)
-		diags = append(diags, d...)
-		rt, d := parseDuration(sb.ReadyTimeout, 30*time.Second, sb.ReadyTimeoutRange)
-		diags = append(diags, d...)
-		if diags.HasErrors() {
-			return nil, nil, diags
-		}
-		s := &ServiceOp{opBase: base, Name: sb.Name, State: state, Enabled: sb.Enabled, OnNotify: onNotify, ReadyTimeout: rt, Cmds: map[string]string{}}
-		for k, v := range map[string]*string{"start": sb.Start, "stop": sb.Stop, "reload": sb.Reload, "restart": sb.Restart, "status": sb.Status, "ready": sb.Ready} {
-			if v != nil {
-				s.Cmds[k] = *v
-			}
-		}
-		if (s.Cmds["start"] == "") != (s.Cmds["stop"] == "") || s.Cmds["start"] != "" && s.Cmds["status"] == "" {
-			diags = append(diags, errDiag("Incomplete service commands", base.id+": a service with its own start command needs stop and status too (start without stop, or no status, cannot be checked or restarted).", b.DefRange.Ptr()))
-			return nil, nil, diags
-		}
-		var refs []ref
-		for _, to := range sb.ReloadOn {
-			refs = append(refs, ref{from: base.id, to: to, attr: "reload_on", rng: sb.ReloadOnRange, action: "reload"})
-		}
-		for _, to := range sb.RestartOn {
-			refs = append(refs, ref{from: base.id, to: to, attr: "restart_on", rng: sb.RestartOnRange, action: "restart"})
-		}
-		return s, refs, nil
+		return p.decodeServiceOp(b, body, ctx, base)
 	}
 	panic("unreachable: op kind " + b.Type)
+}
+
+// decodeFileOp decodes a file block: its path, mode and exactly one of template, content or source.
+func (p *Profile) decodeFileOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext, base opBase) (Op, []ref, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
+	var fb fileBlock
+	if d := gohcl.DecodeBody(body, ctx, &fb); d.HasErrors() {
+		return nil, nil, d
+	}
+	diags = append(diags, absPath(fb.Path, fb.PathRange)...)
+	mode, d := parseMode(fb.Mode, 0o644, fb.ModeRange)
+	diags = append(diags, d...)
+	op := &FileOp{opBase: base, Path: fb.Path, Mode: mode, Owner: str(fb.Owner), Group: str(fb.Group)}
+	n := 0
+	for _, x := range []*string{fb.Template, fb.Content, fb.Source} {
+		if x != nil {
+			n++
+		}
+	}
+	if n != 1 {
+		diags = append(diags, errDiag("Invalid file body", fmt.Sprintf("%s: give exactly one of template, content or source (got %d).", base.id, n), b.DefRange.Ptr()))
+		return nil, nil, diags
+	}
+	switch {
+	case fb.Content != nil:
+		op.Body, op.From = []byte(*fb.Content), "content"
+	case fb.Source != nil:
+		src, _, err := p.pfs.read(*fb.Source)
+		if err != nil {
+			diags = append(diags, errDiag("Cannot read source", err.Error(), fb.SourceRange.Ptr()))
+			return nil, nil, diags
+		}
+		op.Body, op.From = src, "source "+*fb.Source
+	default:
+		body, d := p.renderTemplate(*fb.Template, ctx, fb.Vars, fb.TemplateRange, fb.VarsRange)
+		diags = append(diags, d...)
+		op.Body, op.From = []byte(body), "template "+*fb.Template
+	}
+	if diags.HasErrors() {
+		return nil, nil, diags
+	}
+	return op, nil, diags
+}
+
+// decodeDirOp decodes a directory block.
+func (p *Profile) decodeDirOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext, base opBase) (Op, []ref, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
+	var db dirBlock
+	if d := gohcl.DecodeBody(body, ctx, &db); d.HasErrors() {
+		return nil, nil, d
+	}
+	diags = append(diags, absPath(db.Path, db.PathRange)...)
+	mode, d := parseMode(db.Mode, 0o755, db.ModeRange)
+	diags = append(diags, d...)
+	if diags.HasErrors() {
+		return nil, nil, diags
+	}
+	return &DirOp{opBase: base, Path: db.Path, Mode: mode, Owner: str(db.Owner), Group: str(db.Group)}, nil, nil
+}
+
+// decodeLinkOp decodes a link block.
+func (p *Profile) decodeLinkOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext, base opBase) (Op, []ref, hcl.Diagnostics) {
+	var lb linkBlock
+	if d := gohcl.DecodeBody(body, ctx, &lb); d.HasErrors() {
+		return nil, nil, d
+	}
+	if d := absPath(lb.Path, lb.PathRange); d.HasErrors() {
+		return nil, nil, d
+	}
+	return &LinkOp{opBase: base, Path: lb.Path, Target: lb.Target}, nil, nil
+}
+
+// decodePackageOp decodes a package block: the names, present or absent, with the platform's package manager.
+func (p *Profile) decodePackageOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext, base opBase) (Op, []ref, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
+	var pb packageBlock
+	if d := gohcl.DecodeBody(body, ctx, &pb); d.HasErrors() {
+		return nil, nil, d
+	}
+	state, d := oneOf("state", pb.State, "present", []string{"present", "absent"}, pb.StateRange)
+	diags = append(diags, d...)
+	if len(pb.Names) == 0 {
+		diags = append(diags, errDiag("No package names", base.id+": names must list at least one package.", pb.NamesRange.Ptr()))
+	}
+	if diags.HasErrors() {
+		return nil, nil, diags
+	}
+	return &PackageOp{opBase: base, Names: pb.Names, Absent: state == "absent", Manager: p.platformOf(ctx)}, nil, nil
+}
+
+// decodeUserOp decodes a user block.
+func (p *Profile) decodeUserOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext, base opBase) (Op, []ref, hcl.Diagnostics) {
+	var ub userBlock
+	if d := gohcl.DecodeBody(body, ctx, &ub); d.HasErrors() {
+		return nil, nil, d
+	}
+	u := &UserOp{opBase: base, Name: ub.Name, Home: str(ub.Home), Shell: str(ub.Shell), Groups: ub.Groups}
+	if ub.System != nil {
+		u.System = *ub.System
+	}
+	return u, nil, nil
+}
+
+// decodeCommandOp decodes a command block and its timeout.
+func (p *Profile) decodeCommandOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext, base opBase) (Op, []ref, hcl.Diagnostics) {
+	var cb commandBlock
+	if d := gohcl.DecodeBody(body, ctx, &cb); d.HasErrors() {
+		return nil, nil, d
+	}
+	to, d := parseDuration(cb.Timeout, 0, cb.TimeoutRange)
+	if d.HasErrors() {
+		return nil, nil, d
+	}
+	return &CommandOp{opBase: base, Run: cb.Run, Unless: str(cb.Unless), OnlyIf: str(cb.OnlyIf), Creates: str(cb.Creates), Stdin: str(cb.Stdin), Timeout: to}, nil, nil
+}
+
+// decodeServiceOp decodes a service block: state, on_notify, ready timeout, its own commands (start needs stop and status) and the ops whose changes reload or restart it.
+func (p *Profile) decodeServiceOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext, base opBase) (Op, []ref, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
+	var sb serviceBlock
+	if d := gohcl.DecodeBody(body, ctx, &sb); d.HasErrors() {
+		return nil, nil, d
+	}
+	state, d := oneOf("service state", sb.State, "running", []string{"running", "stopped"}, sb.StateRange)
+	diags = append(diags, d...)
+	onNotify, d := oneOf("on_notify", sb.OnNotify, "reload", []string{"reload", "restart"}, sb.OnNotifyRange)
+	diags = append(diags, d...)
+	rt, d := parseDuration(sb.ReadyTimeout, 30*time.Second, sb.ReadyTimeoutRange)
+	diags = append(diags, d...)
+	if diags.HasErrors() {
+		return nil, nil, diags
+	}
+	s := &ServiceOp{opBase: base, Name: sb.Name, State: state, Enabled: sb.Enabled, OnNotify: onNotify, ReadyTimeout: rt, Cmds: map[string]string{}}
+	for k, v := range map[string]*string{"start": sb.Start, "stop": sb.Stop, "reload": sb.Reload, "restart": sb.Restart, "status": sb.Status, "ready": sb.Ready} {
+		if v != nil {
+			s.Cmds[k] = *v
+		}
+	}
+	if (s.Cmds["start"] == "") != (s.Cmds["stop"] == "") || s.Cmds["start"] != "" && s.Cmds["status"] == "" {
+		diags = append(diags, errDiag("Incomplete service commands", base.id+": a service with its own start command needs stop and status too (start without stop, or no status, cannot be checked or restarted).", b.DefRange.Ptr()))
+		return nil, nil, diags
+	}
+	var refs []ref
+	for _, to := range sb.ReloadOn {
+		refs = append(refs, ref{from: base.id, to: to, attr: "reload_on", rng: sb.ReloadOnRange, action: "reload"})
+	}
+	for _, to := range sb.RestartOn {
+		refs = append(refs, ref{from: base.id, to: to, attr: "restart_on", rng: sb.RestartOnRange, action: "restart"})
+	}
+	return s, refs, nil
 }
 
 func (p *Profile) platformOf(ctx *hcl.EvalContext) string {
