@@ -555,7 +555,40 @@ func levenshtein(a, b string) int {
 	return prev[len(b)]
 }
 
+// decodePlatforms decodes the platform blocks (see platformBlocks), checks
+// them against profile.platforms and each other, and gives each its
+// platform.* value.
 func (p *Profile) decodePlatforms() hcl.Diagnostics {
+	order, diags := p.platformBlocks()
+	// A part may know platforms a profile does not list: only the
+	// profile's own blocks must be listed.
+	order = slices.DeleteFunc(order, func(pb *platformBlock) bool {
+		if !slices.Contains(p.Platforms, pb.Name) && !p.ownPlatform(pb.Name) {
+			delete(p.platforms, pb.Name)
+			return true
+		}
+		return false
+	})
+	diags = append(diags, p.checkListed(order)...)
+	diags = append(diags, sameKeys(order)...)
+	for _, pb := range order {
+		pb.value = cty.ObjectVal(map[string]cty.Value{
+			"name":            cty.StringVal(pb.Name),
+			"package_manager": cty.StringVal(pb.PackageManager),
+			"packages":        strObj(pb.Packages),
+			"paths":           strObj(pb.Paths),
+			"services":        strObj(pb.Services),
+			"values":          pb.Values,
+			"deviations":      strList(pb.Deviations),
+		})
+	}
+	return diags
+}
+
+// platformBlocks decodes the platform blocks of the profile and its parts
+// into p.platforms, merging the blocks of one platform, and returns them in
+// the order first seen.
+func (p *Profile) platformBlocks() ([]*platformBlock, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	ctx := p.evalCtx(nil, cty.NilVal)
 	var order []*platformBlock
@@ -589,15 +622,13 @@ func (p *Profile) decodePlatforms() hcl.Diagnostics {
 		p.platforms[pb.Name] = pb
 		order = append(order, pb)
 	}
-	// A part may know platforms a profile does not list: only the
-	// profile's own blocks must be listed.
-	order = slices.DeleteFunc(order, func(pb *platformBlock) bool {
-		if !slices.Contains(p.Platforms, pb.Name) && !p.ownPlatform(pb.Name) {
-			delete(p.platforms, pb.Name)
-			return true
-		}
-		return false
-	})
+	return order, diags
+}
+
+// checkListed checks that every platform has a package manager, that every
+// platform profile.platforms lists has a block and every block is listed.
+func (p *Profile) checkListed(order []*platformBlock) hcl.Diagnostics {
+	var diags hcl.Diagnostics
 	for _, pb := range order {
 		if pb.PackageManager == "" {
 			diags = append(diags, errDiag("Missing package_manager", fmt.Sprintf("No platform %q block gives package_manager (\"apt\" or \"dnf\").", pb.Name), pb.DefRange.Ptr()))
@@ -615,43 +646,42 @@ func (p *Profile) decodePlatforms() hcl.Diagnostics {
 			diags = append(diags, errDiag("Platform not listed", fmt.Sprintf("platform %q is not in profile.platforms %q.", pb.Name, p.Platforms), pb.DefRange.Ptr()))
 		}
 	}
-	// Same keys everywhere, so an op written once is valid on every platform.
-	if len(order) > 1 {
-		first := order[0]
-		for _, pb := range order[1:] {
-			for _, m := range []struct {
-				what string
-				a, b []string
-			}{
-				{"packages", mapKeys(first.Packages), mapKeys(pb.Packages)},
-				{"paths", mapKeys(first.Paths), mapKeys(pb.Paths)},
-				{"services", mapKeys(first.Services), mapKeys(pb.Services)},
-				{"values", objKeys(first.Values), objKeys(pb.Values)},
-			} {
-				if onlyA, onlyB := diffKeys(m.a, m.b); len(onlyA)+len(onlyB) > 0 {
-					var parts []string
-					if len(onlyA) > 0 {
-						parts = append(parts, fmt.Sprintf("%s lacks %s", pb.Name, strings.Join(onlyA, ", ")))
-					}
-					if len(onlyB) > 0 {
-						parts = append(parts, fmt.Sprintf("%s lacks %s", first.Name, strings.Join(onlyB, ", ")))
-					}
-					diags = append(diags, errDiag("Platforms differ in "+m.what,
-						fmt.Sprintf("Every platform must define the same %s keys: %s.", m.what, strings.Join(parts, "; ")), pb.DefRange.Ptr()))
-				}
-			}
-		}
+	return diags
+}
+
+// sameKeys checks that every platform defines the same packages, paths,
+// services and values keys as the first, so an op written once is valid on
+// every platform.
+func sameKeys(order []*platformBlock) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	if len(order) < 2 {
+		return nil
 	}
-	for _, pb := range order {
-		pb.value = cty.ObjectVal(map[string]cty.Value{
-			"name":            cty.StringVal(pb.Name),
-			"package_manager": cty.StringVal(pb.PackageManager),
-			"packages":        strObj(pb.Packages),
-			"paths":           strObj(pb.Paths),
-			"services":        strObj(pb.Services),
-			"values":          pb.Values,
-			"deviations":      strList(pb.Deviations),
-		})
+	first := order[0]
+	for _, pb := range order[1:] {
+		for _, m := range []struct {
+			what string
+			a, b []string
+		}{
+			{"packages", mapKeys(first.Packages), mapKeys(pb.Packages)},
+			{"paths", mapKeys(first.Paths), mapKeys(pb.Paths)},
+			{"services", mapKeys(first.Services), mapKeys(pb.Services)},
+			{"values", objKeys(first.Values), objKeys(pb.Values)},
+		} {
+			onlyA, onlyB := diffKeys(m.a, m.b)
+			if len(onlyA)+len(onlyB) == 0 {
+				continue
+			}
+			var parts []string
+			if len(onlyA) > 0 {
+				parts = append(parts, fmt.Sprintf("%s lacks %s", pb.Name, strings.Join(onlyA, ", ")))
+			}
+			if len(onlyB) > 0 {
+				parts = append(parts, fmt.Sprintf("%s lacks %s", first.Name, strings.Join(onlyB, ", ")))
+			}
+			diags = append(diags, errDiag("Platforms differ in "+m.what,
+				fmt.Sprintf("Every platform must define the same %s keys: %s.", m.what, strings.Join(parts, "; ")), pb.DefRange.Ptr()))
+		}
 	}
 	return diags
 }
