@@ -352,6 +352,41 @@ func contains(l []string, s string) bool {
 func (rep *Report) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
 	p := ew.printf
+	rep.writeHeader(p)
+	p("ops:\n")
+	for i, o := range rep.Ops {
+		rep.writeOp(p, i, o)
+	}
+	for _, n := range rep.Notified {
+		st := "done"
+		if n.Error != "" {
+			st = "FAILED: " + n.Error
+		}
+		p("notified: %s %s (by %s): %s\n", n.Action, n.Service, strings.Join(n.By, ", "), st)
+	}
+	rep.writeChecks(p)
+	for _, f := range rep.Facts {
+		p("fact %s: %s\n", f.ID, f.Output)
+	}
+	rep.writeServer(p)
+	for _, s := range rep.Retired {
+		p("retired: %s (%s)\n", s.Name, s.Label)
+	}
+	switch rep.Mode {
+	case "plan":
+		p("%d to change, %d unchanged\n", rep.Changes, len(rep.Ops)-rep.Changes)
+	case "apply":
+		p("%d changed, %d unchanged\n", rep.Changes, len(rep.Ops)-rep.Changes)
+	}
+	return ew.err
+}
+
+// printer is errWriter.printf: WriteText's parts print through it.
+type printer func(format string, args ...any)
+
+// writeHeader prints the profile, host and mode line, the variables, the
+// platform's deviations and what blocks the profile.
+func (rep *Report) writeHeader(p printer) {
 	p("profile %s (%s) on %s", rep.Profile, rep.Hash, rep.Platform)
 	if rep.Host != "" {
 		p(", host %s", rep.Host)
@@ -369,63 +404,65 @@ func (rep *Report) WriteText(w io.Writer) error {
 	for _, b := range rep.Blocked {
 		p("BLOCKED: %s\n", b)
 	}
-	p("ops:\n")
-	for i, o := range rep.Ops {
-		mark := " "
-		status := ""
-		if o.Change != nil {
-			if o.Change.Needed {
-				mark = "~"
-				status = ": " + o.Change.Action + detailSuffix(*o.Change)
-				if rep.Mode == "apply" && !o.Applied {
-					status += " (not applied)"
-				}
-			} else {
-				status = ": ok"
+}
+
+// writeOp prints op i: its change or failure, and offline its spec.
+func (rep *Report) writeOp(p printer, i int, o *OpReport) {
+	mark := " "
+	status := ""
+	if o.Change != nil {
+		if o.Change.Needed {
+			mark = "~"
+			status = ": " + o.Change.Action + detailSuffix(*o.Change)
+			if rep.Mode == "apply" && !o.Applied {
+				status += " (not applied)"
 			}
-		}
-		if o.Error != "" {
-			mark, status = "!", ": FAILED: "+o.Error
-		}
-		p("%s %2d. %s%s\n", mark, i+1, o.ID, status)
-		if rep.Mode != "offline" {
-			continue
-		}
-		if len(o.DependsOn) > 0 {
-			p("       depends_on: %s\n", strings.Join(o.DependsOn, ", "))
-		}
-		if len(o.Notify) > 0 {
-			p("       notify: %s\n", strings.Join(o.Notify, ", "))
-		}
-		keys := make([]string, 0, len(o.Spec))
-		for k := range o.Spec {
-			if k != "content" {
-				keys = append(keys, k)
-			}
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			p("       %s: %v\n", k, fmtVal(o.Spec[k]))
-		}
-		if c, ok := o.Spec["content"].(string); ok {
-			p("       --- content ---\n")
-			for _, line := range strings.SplitAfter(c, "\n") {
-				if line != "" {
-					p("       | %s", strings.TrimSuffix(line, "\n")+"\n")
-				}
-			}
-			if c != "" && !strings.HasSuffix(c, "\n") {
-				p("       (no newline at end)\n")
-			}
+		} else {
+			status = ": ok"
 		}
 	}
-	for _, n := range rep.Notified {
-		st := "done"
-		if n.Error != "" {
-			st = "FAILED: " + n.Error
-		}
-		p("notified: %s %s (by %s): %s\n", n.Action, n.Service, strings.Join(n.By, ", "), st)
+	if o.Error != "" {
+		mark, status = "!", ": FAILED: "+o.Error
 	}
+	p("%s %2d. %s%s\n", mark, i+1, o.ID, status)
+	if rep.Mode == "offline" {
+		writeOpSpec(p, o)
+	}
+}
+
+// writeOpSpec prints an op's dependencies, notices, spec and content.
+func writeOpSpec(p printer, o *OpReport) {
+	if len(o.DependsOn) > 0 {
+		p("       depends_on: %s\n", strings.Join(o.DependsOn, ", "))
+	}
+	if len(o.Notify) > 0 {
+		p("       notify: %s\n", strings.Join(o.Notify, ", "))
+	}
+	keys := make([]string, 0, len(o.Spec))
+	for k := range o.Spec {
+		if k != "content" {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		p("       %s: %v\n", k, fmtVal(o.Spec[k]))
+	}
+	if c, ok := o.Spec["content"].(string); ok {
+		p("       --- content ---\n")
+		for _, line := range strings.SplitAfter(c, "\n") {
+			if line != "" {
+				p("       | %s", strings.TrimSuffix(line, "\n")+"\n")
+			}
+		}
+		if c != "" && !strings.HasSuffix(c, "\n") {
+			p("       (no newline at end)\n")
+		}
+	}
+}
+
+// writeChecks prints each check, what it does and, if it ran, its result.
+func (rep *Report) writeChecks(p printer) {
 	p("checks:\n")
 	for _, c := range rep.Checks {
 		st := ""
@@ -443,9 +480,11 @@ func (rep *Report) WriteText(w io.Writer) error {
 		}
 		p("  %s [%s]%s\n", c.ID, what, st)
 	}
-	for _, f := range rep.Facts {
-		p("fact %s: %s\n", f.ID, f.Output)
-	}
+}
+
+// writeServer prints what the profile says of itself: its site, process
+// groups and server.
+func (rep *Report) writeServer(p printer) {
 	if s := rep.Site; s != nil {
 		p("site: docroot %s, owner %s:%s, php %s, rewrite %s", s.Docroot, s.Owner, s.Group, s.PHP, s.Rewrite)
 		if s.Database != "" {
@@ -463,36 +502,28 @@ func (rep *Report) WriteText(w io.Writer) error {
 		}
 		p("\n")
 	}
-	if sv := rep.Server; sv != nil {
-		var names []string
-		for _, s := range sv.Services {
-			names = append(names, s.Name)
-		}
-		p("server: services %s", strings.Join(names, " "))
-		if sv.Status != nil {
-			p(", status page %s (%s)", sv.Status.URL, sv.Status.Format)
-		}
-		if sv.WorkerLimit > 0 {
-			p(", worker limit %d", sv.WorkerLimit)
-		}
-		if len(sv.Protocols) > 0 {
-			p(", protocols %s", strings.Join(sv.Protocols, " "))
-		}
-		if len(sv.Shows) > 0 {
-			p(", report shows %s", strings.Join(sv.Shows, " "))
-		}
-		p("\n")
+	sv := rep.Server
+	if sv == nil {
+		return
 	}
-	for _, s := range rep.Retired {
-		p("retired: %s (%s)\n", s.Name, s.Label)
+	var names []string
+	for _, s := range sv.Services {
+		names = append(names, s.Name)
 	}
-	switch rep.Mode {
-	case "plan":
-		p("%d to change, %d unchanged\n", rep.Changes, len(rep.Ops)-rep.Changes)
-	case "apply":
-		p("%d changed, %d unchanged\n", rep.Changes, len(rep.Ops)-rep.Changes)
+	p("server: services %s", strings.Join(names, " "))
+	if sv.Status != nil {
+		p(", status page %s (%s)", sv.Status.URL, sv.Status.Format)
 	}
-	return ew.err
+	if sv.WorkerLimit > 0 {
+		p(", worker limit %d", sv.WorkerLimit)
+	}
+	if len(sv.Protocols) > 0 {
+		p(", protocols %s", strings.Join(sv.Protocols, " "))
+	}
+	if len(sv.Shows) > 0 {
+		p(", report shows %s", strings.Join(sv.Shows, " "))
+	}
+	p("\n")
 }
 
 func fmtVal(v any) string {
