@@ -125,39 +125,9 @@ func (d *Driver) Plan(ctx context.Context, spec cloud.Spec) (*cloud.Plan, error)
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	loc, _, err := d.c.Location.GetByName(ctx, m.Location)
+	loc, st, notes, err := d.serverType(ctx, m)
 	if err != nil {
-		return nil, classify("look up location "+m.Location, err)
-	}
-	if loc == nil {
-		return nil, cloud.ConfigErr(fmt.Errorf("location %q does not exist (e.g. fsn1, nbg1, hel1, ash, hil, sin)", m.Location))
-	}
-	st, _, err := d.c.ServerType.GetByName(ctx, m.ServerType)
-	if err != nil {
-		return nil, classify("look up server type "+m.ServerType, err)
-	}
-	if st == nil {
-		return nil, cloud.ConfigErr(fmt.Errorf("server type %q does not exist", m.ServerType))
-	}
-	var notes []string
-	avail, where := false, []string{}
-	for _, l := range st.Locations {
-		if l.Location == nil {
-			continue
-		}
-		if l.Available {
-			where = append(where, l.Location.Name)
-		}
-		if l.Location.Name == loc.Name {
-			avail = l.Available
-			if l.IsDeprecated() {
-				notes = append(notes, fmt.Sprintf("server type %s is deprecated in %s", st.Name, loc.Name))
-			}
-		}
-	}
-	if !avail {
-		return nil, cloud.Capacity(fmt.Errorf("server type %s is not available in %s right now (available in: %s); wptest does not fall back to another location, since that changes the result: choose one with -var location=NAME",
-			st.Name, loc.Name, strings.Join(where, ", ")))
+		return nil, err
 	}
 	img, _, err := d.c.Image.GetForArchitecture(ctx, m.Image, st.Architecture)
 	if err != nil {
@@ -170,20 +140,8 @@ func (d *Driver) Plan(ctx context.Context, spec cloud.Spec) (*cloud.Plan, error)
 		notes = append(notes, fmt.Sprintf("image %s (id %d) is deprecated", img.Name, img.ID))
 	}
 	p := &cloud.Plan{Driver: "hetzner", Owned: true, Spec: spec, PriceSource: "Hetzner API /server_types, at plan time", Notes: notes}
-	for _, pr := range st.Pricings {
-		if pr.Location != nil && pr.Location.Name == loc.Name {
-			p.HourlyEach, p.Currency = pr.Hourly.Gross, pr.Hourly.Currency
-		}
-	}
-	if p.HourlyEach != "" && p.Currency == "" {
-		// /server_types states amounts only; the currency is the
-		// project's, which /pricing names.
-		pr, _, err := d.c.Pricing.Get(ctx)
-		if err != nil {
-			return nil, classify("look up the price currency", err)
-		}
-		p.Currency = pr.Currency
-		p.PriceSource = "Hetzner API /server_types and /pricing, at plan time"
+	if err := d.price(ctx, p, st, loc); err != nil {
+		return nil, err
 	}
 	names := machineNames(spec.Run.ID, m.LoadGens())
 	for _, n := range names {
@@ -209,6 +167,66 @@ func (d *Driver) Plan(ctx context.Context, spec cloud.Spec) (*cloud.Plan, error)
 		}
 	}
 	return p, nil
+}
+
+// serverType looks up the location and the server type and checks that
+// the type is available there now, noting if it is deprecated there.
+func (d *Driver) serverType(ctx context.Context, m cloud.Machines) (*hcloud.Location, *hcloud.ServerType, []string, error) {
+	loc, _, err := d.c.Location.GetByName(ctx, m.Location)
+	if err != nil {
+		return nil, nil, nil, classify("look up location "+m.Location, err)
+	}
+	if loc == nil {
+		return nil, nil, nil, cloud.ConfigErr(fmt.Errorf("location %q does not exist (e.g. fsn1, nbg1, hel1, ash, hil, sin)", m.Location))
+	}
+	st, _, err := d.c.ServerType.GetByName(ctx, m.ServerType)
+	if err != nil {
+		return nil, nil, nil, classify("look up server type "+m.ServerType, err)
+	}
+	if st == nil {
+		return nil, nil, nil, cloud.ConfigErr(fmt.Errorf("server type %q does not exist", m.ServerType))
+	}
+	var notes []string
+	avail, where := false, []string{}
+	for _, l := range st.Locations {
+		if l.Location == nil {
+			continue
+		}
+		if l.Available {
+			where = append(where, l.Location.Name)
+		}
+		if l.Location.Name == loc.Name {
+			avail = l.Available
+			if l.IsDeprecated() {
+				notes = append(notes, fmt.Sprintf("server type %s is deprecated in %s", st.Name, loc.Name))
+			}
+		}
+	}
+	if !avail {
+		return nil, nil, nil, cloud.Capacity(fmt.Errorf("server type %s is not available in %s right now (available in: %s); wptest does not fall back to another location, since that changes the result: choose one with -var location=NAME",
+			st.Name, loc.Name, strings.Join(where, ", ")))
+	}
+	return loc, st, notes, nil
+}
+
+// price sets the plan's price per machine in loc and its currency.
+func (d *Driver) price(ctx context.Context, p *cloud.Plan, st *hcloud.ServerType, loc *hcloud.Location) error {
+	for _, pr := range st.Pricings {
+		if pr.Location != nil && pr.Location.Name == loc.Name {
+			p.HourlyEach, p.Currency = pr.Hourly.Gross, pr.Hourly.Currency
+		}
+	}
+	if p.HourlyEach != "" && p.Currency == "" {
+		// /server_types states amounts only; the currency is the
+		// project's, which /pricing names.
+		pr, _, err := d.c.Pricing.Get(ctx)
+		if err != nil {
+			return classify("look up the price currency", err)
+		}
+		p.Currency = pr.Currency
+		p.PriceSource = "Hetzner API /server_types and /pricing, at plan time"
+	}
+	return nil
 }
 
 func webPorts(m cloud.Machines) []string {
