@@ -27,13 +27,29 @@ func attrRange(f *hcl.File, typ, label, attr string) hcl.Range {
 }
 
 func findBlock(f *hcl.File, typ, label string) *hclsyntax.Block {
+	return findBlockN(f, typ, label, 0)
+}
+
+// dupRange points at the header of the n-th (from 0) block typ "label": a
+// duplicate's error names the duplicate, not the block it repeats.
+func dupRange(f *hcl.File, typ, label string, n int) hcl.Range {
+	if b := findBlockN(f, typ, label, n); b != nil {
+		return b.DefRange()
+	}
+	return blockRange(f, typ, label)
+}
+
+func findBlockN(f *hcl.File, typ, label string, n int) *hclsyntax.Block {
 	body, ok := f.Body.(*hclsyntax.Body)
 	if !ok {
 		return nil
 	}
 	for _, b := range body.Blocks {
 		if b.Type == typ && len(b.Labels) > 0 && b.Labels[0] == label {
-			return b
+			if n == 0 {
+				return b
+			}
+			n--
 		}
 	}
 	return nil

@@ -16,7 +16,6 @@
 package experiment
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -29,6 +28,7 @@ import (
 	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/wptest/wptest/internal/exitcode"
+	"github.com/wptest/wptest/internal/hcldiag"
 	"github.com/wptest/wptest/provision/cloud"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -202,65 +202,100 @@ func Load(filename string, src []byte, opt LoadOptions) (*Spec, error) {
 	p := hclparse.NewParser()
 	f, diags := p.ParseHCL(src, filename)
 	if diags.HasErrors() {
-		return nil, diagError(p, diags)
-	}
-	// First the variable blocks alone: the rest may refer to var.*.
-	var raw fileHCL
-	vc, _, diags := f.Body.PartialContent(&hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "variable", LabelNames: []string{"name"}}}})
-	if diags.HasErrors() {
-		return nil, diagError(p, diags)
-	}
-	for _, b := range vc.Blocks {
-		v := variableHCL{Name: b.Labels[0]}
-		if diags := gohcl.DecodeBody(b.Body, nil, &v); diags.HasErrors() {
-			return nil, diagError(p, diags)
-		}
-		raw.Variables = append(raw.Variables, v)
+		return nil, exitcode.With(exitcode.Config, hcldiag.Error(p.Files(), diags))
 	}
 	sum := sha256.Sum256(src)
-	sp := &Spec{File: filename, SHA256: hex.EncodeToString(sum[:]), Vars: map[string]string{}}
-	var ds hcl.Diagnostics
-	bad := func(r hcl.Range, summary, detail string) {
-		rr := r
-		ds = append(ds, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: &rr})
-	}
-	fileRange := hcl.Range{Filename: filename, Start: hcl.InitialPos, End: hcl.InitialPos}
-
-	// Variables: defaults, then -var.
-	cli, err := cloud.ParseVars(opt.Vars)
+	l := &loader{p: p, f: f, sp: &Spec{File: filename, SHA256: hex.EncodeToString(sum[:]), Vars: map[string]string{}}}
+	ctx, machineVars, err := l.variables(opt.Vars)
 	if err != nil {
 		return nil, err
 	}
+	// Re-decode with variables in scope (the first pass had none).
+	var raw fileHCL
+	if diags := gohcl.DecodeBody(f.Body, ctx, &raw); diags.HasErrors() {
+		return nil, l.fail(diags)
+	}
+	l.experiment(raw.Experiments)
+	l.fixture(raw.Fixtures, ctx)
+	l.profiles(raw.Profiles)
+	l.scenarios(raw.Scenarios)
+	if l.ds.HasErrors() {
+		return nil, l.fail(l.ds)
+	}
+	m, err := machines(filename, src, len(raw.Machines) > 0, machineVars, l.sp.Vars, opt)
+	if err != nil {
+		return nil, err
+	}
+	l.sp.Machines = m
+	return l.sp, nil
+}
+
+// loader is one Load: the file, the Spec it fills and the errors found so
+// far, so each part of the file is checked in a step of its own and every
+// error is reported at once.
+type loader struct {
+	p  *hclparse.Parser
+	f  *hcl.File
+	sp *Spec
+	ds hcl.Diagnostics
+}
+
+// bad records an error at r.
+func (l *loader) bad(r hcl.Range, summary, detail string) {
+	rr := r
+	l.ds = append(l.ds, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: &rr})
+}
+
+// fail is diags as Load's error: file:line:col and snippets, exit 2.
+func (l *loader) fail(diags hcl.Diagnostics) error {
+	return exitcode.With(exitcode.Config, hcldiag.Error(l.p.Files(), diags))
+}
+
+// fileRange is the file's start, for what is missing from it.
+func (l *loader) fileRange() hcl.Range {
+	return hcl.Range{Filename: l.sp.File, Start: hcl.InitialPos, End: hcl.InitialPos}
+}
+
+// variables decodes the variable blocks alone (the rest may refer to var.*)
+// and gives each its default, then its -var value. It returns the context
+// the rest is decoded in and the -var values that are not variables (the
+// machines block's).
+func (l *loader) variables(args []string) (*hcl.EvalContext, map[string]string, error) {
+	vc, _, diags := l.f.Body.PartialContent(&hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "variable", LabelNames: []string{"name"}}}})
+	if diags.HasErrors() {
+		return nil, nil, l.fail(diags)
+	}
+	var decls []variableHCL
+	for _, b := range vc.Blocks {
+		v := variableHCL{Name: b.Labels[0]}
+		if diags := gohcl.DecodeBody(b.Body, nil, &v); diags.HasErrors() {
+			return nil, nil, l.fail(diags)
+		}
+		decls = append(decls, v)
+	}
+	cli, err := cloud.ParseVars(args)
+	if err != nil {
+		return nil, nil, err
+	}
 	vals := map[string]cty.Value{}
-	var machineVars = map[string]string{}
-	seenVar := map[string]bool{}
-	for _, v := range raw.Variables {
-		if seenVar[v.Name] {
-			bad(blockRange(f, "variable", v.Name), "Duplicate variable", fmt.Sprintf("variable %q is declared twice.", v.Name))
+	seen := map[string]int{}
+	for _, v := range decls {
+		if seen[v.Name]++; seen[v.Name] > 1 {
+			l.bad(dupRange(l.f, "variable", v.Name, seen[v.Name]-1), "Duplicate variable", fmt.Sprintf("variable %q is declared twice.", v.Name))
 			continue
 		}
-		seenVar[v.Name] = true
-		def := cty.StringVal("")
-		if v.Default != nil {
-			if val, d := v.Default.Value(nil); d.HasErrors() {
-				ds = append(ds, d...)
-				continue
-			} else if !val.IsNull() {
-				def = val
-			}
+		val, ok, err := l.variable(v, cli)
+		if err != nil {
+			return nil, nil, err
 		}
-		if s, ok := cli[v.Name]; ok {
-			val, err := fromString(def.Type(), s)
-			if err != nil {
-				return nil, exitcode.With(exitcode.Config, fmt.Errorf("-var %s: %v (the variable's default is a %s)", v.Name, err, def.Type().FriendlyName()))
-			}
-			def = val
+		if ok {
+			vals[v.Name] = val
+			l.sp.Vars[v.Name] = toString(val)
 		}
-		vals[v.Name] = def
-		sp.Vars[v.Name] = toString(def)
 	}
+	machineVars := map[string]string{}
 	for k, v := range cli {
-		if !seenVar[k] {
+		if seen[k] == 0 {
 			machineVars[k] = v
 		}
 	}
@@ -268,84 +303,117 @@ func Load(filename string, src []byte, opt LoadOptions) (*Spec, error) {
 	if len(vals) == 0 {
 		ctx.Variables["var"] = cty.EmptyObjectVal
 	}
-	// Re-decode with variables in scope (the first pass had none).
-	raw = fileHCL{}
-	if diags := gohcl.DecodeBody(f.Body, ctx, &raw); diags.HasErrors() {
-		return nil, diagError(p, diags)
-	}
+	return ctx, machineVars, nil
+}
 
-	// experiment
-	switch len(raw.Experiments) {
-	case 0:
-		bad(fileRange, "Missing experiment block", `An experiment file needs one experiment "name" { ... } block.`)
-	case 1:
-	default:
-		bad(blockRange(f, "experiment", raw.Experiments[1].Name), "Duplicate experiment block", "Only one experiment block is allowed.")
-	}
-	sp.HTTPPort, sp.HTTPSPort, sp.Repetitions = 80, 443, 1
-	if len(raw.Experiments) > 0 {
-		e := raw.Experiments[0]
-		if d := noBlocks(e.Remain); d.HasErrors() {
-			ds = append(ds, d...)
-		}
-		sp.Name, sp.Description = e.Name, e.Description
-		if e.Repetitions != nil {
-			sp.Repetitions = *e.Repetitions
-			if sp.Repetitions < 1 || sp.Repetitions > 100 {
-				bad(attrRange(f, "experiment", e.Name, "repetitions"), "Invalid repetitions", "repetitions must be 1 to 100.")
-			}
-		}
-		if e.HTTPPort != nil {
-			sp.HTTPPort = *e.HTTPPort
-		}
-		if e.HTTPSPort != nil {
-			sp.HTTPSPort = *e.HTTPSPort
-		}
-		for _, pp := range []struct {
-			n string
-			v int
-		}{{"http_port", sp.HTTPPort}, {"https_port", sp.HTTPSPort}} {
-			if pp.v < 1 || pp.v > 65535 {
-				bad(attrRange(f, "experiment", e.Name, pp.n), "Invalid port", fmt.Sprintf("%s = %d: want 1 to 65535.", pp.n, pp.v))
-			}
-		}
-		sp.Warmup = dur(e.Warmup, 3*time.Second, attrRange(f, "experiment", e.Name, "warmup"), &ds)
-	}
-
-	// fixture
-	switch len(raw.Fixtures) {
-	case 0:
-		bad(fileRange, "Missing fixture block", `An experiment needs a fixture "profile" { seed = N } block.`)
-	case 1:
-		fx := raw.Fixtures[0]
-		sp.Fixture.Profile, sp.Fixture.Root = fx.Profile, fx.Root
-		r := fx.Seed.Range()
-		v, d := fx.Seed.Value(ctx)
+// variable is v's value: its default (a string "" without one), replaced by
+// its -var value; ok is false if the default does not evaluate (recorded).
+func (l *loader) variable(v variableHCL, cli map[string]string) (val cty.Value, ok bool, err error) {
+	val = cty.StringVal("")
+	if v.Default != nil {
+		def, d := v.Default.Value(nil)
 		if d.HasErrors() {
-			ds = append(ds, d...)
-		} else if v.Type() != cty.Number || !v.IsKnown() || v.IsNull() {
-			bad(r, "Invalid seed", "seed must be a whole number.")
-		} else if bf := v.AsBigFloat(); !bf.IsInt() || bf.Sign() < 0 {
-			bad(r, "Invalid seed", "seed must be a whole number >= 0.")
-		} else {
-			u, _ := bf.Uint64()
-			sp.Fixture.Seed = u
+			l.ds = append(l.ds, d...)
+			return cty.NilVal, false, nil
 		}
-		if fx.Root != "" && !isHex(fx.Root, 64) {
-			bad(attrRange(f, "fixture", fx.Profile, "root"), "Invalid root", "root must be the fixture's 64-digit SHA-256 root hash (see fixture/testdata/golden.txt).")
+		if !def.IsNull() {
+			val = def
 		}
-	default:
-		bad(blockRange(f, "fixture", raw.Fixtures[1].Profile), "Duplicate fixture block", "An experiment seeds one fixture.")
 	}
+	if s, ok := cli[v.Name]; ok {
+		cv, err := fromString(val.Type(), s)
+		if err != nil {
+			return cty.NilVal, false, exitcode.With(exitcode.Config, fmt.Errorf("-var %s: %v (the variable's default is a %s)", v.Name, err, val.Type().FriendlyName()))
+		}
+		val = cv
+	}
+	return val, true, nil
+}
 
-	// profiles
-	seenProf := map[string]bool{}
-	for _, pr := range raw.Profiles {
-		if seenProf[pr.Name] {
-			bad(blockRange(f, "profile", pr.Name), "Duplicate profile", fmt.Sprintf("profile %q is listed twice.", pr.Name))
+// experiment checks the experiment block: one, its repetitions, ports and
+// warmup (defaults: 1, 80, 443, 3s).
+func (l *loader) experiment(es []experimentHCL) {
+	switch len(es) {
+	case 0:
+		l.bad(l.fileRange(), "Missing experiment block", `An experiment file needs one experiment "name" { ... } block.`)
+	case 1:
+	default:
+		l.bad(dupRange(l.f, "experiment", es[1].Name, sameLabel(es[0].Name, es[1].Name)), "Duplicate experiment block", "Only one experiment block is allowed.")
+	}
+	sp := l.sp
+	sp.HTTPPort, sp.HTTPSPort, sp.Repetitions = 80, 443, 1
+	if len(es) == 0 {
+		return
+	}
+	e := es[0]
+	at := func(attr string) hcl.Range { return attrRange(l.f, "experiment", e.Name, attr) }
+	if d := noBlocks(e.Remain); d.HasErrors() {
+		l.ds = append(l.ds, d...)
+	}
+	sp.Name, sp.Description = e.Name, e.Description
+	if e.Repetitions != nil {
+		sp.Repetitions = *e.Repetitions
+		if sp.Repetitions < 1 || sp.Repetitions > 100 {
+			l.bad(at("repetitions"), "Invalid repetitions", "repetitions must be 1 to 100.")
+		}
+	}
+	if e.HTTPPort != nil {
+		sp.HTTPPort = *e.HTTPPort
+	}
+	if e.HTTPSPort != nil {
+		sp.HTTPSPort = *e.HTTPSPort
+	}
+	for _, pp := range []struct {
+		n string
+		v int
+	}{{"http_port", sp.HTTPPort}, {"https_port", sp.HTTPSPort}} {
+		if pp.v < 1 || pp.v > 65535 {
+			l.bad(at(pp.n), "Invalid port", fmt.Sprintf("%s = %d: want 1 to 65535.", pp.n, pp.v))
+		}
+	}
+	sp.Warmup = dur(e.Warmup, 3*time.Second, at("warmup"), &l.ds)
+}
+
+// fixture checks the one fixture block: its seed (evaluated in ctx: it may
+// be a variable) and the pinned root hash, if any.
+func (l *loader) fixture(fxs []fixtureHCL, ctx *hcl.EvalContext) {
+	switch len(fxs) {
+	case 0:
+		l.bad(l.fileRange(), "Missing fixture block", `An experiment needs a fixture "profile" { seed = N } block.`)
+		return
+	case 1:
+	default:
+		l.bad(dupRange(l.f, "fixture", fxs[1].Profile, sameLabel(fxs[0].Profile, fxs[1].Profile)), "Duplicate fixture block", "An experiment seeds one fixture.")
+		return
+	}
+	fx := fxs[0]
+	l.sp.Fixture.Profile, l.sp.Fixture.Root = fx.Profile, fx.Root
+	r := fx.Seed.Range()
+	v, d := fx.Seed.Value(ctx)
+	if d.HasErrors() {
+		l.ds = append(l.ds, d...)
+	} else if v.Type() != cty.Number || !v.IsKnown() || v.IsNull() {
+		l.bad(r, "Invalid seed", "seed must be a whole number.")
+	} else if bf := v.AsBigFloat(); !bf.IsInt() || bf.Sign() < 0 {
+		l.bad(r, "Invalid seed", "seed must be a whole number >= 0.")
+	} else {
+		u, _ := bf.Uint64()
+		l.sp.Fixture.Seed = u
+	}
+	if fx.Root != "" && !isHex(fx.Root, 64) {
+		l.bad(attrRange(l.f, "fixture", fx.Profile, "root"), "Invalid root", "root must be the fixture's 64-digit SHA-256 root hash (see fixture/testdata/golden.txt).")
+	}
+}
+
+// profiles checks the profile blocks: at least one, each once, the ports
+// set by the experiment block alone (and passed to every profile).
+func (l *loader) profiles(prs []profileHCL) {
+	seen := map[string]int{}
+	for _, pr := range prs {
+		if seen[pr.Name]++; seen[pr.Name] > 1 {
+			l.bad(dupRange(l.f, "profile", pr.Name, seen[pr.Name]-1), "Duplicate profile", fmt.Sprintf("profile %q is listed twice.", pr.Name))
 			continue
 		}
-		seenProf[pr.Name] = true
 		ps := ProfileSpec{Name: pr.Name, Label: pr.Label, Vars: pr.Vars, Enabled: pr.Enabled == nil || *pr.Enabled, Reason: pr.Reason}
 		if ps.Label == "" {
 			ps.Label = pr.Name
@@ -355,96 +423,129 @@ func Load(filename string, src []byte, opt LoadOptions) (*Spec, error) {
 		}
 		for _, k := range []string{"http_port", "https_port"} {
 			if _, ok := ps.Vars[k]; ok {
-				bad(attrRange(f, "profile", pr.Name, "vars"), "Port set per profile", "http_port and https_port are set once, in the experiment block, so every column serves the same URLs.")
+				l.bad(attrRange(l.f, "profile", pr.Name, "vars"), "Port set per profile", "http_port and https_port are set once, in the experiment block, so every column serves the same URLs.")
 			}
 		}
-		ps.Vars["http_port"] = strconv.Itoa(sp.HTTPPort)
-		ps.Vars["https_port"] = strconv.Itoa(sp.HTTPSPort)
-		sp.Profiles = append(sp.Profiles, ps)
+		ps.Vars["http_port"] = strconv.Itoa(l.sp.HTTPPort)
+		ps.Vars["https_port"] = strconv.Itoa(l.sp.HTTPSPort)
+		l.sp.Profiles = append(l.sp.Profiles, ps)
 	}
-	if len(raw.Profiles) == 0 {
-		bad(fileRange, "No profiles", `An experiment compares at least one profile "name" { } block.`)
+	if len(prs) == 0 {
+		l.bad(l.fileRange(), "No profiles", `An experiment compares at least one profile "name" { } block.`)
 	}
+}
 
-	// scenarios
-	seenScen := map[string]bool{}
-	for _, sc := range raw.Scenarios {
-		r := func(attr string) hcl.Range { return attrRange(f, "scenario", sc.Name, attr) }
+// scenarios checks the scenario blocks: at least one, each once.
+func (l *loader) scenarios(scs []scenarioHCL) {
+	seen := map[string]int{}
+	for _, sc := range scs {
 		if d := noBlocks(sc.Body); d.HasErrors() {
-			ds = append(ds, d...)
+			l.ds = append(l.ds, d...)
 		}
-		if seenScen[sc.Name] {
-			bad(blockRange(f, "scenario", sc.Name), "Duplicate scenario", fmt.Sprintf("scenario %q is declared twice.", sc.Name))
+		if seen[sc.Name]++; seen[sc.Name] > 1 {
+			l.bad(dupRange(l.f, "scenario", sc.Name, seen[sc.Name]-1), "Duplicate scenario", fmt.Sprintf("scenario %q is declared twice.", sc.Name))
 			continue
 		}
-		seenScen[sc.Name] = true
-		s := Scenario{Name: sc.Name, Kind: sc.Kind, Path: sc.Path, ProbePath: sc.ProbePath, TransferPath: sc.TransferPath,
-			Visitors: sc.Visitors, Requests: sc.Requests, Proto: sc.Proto, Rate: sc.Rate, KeepAlive: sc.KeepAlive == nil || *sc.KeepAlive,
-			Gzip: sc.Gzip != nil && *sc.Gzip, Levels: sc.Levels, ErrorClients: sc.ErrorClients, Profiles: sc.Profiles}
-		if !contains(Kinds, s.Kind) {
-			bad(r("kind"), "Unknown scenario kind", fmt.Sprintf("kind %q: want one of %s.", s.Kind, strings.Join(Kinds, ", ")))
-		}
-		if s.Kind == "compression" && sc.Gzip == nil {
-			s.Gzip = true
-		}
-		if s.Path == "" {
-			s.Path = "/"
-		}
-		for _, pth := range []struct{ n, v string }{{"path", s.Path}, {"probe_path", s.ProbePath}, {"transfer_path", s.TransferPath}} {
-			if pth.v != "" && !strings.HasPrefix(pth.v, "/") {
-				bad(r(pth.n), "Invalid path", fmt.Sprintf("%s %q must start with /.", pth.n, pth.v))
-			}
-		}
-		if s.Proto == "" {
-			s.Proto = "h1"
-		}
-		if !contains([]string{"h1", "h2", "h2c", "h3"}, s.Proto) {
-			bad(r("proto"), "Unknown proto", fmt.Sprintf("proto %q: want h1, h2, h2c or h3.", s.Proto))
-		}
-		if len(s.Visitors) == 0 {
-			bad(blockRange(f, "scenario", sc.Name), "Missing visitors", "visitors = [N, ...] is required (kit and crowd: the concurrency or crowd sizes).")
-		}
-		for _, v := range append(append([]int(nil), s.Visitors...), s.Levels...) {
-			if v < 1 || v > 100000 {
-				bad(r("visitors"), "Invalid visitor count", fmt.Sprintf("%d: want 1 to 100000.", v))
-				break
-			}
-		}
-		if s.Kind == "kit" && len(s.Visitors) != 1 {
-			bad(r("visitors"), "Kit takes one concurrency", "visitors = [50]: the kit's throughput concurrency; its scaling steps are levels = [...].")
-		}
-		if s.Rate < 0 {
-			bad(r("rate"), "Invalid rate", "rate must be >= 0 (0: closed loop).")
-		}
-		s.Duration = dur(sc.Duration, 15*time.Second, r("duration"), &ds)
-		s.Warmup = dur(sc.Warmup, 3*time.Second, r("warmup"), &ds)
-		s.Timeout = dur(sc.Timeout, 30*time.Second, r("timeout"), &ds)
-		s.ClickEvery = dur(sc.ClickEvery, 10*time.Second, r("click_every"), &ds)
-		s.ProbeEvery = dur(sc.ProbeEvery, 500*time.Millisecond, r("probe_every"), &ds)
-		s.GiveUp = dur(sc.GiveUp, 30*time.Second, r("give_up"), &ds)
-		for _, pn := range s.Profiles {
-			if !seenProf[pn] {
-				bad(r("profiles"), "Unknown profile", fmt.Sprintf("%q is not one of this file's profile blocks.", pn))
-			}
-		}
-		sp.Scenarios = append(sp.Scenarios, s)
+		l.sp.Scenarios = append(l.sp.Scenarios, l.scenario(sc))
 	}
-	if len(raw.Scenarios) == 0 {
-		bad(fileRange, "No scenarios", `An experiment measures at least one scenario "name" { kind = ... } block.`)
+	if len(scs) == 0 {
+		l.bad(l.fileRange(), "No scenarios", `An experiment measures at least one scenario "name" { kind = ... } block.`)
 	}
-	if ds.HasErrors() {
-		return nil, diagError(p, ds)
-	}
+}
 
-	// machines: provision/cloud owns the block; it applies machine -var values.
+// scenario is one scenario block with its defaults, checked.
+func (l *loader) scenario(sc scenarioHCL) Scenario {
+	r := func(attr string) hcl.Range { return attrRange(l.f, "scenario", sc.Name, attr) }
+	s := Scenario{Name: sc.Name, Kind: sc.Kind, Path: sc.Path, ProbePath: sc.ProbePath, TransferPath: sc.TransferPath,
+		Visitors: sc.Visitors, Requests: sc.Requests, Proto: sc.Proto, Rate: sc.Rate, KeepAlive: sc.KeepAlive == nil || *sc.KeepAlive,
+		Gzip: sc.Gzip != nil && *sc.Gzip, Levels: sc.Levels, ErrorClients: sc.ErrorClients, Profiles: sc.Profiles}
+	if !contains(Kinds, s.Kind) {
+		l.bad(r("kind"), "Unknown scenario kind", fmt.Sprintf("kind %q: want one of %s.", s.Kind, strings.Join(Kinds, ", ")))
+	}
+	if s.Kind == "compression" && sc.Gzip == nil {
+		s.Gzip = true
+	}
+	if s.Path == "" {
+		s.Path = "/"
+	}
+	for _, pth := range []struct{ n, v string }{{"path", s.Path}, {"probe_path", s.ProbePath}, {"transfer_path", s.TransferPath}} {
+		if pth.v != "" && !strings.HasPrefix(pth.v, "/") {
+			l.bad(r(pth.n), "Invalid path", fmt.Sprintf("%s %q must start with /.", pth.n, pth.v))
+		}
+	}
+	if s.Proto == "" {
+		s.Proto = "h1"
+	}
+	if !contains([]string{"h1", "h2", "h2c", "h3"}, s.Proto) {
+		l.bad(r("proto"), "Unknown proto", fmt.Sprintf("proto %q: want h1, h2, h2c or h3.", s.Proto))
+	}
+	l.load(sc.Name, &s, r)
+	s.Duration = dur(sc.Duration, 15*time.Second, r("duration"), &l.ds)
+	s.Warmup = dur(sc.Warmup, 3*time.Second, r("warmup"), &l.ds)
+	s.Timeout = dur(sc.Timeout, 30*time.Second, r("timeout"), &l.ds)
+	s.ClickEvery = dur(sc.ClickEvery, 10*time.Second, r("click_every"), &l.ds)
+	s.ProbeEvery = dur(sc.ProbeEvery, 500*time.Millisecond, r("probe_every"), &l.ds)
+	s.GiveUp = dur(sc.GiveUp, 30*time.Second, r("give_up"), &l.ds)
+	for _, pn := range s.Profiles {
+		if !l.hasProfile(pn) {
+			l.bad(r("profiles"), "Unknown profile", fmt.Sprintf("%q is not one of this file's profile blocks.", pn))
+		}
+	}
+	return s
+}
+
+// load checks how a scenario loads the server: its visitors (or kit
+// concurrency), levels and rate.
+func (l *loader) load(name string, s *Scenario, r func(string) hcl.Range) {
+	if len(s.Visitors) == 0 {
+		l.bad(blockRange(l.f, "scenario", name), "Missing visitors", "visitors = [N, ...] is required (kit and crowd: the concurrency or crowd sizes).")
+	}
+	for _, v := range append(append([]int(nil), s.Visitors...), s.Levels...) {
+		if v < 1 || v > 100000 {
+			l.bad(r("visitors"), "Invalid visitor count", fmt.Sprintf("%d: want 1 to 100000.", v))
+			break
+		}
+	}
+	if s.Kind == "kit" && len(s.Visitors) != 1 {
+		l.bad(r("visitors"), "Kit takes one concurrency", "visitors = [50]: the kit's throughput concurrency; its scaling steps are levels = [...].")
+	}
+	if s.Rate < 0 {
+		l.bad(r("rate"), "Invalid rate", "rate must be >= 0 (0: closed loop).")
+	}
+}
+
+// sameLabel is which block labelled b is the second of two blocks labelled
+// a and b: the second (1) if the labels are the same, else the first (0).
+func sameLabel(a, b string) int {
+	if a == b {
+		return 1
+	}
+	return 0
+}
+
+// hasProfile says whether the file has a profile block called name.
+func (l *loader) hasProfile(name string) bool {
+	for _, p := range l.sp.Profiles {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// machines is the experiment's machines block (provision/cloud owns it; a
+// file without one runs locally) with the -var values that are not the
+// file's variables (names: the file's variables, for the error) and the
+// command line's --target, --known-hosts and --identity.
+func machines(filename string, src []byte, hasBlock bool, machineVars, fileVars map[string]string, opt LoadOptions) (cloud.Machines, error) {
 	m, err := cloud.LoadMachines(filename, src, machineVars)
 	if err != nil {
-		return nil, err
+		return m, err
 	}
-	if len(raw.Machines) == 0 {
+	if !hasBlock {
 		m = cloud.DefaultMachines("local")
 		if _, err := m.ApplyVars(machineVars); err != nil {
-			return nil, err
+			return m, err
 		}
 	}
 	var unknown []string
@@ -456,11 +557,11 @@ func Load(filename string, src []byte, opt LoadOptions) (*Spec, error) {
 	sort.Strings(unknown)
 	if len(unknown) > 0 {
 		var names []string
-		for k := range sp.Vars {
+		for k := range fileVars {
 			names = append(names, k)
 		}
 		sort.Strings(names)
-		return nil, exitcode.With(exitcode.Config, fmt.Errorf("-var %s: not a variable of %s (it has: %s) nor a machines attribute (%s)",
+		return m, exitcode.With(exitcode.Config, fmt.Errorf("-var %s: not a variable of %s (it has: %s) nor a machines attribute (%s)",
 			strings.Join(unknown, ", "), filename, strings.Join(names, ", "), cloud.MachineVars))
 	}
 	switch t := opt.Target; {
@@ -470,7 +571,7 @@ func Load(filename string, src []byte, opt LoadOptions) (*Spec, error) {
 	case strings.HasPrefix(t, "ssh://"):
 		m.Driver, m.Targets = "static", []string{t}
 	default:
-		return nil, exitcode.With(exitcode.Config, fmt.Errorf("--target %q: want local, hetzner or ssh://user@host:port", t))
+		return m, exitcode.With(exitcode.Config, fmt.Errorf("--target %q: want local, hetzner or ssh://user@host:port", t))
 	}
 	if opt.KnownHosts != "" {
 		m.KnownHosts = opt.KnownHosts
@@ -478,11 +579,7 @@ func Load(filename string, src []byte, opt LoadOptions) (*Spec, error) {
 	if opt.Identity != "" {
 		m.IdentityFile = opt.Identity
 	}
-	if err := m.Validate(); err != nil {
-		return nil, err
-	}
-	sp.Machines = m
-	return sp, nil
+	return m, m.Validate()
 }
 
 func isMachineVar(k string) bool {
@@ -565,21 +662,4 @@ func contains(l []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// diagError renders diagnostics as "file:line:col: summary" plus HCL's
-// snippet, as a config error (exit 2).
-func diagError(p *hclparse.Parser, diags hcl.Diagnostics) error {
-	var b bytes.Buffer
-	w := hcl.NewDiagnosticTextWriter(&b, p.Files(), 100, false)
-	for _, d := range diags {
-		if d.Severity != hcl.DiagError {
-			continue
-		}
-		if d.Subject != nil {
-			fmt.Fprintf(&b, "%s:%d:%d: %s\n", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column, d.Summary)
-		}
-		_ = w.WriteDiagnostic(d)
-	}
-	return exitcode.With(exitcode.Config, fmt.Errorf("%s", strings.TrimRight(b.String(), "\n")))
 }

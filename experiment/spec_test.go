@@ -10,6 +10,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/wptest/wptest/internal/exitcode"
+	"github.com/wptest/wptest/internal/golden"
 )
 
 // Every shipped experiment loads, and says what the seeds ask of it.
@@ -45,7 +46,7 @@ func TestShippedExperiments(t *testing.T) {
 				t.Errorf("fixture %+v", sp.Fixture)
 			}
 			// The pin is the fixture package's golden root for that profile and seed.
-			if want := golden(t)[fmt.Sprintf("%s %d", sp.Fixture.Profile, sp.Fixture.Seed)]; sp.Fixture.Root != want {
+			if want := fixtureRoots(t)[fmt.Sprintf("%s %d", sp.Fixture.Profile, sp.Fixture.Seed)]; sp.Fixture.Root != want {
 				t.Errorf("%s pins %s; fixture/testdata/golden.txt says %s", tc.file, sp.Fixture.Root, want)
 			}
 		})
@@ -92,48 +93,25 @@ func TestCorehttpdColumnFollowsItsPackage(t *testing.T) {
 	}
 }
 
-// testdata/errors/*.txtar: an experiment file and the error it must give
-// (every line of "want" must appear in the message).
+// testdata/errors/*.txtar: an experiment file (exp.hcl, optionally vars:
+// -var values) and want: the whole error it must give, a config error.
 func TestLoadErrors(t *testing.T) {
-	files, _ := filepath.Glob("testdata/errors/*.txtar")
-	if len(files) < 5 {
-		t.Fatalf("only %d error cases", len(files))
-	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			a, err := txtar.ParseFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var src, want []byte
-			var vars []string
-			for _, fl := range a.Files {
-				switch fl.Name {
-				case "exp.hcl":
-					src = fl.Data
-				case "want":
-					want = fl.Data
-				case "vars":
-					vars = strings.Fields(string(fl.Data))
-				}
-			}
-			_, err = Load("exp.hcl", src, LoadOptions{Vars: vars})
-			if err == nil {
-				t.Fatal("no error")
-			}
-			if exitcode.Of(err) != exitcode.Config {
-				t.Errorf("exit code %d, want %d", exitcode.Of(err), exitcode.Config)
-			}
-			for _, l := range strings.Split(strings.TrimSpace(string(want)), "\n") {
-				if !strings.Contains(err.Error(), l) {
-					t.Errorf("error lacks %q:\n%s", l, err)
-				}
-			}
-		})
-	}
+	golden.Archives(t, "testdata/errors/*.txtar", func(t *testing.T, a *txtar.Archive) map[string]string {
+		src, _ := golden.Section(a, "exp.hcl")
+		vars, _ := golden.Section(a, "vars")
+		_, err := Load("exp.hcl", src, LoadOptions{Vars: strings.Fields(string(vars))})
+		if err == nil {
+			t.Fatal("no error")
+		}
+		if exitcode.Of(err) != exitcode.Config {
+			t.Errorf("exit code %d, want %d", exitcode.Of(err), exitcode.Config)
+		}
+		return map[string]string{"want": err.Error() + "\n"}
+	})
 }
 
-func golden(t *testing.T) map[string]string {
+// fixtureRoots is fixture/testdata/golden.txt: "profile seed" -> root hash.
+func fixtureRoots(t *testing.T) map[string]string {
 	b, err := os.ReadFile("../fixture/testdata/golden.txt")
 	if err != nil {
 		t.Fatal(err)

@@ -3,20 +3,17 @@ package profiles_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/wptest/wptest/internal/golden"
 	"github.com/wptest/wptest/profiles"
 	"github.com/wptest/wptest/provision"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden plans in _golden/")
 
 // TestPlanGolden renders every shipped profile offline for each platform,
 // with default variables, and compares the result with
@@ -37,24 +34,7 @@ func TestPlanGolden(t *testing.T) {
 				if diags.HasErrors() {
 					t.Fatalf("render: %v", diags)
 				}
-				got := txtar.Format(planArchive(t, name, platform, r.Offline()))
-				file := filepath.Join("_golden", platform, name+".txtar")
-				if *update {
-					if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(file, got, 0o644); err != nil {
-						t.Fatal(err)
-					}
-					return
-				}
-				want, err := os.ReadFile(file)
-				if err != nil {
-					t.Fatalf("%v (run go test ./profiles -run TestPlanGolden -update)", err)
-				}
-				if !bytes.Equal(got, want) {
-					t.Errorf("plan of %s on %s differs from %s (run with -update and review the diff):\n%s", name, platform, file, firstDiff(string(want), string(got)))
-				}
+				golden.Archive(t, filepath.Join("_golden", platform, name+".txtar"), planArchive(t, name, platform, r.Offline()))
 			})
 		}
 	}
@@ -130,21 +110,4 @@ func jsonText(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return strings.TrimSuffix(b.String(), "\n")
-}
-
-func firstDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			return fmt.Sprintf("line %d:\n  want: %s\n  got:  %s", i+1, wl, gl)
-		}
-	}
-	return "(no line differs)"
 }

@@ -7,41 +7,16 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/wptest/wptest/internal/hcldiag"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 )
-
-// compactDiag is the one-line form for CI logs and editors:
-// "file:line:col: error: summary; detail".
-func compactDiag(d *hcl.Diagnostic) string {
-	sev := "error"
-	if d.Severity == hcl.DiagWarning {
-		sev = "warning"
-	}
-	loc := ""
-	if d.Subject != nil {
-		loc = fmt.Sprintf("%s:%d:%d: ", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column)
-	}
-	s := loc + sev + ": " + d.Summary
-	if d.Detail != "" {
-		s += "; " + strings.ReplaceAll(d.Detail, "\n", " ")
-	}
-	return s
-}
 
 // WriteDiagnostics writes diags either one per line (compact) or in HCL's
 // text form with the source snippet. files maps file names to parsed files
 // (Profile.Files); templates are in it too, so their snippets show.
 func WriteDiagnostics(w io.Writer, files map[string]*hcl.File, diags hcl.Diagnostics, compact bool) error {
-	if compact {
-		for _, d := range diags {
-			if _, err := fmt.Fprintln(w, compactDiag(d)); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return hcl.NewDiagnosticTextWriter(w, files, 100, false).WriteDiagnostics(diags)
+	return hcldiag.Write(w, files, diags, compact)
 }
 
 // dedupe drops repeated diagnostics: the same error found while rendering
@@ -57,7 +32,7 @@ func dedupe(diags hcl.Diagnostics) hcl.Diagnostics {
 		if strings.Contains(d.Detail, "value must be known") && diags.HasErrors() && len(diags) > 1 {
 			continue
 		}
-		k := compactDiag(d)
+		k := hcldiag.Compact(d)
 		if d.Subject != nil {
 			k += fmt.Sprintf("@%d-%d", d.Subject.Start.Byte, d.Subject.End.Byte)
 		}

@@ -221,26 +221,55 @@ func (r *Rendered) Apply(ctx context.Context, h host.Host, progress Progress) (*
 		return rep, err
 	}
 	emit := emitter(h, progress)
-	fail := func(or *OpReport, what string, err error) (*Report, error) {
-		if or != nil {
-			or.Error = err.Error()
+	fail := func(f *opFailure) (*Report, error) {
+		if f.or != nil {
+			f.or.Error = f.err.Error()
 		}
-		err = exitcode.With(exitcode.Provision, fmt.Errorf("%s on %s: %w", what, h.Name(), err))
+		err := exitcode.With(exitcode.Provision, fmt.Errorf("%s on %s: %w", f.what, h.Name(), f.err))
 		rep.Error = err.Error()
 		return rep, err
 	}
-	changed := map[string]bool{}
-	// touched: where in the apply a service was started or stopped. A
-	// change before that is already in effect; one after it (a PHP
-	// extension installed after php-fpm started) still needs the restart.
-	touched := map[string]int{}
+	changed, touched, f := r.applyOps(ctx, h, rep, emit)
+	if f != nil {
+		return fail(f)
+	}
+	// The server's services as this host runs them (its init is known now).
+	r.fillServer()
+	if f := r.notify(ctx, h, rep, r.pendingNotices(changed, touched), emit); f != nil {
+		return fail(f)
+	}
+	if failed := r.runChecks(ctx, h, rep, emit); len(failed) > 0 {
+		err := exitcode.With(exitcode.Provision, fmt.Errorf("checks failed on %s:\n  %s", h.Name(), strings.Join(failed, "\n  ")))
+		rep.Error = err.Error()
+		return rep, err
+	}
+	r.readFacts(ctx, h, rep)
+	emit("apply", fmt.Sprintf("done: %d changed, %d checks passed", rep.Changes, len(r.Checks)))
+	return rep, nil
+}
+
+// opFailure is a step of Apply that failed: the op's report (if any), what
+// was being done and the error.
+type opFailure struct {
+	or   *OpReport
+	what string
+	err  error
+}
+
+// applyOps checks and applies each op in order, until one fails. It
+// returns the ops it changed and touched: where in the apply a service was
+// started or stopped. A change before that is already in effect; one after
+// it (a PHP extension installed after php-fpm started) still needs the
+// restart.
+func (r *Rendered) applyOps(ctx context.Context, h host.Host, rep *Report, emit func(op, msg string)) (changed map[string]bool, touched map[string]int, f *opFailure) {
+	changed, touched = map[string]bool{}, map[string]int{}
 	for i, op := range r.Ops {
 		id := op.ID()
 		or := rep.ops[id]
 		emit(id, "checking")
 		c, err := op.Check(ctx, h)
 		if err != nil {
-			return fail(or, "check "+id, err)
+			return nil, nil, &opFailure{or, "check " + id, err}
 		}
 		or.Change = &c
 		if !c.Needed {
@@ -249,7 +278,7 @@ func (r *Rendered) Apply(ctx context.Context, h host.Host, progress Progress) (*
 		}
 		emit(id, c.Action+detailSuffix(c))
 		if err := op.Apply(ctx, h, c); err != nil {
-			return fail(or, "apply "+id, err)
+			return nil, nil, &opFailure{or, "apply " + id, err}
 		}
 		or.Applied = true
 		rep.Changes++
@@ -258,14 +287,21 @@ func (r *Rendered) Apply(ctx context.Context, h host.Host, progress Progress) (*
 			touched[id] = i
 		}
 	}
-	// The server's services as this host runs them (its init is known now).
-	r.fillServer()
-	// Notifications: once per service, restart wins over reload, in op order.
-	type pend struct {
-		action string
-		by     []string
-	}
-	pending := map[string]*pend{}
+	return changed, touched, nil
+}
+
+// pendingNotice is a reload or restart a service is due, and the ops whose
+// changes asked for it.
+type pendingNotice struct {
+	action string
+	by     []string
+}
+
+// pendingNotices are the notifications the changed ops ask for: once per
+// service, restart wins over reload, in op order; none for a change made
+// before the service was (re)started in this apply.
+func (r *Rendered) pendingNotices(changed map[string]bool, touched map[string]int) map[string]*pendingNotice {
+	pending := map[string]*pendingNotice{}
 	for i, op := range r.Ops {
 		if !changed[op.ID()] {
 			continue
@@ -276,7 +312,7 @@ func (r *Rendered) Apply(ctx context.Context, h host.Host, progress Progress) (*
 			}
 			p := pending[n.service]
 			if p == nil {
-				p = &pend{action: n.action}
+				p = &pendingNotice{action: n.action}
 				pending[n.service] = p
 			}
 			if n.action == "restart" {
@@ -287,6 +323,12 @@ func (r *Rendered) Apply(ctx context.Context, h host.Host, progress Progress) (*
 			}
 		}
 	}
+	return pending
+}
+
+// notify reloads or restarts each running service that is due, in op
+// order, until one fails.
+func (r *Rendered) notify(ctx context.Context, h host.Host, rep *Report, pending map[string]*pendingNotice, emit func(op, msg string)) *opFailure {
 	for _, op := range r.Ops {
 		s, ok := op.(*ServiceOp)
 		p := pending[op.ID()]
@@ -298,10 +340,16 @@ func (r *Rendered) Apply(ctx context.Context, h host.Host, progress Progress) (*
 		if err := s.Notify(ctx, h, p.action); err != nil {
 			n.Error = err.Error()
 			rep.Notified = append(rep.Notified, n)
-			return fail(rep.ops[s.id], p.action+" "+s.id, err)
+			return &opFailure{rep.ops[s.id], p.action + " " + s.id, err}
 		}
 		rep.Notified = append(rep.Notified, n)
 	}
+	return nil
+}
+
+// runChecks runs every check (each waits for its answer) and returns the
+// failures, "id: error".
+func (r *Rendered) runChecks(ctx context.Context, h host.Host, rep *Report, emit func(op, msg string)) []string {
 	var failed []string
 	for i, c := range r.Checks {
 		cr := rep.Checks[i]
@@ -317,11 +365,12 @@ func (r *Rendered) Apply(ctx context.Context, h host.Host, progress Progress) (*
 		cr.Passed = true
 		emit(c.ID, "passed")
 	}
-	if len(failed) > 0 {
-		err := exitcode.With(exitcode.Provision, fmt.Errorf("checks failed on %s:\n  %s", h.Name(), strings.Join(failed, "\n  ")))
-		rep.Error = err.Error()
-		return rep, err
-	}
+	return failed
+}
+
+// readFacts runs each fact's command and records its output (stdout, else
+// stderr) and error.
+func (r *Rendered) readFacts(ctx context.Context, h host.Host, rep *Report) {
 	for _, f := range r.Facts {
 		fr := &FactReport{ID: f.ID, Run: f.Run}
 		res, err := h.Run(ctx, host.Cmd{Script: f.Run, Label: f.ID})
@@ -334,8 +383,6 @@ func (r *Rendered) Apply(ctx context.Context, h host.Host, progress Progress) (*
 		}
 		rep.Facts = append(rep.Facts, fr)
 	}
-	emit("apply", fmt.Sprintf("done: %d changed, %d checks passed", rep.Changes, len(r.Checks)))
-	return rep, nil
 }
 
 func contains(l []string, s string) bool {
@@ -352,6 +399,41 @@ func contains(l []string, s string) bool {
 func (rep *Report) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
 	p := ew.printf
+	rep.writeHeader(p)
+	p("ops:\n")
+	for i, o := range rep.Ops {
+		rep.writeOp(p, i, o)
+	}
+	for _, n := range rep.Notified {
+		st := "done"
+		if n.Error != "" {
+			st = "FAILED: " + n.Error
+		}
+		p("notified: %s %s (by %s): %s\n", n.Action, n.Service, strings.Join(n.By, ", "), st)
+	}
+	rep.writeChecks(p)
+	for _, f := range rep.Facts {
+		p("fact %s: %s\n", f.ID, f.Output)
+	}
+	rep.writeServer(p)
+	for _, s := range rep.Retired {
+		p("retired: %s (%s)\n", s.Name, s.Label)
+	}
+	switch rep.Mode {
+	case "plan":
+		p("%d to change, %d unchanged\n", rep.Changes, len(rep.Ops)-rep.Changes)
+	case "apply":
+		p("%d changed, %d unchanged\n", rep.Changes, len(rep.Ops)-rep.Changes)
+	}
+	return ew.err
+}
+
+// printer is errWriter.printf: WriteText's parts print through it.
+type printer func(format string, args ...any)
+
+// writeHeader prints the profile, host and mode line, the variables, the
+// platform's deviations and what blocks the profile.
+func (rep *Report) writeHeader(p printer) {
 	p("profile %s (%s) on %s", rep.Profile, rep.Hash, rep.Platform)
 	if rep.Host != "" {
 		p(", host %s", rep.Host)
@@ -369,63 +451,65 @@ func (rep *Report) WriteText(w io.Writer) error {
 	for _, b := range rep.Blocked {
 		p("BLOCKED: %s\n", b)
 	}
-	p("ops:\n")
-	for i, o := range rep.Ops {
-		mark := " "
-		status := ""
-		if o.Change != nil {
-			if o.Change.Needed {
-				mark = "~"
-				status = ": " + o.Change.Action + detailSuffix(*o.Change)
-				if rep.Mode == "apply" && !o.Applied {
-					status += " (not applied)"
-				}
-			} else {
-				status = ": ok"
+}
+
+// writeOp prints op i: its change or failure, and offline its spec.
+func (rep *Report) writeOp(p printer, i int, o *OpReport) {
+	mark := " "
+	status := ""
+	if o.Change != nil {
+		if o.Change.Needed {
+			mark = "~"
+			status = ": " + o.Change.Action + detailSuffix(*o.Change)
+			if rep.Mode == "apply" && !o.Applied {
+				status += " (not applied)"
 			}
-		}
-		if o.Error != "" {
-			mark, status = "!", ": FAILED: "+o.Error
-		}
-		p("%s %2d. %s%s\n", mark, i+1, o.ID, status)
-		if rep.Mode != "offline" {
-			continue
-		}
-		if len(o.DependsOn) > 0 {
-			p("       depends_on: %s\n", strings.Join(o.DependsOn, ", "))
-		}
-		if len(o.Notify) > 0 {
-			p("       notify: %s\n", strings.Join(o.Notify, ", "))
-		}
-		keys := make([]string, 0, len(o.Spec))
-		for k := range o.Spec {
-			if k != "content" {
-				keys = append(keys, k)
-			}
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			p("       %s: %v\n", k, fmtVal(o.Spec[k]))
-		}
-		if c, ok := o.Spec["content"].(string); ok {
-			p("       --- content ---\n")
-			for _, line := range strings.SplitAfter(c, "\n") {
-				if line != "" {
-					p("       | %s", strings.TrimSuffix(line, "\n")+"\n")
-				}
-			}
-			if c != "" && !strings.HasSuffix(c, "\n") {
-				p("       (no newline at end)\n")
-			}
+		} else {
+			status = ": ok"
 		}
 	}
-	for _, n := range rep.Notified {
-		st := "done"
-		if n.Error != "" {
-			st = "FAILED: " + n.Error
-		}
-		p("notified: %s %s (by %s): %s\n", n.Action, n.Service, strings.Join(n.By, ", "), st)
+	if o.Error != "" {
+		mark, status = "!", ": FAILED: "+o.Error
 	}
+	p("%s %2d. %s%s\n", mark, i+1, o.ID, status)
+	if rep.Mode == "offline" {
+		writeOpSpec(p, o)
+	}
+}
+
+// writeOpSpec prints an op's dependencies, notices, spec and content.
+func writeOpSpec(p printer, o *OpReport) {
+	if len(o.DependsOn) > 0 {
+		p("       depends_on: %s\n", strings.Join(o.DependsOn, ", "))
+	}
+	if len(o.Notify) > 0 {
+		p("       notify: %s\n", strings.Join(o.Notify, ", "))
+	}
+	keys := make([]string, 0, len(o.Spec))
+	for k := range o.Spec {
+		if k != "content" {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		p("       %s: %v\n", k, fmtVal(o.Spec[k]))
+	}
+	if c, ok := o.Spec["content"].(string); ok {
+		p("       --- content ---\n")
+		for _, line := range strings.SplitAfter(c, "\n") {
+			if line != "" {
+				p("       | %s", strings.TrimSuffix(line, "\n")+"\n")
+			}
+		}
+		if c != "" && !strings.HasSuffix(c, "\n") {
+			p("       (no newline at end)\n")
+		}
+	}
+}
+
+// writeChecks prints each check, what it does and, if it ran, its result.
+func (rep *Report) writeChecks(p printer) {
 	p("checks:\n")
 	for _, c := range rep.Checks {
 		st := ""
@@ -443,9 +527,11 @@ func (rep *Report) WriteText(w io.Writer) error {
 		}
 		p("  %s [%s]%s\n", c.ID, what, st)
 	}
-	for _, f := range rep.Facts {
-		p("fact %s: %s\n", f.ID, f.Output)
-	}
+}
+
+// writeServer prints what the profile says of itself: its site, process
+// groups and server.
+func (rep *Report) writeServer(p printer) {
 	if s := rep.Site; s != nil {
 		p("site: docroot %s, owner %s:%s, php %s, rewrite %s", s.Docroot, s.Owner, s.Group, s.PHP, s.Rewrite)
 		if s.Database != "" {
@@ -463,36 +549,28 @@ func (rep *Report) WriteText(w io.Writer) error {
 		}
 		p("\n")
 	}
-	if sv := rep.Server; sv != nil {
-		var names []string
-		for _, s := range sv.Services {
-			names = append(names, s.Name)
-		}
-		p("server: services %s", strings.Join(names, " "))
-		if sv.Status != nil {
-			p(", status page %s (%s)", sv.Status.URL, sv.Status.Format)
-		}
-		if sv.WorkerLimit > 0 {
-			p(", worker limit %d", sv.WorkerLimit)
-		}
-		if len(sv.Protocols) > 0 {
-			p(", protocols %s", strings.Join(sv.Protocols, " "))
-		}
-		if len(sv.Shows) > 0 {
-			p(", report shows %s", strings.Join(sv.Shows, " "))
-		}
-		p("\n")
+	sv := rep.Server
+	if sv == nil {
+		return
 	}
-	for _, s := range rep.Retired {
-		p("retired: %s (%s)\n", s.Name, s.Label)
+	var names []string
+	for _, s := range sv.Services {
+		names = append(names, s.Name)
 	}
-	switch rep.Mode {
-	case "plan":
-		p("%d to change, %d unchanged\n", rep.Changes, len(rep.Ops)-rep.Changes)
-	case "apply":
-		p("%d changed, %d unchanged\n", rep.Changes, len(rep.Ops)-rep.Changes)
+	p("server: services %s", strings.Join(names, " "))
+	if sv.Status != nil {
+		p(", status page %s (%s)", sv.Status.URL, sv.Status.Format)
 	}
-	return ew.err
+	if sv.WorkerLimit > 0 {
+		p(", worker limit %d", sv.WorkerLimit)
+	}
+	if len(sv.Protocols) > 0 {
+		p(", protocols %s", strings.Join(sv.Protocols, " "))
+	}
+	if len(sv.Shows) > 0 {
+		p(", report shows %s", strings.Join(sv.Shows, " "))
+	}
+	p("\n")
 }
 
 func fmtVal(v any) string {

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/ext/tryfunc"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/wptest/wptest/internal/hcldiag"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
 	"github.com/zclconf/go-cty/cty/function/stdlib"
@@ -201,24 +202,13 @@ func templateFileFunc(pf *profileFS, fns map[string]function.Function) function.
 			}
 			expr, diags := hclsyntax.ParseTemplate(b, name, hcl.InitialPos)
 			if diags.HasErrors() {
-				return cty.UnknownVal(cty.String), diagError(diags)
+				return cty.UnknownVal(cty.String), hcldiag.Line(diags)
 			}
 			v, diags := expr.Value(ctx)
 			if diags.HasErrors() {
-				return cty.UnknownVal(cty.String), diagError(diags)
+				return cty.UnknownVal(cty.String), hcldiag.Line(diags)
 			}
 			return toString(v)
 		},
 	})
-}
-
-// diagError flattens diagnostics into one error that keeps file:line:col.
-func diagError(diags hcl.Diagnostics) error {
-	var parts []string
-	for _, d := range diags {
-		if d.Severity == hcl.DiagError {
-			parts = append(parts, compactDiag(d))
-		}
-	}
-	return fmt.Errorf("%s", strings.Join(parts, "; "))
 }

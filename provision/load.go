@@ -304,156 +304,188 @@ func (p *Profile) decodeProfile() hcl.Diagnostics {
 	return diags
 }
 
+// decodeVariables declares the profile's variables and sets their values:
+// defaults, then -var-file, then -var; then runs their validation rules.
 func (p *Profile) decodeVariables(vars Vars) hcl.Diagnostics {
-	var diags hcl.Diagnostics
-	byName := map[string]*Variable{}
-	valueRange := map[string]*hcl.Range{}
-	type rule struct {
-		v               *Variable
-		cond, msg       hcl.Expression
-		condRng, defRng hcl.Range
-	}
-	var rules []rule
-	varSchema := &hcl.BodySchema{
-		Attributes: []hcl.AttributeSchema{{Name: "type"}, {Name: "default"}, {Name: "description"}, {Name: "sensitive"}},
-		Blocks:     []hcl.BlockHeaderSchema{{Type: "validation"}},
-	}
-	valSchema := &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "condition", Required: true}, {Name: "error_message", Required: true}}}
+	vd := &varDecoder{p: p, byName: map[string]*Variable{}, valueRange: map[string]*hcl.Range{}}
 	for _, b := range p.content.Blocks {
-		if b.Type != "variable" {
-			continue
-		}
-		name := b.Labels[0]
-		if !hclsyntax.ValidIdentifier(name) {
-			diags = append(diags, errDiag("Invalid variable name", fmt.Sprintf("%q is not a valid identifier.", name), b.LabelRanges[0].Ptr()))
-			continue
-		}
-		if prev, dup := byName[name]; dup {
-			diags = append(diags, errDiag("Duplicate variable", fmt.Sprintf("Variable %q was already declared at %s.", name, prev.Range), b.DefRange.Ptr()))
-			continue
-		}
-		v := &Variable{Name: name, Type: cty.DynamicPseudoType, Range: b.DefRange}
-		byName[name] = v
-		p.Variables = append(p.Variables, v)
-		c, d := b.Body.Content(varSchema)
-		diags = append(diags, d...)
-		if a, ok := c.Attributes["type"]; ok {
-			ty, d := typeexpr.TypeConstraint(a.Expr)
-			diags = append(diags, d...)
-			if !d.HasErrors() {
-				v.Type = ty
-			}
-		}
-		if a, ok := c.Attributes["description"]; ok {
-			diags = append(diags, gohcl.DecodeExpression(a.Expr, nil, &v.Description)...)
-		}
-		if a, ok := c.Attributes["sensitive"]; ok {
-			diags = append(diags, gohcl.DecodeExpression(a.Expr, nil, &v.Sensitive)...)
-		}
-		v.Value = cty.NullVal(v.Type)
-		if a, ok := c.Attributes["default"]; ok {
-			val, d := a.Expr.Value(nil)
-			diags = append(diags, d...)
-			if !d.HasErrors() {
-				diags = append(diags, p.setVar(v, val, a.Expr.Range().Ptr())...)
-				valueRange[name] = a.Expr.Range().Ptr()
-			}
-		}
-		for _, vb := range c.Blocks {
-			vc, d := vb.Body.Content(valSchema)
-			diags = append(diags, d...)
-			if d.HasErrors() {
-				continue
-			}
-			rules = append(rules, rule{v: v, cond: vc.Attributes["condition"].Expr, msg: vc.Attributes["error_message"].Expr,
-				condRng: vc.Attributes["condition"].Expr.Range(), defRng: vb.DefRange})
+		if b.Type == "variable" {
+			vd.declare(b)
 		}
 	}
 	// -var-file values, then -var values (later wins).
 	for _, vf := range vars.Files {
-		f, d := p.parser.ParseHCL(vf.Src, vf.Name)
-		diags = append(diags, d...)
-		if d.HasErrors() {
-			continue
-		}
-		attrs, d := f.Body.JustAttributes()
-		diags = append(diags, d...)
-		names := make([]string, 0, len(attrs))
-		for n := range attrs {
-			names = append(names, n)
-		}
-		sort.Slice(names, func(i, j int) bool { return attrs[names[i]].Range.Start.Byte < attrs[names[j]].Range.Start.Byte })
-		for _, n := range names {
-			a := attrs[n]
-			v, ok := byName[n]
-			if !ok {
-				diags = append(diags, errDiag("Undefined variable", fmt.Sprintf("%s sets %q, but the profile declares no variable of that name%s.", vf.Name, n, suggest(n, byName)), a.NameRange.Ptr()))
-				continue
-			}
-			val, d := a.Expr.Value(nil)
-			diags = append(diags, d...)
-			if !d.HasErrors() {
-				diags = append(diags, p.setVar(v, val, a.Expr.Range().Ptr())...)
-				valueRange[n] = a.Expr.Range().Ptr()
-			}
-		}
+		vd.file(vf)
 	}
 	for _, arg := range vars.Args {
-		n, raw, ok := strings.Cut(arg, "=")
-		if !ok || n == "" {
-			diags = append(diags, errDiag("Invalid -var option", fmt.Sprintf("-var %q: want name=value.", arg), nil))
-			continue
-		}
-		v, ok := byName[n]
-		if !ok {
-			diags = append(diags, errDiag("Undefined variable", fmt.Sprintf("-var %s: the profile declares no variable %q%s.", arg, n, suggest(n, byName)), nil))
-			continue
-		}
-		val, d := parseVarArg(v, raw)
-		diags = append(diags, d...)
-		v.invalid = v.invalid || d.HasErrors()
-		if !d.HasErrors() {
-			diags = append(diags, p.setVar(v, val, nil)...)
-			valueRange[n] = nil
-		}
+		vd.arg(arg)
 	}
 	for _, v := range p.Variables {
 		if v.Value.IsNull() && !v.invalid {
-			diags = append(diags, errDiag("Missing required variable", fmt.Sprintf("Variable %q has no default; set it with -var %s=... or in a -var-file.", v.Name, v.Name), v.Range.Ptr()))
+			vd.diags = append(vd.diags, errDiag("Missing required variable", fmt.Sprintf("Variable %q has no default; set it with -var %s=... or in a -var-file.", v.Name, v.Name), v.Range.Ptr()))
 		}
 	}
-	if diags.HasErrors() {
-		return diags
+	if vd.diags.HasErrors() {
+		return vd.diags
 	}
 	ctx := p.evalCtx(nil, cty.NilVal)
-	for _, r := range rules {
-		cv, d := r.cond.Value(ctx)
-		diags = append(diags, d...)
+	for _, r := range vd.rules {
+		vd.validate(r, ctx)
+	}
+	return vd.diags
+}
+
+// varDecoder is one decodeVariables: the variables by name, where each
+// one's value came from (nil: -var) and the validation rules to run once
+// every value is set.
+type varDecoder struct {
+	p          *Profile
+	byName     map[string]*Variable
+	valueRange map[string]*hcl.Range
+	rules      []varRule
+	diags      hcl.Diagnostics
+}
+
+// varRule is a variable's validation block.
+type varRule struct {
+	v               *Variable
+	cond, msg       hcl.Expression
+	condRng, defRng hcl.Range
+}
+
+var (
+	varSchema = &hcl.BodySchema{
+		Attributes: []hcl.AttributeSchema{{Name: "type"}, {Name: "default"}, {Name: "description"}, {Name: "sensitive"}},
+		Blocks:     []hcl.BlockHeaderSchema{{Type: "validation"}},
+	}
+	validationSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "condition", Required: true}, {Name: "error_message", Required: true}}}
+)
+
+// declare adds a variable block: its type, description, sensitivity,
+// default and validation rules.
+func (vd *varDecoder) declare(b *hcl.Block) {
+	name := b.Labels[0]
+	if !hclsyntax.ValidIdentifier(name) {
+		vd.diags = append(vd.diags, errDiag("Invalid variable name", fmt.Sprintf("%q is not a valid identifier.", name), b.LabelRanges[0].Ptr()))
+		return
+	}
+	if prev, dup := vd.byName[name]; dup {
+		vd.diags = append(vd.diags, errDiag("Duplicate variable", fmt.Sprintf("Variable %q was already declared at %s.", name, prev.Range), b.DefRange.Ptr()))
+		return
+	}
+	v := &Variable{Name: name, Type: cty.DynamicPseudoType, Range: b.DefRange}
+	vd.byName[name] = v
+	vd.p.Variables = append(vd.p.Variables, v)
+	c, d := b.Body.Content(varSchema)
+	vd.diags = append(vd.diags, d...)
+	if a, ok := c.Attributes["type"]; ok {
+		ty, d := typeexpr.TypeConstraint(a.Expr)
+		vd.diags = append(vd.diags, d...)
+		if !d.HasErrors() {
+			v.Type = ty
+		}
+	}
+	if a, ok := c.Attributes["description"]; ok {
+		vd.diags = append(vd.diags, gohcl.DecodeExpression(a.Expr, nil, &v.Description)...)
+	}
+	if a, ok := c.Attributes["sensitive"]; ok {
+		vd.diags = append(vd.diags, gohcl.DecodeExpression(a.Expr, nil, &v.Sensitive)...)
+	}
+	v.Value = cty.NullVal(v.Type)
+	if a, ok := c.Attributes["default"]; ok {
+		vd.set(v, a.Expr)
+	}
+	for _, vb := range c.Blocks {
+		vc, d := vb.Body.Content(validationSchema)
+		vd.diags = append(vd.diags, d...)
 		if d.HasErrors() {
 			continue
 		}
-		if !cv.IsKnown() {
-			continue
-		}
-		if cv.IsNull() || cv.Type() != cty.Bool {
-			diags = append(diags, errDiag("Invalid validation condition", "The condition must be true or false.", r.condRng.Ptr()))
-			continue
-		}
-		if cv.True() {
-			continue
-		}
-		var msg string
-		diags = append(diags, gohcl.DecodeExpression(r.msg, ctx, &msg)...)
-		subj := valueRange[r.v.Name]
-		where := ""
-		if subj == nil {
-			subj = r.condRng.Ptr()
-			where = " (value from -var)"
-		}
-		diags = append(diags, errDiag("Invalid value for variable",
-			fmt.Sprintf("var.%s%s: %s This was checked by the validation rule at %s.", r.v.Name, where, msg, r.defRng), subj))
+		vd.rules = append(vd.rules, varRule{v: v, cond: vc.Attributes["condition"].Expr, msg: vc.Attributes["error_message"].Expr,
+			condRng: vc.Attributes["condition"].Expr.Range(), defRng: vb.DefRange})
 	}
-	return diags
+}
+
+// set gives v the value of expr (a default or a -var-file attribute).
+func (vd *varDecoder) set(v *Variable, expr hcl.Expression) {
+	val, d := expr.Value(nil)
+	vd.diags = append(vd.diags, d...)
+	if !d.HasErrors() {
+		vd.diags = append(vd.diags, vd.p.setVar(v, val, expr.Range().Ptr())...)
+		vd.valueRange[v.Name] = expr.Range().Ptr()
+	}
+}
+
+// file sets the variables a -var-file names, in the file's order.
+func (vd *varDecoder) file(vf VarFile) {
+	f, d := vd.p.parser.ParseHCL(vf.Src, vf.Name)
+	vd.diags = append(vd.diags, d...)
+	if d.HasErrors() {
+		return
+	}
+	attrs, d := f.Body.JustAttributes()
+	vd.diags = append(vd.diags, d...)
+	names := make([]string, 0, len(attrs))
+	for n := range attrs {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool { return attrs[names[i]].Range.Start.Byte < attrs[names[j]].Range.Start.Byte })
+	for _, n := range names {
+		a := attrs[n]
+		v, ok := vd.byName[n]
+		if !ok {
+			vd.diags = append(vd.diags, errDiag("Undefined variable", fmt.Sprintf("%s sets %q, but the profile declares no variable of that name%s.", vf.Name, n, suggest(n, vd.byName)), a.NameRange.Ptr()))
+			continue
+		}
+		vd.set(v, a.Expr)
+	}
+}
+
+// arg sets the variable one -var name=value names.
+func (vd *varDecoder) arg(arg string) {
+	n, raw, ok := strings.Cut(arg, "=")
+	if !ok || n == "" {
+		vd.diags = append(vd.diags, errDiag("Invalid -var option", fmt.Sprintf("-var %q: want name=value.", arg), nil))
+		return
+	}
+	v, ok := vd.byName[n]
+	if !ok {
+		vd.diags = append(vd.diags, errDiag("Undefined variable", fmt.Sprintf("-var %s: the profile declares no variable %q%s.", arg, n, suggest(n, vd.byName)), nil))
+		return
+	}
+	val, d := parseVarArg(v, raw)
+	vd.diags = append(vd.diags, d...)
+	v.invalid = v.invalid || d.HasErrors()
+	if !d.HasErrors() {
+		vd.diags = append(vd.diags, vd.p.setVar(v, val, nil)...)
+		vd.valueRange[n] = nil
+	}
+}
+
+// validate runs one validation rule on its variable's final value.
+func (vd *varDecoder) validate(r varRule, ctx *hcl.EvalContext) {
+	cv, d := r.cond.Value(ctx)
+	vd.diags = append(vd.diags, d...)
+	if d.HasErrors() || !cv.IsKnown() {
+		return
+	}
+	if cv.IsNull() || cv.Type() != cty.Bool {
+		vd.diags = append(vd.diags, errDiag("Invalid validation condition", "The condition must be true or false.", r.condRng.Ptr()))
+		return
+	}
+	if cv.True() {
+		return
+	}
+	var msg string
+	vd.diags = append(vd.diags, gohcl.DecodeExpression(r.msg, ctx, &msg)...)
+	subj := vd.valueRange[r.v.Name]
+	where := ""
+	if subj == nil {
+		subj = r.condRng.Ptr()
+		where = " (value from -var)"
+	}
+	vd.diags = append(vd.diags, errDiag("Invalid value for variable",
+		fmt.Sprintf("var.%s%s: %s This was checked by the validation rule at %s.", r.v.Name, where, msg, r.defRng), subj))
 }
 
 // parseVarArg reads a -var value as Terraform does: strings as given,
@@ -523,7 +555,40 @@ func levenshtein(a, b string) int {
 	return prev[len(b)]
 }
 
+// decodePlatforms decodes the platform blocks (see platformBlocks), checks
+// them against profile.platforms and each other, and gives each its
+// platform.* value.
 func (p *Profile) decodePlatforms() hcl.Diagnostics {
+	order, diags := p.platformBlocks()
+	// A part may know platforms a profile does not list: only the
+	// profile's own blocks must be listed.
+	order = slices.DeleteFunc(order, func(pb *platformBlock) bool {
+		if !slices.Contains(p.Platforms, pb.Name) && !p.ownPlatform(pb.Name) {
+			delete(p.platforms, pb.Name)
+			return true
+		}
+		return false
+	})
+	diags = append(diags, p.checkListed(order)...)
+	diags = append(diags, sameKeys(order)...)
+	for _, pb := range order {
+		pb.value = cty.ObjectVal(map[string]cty.Value{
+			"name":            cty.StringVal(pb.Name),
+			"package_manager": cty.StringVal(pb.PackageManager),
+			"packages":        strObj(pb.Packages),
+			"paths":           strObj(pb.Paths),
+			"services":        strObj(pb.Services),
+			"values":          pb.Values,
+			"deviations":      strList(pb.Deviations),
+		})
+	}
+	return diags
+}
+
+// platformBlocks decodes the platform blocks of the profile and its parts
+// into p.platforms, merging the blocks of one platform, and returns them in
+// the order first seen.
+func (p *Profile) platformBlocks() ([]*platformBlock, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	ctx := p.evalCtx(nil, cty.NilVal)
 	var order []*platformBlock
@@ -557,15 +622,13 @@ func (p *Profile) decodePlatforms() hcl.Diagnostics {
 		p.platforms[pb.Name] = pb
 		order = append(order, pb)
 	}
-	// A part may know platforms a profile does not list: only the
-	// profile's own blocks must be listed.
-	order = slices.DeleteFunc(order, func(pb *platformBlock) bool {
-		if !slices.Contains(p.Platforms, pb.Name) && !p.ownPlatform(pb.Name) {
-			delete(p.platforms, pb.Name)
-			return true
-		}
-		return false
-	})
+	return order, diags
+}
+
+// checkListed checks that every platform has a package manager, that every
+// platform profile.platforms lists has a block and every block is listed.
+func (p *Profile) checkListed(order []*platformBlock) hcl.Diagnostics {
+	var diags hcl.Diagnostics
 	for _, pb := range order {
 		if pb.PackageManager == "" {
 			diags = append(diags, errDiag("Missing package_manager", fmt.Sprintf("No platform %q block gives package_manager (\"apt\" or \"dnf\").", pb.Name), pb.DefRange.Ptr()))
@@ -583,43 +646,42 @@ func (p *Profile) decodePlatforms() hcl.Diagnostics {
 			diags = append(diags, errDiag("Platform not listed", fmt.Sprintf("platform %q is not in profile.platforms %q.", pb.Name, p.Platforms), pb.DefRange.Ptr()))
 		}
 	}
-	// Same keys everywhere, so an op written once is valid on every platform.
-	if len(order) > 1 {
-		first := order[0]
-		for _, pb := range order[1:] {
-			for _, m := range []struct {
-				what string
-				a, b []string
-			}{
-				{"packages", mapKeys(first.Packages), mapKeys(pb.Packages)},
-				{"paths", mapKeys(first.Paths), mapKeys(pb.Paths)},
-				{"services", mapKeys(first.Services), mapKeys(pb.Services)},
-				{"values", objKeys(first.Values), objKeys(pb.Values)},
-			} {
-				if onlyA, onlyB := diffKeys(m.a, m.b); len(onlyA)+len(onlyB) > 0 {
-					var parts []string
-					if len(onlyA) > 0 {
-						parts = append(parts, fmt.Sprintf("%s lacks %s", pb.Name, strings.Join(onlyA, ", ")))
-					}
-					if len(onlyB) > 0 {
-						parts = append(parts, fmt.Sprintf("%s lacks %s", first.Name, strings.Join(onlyB, ", ")))
-					}
-					diags = append(diags, errDiag("Platforms differ in "+m.what,
-						fmt.Sprintf("Every platform must define the same %s keys: %s.", m.what, strings.Join(parts, "; ")), pb.DefRange.Ptr()))
-				}
-			}
-		}
+	return diags
+}
+
+// sameKeys checks that every platform defines the same packages, paths,
+// services and values keys as the first, so an op written once is valid on
+// every platform.
+func sameKeys(order []*platformBlock) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	if len(order) < 2 {
+		return nil
 	}
-	for _, pb := range order {
-		pb.value = cty.ObjectVal(map[string]cty.Value{
-			"name":            cty.StringVal(pb.Name),
-			"package_manager": cty.StringVal(pb.PackageManager),
-			"packages":        strObj(pb.Packages),
-			"paths":           strObj(pb.Paths),
-			"services":        strObj(pb.Services),
-			"values":          pb.Values,
-			"deviations":      strList(pb.Deviations),
-		})
+	first := order[0]
+	for _, pb := range order[1:] {
+		for _, m := range []struct {
+			what string
+			a, b []string
+		}{
+			{"packages", mapKeys(first.Packages), mapKeys(pb.Packages)},
+			{"paths", mapKeys(first.Paths), mapKeys(pb.Paths)},
+			{"services", mapKeys(first.Services), mapKeys(pb.Services)},
+			{"values", objKeys(first.Values), objKeys(pb.Values)},
+		} {
+			onlyA, onlyB := diffKeys(m.a, m.b)
+			if len(onlyA)+len(onlyB) == 0 {
+				continue
+			}
+			var parts []string
+			if len(onlyA) > 0 {
+				parts = append(parts, fmt.Sprintf("%s lacks %s", pb.Name, strings.Join(onlyA, ", ")))
+			}
+			if len(onlyB) > 0 {
+				parts = append(parts, fmt.Sprintf("%s lacks %s", first.Name, strings.Join(onlyB, ", ")))
+			}
+			diags = append(diags, errDiag("Platforms differ in "+m.what,
+				fmt.Sprintf("Every platform must define the same %s keys: %s.", m.what, strings.Join(parts, "; ")), pb.DefRange.Ptr()))
+		}
 	}
 	return diags
 }

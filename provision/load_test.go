@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/wptest/wptest/internal/golden"
 )
 
 func loadDemo(t *testing.T, vars Vars) *Profile {
@@ -44,21 +46,7 @@ func TestPlanGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		for name, got := range map[string][]byte{"demo-" + plat + ".txt": txt.Bytes(), "demo-" + plat + ".json": append(js, '\n')} {
-			golden := filepath.Join("testdata", "plans", name)
-			if *update {
-				os.MkdirAll(filepath.Dir(golden), 0o755)
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				continue
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from the golden file (go test -update rewrites it):\n%s", name, got)
-			}
+			golden.File(t, filepath.Join("testdata", "plans", name), got)
 			if bytes.Contains(got, []byte("s3cret-demo-token")) {
 				t.Errorf("%s shows the sensitive token", name)
 			}

@@ -195,13 +195,7 @@ func (p *Profile) Render(platform string) (*Rendered, hcl.Diagnostics) {
 			fmt.Sprintf("Profile %s supports %s, not %q.", p.Name, strings.Join(p.Platforms, ", "), platform), nil)}
 	}
 	r := &Rendered{Profile: p, Platform: platform, PackageManager: pb.PackageManager, Deviations: pb.Deviations, notices: map[string][]notice{}}
-	for _, v := range p.Variables {
-		if v.Sensitive {
-			if s, err := convert.Convert(v.Value, cty.String); err == nil && !s.IsNull() && s.AsString() != "" {
-				r.sensitive = append(r.sensitive, s.AsString())
-			}
-		}
-	}
+	r.sensitive = p.sensitiveValues()
 	locals, diags := p.evalLocals(pb.value)
 	if diags.HasErrors() {
 		return nil, diags
@@ -216,8 +210,47 @@ func (p *Profile) Render(platform string) (*Rendered, hcl.Diagnostics) {
 	diags = append(diags, decodeDescriptions(r, content.Blocks, ctx)...)
 	sb, d := decodeServer(content.Blocks, ctx)
 	diags = append(diags, d...)
+	declared, d := declareIDs(content.Blocks)
+	diags = append(diags, d...)
+	refs, services, d := p.decodeBlocks(r, content.Blocks, ctx)
+	diags = append(diags, d...)
+	// References are checked even after errors above: they need only the
+	// declared ids, and the author wants every error at once.
+	deps, d := r.resolveRefs(refs, declared, services)
+	diags = append(diags, d...)
+	diags = append(diags, resolveServer(r, sb, services, declared)...)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	ordered, d := orderOps(r.Ops, deps, declared)
+	diags = append(diags, d...)
+	r.Ops = ordered
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return r, diags
+}
+
+// sensitiveValues are the non-empty values of the sensitive variables, which
+// output hides.
+func (p *Profile) sensitiveValues() []string {
+	var out []string
+	for _, v := range p.Variables {
+		if v.Sensitive {
+			if s, err := convert.Convert(v.Value, cty.String); err == nil && !s.IsNull() && s.AsString() != "" {
+				out = append(out, s.AsString())
+			}
+		}
+	}
+	return out
+}
+
+// declareIDs maps the id of every op, check and fact ("file.site_conf") to
+// where it is declared, refusing duplicates and invalid names.
+func declareIDs(blocks hcl.Blocks) (map[string]hcl.Range, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
 	declared := map[string]hcl.Range{}
-	for _, b := range content.Blocks {
+	for _, b := range blocks {
 		if !opKinds[b.Type] && b.Type != "check" && b.Type != "fact" {
 			continue
 		}
@@ -231,11 +264,18 @@ func (p *Profile) Render(platform string) (*Rendered, hcl.Diagnostics) {
 		}
 		declared[id] = b.DefRange
 	}
+	return declared, diags
+}
 
+// decodeBlocks decodes the preconditions, checks, facts and ops (those
+// whose when holds) into r, in file order. It returns the references the
+// ops make, to resolve once all are known, and the services by id.
+func (p *Profile) decodeBlocks(r *Rendered, blocks hcl.Blocks, ctx *hcl.EvalContext) ([]ref, map[string]*ServiceOp, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
 	var refs []ref
 	services := map[string]*ServiceOp{}
 	index := 0
-	for _, b := range content.Blocks {
+	for _, b := range blocks {
 		switch {
 		case b.Type == "precondition":
 			var pc preconditionBlock
@@ -245,25 +285,7 @@ func (p *Profile) Render(platform string) (*Rendered, hcl.Diagnostics) {
 				r.Blocked = append(r.Blocked, pc.ErrorMessage)
 			}
 		case b.Type == "check" || b.Type == "fact":
-			when, rest, d := decodeWhen(b, ctx)
-			diags = append(diags, d...)
-			if d.HasErrors() || !when {
-				continue
-			}
-			if b.Type == "fact" {
-				var fb factBlock
-				if d := gohcl.DecodeBody(rest, ctx, &fb); d.HasErrors() {
-					diags = append(diags, d...)
-					continue
-				}
-				r.Facts = append(r.Facts, &Fact{ID: "fact." + b.Labels[0], Run: fb.Run})
-				continue
-			}
-			c, d := decodeCheck(b, rest, ctx)
-			diags = append(diags, d...)
-			if c != nil {
-				r.Checks = append(r.Checks, c)
-			}
+			diags = append(diags, decodeCheckOrFact(r, b, ctx)...)
 		case opKinds[b.Type]:
 			base, when, rest, brefs, d := decodeCommon(b, ctx)
 			diags = append(diags, d...)
@@ -288,10 +310,35 @@ func (p *Profile) Render(platform string) (*Rendered, hcl.Diagnostics) {
 			r.Ops = append(r.Ops, op)
 		}
 	}
-	// References are checked even after errors above: they need only the
-	// declared ids, and the author wants every error at once.
+	return refs, services, diags
+}
 
-	// Resolve references: depends_on to any op, notify to services.
+// decodeCheckOrFact adds a check or fact block to r, if its when holds.
+func decodeCheckOrFact(r *Rendered, b *hcl.Block, ctx *hcl.EvalContext) hcl.Diagnostics {
+	when, rest, diags := decodeWhen(b, ctx)
+	if diags.HasErrors() || !when {
+		return diags
+	}
+	if b.Type == "fact" {
+		var fb factBlock
+		if d := gohcl.DecodeBody(rest, ctx, &fb); d.HasErrors() {
+			return append(diags, d...)
+		}
+		r.Facts = append(r.Facts, &Fact{ID: "fact." + b.Labels[0], Run: fb.Run})
+		return diags
+	}
+	c, d := decodeCheck(b, rest, ctx)
+	if c != nil {
+		r.Checks = append(r.Checks, c)
+	}
+	return append(diags, d...)
+}
+
+// resolveRefs checks every reference against the declared ids and turns
+// those between ops present on this platform into dependencies (op id ->
+// the ops it depends on) and notices (op id -> services to tell).
+func (r *Rendered) resolveRefs(refs []ref, declared map[string]hcl.Range, services map[string]*ServiceOp) (map[string][]string, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
 	present := map[string]Op{}
 	for _, op := range r.Ops {
 		present[op.ID()] = op
@@ -325,33 +372,31 @@ func (p *Profile) Render(platform string) (*Rendered, hcl.Diagnostics) {
 			}
 			deps[rf.from] = append(deps[rf.from], to)
 		case "notify", "reload_on", "restart_on":
-			svc, op := to, rf.from
-			if rf.attr != "notify" {
-				svc, op = rf.from, to
+			if d := r.addNotice(rf, to, services); d != nil {
+				diags = append(diags, d)
 			}
-			s, ok := services[svc]
-			if !ok {
-				diags = append(diags, errDiag("Not a service", fmt.Sprintf("%s: %s must name a service, not %s.", rf.from, rf.attr, to), rf.rng.Ptr()))
-				continue
-			}
-			action := rf.action
-			if action == "" {
-				action = s.OnNotify
-			}
-			r.notices[op] = append(r.notices[op], notice{service: svc, action: action})
 		}
 	}
-	diags = append(diags, resolveServer(r, sb, services, declared)...)
-	if diags.HasErrors() {
-		return nil, diags
+	return deps, diags
+}
+
+// addNotice records that a change to an op tells a service (notify from the
+// op, reload_on/restart_on from the service); to is the resolved target.
+func (r *Rendered) addNotice(rf ref, to string, services map[string]*ServiceOp) *hcl.Diagnostic {
+	svc, op := to, rf.from
+	if rf.attr != "notify" {
+		svc, op = rf.from, to
 	}
-	ordered, d := orderOps(r.Ops, deps, declared)
-	diags = append(diags, d...)
-	r.Ops = ordered
-	if diags.HasErrors() {
-		return nil, diags
+	s, ok := services[svc]
+	if !ok {
+		return errDiag("Not a service", fmt.Sprintf("%s: %s must name a service, not %s.", rf.from, rf.attr, to), rf.rng.Ptr())
 	}
-	return r, diags
+	action := rf.action
+	if action == "" {
+		action = s.OnNotify
+	}
+	r.notices[op] = append(r.notices[op], notice{service: svc, action: action})
+	return nil
 }
 
 func suggestID(id string, declared map[string]hcl.Range) string {
@@ -500,136 +545,176 @@ func str(p *string) string {
 	return *p
 }
 
+// decodeOp decodes an op block of kind b.Type; only a service has refs
+// (its reload_on and restart_on).
 func (p *Profile) decodeOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext, base opBase) (Op, []ref, hcl.Diagnostics) {
-	var diags hcl.Diagnostics
 	switch b.Type {
 	case "file":
-		var fb fileBlock
-		if d := gohcl.DecodeBody(body, ctx, &fb); d.HasErrors() {
-			return nil, nil, d
-		}
-		diags = append(diags, absPath(fb.Path, fb.PathRange)...)
-		mode, d := parseMode(fb.Mode, 0o644, fb.ModeRange)
-		diags = append(diags, d...)
-		op := &FileOp{opBase: base, Path: fb.Path, Mode: mode, Owner: str(fb.Owner), Group: str(fb.Group)}
-		n := 0
-		for _, x := range []*string{fb.Template, fb.Content, fb.Source} {
-			if x != nil {
-				n++
-			}
-		}
-		if n != 1 {
-			diags = append(diags, errDiag("Invalid file body", fmt.Sprintf("%s: give exactly one of template, content or source (got %d).", base.id, n), b.DefRange.Ptr()))
-			return nil, nil, diags
-		}
-		switch {
-		case fb.Content != nil:
-			op.Body, op.From = []byte(*fb.Content), "content"
-		case fb.Source != nil:
-			src, _, err := p.pfs.read(*fb.Source)
-			if err != nil {
-				diags = append(diags, errDiag("Cannot read source", err.Error(), fb.SourceRange.Ptr()))
-				return nil, nil, diags
-			}
-			op.Body, op.From = src, "source "+*fb.Source
-		default:
-			body, d := p.renderTemplate(*fb.Template, ctx, fb.Vars, fb.TemplateRange, fb.VarsRange)
-			diags = append(diags, d...)
-			op.Body, op.From = []byte(body), "template "+*fb.Template
-		}
-		if diags.HasErrors() {
-			return nil, nil, diags
-		}
-		return op, nil, diags
+		return p.decodeFileOp(b, body, ctx, base)
 	case "directory":
-		var db dirBlock
-		if d := gohcl.DecodeBody(body, ctx, &db); d.HasErrors() {
-			return nil, nil, d
-		}
-		diags = append(diags, absPath(db.Path, db.PathRange)...)
-		mode, d := parseMode(db.Mode, 0o755, db.ModeRange)
-		diags = append(diags, d...)
-		if diags.HasErrors() {
-			return nil, nil, diags
-		}
-		return &DirOp{opBase: base, Path: db.Path, Mode: mode, Owner: str(db.Owner), Group: str(db.Group)}, nil, nil
+		return p.decodeDirOp(b, body, ctx, base)
 	case "link":
-		var lb linkBlock
-		if d := gohcl.DecodeBody(body, ctx, &lb); d.HasErrors() {
-			return nil, nil, d
-		}
-		if d := absPath(lb.Path, lb.PathRange); d.HasErrors() {
-			return nil, nil, d
-		}
-		return &LinkOp{opBase: base, Path: lb.Path, Target: lb.Target}, nil, nil
+		return p.decodeLinkOp(b, body, ctx, base)
 	case "package":
-		var pb packageBlock
-		if d := gohcl.DecodeBody(body, ctx, &pb); d.HasErrors() {
-			return nil, nil, d
-		}
-		state, d := oneOf("state", pb.State, "present", []string{"present", "absent"}, pb.StateRange)
-		diags = append(diags, d...)
-		if len(pb.Names) == 0 {
-			diags = append(diags, errDiag("No package names", base.id+": names must list at least one package.", pb.NamesRange.Ptr()))
-		}
-		if diags.HasErrors() {
-			return nil, nil, diags
-		}
-		return &PackageOp{opBase: base, Names: pb.Names, Absent: state == "absent", Manager: p.platformOf(ctx)}, nil, nil
+		return p.decodePackageOp(b, body, ctx, base)
 	case "user":
-		var ub userBlock
-		if d := gohcl.DecodeBody(body, ctx, &ub); d.HasErrors() {
-			return nil, nil, d
-		}
-		u := &UserOp{opBase: base, Name: ub.Name, Home: str(ub.Home), Shell: str(ub.Shell), Groups: ub.Groups}
-		if ub.System != nil {
-			u.System = *ub.System
-		}
-		return u, nil, nil
+		return p.decodeUserOp(b, body, ctx, base)
 	case "command":
-		var cb commandBlock
-		if d := gohcl.DecodeBody(body, ctx, &cb); d.HasErrors() {
-			return nil, nil, d
-		}
-		to, d := parseDuration(cb.Timeout, 0, cb.TimeoutRange)
-		if d.HasErrors() {
-			return nil, nil, d
-		}
-		return &CommandOp{opBase: base, Run: cb.Run, Unless: str(cb.Unless), OnlyIf: str(cb.OnlyIf), Creates: str(cb.Creates), Stdin: str(cb.Stdin), Timeout: to}, nil, nil
+		return p.decodeCommandOp(b, body, ctx, base)
 	case "service":
-		var sb serviceBlock
-		if d := gohcl.DecodeBody(body, ctx, &sb); d.HasErrors() {
-			return nil, nil, d
-		}
-		state, d := oneOf("service state", sb.State, "running", []string{"running", "stopped"}, sb.StateRange)
-		diags = append(diags, d...)
-		onNotify, d := oneOf("on_notify", sb.OnNotify, "reload", []string{"reload", "restart"}, sb.OnNotifyRange)
-		diags = append(diags, d...)
-		rt, d := parseDuration(sb.ReadyTimeout, 30*time.Second, sb.ReadyTimeoutRange)
-		diags = append(diags, d...)
-		if diags.HasErrors() {
-			return nil, nil, diags
-		}
-		s := &ServiceOp{opBase: base, Name: sb.Name, State: state, Enabled: sb.Enabled, OnNotify: onNotify, ReadyTimeout: rt, Cmds: map[string]string{}}
-		for k, v := range map[string]*string{"start": sb.Start, "stop": sb.Stop, "reload": sb.Reload, "restart": sb.Restart, "status": sb.Status, "ready": sb.Ready} {
-			if v != nil {
-				s.Cmds[k] = *v
-			}
-		}
-		if (s.Cmds["start"] == "") != (s.Cmds["stop"] == "") || s.Cmds["start"] != "" && s.Cmds["status"] == "" {
-			diags = append(diags, errDiag("Incomplete service commands", base.id+": a service with its own start command needs stop and status too (start without stop, or no status, cannot be checked or restarted).", b.DefRange.Ptr()))
-			return nil, nil, diags
-		}
-		var refs []ref
-		for _, to := range sb.ReloadOn {
-			refs = append(refs, ref{from: base.id, to: to, attr: "reload_on", rng: sb.ReloadOnRange, action: "reload"})
-		}
-		for _, to := range sb.RestartOn {
-			refs = append(refs, ref{from: base.id, to: to, attr: "restart_on", rng: sb.RestartOnRange, action: "restart"})
-		}
-		return s, refs, nil
+		return p.decodeServiceOp(b, body, ctx, base)
 	}
 	panic("unreachable: op kind " + b.Type)
+}
+
+// decodeFileOp decodes a file block: its path, mode and exactly one of template, content or source.
+func (p *Profile) decodeFileOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext, base opBase) (Op, []ref, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
+	var fb fileBlock
+	if d := gohcl.DecodeBody(body, ctx, &fb); d.HasErrors() {
+		return nil, nil, d
+	}
+	diags = append(diags, absPath(fb.Path, fb.PathRange)...)
+	mode, d := parseMode(fb.Mode, 0o644, fb.ModeRange)
+	diags = append(diags, d...)
+	op := &FileOp{opBase: base, Path: fb.Path, Mode: mode, Owner: str(fb.Owner), Group: str(fb.Group)}
+	n := 0
+	for _, x := range []*string{fb.Template, fb.Content, fb.Source} {
+		if x != nil {
+			n++
+		}
+	}
+	if n != 1 {
+		diags = append(diags, errDiag("Invalid file body", fmt.Sprintf("%s: give exactly one of template, content or source (got %d).", base.id, n), b.DefRange.Ptr()))
+		return nil, nil, diags
+	}
+	switch {
+	case fb.Content != nil:
+		op.Body, op.From = []byte(*fb.Content), "content"
+	case fb.Source != nil:
+		src, _, err := p.pfs.read(*fb.Source)
+		if err != nil {
+			diags = append(diags, errDiag("Cannot read source", err.Error(), fb.SourceRange.Ptr()))
+			return nil, nil, diags
+		}
+		op.Body, op.From = src, "source "+*fb.Source
+	default:
+		body, d := p.renderTemplate(*fb.Template, ctx, fb.Vars, fb.TemplateRange, fb.VarsRange)
+		diags = append(diags, d...)
+		op.Body, op.From = []byte(body), "template "+*fb.Template
+	}
+	if diags.HasErrors() {
+		return nil, nil, diags
+	}
+	return op, nil, diags
+}
+
+// decodeDirOp decodes a directory block.
+func (p *Profile) decodeDirOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext, base opBase) (Op, []ref, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
+	var db dirBlock
+	if d := gohcl.DecodeBody(body, ctx, &db); d.HasErrors() {
+		return nil, nil, d
+	}
+	diags = append(diags, absPath(db.Path, db.PathRange)...)
+	mode, d := parseMode(db.Mode, 0o755, db.ModeRange)
+	diags = append(diags, d...)
+	if diags.HasErrors() {
+		return nil, nil, diags
+	}
+	return &DirOp{opBase: base, Path: db.Path, Mode: mode, Owner: str(db.Owner), Group: str(db.Group)}, nil, nil
+}
+
+// decodeLinkOp decodes a link block.
+func (p *Profile) decodeLinkOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext, base opBase) (Op, []ref, hcl.Diagnostics) {
+	var lb linkBlock
+	if d := gohcl.DecodeBody(body, ctx, &lb); d.HasErrors() {
+		return nil, nil, d
+	}
+	if d := absPath(lb.Path, lb.PathRange); d.HasErrors() {
+		return nil, nil, d
+	}
+	return &LinkOp{opBase: base, Path: lb.Path, Target: lb.Target}, nil, nil
+}
+
+// decodePackageOp decodes a package block: the names, present or absent, with the platform's package manager.
+func (p *Profile) decodePackageOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext, base opBase) (Op, []ref, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
+	var pb packageBlock
+	if d := gohcl.DecodeBody(body, ctx, &pb); d.HasErrors() {
+		return nil, nil, d
+	}
+	state, d := oneOf("state", pb.State, "present", []string{"present", "absent"}, pb.StateRange)
+	diags = append(diags, d...)
+	if len(pb.Names) == 0 {
+		diags = append(diags, errDiag("No package names", base.id+": names must list at least one package.", pb.NamesRange.Ptr()))
+	}
+	if diags.HasErrors() {
+		return nil, nil, diags
+	}
+	return &PackageOp{opBase: base, Names: pb.Names, Absent: state == "absent", Manager: p.platformOf(ctx)}, nil, nil
+}
+
+// decodeUserOp decodes a user block.
+func (p *Profile) decodeUserOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext, base opBase) (Op, []ref, hcl.Diagnostics) {
+	var ub userBlock
+	if d := gohcl.DecodeBody(body, ctx, &ub); d.HasErrors() {
+		return nil, nil, d
+	}
+	u := &UserOp{opBase: base, Name: ub.Name, Home: str(ub.Home), Shell: str(ub.Shell), Groups: ub.Groups}
+	if ub.System != nil {
+		u.System = *ub.System
+	}
+	return u, nil, nil
+}
+
+// decodeCommandOp decodes a command block and its timeout.
+func (p *Profile) decodeCommandOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext, base opBase) (Op, []ref, hcl.Diagnostics) {
+	var cb commandBlock
+	if d := gohcl.DecodeBody(body, ctx, &cb); d.HasErrors() {
+		return nil, nil, d
+	}
+	to, d := parseDuration(cb.Timeout, 0, cb.TimeoutRange)
+	if d.HasErrors() {
+		return nil, nil, d
+	}
+	return &CommandOp{opBase: base, Run: cb.Run, Unless: str(cb.Unless), OnlyIf: str(cb.OnlyIf), Creates: str(cb.Creates), Stdin: str(cb.Stdin), Timeout: to}, nil, nil
+}
+
+// decodeServiceOp decodes a service block: state, on_notify, ready timeout, its own commands (start needs stop and status) and the ops whose changes reload or restart it.
+func (p *Profile) decodeServiceOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext, base opBase) (Op, []ref, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
+	var sb serviceBlock
+	if d := gohcl.DecodeBody(body, ctx, &sb); d.HasErrors() {
+		return nil, nil, d
+	}
+	state, d := oneOf("service state", sb.State, "running", []string{"running", "stopped"}, sb.StateRange)
+	diags = append(diags, d...)
+	onNotify, d := oneOf("on_notify", sb.OnNotify, "reload", []string{"reload", "restart"}, sb.OnNotifyRange)
+	diags = append(diags, d...)
+	rt, d := parseDuration(sb.ReadyTimeout, 30*time.Second, sb.ReadyTimeoutRange)
+	diags = append(diags, d...)
+	if diags.HasErrors() {
+		return nil, nil, diags
+	}
+	s := &ServiceOp{opBase: base, Name: sb.Name, State: state, Enabled: sb.Enabled, OnNotify: onNotify, ReadyTimeout: rt, Cmds: map[string]string{}}
+	for k, v := range map[string]*string{"start": sb.Start, "stop": sb.Stop, "reload": sb.Reload, "restart": sb.Restart, "status": sb.Status, "ready": sb.Ready} {
+		if v != nil {
+			s.Cmds[k] = *v
+		}
+	}
+	if (s.Cmds["start"] == "") != (s.Cmds["stop"] == "") || s.Cmds["start"] != "" && s.Cmds["status"] == "" {
+		diags = append(diags, errDiag("Incomplete service commands", base.id+": a service with its own start command needs stop and status too (start without stop, or no status, cannot be checked or restarted).", b.DefRange.Ptr()))
+		return nil, nil, diags
+	}
+	var refs []ref
+	for _, to := range sb.ReloadOn {
+		refs = append(refs, ref{from: base.id, to: to, attr: "reload_on", rng: sb.ReloadOnRange, action: "reload"})
+	}
+	for _, to := range sb.RestartOn {
+		refs = append(refs, ref{from: base.id, to: to, attr: "restart_on", rng: sb.RestartOnRange, action: "restart"})
+	}
+	return s, refs, nil
 }
 
 func (p *Profile) platformOf(ctx *hcl.EvalContext) string {

@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -35,6 +34,15 @@ type App struct {
 	// polls and teardown attempts instead of its default (1 s doubling to
 	// 10 s); tests make those waits instant.
 	CloudBackoff func(retries int) time.Duration
+	// Executable is this program's path (os.Executable): the agent up
+	// installs and the binary run uploads, unless --agent names another.
+	Executable string
+	// Hostname is this machine's name (os.Hostname): the owner label of
+	// the machines it makes and the host a bench report names.
+	Hostname string
+	// Now is the clock (time.Now): run ids, expiry labels, the cloud
+	// journal's times and how long a step took. Never in anything hashed.
+	Now func() time.Time
 }
 
 // Getenv returns the value of key in a.Env.
@@ -47,22 +55,47 @@ func (a *App) Getenv(key string) string {
 	return ""
 }
 
-// command is one subcommand. Each lives in its own cmd_*.go file and adds
-// itself to commands in an init function, so independent work does not
-// collide in one table.
+// command is one subcommand; its flags and run func live in its cmd_*.go file.
 type command struct {
 	name    string
 	summary string
 	run     func(ctx context.Context, a *App, args []string) error
 }
 
-var commands = map[string]command{}
-
-func register(c command) {
-	if _, dup := commands[c.name]; dup {
-		panic("cli: duplicate command " + c.name)
+// commands is every subcommand, in the order usage lists them: the one
+// place that says what wptest can do.
+func commands() []command {
+	return []command{
+		{name: "profiles", summary: "list the server profiles (name, description, platforms, aliases)", run: runProfiles},
+		{name: "plan", summary: "show what a profile would do (offline with --platform, or against --target)", run: runPlan},
+		{name: "up", summary: "apply a server profile to a host and record it in the host manifest", run: runUp},
+		{name: "apply", summary: "apply a profile to --target: only the difference, then its checks", run: runApply},
+		{name: "swap", summary: "switch a host's web server to another profile, keeping the shared parts", run: runSwap},
+		{name: "status", summary: "show a host's live profile, versions and deviations", run: runStatus},
+		{name: "fixture", summary: "build, hash or describe a deterministic WordPress fixture offline", run: runFixture},
+		{name: "seed", summary: "seed a deterministic WordPress fixture into a site on a host", run: runSeed},
+		{name: "verify", summary: "check a live site against a fixture manifest (exit 5 on mismatch)", run: runVerify},
+		{name: "bench", summary: "load a URL: page, crowd, static, compression, kit or ab scenario", run: runBench},
+		{name: "srvstat", summary: "sample this server's CPU, memory and workers as JSON lines", run: runSrvstat},
+		{name: "h3probe", summary: "make one HTTP/3 request and check the answer", run: runH3Probe},
+		{name: "machines", summary: "plan, create (up) or list cloud machines: wptest machines plan|up|list", run: runMachines},
+		{name: "run", summary: "run an experiment file: machines, profiles, fixture, scenarios, report", run: runRun},
+		{name: "report", summary: "write report.md and report.html for a run directory (runs/<id>)", run: runReport},
+		{name: "down", summary: "remove a run's machines and everything else it made, by label", run: runDown},
+		{name: "gc", summary: "remove every run whose expiry label has passed (label-scoped)", run: runGC},
+		{name: "bench-job", summary: "(internal) run one load job given as JSON on stdin; wptest run starts it on load machines", run: runBenchJob},
+		{name: "version", summary: "print the version", run: runVersion},
 	}
-	commands[c.name] = c
+}
+
+// lookup finds the command called name.
+func lookup(name string) (command, bool) {
+	for _, c := range commands() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
 }
 
 // Main is the wptest process: SIGINT and SIGTERM cancel the command's
@@ -72,13 +105,18 @@ func Main() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	fi, _ := os.Stderr.Stat()
+	exe, _ := os.Executable()
+	hostname, _ := os.Hostname()
 	return Run(ctx, &App{
-		Args:      os.Args[1:],
-		Env:       os.Environ(),
-		Stdin:     os.Stdin,
-		Stdout:    os.Stdout,
-		Stderr:    os.Stderr,
-		StderrTTY: fi != nil && fi.Mode()&os.ModeCharDevice != 0,
+		Args:       os.Args[1:],
+		Env:        os.Environ(),
+		Stdin:      os.Stdin,
+		Stdout:     os.Stdout,
+		Stderr:     os.Stderr,
+		StderrTTY:  fi != nil && fi.Mode()&os.ModeCharDevice != 0,
+		Executable: exe,
+		Hostname:   hostname,
+		Now:        time.Now,
 	})
 }
 
@@ -90,6 +128,7 @@ func Run(ctx context.Context, a *App) int {
 	if a.Stderr == nil {
 		a.Stderr = io.Discard
 	}
+	a.fromProcess()
 	if len(a.Args) == 0 || a.Args[0] == "-h" || a.Args[0] == "--help" || a.Args[0] == "help" {
 		usage(a.Stderr)
 		if len(a.Args) == 0 {
@@ -97,7 +136,7 @@ func Run(ctx context.Context, a *App) int {
 		}
 		return exitcode.OK
 	}
-	c, ok := commands[a.Args[0]]
+	c, ok := lookup(a.Args[0])
 	if !ok {
 		fmt.Fprintf(a.Stderr, "wptest: unknown command %q\n\n", a.Args[0])
 		usage(a.Stderr)
@@ -114,15 +153,27 @@ func Run(ctx context.Context, a *App) int {
 	return exitcode.Of(err)
 }
 
+// fromProcess fills what the caller left unset from this process, as Main
+// does: a test sets only what it looks at (a hostname, a clock).
+func (a *App) fromProcess() {
+	if a.Executable == "" {
+		a.Executable, _ = os.Executable()
+	}
+	if a.Hostname == "" {
+		a.Hostname, _ = os.Hostname()
+	}
+	if a.Now == nil {
+		a.Now = time.Now
+	}
+}
+
+// since is how long ago t was, by a's clock.
+func (a *App) since(t time.Time) time.Duration { return a.Now().Sub(t) }
+
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: wptest <command> [flags]\n\ncommands:")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nexit codes: 0 ok, 1 unexpected, 2 usage/config, 3 capacity, 4 provisioning,\n5 fixture hash mismatch, 6 load run, 7 teardown incomplete, 8 interrupted (nothing left)")
 }

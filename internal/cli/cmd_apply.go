@@ -9,10 +9,6 @@ import (
 
 // wptest apply: check every op of a profile against a host, apply only what
 // differs, reload notified services once, and run the profile's checks.
-func init() {
-	register(command{name: "apply", summary: "apply a profile to --target: only the difference, then its checks", run: runApply})
-}
-
 func runApply(ctx context.Context, a *App, args []string) error {
 	var f profileFlags
 	fs := addProfileFlags(a, "apply", &f)

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"runtime"
 	"strconv"
@@ -23,10 +22,6 @@ import (
 
 // wptest bench: the load generator (bench/benchgen). Flags follow ab and
 // wrk where they overlap (-c, -n, -k, -H, --duration, --timeout).
-func init() {
-	register(command{name: "bench", summary: "load a URL: page, crowd, static, compression, kit or ab scenario", run: runBench})
-}
-
 const benchUsage = `usage: wptest bench --url URL [--scenario S] [-c N[,N...]] [-n N | --duration D] [flags]
 
 scenarios:
@@ -62,7 +57,7 @@ func runBench(ctx context.Context, a *App, args []string) error {
 	proto := fs.String("proto", "h1", "h1, h2 (TLS+ALPN), h2c (cleartext prior knowledge) or h3 (QUIC)")
 	keepAlive := fs.Bool("k", false, "ab scenario: keep-alive (other scenarios always keep connections alive)")
 	http10 := fs.Bool("http1.0", false, "h1: send HTTP/1.0 requests as ab does (Connection: Keep-Alive when kept alive), so the server does ab's work (default for the ab scenario)")
-	out := fs.String("o", "text", "output: text or json")
+	out := outputFlag(fs)
 	timeout := fs.Duration("timeout", benchgen.DefaultTimeout, "per attempt: no complete answer within it is a failure")
 	fs.Var(&headers, "H", "extra request header \"Name: value\" (repeatable)")
 	insecure := fs.Bool("insecure", false, "do not verify the server's TLS certificate (a test CA)")
@@ -87,9 +82,6 @@ func runBench(ctx context.Context, a *App, args []string) error {
 	}
 	if len(urls) == 0 {
 		return usage("--url is required")
-	}
-	if *out != "text" && *out != "json" {
-		return usage("-o %q: want text or json", *out)
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -126,7 +118,7 @@ func runBench(ctx context.Context, a *App, args []string) error {
 		}
 	}
 	rep := result.Report{Schema: result.Schema, Tool: "wptest bench " + Version, Scenario: *scenario, CPUs: runtime.NumCPU()}
-	rep.Host, _ = os.Hostname()
+	rep.Host = a.Hostname
 
 	var runErr error
 	switch *scenario {

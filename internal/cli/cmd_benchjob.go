@@ -18,10 +18,6 @@ import (
 // result as JSON on stdout, progress on stderr. `wptest run` uploads this
 // binary to the load generator machine and starts it there over SSH, and on
 // the server for the kit's startup metric (experiment/loadgen.go).
-func init() {
-	register(command{name: "bench-job", summary: "(internal) run one load job given as JSON on stdin; wptest run starts it on load machines", run: runBenchJob})
-}
-
 // jobProgressEvery spaces the progress lines: they end up in the run's log,
 // one point after another.
 const jobProgressEvery = 10 * time.Second
@@ -43,8 +39,7 @@ func runBenchJob(ctx context.Context, a *App, args []string) error {
 	if err := dec.Decode(&job); err != nil {
 		return exitcode.With(exitcode.Config, fmt.Errorf("job on stdin: %w", err))
 	}
-	hostname, _ := os.Hostname()
-	exe, _ := os.Executable()
+	hostname, exe := a.Hostname, a.Executable
 	what := job.Kind
 	if job.Config.Name != "" {
 		what += " " + job.Config.Name
@@ -52,16 +47,16 @@ func runBenchJob(ctx context.Context, a *App, args []string) error {
 	fmt.Fprintf(a.Stderr, "bench-job %s: %s on %s (%s, pid %d)\n", what, job.Config.URL, hostname, exe, os.Getpid())
 
 	var mu sync.Mutex
-	t0 := time.Now()
+	t0 := a.Now()
 	last := t0 // wall clock: a kit's runs each count their elapsed time from 0
 	progress := func(done int64, el time.Duration) {
 		mu.Lock()
 		defer mu.Unlock()
-		if time.Since(last) < jobProgressEvery {
+		if a.since(last) < jobProgressEvery {
 			return
 		}
-		last = time.Now()
-		fmt.Fprintf(a.Stderr, "bench-job %s: %d attempts ended, %.0fs (%.0fs in all)\n", what, done, el.Seconds(), time.Since(t0).Seconds())
+		last = a.Now()
+		fmt.Fprintf(a.Stderr, "bench-job %s: %d attempts ended, %.0fs (%.0fs in all)\n", what, done, el.Seconds(), a.since(t0).Seconds())
 	}
 	shell := func(ctx context.Context, script string) error {
 		out, err := exec.CommandContext(ctx, "/bin/sh", "-c", script).CombinedOutput()
@@ -75,7 +70,7 @@ func runBenchJob(ctx context.Context, a *App, args []string) error {
 		return exitcode.With(exitcode.Load, fmt.Errorf("%s: %w", what, err))
 	}
 	res.Host, res.Exe = hostname, exe
-	fmt.Fprintf(a.Stderr, "bench-job %s: done after %.1fs%s\n", what, time.Since(t0).Seconds(), jobSummary(res))
+	fmt.Fprintf(a.Stderr, "bench-job %s: done after %.1fs%s\n", what, a.since(t0).Seconds(), jobSummary(res))
 	return json.NewEncoder(a.Stdout).Encode(res)
 }
 

@@ -6,15 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/provision/cloud"
 )
-
-func init() {
-	register(command{name: "down", summary: "remove a run's machines and everything else it made, by label", run: runDown})
-}
 
 func runDown(ctx context.Context, a *App, args []string) error {
 	s := newCloudSession(a)
@@ -53,7 +48,7 @@ func (s *cloudSession) down(ctx context.Context, args []string) error {
 				fmt.Fprintf(s.errw, "down: the journal does not know how \"%s %s %s\" ended (interrupted?); looking for it by label\n", e.Op, e.Kind, e.Name)
 			}
 		}
-		j, err := cloud.OpenJournal(jpath, time.Now)
+		j, err := cloud.OpenJournal(jpath, a.Now)
 		if err != nil {
 			return err
 		}

@@ -15,10 +15,6 @@ import (
 
 // wptest fixture build|hash|manifest|list: the deterministic WordPress
 // fixture, offline (no host, no database).
-func init() {
-	register(command{name: "fixture", summary: "build, hash or describe a deterministic WordPress fixture offline", run: runFixture})
-}
-
 func runFixture(ctx context.Context, a *App, args []string) error {
 	if len(args) == 0 {
 		return exitcode.With(exitcode.Config, errors.New("usage: wptest fixture build|hash|manifest|list [flags]"))

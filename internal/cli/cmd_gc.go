@@ -3,14 +3,9 @@ package cli
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/wptest/wptest/provision/cloud"
 )
-
-func init() {
-	register(command{name: "gc", summary: "remove every run whose expiry label has passed (label-scoped)", run: runGC})
-}
 
 func runGC(ctx context.Context, a *App, args []string) error {
 	s := newCloudSession(a)
@@ -30,7 +25,7 @@ func (s *cloudSession) gc(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	removed, err := cloud.GC(ctx, c, time.Now(), *dry, s.errw)
+	removed, err := cloud.GC(ctx, c, a.Now(), *dry, s.errw)
 	for _, id := range removed {
 		fmt.Fprintln(s.out, id)
 	}

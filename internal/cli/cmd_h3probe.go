@@ -18,10 +18,6 @@ import (
 // wptest h3probe: one HTTP/3 request with the quic-go client built into
 // wptest. Server profiles run it on the host (a command check) because HTTP
 // checks go through the SSH connection, which carries TCP only.
-func init() {
-	register(command{name: "h3probe", summary: "make one HTTP/3 request and check the answer", run: runH3Probe})
-}
-
 func runH3Probe(ctx context.Context, a *App, args []string) error {
 	fs := newFlags(a, "h3probe")
 	fs.Usage = func() {

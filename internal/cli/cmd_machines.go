@@ -20,10 +20,6 @@ import (
 	"github.com/wptest/wptest/provision/cloud/hetzner"
 )
 
-func init() {
-	register(command{name: "machines", summary: "plan, create (up) or list cloud machines: wptest machines plan|up|list", run: runMachines})
-}
-
 const machinesUsage = `usage: wptest machines <plan|up|list> [flags]
 
   plan   validate the machines block against the provider and print what would
@@ -215,7 +211,7 @@ func (s *cloudSession) planUp(ctx context.Context, args []string, up bool) error
 	runID := fs.String("run", "", "run id (default: a new one from the time)")
 	profile := fs.String("profile", "", "profile name, recorded as a label")
 	debugFile := fs.String("debug-file", "", "write the Hetzner API requests and responses here (secrets redacted)")
-	asJSON := fs.Bool("json", false, "print the plan or machines as JSON")
+	output := outputFlag(fs)
 	waitTimeout := fs.Duration("wait", 10*time.Minute, "how long to wait for SSH and cloud-init")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -264,7 +260,7 @@ func (s *cloudSession) planUp(ctx context.Context, args []string, up bool) error
 		return err
 	}
 	ttl, _ := m.TTLDuration()
-	now := time.Now()
+	now := a.Now()
 	id := *runID
 	if id == "" {
 		id = newRunID(now)
@@ -273,8 +269,8 @@ func (s *cloudSession) planUp(ctx context.Context, args []string, up bool) error
 		return exitcode.With(exitcode.Config, err)
 	}
 	owner := a.Getenv("USER")
-	if h, err := os.Hostname(); err == nil {
-		owner += "@" + h
+	if a.Hostname != "" {
+		owner += "@" + a.Hostname
 	}
 	run := cloud.Run{ID: id, Dir: s.runDir(id), Profile: *profile, Owner: owner, Created: now, TTL: ttl}
 
@@ -287,7 +283,7 @@ func (s *cloudSession) planUp(ctx context.Context, args []string, up bool) error
 		return err
 	}
 	if !up {
-		if *asJSON {
+		if *output == "json" {
 			return json.NewEncoder(s.out).Encode(plan)
 		}
 		plan.WriteText(s.out)
@@ -303,7 +299,7 @@ func (s *cloudSession) planUp(ctx context.Context, args []string, up bool) error
 			return err
 		}
 	}
-	j, err := cloud.OpenJournal(filepath.Join(run.Dir, cloud.JournalFile), time.Now)
+	j, err := cloud.OpenJournal(filepath.Join(run.Dir, cloud.JournalFile), a.Now)
 	if err != nil {
 		return err
 	}
@@ -319,7 +315,7 @@ func (s *cloudSession) planUp(ctx context.Context, args []string, up bool) error
 	if err != nil {
 		return err
 	}
-	if *asJSON {
+	if *output == "json" {
 		return json.NewEncoder(s.out).Encode(ms)
 	}
 	printMachines(s.out, ms)
@@ -367,7 +363,7 @@ func (s *cloudSession) list(ctx context.Context, args []string) error {
 	a := s.a
 	fs := newFlags(a, "machines list")
 	debugFile := fs.String("debug-file", "", "write the API requests and responses here (secrets redacted)")
-	asJSON := fs.Bool("json", false, "print JSON")
+	output := outputFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -379,7 +375,7 @@ func (s *cloudSession) list(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *asJSON {
+	if *output == "json" {
 		return json.NewEncoder(s.out).Encode(rs)
 	}
 	tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)

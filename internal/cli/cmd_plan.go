@@ -17,10 +17,6 @@ import (
 // wptest plan: what a profile would do. Offline (--platform) it renders
 // every op with its full content; against a host (--target) it reads the
 // host's facts and says what would change. It never changes anything.
-func init() {
-	register(command{name: "plan", summary: "show what a profile would do (offline with --platform, or against --target)", run: runPlan})
-}
-
 // profileFlags are the flags plan and apply share.
 type profileFlags struct {
 	profile    string
@@ -40,7 +36,7 @@ func addProfileFlags(a *App, name string, f *profileFlags) *flag.FlagSet {
 	fs.StringVar(&f.profile, "profile", "", "shipped profile name or alias (see `wptest profiles`)")
 	fs.StringVar(&f.profileDir, "profile-dir", "", "load the profile from this directory instead")
 	addTargetFlags(fs, &f.target, &f.knownHosts, &f.identity)
-	fs.StringVar(&f.output, "o", "text", "output: text or json")
+	outputVar(fs, &f.output)
 	fs.BoolVar(&f.compact, "compact-errors", false, "print profile errors as file:line:col lines (no snippets)")
 	fs.Var(&f.vars, "var", "set a profile variable: name=value (repeatable; later wins)")
 	fs.Var(&f.varFiles, "var-file", "read profile variables from an HCL file (repeatable; -var wins)")
@@ -51,9 +47,6 @@ func addProfileFlags(a *App, name string, f *profileFlags) *flag.FlagSet {
 // with the variable values, printing every HCL error (with snippets, or
 // compact) to stderr. Errors are config errors (exit 2).
 func loadProfile(a *App, f *profileFlags) (*provision.Profile, error) {
-	if f.output != "text" && f.output != "json" {
-		return nil, exitcode.With(exitcode.Config, fmt.Errorf("-o %q: want text or json", f.output))
-	}
 	vars := provision.Vars{Args: f.vars}
 	for _, vf := range f.varFiles {
 		b, err := os.ReadFile(absPath(a, vf))

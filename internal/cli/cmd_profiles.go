@@ -15,19 +15,12 @@ import (
 
 // wptest profiles: the shipped profiles (or one --profile-dir) with their
 // description, platforms and aliases.
-func init() {
-	register(command{name: "profiles", summary: "list the server profiles (name, description, platforms, aliases)", run: runProfiles})
-}
-
 func runProfiles(ctx context.Context, a *App, args []string) error {
 	fs := newFlags(a, "profiles")
-	output := fs.String("o", "text", "output: text or json")
+	output := outputFlag(fs)
 	dir := fs.String("profile-dir", "", "describe the profile in this directory instead of the shipped ones")
 	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if *output != "text" && *output != "json" {
-		return exitcode.With(exitcode.Config, fmt.Errorf("-o %q: want text or json", *output))
 	}
 	var list []provision.Header
 	if *dir != "" {

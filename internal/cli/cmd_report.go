@@ -10,10 +10,6 @@ import (
 )
 
 // wptest report: Markdown and one self-contained HTML file from a run directory.
-func init() {
-	register(command{name: "report", summary: "write report.md and report.html for a run directory (runs/<id>)", run: runReport})
-}
-
 func flagErrHelp() error { return flag.ErrHelp }
 
 func runReport(ctx context.Context, a *App, args []string) error {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/wptest/wptest/experiment"
 	"github.com/wptest/wptest/internal/exitcode"
@@ -14,10 +13,6 @@ import (
 )
 
 // wptest run: one experiment file, from machines to report.
-func init() {
-	register(command{name: "run", summary: "run an experiment file: machines, profiles, fixture, scenarios, report", run: runRun})
-}
-
 const runUsage = `usage: wptest run FILE [--target local|ssh://user@host:port|hetzner] [-var name=value ...] [--resume ID]
 
 Brings the machines up, applies the first profile, seeds the fixture once and
@@ -85,15 +80,15 @@ func runRun(ctx context.Context, a *App, args []string) error {
 	}
 	exe := absPath(a, *agent)
 	if exe == "" {
-		exe, _ = os.Executable()
+		exe = a.Executable
 	}
 	id := *resume
 	if id == "" {
-		id = newRunID(time.Now())
+		id = newRunID(a.Now())
 	}
 	owner := a.Getenv("USER")
-	if h, err := os.Hostname(); err == nil {
-		owner += "@" + h
+	if a.Hostname != "" {
+		owner += "@" + a.Hostname
 	}
 	tgt := *target
 	if tgt == "" {

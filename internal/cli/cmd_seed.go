@@ -17,10 +17,6 @@ import (
 )
 
 // wptest seed: write a fixture into a live WordPress site over a host.
-func init() {
-	register(command{name: "seed", summary: "seed a deterministic WordPress fixture into a site on a host", run: runSeed})
-}
-
 // siteFlags say where the site lives on the host. The database password
 // comes from a file or stdin, never from a flag value.
 type siteFlags struct {

@@ -18,10 +18,6 @@ import (
 
 // wptest srvstat: runs on the server (wptest uploads itself and starts it
 // over the Host), one JSON line per sample on stdout.
-func init() {
-	register(command{name: "srvstat", summary: "sample this server's CPU, memory and workers as JSON lines", run: runSrvstat})
-}
-
 func runSrvstat(ctx context.Context, a *App, args []string) error {
 	fs := newFlags(a, "srvstat")
 	interval := fs.Duration("interval", time.Second, "time between samples")

@@ -14,10 +14,6 @@ import (
 // wptest status: which profile is live on a host, with its versions and
 // deviations (from the host manifest), and which web servers actually run
 // right now (so a stale manifest shows).
-func init() {
-	register(command{name: "status", summary: "show a host's live profile, versions and deviations", run: runStatus})
-}
-
 type statusResult struct {
 	Target   string                 `json:"target"`
 	Manifest *hostmanifest.Manifest `json:"manifest"`
@@ -28,12 +24,9 @@ func runStatus(ctx context.Context, a *App, args []string) error {
 	var target, knownHosts, identity, output string
 	fs := newFlags(a, "status")
 	addTargetFlags(fs, &target, &knownHosts, &identity)
-	fs.StringVar(&output, "o", "text", "output: text or json")
+	outputVar(fs, &output)
 	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if output != "text" && output != "json" {
-		return exitcode.With(exitcode.Config, fmt.Errorf("-o %q: want text or json", output))
 	}
 	h, err := openTarget(ctx, a, target, knownHosts, identity)
 	if err != nil {

@@ -14,10 +14,6 @@ import (
 // and disables them, then brings the new one up; the shared
 // parts (site user, docroot, certificate, PHP-FPM pool) are left alone.
 // The host manifest records which profile was replaced.
-func init() {
-	register(command{name: "swap", summary: "switch a host's web server to another profile, keeping the shared parts", run: runSwap})
-}
-
 func runSwap(ctx context.Context, a *App, args []string) error {
 	var f serverFlags
 	fs := addServerFlags(a, "swap", &f)

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"time"
 
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/exitcode"
@@ -23,10 +22,6 @@ import (
 
 // wptest up: attach to a machine, apply a server profile, prove it with the
 // profile's checks, and record the result in the host manifest.
-func init() {
-	register(command{name: "up", summary: "apply a server profile to a host and record it in the host manifest", run: runUp})
-}
-
 // agentPath is where up installs wptest itself on the host: the profiles'
 // HTTP/3 checks run `wptest h3probe` there, and bench runs srvstat from it.
 const agentPath = "/usr/local/lib/wptest/wptest"
@@ -50,7 +45,7 @@ func addServerFlags(a *App, name string, f *serverFlags) *flag.FlagSet {
 	fs.StringVar(&f.profileDir, "profile-dir", "", "load the profile from this directory instead of the shipped ones")
 	addTargetFlags(fs, &f.target, &f.knownHosts, &f.identity)
 	fs.StringVar(&f.agent, "agent", "", "wptest binary to install on the host as "+agentPath+" (default: this executable, when it runs on the host's OS and arch)")
-	fs.StringVar(&f.output, "o", "text", "output: text or json")
+	outputVar(fs, &f.output)
 	fs.Var(&f.vars, "var", "set a profile variable: name=value (repeatable)")
 	fs.Var(&f.varFiles, "var-file", "read profile variables from an HCL file (repeatable)")
 	return fs
@@ -159,11 +154,10 @@ func installAgent(ctx context.Context, a *App, h host.Host, facts host.Facts, ag
 		if runtime.GOOS != "linux" || archOf(facts.Arch) != runtime.GOARCH {
 			return fmt.Sprintf("not installed: this wptest is %s/%s, the host is linux/%s (pass --agent)", runtime.GOOS, runtime.GOARCH, facts.Arch), nil
 		}
-		exe, err := os.Executable()
-		if err != nil {
-			return "", fmt.Errorf("find this executable: %w", err)
+		if a.Executable == "" {
+			return "", fmt.Errorf("find this executable: unknown (pass --agent)")
 		}
-		path = exe
+		path = a.Executable
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -213,7 +207,7 @@ type upResult struct {
 // this one does not, install the agent, apply, write the host manifest,
 // print.
 func applyServerProfile(ctx context.Context, a *App, f *serverFlags, p *provision.Profile, h host.Host, prev *hostmanifest.Manifest) error {
-	start := time.Now()
+	start := a.Now()
 	r, facts, err := renderForHost(ctx, a, p, h)
 	if err != nil {
 		return err
@@ -252,7 +246,7 @@ func applyServerProfile(ctx context.Context, a *App, f *serverFlags, p *provisio
 		}
 		res.Manifest = m
 	}
-	res.Seconds = time.Since(start).Seconds()
+	res.Seconds = a.since(start).Seconds()
 	if f.output == "json" {
 		enc := json.NewEncoder(a.Stdout)
 		enc.SetIndent("", "  ")

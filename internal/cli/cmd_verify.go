@@ -12,17 +12,13 @@ import (
 )
 
 // wptest verify: recompute the fixture's hashes on a live site.
-func init() {
-	register(command{name: "verify", summary: "check a live site against a fixture manifest (exit 5 on mismatch)", run: runVerify})
-}
-
 func runVerify(ctx context.Context, a *App, args []string) error {
 	fs := newFlags(a, "verify")
 	var sf siteFlags
 	addSiteFlags(fs, &sf)
 	manifest := fs.String("manifest", "", "the fixture manifest (from seed --manifest-out or fixture build; default: the site's own "+fixture.MarkerFile+")")
 	httpBase := fs.String("http", "", "also fetch every generated URL from this base (e.g. http://127.0.0.1:8080) through the host: 200 and widget counts")
-	output := fs.String("o", "text", "output: text or json")
+	output := outputFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package cloud
 
 import (
-	"bytes"
 	"fmt"
 	"sort"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/wptest/wptest/internal/hcldiag"
 )
 
 // Machines is the machines block of an experiment or profile file:
@@ -196,12 +196,12 @@ func LoadMachines(filename string, src []byte, vars map[string]string) (Machines
 	p := hclparse.NewParser()
 	f, diags := p.ParseHCL(src, filename)
 	if diags.HasErrors() {
-		return Machines{}, diagErr(p, diags)
+		return Machines{}, ConfigErr(hcldiag.Error(p.Files(), diags))
 	}
 	schema := &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "machines", LabelNames: []string{"driver"}}}}
 	content, _, diags := f.Body.PartialContent(schema)
 	if diags.HasErrors() {
-		return Machines{}, diagErr(p, diags)
+		return Machines{}, ConfigErr(hcldiag.Error(p.Files(), diags))
 	}
 	var m Machines
 	switch len(content.Blocks) {
@@ -215,14 +215,14 @@ func LoadMachines(filename string, src []byte, vars map[string]string) (Machines
 			diags = append(diags, m.check(blk)...)
 		}
 		if diags.HasErrors() {
-			return Machines{}, diagErr(p, diags)
+			return Machines{}, ConfigErr(hcldiag.Error(p.Files(), diags))
 		}
 	default:
 		r := content.Blocks[1].DefRange
-		return Machines{}, diagErr(p, hcl.Diagnostics{{
+		return Machines{}, ConfigErr(hcldiag.Error(p.Files(), hcl.Diagnostics{{
 			Severity: hcl.DiagError, Summary: "Duplicate machines block",
 			Detail: fmt.Sprintf("Only one machines block is allowed; the first is at %s.", content.Blocks[0].DefRange), Subject: &r,
-		}})
+		}}))
 	}
 	m.fill()
 	if _, err := m.ApplyVars(vars); err != nil {
@@ -329,20 +329,6 @@ func parsePort(s string) (port, proto string, err error) {
 		return "", "", fmt.Errorf("port %q: want PORT/tcp or PORT/udp", s)
 	}
 	return port, proto, nil
-}
-
-// diagErr renders diagnostics as "file:line:col: summary" followed by
-// HCL's own text (the source line and the detail).
-func diagErr(p *hclparse.Parser, diags hcl.Diagnostics) error {
-	var b bytes.Buffer
-	w := hcl.NewDiagnosticTextWriter(&b, p.Files(), 100, false)
-	for _, d := range diags {
-		if d.Subject != nil {
-			fmt.Fprintf(&b, "%s:%d:%d: %s\n", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column, d.Summary)
-		}
-		_ = w.WriteDiagnostic(d)
-	}
-	return ConfigErr(fmt.Errorf("%s", strings.TrimRight(b.String(), "\n")))
 }
 
 func contains(list []string, s string) bool {

@@ -3,7 +3,6 @@ package cloud
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,73 +10,35 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/wptest/wptest/internal/golden"
 
 	"github.com/wptest/wptest/internal/exitcode"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
-
 // Each testdata/machines/*.txtar holds input.hcl, optionally vars (one
 // name=value a line), and want: the decoded block as JSON or the error.
 func TestLoadMachinesGolden(t *testing.T) {
-	files, _ := filepath.Glob("testdata/machines/*.txtar")
-	if len(files) == 0 {
-		t.Fatal("no golden files")
-	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			ar, err := txtar.ParseFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var src []byte
-			var vars []string
-			wantIdx := -1
-			for i, af := range ar.Files {
-				switch af.Name {
-				case "input.hcl":
-					src = af.Data
-				case "vars":
-					vars = strings.Fields(string(af.Data))
-				case "want":
-					wantIdx = i
-				}
-			}
-			vm, err := ParseVars(vars)
-			var got string
+	golden.Archives(t, "testdata/machines/*.txtar", func(t *testing.T, ar *txtar.Archive) map[string]string {
+		src, _ := golden.Section(ar, "input.hcl")
+		v, _ := golden.Section(ar, "vars")
+		vm, err := ParseVars(strings.Fields(string(v)))
+		var got string
+		if err == nil {
+			var m Machines
+			m, err = LoadMachines("input.hcl", src, vm)
 			if err == nil {
-				var m Machines
-				m, err = LoadMachines("input.hcl", src, vm)
-				if err == nil {
-					b, _ := json.MarshalIndent(m, "", "  ")
-					got = string(b) + "\n"
-				}
+				b, _ := json.MarshalIndent(m, "", "  ")
+				got = string(b) + "\n"
 			}
-			if err != nil {
-				if exitcode.Of(err) != exitcode.Config {
-					t.Errorf("error code %d, want 2: %v", exitcode.Of(err), err)
-				}
-				got = "error: " + err.Error() + "\n"
+		}
+		if err != nil {
+			if exitcode.Of(err) != exitcode.Config {
+				t.Errorf("error code %d, want 2: %v", exitcode.Of(err), err)
 			}
-			if *update {
-				if wantIdx < 0 {
-					ar.Files = append(ar.Files, txtar.File{Name: "want"})
-					wantIdx = len(ar.Files) - 1
-				}
-				ar.Files[wantIdx].Data = []byte(got)
-				if err := os.WriteFile(f, txtar.Format(ar), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if wantIdx < 0 {
-				t.Fatal("no want section (run with -update)")
-			}
-			if want := string(ar.Files[wantIdx].Data); got != want {
-				t.Errorf("got:\n%s\nwant:\n%s", got, want)
-			}
-		})
-	}
+			got = "error: " + err.Error() + "\n"
+		}
+		return map[string]string{"want": got}
+	})
 }
 
 func TestRedactWriterCatchesSplitSecrets(t *testing.T) {

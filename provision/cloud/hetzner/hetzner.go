@@ -125,39 +125,9 @@ func (d *Driver) Plan(ctx context.Context, spec cloud.Spec) (*cloud.Plan, error)
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	loc, _, err := d.c.Location.GetByName(ctx, m.Location)
+	loc, st, notes, err := d.serverType(ctx, m)
 	if err != nil {
-		return nil, classify("look up location "+m.Location, err)
-	}
-	if loc == nil {
-		return nil, cloud.ConfigErr(fmt.Errorf("location %q does not exist (e.g. fsn1, nbg1, hel1, ash, hil, sin)", m.Location))
-	}
-	st, _, err := d.c.ServerType.GetByName(ctx, m.ServerType)
-	if err != nil {
-		return nil, classify("look up server type "+m.ServerType, err)
-	}
-	if st == nil {
-		return nil, cloud.ConfigErr(fmt.Errorf("server type %q does not exist", m.ServerType))
-	}
-	var notes []string
-	avail, where := false, []string{}
-	for _, l := range st.Locations {
-		if l.Location == nil {
-			continue
-		}
-		if l.Available {
-			where = append(where, l.Location.Name)
-		}
-		if l.Location.Name == loc.Name {
-			avail = l.Available
-			if l.IsDeprecated() {
-				notes = append(notes, fmt.Sprintf("server type %s is deprecated in %s", st.Name, loc.Name))
-			}
-		}
-	}
-	if !avail {
-		return nil, cloud.Capacity(fmt.Errorf("server type %s is not available in %s right now (available in: %s); wptest does not fall back to another location, since that changes the result: choose one with -var location=NAME",
-			st.Name, loc.Name, strings.Join(where, ", ")))
+		return nil, err
 	}
 	img, _, err := d.c.Image.GetForArchitecture(ctx, m.Image, st.Architecture)
 	if err != nil {
@@ -170,20 +140,8 @@ func (d *Driver) Plan(ctx context.Context, spec cloud.Spec) (*cloud.Plan, error)
 		notes = append(notes, fmt.Sprintf("image %s (id %d) is deprecated", img.Name, img.ID))
 	}
 	p := &cloud.Plan{Driver: "hetzner", Owned: true, Spec: spec, PriceSource: "Hetzner API /server_types, at plan time", Notes: notes}
-	for _, pr := range st.Pricings {
-		if pr.Location != nil && pr.Location.Name == loc.Name {
-			p.HourlyEach, p.Currency = pr.Hourly.Gross, pr.Hourly.Currency
-		}
-	}
-	if p.HourlyEach != "" && p.Currency == "" {
-		// /server_types states amounts only; the currency is the
-		// project's, which /pricing names.
-		pr, _, err := d.c.Pricing.Get(ctx)
-		if err != nil {
-			return nil, classify("look up the price currency", err)
-		}
-		p.Currency = pr.Currency
-		p.PriceSource = "Hetzner API /server_types and /pricing, at plan time"
+	if err := d.price(ctx, p, st, loc); err != nil {
+		return nil, err
 	}
 	names := machineNames(spec.Run.ID, m.LoadGens())
 	for _, n := range names {
@@ -209,6 +167,66 @@ func (d *Driver) Plan(ctx context.Context, spec cloud.Spec) (*cloud.Plan, error)
 		}
 	}
 	return p, nil
+}
+
+// serverType looks up the location and the server type and checks that
+// the type is available there now, noting if it is deprecated there.
+func (d *Driver) serverType(ctx context.Context, m cloud.Machines) (*hcloud.Location, *hcloud.ServerType, []string, error) {
+	loc, _, err := d.c.Location.GetByName(ctx, m.Location)
+	if err != nil {
+		return nil, nil, nil, classify("look up location "+m.Location, err)
+	}
+	if loc == nil {
+		return nil, nil, nil, cloud.ConfigErr(fmt.Errorf("location %q does not exist (e.g. fsn1, nbg1, hel1, ash, hil, sin)", m.Location))
+	}
+	st, _, err := d.c.ServerType.GetByName(ctx, m.ServerType)
+	if err != nil {
+		return nil, nil, nil, classify("look up server type "+m.ServerType, err)
+	}
+	if st == nil {
+		return nil, nil, nil, cloud.ConfigErr(fmt.Errorf("server type %q does not exist", m.ServerType))
+	}
+	var notes []string
+	avail, where := false, []string{}
+	for _, l := range st.Locations {
+		if l.Location == nil {
+			continue
+		}
+		if l.Available {
+			where = append(where, l.Location.Name)
+		}
+		if l.Location.Name == loc.Name {
+			avail = l.Available
+			if l.IsDeprecated() {
+				notes = append(notes, fmt.Sprintf("server type %s is deprecated in %s", st.Name, loc.Name))
+			}
+		}
+	}
+	if !avail {
+		return nil, nil, nil, cloud.Capacity(fmt.Errorf("server type %s is not available in %s right now (available in: %s); wptest does not fall back to another location, since that changes the result: choose one with -var location=NAME",
+			st.Name, loc.Name, strings.Join(where, ", ")))
+	}
+	return loc, st, notes, nil
+}
+
+// price sets the plan's price per machine in loc and its currency.
+func (d *Driver) price(ctx context.Context, p *cloud.Plan, st *hcloud.ServerType, loc *hcloud.Location) error {
+	for _, pr := range st.Pricings {
+		if pr.Location != nil && pr.Location.Name == loc.Name {
+			p.HourlyEach, p.Currency = pr.Hourly.Gross, pr.Hourly.Currency
+		}
+	}
+	if p.HourlyEach != "" && p.Currency == "" {
+		// /server_types states amounts only; the currency is the
+		// project's, which /pricing names.
+		pr, _, err := d.c.Pricing.Get(ctx)
+		if err != nil {
+			return classify("look up the price currency", err)
+		}
+		p.Currency = pr.Currency
+		p.PriceSource = "Hetzner API /server_types and /pricing, at plan time"
+	}
+	return nil
 }
 
 func webPorts(m cloud.Machines) []string {
@@ -291,40 +309,86 @@ func (d *Driver) Create(ctx context.Context, plan *cloud.Plan, j cloud.Journal) 
 	if j == nil {
 		j = cloud.NopJournal
 	}
-	run := plan.Spec.Run
-	base := "wptest-" + run.ID
-	// known holds what Create got an ID for. A create whose answer was lost
-	// (Ctrl-C, a network error mid-request) may have made something it
-	// holds no ID for; the cleanup finds that by label, and deletes it in
-	// the same pass as the known ones, kind by kind, so nothing waits on a
-	// resource an unknown one still holds.
-	var known made
+	c := &creation{d: d, j: j, run: plan.Spec.Run, base: "wptest-" + plan.Spec.Run.ID}
 	defer func() {
-		if err == nil {
-			return
+		if err != nil {
+			err = c.removeMade(ctx, err)
+			ms = nil
 		}
-		d.logf("create failed, removing what was made: %v", err)
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), d.opt.CleanupTimeout)
-		defer cancel()
-		if terr := d.teardown(cctx, cloud.Selector{Run: run.ID, Journal: j}, &known); terr != nil {
-			// The teardown error (exit 7) comes first: it may be billing.
-			err = errors.Join(terr, err)
-		}
-		ms = nil
 	}()
-
-	client, err := cloud.ClientKey(run.Dir, d.opt.Rand)
+	client, err := cloud.ClientKey(c.run.Dir, d.opt.Rand)
 	if err != nil {
 		return nil, err
 	}
 	d.opt.Redactor.Add(client.PrivatePEM)
+	key, err := c.sshKey(ctx, client.Public)
+	if err != nil {
+		return nil, err
+	}
+	pg, err := c.placementGroup(ctx)
+	if err != nil {
+		return nil, err
+	}
+	mb := plan.Spec.Machines
+	initial, err := cloud.FirewallRules(mb, nil)
+	if err != nil {
+		return nil, cloud.ConfigErr(err)
+	}
+	fw, err := c.firewall(ctx, initial)
+	if err != nil {
+		return nil, err
+	}
+	if ms, err = c.servers(ctx, plan.Machines, key, pg, fw); err != nil {
+		return nil, err
+	}
+	rules, err := c.openToLoad(ctx, fw, mb, ms, initial)
+	if err != nil {
+		return nil, err
+	}
+	if err := cloud.WriteFirewall(c.run.Dir, rules); err != nil {
+		return nil, fmt.Errorf("record firewall rules: %w", err)
+	}
+	if err := cloud.WriteKnownHosts(filepath.Join(c.run.Dir, cloud.KnownHostsFile), ms); err != nil {
+		return nil, fmt.Errorf("pin host keys: %w", err)
+	}
+	return ms, nil
+}
 
-	// SSH key.
+// creation is one Create: each step journals its mutation and adds what it
+// got an ID for to known.
+type creation struct {
+	d    *Driver
+	j    cloud.Journal
+	run  cloud.Run
+	base string // the name of the run's key, placement group and firewall
+	// known holds what Create got an ID for. A create whose answer was lost
+	// (Ctrl-C, a network error mid-request) may have made something it
+	// holds no ID for; removeMade finds that by label, and deletes it in
+	// the same pass as the known ones, kind by kind, so nothing waits on a
+	// resource an unknown one still holds.
+	known made
+}
+
+// removeMade tears down what a failed Create made, on a context of its own
+// (ctx may be what was cancelled), and returns the error to report.
+func (c *creation) removeMade(ctx context.Context, err error) error {
+	c.d.logf("create failed, removing what was made: %v", err)
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.d.opt.CleanupTimeout)
+	defer cancel()
+	if terr := c.d.teardown(cctx, cloud.Selector{Run: c.run.ID, Journal: c.j}, &c.known); terr != nil {
+		// The teardown error (exit 7) comes first: it may be billing.
+		return errors.Join(terr, err)
+	}
+	return err
+}
+
+// sshKey uploads the run's client key, which every server accepts.
+func (c *creation) sshKey(ctx context.Context, public string) (*hcloud.SSHKey, error) {
 	var key *hcloud.SSHKey
-	err = mutate(j, "create", "ssh_key", base, cloud.Labels(run, ""), func() (string, error) {
-		k, _, err := d.c.SSHKey.Create(ctx, hcloud.SSHKeyCreateOpts{Name: base, PublicKey: client.Public, Labels: cloud.Labels(run, "")})
+	err := mutate(c.j, "create", "ssh_key", c.base, cloud.Labels(c.run, ""), func() (string, error) {
+		k, _, err := c.d.c.SSHKey.Create(ctx, hcloud.SSHKeyCreateOpts{Name: c.base, PublicKey: public, Labels: cloud.Labels(c.run, "")})
 		if err != nil {
-			return "", classify("create ssh key "+base, err)
+			return "", classify("create ssh key "+c.base, err)
 		}
 		key = k
 		return id(k.ID), nil
@@ -332,15 +396,19 @@ func (d *Driver) Create(ctx context.Context, plan *cloud.Plan, j cloud.Journal) 
 	if err != nil {
 		return nil, err
 	}
-	known.keys = append(known.keys, key)
-	d.logf("ssh key %s (id %d)", base, key.ID)
+	c.known.keys = append(c.known.keys, key)
+	c.d.logf("ssh key %s (id %d)", c.base, key.ID)
+	return key, nil
+}
 
-	// Placement group.
+// placementGroup makes the spread group that puts each server on its own
+// physical host.
+func (c *creation) placementGroup(ctx context.Context) (*hcloud.PlacementGroup, error) {
 	var pg *hcloud.PlacementGroup
-	err = mutate(j, "create", "placement_group", base, cloud.Labels(run, ""), func() (string, error) {
-		res, _, err := d.c.PlacementGroup.Create(ctx, hcloud.PlacementGroupCreateOpts{Name: base, Labels: cloud.Labels(run, ""), Type: hcloud.PlacementGroupTypeSpread})
+	err := mutate(c.j, "create", "placement_group", c.base, cloud.Labels(c.run, ""), func() (string, error) {
+		res, _, err := c.d.c.PlacementGroup.Create(ctx, hcloud.PlacementGroupCreateOpts{Name: c.base, Labels: cloud.Labels(c.run, ""), Type: hcloud.PlacementGroupTypeSpread})
 		if err != nil {
-			return "", classify("create placement group "+base, err)
+			return "", classify("create placement group "+c.base, err)
 		}
 		pg = res.PlacementGroup
 		return id(pg.ID), nil
@@ -348,30 +416,28 @@ func (d *Driver) Create(ctx context.Context, plan *cloud.Plan, j cloud.Journal) 
 	if err != nil {
 		return nil, err
 	}
-	known.pgs = append(known.pgs, pg)
-	d.logf("placement group %s (id %d)", base, pg.ID)
+	c.known.pgs = append(c.known.pgs, pg)
+	c.d.logf("placement group %s (id %d)", c.base, pg.ID)
+	return pg, nil
+}
 
-	// Firewall. The web ports are open only to the run's load generators
-	// (and allow_from), whose addresses exist only once they are created;
-	// the servers must carry the firewall from their creation, or they
-	// would be reachable unfiltered for a while. So the firewall is created
-	// with what is known now (SSH from allow_ssh_from, the web ports from
-	// allow_from only) and attached to every server at create; once the
-	// load generators have addresses, set_rules adds them. Until then the
-	// web ports are closed to the load generators too: the servers are
-	// still booting, and wptest sends no load before the rules are set.
-	// (Reserving primary IPs first would know the addresses up front, but
-	// adds billed resources to create and clean up.)
+// firewall makes the run's firewall with the initial rules. The web ports
+// are open only to the run's load generators (and allow_from), whose
+// addresses exist only once they are created; the servers must carry the
+// firewall from their creation, or they would be reachable unfiltered for a
+// while. So the firewall is created with what is known now (SSH from
+// allow_ssh_from, the web ports from allow_from only) and attached to every
+// server at create; once the load generators have addresses, openToLoad
+// adds them. Until then the web ports are closed to the load generators
+// too: the servers are still booting, and wptest sends no load before the
+// rules are set. (Reserving primary IPs first would know the addresses up
+// front, but adds billed resources to create and clean up.)
+func (c *creation) firewall(ctx context.Context, initial []cloud.FirewallRule) (*hcloud.Firewall, error) {
 	var fw *hcloud.Firewall
-	mb := plan.Spec.Machines
-	initial, err := cloud.FirewallRules(mb, nil)
-	if err != nil {
-		return nil, cloud.ConfigErr(err)
-	}
-	err = mutate(j, "create", "firewall", base, cloud.Labels(run, ""), func() (string, error) {
-		res, _, err := d.c.Firewall.Create(ctx, hcloud.FirewallCreateOpts{Name: base, Labels: cloud.Labels(run, ""), Rules: hcloudRules(initial)})
+	err := mutate(c.j, "create", "firewall", c.base, cloud.Labels(c.run, ""), func() (string, error) {
+		res, _, err := c.d.c.Firewall.Create(ctx, hcloud.FirewallCreateOpts{Name: c.base, Labels: cloud.Labels(c.run, ""), Rules: hcloudRules(initial)})
 		if err != nil {
-			return "", classify("create firewall "+base, err)
+			return "", classify("create firewall "+c.base, err)
 		}
 		fw = res.Firewall
 		return id(fw.ID), nil
@@ -379,79 +445,104 @@ func (d *Driver) Create(ctx context.Context, plan *cloud.Plan, j cloud.Journal) 
 	if err != nil {
 		return nil, err
 	}
-	known.firewalls = append(known.firewalls, fw)
-	d.logf("firewall %s (id %d)", base, fw.ID)
+	c.known.firewalls = append(c.known.firewalls, fw)
+	c.d.logf("firewall %s (id %d)", c.base, fw.ID)
+	return fw, nil
+}
 
-	// Servers, each with its own fresh host key.
+// servers creates the planned servers, each with its own fresh host key,
+// waits for them to start and returns them with their addresses.
+func (c *creation) servers(ctx context.Context, planned []cloud.Machine, key *hcloud.SSHKey, pg *hcloud.PlacementGroup, fw *hcloud.Firewall) ([]cloud.Machine, error) {
 	var actions []*hcloud.Action
-	created := make([]*hcloud.Server, 0, len(plan.Machines))
-	for _, pm := range plan.Machines {
-		hk, err := cloud.NewKeyPair(d.opt.Rand, pm.Name)
+	var ms []cloud.Machine
+	created := make([]*hcloud.Server, 0, len(planned))
+	for _, pm := range planned {
+		m, srv, acts, err := c.server(ctx, pm, key, pg, fw)
 		if err != nil {
 			return nil, err
 		}
-		d.opt.Redactor.Add(hk.PrivatePEM)
-		labels := cloud.Labels(run, pm.Role)
-		var srv *hcloud.Server
-		err = mutate(j, "create", "server", pm.Name, labels, func() (string, error) {
-			res, _, err := d.c.Server.Create(ctx, hcloud.ServerCreateOpts{
-				Name:           pm.Name,
-				ServerType:     &hcloud.ServerType{Name: pm.ServerType},
-				Image:          &hcloud.Image{ID: pm.ImageID},
-				Location:       &hcloud.Location{Name: pm.Location},
-				SSHKeys:        []*hcloud.SSHKey{key},
-				UserData:       cloud.CloudInitHostKey(hk),
-				Labels:         labels,
-				PlacementGroup: pg,
-				Firewalls:      []*hcloud.ServerCreateFirewall{{Firewall: hcloud.Firewall{ID: fw.ID}}},
-				PublicNet:      &hcloud.ServerCreatePublicNet{EnableIPv4: true, EnableIPv6: true},
-			})
-			if err != nil {
-				return "", classify("create server "+pm.Name, err)
-			}
-			srv = res.Server
-			actions = append(actions, actionutil.AppendNext(res.Action, res.NextActions)...)
-			return id(srv.ID), nil
-		})
-		if err != nil {
-			return nil, err
-		}
+		actions = append(actions, acts...)
 		created = append(created, srv)
-		known.servers = append(known.servers, srv)
-		m := pm
-		m.ID = id(srv.ID)
-		m.HostKey = hk.Public
-		if ip := srv.PublicNet.IPv4.IP; ip != nil && !ip.IsUnspecified() {
-			m.Address = ip.String()
-		}
 		ms = append(ms, m)
-		d.logf("server %s (id %d) %s", pm.Name, srv.ID, m.Address)
 	}
-	if err := d.c.Action.WaitFor(ctx, actions...); err != nil {
+	if err := c.d.c.Action.WaitFor(ctx, actions...); err != nil {
 		return nil, classify("start servers", err)
 	}
 	for i := range ms {
 		if ms[i].Address != "" {
 			continue
 		}
-		s, _, err := d.c.Server.GetByID(ctx, created[i].ID)
+		s, _, err := c.d.c.Server.GetByID(ctx, created[i].ID)
 		if err != nil || s == nil || s.PublicNet.IPv4.IP == nil {
 			return nil, cloud.ProvisionErr(fmt.Errorf("server %s has no public IPv4 address (%v)", ms[i].Name, err))
 		}
 		ms[i].Address = s.PublicNet.IPv4.IP.String()
 	}
+	return ms, nil
+}
+
+// server creates one planned server with the run's key, placement group
+// and firewall, and a host key of its own passed in its cloud-init. It
+// returns the machine (its address, if the answer had one yet) and the
+// actions that start it.
+func (c *creation) server(ctx context.Context, pm cloud.Machine, key *hcloud.SSHKey, pg *hcloud.PlacementGroup, fw *hcloud.Firewall) (cloud.Machine, *hcloud.Server, []*hcloud.Action, error) {
+	hk, err := cloud.NewKeyPair(c.d.opt.Rand, pm.Name)
+	if err != nil {
+		return pm, nil, nil, err
+	}
+	c.d.opt.Redactor.Add(hk.PrivatePEM)
+	labels := cloud.Labels(c.run, pm.Role)
+	var srv *hcloud.Server
+	var actions []*hcloud.Action
+	err = mutate(c.j, "create", "server", pm.Name, labels, func() (string, error) {
+		res, _, err := c.d.c.Server.Create(ctx, hcloud.ServerCreateOpts{
+			Name:           pm.Name,
+			ServerType:     &hcloud.ServerType{Name: pm.ServerType},
+			Image:          &hcloud.Image{ID: pm.ImageID},
+			Location:       &hcloud.Location{Name: pm.Location},
+			SSHKeys:        []*hcloud.SSHKey{key},
+			UserData:       cloud.CloudInitHostKey(hk),
+			Labels:         labels,
+			PlacementGroup: pg,
+			Firewalls:      []*hcloud.ServerCreateFirewall{{Firewall: hcloud.Firewall{ID: fw.ID}}},
+			PublicNet:      &hcloud.ServerCreatePublicNet{EnableIPv4: true, EnableIPv6: true},
+		})
+		if err != nil {
+			return "", classify("create server "+pm.Name, err)
+		}
+		srv = res.Server
+		actions = actionutil.AppendNext(res.Action, res.NextActions)
+		return id(srv.ID), nil
+	})
+	if err != nil {
+		return pm, nil, nil, err
+	}
+	c.known.servers = append(c.known.servers, srv)
+	m := pm
+	m.ID = id(srv.ID)
+	m.HostKey = hk.Public
+	if ip := srv.PublicNet.IPv4.IP; ip != nil && !ip.IsUnspecified() {
+		m.Address = ip.String()
+	}
+	c.d.logf("server %s (id %d) %s", pm.Name, srv.ID, m.Address)
+	return m, srv, actions, nil
+}
+
+// openToLoad sets the firewall's final rules, now that the load generators
+// have addresses (if they change anything), and returns them.
+func (c *creation) openToLoad(ctx context.Context, fw *hcloud.Firewall, mb cloud.Machines, ms []cloud.Machine, initial []cloud.FirewallRule) ([]cloud.FirewallRule, error) {
 	rules, err := cloud.FirewallRules(mb, ms)
 	if err != nil {
 		return nil, cloud.ConfigErr(err)
 	}
 	if !reflect.DeepEqual(rules, initial) {
-		err = mutate(j, "set_rules", "firewall", base, nil, func() (string, error) {
-			acts, _, err := d.c.Firewall.SetRules(ctx, fw, hcloud.FirewallSetRulesOpts{Rules: hcloudRules(rules)})
+		err = mutate(c.j, "set_rules", "firewall", c.base, nil, func() (string, error) {
+			acts, _, err := c.d.c.Firewall.SetRules(ctx, fw, hcloud.FirewallSetRulesOpts{Rules: hcloudRules(rules)})
 			if err != nil {
-				return "", classify("set the rules of firewall "+base, err)
+				return "", classify("set the rules of firewall "+c.base, err)
 			}
-			if err := d.c.Action.WaitFor(ctx, acts...); err != nil {
-				return "", classify("set the rules of firewall "+base, err)
+			if err := c.d.c.Action.WaitFor(ctx, acts...); err != nil {
+				return "", classify("set the rules of firewall "+c.base, err)
 			}
 			return id(fw.ID), nil
 		})
@@ -460,15 +551,9 @@ func (d *Driver) Create(ctx context.Context, plan *cloud.Plan, j cloud.Journal) 
 		}
 	}
 	for _, r := range rules {
-		d.logf("firewall %s: %s (%s)", base, r, r.For)
+		c.d.logf("firewall %s: %s (%s)", c.base, r, r.For)
 	}
-	if err := cloud.WriteFirewall(run.Dir, rules); err != nil {
-		return nil, fmt.Errorf("record firewall rules: %w", err)
-	}
-	if err := cloud.WriteKnownHosts(filepath.Join(run.Dir, cloud.KnownHostsFile), ms); err != nil {
-		return nil, fmt.Errorf("pin host keys: %w", err)
-	}
-	return ms, nil
+	return rules, nil
 }
 
 func id(n int64) string { return strconv.FormatInt(n, 10) }

@@ -1,0 +1,65 @@
+package hcldiag
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclparse"
+)
+
+// A file with one bad line, parsed for real: the diagnostics and files every
+// loader passes in.
+func parse(t *testing.T) (map[string]*hcl.File, hcl.Diagnostics) {
+	t.Helper()
+	p := hclparse.NewParser()
+	_, diags := p.ParseHCL([]byte("a = 1\nb = = 2\n"), "dir/x.hcl")
+	if !diags.HasErrors() {
+		t.Fatal("want a parse error")
+	}
+	diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Just a warning", Detail: "two\nlines"})
+	return p.Files(), diags
+}
+
+func TestError(t *testing.T) {
+	files, diags := parse(t)
+	got := Error(files, diags).Error()
+	for _, want := range []string{
+		"dir/x.hcl:2:5: Invalid expression\n", // grep-able position first
+		"on dir/x.hcl line 2:\n   2: b = = 2", // the snippet
+		"Expected the start of an expression", // the detail
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Error lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "Just a warning") || strings.HasSuffix(got, "\n") {
+		t.Errorf("Error shows warnings or ends in a newline:\n%q", got)
+	}
+	// Without the files: the position and detail still, no snippet.
+	if got := Error(nil, diags).Error(); !strings.HasPrefix(got, "dir/x.hcl:2:5: Invalid expression\n") || strings.Contains(got, "b = = 2") {
+		t.Errorf("Error without files:\n%s", got)
+	}
+}
+
+func TestCompactAndLine(t *testing.T) {
+	files, diags := parse(t)
+	if got, want := Compact(diags[0]), "dir/x.hcl:2:5: error: Invalid expression; Expected the start of an expression, but found an invalid expression token."; got != want {
+		t.Errorf("Compact = %q, want %q", got, want)
+	}
+	if got, want := Compact(diags[1]), "warning: Just a warning; two lines"; got != want {
+		t.Errorf("Compact(no subject) = %q, want %q", got, want)
+	}
+	if got := Line(diags).Error(); got != Compact(diags[0]) {
+		t.Errorf("Line = %q: want the error alone, on one line", got)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, files, diags, true); err != nil || b.String() != Compact(diags[0])+"\n"+Compact(diags[1])+"\n" {
+		t.Errorf("Write compact = %q, %v", b.String(), err)
+	}
+	b.Reset()
+	if err := Write(&b, files, diags, false); err != nil || !strings.Contains(b.String(), "   2: b = = 2") || !strings.Contains(b.String(), "Warning: Just a warning") {
+		t.Errorf("Write with snippets = %q, %v", b.String(), err)
+	}
+}

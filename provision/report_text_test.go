@@ -1,0 +1,39 @@
+package provision
+
+import (
+	"bytes"
+	"path/filepath"
+	"testing"
+
+	"github.com/wptest/wptest/internal/golden"
+)
+
+// The live plan and apply reports, as people read them: an op to change, one
+// unchanged, one failed, one changed but not applied, the notices, the
+// checks that ran and the counts (testdata/plans/report-*.txt).
+func TestReportTextLive(t *testing.T) {
+	for _, mode := range []string{"plan", "apply"} {
+		rep := &Report{Profile: "demo", Hash: "0123abcd", Platform: "debian-12", Host: "web1", Mode: mode,
+			Variables:  []VarReport{{Name: "port", Value: 8080}},
+			Deviations: []string{"no mod_foo on debian-12"},
+			Ops: []*OpReport{
+				{ID: "file.conf", Change: &Change{Needed: true, Action: "update", Details: []string{"mode: 0600 -> 0640"}}, Applied: true},
+				{ID: "package.web", Change: &Change{Action: "none"}},
+				{ID: "command.setup", Error: "exit status 1: no such file"},
+				{ID: "service.web", Change: &Change{Needed: true, Action: "start"}},
+			},
+			Notified: []Notification{{Service: "web", Action: "reload", By: []string{"file.conf"}}, {Service: "php", Action: "restart", By: []string{"file.conf", "file.pool"}, Error: "timeout"}},
+			Checks: []*CheckReport{
+				{ID: "check.home", HTTP: &HTTPCheck{Method: "GET", URL: "http://127.0.0.1:8080/", Protocol: "h1", ExpectStatus: 200}, Ran: true, Passed: true},
+				{ID: "check.cmd", Command: &CommandCheck{Run: "true"}, Ran: true, Error: "exit 1"},
+			},
+			Retired: []Service{{Label: "old", Name: "apache2"}},
+			Changes: 2,
+		}
+		var b bytes.Buffer
+		if err := rep.WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		golden.File(t, filepath.Join("testdata", "plans", "report-"+mode+".txt"), b.Bytes())
+	}
+}
