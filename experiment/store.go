@@ -196,6 +196,9 @@ type Manifest struct {
 	Sessions []Session            `json:"sessions"`
 	// LoadMachine is the load generator machine, when the load came from one.
 	LoadMachine *MachineInfo `json:"load_machine,omitempty"`
+	// Clocks is each other machine's clock offset from the controlling
+	// host, measured before the session (clock.go).
+	Clocks []ClockOffset `json:"clocks,omitempty"`
 }
 
 // ManifestFormat names this manifest's version.
