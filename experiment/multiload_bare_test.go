@@ -251,7 +251,7 @@ func checkSplitReport(t *testing.T, dir string, recs []experiment.Record, label 
 	}
 	var rows []string
 	for _, l := range strings.Split(string(md), "\n") {
-		if strings.HasPrefix(l, "| "+label+", c=") || strings.HasPrefix(l, "| point |") {
+		if strings.HasPrefix(l, "| "+label+", c=") || strings.HasPrefix(l, "| point | load generator |") {
 			rows = append(rows, l)
 		}
 	}
