@@ -653,17 +653,24 @@ func merge(cfg *Config, t *target, open bool, shards []*stats, winStart time.Tim
 			r.Raw.Queue = m.queue
 		}
 	}
-	if sec := elapsed.Seconds(); sec > 0 {
-		r.RPS = float64(out.OK) / sec
-		r.AttemptRate = float64(r.Attempts) / sec
-		r.WireInBps = float64(m.wireIn) / sec
-	}
+	setRates(&r, elapsed)
 	if r.Attempts > 0 {
-		r.ErrorRatePct = 100 * float64(r.Attempts-out.OK) / float64(r.Attempts)
 		r.ClientCPUPerReqUs = float64(cpu.Microseconds()) / float64(r.Attempts)
 	}
 	r.Errors = errorSamples(errs)
 	return r
+}
+
+// setRates sets r's rates from its counts over elapsed.
+func setRates(r *result.Run, elapsed time.Duration) {
+	if sec := elapsed.Seconds(); sec > 0 {
+		r.RPS = float64(r.Outcomes.OK) / sec
+		r.AttemptRate = float64(r.Attempts) / sec
+		r.WireInBps = float64(r.Bytes.WireIn) / sec
+	}
+	if r.Attempts > 0 {
+		r.ErrorRatePct = 100 * float64(r.Attempts-r.Outcomes.OK) / float64(r.Attempts)
+	}
 }
 
 // errorSamples keeps the most frequent messages per bucket, in a fixed order.

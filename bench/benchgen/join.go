@@ -98,13 +98,8 @@ func fillJoined(j *result.Run, m *stats, errs map[errKey]int64, from time.Time, 
 		j.Queue, j.Raw.Queue = &q, m.queue
 	}
 	j.RPS, j.AttemptRate, j.WireInBps, j.ErrorRatePct, j.ClientCPUPerReqUs = 0, 0, 0, 0, 0
-	if sec := elapsed.Seconds(); sec > 0 {
-		j.RPS = float64(out.OK) / sec
-		j.AttemptRate = float64(j.Attempts) / sec
-		j.WireInBps = float64(m.wireIn) / sec
-	}
+	setRates(j, elapsed)
 	if j.Attempts > 0 {
-		j.ErrorRatePct = 100 * float64(j.Attempts-out.OK) / float64(j.Attempts)
 		j.ClientCPUPerReqUs = j.ClientCPUMs * 1000 / float64(j.Attempts)
 	}
 	j.Errors = errorSamples(errs)
