@@ -51,26 +51,46 @@ func (inProcessLoad) Kit(ctx context.Context, kc benchgen.KitConfig) (result.Kit
 }
 func (inProcessLoad) Close() error { return nil }
 
-// loadMachine is the first load generator that is another machine. Further
-// ones are left idle: one load host's results are whole (HDR latencies,
-// exact outcome counts); joining several would need their raw histograms.
-func loadMachine(ms []cloud.Machine) (cloud.Machine, bool) {
+// loadMachines are the load generators that are other machines: all of
+// them make each load run together (multiload.go).
+func loadMachines(ms []cloud.Machine) []cloud.Machine {
+	var out []cloud.Machine
 	for _, m := range ms {
 		if m.Role == cloud.RoleLoadGen && !m.Local {
-			return m, true
+			out = append(out, m)
 		}
 	}
-	return cloud.Machine{}, false
+	return out
 }
 
-// loadGenerator connects to the run's load generator machine and installs
+// loadGenerator connects to the run's load generator machines and installs
 // this wptest binary there, or returns the in-process one when there is no
-// such machine.
+// such machine. Several make a loadGroup.
 func (r *runner) loadGenerator(ctx context.Context, ms []cloud.Machine) (loadGen, error) {
-	lm, ok := loadMachine(ms)
-	if !ok {
+	lms := loadMachines(ms)
+	if len(lms) == 0 {
 		return inProcessLoad{}, nil
 	}
+	var gens []*remoteLoad
+	for _, lm := range lms {
+		l, err := r.openLoadMachine(ctx, lm)
+		if err != nil {
+			for _, g := range gens {
+				g.Close()
+			}
+			return nil, err
+		}
+		gens = append(gens, l)
+	}
+	if len(gens) == 1 {
+		return gens[0], nil
+	}
+	return &loadGroup{gens: gens, r: r}, nil
+}
+
+// openLoadMachine connects to one load generator machine and installs
+// this wptest binary there.
+func (r *runner) openLoadMachine(ctx context.Context, lm cloud.Machine) (*remoteLoad, error) {
 	if r.opt.Exe == "" {
 		// Never fall back to loading from here: the results would silently
 		// measure another network path than the experiment declares.
@@ -85,6 +105,7 @@ func (r *runner) loadGenerator(ctx context.Context, ms []cloud.Machine) (loadGen
 		h.Close()
 		return nil, exitcode.With(exitcode.Provision, err)
 	}
+	l.ours = r.ourTime
 	return l, nil
 }
 
@@ -97,6 +118,10 @@ type remoteLoad struct {
 	exe   string // the wptest binary on h
 	log   io.Writer
 	facts host.Facts
+	// ours turns a time on this machine's clock into ours (runner.ourTime):
+	// every window a job returns is on our clock from here on, so the
+	// runner joins it with the server's samples as it is. nil: as read.
+	ours func(machine string, t time.Time) time.Time
 }
 
 // newRemoteLoad installs exe on h (installAgent: the same binary, path and
@@ -133,6 +158,7 @@ func (l *remoteLoad) Run(ctx context.Context, cfg benchgen.Config) (result.Run, 
 	if err != nil {
 		return result.Run{}, err
 	}
+	l.onOurClock(res.Run)
 	return *res.Run, nil
 }
 
@@ -145,6 +171,7 @@ func (l *remoteLoad) Crowd(ctx context.Context, cc benchgen.CrowdConfig) (result
 	if err != nil {
 		return result.Crowd{}, err
 	}
+	l.onOurClock(&res.Crowd.Background)
 	return *res.Crowd, nil
 }
 
@@ -157,7 +184,24 @@ func (l *remoteLoad) Kit(ctx context.Context, kc benchgen.KitConfig) (result.Kit
 	if err != nil {
 		return result.Kit{}, err
 	}
-	return *res.Kit, nil
+	k := res.Kit
+	for _, run := range []*result.Run{&k.Throughput, &k.KeepAliveOn, &k.KeepAliveOff, k.Transfer, &k.Errors} {
+		l.onOurClock(run)
+	}
+	for i := range k.Scaling {
+		l.onOurClock(&k.Scaling[i])
+	}
+	return *k, nil
+}
+
+// onOurClock moves run's window start from l's clock to ours.
+func (l *remoteLoad) onOurClock(run *result.Run) {
+	if l.ours == nil || run == nil {
+		return
+	}
+	if t, err := time.Parse(time.RFC3339Nano, run.Start); err == nil {
+		run.Start = l.ours(l.name, t).UTC().Format(time.RFC3339Nano)
+	}
 }
 
 // Startup runs the kit's startup metric on l's machine: restart is a shell

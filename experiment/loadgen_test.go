@@ -112,7 +112,7 @@ func TestRemoteLoadComesFromTheLoadMachine(t *testing.T) {
 	defer cancel()
 
 	log := &testenv.SyncBuffer{}
-	r := &runner{dir: runDir, opt: Options{Exe: exe, Log: log}}
+	r := &runner{dir: runDir, opt: Options{Exe: exe, Log: log}, man: &Manifest{}}
 	// Local load generators (the local driver's) are this process.
 	if lg, err := r.loadGenerator(ctx, []cloud.Machine{{Name: "local", Role: cloud.RoleServer, Local: true},
 		{Name: "local-loadgen-1", Role: cloud.RoleLoadGen, Local: true}}); err != nil || lg.Name() != LocalLoadHost {
@@ -212,7 +212,7 @@ func TestRemoteLoadErrorsNameHostStepAndOutput(t *testing.T) {
 	_, lm := loadHostInNamespace(t, runDir)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	r := &runner{dir: runDir, opt: Options{Exe: exe, Log: &testenv.SyncBuffer{}}}
+	r := &runner{dir: runDir, opt: Options{Exe: exe, Log: &testenv.SyncBuffer{}}, man: &Manifest{}}
 	lg, err := r.loadGenerator(ctx, []cloud.Machine{lm})
 	if err != nil {
 		t.Fatal(err)

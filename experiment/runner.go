@@ -73,14 +73,7 @@ func (r *runner) run(ctx context.Context, ms []cloud.Machine) error {
 		return err
 	}
 	defer r.lg.Close()
-	if rl, ok := r.lg.(*remoteLoad); ok {
-		li := machineInfo(ctx, rl.h, rl.facts)
-		li.Host = rl.name
-		r.man.LoadMachine = &li
-		if isLoopback(r.addr) {
-			r.logf("note: the server's address %s is a loopback address: load generator %s reaches it only if it is the same machine", r.addr, rl.name)
-		}
-	}
+	r.noteLoadMachines(ctx)
 	info := machineInfo(ctx, r.h, r.facts)
 	info.LoadLocal = sm.Local && r.lg.Name() == LocalLoadHost
 	info.LoadHost = r.lg.Name()
@@ -364,7 +357,7 @@ func (r *runner) measure(ctx context.Context, ps ProfileSpec, sc Scenario, p Poi
 	var ok int64
 	switch sc.Kind {
 	case "page", "static", "compression", "ab":
-		run, err := r.lg.Run(ctx, cfg)
+		run, err := r.loadRun(ctx, cfg, &rec)
 		if err != nil {
 			return rec, err
 		}
@@ -376,7 +369,7 @@ func (r *runner) measure(ctx context.Context, ps ProfileSpec, sc Scenario, p Poi
 		if sc.ProbePath != "" {
 			cc.ProbeURL = r.url(sc.ProbePath, sc.Proto)
 		}
-		c, err := r.lg.Crowd(ctx, cc)
+		c, err := r.loadCrowd(ctx, cc, &rec)
 		if err != nil {
 			return rec, err
 		}
@@ -398,6 +391,7 @@ func (r *runner) measure(ctx context.Context, ps ProfileSpec, sc Scenario, p Poi
 		if err != nil {
 			return rec, err
 		}
+		rec.LoadHost = r.kitHost()
 		k.Startup = st
 		rec.Kit = &k
 		from, to, ok = window(k.Throughput)
@@ -429,7 +423,9 @@ func (r *runner) measure(ctx context.Context, ps ProfileSpec, sc Scenario, p Poi
 	return rec, nil
 }
 
-// window is a run's measured window and its answered requests.
+// window is a run's measured window and its answered requests. The load
+// generators' windows come back on our clock already (remoteLoad.onOurClock;
+// several: earliest start .. latest end of their shares on our clock).
 func window(run result.Run) (time.Time, time.Time, int64) {
 	from, _ := time.Parse(time.RFC3339Nano, run.Start)
 	to := from.Add(time.Duration(run.ElapsedMs * float64(time.Millisecond)))

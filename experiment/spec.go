@@ -5,12 +5,13 @@
 // swaps the server, warms it up and measures every scenario step with srvstat
 // sampling, appending each finished data point to runs/<id>/results.jsonl.
 //
-// The load comes from the first load generator machine when the machines
-// include one that is not this machine (hetzner's load_generators, the
-// static driver's second target): this wptest binary is installed there and
-// each load run is a `wptest bench-job` over SSH (loadgen.go). Otherwise
-// (the local driver, a single static target) it comes from this process.
-// Every record names its load host.
+// The load comes from the load generator machines when the machines
+// include some that are not this machine (hetzner's load_generators, the
+// static driver's further targets): this wptest binary is installed there and
+// each load run is a `wptest bench-job` over SSH (loadgen.go), split between
+// several and merged exactly (multiload.go). Otherwise (the local driver, a
+// single static target) it comes from this process. Every record names its
+// load host.
 //
 // It is the only package that imports provision, fixture and bench together.
 package experiment

@@ -112,13 +112,31 @@ type Record struct {
 	PSSKB int64  `json:"pss_peak_kb"`
 	Probe *Probe `json:"probe,omitempty"`
 	// LoadHost is the machine the load came from: a load generator's name
-	// in Manifest.Machines, or "local" (the process running wptest run).
+	// in Manifest.Machines, or "local" (the process running wptest run);
+	// several load generators' names joined by "+".
 	LoadHost string `json:"load_host,omitempty"`
 	Error    string `json:"error,omitempty"`
 	// NotApplicable says why the point was not measured: the profile's
 	// server does not serve the scenario's protocol (its server block's
 	// protocols). The report shows "n/a" there.
 	NotApplicable string `json:"not_applicable,omitempty"`
+	// Split says how the load was divided between several load generators
+	// ("25 visitors over 2 load generators: 13 + 12"); Generators holds
+	// each one's share, raw histograms included, while Run or Crowd is
+	// their exact join (benchgen.JoinRuns). Empty with one load generator.
+	Split      string            `json:"split,omitempty"`
+	Generators []GeneratorResult `json:"generators,omitempty"`
+}
+
+// GeneratorResult is one load generator's share of a point. Its Run's
+// (or Crowd's) window start is on the controlling host's clock.
+type GeneratorResult struct {
+	Host     string        `json:"host"`
+	Visitors int           `json:"visitors"`
+	Requests int64         `json:"requests,omitempty"`
+	Rate     float64       `json:"rate,omitempty"`
+	Run      *result.Run   `json:"run,omitempty"`
+	Crowd    *result.Crowd `json:"crowd,omitempty"`
 }
 
 // WebPHPGroups are the process groups of the web server and its PHP, as the
@@ -198,8 +216,13 @@ type Manifest struct {
 	End      string               `json:"end,omitempty"`
 	Complete bool                 `json:"complete"`
 	Sessions []Session            `json:"sessions"`
-	// LoadMachine is the load generator machine, when the load came from one.
-	LoadMachine *MachineInfo `json:"load_machine,omitempty"`
+	// LoadMachine is the load generator machine, when the load came from
+	// one; with several, the first, and LoadMachines lists them all.
+	LoadMachine  *MachineInfo  `json:"load_machine,omitempty"`
+	LoadMachines []MachineInfo `json:"load_machines,omitempty"`
+	// Clocks is each other machine's clock offset from the controlling
+	// host, measured before the session (clock.go).
+	Clocks []ClockOffset `json:"clocks,omitempty"`
 }
 
 // ManifestFormat names this manifest's version.

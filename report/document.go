@@ -167,9 +167,10 @@ func (r *Report) setup() section {
 		s.Text = append(s.Text, fmt.Sprintf("Server %s: %s (%s, %s), kernel %s, %d CPUs (%s), %s MiB RAM. Target: %s.",
 			mi.Host, mi.OS, mi.Platform, mi.Arch, mi.Kernel, mi.CPUs, mi.CPUModel, commas(fmt.Sprint(mi.MemKB/1024)), m.Target))
 	}
-	if lm := m.LoadMachine; lm != nil {
-		s.Text = append(s.Text, fmt.Sprintf("Load generator %s (its own machine): %s (%s, %s), kernel %s, %d CPUs (%s), %s MiB RAM.",
-			lm.Host, lm.OS, lm.Platform, lm.Arch, lm.Kernel, lm.CPUs, lm.CPUModel, commas(fmt.Sprint(lm.MemKB/1024))))
+	if len(m.LoadMachines) > 1 {
+		s.Text = append(s.Text, loadMachinesText(m.LoadMachines)...)
+	} else if lm := m.LoadMachine; lm != nil {
+		s.Text = append(s.Text, loadMachineText(*lm))
 	} else if mi := m.Machine; mi != nil && mi.LoadHost != "" {
 		s.Text = append(s.Text, fmt.Sprintf("Load generator: %s.", mi.LoadHost))
 	}
@@ -286,6 +287,9 @@ func (r *Report) pageSections() []section {
 			t.Rows = append(t.Rows, enc)
 			s.Tables = append(s.Tables, t)
 		}
+		if t, ok := r.generatorTable(sc); ok {
+			s.Tables = append(s.Tables, t)
+		}
 		s.Charts = []string{"cpu-" + sc.Name}
 		out = append(out, s)
 	}
@@ -331,6 +335,9 @@ func (r *Report) crowdSections() []section {
 			t.Rows = append(t.Rows, gv, r.row(st+": server CPU (% of all CPUs)", ps, sc.Name, st, CrowdCPUPct))
 		}
 		s.Tables = append(s.Tables, t)
+		if t, ok := r.generatorTable(sc); ok {
+			s.Tables = append(s.Tables, t)
+		}
 		s.Charts = []string{"crowd-" + sc.Name}
 		out = append(out, s)
 	}
@@ -359,6 +366,9 @@ func (r *Report) sweepSections(kind, title, text string) []section {
 				r.row(st+": failed (%)", ps, sc.Name, st, ErrPct))
 		}
 		s.Tables = append(s.Tables, t)
+		if t, ok := r.generatorTable(sc); ok {
+			s.Tables = append(s.Tables, t)
+		}
 		s.Charts = []string{"rps-" + sc.Name, "p99-" + sc.Name}
 		out = append(out, s)
 	}
@@ -390,6 +400,9 @@ func (r *Report) compressionSections() []section {
 				r.row(st+": server CPU per request (ms)", ps, sc.Name, st, ServerCPU))
 		}
 		s.Tables = append(s.Tables, t)
+		if t, ok := r.generatorTable(sc); ok {
+			s.Tables = append(s.Tables, t)
+		}
 		s.Charts = []string{"compression-" + sc.Name, "compression-cpu-" + sc.Name}
 		out = append(out, s)
 	}
@@ -437,6 +450,9 @@ func (r *Report) abSections() []section {
 			}),
 			r.row("server CPU per request (ms)", ps, sc.Name, st, ServerCPU))
 		s.Tables = append(s.Tables, t)
+		if t, ok := r.generatorTable(sc); ok {
+			s.Tables = append(s.Tables, t)
+		}
 		out = append(out, s)
 	}
 	return out

@@ -129,6 +129,10 @@ func TestReportFromRealLoad(t *testing.T) {
 			t.Errorf("report.md lacks %q", w)
 		}
 	}
+	// One load generator: no table of generators' shares.
+	if strings.Contains(string(md), "Load generators: each one's share") || strings.Contains(string(md), "split between these") {
+		t.Errorf("report.md shows load generators' shares for a run from one")
+	}
 
 	// The HTML is one file: no external references, and every inline SVG is well-formed XML.
 	h, _ := os.ReadFile(out.HTML)

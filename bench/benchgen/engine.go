@@ -74,6 +74,12 @@ type Config struct {
 	RootCAs    *x509.CertPool // verify against these instead of the system roots
 	// Progress, if set, is called about once a second with the attempts ended so far.
 	Progress func(done int64, elapsed time.Duration)
+	// StartAt, if set, is when the run starts (its warm-up first), on this
+	// machine's clock: several load generators start one run together.
+	StartAt time.Time
+	// Raw keeps the run's histograms in the result (result.Run.Raw), for
+	// merging with other load generators' shares of the same run.
+	Raw bool
 }
 
 // target is the parsed, prebuilt request.
@@ -315,6 +321,9 @@ func Run(ctx context.Context, cfg Config) (result.Run, error) {
 	open := cfg.Rate > 0
 	if open && cfg.Requests > 0 && cfg.Duration <= 0 {
 		cfg.Duration = time.Duration(float64(cfg.Requests) / cfg.Rate * float64(time.Second))
+	}
+	if err := waitUntil(ctx, cfg.StartAt); err != nil {
+		return result.Run{}, err
 	}
 
 	start := time.Now()
@@ -638,17 +647,30 @@ func merge(cfg *Config, t *target, open bool, shards []*stats, winStart time.Tim
 		q := Summary(m.queue, false)
 		r.Queue = &q
 	}
-	if sec := elapsed.Seconds(); sec > 0 {
-		r.RPS = float64(out.OK) / sec
-		r.AttemptRate = float64(r.Attempts) / sec
-		r.WireInBps = float64(m.wireIn) / sec
+	if cfg.Raw {
+		r.Raw = &result.RunRaw{Latency: m.lat, Connect: m.conn, TTFB: m.ttfb}
+		if open {
+			r.Raw.Queue = m.queue
+		}
 	}
+	setRates(&r, elapsed)
 	if r.Attempts > 0 {
-		r.ErrorRatePct = 100 * float64(r.Attempts-out.OK) / float64(r.Attempts)
 		r.ClientCPUPerReqUs = float64(cpu.Microseconds()) / float64(r.Attempts)
 	}
 	r.Errors = errorSamples(errs)
 	return r
+}
+
+// setRates sets r's rates from its counts over elapsed.
+func setRates(r *result.Run, elapsed time.Duration) {
+	if sec := elapsed.Seconds(); sec > 0 {
+		r.RPS = float64(r.Outcomes.OK) / sec
+		r.AttemptRate = float64(r.Attempts) / sec
+		r.WireInBps = float64(r.Bytes.WireIn) / sec
+	}
+	if r.Attempts > 0 {
+		r.ErrorRatePct = 100 * float64(r.Attempts-r.Outcomes.OK) / float64(r.Attempts)
+	}
 }
 
 // errorSamples keeps the most frequent messages per bucket, in a fixed order.
@@ -694,6 +716,22 @@ func Summary(h *hdr.Histogram, table bool) result.Latency {
 		}
 	}
 	return l
+}
+
+// waitUntil returns at t (at once for a zero or past t), or with ctx's
+// error if ctx ends first.
+func waitUntil(ctx context.Context, t time.Time) error {
+	if t.IsZero() {
+		return nil
+	}
+	tm := time.NewTimer(time.Until(t))
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // selfCPU is this process's user+system CPU time so far.

@@ -51,6 +51,8 @@ type JobConfig struct {
 	Timeout    time.Duration `json:"timeout_ns,omitempty"`
 	ServerName string        `json:"server_name,omitempty"`
 	Insecure   bool          `json:"insecure,omitempty"`
+	StartAt    time.Time     `json:"start_at,omitzero"` // on the load generator's clock
+	Raw        bool          `json:"raw,omitempty"`
 }
 
 // CrowdJob is CrowdConfig without its Base (Job.Config).
@@ -62,6 +64,8 @@ type CrowdJob struct {
 	GiveUp     time.Duration `json:"give_up_ns,omitempty"`
 	Warmup     time.Duration `json:"warmup_ns,omitempty"`
 	Duration   time.Duration `json:"duration_ns,omitempty"`
+	ProbeSlot  int           `json:"probe_slot,omitempty"`
+	ProbeSlots int           `json:"probe_slots,omitempty"`
 }
 
 // KitJob is KitConfig without its Base (Job.Config) and functions.
@@ -107,14 +111,14 @@ func toJobConfig(c Config) (JobConfig, error) {
 	}
 	return JobConfig{Name: c.Name, URL: c.URL, Method: c.Method, Proto: c.Proto, Header: append([]string(nil), c.Header...), HTTP10: c.HTTP10,
 		Visitors: c.Visitors, KeepAlive: c.KeepAlive, Requests: c.Requests, Duration: c.Duration, Warmup: c.Warmup,
-		Rate: c.Rate, Timeout: c.Timeout, ServerName: c.ServerName, Insecure: c.Insecure}, nil
+		Rate: c.Rate, Timeout: c.Timeout, ServerName: c.ServerName, Insecure: c.Insecure, StartAt: c.StartAt, Raw: c.Raw}, nil
 }
 
 // Config is the job config as a Config (without Progress).
 func (c JobConfig) Config() Config {
 	return Config{Name: c.Name, URL: c.URL, Method: c.Method, Proto: c.Proto, Header: append([]string(nil), c.Header...), HTTP10: c.HTTP10,
 		Visitors: c.Visitors, KeepAlive: c.KeepAlive, Requests: c.Requests, Duration: c.Duration, Warmup: c.Warmup,
-		Rate: c.Rate, Timeout: c.Timeout, ServerName: c.ServerName, Insecure: c.Insecure}
+		Rate: c.Rate, Timeout: c.Timeout, ServerName: c.ServerName, Insecure: c.Insecure, StartAt: c.StartAt, Raw: c.Raw}
 }
 
 // NewRunJob is cfg as a run job.
@@ -127,7 +131,7 @@ func NewRunJob(cfg Config) (Job, error) {
 func NewCrowdJob(cc CrowdConfig) (Job, error) {
 	jc, err := toJobConfig(cc.Base)
 	return Job{Kind: JobCrowd, Config: jc, Crowd: &CrowdJob{ProbeURL: cc.ProbeURL, Visitors: cc.Visitors, ClickEvery: cc.ClickEvery,
-		ProbeEvery: cc.ProbeEvery, GiveUp: cc.GiveUp, Warmup: cc.Warmup, Duration: cc.Duration}}, err
+		ProbeEvery: cc.ProbeEvery, GiveUp: cc.GiveUp, Warmup: cc.Warmup, Duration: cc.Duration, ProbeSlot: cc.ProbeSlot, ProbeSlots: cc.ProbeSlots}}, err
 }
 
 // NewKitJob is kc as a kit job; kc.Restart and kc.Server must be nil.
@@ -168,7 +172,7 @@ func (j Job) Do(ctx context.Context, opt JobOptions) (JobResult, error) {
 		}
 		c := j.Crowd
 		cr, err := Crowd(ctx, CrowdConfig{Base: cfg, ProbeURL: c.ProbeURL, Visitors: c.Visitors, ClickEvery: c.ClickEvery,
-			ProbeEvery: c.ProbeEvery, GiveUp: c.GiveUp, Warmup: c.Warmup, Duration: c.Duration})
+			ProbeEvery: c.ProbeEvery, GiveUp: c.GiveUp, Warmup: c.Warmup, Duration: c.Duration, ProbeSlot: c.ProbeSlot, ProbeSlots: c.ProbeSlots})
 		if err != nil {
 			return res, err
 		}

@@ -38,6 +38,7 @@ func TestJobConfigsSurviveJSON(t *testing.T) {
 	base := Config{Name: "c=7", URL: "https://203.0.113.7:8443/x?y=1", Method: "HEAD", Proto: "h2", Header: []string{AcceptGzip, "X-A: b"}, HTTP10: true,
 		Visitors: 7, KeepAlive: true, Requests: 123, Duration: 1500*time.Millisecond + 1, Warmup: 250 * time.Millisecond,
 		Rate: 12.5, Timeout: 3 * time.Second, ServerName: "localhost", Insecure: true,
+		StartAt: time.Date(2026, 12, 1, 18, 0, 0, 123456789, time.UTC), Raw: true,
 		Progress: func(int64, time.Duration) {}}
 	want := base
 	want.Progress = nil
@@ -52,13 +53,13 @@ func TestJobConfigsSurviveJSON(t *testing.T) {
 	}
 
 	cc := CrowdConfig{Base: base, ProbeURL: "http://h/p", Visitors: 300, ClickEvery: 10 * time.Second, ProbeEvery: 500 * time.Millisecond,
-		GiveUp: 30 * time.Second, Warmup: 2 * time.Second, Duration: 20 * time.Second}
+		GiveUp: 30 * time.Second, Warmup: 2 * time.Second, Duration: 20 * time.Second, ProbeSlot: 1, ProbeSlots: 3}
 	if j, err = NewCrowdJob(cc); err != nil {
 		t.Fatal(err)
 	}
 	got = viaJSON(t, j)
 	wantCrowd := CrowdJob{ProbeURL: cc.ProbeURL, Visitors: 300, ClickEvery: cc.ClickEvery, ProbeEvery: cc.ProbeEvery, GiveUp: cc.GiveUp,
-		Warmup: cc.Warmup, Duration: cc.Duration}
+		Warmup: cc.Warmup, Duration: cc.Duration, ProbeSlot: 1, ProbeSlots: 3}
 	if got.Kind != JobCrowd || got.Crowd == nil || *got.Crowd != wantCrowd || !reflect.DeepEqual(got.Config.Config(), want) {
 		t.Fatalf("crowd job: %+v %+v", got, got.Crowd)
 	}

@@ -55,6 +55,10 @@ type CrowdConfig struct {
 	// Warmup lets the crowd connect before probes start (default ClickEvery);
 	// Duration is the probing window (default 30 s).
 	Warmup, Duration time.Duration
+	// ProbeSlot of ProbeSlots: with several load generators, this one sends
+	// newcomers ProbeSlot, ProbeSlot+ProbeSlots, ... of the schedule, so
+	// together they keep one newcomer every ProbeEvery (0 of 0: all).
+	ProbeSlot, ProbeSlots int
 }
 
 // Crowd runs the crowd scenario. It returns after the last probe has been
@@ -78,7 +82,11 @@ func Crowd(ctx context.Context, cc CrowdConfig) (result.Crowd, error) {
 	if cc.Visitors <= 0 {
 		return result.Crowd{}, fmt.Errorf("crowd: need at least one background visitor")
 	}
+	if cc.ProbeSlots < 0 || cc.ProbeSlot < 0 || cc.ProbeSlot >= max(cc.ProbeSlots, 1) {
+		return result.Crowd{}, fmt.Errorf("crowd: probe slot %d of %d", cc.ProbeSlot, cc.ProbeSlots)
+	}
 	bg := cc.Base
+	bg.StartAt = time.Time{} // waited for below, before the probes' schedule is set
 	bg.Name = "background"
 	bg.Visitors = cc.Visitors
 	bg.KeepAlive = true
@@ -103,6 +111,9 @@ func Crowd(ctx context.Context, cc CrowdConfig) (result.Crowd, error) {
 		return result.Crowd{}, err
 	}
 
+	if err := waitUntil(ctx, cc.Base.StartAt); err != nil {
+		return result.Crowd{}, err
+	}
 	var bgRun result.Run
 	var bgErr error
 	var wg sync.WaitGroup
@@ -113,14 +124,16 @@ func Crowd(ctx context.Context, cc CrowdConfig) (result.Crowd, error) {
 	}()
 
 	start := time.Now().Add(cc.Warmup)
-	n := int(cc.Duration / cc.ProbeEvery)
+	slots := max(cc.ProbeSlots, 1)
+	n := (int(cc.Duration/cc.ProbeEvery) - cc.ProbeSlot + slots - 1) / slots // this generator's share of the schedule
+	n = max(n, 0)
 	probes := make([]result.Probe, n)
 	outs := make([]result.Outcome, n)
 	wait, conn := hdr.New(), hdr.New()
 	var mu sync.Mutex
 	var pwg sync.WaitGroup
 	for i := range n {
-		at := start.Add(time.Duration(i) * cc.ProbeEvery)
+		at := start.Add(time.Duration(cc.ProbeSlot+i*slots) * cc.ProbeEvery)
 		select {
 		case <-ctx.Done():
 			n = i
@@ -167,11 +180,15 @@ func Crowd(ctx context.Context, cc CrowdConfig) (result.Crowd, error) {
 			gaveUp++
 		}
 	}
-	return result.Crowd{
+	cr := result.Crowd{
 		Visitors: cc.Visitors, ClickEveryMs: ms(cc.ClickEvery), ProbeEveryMs: ms(cc.ProbeEvery), GiveUpMs: ms(cc.GiveUp),
 		Background: bgRun, Probes: probes, ProbeOutcomes: result.FromArray(counts), GaveUp: gaveUp,
 		Wait: Summary(wait, true), ConnectWait: Summary(conn, false), ClientRSSKB: selfHWM(),
-	}, nil
+	}
+	if cc.Base.Raw {
+		cr.Raw = &result.CrowdRaw{Wait: wait, Connect: conn}
+	}
+	return cr, nil
 }
 
 // selfHWM is this process's peak resident memory in KiB (VmHWM).

@@ -12,6 +12,8 @@
 package hdr
 
 import (
+	"encoding/json"
+	"fmt"
 	"math"
 	"math/bits"
 	"time"
@@ -225,4 +227,83 @@ func (h *Histogram) Buckets() []Bucket {
 		}
 	}
 	return out
+}
+
+// wire is a histogram as JSON: exact (every non-empty bucket's count, the
+// exact sum, min and max), compact (empty buckets and levels left out), so
+// a load generator's histograms can cross to the machine that merges them.
+type wire struct {
+	Count   uint64      `json:"count"`
+	SumNs   float64     `json:"sum_ns"`
+	MinNs   int64       `json:"min_ns"`
+	MaxNs   int64       `json:"max_ns"`
+	Clamped uint64      `json:"clamped,omitempty"`
+	Levels  []wireLevel `json:"levels,omitempty"`
+}
+
+// wireLevel is one level's non-empty buckets: Index[k] was seen Count[k] times.
+type wireLevel struct {
+	Level int      `json:"level"`
+	Index []int    `json:"index"`
+	Count []uint64 `json:"count"`
+}
+
+// MarshalJSON writes h exactly (see wire); UnmarshalJSON reads it back.
+func (h *Histogram) MarshalJSON() ([]byte, error) {
+	w := wire{Count: h.count, SumNs: h.sum, MinNs: h.min, MaxNs: h.max, Clamped: h.clamped}
+	if h.count == 0 {
+		w.MinNs = 0
+	}
+	for l := range h.lv {
+		var wl wireLevel
+		for i, c := range h.lv[l] {
+			if c != 0 {
+				wl.Index, wl.Count = append(wl.Index, i), append(wl.Count, c)
+			}
+		}
+		if len(wl.Index) > 0 {
+			wl.Level = l
+			w.Levels = append(w.Levels, wl)
+		}
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote; buckets out of range or
+// counts that do not add up to Count are an error, never a wrong histogram.
+func (h *Histogram) UnmarshalJSON(b []byte) error {
+	var w wire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	n := New()
+	var total uint64
+	for _, wl := range w.Levels {
+		if wl.Level < 0 || wl.Level >= levels || len(wl.Index) != len(wl.Count) {
+			return fmt.Errorf("hdr: level %d: bad level or %d indexes for %d counts", wl.Level, len(wl.Index), len(wl.Count))
+		}
+		size := halfSub
+		if wl.Level == 0 {
+			size = subCount
+		}
+		if n.lv[wl.Level] == nil {
+			n.lv[wl.Level] = make([]uint64, size)
+		}
+		for k, i := range wl.Index {
+			if i < 0 || i >= size {
+				return fmt.Errorf("hdr: level %d: bucket %d out of range", wl.Level, i)
+			}
+			n.lv[wl.Level][i] += wl.Count[k]
+			total += wl.Count[k]
+		}
+	}
+	if total != w.Count {
+		return fmt.Errorf("hdr: buckets hold %d values, count says %d", total, w.Count)
+	}
+	n.count, n.sum, n.clamped = w.Count, w.SumNs, w.Clamped
+	if w.Count > 0 {
+		n.min, n.max = w.MinNs, w.MaxNs
+	}
+	*h = *n
+	return nil
 }

@@ -5,6 +5,8 @@
 // elapsed (Elapsed), never over the planned duration.
 package result
 
+import "github.com/wptest/wptest/bench/hdr"
+
 // Schema names this version of the format.
 const Schema = "wptest.bench/v1"
 
@@ -195,6 +197,23 @@ type Run struct {
 	// ClientCPUPerReqUs = ClientCPUMs*1000/Attempts.
 	ClientCPUMs       float64 `json:"client_cpu_ms"`
 	ClientCPUPerReqUs float64 `json:"client_cpu_per_req_us"`
+	// Raw is the run's histograms themselves, when asked for (one of
+	// several load generators' share of a run): merged exactly, never averaged.
+	Raw *RunRaw `json:"raw,omitempty"`
+}
+
+// RunRaw is a run's HDR histograms (hdr's exact JSON), one per Latency field.
+type RunRaw struct {
+	Latency *hdr.Histogram `json:"latency"`
+	Connect *hdr.Histogram `json:"connect"`
+	TTFB    *hdr.Histogram `json:"ttfb"`
+	Queue   *hdr.Histogram `json:"queue,omitempty"`
+}
+
+// CrowdRaw is a crowd's probe histograms (Crowd.Wait, ConnectWait).
+type CrowdRaw struct {
+	Wait    *hdr.Histogram `json:"wait"`
+	Connect *hdr.Histogram `json:"connect_wait"`
 }
 
 // ErrorSample is one error message seen in a bucket, with how often.
@@ -229,6 +248,8 @@ type Crowd struct {
 	ConnectWait   Latency  `json:"connect_wait"`
 	// ClientRSSKB: the load generator's resident memory (VmHWM) at the end, for "3,000 connections cost N MB".
 	ClientRSSKB int64 `json:"client_rss_kb"`
+	// Raw: the probes' histograms, when asked for (Run.Raw).
+	Raw *CrowdRaw `json:"raw,omitempty"`
 }
 
 // Startup is the kit's startup metric: restart command → first good answer.

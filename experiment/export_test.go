@@ -1,0 +1,65 @@
+package experiment
+
+import (
+	"context"
+	"io"
+
+	"github.com/wptest/wptest/bench/benchgen"
+	"github.com/wptest/wptest/provision/cloud"
+)
+
+// LoadOnly is a runner with only its load side: the run's load generator
+// machines (all of them) and the server's address, no profile applied and
+// no sampler, for tests of how the load is made and recorded.
+type LoadOnly struct{ r *runner }
+
+// NewLoadOnly connects to ms's load generators as `wptest run` does (exe
+// installed on each), with sp's scenarios and ports; dir is the run directory.
+func NewLoadOnly(ctx context.Context, dir, exe string, log io.Writer, sp *Spec, ms []cloud.Machine, addr string) (*LoadOnly, error) {
+	r := &runner{sp: sp, dir: dir, opt: Options{Exe: exe, Log: log}, addr: addr,
+		man: &Manifest{Format: ManifestFormat, ID: "load-only", Experiment: sp.Name, Profiles: sp.Profiles, Scenarios: sp.Scenarios,
+			Repetitions: sp.Repetitions, Points: len(sp.Plan()), Complete: true, Machines: ms}}
+	lg, err := r.loadGenerator(ctx, ms)
+	if err != nil {
+		return nil, err
+	}
+	r.lg = lg
+	r.noteLoadMachines(ctx)
+	return &LoadOnly{r: r}, nil
+}
+
+func (l *LoadOnly) Close() error { return l.r.lg.Close() }
+
+// Measure makes p's load as runner.measure does for the page kinds and
+// the crowd (without the probe and the server's samples).
+func (l *LoadOnly) Measure(ctx context.Context, p Point) (Record, error) {
+	r := l.r
+	sc := r.scenario(p.Scenario)
+	rec := Record{Point: p, LoadHost: r.lg.Name()}
+	cfg := r.baseConfig(sc, p.Visitors)
+	if sc.Kind != "crowd" {
+		run, err := r.loadRun(ctx, cfg, &rec)
+		rec.Run = &run
+		return rec, err
+	}
+	cc := benchgen.CrowdConfig{Base: cfg, Visitors: p.Visitors, ClickEvery: sc.ClickEvery, ProbeEvery: sc.ProbeEvery,
+		GiveUp: sc.GiveUp, Warmup: sc.Warmup, Duration: sc.Duration}
+	c, err := r.loadCrowd(ctx, cc, &rec)
+	rec.Crowd = &c
+	return rec, err
+}
+
+// Write writes the manifest and recs as the run directory's files.
+func (l *LoadOnly) Write(recs []Record) error {
+	st, _, err := openStore(l.r.dir)
+	if err != nil {
+		return err
+	}
+	defer st.close()
+	for _, rec := range recs {
+		if err := st.append(rec); err != nil {
+			return err
+		}
+	}
+	return l.r.man.write(l.r.dir)
+}
