@@ -78,6 +78,9 @@ func (r *runner) run(ctx context.Context, ms []cloud.Machine) error {
 			r.logf("note: the server's address %s is a loopback address: load generator %s reaches it only if it is the same machine", r.addr, rl.name)
 		}
 	}
+	if err := r.measureClocks(ctx); err != nil {
+		return err
+	}
 	info := machineInfo(ctx, r.h, r.facts)
 	info.LoadLocal = sm.Local && r.lg.Name() == LocalLoadHost
 	info.LoadHost = r.lg.Name()
@@ -373,6 +376,9 @@ func (r *runner) measure(ctx context.Context, ps ProfileSpec, sc Scenario, p Poi
 		rec.Kit = &k
 		from, to, ok = window(k.Throughput)
 	}
+	// The window was read on the load generator's clock: ours now
+	// (the sampler puts it on the server's).
+	from, to = r.ourTime(r.lg.Name(), from), r.ourTime(r.lg.Name(), to)
 	srv, err := smp.summarize(ctx, from, to, ok)
 	if err != nil {
 		return rec, err
