@@ -95,6 +95,9 @@ func (r *runner) measureClocks(ctx context.Context) error {
 		cs = append(cs, co)
 	}
 	r.man.Clocks = cs
+	if r.si < len(r.man.Sessions) {
+		r.man.Sessions[r.si].Clocks = cs
+	}
 	if err := r.man.write(r.dir); err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -48,7 +49,7 @@ func TestClockOffsetCorrectsTheJoin(t *testing.T) {
 	}
 	var log testenv.SyncBuffer
 	r := &runner{sp: clockSpec(clockShift + time.Second), opt: Options{Exe: exe, Log: &log}, dir: t.TempDir(),
-		man: &Manifest{Format: ManifestFormat}, h: srv, lg: &remoteLoad{h: lg, name: "loadgen"}}
+		man: &Manifest{Format: ManifestFormat, Sessions: []Session{{}}}, h: srv, lg: &remoteLoad{h: lg, name: "loadgen"}}
 
 	if err := r.measureClocks(ctx); err != nil {
 		t.Fatalf("measure clocks: %v\n%s", err, log.String())
@@ -60,15 +61,18 @@ func TestClockOffsetCorrectsTheJoin(t *testing.T) {
 	}
 	checkJoin(ctx, t, r)
 
-	// A scenario warm-up shorter than the server's offset: the run stops.
+	// A second session (--resume) whose scenario warm-up is shorter than
+	// the server's offset: measured again, recorded, and the run stops.
 	r.sp = clockSpec(clockShift - 2*time.Second)
+	r.man.Sessions, r.si = append(r.man.Sessions, Session{Resumed: true}), 1
 	err = r.measureClocks(ctx)
 	if exitcode.Of(err) != exitcode.Provision || !strings.Contains(err.Error(), "[server] its clock is +5.0") ||
 		!strings.Contains(err.Error(), `warm-up of scenario "page", 3s`) || strings.Contains(err.Error(), "[loadgen]") {
 		t.Errorf("warm-up 3s, server +5s: error %v (exit %d), want one for the server only (exit %d)", err, exitcode.Of(err), exitcode.Provision)
 	}
-	if m, err := ReadManifest(r.dir); err != nil || len(m.Clocks) != 2 {
-		t.Errorf("the failing session's clocks are not in the manifest: %v %+v", err, m)
+	if m, err := ReadManifest(r.dir); err != nil || len(m.Clocks) != 2 || len(m.Sessions) != 2 ||
+		len(m.Sessions[0].Clocks) != 2 || !reflect.DeepEqual(m.Sessions[1].Clocks, m.Clocks) {
+		t.Errorf("each session's clocks, the last one's as the run's, are not in the manifest: %v %+v", err, m)
 	}
 }
 
