@@ -1,7 +1,10 @@
 package experiment
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -224,4 +227,77 @@ func buildLibcClockAgent(t *testing.T) string {
 		t.Fatalf("go build -tags libcclock: %v\n%s", err, out)
 	}
 	return exe
+}
+
+const clockRunHCL = `
+experiment "clock-off" {
+  repetitions = 1
+  http_port   = 80
+  https_port  = 443
+}
+
+machines "static" {
+  targets       = [%q, %q]
+  known_hosts   = %q
+  identity_file = %q
+}
+
+fixture "minimal" {
+  seed = 1
+}
+
+profile "caddy" {}
+
+scenario "page" {
+  kind     = "page"
+  path     = "/"
+  visitors = [2]
+  duration = "1s"
+  warmup   = "3s"
+}
+`
+
+// `wptest run` with the server's clock 5 s ahead and a 3 s warm-up stops
+// before it changes anything on the server, with exit code 4 and an error
+// that names the server, its offset, the warm-up and NTP; the manifest
+// records the offsets it measured.
+func TestRunStopsOnAClockOffByMoreThanTheWarmup(t *testing.T) {
+	lib := testenv.LibFaketime(t)
+	testenv.NeedBinary(t, "gcc")
+	hs := testenv.BareHosts(t, "server", "loadgen")
+	shiftClock(t, hs[0], lib, clockShift)
+	exe := buildLibcClockAgent(t)
+	work := t.TempDir()
+	file := filepath.Join(work, "clock-off.hcl")
+	src := fmt.Sprintf(clockRunHCL, hs[0].Target, hs[1].Target, hs[0].KnownHosts, hs[0].Identity)
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	runs := filepath.Join(work, "runs")
+	cmd := exec.CommandContext(ctx, exe, "run", file, "--runs", runs)
+	var stderr bytes.Buffer
+	cmd.Dir, cmd.Stderr = work, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitcode.Provision {
+		t.Fatalf("wptest run: %v, want exit code %d\n%s", err, exitcode.Provision, stderr.String())
+	}
+	t.Logf("wptest run ended with:\n%s", host.Tail(stderr.Bytes(), 8))
+	for _, w := range []string{"[server] clock +5.0", "[loadgen-1] clock ", "[server] its clock is +5.0",
+		`the warm-up of scenario "page", 3s`, "NTP"} {
+		if !strings.Contains(stderr.String(), w) {
+			t.Errorf("output lacks %q:\n%s", w, stderr.String())
+		}
+	}
+	es, _ := os.ReadDir(runs)
+	if len(es) != 1 {
+		t.Fatalf("%d run directories", len(es))
+	}
+	r := &runner{dir: filepath.Join(runs, es[0].Name())}
+	checkRecordedClocks(t, r, map[string]time.Duration{"server": clockShift, "loadgen-1": 0})
+	if m, _ := ReadManifest(r.dir); m != nil && m.Fixture != nil && m.Fixture.Verified != "" {
+		t.Errorf("the run seeded the server before it checked the clocks")
+	}
 }
