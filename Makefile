@@ -12,7 +12,7 @@ export GOTOOLCHAIN = local
 DEB_PKGS = apache2 apache2-utils libapache2-mpm-itk php8.2 php8.2-cgi php8.2-cli \
 	php8.2-fpm php8.2-mysql php8.2-gd mariadb-server mariadb-client wordpress caddy \
 	openssh-server openssh-client nginx-light wrk nghttp2-client curl iproute2 procps ca-certificates python3 \
-	chromium debootstrap debian-archive-keyring apt-cacher-ng
+	chromium debootstrap debian-archive-keyring apt-cacher-ng faketime gcc libc6-dev
 # RHEL family (AlmaLinux 9): the same roles.
 RPM_PKGS = python3 httpd mod_ssl mod_http2 php-cli php-fpm php-mysqlnd php-gd php-opcache \
 	mariadb-server mariadb openssh-server openssh-clients curl iproute procps-ng

@@ -1,6 +1,15 @@
 package experiment
 
-import "time"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/wptest/wptest/host"
+	"github.com/wptest/wptest/internal/exitcode"
+)
 
 // ClockOffset is how far a machine's clock is from the clock of the host
 // running wptest, measured over SSH before the run (scale issue, point 2):
@@ -39,4 +48,111 @@ func (r *runner) theirTime(machine string, t time.Time) time.Time {
 		}
 	}
 	return t
+}
+
+// ClockRounds is how many exchanges measure a machine's clock (the
+// fastest one counts).
+const ClockRounds = 12
+
+// String is the offset as the run log shows it: "+1.203 s ± 0.4 ms".
+func (c ClockOffset) String() string {
+	return fmt.Sprintf("%+.3f s ± %.1f ms", c.OffsetMs/1000, c.UncertaintyMs)
+}
+
+// clockHost is a machine whose clock the run measures, by its name in
+// the run (the name Clocks, results and the log use).
+type clockHost struct {
+	name string
+	h    host.Host
+}
+
+// clockHosts are the run's machines that are not this process: the
+// server unless it is this machine, and the load generator machine.
+func (r *runner) clockHosts() []clockHost {
+	var hs []clockHost
+	if _, local := r.h.(*host.Local); !local {
+		hs = append(hs, clockHost{r.h.Name(), r.h})
+	}
+	for _, rl := range r.loadMachines() {
+		hs = append(hs, clockHost{rl.name, rl.h})
+	}
+	return hs
+}
+
+// measureClocks measures, before the session's points, each other
+// machine's clock offset from ours, records them in the manifest (this
+// session's: a machine's clock may have been set since an earlier one)
+// and logs them; then fails if one is too far off (checkClocks).
+func (r *runner) measureClocks(ctx context.Context) error {
+	var cs []ClockOffset
+	for _, m := range r.clockHosts() {
+		c, err := host.MeasureClock(ctx, m.h, ClockRounds)
+		if err != nil {
+			return exitcode.With(exitcode.Provision, fmt.Errorf("[%s] measure its clock: %w", m.name, err))
+		}
+		co := ClockOffset{Host: m.name, OffsetMs: durMs(c.Offset), UncertaintyMs: durMs(c.Uncertainty), RoundTrips: c.Rounds}
+		r.logf("[%s] clock %s from this host", m.name, co)
+		cs = append(cs, co)
+	}
+	r.man.Clocks = cs
+	if r.si < len(r.man.Sessions) {
+		r.man.Sessions[r.si].Clocks = cs
+	}
+	if err := r.man.write(r.dir); err != nil {
+		return err
+	}
+	return checkClocks(cs, r.clockTolerance())
+}
+
+func durMs(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// clockTolerance is how far a window may be misplaced on the server's
+// samples and still measure the load it belongs to: the smallest warm-up
+// of the run's scenarios (a window early by up to its warm-up covers the
+// same load's warm-up), but never under one sample interval, the join's
+// own resolution (a scenario may have no warm-up).
+func (r *runner) clockTolerance() clockTolerance {
+	tol := clockTolerance{d: -1}
+	for _, p := range r.sp.Plan() {
+		if sc := r.scenario(p.Scenario); tol.d < 0 || sc.Warmup < tol.d {
+			tol = clockTolerance{d: sc.Warmup, scenario: sc.Name}
+		}
+	}
+	if tol.d < SampleEvery {
+		tol = clockTolerance{d: SampleEvery, scenario: tol.scenario, floor: true}
+	}
+	return tol
+}
+
+type clockTolerance struct {
+	d        time.Duration
+	scenario string // the scenario whose warm-up it is
+	floor    bool   // d is the sample interval, above that warm-up
+}
+
+func (t clockTolerance) String() string {
+	if t.floor {
+		return fmt.Sprintf("the sample interval, %s (scenario %q's warm-up is shorter)", t.d, t.scenario)
+	}
+	return fmt.Sprintf("the warm-up of scenario %q, %s", t.scenario, t.d)
+}
+
+// checkClocks fails for a machine that may be off by more than the
+// tolerance: |offset| + uncertainty. The offset is corrected for
+// (ourTime, theirTime), but a clock that far off is not kept in time:
+// a time daemon may step or slew it during the run, after it was
+// measured, misplacing windows by up to the offset unseen; and the
+// uncertainty is what no correction removes.
+func checkClocks(cs []ClockOffset, tol clockTolerance) error {
+	var errs []error
+	for _, c := range cs {
+		if time.Duration((math.Abs(c.OffsetMs)+c.UncertaintyMs)*float64(time.Millisecond)) <= tol.d {
+			continue
+		}
+		errs = append(errs, fmt.Errorf("[%s] its clock is %s from this host's, more than %s: "+
+			"the load's windows cannot be joined with its samples reliably. Keep the machines' clocks in time with NTP "+
+			"(chrony or systemd-timesyncd, on this host and on %s), then run again (--resume keeps what was measured)",
+			c.Host, c, tol, c.Host))
+	}
+	return exitcode.With(exitcode.Provision, errors.Join(errs...))
 }

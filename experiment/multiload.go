@@ -245,17 +245,23 @@ func (r *runner) kitHost() string {
 	return r.lg.Name()
 }
 
+// loadMachines are the load generator machines of the run (none when the
+// load comes from this process).
+func (r *runner) loadMachines() []*remoteLoad {
+	switch lg := r.lg.(type) {
+	case *remoteLoad:
+		return []*remoteLoad{lg}
+	case *loadGroup:
+		return lg.gens
+	}
+	return nil
+}
+
 // noteLoadMachines records what the load generator machines are in the
 // manifest: the first as LoadMachine, and all of them, when several, in
 // LoadMachines.
 func (r *runner) noteLoadMachines(ctx context.Context) {
-	var gens []*remoteLoad
-	switch lg := r.lg.(type) {
-	case *remoteLoad:
-		gens = []*remoteLoad{lg}
-	case *loadGroup:
-		gens = lg.gens
-	}
+	gens := r.loadMachines()
 	for i, rl := range gens {
 		li := machineInfo(ctx, rl.h, rl.facts)
 		li.Host = rl.name

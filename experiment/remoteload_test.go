@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -170,7 +171,19 @@ func TestRunOnBareHostsLoadsFromTheStaticLoadGenerator(t *testing.T) {
 		man.LoadMachine == nil || man.LoadMachine.Host != "loadgen-1" || man.LoadMachine.CPUs == 0 {
 		t.Errorf("manifest: machine %+v, load machine %+v", man.Machine, man.LoadMachine)
 	}
+	// Both other machines' clocks were measured (bare hosts read this
+	// machine's clock: offset 0 within the uncertainty and a bound).
+	if len(man.Clocks) != 2 || man.Clocks[0].Host != "server" || man.Clocks[1].Host != "loadgen-1" {
+		t.Errorf("manifest clocks %+v, want the server's and loadgen-1's", man.Clocks)
+	}
+	for _, c := range man.Clocks {
+		if math.Abs(c.OffsetMs) > c.UncertaintyMs+250 || c.RoundTrips != experiment.ClockRounds {
+			t.Errorf("[%s] clock %s (%d round trips) on a host with this machine's clock", c.Host, c, c.RoundTrips)
+		}
+	}
 	for _, w := range []string{
+		"[server] clock ",
+		"[loadgen-1] clock ",
 		"[loadgen-1] wptest load generator (" + experiment.AgentPath + "): ",
 		"[loadgen-1] bench-job run c=4: http://" + hs[0].IP + ":80/wptest-probe.js on ",
 		"[loadgen-1] bench-job crowd c=10: done after",

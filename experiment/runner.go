@@ -74,6 +74,9 @@ func (r *runner) run(ctx context.Context, ms []cloud.Machine) error {
 	}
 	defer r.lg.Close()
 	r.noteLoadMachines(ctx)
+	if err := r.measureClocks(ctx); err != nil {
+		return err
+	}
 	info := machineInfo(ctx, r.h, r.facts)
 	info.LoadLocal = sm.Local && r.lg.Name() == LocalLoadHost
 	info.LoadHost = r.lg.Name()
@@ -396,6 +399,8 @@ func (r *runner) measure(ctx context.Context, ps ProfileSpec, sc Scenario, p Poi
 		rec.Kit = &k
 		from, to, ok = window(k.Throughput)
 	}
+	// The window is on our clock (remoteLoad.onOurClock turned each load
+	// machine's into ours); the sampler puts it on the server's.
 	srv, err := smp.summarize(ctx, from, to, ok)
 	if err != nil {
 		return rec, err

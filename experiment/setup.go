@@ -236,6 +236,9 @@ type sampler struct {
 	workers WorkerSource
 	warned  bool // the status page's failure was logged (once per sampler: one profile's points)
 	logf    func(format string, v ...any)
+	// theirs puts a time on our clock on the sampled machine's, where
+	// samples' times are read (runner.theirTime).
+	theirs func(time.Time) time.Time
 }
 
 // SampleEvery is how often srvstat samples the server during a run.
@@ -289,7 +292,8 @@ func (r *runner) startSampler(ctx context.Context) (*sampler, error) {
 		return nil, fmt.Errorf("the live profile on %s declares no process groups (process_group blocks): the server's CPU could not be told apart", r.h.Name())
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	s := &sampler{cancel: cancel, done: make(chan struct{}), workers: ws, logf: r.logf}
+	s := &sampler{cancel: cancel, done: make(chan struct{}), workers: ws, logf: r.logf,
+		theirs: func(t time.Time) time.Time { return r.theirTime(r.h.Name(), t) }}
 	if _, ok := r.h.(*host.Local); ok {
 		// In this process, on the user's own machine: no process
 		// accounting (a machine-wide facility) there.
@@ -355,8 +359,13 @@ func (s *sampler) stop() {
 }
 
 // summarize waits for a sample after the window's end, then gives the
-// server's share of [from, to].
+// server's share of [from, to] (our clock; the samples' times are the
+// server's: the window goes on its clock first).
 func (s *sampler) summarize(ctx context.Context, from, to time.Time, ok int64) (*result.Server, error) {
+	tf, tt := from, to
+	if s.theirs != nil {
+		tf, tt = s.theirs(from), s.theirs(to)
+	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		s.mu.Lock()
@@ -367,7 +376,7 @@ func (s *sampler) summarize(ctx context.Context, from, to time.Time, ok int64) (
 		}
 		err := s.err
 		s.mu.Unlock()
-		if n > 0 && last >= float64(to.UnixNano())/1e9 {
+		if n > 0 && last >= float64(tt.UnixNano())/1e9 {
 			break
 		}
 		if err != nil {
@@ -385,7 +394,7 @@ func (s *sampler) summarize(ctx context.Context, from, to time.Time, ok int64) (
 	s.mu.Lock()
 	ss := append([]srvstat.Sample(nil), s.ss...)
 	s.mu.Unlock()
-	srv, err := srvstat.Summarize(ss, from, to, ok, 0)
+	srv, err := srvstat.Summarize(ss, tf, tt, ok, 0)
 	if err != nil || s.workers.StatusURL == "" {
 		return srv, err
 	}
@@ -398,7 +407,7 @@ func (s *sampler) summarize(ctx context.Context, from, to time.Time, ok int64) (
 		return srv, nil
 	}
 	if s.workers.MaxWorkers > 0 {
-		return srvstat.Summarize(ss, from, to, ok, s.workers.MaxWorkers)
+		return srvstat.Summarize(ss, tf, tt, ok, s.workers.MaxWorkers)
 	}
 	return srv, nil
 }

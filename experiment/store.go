@@ -156,6 +156,9 @@ type Session struct {
 	Resumed  bool     `json:"resumed"`
 	Measured []string `json:"measured,omitempty"` // keys measured in this session
 	Error    string   `json:"error,omitempty"`
+	// Clocks are the other machines' clocks as this session measured
+	// them (Manifest.Clocks is the latest session's).
+	Clocks []ClockOffset `json:"clocks,omitempty"`
 }
 
 // FixtureRecord is what the run knows of its fixture.

@@ -336,7 +336,8 @@ func (s *Sampler) Sample(ctx context.Context) (Sample, error) {
 	}
 	now := time.Now()
 	s.now = now
-	smp := Sample{Time: now.UTC().Format(time.RFC3339Nano), Unix: float64(now.UnixNano()) / 1e9,
+	at := sampleTime()
+	smp := Sample{Time: at.UTC().Format(time.RFC3339Nano), Unix: float64(at.UnixNano()) / 1e9,
 		CPUs: runtime.NumCPU(), Groups: make(map[string]Usage, len(s.groups)+1), ExitsFrom: "parents"}
 	if err := s.readStat(&smp); err != nil {
 		return smp, err

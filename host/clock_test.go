@@ -1,0 +1,70 @@
+package host_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/wptest/wptest/host"
+	"github.com/wptest/wptest/internal/testenv"
+)
+
+// A host on this machine's clock: whatever the round trips were, the
+// offset is within its uncertainty of zero (the host read the clock
+// between our send and our receive), on Local and over SSH.
+func TestMeasureClockSameClock(t *testing.T) {
+	for _, th := range bothHosts(t) {
+		t.Run(th.name, func(t *testing.T) {
+			c, err := host.MeasureClock(context.Background(), th.h, 8)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("offset %s ± %s", c.Offset, c.Uncertainty)
+			if c.Rounds != 8 || c.Uncertainty <= 0 {
+				t.Errorf("clock %+v: want 8 rounds and an uncertainty", c)
+			}
+			if abs(c.Offset) > c.Uncertainty {
+				t.Errorf("offset %s is beyond its uncertainty ± %s of the same clock", c.Offset, c.Uncertainty)
+			}
+		})
+	}
+}
+
+// A host whose clock reads a known 3 s ahead (libfaketime under its
+// shell and date; this process's clock is not shifted): the measured
+// offset is the shift, within its uncertainty.
+func TestMeasureClockShifted(t *testing.T) {
+	lib := testenv.LibFaketime(t)
+	t.Setenv("LD_PRELOAD", lib)
+	t.Setenv("FAKETIME", "+3s")
+	h := host.NewLocal(nil)
+	for _, rounds := range []int{1, 12} {
+		c, err := host.MeasureClock(context.Background(), h, rounds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%d round(s): offset %s ± %s", rounds, c.Offset, c.Uncertainty)
+		if d := abs(c.Offset - 3*time.Second); d > c.Uncertainty {
+			t.Errorf("%d round(s): offset %s, want 3s ± %s (off by %s)", rounds, c.Offset, c.Uncertainty, d)
+		}
+	}
+}
+
+func TestMeasureClockErrors(t *testing.T) {
+	h := host.NewLocal(nil)
+	if _, err := host.MeasureClock(context.Background(), h, 0); err == nil {
+		t.Error("0 rounds: no error")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := host.MeasureClock(ctx, h, 4); err == nil {
+		t.Error("cancelled: no error")
+	}
+}
+
+func abs(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
+}
