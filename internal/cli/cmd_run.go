@@ -18,10 +18,12 @@ const runUsage = `usage: wptest run FILE [--target local|ssh://user@host:port|he
 Brings the machines up, applies the first profile, seeds the fixture once and
 verifies it, then for every repetition and profile swaps the web server,
 warms it up and measures every scenario step with srvstat sampling on the
-server. The load runs on the first load generator machine when there is one
-(hetzner's load_generators, a static driver's second target: this binary is
-uploaded and runs "wptest bench-job" there), else in this process; each
-record names its load host. Each finished point is appended to runs/<id>/results.jsonl (fsynced);
+server. The load runs on every load generator machine when there are any
+(hetzner's load_generators, a static driver's targets after the first: this
+binary is uploaded and runs "wptest bench-job" there), split between them,
+started together and merged exactly (the kit runs on the first), else in
+this process; each machine's clock offset is measured and recorded first.
+Each record names its load hosts. Each finished point is appended to runs/<id>/results.jsonl (fsynced);
 --resume ID continues after the last complete point. Ends with the report
 (runs/<id>/report.md and report.html), whose path is printed on stdout.
 
