@@ -45,6 +45,10 @@ profile "tuned-apache" {}
 
 profile "caddy" {}
 
+profile "nginx" {
+  label = "nginx (added by its folder only)"
+}
+
 scenario "page" {
   kind     = "page"
   path     = "/"
@@ -61,6 +65,16 @@ scenario "static" {
   visitors = [4]
   duration = "1s"
   warmup   = "200ms"
+}
+
+# HTTP/2 over TLS: cPanel's Apache declares h1 only, so its point is n/a.
+scenario "static-h2" {
+  kind     = "static"
+  path     = "/wptest-probe.js"
+  proto    = "h2"
+  visitors = [2]
+  duration = "500ms"
+  warmup   = "100ms"
 }
 
 scenario "crowd" {
@@ -133,10 +147,20 @@ func TestRunOnBareHostsLoadsFromTheStaticLoadGenerator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 12 {
-		t.Fatalf("%d records, want 12 (3 profiles x 4 scenarios)", len(recs))
+	if len(recs) != 20 {
+		t.Fatalf("%d records, want 20 (4 profiles x 5 scenarios)", len(recs))
 	}
 	for _, r := range recs {
+		// The one point whose protocol the profile does not declare.
+		if na := r.Profile == "cpanel-apache" && r.Scenario == "static-h2"; na != (r.NotApplicable != "") {
+			t.Errorf("%s: not applicable %q", r.Key, r.NotApplicable)
+		}
+		if r.NotApplicable != "" {
+			if r.Run != nil || r.Server != nil || !strings.Contains(r.NotApplicable, "serves h1, not h2") {
+				t.Errorf("%s: n/a point %+v", r.Key, r)
+			}
+			continue
+		}
 		if r.LoadHost != "loadgen-1" {
 			t.Errorf("%s: load_host %q, want loadgen-1", r.Key, r.LoadHost)
 		}
@@ -210,6 +234,17 @@ func TestRunOnBareHostsLoadsFromTheStaticLoadGenerator(t *testing.T) {
 	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
 	if !bytes.Contains(md, []byte(`"load_host": "loadgen-1"`)) || !bytes.Contains(md, []byte("Load generator loadgen-1 (its own machine)")) {
 		t.Errorf("report.md does not name the load host in its manifest and its setup")
+	}
+	// nginx, named in the file and nothing else, has its column: in the
+	// setup (what its server block shows), in the kit's metrics, and n/a
+	// only where cPanel's Apache has it.
+	for _, w := range []string{"| nginx (added by its folder only) | nginx | nginx version: nginx/", "cpanel-apache serves h1, not h2"} {
+		if !bytes.Contains(md, []byte(w)) {
+			t.Errorf("report.md lacks %q", w)
+		}
+	}
+	if row := lineWith(string(md), "| 1 | Startup time"); strings.Count(row, "|") != 8 || strings.Contains(row, "–") {
+		t.Errorf("the kit's startup row has no number for every column (4 profiles):\n%s", row)
 	}
 }
 
