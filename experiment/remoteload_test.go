@@ -246,6 +246,8 @@ func TestRunOnBareHostsLoadsFromTheStaticLoadGenerator(t *testing.T) {
 	if row := lineWith(string(md), "| 1 | Startup time"); strings.Count(row, "|") != 8 || strings.Contains(row, "–") {
 		t.Errorf("the kit's startup row has no number for every column (4 profiles):\n%s", row)
 	}
+	t.Logf("report.md:\n%s\n%s\n%s\n%s", lineWith(string(md), "| nginx (added"), lineWith(string(md), "| 1 | Startup time"),
+		lineWith(string(md), "| 3 | Latency"), lineWith(string(md), "n/a in the tables"))
 }
 
 // putOnHost copies a local file to a bare host.
