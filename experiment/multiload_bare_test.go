@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -72,10 +71,10 @@ func TestSplitLoadOverTwoBareLoadGenerators(t *testing.T) {
 	if err != nil || len(recs) != 2 {
 		t.Fatalf("%d records: %v", len(recs), err)
 	}
-	checkSplitPage(t, recs[0], hs)
+	checkSplitPage(t, recs[0])
 	checkSplitCrowd(t, recs[1])
 	checkNginxSawBoth(t, hs, recs[0])
-	checkSplitReport(t, runDir, recs, "Debian's nginx")
+	checkSplitReport(t, runDir, recs[0], recs[1], "Debian's nginx")
 	if t.Failed() {
 		t.Logf("log:\n%s", log.String())
 	}
@@ -142,7 +141,7 @@ func merged(t *testing.T, hs ...*hdr.Histogram) result.Latency {
 	return benchgen.Summary(all, true)
 }
 
-func checkSplitPage(t *testing.T, rec experiment.Record, hs []*testenv.BareHost) {
+func checkSplitPage(t *testing.T, rec experiment.Record) {
 	t.Helper()
 	if rec.Split != "5 visitors over 2 load generators: 3 + 2" || len(rec.Generators) != 2 || rec.LoadHost != "loadgen-1+loadgen-2" {
 		t.Fatalf("page: split %q, %d generators, load host %q", rec.Split, len(rec.Generators), rec.LoadHost)
@@ -225,7 +224,7 @@ func checkNginxSawBoth(t *testing.T, hs []*testenv.BareHost, page experiment.Rec
 	}
 }
 
-func checkSplitReport(t *testing.T, dir string, recs []experiment.Record, label string) {
+func checkSplitReport(t *testing.T, dir string, p, c experiment.Record, label string) {
 	t.Helper()
 	if _, err := report.Write(dir); err != nil {
 		t.Fatal(err)
@@ -234,7 +233,6 @@ func checkSplitReport(t *testing.T, dir string, recs []experiment.Record, label 
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, c := recs[0], recs[1]
 	for _, w := range []string{
 		"Each load run was split between these 2 load generators",
 		"Load generator loadgen-1 (its own machine)", "Load generator loadgen-2 (its own machine)",
@@ -267,108 +265,4 @@ func commaInt(n int64) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
-}
-
-const splitRunHCL = `
-experiment "split-load" {
-  description = "the static driver's second and third targets share the load"
-  repetitions = 1
-  warmup      = "300ms"
-  http_port   = 80
-  https_port  = 443
-}
-
-machines "static" {
-  targets       = [%q, %q, %q]
-  known_hosts   = %q
-  identity_file = %q
-}
-
-fixture "minimal" {
-  seed = 1
-}
-
-profile "tuned-apache" {}
-
-scenario "page" {
-  kind     = "page"
-  path     = "/wptest-probe.js"
-  visitors = [5]
-  duration = "1s"
-  warmup   = "300ms"
-}
-
-scenario "crowd" {
-  kind        = "crowd"
-  path        = "/wptest-probe.js"
-  visitors    = [7]
-  click_every = "300ms"
-  probe_every = "100ms"
-  give_up     = "5s"
-  duration    = "1s"
-  warmup      = "300ms"
-}
-`
-
-// The same through `wptest run`, as a user runs it with three static
-// targets: the runner itself splits each point between its two load
-// generators, joins the server's samples with the merged window, and writes
-// the report.
-func TestRunOnBareHostsSplitsTheLoadOverTwoGenerators(t *testing.T) {
-	if testing.Short() && !testenv.InCI() {
-		t.Skip("a real run of several minutes")
-	}
-	hs := testenv.BareHosts(t, "server", "lg1", "lg2")
-	exe := buildWptest(t)
-	work := t.TempDir()
-	file := filepath.Join(work, "split-load.hcl")
-	src := fmt.Sprintf(splitRunHCL, hs[0].Target, hs[1].Target, hs[2].Target, hs[0].KnownHosts, hs[0].Identity)
-	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
-	defer cancel()
-	runs := filepath.Join(work, "runs")
-	cmd := exec.CommandContext(ctx, exe, "run", file, "--runs", runs)
-	cmd.Dir = work
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	err := cmd.Run()
-	es, _ := os.ReadDir(runs)
-	if len(es) != 1 {
-		t.Fatalf("%d run directories; wptest run: %v\n%s", len(es), err, lastLines(stderr.String(), 60))
-	}
-	dir := filepath.Join(runs, es[0].Name())
-	if err != nil {
-		dumpResults(t, dir)
-		t.Fatalf("wptest run: %v\n%s", err, lastLines(stderr.String(), 60))
-	}
-	recs, err := experiment.ReadResults(dir)
-	if err != nil || len(recs) != 2 {
-		t.Fatalf("%d records: %v", len(recs), err)
-	}
-	checkSplitPage(t, recs[0], hs)
-	checkSplitCrowd(t, recs[1])
-	for _, r := range recs {
-		if r.Server == nil || r.ServerCPUMsPerReq <= 0 {
-			t.Errorf("%s: the server's samples were not joined with the merged window (server %v)", r.Key, r.Server)
-		}
-	}
-	man, err := experiment.ReadManifest(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(man.LoadMachines) != 2 || man.LoadMachines[1].Host != "loadgen-2" || man.LoadMachines[1].CPUs == 0 || man.Machine.LoadHost != "loadgen-1+loadgen-2" {
-		t.Errorf("manifest: load machines %+v, machine %+v", man.LoadMachines, man.Machine)
-	}
-	log := stderr.String()
-	for _, w := range []string{"load c=5: 5 visitors over 2 load generators: 3 + 2; all start at ", "[loadgen-2] bench-job run c=5: ", "[loadgen-2] bench-job crowd c=7: done after"} {
-		if !strings.Contains(log, w) {
-			t.Errorf("run log lacks %q", w)
-		}
-	}
-	checkSplitReport(t, dir, recs, "tuned-apache")
-	if t.Failed() {
-		t.Logf("run log:\n%s", lastLines(log, 80))
-	}
 }

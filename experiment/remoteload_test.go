@@ -28,7 +28,7 @@ experiment "remote-load" {
 }
 
 machines "static" {
-  targets       = [%q, %q]
+  targets       = [%q, %q, %q]
   known_hosts   = %q
   identity_file = %q
 }
@@ -88,6 +88,29 @@ scenario "crowd" {
   warmup      = "500ms"
 }
 
+# Split between the two load generators in shares the test knows (3 + 2
+# visitors; 4 + 3, newcomers in turns), on one column.
+scenario "split-page" {
+  kind     = "page"
+  path     = "/wptest-probe.js"
+  visitors = [5]
+  duration = "1s"
+  warmup   = "300ms"
+  profiles = ["tuned-apache"]
+}
+
+scenario "split-crowd" {
+  kind        = "crowd"
+  path        = "/wptest-probe.js"
+  visitors    = [7]
+  click_every = "300ms"
+  probe_every = "100ms"
+  give_up     = "5s"
+  duration    = "1s"
+  warmup      = "300ms"
+  profiles    = ["tuned-apache"]
+}
+
 scenario "kit" {
   kind          = "kit"
   path          = "/wptest-probe.js"
@@ -112,12 +135,12 @@ func TestRunOnBareHostsLoadsFromTheStaticLoadGenerator(t *testing.T) {
 	if testing.Short() && !testenv.InCI() {
 		t.Skip("a real run of several minutes")
 	}
-	hs := testenv.BareHosts(t, "server", "loadgen")
+	hs := testenv.BareHosts(t, "server", "loadgen", "loadgen2")
 	exe := buildWptest(t)
 	work := t.TempDir()
 	putOnHost(t, hs[0], testenv.Ruid2Source(t), "/root/mod_ruid2.c")
 	file := filepath.Join(work, "remote-load.hcl")
-	src := fmt.Sprintf(remoteLoadHCL, hs[0].Target, hs[1].Target, hs[0].KnownHosts, hs[0].Identity)
+	src := fmt.Sprintf(remoteLoadHCL, hs[0].Target, hs[1].Target, hs[2].Target, hs[0].KnownHosts, hs[0].Identity)
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -147,9 +170,10 @@ func TestRunOnBareHostsLoadsFromTheStaticLoadGenerator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 20 {
-		t.Fatalf("%d records, want 20 (4 profiles x 5 scenarios)", len(recs))
+	if len(recs) != 22 {
+		t.Fatalf("%d records, want 22 (4 profiles x 5 scenarios, and 2 split scenarios on one)", len(recs))
 	}
+	byScenario := map[string]experiment.Record{}
 	for _, r := range recs {
 		// The one point whose protocol the profile does not declare.
 		if na := r.Profile == "cpanel-apache" && r.Scenario == "static-h2"; na != (r.NotApplicable != "") {
@@ -161,8 +185,11 @@ func TestRunOnBareHostsLoadsFromTheStaticLoadGenerator(t *testing.T) {
 			}
 			continue
 		}
-		if r.LoadHost != "loadgen-1" {
-			t.Errorf("%s: load_host %q, want loadgen-1", r.Key, r.LoadHost)
+		byScenario[r.Scenario] = r
+		// The kit runs on the first load generator; everything else is
+		// split between both.
+		if want := map[bool]string{true: "loadgen-1", false: "loadgen-1+loadgen-2"}[r.Kit != nil]; r.LoadHost != want {
+			t.Errorf("%s: load_host %q, want %s", r.Key, r.LoadHost, want)
 		}
 		if r.Server == nil || r.ServerCPUMsPerReq <= 0 {
 			t.Errorf("%s: no server-side samples joined (server %v, cpu/req %v)", r.Key, r.Server, r.ServerCPUMsPerReq)
@@ -174,7 +201,7 @@ func TestRunOnBareHostsLoadsFromTheStaticLoadGenerator(t *testing.T) {
 			}
 		case r.Crowd != nil:
 			b := r.Crowd.Background
-			if b.Outcomes.Sum() != b.Attempts || b.Outcomes.OK == 0 || len(r.Crowd.Probes) != 4 || r.Crowd.ProbeOutcomes.OK != 4 {
+			if b.Outcomes.Sum() != b.Attempts || b.Outcomes.OK == 0 || r.Scenario == "crowd" && (len(r.Crowd.Probes) != 4 || r.Crowd.ProbeOutcomes.OK != 4) {
 				t.Errorf("%s: crowd %+v", r.Key, r.Crowd)
 			}
 		case r.Kit != nil:
@@ -191,14 +218,20 @@ func TestRunOnBareHostsLoadsFromTheStaticLoadGenerator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if man.Machine == nil || man.Machine.LoadHost != "loadgen-1" || man.Machine.LoadLocal ||
-		man.LoadMachine == nil || man.LoadMachine.Host != "loadgen-1" || man.LoadMachine.CPUs == 0 {
-		t.Errorf("manifest: machine %+v, load machine %+v", man.Machine, man.LoadMachine)
+	if man.Machine == nil || man.Machine.LoadHost != "loadgen-1+loadgen-2" || man.Machine.LoadLocal ||
+		man.LoadMachine == nil || man.LoadMachine.Host != "loadgen-1" || man.LoadMachine.CPUs == 0 ||
+		len(man.LoadMachines) != 2 || man.LoadMachines[1].Host != "loadgen-2" || man.LoadMachines[1].CPUs == 0 {
+		t.Errorf("manifest: machine %+v, load machine %+v, load machines %+v", man.Machine, man.LoadMachine, man.LoadMachines)
 	}
+	// The must-show of several load generators, through wptest run: merged
+	// attempts are the sum, merged percentiles those of one histogram of
+	// all samples, the server's samples joined with the merged window.
+	checkSplitPage(t, byScenario["split-page"])
+	checkSplitCrowd(t, byScenario["split-crowd"])
 	// Both other machines' clocks were measured (bare hosts read this
 	// machine's clock: offset 0 within the uncertainty and a bound).
-	if len(man.Clocks) != 2 || man.Clocks[0].Host != "server" || man.Clocks[1].Host != "loadgen-1" {
-		t.Errorf("manifest clocks %+v, want the server's and loadgen-1's", man.Clocks)
+	if len(man.Clocks) != 3 || man.Clocks[0].Host != "server" || man.Clocks[1].Host != "loadgen-1" || man.Clocks[2].Host != "loadgen-2" {
+		t.Errorf("manifest clocks %+v, want the server's, loadgen-1's and loadgen-2's", man.Clocks)
 	}
 	for _, c := range man.Clocks {
 		if math.Abs(c.OffsetMs) > c.UncertaintyMs+250 || c.RoundTrips != experiment.ClockRounds {
@@ -212,6 +245,8 @@ func TestRunOnBareHostsLoadsFromTheStaticLoadGenerator(t *testing.T) {
 		"[loadgen-1] bench-job run c=4: http://" + hs[0].IP + ":80/wptest-probe.js on ",
 		"[loadgen-1] bench-job crowd c=10: done after",
 		"[loadgen-1] bench-job kit c=4: done after",
+		"load c=5: 5 visitors over 2 load generators: 3 + 2; all start at ",
+		"[loadgen-2] bench-job run c=5: ", "[loadgen-2] bench-job crowd c=7: done after",
 		"[server] bench-job startup c=4! bench-job startup c=4: done after", // on the server, in its host log
 	} {
 		if !strings.Contains(log, w) {
@@ -235,6 +270,7 @@ func TestRunOnBareHostsLoadsFromTheStaticLoadGenerator(t *testing.T) {
 	if !bytes.Contains(md, []byte(`"load_host": "loadgen-1"`)) || !bytes.Contains(md, []byte("Load generator loadgen-1 (its own machine)")) {
 		t.Errorf("report.md does not name the load host in its manifest and its setup")
 	}
+	checkSplitReport(t, dir, byScenario["split-page"], byScenario["split-crowd"], "tuned-apache")
 	// nginx, named in the file and nothing else, has its column: in the
 	// setup (what its server block shows), in the kit's metrics, and n/a
 	// only where cPanel's Apache has it.
