@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/provision/cloud"
 )
@@ -39,7 +40,7 @@ func (s *cloudSession) down(ctx context.Context, args []string) error {
 	}
 	dir := s.runDir(*runID)
 	d := *driver
-	if ri, err := readRunInfo(dir); err == nil && d == "" {
+	if ri, err := stage.ReadRunInfo(dir); err == nil && d == "" {
 		d = ri.Driver
 	}
 	if d == "" {

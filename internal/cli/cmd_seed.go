@@ -10,7 +10,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/wptest/wptest/experiment"
+	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/fixture"
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/provision"
@@ -84,15 +84,15 @@ func (f *siteFlags) open(ctx context.Context, a *App) (fixture.Site, *provision.
 	if err != nil {
 		return fixture.Site{}, nil, err
 	}
-	s, decl, err := experiment.HostSite(ctx, h)
+	s, decl, err := stage.HostSite(ctx, h)
 	// Another docroot than the live profile's is another site: none of the
 	// profile's owner, PHP, database or refresh applies to it (its database
 	// least of all: seeding it would overwrite the live site's rows).
 	if err == nil && f.docroot != "" && path.Clean(f.docroot) != path.Clean(s.Docroot) {
-		err, decl = experiment.ErrNoSite, nil
+		err, decl = stage.ErrNoSite, nil
 	}
 	switch {
-	case errors.Is(err, experiment.ErrNoSite):
+	case errors.Is(err, stage.ErrNoSite):
 		s = fixture.Site{Host: h, Docroot: "/var/www/wptest", PHP: "php", DB: fixture.DB{Addr: "127.0.0.1:3306", Name: "wptest", User: "wptest"}}
 	case err != nil:
 		h.Close()
@@ -146,7 +146,7 @@ func runSeed(ctx context.Context, a *App, args []string) error {
 	if src == (fixture.CoreSource{}) {
 		src = fixture.DebianCore
 		if decl != nil {
-			src = experiment.CoreOf(decl)
+			src = stage.CoreOf(decl)
 		}
 	}
 	if *createDB {
@@ -170,7 +170,7 @@ func runSeed(ctx context.Context, a *App, args []string) error {
 // for permalinks) and reports on a's streams: progress and deviations to
 // stderr, the root to stdout.
 func SeedFixture(ctx context.Context, a *App, s fixture.Site, decl *provision.Site, fx *fixture.Fixture, src fixture.CoreSource) (*fixture.Manifest, error) {
-	m, err := experiment.SeedSite(ctx, s, decl, fx, src, a.Stderr)
+	m, err := stage.SeedSite(ctx, s, decl, fx, src, a.Stderr)
 	if err != nil {
 		// A refused database, a failed copy or installer: provisioning failed.
 		return nil, exitcode.With(exitcode.Provision, err)

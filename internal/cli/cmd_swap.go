@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/provision/hostmanifest"
 )
@@ -28,23 +29,17 @@ func runSwap(ctx context.Context, a *App, args []string) error {
 	if err != nil {
 		return err
 	}
-	h, err := openTarget(ctx, a, f.target, f.knownHosts, f.identity)
-	if err != nil {
-		return err
-	}
-	defer h.Close()
-	prev, err := hostmanifest.Read(ctx, h)
-	if err != nil {
-		return exitcode.With(exitcode.Provision, err)
-	}
-	if prev == nil {
-		return exitcode.With(exitcode.Config, fmt.Errorf("%s has no wptest profile to swap (no %s): bring one up first with `wptest up --profile %s --target %s`",
-			h.Name(), hostmanifest.Path, p.Name, f.target))
-	}
-	if prev.Profile == p.Name {
-		fmt.Fprintf(a.Stderr, "[%s] swap: %s is already the live profile; re-applying it\n", h.Name(), p.Name)
-	} else {
-		fmt.Fprintf(a.Stderr, "[%s] swap: %s -> %s\n", h.Name(), prev.Profile, p.Name)
-	}
-	return applyServerProfile(ctx, a, &f, p, h, prev)
+	return runServer(ctx, a, &f, p, stage.Do(func(ctx context.Context, st *stage.State) error {
+		prev, h := st.Live, st.Host
+		if prev == nil {
+			return exitcode.With(exitcode.Config, fmt.Errorf("%s has no wptest profile to swap (no %s): bring one up first with `wptest up --profile %s --target %s`",
+				h.Name(), hostmanifest.Path, p.Name, f.target))
+		}
+		if prev.Profile == p.Name {
+			fmt.Fprintf(a.Stderr, "[%s] swap: %s is already the live profile; re-applying it\n", h.Name(), p.Name)
+		} else {
+			fmt.Fprintf(a.Stderr, "[%s] swap: %s -> %s\n", h.Name(), prev.Profile, p.Name)
+		}
+		return nil
+	}))
 }

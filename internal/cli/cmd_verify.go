@@ -7,6 +7,7 @@ import (
 	"io"
 	"path"
 
+	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/fixture"
 	"github.com/wptest/wptest/internal/exitcode"
 )
@@ -49,14 +50,9 @@ func runVerify(ctx context.Context, a *App, args []string) error {
 	if err != nil {
 		return exitcode.With(exitcode.Config, err)
 	}
-	rep, err := fixture.Verify(ctx, s, fx)
+	rep, err := stage.Verify(ctx, s, fx, *httpBase)
 	if err != nil {
-		return exitcode.With(exitcode.Provision, err)
-	}
-	if *httpBase != "" {
-		if err := fixture.VerifyHTTP(ctx, s.Host, *httpBase, m, rep); err != nil {
-			return err
-		}
+		return err
 	}
 	if *output == "json" {
 		b, _ := json.MarshalIndent(rep, "", "  ")
