@@ -28,6 +28,7 @@ type Agent struct {
 	// checks that need it fail with their own message).
 	Exe  string
 	Self string // this executable
+	Path string // where it goes; "" = AgentPath
 }
 
 func (s Agent) Run(ctx context.Context, st *State) error {
@@ -45,7 +46,11 @@ func (s Agent) Run(ctx context.Context, st *State) error {
 			return exitcode.With(exitcode.Provision, fmt.Errorf("find this executable: unknown"))
 		}
 	}
-	msg, err := InstallAgent(ctx, st.Host, exe)
+	path := s.Path
+	if path == "" {
+		path = AgentPath
+	}
+	msg, err := installAgent(ctx, st.Host, exe, path)
 	if err != nil {
 		return exitcode.With(exitcode.Provision, err)
 	}
@@ -59,23 +64,27 @@ func (Agent) Cleanup(context.Context, *State) error { return nil }
 // InstallAgent puts exe on h at AgentPath unless the same bytes are there
 // already, and says which it was.
 func InstallAgent(ctx context.Context, h host.Host, exe string) (string, error) {
+	return installAgent(ctx, h, exe, AgentPath)
+}
+
+func installAgent(ctx context.Context, h host.Host, exe, path string) (string, error) {
 	b, err := os.ReadFile(exe)
 	if err != nil {
 		return "", fmt.Errorf("wptest agent: %w", err)
 	}
 	sum := sha256.Sum256(b)
 	want := hex.EncodeToString(sum[:])
-	res, err := h.Run(ctx, host.Cmd{Script: "sha256sum " + AgentPath + " 2>/dev/null || true", Label: "agent"})
+	res, err := h.Run(ctx, host.Cmd{Script: "sha256sum " + host.Quote(path) + " 2>/dev/null || true", Label: "agent"})
 	if err != nil {
 		return "", err
 	}
 	if strings.HasPrefix(string(res.Stdout), want+" ") {
 		return "up to date (sha256 " + want[:12] + ")", nil
 	}
-	if _, err := h.Run(ctx, host.Cmd{Script: "install -d -m 0755 " + filepath.Dir(AgentPath), Label: "agent"}); err != nil {
+	if _, err := h.Run(ctx, host.Cmd{Script: "install -d -m 0755 " + host.Quote(filepath.Dir(path)), Label: "agent"}); err != nil {
 		return "", err
 	}
-	if err := h.Put(ctx, AgentPath, bytes.NewReader(b), host.PutOptions{Mode: 0o755}); err != nil {
+	if err := h.Put(ctx, path, bytes.NewReader(b), host.PutOptions{Mode: 0o755}); err != nil {
 		return "", fmt.Errorf("install wptest on %s: %w", h.Name(), err)
 	}
 	return "installed (sha256 " + want[:12] + ")", nil
