@@ -152,21 +152,30 @@ func targetStage(a *App, target, knownHosts, identity string) stage.Step {
 	})
 }
 
-// runServer is up and swap: the host, the profile live there, check
-// (swap's; nil: none), the server stage; then the result on stdout, also
-// when the apply failed.
-func runServer(ctx context.Context, a *App, f *serverFlags, p *provision.Profile, check stage.Step) error {
+// runServer is up and swap: their flags and profile, then the host, the
+// profile live there, check (swap's; nil: none), the server stage; then
+// the result on stdout, also when the apply failed.
+func runServer(ctx context.Context, a *App, name string, args []string, check func(*serverFlags, *provision.Profile) stage.Step) error {
+	var f serverFlags
+	fs := addServerFlags(a, name, &f)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	p, err := loadServerProfile(a, &f)
+	if err != nil {
+		return err
+	}
 	start := time.Now()
 	st := &stage.State{Log: a.Stderr}
 	steps := []stage.Step{targetStage(a, f.target, f.knownHosts, f.identity), stage.Live()}
 	if check != nil {
-		steps = append(steps, check)
+		steps = append(steps, check(&f, p))
 	}
-	err := stage.Run(ctx, st, append(steps, serverStage(a, f, p)...)...)
+	err = stage.Run(ctx, st, append(steps, serverStage(a, &f, p)...)...)
 	if st.Report == nil || err != st.ApplyErr {
 		return err
 	}
-	if err := printServer(a, f, st, time.Since(start)); err != nil {
+	if err := printServer(a, &f, st, time.Since(start)); err != nil {
 		return err
 	}
 	return err
@@ -194,14 +203,5 @@ func printServer(a *App, f *serverFlags, st *stage.State, took time.Duration) er
 }
 
 func runUp(ctx context.Context, a *App, args []string) error {
-	var f serverFlags
-	fs := addServerFlags(a, "up", &f)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	p, err := loadServerProfile(a, &f)
-	if err != nil {
-		return err
-	}
-	return runServer(ctx, a, &f, p, nil)
+	return runServer(ctx, a, "up", args, nil)
 }
