@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/wptest/wptest/fixture"
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/internal/multistep"
@@ -33,6 +34,9 @@ type State struct {
 	Report    *provision.Report      // the apply's report, also when it failed (Apply)
 	ApplyErr  error                  // the apply's own error (Apply)
 	Manifest  *hostmanifest.Manifest // the host manifest the server stage wrote (HostManifest)
+
+	Site     fixture.Site    // the site seeded and verified
+	SiteDecl *provision.Site // the site as the live profile declares it; nil: none
 }
 
 // Step is one stage, or one part of one.
