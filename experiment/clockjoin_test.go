@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wptest/wptest/bench/srvstat"
+	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/internal/testenv"
@@ -42,7 +43,7 @@ func TestClockOffsetCorrectsTheJoin(t *testing.T) {
 	shiftClock(t, hs[0], lib, clockShift)
 	srv, lg := openBare(t, hs[0]), openBare(t, hs[1])
 	exe := buildLibcClockAgent(t)
-	if _, err := installAgent(ctx, srv, exe); err != nil {
+	if _, err := stage.InstallAgent(ctx, srv, exe); err != nil {
 		t.Fatal(err)
 	}
 	err := hostmanifest.Write(ctx, srv, &hostmanifest.Manifest{Schema: hostmanifest.Schema, Profile: "clock-test",

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wptest/wptest/bench/benchgen"
 	"github.com/wptest/wptest/bench/result"
+	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/provision/cloud"
@@ -124,9 +125,9 @@ type remoteLoad struct {
 	ours func(machine string, t time.Time) time.Time
 }
 
-// newRemoteLoad installs exe on h (installAgent: the same binary, path and
-// checksum test as the server's agent) and returns the load generator that
-// runs it.
+// newRemoteLoad installs exe on h (stage.InstallAgent: the same binary,
+// path and checksum test as the server's agent) and returns the load
+// generator that runs it.
 func newRemoteLoad(ctx context.Context, h host.Host, name, exe string, log io.Writer) (*remoteLoad, error) {
 	f, err := h.Facts(ctx)
 	if err != nil {
@@ -135,7 +136,7 @@ func newRemoteLoad(ctx context.Context, h host.Host, name, exe string, log io.Wr
 	if a := f.GoArch(); a != "" && a != runtime.GOARCH {
 		return nil, fmt.Errorf("load generator %s is %s, this wptest is %s/%s: give a linux/%s build (--agent)", name, f.Arch, runtime.GOOS, runtime.GOARCH, a)
 	}
-	msg, err := installAgent(ctx, h, exe)
+	msg, err := stage.InstallAgent(ctx, h, exe)
 	if err != nil {
 		return nil, fmt.Errorf("load generator %s: %w", name, err)
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/wptest/wptest/experiment"
+	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/internal/testenv"
 	"github.com/wptest/wptest/report"
 )
@@ -198,6 +199,10 @@ wait:
 	}
 	if !man.Complete || len(man.Sessions) != 2 || !man.Sessions[1].Resumed {
 		t.Errorf("manifest: complete %v, %d session(s)", man.Complete, len(man.Sessions))
+	}
+	// The machines stage recorded the run for `wptest down` (its driver).
+	if ri, err := stage.ReadRunInfo(dir); err != nil || ri.ID != id || ri.Driver != "local" {
+		t.Errorf("%s: %+v, %v; want run %s, driver local", stage.RunInfoFile, ri, err, id)
 	}
 	for _, k := range man.Sessions[1].Measured {
 		for _, b := range before {

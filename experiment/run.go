@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/fixture"
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/exitcode"
@@ -170,20 +171,8 @@ func (r *runner) up(ctx context.Context, body func(context.Context, []cloud.Mach
 	if err != nil {
 		return err
 	}
-	plan.WriteText(r.opt.Log)
-	j, err := cloud.OpenJournal(filepath.Join(r.dir, cloud.JournalFile), time.Now)
-	if err != nil {
-		return err
-	}
-	defer j.Close()
-	if plan.Owned {
-		fmt.Fprintf(r.opt.Log, "run %s: if this is interrupted, remove what it made with: %s\n", r.opt.ID, cloud.DownCommand(r.opt.ID))
-	}
-	_, err = cloud.Up(ctx, c, plan, j, cloud.UpOptions{
-		Keep: r.opt.Keep, Log: r.opt.Log,
-		Wait: cloud.WaitOptions{Timeout: 10 * time.Minute, RetryHostKeyMismatch: plan.Owned, Log: r.opt.Log},
-		Then: body,
-	})
+	_, err = stage.Machines{Cloud: c, Plan: plan, Driver: r.sp.Machines.Driver, Keep: r.opt.Keep,
+		Wait: 10 * time.Minute, Log: r.opt.Log, Then: body}.Up(ctx)
 	return err
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wptest/wptest/bench/benchgen"
 	"github.com/wptest/wptest/bench/result"
+	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/fixture"
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/exitcode"
@@ -35,7 +36,6 @@ type runner struct {
 	facts    host.Facts
 	lg       loadGen        // where the load comes from (loadgen.go)
 	addr     string         // the server's address as the load generator dials it
-	live     string         // profile applied now
 	ports    map[string]int // where the live profile's server listens (server { ports })
 	started  time.Time
 	measured int
@@ -84,9 +84,6 @@ func (r *runner) run(ctx context.Context, ms []cloud.Machine) error {
 	if err := r.man.write(r.dir); err != nil {
 		return err
 	}
-	if prev, err := hostmanifest.Read(ctx, r.h); err == nil && prev != nil {
-		r.live = prev.Profile
-	}
 
 	if r.man.Fixture.Verified == "" {
 		// Fresh run: the first column's profile makes the server ready
@@ -96,7 +93,7 @@ func (r *runner) run(ctx context.Context, ms []cloud.Machine) error {
 		if err := r.apply(ctx, enabled[0]); err != nil {
 			return err
 		}
-		site, decl, err := HostSite(ctx, r.h)
+		site, decl, err := stage.HostSite(ctx, r.h)
 		if err != nil {
 			return exitcode.With(exitcode.Provision, err)
 		}
@@ -104,7 +101,7 @@ func (r *runner) run(ctx context.Context, ms []cloud.Machine) error {
 			return err
 		}
 	} else {
-		site, _, err := HostSite(ctx, r.h)
+		site, _, err := stage.HostSite(ctx, r.h)
 		if err != nil {
 			return exitcode.With(exitcode.Provision, err)
 		}
@@ -149,16 +146,11 @@ func (r *runner) run(ctx context.Context, ms []cloud.Machine) error {
 // server is and what profile ps, the first the run applies, will change
 // there (provision's preflight, as `wptest up` prints it).
 func (r *runner) preflight(ctx context.Context, ps ProfileSpec) error {
-	rd, err := r.render(ps)
+	p, err := loadProfile(ps)
 	if err != nil {
 		return err
 	}
-	pf, err := rd.Preflight(ctx, r.h, r.facts)
-	if err != nil {
-		return exitcode.With(exitcode.Provision, err)
-	}
-	pf.WriteText(r.opt.Log)
-	return nil
+	return stage.Run(ctx, r.state(), stage.Render{Profile: p, Refuse: true}, stage.Preflight{Out: r.opt.Log})
 }
 
 // nextProfile is the profile the run applies first: the first enabled one

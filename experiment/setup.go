@@ -4,19 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/wptest/wptest/bench/result"
 	"github.com/wptest/wptest/bench/srvstat"
+	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/fixture"
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/exitcode"
@@ -25,66 +22,59 @@ import (
 	"github.com/wptest/wptest/provision/hostmanifest"
 )
 
-// AgentPath is where the wptest binary goes on the server (as `wptest up`
-// puts it: the profiles' HTTP/3 checks run it).
-const AgentPath = "/usr/local/lib/wptest/wptest"
+// AgentPath is where the agent stage puts the wptest binary on a host.
+const AgentPath = stage.AgentPath
 
-// apply renders the shipped profile for the server's platform and applies
-// it (the swap: first the services the host manifest names that this
-// profile does not run are stopped), then writes
-// the host manifest and keeps it in the run manifest. Same steps as
-// `wptest up`/`swap` (internal/cli/cmd_up.go), which cannot be imported.
+// state is the stages' state for the run's server.
+func (r *runner) state() *stage.State {
+	return &stage.State{Host: r.h, Facts: r.facts, Log: r.opt.Log}
+}
+
+// apply makes ps the live profile with the server stage (stage.Server:
+// render with the spec's variables, retiring what another profile left
+// running, refuse blocked ops, agent, apply, checks, host manifest), and
+// keeps the host manifest in the run manifest.
 func (r *runner) apply(ctx context.Context, ps ProfileSpec) error {
-	rd, err := r.render(ps)
+	p, err := loadProfile(ps)
 	if err != nil {
 		return err
 	}
-	p := rd.Profile
-	if r.live == p.Name {
-		r.logf("[%s] profile %s (already live: re-applied, checks run again)", r.h.Name(), p.Name)
-	} else {
-		r.logf("[%s] swap: %s -> %s", r.h.Name(), orNone(r.live), p.Name)
-	}
+	var agent *stage.Agent
 	if r.opt.Exe != "" {
-		msg, err := installAgent(ctx, r.h, r.opt.Exe)
-		if err != nil {
-			return exitcode.With(exitcode.Provision, err)
+		agent = &stage.Agent{Exe: r.opt.Exe}
+	}
+	announce := stage.Do(func(ctx context.Context, st *stage.State) error {
+		live := ""
+		if st.Live != nil {
+			live = st.Live.Profile
 		}
-		r.logf("[%s] wptest agent: %s", r.h.Name(), msg)
-	}
-	// Whatever server another profile left running is stopped first.
-	prevHM, err := hostmanifest.Read(ctx, r.h)
-	if err != nil {
-		return exitcode.With(exitcode.Provision, err)
-	}
-	rd.Retire(prevHM.Services())
-	t0 := time.Now()
-	changed := 0
-	rep, err := rd.Apply(ctx, r.h, func(e provision.Event) {
-		changed++
-		fmt.Fprintf(r.opt.Log, "[%s] %s: %s\n", e.Host, e.Op, e.Msg)
+		if live == p.Name {
+			r.logf("[%s] profile %s (already live: re-applied, checks run again)", r.h.Name(), p.Name)
+		} else {
+			r.logf("[%s] swap: %s -> %s", r.h.Name(), orNone(live), p.Name)
+		}
+		return nil
 	})
-	if err != nil {
+	t0 := time.Now()
+	st := r.state()
+	err = stage.Run(ctx, st, append([]stage.Step{stage.Live(), announce}, stage.Server(stage.ServerOptions{
+		Profile: p, Agent: agent, Tool: r.opt.Tool,
+		Progress: func(e provision.Event) { fmt.Fprintf(r.opt.Log, "[%s] %s: %s\n", e.Host, e.Op, e.Msg) },
+	})...)...)
+	if err != nil && err == st.ApplyErr {
 		return exitcode.With(exitcode.Provision, fmt.Errorf("apply %s on %s: %w", p.Name, r.h.Name(), err))
 	}
-	prev := r.live
-	if prev == p.Name {
-		prev = ""
+	if err != nil {
+		return err
 	}
-	m := hostmanifest.FromReport(rep, r.opt.Tool, prev)
-	if err := hostmanifest.Write(ctx, r.h, m); err != nil {
-		return exitcode.With(exitcode.Provision, err)
-	}
-	r.live = p.Name
+	m := st.Manifest
 	r.man.Hosts[ps.Name] = m
 	r.logf("[%s] %s live after %.1fs (%d change(s), %d deviation(s))", r.h.Name(), p.Name, time.Since(t0).Seconds(), m.Changes, len(m.Deviations))
 	return r.man.write(r.dir)
 }
 
-// render loads the shipped profile with the spec's variables and renders
-// it for the server's platform; a failed precondition is refused here,
-// before anything changes.
-func (r *runner) render(ps ProfileSpec) (*provision.Rendered, error) {
+// loadProfile loads the shipped profile ps names with the spec's variables.
+func loadProfile(ps ProfileSpec) (*provision.Profile, error) {
 	dir, err := profiles.Lookup(ps.Name, func(d string) []string {
 		lp, _ := provision.Load(profiles.FS, d, provision.Vars{})
 		if lp == nil {
@@ -109,14 +99,7 @@ func (r *runner) render(ps ProfileSpec) (*provision.Rendered, error) {
 		}
 		return nil, exitcode.With(exitcode.Config, fmt.Errorf("profile %s: %s", ps.Name, strings.TrimSpace(b.String())))
 	}
-	rd, diags := p.Render(r.facts.Platform)
-	if diags.HasErrors() {
-		return nil, exitcode.With(exitcode.Config, fmt.Errorf("render %s for %s: %s", p.Name, r.facts.Platform, diags.Error()))
-	}
-	if len(rd.Blocked) > 0 {
-		return nil, exitcode.With(exitcode.Config, fmt.Errorf("profile %s cannot be applied on %s (nothing was changed):\n  %s", p.Name, r.h.Name(), strings.Join(rd.Blocked, "\n  ")))
-	}
-	return rd, nil
+	return p, nil
 }
 
 func orNone(s string) string {
@@ -126,36 +109,11 @@ func orNone(s string) string {
 	return s
 }
 
-// installAgent puts exe on the host at AgentPath unless the same bytes are
-// there already.
-func installAgent(ctx context.Context, h host.Host, exe string) (string, error) {
-	b, err := os.ReadFile(exe)
-	if err != nil {
-		return "", fmt.Errorf("wptest agent: %w", err)
-	}
-	sum := sha256.Sum256(b)
-	want := hex.EncodeToString(sum[:])
-	res, err := h.Run(ctx, host.Cmd{Script: "sha256sum " + AgentPath + " 2>/dev/null || true", Label: "agent"})
-	if err != nil {
-		return "", err
-	}
-	if strings.HasPrefix(string(res.Stdout), want+" ") {
-		return "up to date (sha256 " + want[:12] + ")", nil
-	}
-	if _, err := h.Run(ctx, host.Cmd{Script: "install -d -m 0755 " + filepath.Dir(AgentPath), Label: "agent"}); err != nil {
-		return "", err
-	}
-	if err := h.Put(ctx, AgentPath, bytes.NewReader(b), host.PutOptions{Mode: 0o755}); err != nil {
-		return "", fmt.Errorf("install wptest on %s: %w", h.Name(), err)
-	}
-	return "installed (sha256 " + want[:12] + ")", nil
-}
-
 // seed seeds the fixture once into the site the live profile declares and
-// verifies it.
+// verifies it (the site stage).
 func (r *runner) seed(ctx context.Context, site fixture.Site, decl *provision.Site) error {
 	t0 := time.Now()
-	m, err := SeedSite(ctx, site, decl, r.fx, CoreOf(decl), r.opt.Log)
+	m, err := stage.SeedSite(ctx, site, decl, r.fx, stage.CoreOf(decl), r.opt.Log)
 	if err != nil {
 		return exitcode.With(exitcode.Provision, err)
 	}
@@ -165,45 +123,18 @@ func (r *runner) seed(ctx context.Context, site fixture.Site, decl *provision.Si
 	return r.verify(ctx, site, true)
 }
 
-// WordPressHtaccess is what WordPress writes when pretty permalinks are switched
-// on (wp-admin/includes/misc.php, save_mod_rewrite_rules), as every cPanel
-// WordPress site has it: Apache needs it to route /slug/ to index.php.
-const WordPressHtaccess = `# BEGIN WordPress
-<IfModule mod_rewrite.c>
-RewriteEngine On
-RewriteRule .* - [E=HTTP_AUTHORIZATION:%{HTTP:Authorization}]
-RewriteBase /
-RewriteRule ^index\.php$ - [L]
-RewriteCond %{REQUEST_FILENAME} !-f
-RewriteCond %{REQUEST_FILENAME} !-d
-RewriteRule . /index.php [L]
-</IfModule>
-# END WordPress
-`
-
-// writeHtaccess writes WordPress's rules for a server that reads them
-// (the fixture leaves .htaccess out of its hashes; without it Apache
-// answers every permalink with 404).
-func writeHtaccess(ctx context.Context, site fixture.Site) error {
-	p := site.Docroot + "/.htaccess"
-	if err := site.Host.Put(ctx, p, strings.NewReader(WordPressHtaccess), host.PutOptions{Mode: 0o644, Owner: site.Owner, Group: site.Group}); err != nil {
-		return fmt.Errorf("write %s on %s: %w", p, site.Host.Name(), err)
-	}
-	return nil
-}
-
 // verify recomputes the fixture's hashes on the live site (and, after a
 // seed, fetches every page over HTTP); a difference stops the run (exit 5).
 func (r *runner) verify(ctx context.Context, site fixture.Site, http bool) error {
-	rep, err := fixture.Verify(ctx, site, r.fx)
+	base := ""
+	if http {
+		base = "http://" + hostPort("127.0.0.1", r.sp.HTTPPort)
+	}
+	rep, err := stage.Verify(ctx, site, r.fx, base)
 	if err != nil {
 		return exitcode.With(exitcode.Provision, err)
 	}
 	if http {
-		base := "http://" + hostPort("127.0.0.1", r.sp.HTTPPort)
-		if err := fixture.VerifyHTTP(ctx, r.h, base, r.fx.Manifest(), rep); err != nil {
-			return exitcode.With(exitcode.Provision, err)
-		}
 		r.man.Fixture.HTTPPages = rep.HTTPPages
 	}
 	if !rep.OK() {

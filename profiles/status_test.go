@@ -14,8 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wptest/wptest/experiment"
-
+	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/testenv"
 	"github.com/wptest/wptest/profiles"
@@ -133,7 +132,7 @@ func ensureWordPressRules(t *testing.T, path string) {
 		return
 	}
 	existed := err == nil
-	if err := os.WriteFile(path, []byte(experiment.WordPressHtaccess), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(stage.WordPressHtaccess), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {

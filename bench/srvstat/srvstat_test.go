@@ -192,13 +192,21 @@ func TestLoopWritesJSONLines(t *testing.T) {
 	}
 }
 
-// RunRemote through a real host.Host (the local one): the binary is uploaded,
-// started with srvstat's flags, and its JSON lines come back.
+// RunRemote through a real host.Host (the local one): the installed binary
+// is started with srvstat's flags, and its JSON lines come back.
 func TestRunRemoteThroughLocalHost(t *testing.T) {
 	var out bytes.Buffer
 	path := t.TempDir() + "/wptest-srvstat"
-	err := RunRemote(context.Background(), host.NewLocal(nil), Remote{Exe: os.Args[0], Path: path,
-		Args: []string{"--count", "2", "--interval", "100ms"}}, &out)
+	h := host.NewLocal(nil)
+	exe, err := os.Open(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exe.Close()
+	if err := h.Put(context.Background(), path, exe, host.PutOptions{Mode: 0o755}); err != nil {
+		t.Fatal(err)
+	}
+	err = RunRemote(context.Background(), h, Remote{Path: path, Args: []string{"--count", "2", "--interval", "100ms"}}, &out)
 	if err != nil {
 		t.Fatal(err)
 	}

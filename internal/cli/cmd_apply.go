@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/internal/exitcode"
 )
 
@@ -22,20 +23,14 @@ func runApply(ctx context.Context, a *App, args []string) error {
 	if err != nil {
 		return err
 	}
-	h, err := openTarget(ctx, a, f.target, f.knownHosts, f.identity)
-	if err != nil {
-		return err
-	}
-	defer h.Close()
-	r, _, err := renderForHost(ctx, a, p, h)
-	if err != nil {
-		return err
-	}
-	rep, applyErr := r.Apply(ctx, h, newProgress(a))
-	if rep != nil {
-		if err := writeReport(a, f.output, rep); err != nil {
+	st := &stage.State{Log: a.Stderr}
+	err = stage.Run(ctx, st, targetStage(a, f.target, f.knownHosts, f.identity),
+		stage.Render{Profile: p, Diagnostics: a.Stderr}, // blocked ops: refused in the report
+		stage.Apply{Progress: newProgress(a)})
+	if st.Report != nil {
+		if err := writeReport(a, f.output, st.Report); err != nil {
 			return err
 		}
 	}
-	return applyErr
+	return err
 }

@@ -42,7 +42,25 @@ Exit 6 when a run could not run, answered nothing, or failed --max-error-pct.
 flags:
 `
 
-func runBench(ctx context.Context, a *App, args []string) error {
+// benchFlags are bench's flags (addBenchFlags).
+type benchFlags struct {
+	urls, headers                                  *multiFlag
+	scenario, visitors, proto, out, serverName     *string
+	method, probeURL, transferURL, restart, levels *string
+	statusURL                                      *string
+	requests                                       *int64
+	duration, warmup, timeout                      *time.Duration
+	clickEvery, probeEvery, giveUp                 *time.Duration
+	rate, maxErr                                   *float64
+	keepAlive, http10, insecure, sampleLocal       *bool
+	maxWorkers                                     *int
+
+	set    map[string]bool // the flags given
+	counts []int           // -c's visitors
+	lv     []int           // kit: --levels
+}
+
+func addBenchFlags(a *App) (*flag.FlagSet, *benchFlags) {
 	fs := newFlags(a, "bench")
 	fs.Usage = func() { fmt.Fprint(a.Stderr, benchUsage); fs.PrintDefaults() }
 	var urls, headers multiFlag
@@ -74,130 +92,180 @@ func runBench(ctx context.Context, a *App, args []string) error {
 	statusURL := fs.String("status-url", "", "kit with --sample-local: Apache's /server-status?auto")
 	maxWorkers := fs.Int("max-workers", 0, "kit: Apache's MaxRequestWorkers, for worker usage %")
 	maxErr := fs.Float64("max-error-pct", 100, "fail (exit 6) when a run's error rate is above this")
+	return fs, &benchFlags{urls: &urls, headers: &headers, scenario: scenario, visitors: visitors, proto: proto, out: out,
+		serverName: serverName, method: method, probeURL: probeURL, transferURL: transferURL, restart: restart, levels: levels,
+		statusURL: statusURL, requests: requests, duration: duration, warmup: warmup, timeout: timeout, clickEvery: clickEvery,
+		probeEvery: probeEvery, giveUp: giveUp, rate: rate, maxErr: maxErr, keepAlive: keepAlive, http10: http10,
+		insecure: insecure, sampleLocal: sampleLocal, maxWorkers: maxWorkers}
+}
+
+// runBench is bench: its flags, the load stage (with the sampler for the
+// kit's --sample-local), the report.
+func runBench(ctx context.Context, a *App, args []string) error {
+	fs, f := addBenchFlags(a)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	f.set = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	base, err := f.config()
+	if err != nil {
+		return err
+	}
+	if a.StderrTTY {
+		base.Progress = func(done int64, el time.Duration) {
+			fmt.Fprintf(a.Stderr, "\r\033[K%s: %d attempts ended, %.0fs", *f.scenario, done, el.Seconds())
+		}
+	}
+	rep := result.Report{Schema: result.Schema, Tool: "wptest bench " + Version, Scenario: *f.scenario, CPUs: runtime.NumCPU()}
+	rep.Host = a.Hostname
+	runErr := f.load(ctx, &rep, base)
+	if a.StderrTTY {
+		fmt.Fprint(a.Stderr, "\r\033[K")
+	}
+	return f.report(a, &rep, runErr)
+}
+
+// config checks the flags and fills in the scenario's defaults: the base
+// config of every run, the visitor counts, the kit's levels.
+func (f *benchFlags) config() (benchgen.Config, error) {
 	usage := func(format string, v ...any) error {
 		return exitcode.With(exitcode.Config, fmt.Errorf(format, v...))
 	}
-	if len(urls) == 0 {
-		return usage("--url is required")
+	if len(*f.urls) == 0 {
+		return benchgen.Config{}, usage("--url is required")
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	defVisitors := map[string]string{"page": "50", "static": "10,50,100,200,500,1000", "compression": "50",
 		"crowd": "1000", "kit": "50", "ab": "1"}
-	if _, ok := defVisitors[*scenario]; !ok {
-		return usage("--scenario %q: want page, static, compression, crowd, kit or ab", *scenario)
+	if _, ok := defVisitors[*f.scenario]; !ok {
+		return benchgen.Config{}, usage("--scenario %q: want page, static, compression, crowd, kit or ab", *f.scenario)
 	}
-	if *visitors == "" {
-		*visitors = defVisitors[*scenario]
+	if *f.visitors == "" {
+		*f.visitors = defVisitors[*f.scenario]
 	}
-	counts, err := intList(*visitors)
-	if err != nil {
-		return usage("-c: %v", err)
+	var err error
+	if f.counts, err = intList(*f.visitors); err != nil {
+		return benchgen.Config{}, usage("-c: %v", err)
 	}
-	if *warmup < 0 {
-		*warmup = 3 * time.Second
-		if *scenario == "ab" || *requests > 0 {
-			*warmup = 0
+	if *f.warmup < 0 {
+		*f.warmup = 3 * time.Second
+		if *f.scenario == "ab" || *f.requests > 0 {
+			*f.warmup = 0
 		}
 	}
-	if *duration == 0 && *requests == 0 {
-		*duration = 15 * time.Second
+	if *f.duration == 0 && *f.requests == 0 {
+		*f.duration = 15 * time.Second
 	}
-	if len(urls) > 1 && *scenario != "ab" {
-		return usage("several --url only for --scenario ab")
+	if len(*f.urls) > 1 && *f.scenario != "ab" {
+		return benchgen.Config{}, usage("several --url only for --scenario ab")
 	}
-	base := benchgen.Config{URL: urls[0], Method: *method, Proto: *proto, Header: headers, HTTP10: *http10, KeepAlive: true,
-		Requests: *requests, Duration: *duration, Warmup: *warmup, Rate: *rate, Timeout: *timeout,
-		ServerName: *serverName, Insecure: *insecure}
-	if a.StderrTTY {
-		base.Progress = func(done int64, el time.Duration) {
-			fmt.Fprintf(a.Stderr, "\r\033[K%s: %d attempts ended, %.0fs", *scenario, done, el.Seconds())
+	if *f.scenario == "kit" {
+		if f.lv, err = intList(*f.levels); err != nil {
+			return benchgen.Config{}, usage("--levels: %v", err)
 		}
 	}
-	rep := result.Report{Schema: result.Schema, Tool: "wptest bench " + Version, Scenario: *scenario, CPUs: runtime.NumCPU()}
-	rep.Host = a.Hostname
+	return benchgen.Config{URL: (*f.urls)[0], Method: *f.method, Proto: *f.proto, Header: *f.headers, HTTP10: *f.http10, KeepAlive: true,
+		Requests: *f.requests, Duration: *f.duration, Warmup: *f.warmup, Rate: *f.rate, Timeout: *f.timeout,
+		ServerName: *f.serverName, Insecure: *f.insecure}, nil
+}
 
+// load is the load stage: the scenario's runs, in this process, into rep.
+func (f *benchFlags) load(ctx context.Context, rep *result.Report, base benchgen.Config) error {
 	var runErr error
-	switch *scenario {
+	switch *f.scenario {
 	case "page", "static", "compression":
-		if *scenario == "compression" {
+		if *f.scenario == "compression" {
 			base.Header = append([]string{benchgen.AcceptGzip}, base.Header...)
 		}
-		rep.Runs, runErr = benchgen.Sweep(ctx, base, counts)
+		rep.Runs, runErr = benchgen.Sweep(ctx, base, f.counts)
 	case "ab":
-		base.KeepAlive = *keepAlive
-		// ab sends HTTP/1.0; so does this scenario, unless told otherwise.
-		base.HTTP10 = *http10 || !set["http1.0"] && base.Proto == "h1"
-		if !set["duration"] && *requests > 0 {
-			base.Duration = 0
-		}
-		for _, u := range urls {
-			cfg := base
-			cfg.URL, cfg.Visitors, cfg.Name = u, counts[0], u
-			r, err := benchgen.Run(ctx, cfg)
-			if err != nil {
-				runErr = err
-				break
-			}
-			rep.Runs = append(rep.Runs, r)
-		}
+		rep.Runs, runErr = f.ab(ctx, base)
 	case "crowd":
-		if !set["duration"] {
+		if !f.set["duration"] {
 			base.Duration = 30 * time.Second
 		}
-		cc := benchgen.CrowdConfig{Base: base, ProbeURL: *probeURL, Visitors: counts[0], ClickEvery: *clickEvery,
-			ProbeEvery: *probeEvery, GiveUp: *giveUp, Duration: base.Duration}
-		if set["warmup"] {
-			cc.Warmup = *warmup
+		cc := benchgen.CrowdConfig{Base: base, ProbeURL: *f.probeURL, Visitors: f.counts[0], ClickEvery: *f.clickEvery,
+			ProbeEvery: *f.probeEvery, GiveUp: *f.giveUp, Duration: base.Duration}
+		if f.set["warmup"] {
+			cc.Warmup = *f.warmup
 		}
 		c, err := benchgen.Crowd(ctx, cc)
 		rep.Crowd, runErr = &c, err
 	case "kit":
-		lv, err := intList(*levels)
-		if err != nil {
-			return usage("--levels: %v", err)
-		}
-		kc := benchgen.KitConfig{Base: base, TransferURL: *transferURL, Concurrency: counts[0], Levels: lv}
-		if *restart != "" {
-			cmd := *restart
-			kc.Restart = func(ctx context.Context) error {
-				outb, err := exec.CommandContext(ctx, "/bin/sh", "-c", cmd).CombinedOutput()
-				if err != nil {
-					return fmt.Errorf("%s: %w\n%s", cmd, err, outb)
-				}
-				return nil
-			}
-		}
-		var stopSampler func() []srvstat.Sample
-		if *sampleLocal {
-			stopSampler = sampleInProcess(ctx, srvstat.Config{StatusURL: *statusURL})
-			kc.Server = func(from, to time.Time, ok int64) (*result.Server, error) {
-				// Wait for a sample after the window, then summarise.
-				time.Sleep(1100 * time.Millisecond)
-				return srvstat.Summarize(stopSampler(), from, to, ok, *maxWorkers)
-			}
-		}
+		kc := benchgen.KitConfig{Base: base, TransferURL: *f.transferURL, Concurrency: f.counts[0], Levels: f.lv}
+		f.restarter(&kc)
+		f.sampler(ctx, &kc)
 		k, err := benchgen.Kit(ctx, kc)
 		rep.Kit, runErr = &k, err
 	}
-	if a.StderrTTY {
-		fmt.Fprint(a.Stderr, "\r\033[K")
+	return runErr
+}
+
+// ab is Rasmus's ab test: one run per --url, HTTP/1.0 as ab sends it
+// unless told otherwise.
+func (f *benchFlags) ab(ctx context.Context, base benchgen.Config) ([]result.Run, error) {
+	base.KeepAlive = *f.keepAlive
+	base.HTTP10 = *f.http10 || !f.set["http1.0"] && base.Proto == "h1"
+	if !f.set["duration"] && *f.requests > 0 {
+		base.Duration = 0
 	}
+	var runs []result.Run
+	for _, u := range *f.urls {
+		cfg := base
+		cfg.URL, cfg.Visitors, cfg.Name = u, f.counts[0], u
+		r, err := benchgen.Run(ctx, cfg)
+		if err != nil {
+			return runs, err
+		}
+		runs = append(runs, r)
+	}
+	return runs, nil
+}
+
+// restarter gives the kit its startup metric's restart: --restart, run here.
+func (f *benchFlags) restarter(kc *benchgen.KitConfig) {
+	if *f.restart == "" {
+		return
+	}
+	cmd := *f.restart
+	kc.Restart = func(ctx context.Context) error {
+		outb, err := exec.CommandContext(ctx, "/bin/sh", "-c", cmd).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%s: %w\n%s", cmd, err, outb)
+		}
+		return nil
+	}
+}
+
+// sampler is the kit's sampler stage with --sample-local: srvstat in this
+// process, its samples joined with each measured window.
+func (f *benchFlags) sampler(ctx context.Context, kc *benchgen.KitConfig) {
+	if !*f.sampleLocal {
+		return
+	}
+	stopSampler := sampleInProcess(ctx, srvstat.Config{StatusURL: *f.statusURL})
+	kc.Server = func(from, to time.Time, ok int64) (*result.Server, error) {
+		// Wait for a sample after the window, then summarise.
+		time.Sleep(1100 * time.Millisecond)
+		return srvstat.Summarize(stopSampler(), from, to, ok, *f.maxWorkers)
+	}
+}
+
+// report prints rep (text or -o json) and gives bench's exit: 6 when a run
+// could not run or failed --max-error-pct.
+func (f *benchFlags) report(a *App, rep *result.Report, runErr error) error {
 	if runErr != nil && !errors.Is(runErr, context.Canceled) {
 		return exitcode.With(exitcode.Load, runErr)
 	}
-	rep.Failed = thresholds(&rep, *maxErr)
-	if *out == "json" {
+	rep.Failed = thresholds(rep, *f.maxErr)
+	if *f.out == "json" {
 		enc := json.NewEncoder(a.Stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(rep); err != nil {
 			return err
 		}
 	} else {
-		writeText(a.Stdout, &rep)
+		writeText(a.Stdout, rep)
 	}
 	if runErr != nil {
 		return exitcode.With(exitcode.Load, runErr)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/provision/cloud"
 )
@@ -34,7 +35,7 @@ func (s *cloudSession) down(ctx context.Context, args []string) error {
 	}
 	dir := s.runDir(*runID)
 	d := *driver
-	if ri, err := readRunInfo(dir); err == nil && d == "" {
+	if ri, err := stage.ReadRunInfo(dir); err == nil && d == "" {
 		d = ri.Driver
 	}
 	if d == "" {

@@ -15,6 +15,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/provision/cloud"
 	"github.com/wptest/wptest/provision/cloud/hetzner"
@@ -149,26 +150,6 @@ func newRunID(now time.Time) string {
 	return now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b)
 }
 
-// runInfo is runs/<id>/run.json: enough for down to find the driver.
-type runInfo struct {
-	ID      string    `json:"id"`
-	Driver  string    `json:"driver"`
-	Profile string    `json:"profile,omitempty"`
-	Created time.Time `json:"created"`
-	Expires time.Time `json:"expires"`
-}
-
-const runInfoFile = "run.json"
-
-func readRunInfo(dir string) (runInfo, error) {
-	var ri runInfo
-	b, err := os.ReadFile(filepath.Join(dir, runInfoFile))
-	if err != nil {
-		return ri, err
-	}
-	return ri, json.Unmarshal(b, &ri)
-}
-
 func machinesPlanUp(ctx context.Context, a *App, args []string, up bool) error {
 	s := newCloudSession(a)
 	defer s.close()
@@ -290,28 +271,7 @@ func (s *cloudSession) planUp(ctx context.Context, args []string, up bool) error
 		return nil
 	}
 
-	if err := os.MkdirAll(run.Dir, 0o700); err != nil {
-		return err
-	}
-	ri := runInfo{ID: id, Driver: m.Driver, Profile: *profile, Created: now.UTC().Truncate(time.Second), Expires: run.Expires().UTC().Truncate(time.Second)}
-	if b, err := json.MarshalIndent(ri, "", "  "); err == nil {
-		if err := os.WriteFile(filepath.Join(run.Dir, runInfoFile), append(b, '\n'), 0o644); err != nil {
-			return err
-		}
-	}
-	j, err := cloud.OpenJournal(filepath.Join(run.Dir, cloud.JournalFile), a.Now)
-	if err != nil {
-		return err
-	}
-	defer j.Close()
-	plan.WriteText(s.errw)
-	if plan.Owned {
-		fmt.Fprintf(s.errw, "run %s: if this is interrupted, remove what it made with: %s\n", id, cloud.DownCommand(id))
-	}
-	ms, err := cloud.Up(ctx, c, plan, j, cloud.UpOptions{
-		Keep: true, Log: s.errw,
-		Wait: cloud.WaitOptions{Timeout: *waitTimeout, RetryHostKeyMismatch: plan.Owned, Log: s.errw},
-	})
+	ms, err := stage.Machines{Cloud: c, Plan: plan, Driver: m.Driver, Keep: true, Wait: *waitTimeout, Log: s.errw, Now: a.Now}.Up(ctx)
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/exp/mockutil"
 	"golang.org/x/crypto/ssh"
 
+	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/internal/testenv"
 	"github.com/wptest/wptest/provision/cloud"
 )
@@ -152,7 +153,7 @@ func TestMachinesUpDownEndToEnd(t *testing.T) {
 		t.Errorf("debug log should hold the redacted create request (%d bytes)", len(debug))
 	}
 	outputs := map[string]string{"up stdout": up.stdout, "up stderr": up.stderr, "down stderr": down.stderr, "down stdout": down.stdout, "debug.log": string(debug)}
-	for _, f := range []string{cloud.JournalFile, cloud.MachinesFile, runInfoFile, cloud.KnownHostsFile} {
+	for _, f := range []string{cloud.JournalFile, cloud.MachinesFile, stage.RunInfoFile, cloud.KnownHostsFile} {
 		b, _ := os.ReadFile(filepath.Join(runDir, f))
 		outputs[f] = string(b)
 	}

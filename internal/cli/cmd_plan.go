@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/profiles"
 	"github.com/wptest/wptest/provision"
@@ -115,20 +116,18 @@ func runPlan(ctx context.Context, a *App, args []string) error {
 		}
 		return writeReport(a, f.output, r.Offline())
 	}
-	h, err := openTarget(ctx, a, f.target, f.knownHosts, f.identity)
-	if err != nil {
-		return err
-	}
-	defer h.Close()
-	r, _, err := renderForHost(ctx, a, p, h)
-	if err != nil {
-		return err
-	}
-	rep, planErr := r.Plan(ctx, h, newProgress(a))
+	var rep *provision.Report
+	err = stage.Run(ctx, &stage.State{Log: a.Stderr}, targetStage(a, f.target, f.knownHosts, f.identity),
+		stage.Render{Profile: p, Diagnostics: a.Stderr},
+		stage.Do(func(ctx context.Context, st *stage.State) error {
+			var err error
+			rep, err = st.Rendered.Plan(ctx, st.Host, newProgress(a))
+			return err
+		}))
 	if rep != nil {
 		if err := writeReport(a, f.output, rep); err != nil {
 			return err
 		}
 	}
-	return planErr
+	return err
 }

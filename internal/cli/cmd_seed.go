@@ -10,8 +10,9 @@ import (
 	"path"
 	"strings"
 
-	"github.com/wptest/wptest/experiment"
+	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/fixture"
+	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/provision"
 )
@@ -64,34 +65,37 @@ func (f *siteFlags) password(a *App) (string, error) {
 	return "", exitcode.With(exitcode.Config, errors.New("the database password is required: --db-password-file FILE or --db-password-stdin"))
 }
 
-// open opens the target and returns the site (the caller closes the host):
-// the one the live profile declares in the host manifest, with the flags
-// given over it; without a manifest, the flags and their defaults.
-func (f *siteFlags) open(ctx context.Context, a *App) (fixture.Site, *provision.Site, error) {
+// siteStages are the first stages of seed and verify: the target, then
+// the site the live profile declares in its host manifest, with the flags
+// given over it; without one, the flags and their defaults.
+func (f *siteFlags) siteStages(a *App) ([]stage.Step, error) {
 	// Bad flags fail before anything connects.
 	var pw string
 	if f.dbPassFile != "" || f.dbPassStdin {
 		var err error
 		if pw, err = f.password(a); err != nil {
-			return fixture.Site{}, nil, err
+			return nil, err
 		}
 	}
-	h, err := openTarget(ctx, a, f.target, f.knownHosts, f.identity)
-	if err != nil {
-		return fixture.Site{}, nil, err
-	}
-	s, decl, err := experiment.HostSite(ctx, h)
+	return []stage.Step{targetStage(a, f.target, f.knownHosts, f.identity), stage.Do(func(ctx context.Context, st *stage.State) error {
+		s, decl, err := f.site(ctx, st.Host, pw)
+		st.Site, st.SiteDecl = s, decl
+		return err
+	})}, nil
+}
+
+func (f *siteFlags) site(ctx context.Context, h host.Host, pw string) (fixture.Site, *provision.Site, error) {
+	s, decl, err := stage.HostSite(ctx, h)
 	// Another docroot than the live profile's is another site: none of the
 	// profile's owner, PHP, database or refresh applies to it (its database
 	// least of all: seeding it would overwrite the live site's rows).
 	if err == nil && f.docroot != "" && path.Clean(f.docroot) != path.Clean(s.Docroot) {
-		err, decl = experiment.ErrNoSite, nil
+		err, decl = stage.ErrNoSite, nil
 	}
 	switch {
-	case errors.Is(err, experiment.ErrNoSite):
+	case errors.Is(err, stage.ErrNoSite):
 		s = fixture.Site{Host: h, Docroot: "/var/www/wptest", PHP: "php", DB: fixture.DB{Addr: "127.0.0.1:3306", Name: "wptest", User: "wptest"}}
 	case err != nil:
-		h.Close()
 		return s, nil, exitcode.With(exitcode.Provision, err)
 	}
 	set := func(dst *string, v string) {
@@ -109,7 +113,6 @@ func (f *siteFlags) open(ctx context.Context, a *App) (fixture.Site, *provision.
 		s.Owner, s.Group, _ = strings.Cut(f.owner, ":")
 	}
 	if s.DB.Password == "" {
-		h.Close()
 		return s, nil, exitcode.With(exitcode.Config, errors.New("the database password is required: no profile's site database applies here (none is live on the host, or --docroot names another site), so give --db-password-file FILE or --db-password-stdin"))
 	}
 	return s, decl, nil
@@ -134,23 +137,30 @@ func runSeed(ctx context.Context, a *App, args []string) error {
 	if err != nil {
 		return err
 	}
-	s, decl, err := sf.open(ctx, a)
+	steps, err := sf.siteStages(a)
 	if err != nil {
 		return err
 	}
-	defer s.Host.Close()
-	if src == (fixture.CoreSource{}) {
-		src = fixture.DebianCore
-		if decl != nil {
-			src = experiment.CoreOf(decl)
-		}
-	}
 	if *createDB {
-		if err := fixture.EnsureDatabase(ctx, s.Host, s.DB); err != nil {
-			return exitcode.With(exitcode.Provision, err)
-		}
+		steps = append(steps, stage.Do(func(ctx context.Context, st *stage.State) error {
+			if err := fixture.EnsureDatabase(ctx, st.Host, st.Site.DB); err != nil {
+				return exitcode.With(exitcode.Provision, err)
+			}
+			return nil
+		}))
 	}
-	m, err := SeedFixture(ctx, a, s, decl, fx, src)
+	var m *fixture.Manifest
+	err = stage.Run(ctx, &stage.State{Log: a.Stderr}, append(steps, stage.Do(func(ctx context.Context, st *stage.State) error {
+		if src == (fixture.CoreSource{}) {
+			src = fixture.DebianCore
+			if st.SiteDecl != nil {
+				src = stage.CoreOf(st.SiteDecl)
+			}
+		}
+		var err error
+		m, err = SeedFixture(ctx, a, st.Site, st.SiteDecl, fx, src)
+		return err
+	}))...)
 	if err != nil {
 		return err
 	}
@@ -166,7 +176,7 @@ func runSeed(ctx context.Context, a *App, args []string) error {
 // for permalinks) and reports on a's streams: progress and deviations to
 // stderr, the root to stdout.
 func SeedFixture(ctx context.Context, a *App, s fixture.Site, decl *provision.Site, fx *fixture.Fixture, src fixture.CoreSource) (*fixture.Manifest, error) {
-	m, err := experiment.SeedSite(ctx, s, decl, fx, src, a.Stderr)
+	m, err := stage.SeedSite(ctx, s, decl, fx, src, a.Stderr)
 	if err != nil {
 		// A refused database, a failed copy or installer: provisioning failed.
 		return nil, exitcode.With(exitcode.Provision, err)

@@ -11,9 +11,9 @@ import (
 
 	"github.com/wptest/wptest/bench/srvstat"
 	"github.com/wptest/wptest/experiment"
+	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/exitcode"
-	"github.com/wptest/wptest/provision/hostmanifest"
 )
 
 // wptest srvstat: runs on the server (wptest uploads itself and starts it
@@ -61,22 +61,9 @@ func runSrvstat(ctx context.Context, a *App, args []string) error {
 		}
 	}
 	if target != "" {
-		// On another host (or this one, named): the live profile's groups,
-		// and the sampler runs there, as `wptest run` runs it.
-		h, err := openTarget(ctx, a, target, knownHosts, identity)
-		if err != nil {
+		remote, err := srvstatTarget(ctx, a, &cfg, fs, target, knownHosts, identity, *agent)
+		if err != nil || remote {
 			return err
-		}
-		defer h.Close()
-		if cfg.Groups == nil {
-			hm, err := hostmanifest.Read(ctx, h)
-			if err != nil {
-				return exitcode.With(exitcode.Provision, err)
-			}
-			cfg.Groups = experiment.SamplerGroups(hm)
-		}
-		if _, local := h.(*host.Local); !local {
-			return srvstatRemote(ctx, a, h, cfg, *agent, fs)
 		}
 	}
 	if cfg.Groups == nil {
@@ -108,19 +95,34 @@ func defaultGroupsText() string {
 	return strings.Join(p, " ")
 }
 
-// srvstatRemote runs `wptest srvstat` on h (the agent, installed if need
-// be) with this command's sampling flags and the groups, its JSON lines to
-// stdout.
-func srvstatRemote(ctx context.Context, a *App, h host.Host, cfg srvstat.Config, agent string, fs *flag.FlagSet) error {
-	facts, err := h.Facts(ctx)
-	if err != nil {
-		return exitcode.With(exitcode.Provision, err)
+// srvstatTarget is srvstat --target: the host, the live profile's groups
+// (unless given), and on another host than this one the agent stage and
+// `wptest srvstat` there, as `wptest run` runs it. remote: it sampled there.
+func srvstatTarget(ctx context.Context, a *App, cfg *srvstat.Config, fs *flag.FlagSet, target, knownHosts, identity, agent string) (remote bool, err error) {
+	steps := []stage.Step{targetStage(a, target, knownHosts, identity)}
+	if cfg.Groups == nil {
+		steps = append(steps, stage.Live(), stage.Do(func(_ context.Context, st *stage.State) error {
+			cfg.Groups = experiment.SamplerGroups(st.Live)
+			return nil
+		}))
 	}
-	msg, err := installAgent(ctx, a, h, facts, agent)
-	if err != nil {
-		return exitcode.With(exitcode.Provision, err)
-	}
-	fmt.Fprintf(a.Stderr, "[%s] wptest agent: %s\n", h.Name(), msg)
+	onHost := stage.Do(func(ctx context.Context, st *stage.State) error {
+		return srvstat.RunRemote(ctx, st.Host, srvstat.Remote{Path: agentPath, Args: srvstatArgs(fs, *cfg)}, a.Stdout)
+	})
+	steps = append(steps, stage.Do(func(ctx context.Context, st *stage.State) error {
+		if _, local := st.Host.(*host.Local); local {
+			return nil // sampled in this process
+		}
+		remote = true
+		return stage.Run(ctx, st, stage.Agent{Exe: absPath(a, agent), Self: a.Executable}, onHost)
+	}))
+	err = stage.Run(ctx, &stage.State{Log: a.Stderr}, steps...)
+	return remote, err
+}
+
+// srvstatArgs are this command's sampling flags and the groups, for the
+// `wptest srvstat` that runs on the --target host.
+func srvstatArgs(fs *flag.FlagSet, cfg srvstat.Config) []string {
 	var args []string
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
@@ -129,6 +131,5 @@ func srvstatRemote(ctx context.Context, a *App, h host.Host, cfg srvstat.Config,
 			args = append(args, "--"+f.Name+"="+f.Value.String())
 		}
 	})
-	args = append(args, srvstat.GroupArgs(cfg.Groups)...)
-	return srvstat.RunRemote(ctx, h, srvstat.Remote{Path: agentPath, Args: args}, a.Stdout)
+	return append(args, srvstat.GroupArgs(cfg.Groups)...)
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/internal/exitcode"
+	"github.com/wptest/wptest/provision"
 	"github.com/wptest/wptest/provision/hostmanifest"
 )
 
@@ -15,32 +17,24 @@ import (
 // parts (site user, docroot, certificate, PHP-FPM pool) are left alone.
 // The host manifest records which profile was replaced.
 func runSwap(ctx context.Context, a *App, args []string) error {
-	var f serverFlags
-	fs := addServerFlags(a, "swap", &f)
-	if err := parseFlags(fs, args); err != nil {
-		return err
+	return runServer(ctx, a, "swap", args, swapCheck(a))
+}
+
+// swapCheck refuses a host without a live profile and says what is swapped.
+func swapCheck(a *App) func(*serverFlags, *provision.Profile) stage.Step {
+	return func(f *serverFlags, p *provision.Profile) stage.Step {
+		return stage.Do(func(ctx context.Context, st *stage.State) error {
+			prev, h := st.Live, st.Host
+			if prev == nil {
+				return exitcode.With(exitcode.Config, fmt.Errorf("%s has no wptest profile to swap (no %s): bring one up first with `wptest up --profile %s --target %s`",
+					h.Name(), hostmanifest.Path, p.Name, f.target))
+			}
+			if prev.Profile == p.Name {
+				fmt.Fprintf(a.Stderr, "[%s] swap: %s is already the live profile; re-applying it\n", h.Name(), p.Name)
+			} else {
+				fmt.Fprintf(a.Stderr, "[%s] swap: %s -> %s\n", h.Name(), prev.Profile, p.Name)
+			}
+			return nil
+		})
 	}
-	p, err := loadServerProfile(a, &f)
-	if err != nil {
-		return err
-	}
-	h, err := openTarget(ctx, a, f.target, f.knownHosts, f.identity)
-	if err != nil {
-		return err
-	}
-	defer h.Close()
-	prev, err := hostmanifest.Read(ctx, h)
-	if err != nil {
-		return exitcode.With(exitcode.Provision, err)
-	}
-	if prev == nil {
-		return exitcode.With(exitcode.Config, fmt.Errorf("%s has no wptest profile to swap (no %s): bring one up first with `wptest up --profile %s --target %s`",
-			h.Name(), hostmanifest.Path, p.Name, f.target))
-	}
-	if prev.Profile == p.Name {
-		fmt.Fprintf(a.Stderr, "[%s] swap: %s is already the live profile; re-applying it\n", h.Name(), p.Name)
-	} else {
-		fmt.Fprintf(a.Stderr, "[%s] swap: %s -> %s\n", h.Name(), prev.Profile, p.Name)
-	}
-	return applyServerProfile(ctx, a, &f, p, h, prev)
 }

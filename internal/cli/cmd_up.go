@@ -1,18 +1,15 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
+	"time"
 
+	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/provision"
@@ -24,7 +21,7 @@ import (
 // profile's checks, and record the result in the host manifest.
 // agentPath is where up installs wptest itself on the host: the profiles'
 // HTTP/3 checks run `wptest h3probe` there, and bench runs srvstat from it.
-const agentPath = "/usr/local/lib/wptest/wptest"
+const agentPath = stage.AgentPath
 
 // serverFlags are the flags up and swap share.
 type serverFlags struct {
@@ -121,76 +118,6 @@ func loadServerProfile(a *App, f *serverFlags) (*provision.Profile, error) {
 	return loadProfile(a, &profileFlags{profile: f.profile, profileDir: f.profileDir, output: f.output, vars: f.vars, varFiles: f.varFiles})
 }
 
-// renderForHost renders p for the host's platform (from its facts).
-func renderForHost(ctx context.Context, a *App, p *provision.Profile, h host.Host) (*provision.Rendered, host.Facts, error) {
-	facts, err := h.Facts(ctx)
-	if err != nil {
-		return nil, facts, exitcode.With(exitcode.Provision, fmt.Errorf("read facts of %s: %w", h.Name(), err))
-	}
-	supported := false
-	for _, pl := range p.Platforms {
-		supported = supported || pl == facts.Platform
-	}
-	if !supported {
-		return nil, facts, exitcode.With(exitcode.Config, fmt.Errorf("profile %s supports %s; %s is %s (%s %s)",
-			p.Name, strings.Join(p.Platforms, ", "), h.Name(), facts.Platform, facts.OSID, facts.OSVersion))
-	}
-	r, diags := p.Render(facts.Platform)
-	if diags.HasErrors() {
-		_ = provision.WriteDiagnostics(a.Stderr, p.Files(), diags, false)
-		return nil, facts, exitcode.With(exitcode.Config, fmt.Errorf("render %s for %s: %s", p.Name, facts.Platform, diags.Error()))
-	}
-	return r, facts, nil
-}
-
-// installAgent puts the wptest binary on the host at agentPath unless the
-// same bytes are already there. It reports whether it changed anything.
-// Without a usable binary (another OS or arch, none given) it does nothing
-// and says so: the profile checks that need it then fail with their own
-// message.
-func installAgent(ctx context.Context, a *App, h host.Host, facts host.Facts, agent string) (string, error) {
-	path := absPath(a, agent)
-	if path == "" {
-		if runtime.GOOS != "linux" || archOf(facts.Arch) != runtime.GOARCH {
-			return fmt.Sprintf("not installed: this wptest is %s/%s, the host is linux/%s (pass --agent)", runtime.GOOS, runtime.GOARCH, facts.Arch), nil
-		}
-		if a.Executable == "" {
-			return "", fmt.Errorf("find this executable: unknown (pass --agent)")
-		}
-		path = a.Executable
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", fmt.Errorf("--agent: %w", err)
-	}
-	sum := sha256.Sum256(b)
-	want := hex.EncodeToString(sum[:])
-	res, err := h.Run(ctx, host.Cmd{Script: "sha256sum " + agentPath + " 2>/dev/null || true", Label: "agent"})
-	if err != nil {
-		return "", err
-	}
-	if strings.HasPrefix(string(res.Stdout), want+" ") {
-		return "up to date (sha256 " + want[:12] + ")", nil
-	}
-	if _, err := h.Run(ctx, host.Cmd{Script: "install -d -m 0755 " + filepath.Dir(agentPath), Label: "agent"}); err != nil {
-		return "", err
-	}
-	if err := h.Put(ctx, agentPath, bytes.NewReader(b), host.PutOptions{Mode: 0o755}); err != nil {
-		return "", fmt.Errorf("install wptest on %s: %w", h.Name(), err)
-	}
-	return "installed (sha256 " + want[:12] + ")", nil
-}
-
-func archOf(a string) string {
-	switch a {
-	case "x86_64", "amd64":
-		return "amd64"
-	case "aarch64", "arm64":
-		return "arm64"
-	}
-	return a
-}
-
 // upResult is what up and swap print with -o json.
 type upResult struct {
 	Target    string                 `json:"target"`
@@ -202,71 +129,29 @@ type upResult struct {
 	Seconds   float64                `json:"seconds"`
 }
 
-// applyServerProfile is the part up and swap share: render for the host,
-// stop what the previous profile (prev: its host manifest, or nil) ran and
-// this one does not, install the agent, apply, write the host manifest,
-// print.
-func applyServerProfile(ctx context.Context, a *App, f *serverFlags, p *provision.Profile, h host.Host, prev *hostmanifest.Manifest) error {
-	start := a.Now()
-	r, facts, err := renderForHost(ctx, a, p, h)
-	if err != nil {
-		return err
-	}
-	previous := ""
-	if prev != nil {
-		previous = prev.Profile
-	}
-	r.Retire(prev.Services())
-	// Refuse before touching anything (not even the agent) when a
-	// precondition fails: the engine would refuse too, but only later.
-	if len(r.Blocked) > 0 {
-		return exitcode.With(exitcode.Config, fmt.Errorf("profile %s cannot be applied on %s (nothing was changed):\n  %s", p.Name, h.Name(), strings.Join(r.Blocked, "\n  ")))
-	}
-	// The preflight first: what the host is and what will change, before
-	// anything does.
-	pf, err := r.Preflight(ctx, h, facts)
-	if err != nil {
-		return exitcode.With(exitcode.Provision, err)
-	}
-	pf.WriteText(a.Stderr)
-	agent, err := installAgent(ctx, a, h, facts, f.agent)
-	if err != nil {
-		return exitcode.With(exitcode.Provision, err)
-	}
-	fmt.Fprintf(a.Stderr, "[%s] wptest agent: %s\n", h.Name(), agent)
-	rep, applyErr := r.Apply(ctx, h, func(e provision.Event) {
-		fmt.Fprintf(a.Stderr, "[%s] %s: %s\n", e.Host, e.Op, e.Msg)
-	})
-	res := upResult{Target: f.target, Previous: previous, Preflight: pf, Agent: agent, Report: rep}
-	if applyErr == nil {
-		tool := "wptest " + Version
-		m := hostmanifest.FromReport(rep, tool, previous)
-		if err := hostmanifest.Write(ctx, h, m); err != nil {
-			return exitcode.With(exitcode.Provision, err)
-		}
-		res.Manifest = m
-	}
-	res.Seconds = a.since(start).Seconds()
-	if f.output == "json" {
-		enc := json.NewEncoder(a.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
-			return err
-		}
-	} else if rep != nil {
-		if err := rep.WriteText(a.Stdout); err != nil {
-			return err
-		}
-		if res.Manifest != nil {
-			fmt.Fprintf(a.Stdout, "host manifest: %s (%d deviation(s))\n", hostmanifest.Path, len(res.Manifest.Deviations))
-		}
-	}
-	return applyErr
+// serverStage is the server stage as up and swap run it: diagnostics,
+// preflight and the apply's events on stderr; the agent from --agent, else
+// this executable.
+func serverStage(a *App, f *serverFlags, p *provision.Profile) []stage.Step {
+	return stage.Server(stage.ServerOptions{Profile: p, Diagnostics: a.Stderr, Preflight: a.Stderr,
+		Agent:    &stage.Agent{Exe: absPath(a, f.agent), Self: a.Executable},
+		Progress: func(e provision.Event) { fmt.Fprintf(a.Stderr, "[%s] %s: %s\n", e.Host, e.Op, e.Msg) },
+		Tool:     "wptest " + Version})
 }
 
-func runUp(ctx context.Context, a *App, args []string) error {
+// targetStage opens --target for a command's stages and closes it after.
+func targetStage(a *App, target, knownHosts, identity string) stage.Step {
+	return stage.Host(func(ctx context.Context) (host.Host, error) {
+		return openTarget(ctx, a, target, knownHosts, identity)
+	})
+}
+
+// runServer is up and swap: their flags and profile, then the host, the
+// profile live there, check (swap's; nil: none), the server stage; then
+// the result on stdout, also when the apply failed.
+func runServer(ctx context.Context, a *App, name string, args []string, check func(*serverFlags, *provision.Profile) stage.Step) error {
 	var f serverFlags
-	fs := addServerFlags(a, "up", &f)
+	fs := addServerFlags(a, name, &f)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -274,14 +159,43 @@ func runUp(ctx context.Context, a *App, args []string) error {
 	if err != nil {
 		return err
 	}
-	h, err := openTarget(ctx, a, f.target, f.knownHosts, f.identity)
-	if err != nil {
+	start := a.Now()
+	st := &stage.State{Log: a.Stderr}
+	steps := []stage.Step{targetStage(a, f.target, f.knownHosts, f.identity), stage.Live()}
+	if check != nil {
+		steps = append(steps, check(&f, p))
+	}
+	err = stage.Run(ctx, st, append(steps, serverStage(a, &f, p)...)...)
+	if st.Report == nil || err != st.ApplyErr {
 		return err
 	}
-	defer h.Close()
-	prev, err := hostmanifest.Read(ctx, h)
-	if err != nil {
-		return exitcode.With(exitcode.Provision, err)
+	if err := printServer(a, &f, st, a.since(start)); err != nil {
+		return err
 	}
-	return applyServerProfile(ctx, a, &f, p, h, prev)
+	return err
+}
+
+// printServer prints what up and swap did: the apply's report and the
+// host manifest, or all of it as JSON (-o json).
+func printServer(a *App, f *serverFlags, st *stage.State, took time.Duration) error {
+	res := upResult{Target: f.target, Preflight: st.Preflight, Agent: st.Agent, Report: st.Report, Manifest: st.Manifest, Seconds: took.Seconds()}
+	if st.Live != nil {
+		res.Previous = st.Live.Profile
+	}
+	if f.output == "json" {
+		enc := json.NewEncoder(a.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	if err := st.Report.WriteText(a.Stdout); err != nil {
+		return err
+	}
+	if st.Manifest != nil {
+		fmt.Fprintf(a.Stdout, "host manifest: %s (%d deviation(s))\n", hostmanifest.Path, len(st.Manifest.Deviations))
+	}
+	return nil
+}
+
+func runUp(ctx context.Context, a *App, args []string) error {
+	return runServer(ctx, a, "up", args, nil)
 }

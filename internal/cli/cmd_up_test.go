@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -296,9 +295,7 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 	// in the manifest's services): each swap retires the other server.
 	res, d = step("swap", "cpanel-apache")
 	record("swap cpanel-apache from nginx", d)
-	if res.Manifest.Previous != "nginx" || !slices.ContainsFunc(res.Manifest.Retired, func(s struct {
-		Name string `json:"name"`
-	}) bool { return s.Name == "nginx" }) {
+	if res.Manifest.Previous != "nginx" || !retired(res, "nginx") {
 		t.Errorf("manifest after swap nginx -> cpanel-apache: previous %q, retired %+v; want nginx retired", res.Manifest.Previous, res.Manifest.Retired)
 	}
 	if sh("service nginx status >/dev/null 2>&1 && echo running || echo stopped") != "stopped" {
@@ -373,6 +370,16 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 	sh("phpenmod -v 8.2 mysqli && /usr/local/lib/wptest/wptest-svc php8.2-fpm restart")
 	page("with mysqli back")
 	t.Logf("timings: %s", strings.Join(timings, ", "))
+}
+
+// retired reports whether the manifest of res lists service as retired.
+func retired(res upJSON, service string) bool {
+	for _, s := range res.Manifest.Retired {
+		if s.Name == service {
+			return true
+		}
+	}
+	return false
 }
 
 func containsSub(list []string, sub string) bool {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"path"
 
+	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/fixture"
 	"github.com/wptest/wptest/internal/exitcode"
 )
@@ -30,29 +31,28 @@ func runVerify(ctx context.Context, a *App, args []string) error {
 			return err
 		}
 	}
-	s, _, err := sf.open(ctx, a)
+	steps, err := sf.siteStages(a)
 	if err != nil {
 		return err
 	}
-	defer s.Host.Close()
-	if m == nil {
-		// The site's own marker: trusted only as far as it regenerates to its root.
-		if m, err = siteManifest(ctx, s); err != nil {
-			return err
+	var rep *fixture.Report
+	err = stage.Run(ctx, &stage.State{Log: a.Stderr}, append(steps, stage.Do(func(ctx context.Context, st *stage.State) error {
+		if m == nil {
+			// The site's own marker: trusted only as far as it regenerates to its root.
+			var err error
+			if m, err = siteManifest(ctx, st.Site); err != nil {
+				return err
+			}
 		}
-	}
-	fx, err := fixture.Regenerate(m)
-	if err != nil {
-		return exitcode.With(exitcode.Config, err)
-	}
-	rep, err := fixture.Verify(ctx, s, fx)
-	if err != nil {
-		return exitcode.With(exitcode.Provision, err)
-	}
-	if *httpBase != "" {
-		if err := fixture.VerifyHTTP(ctx, s.Host, *httpBase, m, rep); err != nil {
-			return err
+		fx, err := fixture.Regenerate(m)
+		if err != nil {
+			return exitcode.With(exitcode.Config, err)
 		}
+		rep, err = stage.Verify(ctx, st.Site, fx, *httpBase)
+		return err
+	}))...)
+	if err != nil {
+		return err
 	}
 	if *output == "json" {
 		b, _ := json.MarshalIndent(rep, "", "  ")

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/wptest/wptest/internal/multistep"
 )
 
 // Step is one stage of a run with its cleanup (Packer's multistep, typed).
@@ -20,48 +22,20 @@ type Step struct {
 	Cleanup func(ctx context.Context) error // nil: nothing to undo
 }
 
-// RunSteps runs steps in order until one fails or ctx is cancelled, then
-// runs the Cleanup of every step that was started, in reverse order, on
-// success, error and cancellation alike. Cleanups get a context that is not
-// cancelled (context.WithoutCancel) with its own timeout, so Ctrl-C stops
-// the work but not the teardown.
+// RunSteps runs steps with the one step runner (internal/multistep): in
+// order until one fails or ctx is cancelled, then the Cleanup of every step
+// that was started, in reverse, with a context that is not cancelled and
+// its own timeout, so Ctrl-C stops the work but not the teardown.
 func RunSteps(ctx context.Context, steps []Step, cleanupTimeout time.Duration, log io.Writer) error {
-	if log == nil {
-		log = io.Discard
+	ms := make([]multistep.Step[struct{}], len(steps))
+	for i, s := range steps {
+		f := multistep.Func[struct{}]{Name: s.Name, Do: func(ctx context.Context, _ struct{}) error { return s.Run(ctx) }}
+		if s.Cleanup != nil {
+			f.Cleanup = func(ctx context.Context, _ struct{}) error { return s.Cleanup(ctx) }
+		}
+		ms[i] = f.Step()
 	}
-	var ran []Step
-	var runErr error
-	for _, s := range steps {
-		if err := ctx.Err(); err != nil {
-			runErr = fmt.Errorf("before %s: %w", s.Name, err)
-			break
-		}
-		ran = append(ran, s)
-		if s.Name != "" {
-			fmt.Fprintf(log, "==> %s\n", s.Name)
-		}
-		if err := s.Run(ctx); err != nil {
-			runErr = fmt.Errorf("%s: %w", s.Name, err)
-			break
-		}
-	}
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
-	defer cancel()
-	var cleanErrs []error
-	for i := len(ran) - 1; i >= 0; i-- {
-		if ran[i].Cleanup == nil {
-			continue
-		}
-		fmt.Fprintf(log, "==> cleanup: %s\n", ran[i].Name)
-		if err := ran[i].Cleanup(cctx); err != nil {
-			cleanErrs = append(cleanErrs, fmt.Errorf("cleanup %s: %w", ran[i].Name, err))
-		}
-	}
-	if len(cleanErrs) == 0 {
-		return runErr
-	}
-	// A failed cleanup outranks the run's own error: it may be billing.
-	return errors.Join(append(cleanErrs, runErr)...)
+	return multistep.Run(ctx, struct{}{}, ms, multistep.Options{CleanupTimeout: cleanupTimeout, Log: log})
 }
 
 // UpOptions configure Up.

@@ -1,4 +1,8 @@
-package experiment
+package stage
+
+// The site stage: the WordPress site the live profile declares (HostSite),
+// the fixture seeded into it (SeedSite) and verified (Verify). `seed`,
+// `verify` and `run` compose it.
 
 import (
 	"bufio"
@@ -10,6 +14,7 @@ import (
 
 	"github.com/wptest/wptest/fixture"
 	"github.com/wptest/wptest/host"
+	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/provision"
 	"github.com/wptest/wptest/provision/hostmanifest"
 )
@@ -89,4 +94,48 @@ func SeedSite(ctx context.Context, s fixture.Site, d *provision.Site, fx *fixtur
 		}
 	}
 	return m, nil
+}
+
+// WordPressHtaccess is what WordPress writes when pretty permalinks are switched
+// on (wp-admin/includes/misc.php, save_mod_rewrite_rules), as every cPanel
+// WordPress site has it: Apache needs it to route /slug/ to index.php.
+const WordPressHtaccess = `# BEGIN WordPress
+<IfModule mod_rewrite.c>
+RewriteEngine On
+RewriteRule .* - [E=HTTP_AUTHORIZATION:%{HTTP:Authorization}]
+RewriteBase /
+RewriteRule ^index\.php$ - [L]
+RewriteCond %{REQUEST_FILENAME} !-f
+RewriteCond %{REQUEST_FILENAME} !-d
+RewriteRule . /index.php [L]
+</IfModule>
+# END WordPress
+`
+
+// writeHtaccess writes WordPress's rules for a server that reads them
+// (the fixture leaves .htaccess out of its hashes; without it Apache
+// answers every permalink with 404).
+func writeHtaccess(ctx context.Context, site fixture.Site) error {
+	p := site.Docroot + "/.htaccess"
+	if err := site.Host.Put(ctx, p, strings.NewReader(WordPressHtaccess), host.PutOptions{Mode: 0o644, Owner: site.Owner, Group: site.Group}); err != nil {
+		return fmt.Errorf("write %s on %s: %w", p, site.Host.Name(), err)
+	}
+	return nil
+}
+
+// Verify recomputes fx's hashes on the live site s and, with httpBase
+// (e.g. http://127.0.0.1:8080), fetches every generated URL from there
+// through the site's host: status 200 and each builder page's widgets.
+// Differences are in the report; an error is a verify that could not run.
+func Verify(ctx context.Context, s fixture.Site, fx *fixture.Fixture, httpBase string) (*fixture.Report, error) {
+	rep, err := fixture.Verify(ctx, s, fx)
+	if err != nil {
+		return nil, exitcode.With(exitcode.Provision, err)
+	}
+	if httpBase != "" {
+		if err := fixture.VerifyHTTP(ctx, s.Host, httpBase, fx.Manifest(), rep); err != nil {
+			return rep, err
+		}
+	}
+	return rep, nil
 }

@@ -1,0 +1,89 @@
+package stage
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/wptest/wptest/provision/cloud"
+)
+
+// The machines stage: plan with the cloud driver, then create the
+// machines (journaled), wait until each answers SSH with its pinned key and
+// cloud-init is done, run what comes next with them, and remove them
+// unless kept (cloud.Up: those steps with their cleanups, on
+// internal/multistep). `machines up` and `run` compose it.
+
+// Machines says how a command brings its machines up.
+type Machines struct {
+	Cloud  cloud.Cloud
+	Plan   *cloud.Plan // from Cloud.Plan
+	Driver string      // its name, in run.json for `wptest down`
+	Keep   bool        // leave them up after success (until their ttl)
+	Wait   time.Duration
+	Log    io.Writer
+	// Now is the clock the journal stamps its entries with (nil: time.Now);
+	// the CLI injects its own.
+	Now func() time.Time
+	// Then runs with the ready machines; nil: none.
+	Then func(ctx context.Context, ms []cloud.Machine) error
+}
+
+// Up brings the machines of m.Plan up: run.json and the journal in the
+// run's directory, the plan printed, the `wptest down` command given
+// before anything is created, then cloud.Up.
+func (m Machines) Up(ctx context.Context) ([]cloud.Machine, error) {
+	run := m.Plan.Spec.Run
+	if err := os.MkdirAll(run.Dir, 0o700); err != nil {
+		return nil, err
+	}
+	ri := RunInfo{ID: run.ID, Driver: m.Driver, Profile: run.Profile, Created: run.Created.UTC().Truncate(time.Second), Expires: run.Expires().UTC().Truncate(time.Second)}
+	if b, err := json.MarshalIndent(ri, "", "  "); err == nil {
+		if err := os.WriteFile(filepath.Join(run.Dir, RunInfoFile), append(b, '\n'), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	now := m.Now
+	if now == nil {
+		now = time.Now
+	}
+	j, err := cloud.OpenJournal(filepath.Join(run.Dir, cloud.JournalFile), now)
+	if err != nil {
+		return nil, err
+	}
+	defer j.Close()
+	m.Plan.WriteText(m.Log)
+	if m.Plan.Owned {
+		fmt.Fprintf(m.Log, "run %s: if this is interrupted, remove what it made with: %s\n", run.ID, cloud.DownCommand(run.ID))
+	}
+	return cloud.Up(ctx, m.Cloud, m.Plan, j, cloud.UpOptions{
+		Keep: m.Keep, Log: m.Log, Then: m.Then,
+		Wait: cloud.WaitOptions{Timeout: m.Wait, RetryHostKeyMismatch: m.Plan.Owned, Log: m.Log},
+	})
+}
+
+// RunInfo is runs/<id>/run.json: enough for `wptest down` to find the driver.
+type RunInfo struct {
+	ID      string    `json:"id"`
+	Driver  string    `json:"driver"`
+	Profile string    `json:"profile,omitempty"`
+	Created time.Time `json:"created"`
+	Expires time.Time `json:"expires"`
+}
+
+// RunInfoFile is run.json's name in the run's directory.
+const RunInfoFile = "run.json"
+
+// ReadRunInfo reads the run.json of the run directory dir.
+func ReadRunInfo(dir string) (RunInfo, error) {
+	var ri RunInfo
+	b, err := os.ReadFile(filepath.Join(dir, RunInfoFile))
+	if err != nil {
+		return ri, err
+	}
+	return ri, json.Unmarshal(b, &ri)
+}

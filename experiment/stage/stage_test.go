@@ -1,0 +1,150 @@
+package stage
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/wptest/wptest/host"
+	"github.com/wptest/wptest/provision"
+)
+
+// The agent stage puts the binary on the host once: the same bytes again
+// are left alone, other bytes replace them, and without --agent this
+// executable goes (the host here is this machine: same OS and arch).
+func TestAgentInstallsOnce(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "lib", "wptest")
+	v1, v2 := filepath.Join(dir, "v1"), filepath.Join(dir, "v2")
+	os.WriteFile(v1, []byte("#!/bin/sh\necho one\n"), 0o644)
+	os.WriteFile(v2, []byte("#!/bin/sh\necho two\n"), 0o644)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	st := &State{Host: host.NewLocal(nil), Log: &log}
+	for _, tc := range []struct {
+		exe, want, bytesOf string
+	}{
+		{v1, "installed (sha256 ", v1},
+		{v1, "up to date (sha256 ", v1},
+		{v2, "installed (sha256 ", v2},
+		{"", "installed (sha256 ", self},
+		{"", "up to date (sha256 ", self},
+	} {
+		if err := Run(ctx, st, Agent{Exe: tc.exe, Self: self, Path: path}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(st.Agent, tc.want) {
+			t.Errorf("agent %q: %q, want %q...", tc.exe, st.Agent, tc.want)
+		}
+		got, _ := os.ReadFile(path)
+		want, _ := os.ReadFile(tc.bytesOf)
+		if !bytes.Equal(got, want) {
+			t.Errorf("agent %q: %s does not hold %s", tc.exe, path, tc.bytesOf)
+		}
+		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o755 {
+			t.Errorf("agent %q: %s: %v %v, want mode 0755", tc.exe, path, fi, err)
+		}
+	}
+	if n := strings.Count(log.String(), "wptest agent: "); n != 5 {
+		t.Errorf("%d progress lines, want one per run:\n%s", n, log.String())
+	}
+	if err := Run(ctx, st, Agent{Exe: filepath.Join(dir, "missing"), Path: path}); err == nil || !strings.Contains(err.Error(), "wptest agent: ") {
+		t.Errorf("a missing binary: %v, want an error naming the agent", err)
+	}
+}
+
+// The server stage, as up, swap and run compose it: render (refusing
+// blocked ops), the preflight if asked, the agent if asked, apply, host
+// manifest; in that order (the preflight before anything changes).
+func TestServerStage(t *testing.T) {
+	p := &provision.Profile{Name: "x"}
+	names := func(steps []Step) []string {
+		var out []string
+		for _, s := range steps {
+			out = append(out, reflect.TypeOf(s).Name())
+			if r, ok := s.(Render); ok && !r.Refuse {
+				t.Errorf("the server stage's render does not refuse blocked ops")
+			}
+		}
+		return out
+	}
+	all := names(Server(ServerOptions{Profile: p, Preflight: os.Stderr, Agent: &Agent{}, Tool: "wptest test"}))
+	if want := []string{"Render", "Preflight", "Agent", "Apply", "HostManifest"}; !reflect.DeepEqual(all, want) {
+		t.Errorf("server stage %v, want %v", all, want)
+	}
+	bare := names(Server(ServerOptions{Profile: p}))
+	if want := []string{"Render", "Apply", "HostManifest"}; !reflect.DeepEqual(bare, want) {
+		t.Errorf("server stage without preflight and agent %v, want %v", bare, want)
+	}
+}
+
+// Render refuses a failed precondition before anything changes; once it
+// holds, the same steps apply the profile (a second apply: no change).
+func TestRenderRefusesThenApplies(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	made := filepath.Join(dir, "made")
+	src := `profile {
+  description = "stage test"
+  platforms   = ["debian-12", "almalinux-9"]
+}
+variable "go" {
+  type    = string
+  default = ""
+}
+precondition {
+  condition     = var.go != ""
+  error_message = "say go"
+}
+platform "debian-12" { package_manager = "apt" }
+platform "almalinux-9" { package_manager = "dnf" }
+command "make" {
+  run     = "touch ` + made + `"
+  creates = "` + made + `"
+}
+`
+	os.WriteFile(filepath.Join(dir, "main.hcl"), []byte(src), 0o644)
+	load := func(vars ...string) *provision.Profile {
+		p, diags := provision.Load(os.DirFS(dir), ".", provision.Vars{Args: vars})
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		return p
+	}
+	h := host.NewLocal(nil)
+	f, err := h.Facts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Platform != "debian-12" && f.Platform != "almalinux-9" {
+		t.Skipf("this machine is %s", f.Platform)
+	}
+	st := &State{Host: h}
+	err = Run(ctx, st, Render{Profile: load(), Refuse: true}, Apply{})
+	if err == nil || !strings.Contains(err.Error(), "(nothing was changed):\n  say go") || st.Report != nil {
+		t.Fatalf("a failed precondition: %v (report %v), want it refused before the apply", err, st.Report)
+	}
+	if _, err := os.Stat(made); !os.IsNotExist(err) {
+		t.Fatalf("the refused profile changed the host: %v", err)
+	}
+	for i, want := range []int{1, 0} {
+		st := &State{Host: h}
+		if err := Run(ctx, st, Render{Profile: load("go=1"), Refuse: true}, Apply{}); err != nil {
+			t.Fatal(err)
+		}
+		if st.Report.Changes != want {
+			t.Errorf("apply %d: %d change(s), want %d", i+1, st.Report.Changes, want)
+		}
+	}
+	if _, err := os.Stat(made); err != nil {
+		t.Fatalf("the applied profile did not run its command: %v", err)
+	}
+}
