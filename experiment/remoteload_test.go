@@ -267,7 +267,7 @@ func TestRunOnBareHostsLoadsFromTheStaticLoadGenerator(t *testing.T) {
 	}
 	t.Logf("stages:\n%s", stageLines(log))
 	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
-	if !bytes.Contains(md, []byte(`"load_host": "loadgen-1"`)) || !bytes.Contains(md, []byte("Load generator loadgen-1 (its own machine)")) {
+	if !bytes.Contains(md, []byte(`"load_host": "loadgen-1+loadgen-2"`)) || !bytes.Contains(md, []byte("Load generator loadgen-1 (its own machine)")) {
 		t.Errorf("report.md does not name the load host in its manifest and its setup")
 	}
 	checkSplitReport(t, dir, byScenario["split-page"], byScenario["split-crowd"], "tuned-apache")
