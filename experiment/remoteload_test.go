@@ -289,14 +289,7 @@ func TestRunOnBareHostsLoadsFromTheStaticLoadGenerator(t *testing.T) {
 // putOnHost copies a local file to a bare host.
 func putOnHost(t *testing.T, bh *testenv.BareHost, local, remote string) {
 	t.Helper()
-	tg, err := host.ParseTarget(bh.Target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := host.Open(context.Background(), tg, host.Options{KnownHostsFile: bh.KnownHosts, IdentityFile: bh.Identity})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := openBare(t, bh)
 	defer h.Close()
 	f, err := os.Open(local)
 	if err != nil {

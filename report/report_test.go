@@ -196,11 +196,7 @@ func TestKitWorkerUsage(t *testing.T) {
 		Hosts:   map[string]*hostmanifest.Manifest{"cpanel-apache": apache, "tuned-apache": apache, "caddy": {Profile: "caddy"}},
 		Fixture: &experiment.FixtureRecord{Profile: "minimal", Seed: 1, Root: strings.Repeat("ab", 32), Pinned: strings.Repeat("ab", 32)}}
 	busy := map[string][]int{"cpanel-apache": {11, 13}, "tuned-apache": {140, 140}}
-	f, err := os.Create(filepath.Join(dir, experiment.ResultsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	enc := json.NewEncoder(f)
+	var recs []experiment.Record
 	for _, p := range sp.Plan() {
 		srv := &result.Server{Groups: map[string]result.GroupUse{}}
 		if b := busy[p.Profile]; b != nil {
@@ -208,20 +204,9 @@ func TestKitWorkerUsage(t *testing.T) {
 			srv.WorkerUsagePct = 100 * float64(srv.MaxBusyWorkers) / 150
 		}
 		k := &result.Kit{Throughput: result.Run{RPS: 1000}, Server: srv}
-		if err := enc.Encode(experiment.Record{Point: p, Kit: k, Server: srv}); err != nil {
-			t.Fatal(err)
-		}
+		recs = append(recs, experiment.Record{Point: p, Kit: k, Server: srv})
 	}
-	f.Close()
-	b, _ := json.Marshal(man)
-	if err := os.WriteFile(filepath.Join(dir, experiment.ManifestFile), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := Write(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	md, _ := os.ReadFile(out.Markdown)
+	md := []byte(writeReport(t, dir, man, recs))
 	var row string
 	for _, l := range strings.Split(string(md), "\n") {
 		if strings.HasPrefix(l, "| 10 | Worker usage") {
@@ -253,18 +238,35 @@ func TestNotApplicableProtocol(t *testing.T) {
 	man := experiment.Manifest{Format: experiment.ManifestFormat, ID: "test-run", Experiment: "protocols", PlanHash: sp.PlanHash(),
 		Profiles: sp.Profiles, Scenarios: sp.Scenarios, Repetitions: 1, Points: len(sp.Plan()), Complete: true,
 		Hosts: map[string]*hostmanifest.Manifest{"tuned-apache": {Profile: "tuned-apache"}, "cpanel-apache": {Profile: "cpanel-apache"}}}
-	f, err := os.Create(filepath.Join(dir, experiment.ResultsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	enc := json.NewEncoder(f)
 	why := "cpanel-apache serves h1, not h2"
+	var recs []experiment.Record
 	for _, p := range sp.Plan() {
 		rec := experiment.Record{Point: p, Run: &result.Run{RPS: 500, ElapsedMs: 200, Outcomes: result.Outcomes{OK: 100}}}
 		if p.Profile == "cpanel-apache" {
 			rec = experiment.Record{Point: p, NotApplicable: why}
 		}
-		if err := enc.Encode(rec); err != nil {
+		recs = append(recs, rec)
+	}
+	md := writeReport(t, dir, man, recs)
+	if !strings.Contains(string(md), "| Requests per second | 500 | n/a |") {
+		t.Errorf("the row of a point not served lacks n/a:\n%s", md)
+	}
+	if !strings.Contains(string(md), why) {
+		t.Errorf("the report does not say why a point is n/a:\n%s", md)
+	}
+}
+
+// writeReport writes a run directory (man, recs) the way experiment does and
+// returns its report.md.
+func writeReport(t *testing.T, dir string, man experiment.Manifest, recs []experiment.Record) string {
+	t.Helper()
+	f, err := os.Create(filepath.Join(dir, experiment.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := json.NewEncoder(f)
+	for _, r := range recs {
+		if err := enc.Encode(r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -278,10 +280,5 @@ func TestNotApplicableProtocol(t *testing.T) {
 		t.Fatal(err)
 	}
 	md, _ := os.ReadFile(out.Markdown)
-	if !strings.Contains(string(md), "| Requests per second | 500 | n/a |") {
-		t.Errorf("the row of a point not served lacks n/a:\n%s", md)
-	}
-	if !strings.Contains(string(md), why) {
-		t.Errorf("the report does not say why a point is n/a:\n%s", md)
-	}
+	return string(md)
 }
