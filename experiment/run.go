@@ -49,66 +49,15 @@ func Run(ctx context.Context, sp *Spec, src []byte, opt Options) (string, error)
 		return "", exitcode.With(exitcode.Config, err)
 	}
 	dir := filepath.Join(opt.RunsDir, opt.ID)
-	now := func() string { return time.Now().UTC().Format(time.RFC3339Nano) }
-
-	// The fixture is a pure function of profile and seed: generate it
-	// first, and refuse a root that is not the pinned one before anything
-	// is created or billed.
-	fp, err := fixture.LoadProfile(sp.Fixture.Profile)
+	fx, err := pinnedFixture(sp)
 	if err != nil {
-		return "", exitcode.With(exitcode.Config, err)
+		return "", err
 	}
-	fx, err := fixture.Generate(fp, sp.Fixture.Seed)
-	if err != nil {
-		return "", fmt.Errorf("generate fixture %s seed %d: %w", sp.Fixture.Profile, sp.Fixture.Seed, err)
+	man, err := openManifest(sp, src, opt, dir)
+	if err != nil || man.Complete {
+		return dir, err
 	}
-	fm := fx.Manifest()
-	if sp.Fixture.Root != "" && fm.Root != sp.Fixture.Root {
-		return "", exitcode.With(exitcode.Mismatch, fmt.Errorf("fixture %s seed %d has root %s; %s pins %s (generator %s)",
-			sp.Fixture.Profile, sp.Fixture.Seed, fm.Root, sp.File, sp.Fixture.Root, fixture.GeneratorVersion))
-	}
-
-	var man *Manifest
-	if opt.Resume {
-		man, err = ReadManifest(dir)
-		if err != nil {
-			return dir, exitcode.With(exitcode.Config, fmt.Errorf("--resume %s: %w", opt.ID, err))
-		}
-		if man.PlanHash != sp.PlanHash() {
-			return dir, exitcode.With(exitcode.Config, fmt.Errorf("--resume %s: the experiment changed since the run started (plan %s, now %s): run it with the same file and -var values (%s)",
-				opt.ID, man.PlanHash[:12], sp.PlanHash()[:12], filepath.Join(dir, SpecCopy)))
-		}
-		if man.Complete {
-			fmt.Fprintf(opt.Log, "run %s is already complete\n", opt.ID)
-			return dir, nil
-		}
-	} else {
-		if err := os.MkdirAll(opt.RunsDir, 0o755); err != nil {
-			return "", err
-		}
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			return "", fmt.Errorf("run directory: %w", err)
-		}
-		if err := writeFileSync(filepath.Join(dir, SpecCopy), src, 0o644); err != nil {
-			return dir, err
-		}
-		man = &Manifest{Format: ManifestFormat, ID: opt.ID, Experiment: sp.Name, Description: sp.Description, File: sp.File,
-			ExperimentHash: sp.SHA256, PlanHash: sp.PlanHash(), Vars: sp.Vars, Target: opt.Target, Tool: opt.Tool,
-			GoVersion: runtime.Version(), Profiles: sp.Profiles, Scenarios: sp.Scenarios, Repetitions: sp.Repetitions,
-			Points: len(sp.Plan()), Hosts: map[string]*hostmanifest.Manifest{}, Start: now()}
-	}
-	if man.Hosts == nil {
-		man.Hosts = map[string]*hostmanifest.Manifest{}
-	}
-	prevFx := man.Fixture
-	man.Fixture = &FixtureRecord{Profile: sp.Fixture.Profile, Seed: sp.Fixture.Seed, Root: fm.Root, Pinned: sp.Fixture.Root, Pixels: fm.Pixels}
-	if prevFx != nil { // resumed: keep what the first session seeded and verified
-		man.Fixture.Verified, man.Fixture.HTTPPages, man.Fixture.Lazy = prevFx.Verified, prevFx.HTTPPages, prevFx.Lazy
-		man.Fixture.Deviations, man.Fixture.Docroot = prevFx.Deviations, prevFx.Docroot
-	}
-	sess := Session{Start: now(), Resumed: opt.Resume}
-	man.Sessions = append(man.Sessions, sess)
-	si := len(man.Sessions) - 1
+	man.session(sp, fx.Manifest(), opt.Resume)
 	if err := man.write(dir); err != nil {
 		return dir, err
 	}
@@ -117,34 +66,109 @@ func Run(ctx context.Context, sp *Spec, src []byte, opt Options) (string, error)
 		return dir, err
 	}
 	defer st.close()
+	r := &runner{sp: sp, opt: opt, dir: dir, man: man, st: st, fx: fx, si: len(man.Sessions) - 1}
+	return dir, r.session(ctx)
+}
 
-	r := &runner{sp: sp, opt: opt, dir: dir, man: man, st: st, fx: fx, si: si}
+func nowStamp() string { return time.Now().UTC().Format(time.RFC3339Nano) }
+
+// pinnedFixture generates the fixture, a pure function of profile and
+// seed, first, and refuses a root that is not the pinned one before
+// anything is created or billed.
+func pinnedFixture(sp *Spec) (*fixture.Fixture, error) {
+	fp, err := fixture.LoadProfile(sp.Fixture.Profile)
+	if err != nil {
+		return nil, exitcode.With(exitcode.Config, err)
+	}
+	fx, err := fixture.Generate(fp, sp.Fixture.Seed)
+	if err != nil {
+		return nil, fmt.Errorf("generate fixture %s seed %d: %w", sp.Fixture.Profile, sp.Fixture.Seed, err)
+	}
+	if root := fx.Manifest().Root; sp.Fixture.Root != "" && root != sp.Fixture.Root {
+		return nil, exitcode.With(exitcode.Mismatch, fmt.Errorf("fixture %s seed %d has root %s; %s pins %s (generator %s)",
+			sp.Fixture.Profile, sp.Fixture.Seed, root, sp.File, sp.Fixture.Root, fixture.GeneratorVersion))
+	}
+	return fx, nil
+}
+
+// openManifest reads a resumed run's manifest (checking that the
+// experiment is the same; Complete: nothing to do), or makes the run's
+// directory, its copy of the experiment and a new manifest.
+func openManifest(sp *Spec, src []byte, opt Options, dir string) (*Manifest, error) {
+	if opt.Resume {
+		man, err := ReadManifest(dir)
+		if err != nil {
+			return nil, exitcode.With(exitcode.Config, fmt.Errorf("--resume %s: %w", opt.ID, err))
+		}
+		if man.PlanHash != sp.PlanHash() {
+			return nil, exitcode.With(exitcode.Config, fmt.Errorf("--resume %s: the experiment changed since the run started (plan %s, now %s): run it with the same file and -var values (%s)",
+				opt.ID, man.PlanHash[:12], sp.PlanHash()[:12], filepath.Join(dir, SpecCopy)))
+		}
+		if man.Complete {
+			fmt.Fprintf(opt.Log, "run %s is already complete\n", opt.ID)
+		}
+		if man.Hosts == nil {
+			man.Hosts = map[string]*hostmanifest.Manifest{}
+		}
+		return man, nil
+	}
+	if err := os.MkdirAll(opt.RunsDir, 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("run directory: %w", err)
+	}
+	if err := writeFileSync(filepath.Join(dir, SpecCopy), src, 0o644); err != nil {
+		return nil, err
+	}
+	return &Manifest{Format: ManifestFormat, ID: opt.ID, Experiment: sp.Name, Description: sp.Description, File: sp.File,
+		ExperimentHash: sp.SHA256, PlanHash: sp.PlanHash(), Vars: sp.Vars, Target: opt.Target, Tool: opt.Tool,
+		GoVersion: runtime.Version(), Profiles: sp.Profiles, Scenarios: sp.Scenarios, Repetitions: sp.Repetitions,
+		Points: len(sp.Plan()), Hosts: map[string]*hostmanifest.Manifest{}, Start: nowStamp()}, nil
+}
+
+// session records the fixture (a resumed run keeps what its first session
+// seeded and verified) and opens this session in the manifest.
+func (man *Manifest) session(sp *Spec, fm *fixture.Manifest, resumed bool) {
+	prev := man.Fixture
+	man.Fixture = &FixtureRecord{Profile: sp.Fixture.Profile, Seed: sp.Fixture.Seed, Root: fm.Root, Pinned: sp.Fixture.Root, Pixels: fm.Pixels}
+	if prev != nil {
+		man.Fixture.Verified, man.Fixture.HTTPPages, man.Fixture.Lazy = prev.Verified, prev.HTTPPages, prev.Lazy
+		man.Fixture.Deviations, man.Fixture.Docroot = prev.Deviations, prev.Docroot
+	}
+	man.Sessions = append(man.Sessions, Session{Start: nowStamp(), Resumed: resumed})
+}
+
+// session runs this session on the run's machines (a resumed run's, or
+// new ones from the cloud driver) and closes it in the manifest.
+func (r *runner) session(ctx context.Context) error {
+	man := r.man
 	body := func(ctx context.Context, ms []cloud.Machine) error {
-		if err := man.recordMachines(dir, ms); err != nil {
+		if err := man.recordMachines(r.dir, ms); err != nil {
 			return err
 		}
 		return r.run(ctx, ms)
 	}
 	var runErr error
-	if opt.Resume && len(man.Machines) > 0 {
+	if r.opt.Resume && len(man.Machines) > 0 {
 		// The machines of the first session: local ones are always there;
 		// kept cloud machines are reached with the run's pinned keys.
 		runErr = body(ctx, man.Machines)
 	} else {
 		runErr = r.up(ctx, body)
 	}
-	man.Sessions[si].End = now()
+	man.Sessions[r.si].End = nowStamp()
 	if runErr != nil {
-		man.Sessions[si].Error = runErr.Error()
+		man.Sessions[r.si].Error = runErr.Error()
 	}
-	man.Complete = len(st.done) == man.Points && runErr == nil
+	man.Complete = len(r.st.done) == man.Points && runErr == nil
 	if man.Complete {
-		man.End = now()
+		man.End = nowStamp()
 	}
-	if err := man.write(dir); err != nil && runErr == nil {
+	if err := man.write(r.dir); err != nil && runErr == nil {
 		runErr = err
 	}
-	return dir, runErr
+	return runErr
 }
 
 // up creates the machines with the cloud driver and runs body with them;

@@ -49,18 +49,10 @@ func (r *runner) run(ctx context.Context, ms []cloud.Machine) error {
 	if err != nil {
 		return err
 	}
-	r.h, err = hostOf(ctx, r.dir, sm, r.opt.Log)
-	if err != nil {
-		return exitcode.With(exitcode.Provision, err)
+	if err := r.connect(ctx, sm); err != nil {
+		return err
 	}
 	defer r.h.Close()
-	r.addr = "127.0.0.1"
-	if !sm.Local {
-		r.addr = sm.Address
-	}
-	if r.facts, err = r.h.Facts(ctx); err != nil {
-		return exitcode.With(exitcode.Provision, fmt.Errorf("facts of %s: %w", r.h.Name(), err))
-	}
 	plan := r.sp.Plan()
 	enabled := r.enabledProfiles()
 	if len(enabled) == 0 {
@@ -73,6 +65,36 @@ func (r *runner) run(ctx context.Context, ms []cloud.Machine) error {
 		return err
 	}
 	defer r.lg.Close()
+	if err := r.machines(ctx, sm); err != nil {
+		return err
+	}
+	if err := r.site(ctx, enabled[0]); err != nil {
+		return err
+	}
+	r.started = time.Now()
+	return r.measurePlan(ctx, plan)
+}
+
+// connect opens the server and reads its facts.
+func (r *runner) connect(ctx context.Context, sm cloud.Machine) error {
+	var err error
+	if r.h, err = hostOf(ctx, r.dir, sm, r.opt.Log); err != nil {
+		return exitcode.With(exitcode.Provision, err)
+	}
+	r.addr = "127.0.0.1"
+	if !sm.Local {
+		r.addr = sm.Address
+	}
+	if r.facts, err = r.h.Facts(ctx); err != nil {
+		r.h.Close()
+		return exitcode.With(exitcode.Provision, fmt.Errorf("facts of %s: %w", r.h.Name(), err))
+	}
+	return nil
+}
+
+// machines records the server and the load machines in the manifest, with
+// every other machine's clock offset (which may stop the run).
+func (r *runner) machines(ctx context.Context, sm cloud.Machine) error {
 	r.noteLoadMachines(ctx)
 	if err := r.measureClocks(ctx); err != nil {
 		return err
@@ -81,38 +103,34 @@ func (r *runner) run(ctx context.Context, ms []cloud.Machine) error {
 	info.LoadLocal = sm.Local && r.lg.Name() == LocalLoadHost
 	info.LoadHost = r.lg.Name()
 	r.man.Machine = &info
-	if err := r.man.write(r.dir); err != nil {
-		return err
-	}
+	return r.man.write(r.dir)
+}
 
-	if r.man.Fixture.Verified == "" {
-		// Fresh run: the first column's profile makes the server ready
-		// for the site (database, PHP, core); the fixture is seeded once
-		// into the site it declares and verified, files, rows and every
-		// page over HTTP.
-		if err := r.apply(ctx, enabled[0]); err != nil {
-			return err
-		}
-		site, decl, err := stage.HostSite(ctx, r.h)
-		if err != nil {
-			return exitcode.With(exitcode.Provision, err)
-		}
-		if err := r.seed(ctx, site, decl); err != nil {
-			return err
-		}
-	} else {
-		site, _, err := stage.HostSite(ctx, r.h)
-		if err != nil {
-			return exitcode.With(exitcode.Provision, err)
-		}
-		if err := r.verify(ctx, site, false); err != nil {
+// site: on a fresh run, the first column's profile makes the server ready
+// for the site (database, PHP, core), and the fixture is seeded once into
+// the site it declares and verified, files, rows and every page over
+// HTTP; a resumed run verifies what the first session seeded.
+func (r *runner) site(ctx context.Context, first ProfileSpec) error {
+	fresh := r.man.Fixture.Verified == ""
+	if fresh {
+		if err := r.apply(ctx, first); err != nil {
 			return err
 		}
 	}
+	site, decl, err := stage.HostSite(ctx, r.h)
+	if err != nil {
+		return exitcode.With(exitcode.Provision, err)
+	}
+	if fresh {
+		return r.seed(ctx, site, decl)
+	}
+	return r.verify(ctx, site, false)
+}
 
-	r.started = time.Now()
+// measurePlan measures the points not measured yet, one (repetition,
+// profile) group at a time: one swap for each.
+func (r *runner) measurePlan(ctx context.Context, plan []Point) error {
 	for i := 0; i < len(plan); {
-		// One (repetition, profile) group at a time: swap once for it.
 		j := i
 		for j < len(plan) && plan[j].Rep == plan[i].Rep && plan[j].Profile == plan[i].Profile {
 			j++
