@@ -175,87 +175,48 @@ func interrupted(ctx context.Context, err error) error {
 	return exitcode.With(exitcode.Interrupted, errors.New("interrupted; nothing left"))
 }
 
+// machinesFlags are the flags of machines plan and up.
+type machinesFlags struct {
+	file, driver, knownHosts, identity, runID, profile, debugFile, output *string
+	vars, targets                                                         multiFlag
+	wait                                                                  *time.Duration
+}
+
+func (s *cloudSession) machinesFlags(name string) (*flag.FlagSet, *machinesFlags) {
+	fs := newFlags(s.a, name)
+	f := &machinesFlags{}
+	f.file = fs.String("f", "", "HCL file with a machines block (default: hetzner defaults, ccx23 in fsn1)")
+	fs.Var(&f.vars, "var", "override a machines attribute: name=value ("+cloud.MachineVars+"); repeatable")
+	f.driver = fs.String("driver", "", "hetzner, static or local (default: the file's, else hetzner; static if --target is given)")
+	fs.Var(&f.targets, "target", "a host you already have, ssh://user@host:port (static driver); repeatable: first is the server")
+	f.knownHosts = fs.String("known-hosts", "", "known_hosts file pinning the --target hosts (static driver)")
+	f.identity = fs.String("identity", "", "private key the --target hosts accept (static driver)")
+	f.runID = fs.String("run", "", "run id (default: a new one from the time)")
+	f.profile = fs.String("profile", "", "profile name, recorded as a label")
+	f.debugFile = fs.String("debug-file", "", "write the Hetzner API requests and responses here (secrets redacted)")
+	f.output = outputFlag(fs)
+	f.wait = fs.Duration("wait", 10*time.Minute, "how long to wait for SSH and cloud-init")
+	return fs, f
+}
+
 func (s *cloudSession) planUp(ctx context.Context, args []string, up bool) error {
-	a := s.a
 	name := "machines plan"
 	if up {
 		name = "machines up"
 	}
-	fs := newFlags(a, name)
-	file := fs.String("f", "", "HCL file with a machines block (default: hetzner defaults, ccx23 in fsn1)")
-	var vars, targets multiFlag
-	fs.Var(&vars, "var", "override a machines attribute: name=value ("+cloud.MachineVars+"); repeatable")
-	driver := fs.String("driver", "", "hetzner, static or local (default: the file's, else hetzner; static if --target is given)")
-	fs.Var(&targets, "target", "a host you already have, ssh://user@host:port (static driver); repeatable: first is the server")
-	knownHosts := fs.String("known-hosts", "", "known_hosts file pinning the --target hosts (static driver)")
-	identity := fs.String("identity", "", "private key the --target hosts accept (static driver)")
-	runID := fs.String("run", "", "run id (default: a new one from the time)")
-	profile := fs.String("profile", "", "profile name, recorded as a label")
-	debugFile := fs.String("debug-file", "", "write the Hetzner API requests and responses here (secrets redacted)")
-	output := outputFlag(fs)
-	waitTimeout := fs.Duration("wait", 10*time.Minute, "how long to wait for SSH and cloud-init")
+	fs, f := s.machinesFlags(name)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-
-	vm, err := cloud.ParseVars(vars)
+	m, err := s.machines(f)
 	if err != nil {
 		return err
 	}
-	var m cloud.Machines
-	if *file != "" {
-		src, err := os.ReadFile(s.path(*file))
-		if err != nil {
-			return exitcode.With(exitcode.Config, err)
-		}
-		if m, err = cloud.LoadMachines(*file, src, vm); err != nil {
-			return err
-		}
-	} else {
-		d := "hetzner"
-		if len(targets) > 0 {
-			d = "static"
-		}
-		m = cloud.DefaultMachines(d)
-		unused, err := m.ApplyVars(vm)
-		if err != nil {
-			return err
-		}
-		if len(unused) > 0 {
-			return exitcode.With(exitcode.Config, fmt.Errorf("-var %s: not a machines attribute (%s)", strings.Join(unused, ", "), cloud.MachineVars))
-		}
-	}
-	if *driver != "" {
-		m.Driver = *driver
-	}
-	if len(targets) > 0 {
-		m.Targets = targets
-	}
-	if *knownHosts != "" {
-		m.KnownHosts = s.path(*knownHosts)
-	}
-	if *identity != "" {
-		m.IdentityFile = s.path(*identity)
-	}
-	if err := m.Validate(); err != nil {
+	run, err := s.newRun(m, f)
+	if err != nil {
 		return err
 	}
-	ttl, _ := m.TTLDuration()
-	now := a.Now()
-	id := *runID
-	if id == "" {
-		id = newRunID(now)
-	}
-	if err := cloud.ValidRunID(id); err != nil {
-		return exitcode.With(exitcode.Config, err)
-	}
-	owner := a.Getenv("USER")
-	if a.Hostname != "" {
-		owner += "@" + a.Hostname
-	}
-	run := cloud.Run{ID: id, Dir: s.runDir(id), Profile: *profile, Owner: owner, Created: now, TTL: ttl}
-
-	c, err := s.driver(m.Driver, *debugFile)
+	c, err := s.driver(m.Driver, *f.debugFile)
 	if err != nil {
 		return err
 	}
@@ -264,21 +225,91 @@ func (s *cloudSession) planUp(ctx context.Context, args []string, up bool) error
 		return err
 	}
 	if !up {
-		if *output == "json" {
+		if *f.output == "json" {
 			return json.NewEncoder(s.out).Encode(plan)
 		}
 		plan.WriteText(s.out)
 		return nil
 	}
-
-	ms, err := stage.Machines{Cloud: c, Plan: plan, Driver: m.Driver, Keep: true, Wait: *waitTimeout, Log: s.errw, Now: a.Now}.Up(ctx)
+	ms, err := stage.Machines{Cloud: c, Plan: plan, Driver: m.Driver, Keep: true, Wait: *f.wait, Log: s.errw, Now: s.a.Now}.Up(ctx)
 	if err != nil {
 		return err
 	}
-	if *output == "json" {
+	if *f.output == "json" {
 		return json.NewEncoder(s.out).Encode(ms)
 	}
 	printMachines(s.out, ms)
+	s.printUp(m, plan, run)
+	return nil
+}
+
+// machines is the machines block: -f's (with -var over it) or the
+// driver's defaults, then the flags over it, validated.
+func (s *cloudSession) machines(f *machinesFlags) (cloud.Machines, error) {
+	vm, err := cloud.ParseVars(f.vars)
+	if err != nil {
+		return cloud.Machines{}, err
+	}
+	var m cloud.Machines
+	if *f.file != "" {
+		src, err := os.ReadFile(s.path(*f.file))
+		if err != nil {
+			return m, exitcode.With(exitcode.Config, err)
+		}
+		if m, err = cloud.LoadMachines(*f.file, src, vm); err != nil {
+			return m, err
+		}
+	} else {
+		d := "hetzner"
+		if len(f.targets) > 0 {
+			d = "static"
+		}
+		m = cloud.DefaultMachines(d)
+		unused, err := m.ApplyVars(vm)
+		if err != nil {
+			return m, err
+		}
+		if len(unused) > 0 {
+			return m, exitcode.With(exitcode.Config, fmt.Errorf("-var %s: not a machines attribute (%s)", strings.Join(unused, ", "), cloud.MachineVars))
+		}
+	}
+	if *f.driver != "" {
+		m.Driver = *f.driver
+	}
+	if len(f.targets) > 0 {
+		m.Targets = f.targets
+	}
+	if *f.knownHosts != "" {
+		m.KnownHosts = s.path(*f.knownHosts)
+	}
+	if *f.identity != "" {
+		m.IdentityFile = s.path(*f.identity)
+	}
+	return m, m.Validate()
+}
+
+// newRun is the run the machines belong to: its id (--run, else a new one
+// from the clock), directory, owner and ttl.
+func (s *cloudSession) newRun(m cloud.Machines, f *machinesFlags) (cloud.Run, error) {
+	ttl, _ := m.TTLDuration()
+	now := s.a.Now()
+	id := *f.runID
+	if id == "" {
+		id = newRunID(now)
+	}
+	if err := cloud.ValidRunID(id); err != nil {
+		return cloud.Run{}, exitcode.With(exitcode.Config, err)
+	}
+	owner := s.a.Getenv("USER")
+	if s.a.Hostname != "" {
+		owner += "@" + s.a.Hostname
+	}
+	return cloud.Run{ID: id, Dir: s.runDir(id), Profile: *f.profile, Owner: owner, Created: now, TTL: ttl}, nil
+}
+
+// printUp says what is open in the firewall, and how long the machines
+// stay and how to remove them (given machines: nothing to remove).
+func (s *cloudSession) printUp(m cloud.Machines, plan *cloud.Plan, run cloud.Run) {
 	if rules, err := cloud.ReadFirewall(run.Dir); err == nil {
 		for _, r := range rules {
 			fmt.Fprintf(s.errw, "firewall: %s (%s)\n", r, r.For)
@@ -288,12 +319,12 @@ func (s *cloudSession) planUp(ctx context.Context, args []string, up bool) error
 		}
 	}
 	if !plan.Owned {
-		fmt.Fprintf(s.errw, "run %s: given machines, reachable as --target run:%s/NAME; nothing to remove\n", id, id)
-		return nil
+		fmt.Fprintf(s.errw, "run %s: given machines, reachable as --target run:%s/NAME; nothing to remove\n", run.ID, run.ID)
+		return
 	}
+	ttl, _ := m.TTLDuration()
 	fmt.Fprintf(s.errw, "run %s is up until %s (ttl %s; gc removes it after); remove it now with: %s\n",
-		id, run.Expires().UTC().Format(time.RFC3339), ttl, cloud.DownCommand(id))
-	return nil
+		run.ID, run.Expires().UTC().Format(time.RFC3339), ttl, cloud.DownCommand(run.ID))
 }
 
 func printMachines(w io.Writer, ms []cloud.Machine) {
