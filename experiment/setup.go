@@ -232,18 +232,12 @@ func (r *runner) startSampler(ctx context.Context) (*sampler, error) {
 		go func() {
 			defer close(s.done)
 			defer sm.Close()
-			tk := time.NewTicker(SampleEvery)
-			defer tk.Stop()
-			for {
-				if smp, err := sm.Sample(ctx); err == nil {
+			_ = srvstat.Every(ctx, sm, SampleEvery, 0, func(smp srvstat.Sample, err error) error {
+				if err == nil {
 					s.add(smp)
 				}
-				select {
-				case <-ctx.Done():
-					return
-				case <-tk.C:
-				}
-			}
+				return nil // a failed sample is a gap, not the end
+			})
 		}()
 		return s, nil
 	}

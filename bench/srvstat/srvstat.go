@@ -574,19 +574,32 @@ func ParseStatus(b []byte) Workers {
 // Loop samples every interval until ctx ends or count samples were written
 // (count 0: no limit), one JSON line each.
 func Loop(ctx context.Context, s *Sampler, interval time.Duration, count int, w io.Writer) error {
-	if interval <= 0 {
-		interval = time.Second
-	}
 	enc := json.NewEncoder(w)
-	tk := time.NewTicker(interval)
-	defer tk.Stop()
-	for i := 0; count == 0 || i < count; i++ {
-		smp, err := s.Sample(ctx)
+	return Every(ctx, s, interval, count, func(smp Sample, err error) error {
 		if err != nil {
 			return err
 		}
 		if err := enc.Encode(smp); err != nil {
 			return fmt.Errorf("srvstat: write: %w", err)
+		}
+		return nil
+	})
+}
+
+// Every is the sampler's one loop: a sample now and then one every
+// interval (a ticker: a slow sample does not shift the ones after it),
+// count samples (0: until ctx ends), each given to fn with its error; fn's
+// error ends the loop. Every sampler in wptest (srvstat, bench --status-url,
+// run's local server) runs on it.
+func Every(ctx context.Context, s *Sampler, interval time.Duration, count int, fn func(Sample, error) error) error {
+	if interval <= 0 {
+		interval = time.Second
+	}
+	tk := time.NewTicker(interval)
+	defer tk.Stop()
+	for i := 0; count == 0 || i < count; i++ {
+		if err := fn(s.Sample(ctx)); err != nil {
+			return err
 		}
 		if count != 0 && i == count-1 {
 			break

@@ -284,20 +284,14 @@ func sampleInProcess(ctx context.Context, cfg srvstat.Config) func() []srvstat.S
 	s := srvstat.New(cfg)
 	go func() {
 		defer s.Close() // its /proc files stay open between samples
-		tk := time.NewTicker(time.Second)
-		defer tk.Stop()
-		for {
-			if smp, err := s.Sample(ctx); err == nil {
+		_ = srvstat.Every(ctx, s, time.Second, 0, func(smp srvstat.Sample, err error) error {
+			if err == nil {
 				mu.Lock()
 				ss = append(ss, smp)
 				mu.Unlock()
 			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-tk.C:
-			}
-		}
+			return nil // a failed sample is a gap, not the end
+		})
 	}()
 	return func() []srvstat.Sample {
 		mu.Lock()
