@@ -3,12 +3,12 @@ package experiment
 import (
 	"bytes"
 	"context"
+	"debug/elf"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/url"
-	"runtime"
 	"sync"
 	"time"
 
@@ -133,8 +133,8 @@ func newRemoteLoad(ctx context.Context, h host.Host, name, exe string, log io.Wr
 	if err != nil {
 		return nil, fmt.Errorf("load generator %s: facts: %w", name, err)
 	}
-	if a := f.GoArch(); a != "" && a != runtime.GOARCH {
-		return nil, fmt.Errorf("load generator %s is %s, this wptest is %s/%s: give a linux/%s build (--agent)", name, f.Arch, runtime.GOOS, runtime.GOARCH, a)
+	if err := checkArch(name, f, exe); err != nil {
+		return nil, err
 	}
 	msg, err := stage.InstallAgent(ctx, h, exe)
 	if err != nil {
@@ -145,6 +145,26 @@ func newRemoteLoad(ctx context.Context, h host.Host, name, exe string, log io.Wr
 	}
 	fmt.Fprintf(log, "[%s] wptest load generator (%s): %s\n", name, AgentPath, msg)
 	return &remoteLoad{h: h, name: name, exe: AgentPath, log: log, facts: f}, nil
+}
+
+// checkArch refuses a binary that cannot run on the load machine: the
+// binary's own ELF header says what it is built for (--agent may give
+// another arch's build than this wptest's).
+func checkArch(name string, f host.Facts, exe string) error {
+	want := f.GoArch()
+	if want == "" {
+		return nil // an arch Go does not name here: let the run say
+	}
+	ef, err := elf.Open(exe)
+	if err != nil {
+		return fmt.Errorf("load generator %s: %s is not a Linux executable: %w", name, exe, err)
+	}
+	defer ef.Close()
+	got := map[elf.Machine]string{elf.EM_X86_64: "amd64", elf.EM_AARCH64: "arm64"}[ef.Machine]
+	if ef.OSABI != elf.ELFOSABI_NONE && ef.OSABI != elf.ELFOSABI_LINUX || got != want {
+		return fmt.Errorf("load generator %s is linux/%s (%s), %s is built for %s: give a linux/%s build (--agent)", name, want, f.Arch, exe, ef.Machine, want)
+	}
+	return nil
 }
 
 func (l *remoteLoad) Name() string { return l.name }

@@ -1,13 +1,17 @@
 package experiment
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
+	"debug/elf"
+	"encoding/binary"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -271,5 +275,53 @@ func TestLoopbackURL(t *testing.T) {
 	}
 	if isLoopback("10.213.4.2") || isLoopback("example.org") {
 		t.Error("a remote address counted as loopback")
+	}
+}
+
+// A load machine is refused only when the binary given for it is not built
+// for its arch, as its ELF header says: an --agent build for another arch
+// than this wptest's is what such a machine needs.
+func TestCheckArch(t *testing.T) {
+	self, err := os.Executable() // this test binary: linux, runtime.GOARCH
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	arm := filepath.Join(dir, "wptest-arm64")
+	writeELFHeader(t, arm, elf.EM_AARCH64)
+	text := filepath.Join(dir, "not-elf")
+	if err := os.WriteFile(text, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	other := map[string]string{"amd64": "aarch64", "arm64": "x86_64"}[runtime.GOARCH]
+	for _, c := range []struct {
+		arch, exe, want string
+	}{
+		{runtime.GOARCH, self, ""},
+		{other, self, "give a linux/" + host.Facts{Arch: other}.GoArch() + " build (--agent)"},
+		{"aarch64", arm, ""},
+		{"x86_64", arm, "built for EM_AARCH64"},
+		{"riscv64", self, ""},
+		{"x86_64", text, "is not a Linux executable"},
+	} {
+		err := checkArch("loadgen-1", host.Facts{Arch: c.arch}, c.exe)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "loadgen-1")) {
+			t.Errorf("%s on %s: %v, want %q", filepath.Base(c.exe), c.arch, err, c.want)
+		}
+	}
+}
+
+// writeELFHeader writes a bare ELF64 executable header for machine m.
+func writeELFHeader(t *testing.T, path string, m elf.Machine) {
+	t.Helper()
+	h := elf.Header64{Type: uint16(elf.ET_EXEC), Machine: uint16(m), Version: uint32(elf.EV_CURRENT), Ehsize: 64, Phentsize: 56, Shentsize: 64}
+	copy(h.Ident[:], elf.ELFMAG)
+	h.Ident[elf.EI_CLASS], h.Ident[elf.EI_DATA], h.Ident[elf.EI_VERSION] = byte(elf.ELFCLASS64), byte(elf.ELFDATA2LSB), byte(elf.EV_CURRENT)
+	var b bytes.Buffer
+	if err := binary.Write(&b, binary.LittleEndian, h); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o755); err != nil {
+		t.Fatal(err)
 	}
 }
