@@ -388,7 +388,8 @@ func TestContractConfinedServersReadOnlyLabelledPaths(t *testing.T) {
 			rules := fcontexts(t, rep)
 			reads := confinedReads(t, rep)
 			if len(reads) == 0 {
-				t.Skipf("%s runs no confined server on %s", name, alma)
+				t.Logf("%s runs no confined server on %s: nothing to hold to this contract", name, alma)
+				return
 			}
 			for _, rd := range reads {
 				if why, ok := policyLabel(rd.path); ok {
@@ -442,7 +443,8 @@ func TestContractSemanageBeforeEPELCaddy(t *testing.T) {
 				}
 			}
 			if caddy < 0 {
-				t.Skip("no caddy package")
+				t.Log("no caddy package: nothing to hold to this contract")
+				return
 			}
 			switch {
 			case semanage < 0:
@@ -461,7 +463,8 @@ func TestContractApacheUnconfinedByItsLabelOnly(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			rep := offline(t, name, alma)
 			if !serverRunning(rep, "httpd") {
-				t.Skip("no Apache")
+				t.Log("no Apache: nothing to hold to this contract")
+				return
 			}
 			r, ok := labelOf(fcontexts(t, rep), "/usr/sbin/httpd")
 			if !ok || r.typ != "bin_t" {
@@ -613,7 +616,8 @@ func TestContractConfinedServerPortsLabelled(t *testing.T) {
 					}
 				}
 				if server == "" {
-					t.Skip("no confined server binds ports here")
+					t.Log("no confined server binds ports here: nothing to hold to this contract")
+					return
 				}
 				http, https := fmt.Sprint(variable(rep, "http_port")), fmt.Sprint(variable(rep, "https_port"))
 				want := []string{"tcp " + http, "tcp " + https}

@@ -3,6 +3,7 @@ package stage
 import (
 	"bytes"
 	"context"
+	"github.com/wptest/wptest/internal/testenv"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -124,9 +125,7 @@ command "make" {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Platform != "debian-12" && f.Platform != "almalinux-9" {
-		t.Skipf("this machine is %s", f.Platform)
-	}
+	testenv.Need(t, f.Platform == "debian-12" || f.Platform == "almalinux-9", "a debian-12 or almalinux-9 machine (this one is "+f.Platform+")")
 	st := &State{Host: h}
 	err = Run(ctx, st, Render{Profile: load(), Refuse: true}, Apply{})
 	if err == nil || !strings.Contains(err.Error(), "(nothing was changed):\n  say go") || st.Report != nil {
