@@ -42,8 +42,6 @@ command "selinux_caddy_restorecon" {
 # only those not yet http_port_t are added.
 locals {
   caddy_selinux_ports = distinct(["tcp ${var.http_port}", "tcp ${var.https_port}", "udp ${var.https_port}"])
-  # has PROTO PORT: the port is http_port_t (semanage lists ranges and commas).
-  selinux_has_http_port = "has() { semanage port -l | awk -v proto=\"$1\" -v port=\"$2\" '$1 == \"http_port_t\" && $2 == proto { for (i = 3; i <= NF; i++) { n = split($i, r, \"-\"); sub(\",\", \"\", r[1]); sub(\",\", \"\", r[n]); if (port + 0 >= r[1] + 0 && port + 0 <= r[n] + 0) f = 1 } } END { exit !f }'; }"
 }
 
 command "selinux_caddy_ports" {

@@ -7,15 +7,13 @@
 
 locals {
   nginx_selinux_ports = distinct(["tcp ${var.http_port}", "tcp ${var.https_port}"])
-  # has PROTO PORT: the port is http_port_t (semanage lists ranges and commas).
-  nginx_has_http_port = "has() { semanage port -l | awk -v proto=\"$1\" -v port=\"$2\" '$1 == \"http_port_t\" && $2 == proto { for (i = 3; i <= NF; i++) { n = split($i, r, \"-\"); sub(\",\", \"\", r[1]); sub(\",\", \"\", r[n]); if (port + 0 >= r[1] + 0 && port + 0 <= r[n] + 0) f = 1 } } END { exit !f }'; }"
 }
 
 command "selinux_nginx_ports" {
   when    = platform.package_manager == "dnf"
   only_if = "selinuxenabled"
-  unless  = join("\n", [local.nginx_has_http_port, join(" && ", formatlist("has %s", local.nginx_selinux_ports))])
-  run     = join("\n", concat(["set -eu", local.nginx_has_http_port], [for p in local.nginx_selinux_ports : "has ${p} || semanage port -a -t http_port_t -p ${p} 2>/dev/null || semanage port -m -t http_port_t -p ${p}"]))
+  unless  = join("\n", [local.selinux_has_http_port, join(" && ", formatlist("has %s", local.nginx_selinux_ports))])
+  run     = join("\n", concat(["set -eu", local.selinux_has_http_port], [for p in local.nginx_selinux_ports : "has ${p} || semanage port -a -t http_port_t -p ${p} 2>/dev/null || semanage port -m -t http_port_t -p ${p}"]))
   notify  = ["nginx"]
 }
 

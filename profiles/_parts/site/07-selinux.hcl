@@ -38,6 +38,13 @@ command "selinux_site_contexts" {
   EOT
 }
 
+# For the confined servers' own port labels (caddy's and nginx's
+# 15-selinux.hcl): has PROTO PORT says whether the port is http_port_t
+# (semanage lists ranges and commas).
+locals {
+  selinux_has_http_port = "has() { semanage port -l | awk -v proto=\"$1\" -v port=\"$2\" '$1 == \"http_port_t\" && $2 == proto { for (i = 3; i <= NF; i++) { n = split($i, r, \"-\"); sub(\",\", \"\", r[1]); sub(\",\", \"\", r[n]); if (port + 0 >= r[1] + 0 && port + 0 <= r[n] + 0) f = 1 } } END { exit !f }'; }"
+}
+
 fact "selinux" {
   when = platform.package_manager == "dnf"
   run  = "if selinuxenabled 2>/dev/null; then getenforce | tr 'A-Z' 'a-z'; elif command -v getenforce >/dev/null || [ -e /etc/selinux/config ]; then echo disabled; else echo absent; fi"
