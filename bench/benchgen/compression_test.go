@@ -28,23 +28,34 @@ type srvConn struct {
 	net.Conn
 	l    *countingListener
 	once sync.Once
+	io   sync.RWMutex // held (read) by reads and writes in flight: counted before Close reports
 }
 
 func (c *srvConn) Read(p []byte) (int, error) {
+	c.io.RLock()
+	defer c.io.RUnlock()
 	n, err := c.Conn.Read(p)
 	c.l.in.Add(int64(n))
 	return n, err
 }
 
+// Write is counted before Close says the connection is done: HTTP/2's
+// server writes frames from another goroutine than the one that closes,
+// and the client may have read a frame whose write has not returned yet.
 func (c *srvConn) Write(p []byte) (int, error) {
+	c.io.RLock()
+	defer c.io.RUnlock()
 	n, err := c.Conn.Write(p)
 	c.l.out.Add(int64(n))
 	return n, err
 }
 
 func (c *srvConn) Close() error {
-	c.once.Do(c.l.wg.Done)
-	return c.Conn.Close()
+	err := c.Conn.Close() // in-flight reads and writes return now
+	c.once.Do(func() {
+		go func() { c.io.Lock(); c.io.Unlock(); c.l.wg.Done() }() // writes after this write nothing
+	})
+	return err
 }
 
 func (l *countingListener) Accept() (net.Conn, error) {
