@@ -46,4 +46,5 @@ require (
 	golang.org/x/text v0.44.0 // indirect
 	golang.org/x/tools v0.52.0 // indirect
 	google.golang.org/protobuf v1.36.11 // indirect
+	mvdan.cc/sh/v3 v3.14.1 // indirect
 )
