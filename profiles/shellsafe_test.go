@@ -1,0 +1,262 @@
+package profiles_test
+
+// Shell safety: a profile's "${var.x}" pastes text into scripts that root
+// runs with /bin/sh, so every string a user, a -var-file or an experiment
+// file gives must either be refused by the variable's validation or land in
+// exactly one shell word. This test finds the variables itself (each
+// profile's declared string and list(string) variables), gives each hostile
+// values, renders every platform the profile declares, and parses every
+// command and shell script with a real shell parser (mvdan.cc/sh).
+
+import (
+	"bytes"
+	"fmt"
+	"path"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/hcl/v2/hclwrite"
+	"github.com/wptest/wptest/profiles"
+	"github.com/wptest/wptest/provision"
+	"github.com/zclconf/go-cty/cty"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// marker is in every hostile value: where it shows up in a parsed script
+// is where the value went. No shipped profile says it.
+const marker = "wptinj"
+
+// payloads are the shell's special characters, each around the marker:
+// quotes, substitutions, operators, separators, globs, tilde, comment.
+var payloads = []string{
+	"'; touch /tmp/" + marker + "; echo '",
+	"';touch${IFS}/tmp/" + marker + ";'", // no space: a URL's shape
+	"$(touch /tmp/" + marker + ")",
+	"`touch /tmp/" + marker + "`",
+	";" + marker + ";",
+	"&& " + marker + " ||",
+	"|" + marker + "&",
+	">" + marker + "<",
+	" " + marker + " ",
+	"\n" + marker + "\n",
+	"\t" + marker + "\r",
+	"*" + marker + "?[ab]",
+	"\"" + marker + "\"$" + marker + "${" + marker + "}",
+	"$((1))" + marker + "$'\\x41'",
+	"\\" + marker + "\\",
+	"'\"'\"'" + marker,
+	"~" + marker,
+	"#" + marker,
+	"<(" + marker + ")",
+	"%{" + marker + "}${" + marker,
+}
+
+// prefixes put each payload after shapes validation rules often ask for
+// (nothing, the default, an absolute path, an https URL), so a value that
+// validation lets through is tried too.
+func prefixes(def string) []string {
+	out := []string{"", "/tmp/x", "https://example.org/"}
+	if def != "" {
+		out = append(out, def)
+	}
+	return out
+}
+
+// hostile lists -var values for v in HCL (so a list can be given too);
+// nil for variables of other types (numbers and bools are parsed).
+func hostile(v *provision.Variable) []cty.Value {
+	var out []cty.Value
+	switch {
+	case v.Type == cty.String || v.Type == cty.DynamicPseudoType:
+		def := ""
+		if v.Value.Type() == cty.String && !v.Value.IsNull() {
+			def = v.Value.AsString()
+		}
+		for _, pre := range prefixes(def) {
+			for _, p := range payloads {
+				out = append(out, cty.StringVal(pre+p))
+			}
+		}
+	case v.Type.IsListType() && v.Type.ElementType() == cty.String:
+		var def []cty.Value
+		if !v.Value.IsNull() {
+			def = v.Value.AsValueSlice()
+		}
+		for _, p := range payloads {
+			out = append(out, cty.ListVal([]cty.Value{cty.StringVal(p)}))
+			out = append(out, cty.ListVal(append(append([]cty.Value{}, def...), cty.StringVal(p))))
+			for i := range def {
+				l := append([]cty.Value{}, def...)
+				l[i] = cty.StringVal(l[i].AsString() + p)
+				out = append(out, cty.ListVal(l))
+			}
+		}
+	}
+	return out
+}
+
+func TestShellSafeVariables(t *testing.T) {
+	for _, name := range profiles.Names() {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			base, diags := provision.Load(profiles.FS, name, provision.Vars{})
+			if diags.HasErrors() {
+				t.Fatalf("load: %v", diags)
+			}
+			if len(base.Platforms) == 0 {
+				t.Fatal("no platforms")
+			}
+			tried := 0
+			for _, v := range base.Variables {
+				values := hostile(v)
+				if v.Type == cty.String || v.Type.IsListType() {
+					tried++
+				}
+				accepted, inScript := 0, 0
+				for _, val := range values {
+					ok, seen := checkValue(t, name, v.Name, val, base.Platforms)
+					if ok {
+						accepted++
+					}
+					if seen {
+						inScript++
+					}
+				}
+				if len(values) > 0 {
+					t.Logf("var.%s: %d hostile values: %d refused by validation, %d rendered (%d of them into a script, one word each)", v.Name, len(values), len(values)-accepted, accepted, inScript)
+				}
+			}
+			if tried == 0 {
+				t.Fatal("no string variable found: the test would check nothing")
+			}
+		})
+	}
+}
+
+// checkValue loads profile name with var.varName = val and, when its
+// validation accepts it, renders every platform and checks every script.
+// It reports whether the value was accepted, and whether it reached a script.
+func checkValue(t *testing.T, name, varName string, val cty.Value, platforms []string) (accepted, seen bool) {
+	t.Helper()
+	arg := varName + "=" + string(hclwrite.TokensForValue(val).Bytes())
+	if val.Type() == cty.String {
+		arg = varName + "=" + val.AsString() // -var takes a string literally
+	}
+	p, diags := provision.Load(profiles.FS, name, provision.Vars{Args: []string{arg}})
+	if diags.HasErrors() {
+		var b bytes.Buffer
+		if p != nil {
+			_ = provision.WriteDiagnostics(&b, p.Files(), diags, true)
+		}
+		msg := b.String() + diags.Error()
+		if !strings.Contains(msg, "var."+varName) || !strings.Contains(msg, "validation rule") {
+			t.Errorf("var.%s = %#v: refused, but not by a validation rule of var.%s:\n%s", varName, val, varName, msg)
+		}
+		return false, false
+	}
+	for _, plat := range platforms {
+		r, diags := p.Render(plat)
+		if diags.HasErrors() {
+			t.Errorf("var.%s = %#v accepted, but %s does not render: %v", varName, val, plat, diags)
+			continue
+		}
+		for _, s := range scripts(r) {
+			seen = seen || strings.Contains(s.text, marker)
+			for _, w := range wordsOf(val) {
+				if err := oneWord(s.text, s.lang, w); err != nil {
+					t.Errorf("%s on %s, var.%s = %#v: %s: %v", name, plat, varName, val, s.where, err)
+				}
+			}
+		}
+	}
+	return true, seen
+}
+
+// wordsOf: the strings that must each stay one word (a list's elements).
+func wordsOf(v cty.Value) []string {
+	if v.Type() == cty.String {
+		return []string{v.AsString()}
+	}
+	var out []string
+	for _, e := range v.AsValueSlice() {
+		if strings.Contains(e.AsString(), marker) {
+			out = append(out, e.AsString())
+		}
+	}
+	return out
+}
+
+type shellScript struct {
+	where, text string
+	lang        syntax.LangVariant
+}
+
+// scripts is every piece of shell a rendered profile makes: what command
+// ops run and their guards, services' commands, command checks, facts,
+// site_refresh, and every file whose first line starts a POSIX shell or
+// bash (a template rendered into a script).
+func scripts(r *provision.Rendered) []shellScript {
+	var out []shellScript
+	add := func(where, s string) {
+		if s != "" {
+			out = append(out, shellScript{where, s, syntax.LangPOSIX})
+		}
+	}
+	for _, op := range r.Ops {
+		switch o := op.(type) {
+		case *provision.CommandOp:
+			add(o.ID()+" run", o.Run)
+			add(o.ID()+" unless", o.Unless)
+			add(o.ID()+" only_if", o.OnlyIf)
+		case *provision.ServiceOp:
+			for k, c := range o.Cmds {
+				add(o.ID()+" "+k, c)
+			}
+		case *provision.FileOp:
+			if lang, ok := shebang(o.Body); ok {
+				out = append(out, shellScript{o.ID() + " (" + o.Path + ")", string(o.Body), lang})
+			}
+		}
+	}
+	for _, c := range r.Checks {
+		if c.Command != nil {
+			add("check."+c.ID, c.Command.Run)
+		}
+	}
+	for _, f := range r.Facts {
+		add("fact."+f.ID, f.Run)
+	}
+	if r.Site != nil {
+		for i, c := range r.Site.Refresh {
+			add(fmt.Sprintf("site_refresh %d", i), c)
+		}
+	}
+	if r.Server != nil {
+		for _, s := range r.Server.Services {
+			add("server "+s.Label+" restart", s.Restart)
+			add("server "+s.Label+" stop", s.Stop)
+			add("server "+s.Label+" status", s.Status)
+		}
+	}
+	return out
+}
+
+// shebang says whether body is a shell script, and in which language.
+func shebang(body []byte) (syntax.LangVariant, bool) {
+	line, _, _ := bytes.Cut(body, []byte("\n"))
+	f := strings.Fields(strings.TrimPrefix(string(line), "#!"))
+	if !bytes.HasPrefix(body, []byte("#!")) || len(f) == 0 {
+		return 0, false
+	}
+	interp := path.Base(f[0])
+	if interp == "env" && len(f) > 1 {
+		interp = f[1]
+	}
+	switch interp {
+	case "sh", "dash":
+		return syntax.LangPOSIX, true
+	case "bash":
+		return syntax.LangBash, true
+	}
+	return 0, false
+}
