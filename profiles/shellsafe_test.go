@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/hcl/v2/hclwrite"
+	"github.com/wptest/wptest/internal/shellword"
 	"github.com/wptest/wptest/profiles"
 	"github.com/wptest/wptest/provision"
 	"github.com/zclconf/go-cty/cty"
@@ -163,7 +164,7 @@ func checkValue(t *testing.T, name, varName string, val cty.Value, platforms []s
 		for _, s := range scripts(r) {
 			seen = seen || strings.Contains(s.text, marker)
 			for _, w := range wordsOf(val) {
-				if err := oneWord(s.text, s.lang, w); err != nil {
+				if err := shellword.Check(s.text, s.lang, w, marker); err != nil {
 					t.Errorf("%s on %s, var.%s = %#v: %s: %v", name, plat, varName, val, s.where, err)
 				}
 			}
