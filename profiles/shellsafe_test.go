@@ -10,12 +10,14 @@ package profiles_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"path"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/hcl/v2/hclwrite"
+	"github.com/wptest/wptest/internal/cli"
 	"github.com/wptest/wptest/internal/shellword"
 	"github.com/wptest/wptest/profiles"
 	"github.com/wptest/wptest/provision"
@@ -107,13 +109,14 @@ func TestShellSafeVariables(t *testing.T) {
 			if len(base.Platforms) == 0 {
 				t.Fatal("no platforms")
 			}
+			parsesAsIs(t, base)
 			tried := 0
 			for _, v := range base.Variables {
 				values := hostile(v)
 				if v.Type == cty.String || v.Type.IsListType() {
 					tried++
 				}
-				accepted, inScript := 0, 0
+				accepted, inScript, viaCLI := 0, 0, false
 				for _, val := range values {
 					ok, seen := checkValue(t, name, v.Name, val, base.Platforms)
 					if ok {
@@ -121,6 +124,10 @@ func TestShellSafeVariables(t *testing.T) {
 					}
 					if seen {
 						inScript++
+					}
+					if !ok && !viaCLI { // the refusal as a user meets it
+						viaCLI = true
+						planRefuses(t, name, base.Platforms[0], v.Name, val)
 					}
 				}
 				if len(values) > 0 {
@@ -134,16 +141,48 @@ func TestShellSafeVariables(t *testing.T) {
 	}
 }
 
+// parsesAsIs: with its defaults, every script of every platform parses.
+func parsesAsIs(t *testing.T, p *provision.Profile) {
+	t.Helper()
+	for _, plat := range p.Platforms {
+		r, diags := p.Render(plat)
+		if diags.HasErrors() {
+			t.Fatalf("render %s: %v", plat, diags)
+		}
+		for _, s := range scripts(r) {
+			if _, err := syntax.NewParser(syntax.Variant(s.lang)).Parse(strings.NewReader(s.text), ""); err != nil {
+				t.Errorf("%s on %s: %s does not parse: %v", p.Name, plat, s.where, err)
+			}
+		}
+	}
+}
+
+// varArg is the -var argument for val: a string as it is, else HCL.
+func varArg(name string, val cty.Value) string {
+	if val.Type() == cty.String {
+		return name + "=" + val.AsString()
+	}
+	return name + "=" + string(hclwrite.TokensForValue(val).Bytes())
+}
+
+// planRefuses runs `wptest plan` in-process with the refused value: exit
+// 2, the variable named, nothing on stdout.
+func planRefuses(t *testing.T, name, plat, varName string, val cty.Value) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := cli.Run(context.Background(), &cli.App{Args: []string{"plan", "--profile", name, "--platform", plat, "--compact-errors", "-var", varArg(varName, val)},
+		Stdout: &out, Stderr: &errb, WorkDir: t.TempDir()})
+	if code != 2 || !strings.Contains(errb.String(), "var."+varName) || out.Len() > 0 {
+		t.Errorf("wptest plan --profile %s -var %q: exit %d, want 2 naming var.%s and printing no plan\nstdout: %s\nstderr: %s", name, varArg(varName, val), code, varName, out.String(), errb.String())
+	}
+}
+
 // checkValue loads profile name with var.varName = val and, when its
 // validation accepts it, renders every platform and checks every script.
 // It reports whether the value was accepted, and whether it reached a script.
 func checkValue(t *testing.T, name, varName string, val cty.Value, platforms []string) (accepted, seen bool) {
 	t.Helper()
-	arg := varName + "=" + string(hclwrite.TokensForValue(val).Bytes())
-	if val.Type() == cty.String {
-		arg = varName + "=" + val.AsString() // -var takes a string literally
-	}
-	p, diags := provision.Load(profiles.FS, name, provision.Vars{Args: []string{arg}})
+	p, diags := provision.Load(profiles.FS, name, provision.Vars{Args: []string{varArg(varName, val)}})
 	if diags.HasErrors() {
 		var b bytes.Buffer
 		if p != nil {
