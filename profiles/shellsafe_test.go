@@ -66,11 +66,13 @@ func prefixes(def string) []string {
 }
 
 // hostile lists -var values for v in HCL (so a list can be given too);
-// nil for variables of other types (numbers and bools are parsed).
+// nil for numbers and bools (parsed, never text) and for types it does not
+// know (the test then fails: teach it the type).
 func hostile(v *provision.Variable) []cty.Value {
 	var out []cty.Value
+	ty := v.Type
 	switch {
-	case v.Type == cty.String || v.Type == cty.DynamicPseudoType:
+	case ty == cty.String || ty == cty.DynamicPseudoType:
 		def := ""
 		if v.Value.Type() == cty.String && !v.Value.IsNull() {
 			def = v.Value.AsString()
@@ -80,22 +82,50 @@ func hostile(v *provision.Variable) []cty.Value {
 				out = append(out, cty.StringVal(pre+p))
 			}
 		}
-	case v.Type.IsListType() && v.Type.ElementType() == cty.String:
+	case (ty.IsListType() || ty.IsSetType()) && ty.ElementType() == cty.String:
 		var def []cty.Value
-		if !v.Value.IsNull() {
+		if !v.Value.IsNull() && v.Value.LengthInt() > 0 {
 			def = v.Value.AsValueSlice()
 		}
+		mk := cty.ListVal
+		if ty.IsSetType() {
+			mk = cty.SetVal
+		}
 		for _, p := range payloads {
-			out = append(out, cty.ListVal([]cty.Value{cty.StringVal(p)}))
-			out = append(out, cty.ListVal(append(append([]cty.Value{}, def...), cty.StringVal(p))))
+			out = append(out, mk([]cty.Value{cty.StringVal(p)}))
+			out = append(out, mk(append(append([]cty.Value{}, def...), cty.StringVal(p))))
 			for i := range def {
 				l := append([]cty.Value{}, def...)
 				l[i] = cty.StringVal(l[i].AsString() + p)
-				out = append(out, cty.ListVal(l))
+				out = append(out, mk(l))
+			}
+		}
+	case ty.IsMapType() && ty.ElementType() == cty.String:
+		def := map[string]cty.Value{}
+		if !v.Value.IsNull() {
+			for k, e := range v.Value.AsValueMap() {
+				def[k] = e
+			}
+		}
+		for _, p := range payloads {
+			out = append(out, cty.MapVal(map[string]cty.Value{"k": cty.StringVal(p)}))
+			out = append(out, cty.MapVal(map[string]cty.Value{p: cty.StringVal("v")}))
+			for k, e := range def {
+				m := map[string]cty.Value{}
+				for k2, e2 := range def {
+					m[k2] = e2
+				}
+				m[k] = cty.StringVal(e.AsString() + p)
+				out = append(out, cty.MapVal(m))
 			}
 		}
 	}
 	return out
+}
+
+// attackable: the test gives v hostile values, or v cannot hold text.
+func attackable(v *provision.Variable) bool {
+	return v.Type == cty.Number || v.Type == cty.Bool || len(hostile(v)) > 0
 }
 
 func TestShellSafeVariables(t *testing.T) {
@@ -113,7 +143,10 @@ func TestShellSafeVariables(t *testing.T) {
 			tried := 0
 			for _, v := range base.Variables {
 				values := hostile(v)
-				if v.Type == cty.String || v.Type.IsListType() {
+				if !attackable(v) {
+					t.Errorf("var.%s is a %s: the test cannot give it hostile values (teach hostile() the type)", v.Name, v.Type.FriendlyName())
+				}
+				if len(values) > 0 {
 					tried++
 				}
 				accepted, inScript, viaCLI := 0, 0, false
@@ -212,15 +245,19 @@ func checkValue(t *testing.T, name, varName string, val cty.Value, platforms []s
 	return true, seen
 }
 
-// wordsOf: the strings that must each stay one word (a list's elements).
+// wordsOf: the strings that must each stay one word (a list's or a
+// map's elements, a map's keys, that hold the marker).
 func wordsOf(v cty.Value) []string {
 	if v.Type() == cty.String {
 		return []string{v.AsString()}
 	}
 	var out []string
-	for _, e := range v.AsValueSlice() {
-		if strings.Contains(e.AsString(), marker) {
-			out = append(out, e.AsString())
+	for it := v.ElementIterator(); it.Next(); {
+		k, e := it.Element()
+		for _, x := range []cty.Value{k, e} {
+			if x.Type() == cty.String && strings.Contains(x.AsString(), marker) {
+				out = append(out, x.AsString())
+			}
 		}
 	}
 	return out
