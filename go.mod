@@ -13,6 +13,7 @@ require (
 	golang.org/x/crypto v0.59.0
 	golang.org/x/net v0.62.0
 	gonum.org/v1/plot v0.17.0
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (

@@ -220,6 +220,9 @@ func Load(filename string, src []byte, opt LoadOptions) (*Spec, error) {
 	l.fixture(raw.Fixtures, ctx)
 	l.profiles(raw.Profiles)
 	l.scenarios(raw.Scenarios)
+	if !l.ds.HasErrors() {
+		l.profileVars()
+	}
 	if l.ds.HasErrors() {
 		return nil, l.fail(l.ds)
 	}
@@ -433,6 +436,21 @@ func (l *loader) profiles(prs []profileHCL) {
 	}
 	if len(prs) == 0 {
 		l.bad(l.fileRange(), "No profiles", `An experiment compares at least one profile "name" { } block.`)
+	}
+}
+
+// profileVars loads every enabled profile with its vars, so a name that is
+// no shipped profile, or a value the profile's validation refuses (a quote
+// in a URL that a command would paste into a root shell), stops the file
+// here (exit 2), before a plan is printed or anything is made.
+func (l *loader) profileVars() {
+	for _, ps := range l.sp.Profiles {
+		if !ps.Enabled {
+			continue
+		}
+		if _, err := loadProfile(ps); err != nil {
+			l.bad(attrRange(l.f, "profile", ps.Name, "vars"), "Invalid profile", err.Error())
+		}
 	}
 }
 

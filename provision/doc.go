@@ -100,12 +100,44 @@
 // ceil, chomp, coalesce, compact, concat, contains, distinct, element, file,
 // flatten, floor, format, formatlist, indent, join, jsondecode, jsonencode,
 // keys, length, lookup, lower, max, merge, min, range, regex, regexall,
-// replace, reverse, setunion, sha256, slice, sort, split, startswith,
-// strcontains, substr, templatefile, title, tobool, tolist, tomap, tonumber,
-// toset, tostring, trim, trimprefix, trimspace, trimsuffix, try, upper,
-// values, zipmap. There is no timestamp, uuid or env. file(path) and
-// templatefile(path, vars) read only inside the profile directory (relative
-// to it; "..", absolute paths and symlinks out are errors).
+// replace, reverse, setunion, sha256, shelljoin, shellquote, slice, sort,
+// split, startswith, strcontains, substr, templatefile, title, tobool,
+// tolist, tomap, tonumber, toset, tostring, trim, trimprefix, trimspace,
+// trimsuffix, try, upper, values, zipmap. There is no timestamp, uuid or
+// env. file(path) and templatefile(path, vars) read only inside the profile
+// directory (relative to it; "..", absolute paths and symlinks out are
+// errors).
+//
+// # Values in commands
+//
+// "${...}" in a command pastes text into a script that /bin/sh parses as
+// root: a value with a quote, "$(", ";" or a newline in it becomes code.
+// Interpolation does not quote by itself (it cannot know whether the text
+// lands inside '...', "...", a heredoc or a word of its own, and some
+// values are meant as script), so every string variable that reaches a
+// command is either validated to a shape with no shell character in it (a
+// validation block: a user name, a host name, hex digits) or quoted:
+//
+//	shellquote(s)     s as one POSIX sh word: unchanged when it has only
+//	                  letters, digits and "-_./=:@,+%", else in single
+//	                  quotes ('\'' for each '). A NUL byte is an error.
+//	shelljoin(list)   each element one word, joined by spaces: an argv
+//	                  given as list(string), e.g. a command to run.
+//
+// The word must stand on its own: never inside '...', "..." or a heredoc
+// (there "$(" still runs). Assign it once and use the shell variable in
+// double quotes wherever else it is needed:
+//
+//	run = <<-EOT
+//	  url=${shellquote(var.source_url)}
+//	  curl -fsSL -o "$tmp/src.c" "$url" || { echo "fetch $url failed" >&2; exit 1; }
+//	EOT
+//
+// Quoting keeps a value one word; it does not make any word a good
+// argument (a leading "-" is still an option to curl): validate the
+// shape too where it matters. profiles/shellsafe_test.go renders every
+// shipped profile with hostile values of each string variable and parses
+// every command and shell script with a real shell parser.
 //
 // dynamic blocks (hcl ext/dynblock) may generate op blocks:
 //

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/ext/tryfunc"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/hcldiag"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
@@ -38,7 +39,7 @@ func functions(pf *profileFS) map[string]function.Function {
 		"max": stdlib.MaxFunc, "merge": stdlib.MergeFunc, "min": stdlib.MinFunc, "range": stdlib.RangeFunc,
 		"regex": stdlib.RegexFunc, "regexall": stdlib.RegexAllFunc, "replace": stdlib.ReplaceFunc,
 		"reverse": stdlib.ReverseListFunc, "setunion": stdlib.SetUnionFunc, "sha256": sha256Func,
-		"slice": stdlib.SliceFunc, "sort": stdlib.SortFunc, "split": stdlib.SplitFunc,
+		"shelljoin": shellJoinFunc, "shellquote": shellQuoteFunc, "slice": stdlib.SliceFunc, "sort": stdlib.SortFunc, "split": stdlib.SplitFunc,
 		"startswith": startsWithFunc, "strcontains": strContainsFunc, "substr": stdlib.SubstrFunc,
 		"title": stdlib.TitleFunc, "tobool": stdlib.MakeToFunc(cty.Bool),
 		"tolist":   stdlib.MakeToFunc(cty.List(cty.DynamicPseudoType)),
@@ -65,6 +66,54 @@ var sha256Func = function.New(&function.Spec{
 	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
 		s := sha256.Sum256([]byte(args[0].AsString()))
 		return cty.StringVal(hex.EncodeToString(s[:])), nil
+	},
+})
+
+// shellWord is s as one POSIX sh word: as it is when every character is
+// one a shell never treats specially (letters, digits, "-_./=:@,+%"), else
+// in single quotes with each ' written '\”. The same rule as host.Quote,
+// which the Go side uses for the commands it builds, so a value reads the
+// same in a profile's command and in wptest's own.
+func shellWord(s string) (string, error) {
+	if strings.IndexByte(s, 0) >= 0 {
+		return "", errors.New("a shell word cannot hold a NUL byte")
+	}
+	return host.Quote(s), nil
+}
+
+var shellQuoteFunc = function.New(&function.Spec{
+	Params: []function.Parameter{{Name: "str", Type: cty.String}},
+	Type:   function.StaticReturnType(cty.String),
+	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+		w, err := shellWord(args[0].AsString())
+		if err != nil {
+			return cty.UnknownVal(cty.String), function.NewArgError(0, err)
+		}
+		return cty.StringVal(w), nil
+	},
+})
+
+// shelljoin is an argv as one command line: each element one word.
+var shellJoinFunc = function.New(&function.Spec{
+	Params: []function.Parameter{{Name: "args", Type: cty.List(cty.String)}},
+	Type:   function.StaticReturnType(cty.String),
+	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+		if !args[0].IsWhollyKnown() {
+			return cty.UnknownVal(cty.String), nil
+		}
+		var words []string
+		for it := args[0].ElementIterator(); it.Next(); {
+			k, v := it.Element()
+			if v.IsNull() {
+				return cty.UnknownVal(cty.String), function.NewArgErrorf(0, "element %s is null", k.AsBigFloat().String())
+			}
+			w, err := shellWord(v.AsString())
+			if err != nil {
+				return cty.UnknownVal(cty.String), function.NewArgErrorf(0, "element %s: %v", k.AsBigFloat().String(), err)
+			}
+			words = append(words, w)
+		}
+		return cty.StringVal(strings.Join(words, " ")), nil
 	},
 })
 

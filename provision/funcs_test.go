@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/zclconf/go-cty/cty"
 )
 
 // TestFunctionsAndWhen: the deterministic functions work, file/templatefile
@@ -70,5 +72,40 @@ file "a" {
 		if !diags.HasErrors() || !strings.Contains(diags.Error(), "no function named") && !strings.Contains(diags.Error(), "unknown function") {
 			t.Errorf("%s: %v", fn, diags)
 		}
+	}
+}
+
+// TestShellQuote: shellquote gives one word for any string (bare only when
+// every character is inert), shelljoin one word per element; a NUL byte
+// and a null element are errors, and a sensitive argument stays marked.
+func TestShellQuote(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", "''"},
+		{"https://example.org/a-b_c.d?x", "'https://example.org/a-b_c.d?x'"},
+		{"/usr/lib/wptest/x.c", "/usr/lib/wptest/x.c"},
+		{"a b", "'a b'"},
+		{"it's", `'it'\''s'`},
+		{"'; touch /tmp/PWNED; echo '", `''\''; touch /tmp/PWNED; echo '\'''`},
+		{"$(id)`id`\n*", "'$(id)`id`\n*'"},
+		{"~root", "'~root'"},
+	} {
+		v, err := shellQuoteFunc.Call([]cty.Value{cty.StringVal(c.in)})
+		if err != nil || v.AsString() != c.want {
+			t.Errorf("shellquote(%q) = %#v, %v; want %s", c.in, v, err, c.want)
+		}
+	}
+	if _, err := shellQuoteFunc.Call([]cty.Value{cty.StringVal("a\x00b")}); err == nil || !strings.Contains(err.Error(), "NUL") {
+		t.Errorf("NUL: %v", err)
+	}
+	v, err := shellJoinFunc.Call([]cty.Value{cty.ListVal([]cty.Value{cty.StringVal("/usr/bin/x"), cty.StringVal("a b"), cty.StringVal("")})})
+	if err != nil || v.AsString() != "/usr/bin/x 'a b' ''" {
+		t.Errorf("shelljoin = %#v, %v", v, err)
+	}
+	if _, err := shellJoinFunc.Call([]cty.Value{cty.ListVal([]cty.Value{cty.StringVal("x"), cty.NullVal(cty.String)})}); err == nil {
+		t.Error("shelljoin with a null element: no error")
+	}
+	v, err = shellQuoteFunc.Call([]cty.Value{cty.StringVal("pw").Mark("sensitive")})
+	if err != nil || !v.HasMark("sensitive") {
+		t.Errorf("marked argument: %#v, %v", v, err)
 	}
 }

@@ -12,9 +12,13 @@ profile {
 }
 
 variable "h3probe" {
-  type        = string
-  default     = "/usr/local/lib/wptest/wptest h3probe"
-  description = "Command that makes one HTTP/3 request on the host (wptest's quic-go client; `wptest up` installs the binary there)."
+  type        = list(string)
+  default     = ["/usr/local/lib/wptest/wptest", "h3probe"]
+  description = "Command (program and arguments, each one word) that makes one HTTP/3 request on the host (wptest's quic-go client; `wptest up` installs the binary there), e.g. -var 'h3probe=[\"/opt/wptest\", \"h3probe\"]'."
+  validation {
+    condition     = startswith(try(var.h3probe[0], ""), "/")
+    error_message = "h3probe must be a list whose first element is the program's absolute path, e.g. [\"/usr/local/lib/wptest/wptest\", \"h3probe\"]."
+  }
 }
 
 platform "debian-12" {

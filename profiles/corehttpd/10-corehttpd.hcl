@@ -20,8 +20,8 @@ variable "package_source" {
   default     = ""
   description = "Where to install corehttpd from: an https URL or an absolute path on the host of the package file (.deb on debian-12, .rpm on almalinux-9). corehttpd is not public; there is no default."
   validation {
-    condition     = var.package_source == "" || can(regex("^(https://|/)", var.package_source))
-    error_message = "package_source must be an https:// URL or an absolute path on the host."
+    condition     = var.package_source == "" || can(regex("^(https://[[:graph:]]+|/[^[:cntrl:]]+)$", var.package_source))
+    error_message = "package_source must be an https:// URL (without spaces) or an absolute path on the host, without control characters."
   }
 }
 
@@ -36,9 +36,13 @@ variable "package_sha256" {
 }
 
 variable "h3probe" {
-  type        = string
-  default     = "/usr/local/lib/wptest/wptest h3probe"
-  description = "Command that makes one HTTP/3 request on the host (wptest's quic-go client; `wptest up` installs the binary there)."
+  type        = list(string)
+  default     = ["/usr/local/lib/wptest/wptest", "h3probe"]
+  description = "Command (program and arguments, each one word) that makes one HTTP/3 request on the host (wptest's quic-go client; `wptest up` installs the binary there), e.g. -var 'h3probe=[\"/opt/wptest\", \"h3probe\"]'."
+  validation {
+    condition     = startswith(try(var.h3probe[0], ""), "/")
+    error_message = "h3probe must be a list whose first element is the program's absolute path, e.g. [\"/usr/local/lib/wptest/wptest\", \"h3probe\"]."
+  }
 }
 
 precondition {
@@ -96,16 +100,17 @@ command "install_corehttpd" {
   timeout = "10m"
   run     = <<-EOT
     set -eu
+    src=${shellquote(var.package_source)}
     tmp=$(mktemp -d)
     trap 'rm -rf "$tmp"' EXIT
     pkg="$tmp/corehttpd.${platform.values.pkg_ext}"
-    case '${var.package_source}' in
-      https://*) curl -fsSL --retry 3 -o "$pkg" '${var.package_source}' ;;
-      *) cp '${var.package_source}' "$pkg" ;;
+    case "$src" in
+      https://*) curl -fsSL --retry 3 -o "$pkg" "$src" ;;
+      *) cp -- "$src" "$pkg" ;;
     esac
     got=$(sha256sum "$pkg" | cut -d' ' -f1)
     if [ "$got" != '${var.package_sha256}' ]; then
-      echo "corehttpd package ${var.package_source}: sha256 $got, want ${var.package_sha256}" >&2
+      echo "corehttpd package $src: sha256 $got, want ${var.package_sha256}" >&2
       exit 1
     fi
     chmod 0644 "$pkg"; chmod 0755 "$tmp"

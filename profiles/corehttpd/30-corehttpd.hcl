@@ -62,7 +62,7 @@ check "h2_alpn" {
 check "h3" {
   timeout = "20s"
   command {
-    run          = "${var.h3probe} --server-name localhost --ca-file ${local.tls_cert} --body --expect-body '\"protocol\":\"HTTP/3.0\"' https://127.0.0.1:${var.https_port}/wptest-info.php"
+    run          = "${shelljoin(var.h3probe)} --server-name localhost --ca-file ${local.tls_cert} --body --expect-body '\"protocol\":\"HTTP/3.0\"' https://127.0.0.1:${var.https_port}/wptest-info.php"
     expect_regex = "^HTTP/3.0 200"
   }
 }

@@ -16,7 +16,11 @@ profile {
 variable "ruid2_source_url" {
   type        = string
   default     = "https://raw.githubusercontent.com/mind04/mod-ruid2/90af81cca03c149e5cf54488a43cc1b021d2cb98/mod_ruid2.c"
-  description = "mod_ruid2.c of mod_ruid2 0.9.8 (the version cPanel ships), built with apxs on the host. The default is upstream's file at the release's commit; any URL curl reads will do (file:// for a copy already on the host)."
+  description = "mod_ruid2.c of mod_ruid2 0.9.8 (the version cPanel ships), built with apxs on the host. The default is upstream's file at the release's commit; any https://, http:// or file:// URL curl reads will do (file:// for a copy already on the host)."
+  validation {
+    condition     = can(regex("^(https?|file)://[[:graph:]]+$", var.ruid2_source_url))
+    error_message = "ruid2_source_url must be an https://, http:// or file:// URL without spaces or control characters (percent-encode them)."
+  }
 }
 
 variable "ruid2_source_sha256" {

@@ -10,12 +10,13 @@ command "build_ruid2" {
   timeout = "10m"
   run     = <<-EOT
     set -eu
+    url=${shellquote(var.ruid2_source_url)}
     tmp=$(mktemp -d)
     trap 'rm -rf "$tmp"' EXIT
-    curl -fsSL --retry 3 -o "$tmp/mod_ruid2.c" '${var.ruid2_source_url}'
+    curl -fsSL --retry 3 -o "$tmp/mod_ruid2.c" "$url"
     got=$(sha256sum "$tmp/mod_ruid2.c" | cut -d' ' -f1)
     if [ "$got" != '${var.ruid2_source_sha256}' ]; then
-      echo "mod_ruid2 source ${var.ruid2_source_url}: sha256 $got, want ${var.ruid2_source_sha256}" >&2
+      echo "mod_ruid2 source $url: sha256 $got, want ${var.ruid2_source_sha256}" >&2
       exit 1
     fi
     cd "$tmp"
