@@ -297,6 +297,10 @@ func (e *env) wantServer(t *testing.T, r *http.Request, name string) {
 	if !strings.HasPrefix(ud, "#cloud-config\n") || !strings.Contains(ud, "ed25519_private: |") {
 		t.Errorf("user_data does not inject a host key:\n%s", ud)
 	}
+	// Keys only: the image's password settings are turned off before sshd starts.
+	if !strings.Contains(ud, "\nssh_pwauth: false\n") || cloud.FileFromCloudInit(ud, cloud.SSHDNoPasswordsFile) != cloud.SSHDNoPasswords {
+		t.Errorf("user_data does not turn SSH password login off:\n%s", ud)
+	}
 	e.mu.Lock()
 	e.userDat = append(e.userDat, ud)
 	e.mu.Unlock()
