@@ -106,7 +106,8 @@ func TestBareHostSiteUserLinksLeadNowhere(t *testing.T) {
 	sh(`set -e
 umask 077
 for c in canary canary-db canary-cfg canary-info canary-dropin canary-ht canary-marker canary-gz; do printf 'root only: %s\n' "$c" >/root/$c; done
-mkdir -p -m 0755 /srv/target/wp-content /srv/target-stage
+mkdir -p /srv
+mkdir -m 0755 /srv/target /srv/target/wp-content /srv/target-stage
 printf 'root license\n' >/srv/target/license.txt
 chmod 0644 /srv/target/license.txt`)
 	// outside is the state of everything the site user must not reach:
