@@ -42,3 +42,9 @@ fact "firewalld" {
   when = platform.package_manager == "dnf"
   run  = "if ! command -v firewall-cmd >/dev/null; then echo absent; elif [ \"$(firewall-cmd --state 2>/dev/null)\" = running ]; then echo \"running; open ports: $(firewall-cmd --list-ports); wptest's rules: $(grep -c . /var/lib/wptest/firewalld-rules 2>/dev/null || echo 0)\"; else echo 'not running'; fi"
 }
+
+# When the run's machines go down and this host stays (a static or local
+# machine), the rules wptest added go with the run.
+teardown "firewalld" {
+  run = "${local.lib_dir}/wptest-firewall clear"
+}
