@@ -37,6 +37,7 @@ type runner struct {
 	lg       loadGen        // where the load comes from (loadgen.go)
 	addr     string         // the server's address as the load generator dials it
 	ports    map[string]int // where the live profile's server listens (server { ports })
+	sources  []string       // who may reach the web ports (webSources): the profiles' allow_from
 	started  time.Time
 	measured int
 	estDone  time.Duration // estimated time of the points measured so far
@@ -53,6 +54,7 @@ func (r *runner) run(ctx context.Context, ms []cloud.Machine) error {
 		return err
 	}
 	defer r.h.Close()
+	r.sources = r.webSources(ctx, ms, sm)
 	plan := r.sp.Plan()
 	enabled := r.enabledProfiles()
 	if len(enabled) == 0 {
@@ -164,7 +166,7 @@ func (r *runner) measurePlan(ctx context.Context, plan []Point) error {
 // server is and what profile ps, the first the run applies, will change
 // there (provision's preflight, as `wptest up` prints it).
 func (r *runner) preflight(ctx context.Context, ps ProfileSpec) error {
-	p, err := loadProfile(ps)
+	p, err := loadProfile(ps, r.sources)
 	if err != nil {
 		return err
 	}

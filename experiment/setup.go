@@ -35,7 +35,7 @@ func (r *runner) state() *stage.State {
 // running, refuse blocked ops, agent, apply, checks, host manifest), and
 // keeps the host manifest in the run manifest.
 func (r *runner) apply(ctx context.Context, ps ProfileSpec) error {
-	p, err := loadProfile(ps)
+	p, err := loadProfile(ps, r.sources)
 	if err != nil {
 		return err
 	}
@@ -73,8 +73,10 @@ func (r *runner) apply(ctx context.Context, ps ProfileSpec) error {
 	return r.man.write(r.dir)
 }
 
-// loadProfile loads the shipped profile ps names with the spec's variables.
-func loadProfile(ps ProfileSpec) (*provision.Profile, error) {
+// loadProfile loads the shipped profile ps names with the spec's
+// variables, and sources (who may reach the web ports, webSources) added
+// to its allow_from where it has one.
+func loadProfile(ps ProfileSpec, sources []string) (*provision.Profile, error) {
 	dir, err := profiles.Lookup(ps.Name, func(d string) []string {
 		lp, _ := provision.Load(profiles.FS, d, provision.Vars{})
 		if lp == nil {
@@ -83,6 +85,15 @@ func loadProfile(ps ProfileSpec) (*provision.Profile, error) {
 		return lp.Aliases
 	})
 	if err != nil {
+		return nil, exitcode.With(exitcode.Config, err)
+	}
+	declared := false
+	if base, _ := provision.Load(profiles.FS, dir, provision.Vars{}); base != nil {
+		for _, v := range base.Variables {
+			declared = declared || v.Name == AllowFromVar
+		}
+	}
+	if ps, err = withSources(ps, sources, declared); err != nil {
 		return nil, exitcode.With(exitcode.Config, err)
 	}
 	var args []string

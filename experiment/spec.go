@@ -20,6 +20,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"net/netip"
 	"sort"
 	"strconv"
 	"strings"
@@ -195,6 +196,9 @@ type LoadOptions struct {
 	Target     string
 	KnownHosts string
 	Identity   string
+	// ThisHost are this machine's interface addresses: where allow_ssh_from
+	// is not given, its public one is the default (cloud.SSHFromThisHost).
+	ThisHost []netip.Addr
 }
 
 // Load parses and checks an experiment file. Every error names
@@ -598,6 +602,7 @@ func machines(filename string, src []byte, hasBlock bool, machineVars, fileVars 
 	if opt.Identity != "" {
 		m.IdentityFile = opt.Identity
 	}
+	m.SSHFromThisHost(opt.ThisHost)
 	return m, m.Validate()
 }
 

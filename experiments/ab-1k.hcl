@@ -42,7 +42,7 @@ scenario "static" {
 
 scenario "php" {
   kind     = "ab"
-  path     = "/wptest-info.php"
+  path     = "/wptest-hello.php"
   visitors = [5]
   requests = var.requests
   warmup   = "0s"

@@ -514,38 +514,63 @@ func TestContractSELinuxNothingBroader(t *testing.T) {
 	}
 }
 
-// ---- firewalld: every listening port is open when it runs ----
+// ---- firewalld: every listening port is open to allow_from only ----
 
-func TestContractFirewalldOpensEveryPort(t *testing.T) {
+// TestContractFirewalldScoped: where firewalld runs, every port a profile
+// serves (TCP; UDP for HTTP/3 on the TLS port) is opened by wptest-firewall
+// to exactly the allow_from sources, now and --permanent, as the Hetzner
+// firewall opens them to the load generators and allow_from; nothing is
+// opened to everyone (no --add-port, no --add-service), and with no
+// allow_from nothing is opened (the op still runs: it removes what an
+// earlier profile opened).
+func TestContractFirewalldScoped(t *testing.T) {
+	sources := `["203.0.113.7", "2001:db8::/64"]`
 	for _, name := range profiles.Names() {
 		for _, args := range [][]string{nil, {"http_port=8080", "https_port=8443"}} {
-			t.Run(fmt.Sprintf("%s/%v", name, args), func(t *testing.T) {
-				rep := offline(t, name, alma, args...)
-				var ports []int
-				for _, v := range rep.Variables {
-					// Numbers come as JSON text.
-					if n, err := strconv.Atoi(fmt.Sprint(v.Value)); err == nil && strings.HasSuffix(v.Name, "_port") {
-						ports = append(ports, n)
-					}
+			for _, allow := range []string{"", sources} {
+				a := args
+				if allow != "" {
+					a = append(append([]string{}, args...), "allow_from="+allow)
 				}
-				if len(ports) == 0 {
-					t.Fatal("no *_port variables")
-				}
-				for _, port := range ports {
-					for _, proto := range []string{"tcp", "udp"} {
-						want := "--add-port=" + strconv.Itoa(port) + "/" + proto
-						ok := false
-						for _, op := range rep.Ops {
-							run := specStr(op, "run")
-							ok = ok || op.Kind == "command" && strings.Contains(specStr(op, "only_if"), "firewall-cmd --state") &&
-								strings.Contains(run, "--permanent "+want) && strings.Contains(run, "firewall-cmd "+want)
-						}
-						if !ok {
-							t.Errorf("port %d/%s is not opened in firewalld (now and --permanent) when it runs", port, proto)
+				t.Run(fmt.Sprintf("%s/%v", name, a), func(t *testing.T) {
+					rep := offline(t, name, alma, a...)
+					ports := map[string]int{}
+					for _, v := range rep.Variables {
+						// Numbers come as JSON text.
+						if n, err := strconv.Atoi(fmt.Sprint(v.Value)); err == nil && strings.HasSuffix(v.Name, "_port") {
+							ports[v.Name] = n
 						}
 					}
-				}
-			})
+					if ports["http_port"] == 0 || ports["https_port"] == 0 {
+						t.Fatalf("no http_port/https_port: %v", ports)
+					}
+					want := fmt.Sprintf("'%d/tcp %d/tcp %d/udp'", ports["http_port"], ports["https_port"], ports["https_port"])
+					src := "''"
+					if allow != "" {
+						src = "'203.0.113.7 2001:db8::/64'"
+					}
+					n := 0
+					for _, op := range rep.Ops {
+						run := specStr(op, "run")
+						if strings.Contains(run, "firewall-cmd") && (strings.Contains(run, "--add-port") || strings.Contains(run, "--add-service")) {
+							t.Errorf("%s opens a port to every source: %s", op.ID, run)
+						}
+						if op.Kind != "command" || !strings.Contains(run, "wptest-firewall ") {
+							continue
+						}
+						n++
+						if !strings.Contains(specStr(op, "only_if"), "firewall-cmd --state") || !strings.HasPrefix(op.ID, "command.firewalld_") {
+							t.Errorf("%s: not guarded by firewall-cmd --state, or not named firewalld_* (the preflight shows those)", op.ID)
+						}
+						if !strings.HasSuffix(run, "wptest-firewall apply "+want+" "+src) || !strings.HasSuffix(specStr(op, "unless"), "wptest-firewall --check "+want+" "+src) {
+							t.Errorf("%s: run %q unless %q, want apply/--check %s %s", op.ID, run, specStr(op, "unless"), want, src)
+						}
+					}
+					if n != 1 {
+						t.Errorf("%d ops run wptest-firewall, want 1", n)
+					}
+				})
+			}
 		}
 	}
 }

@@ -96,6 +96,9 @@ func planArchive(t *testing.T, name, platform string, rep *provision.Report) *tx
 	for _, g := range rep.Groups {
 		fmt.Fprintf(&plan, "process group: %s\n", jsonText(t, g))
 	}
+	for _, c := range rep.Teardown {
+		fmt.Fprintf(&plan, "teardown: %s\n", c)
+	}
 	fmt.Fprintf(&plan, "server: %s\n", jsonText(t, rep.Server))
 	a.Files = append([]txtar.File{{Name: "plan", Data: []byte(plan.String())}}, files...)
 	return a

@@ -112,6 +112,18 @@ func decodeDescriptions(r *Rendered, blocks hcl.Blocks, ctx *hcl.EvalContext) hc
 			}
 			refresh = append(refresh, rb.Run)
 			refreshAt = b.DefRange.Ptr()
+		case "teardown":
+			when, rest, d := decodeWhen(b, ctx)
+			diags = append(diags, d...)
+			if d.HasErrors() || !when {
+				continue
+			}
+			var tb refreshBlock
+			if d := gohcl.DecodeBody(rest, ctx, &tb); d.HasErrors() {
+				diags = append(diags, d...)
+				continue
+			}
+			r.Teardown = append(r.Teardown, tb.Run)
 		case "process_group":
 			name := b.Labels[0]
 			if !hclsyntax.ValidIdentifier(name) || name == "other" {

@@ -329,6 +329,11 @@
 //	}                                  # the site, so the server serves the new
 //	                                   # files (OPcache keeps old ones otherwise)
 //
+//	teardown "firewalld" {             # any number: run (as root, in order)
+//	  run  = "wptest-firewall clear"   # by `wptest down` on a machine that
+//	  when = ...                       # stays after the run (static, local):
+//	}                                  # what must not outlive the run
+//
 //	server {                           # at most one: the web server the profile runs
 //	  services     = ["apache"]        # labels of its own service blocks (state
 //	                                   # "running"): restarted for the kit's startup

@@ -39,7 +39,10 @@ type Report struct {
 	Facts      []*FactReport  `json:"facts,omitempty"`
 	Site       *Site          `json:"site,omitempty"`
 	Groups     []ProcessGroup `json:"process_groups,omitempty"`
-	Server     *Server        `json:"server,omitempty"`
+	// Teardown: what the host runs when a run's machines go down and it
+	// stays (teardown blocks).
+	Teardown []string `json:"teardown,omitempty"`
+	Server   *Server  `json:"server,omitempty"`
 	// Retired are the services of earlier profiles this apply made sure
 	// are stopped (Rendered.Retire).
 	Retired []Service `json:"retired_services,omitempty"`
@@ -97,7 +100,7 @@ type FactReport struct {
 func (r *Rendered) report(mode, hostName string) *Report {
 	rep := &Report{Mode: mode, Profile: r.Profile.Name, Hash: r.Profile.Hash, Platform: r.Platform, Host: hostName,
 		Deviations: append([]string{}, r.Deviations...), Blocked: r.Blocked, ops: map[string]*OpReport{},
-		Site: r.Site, Groups: r.Groups, Server: r.Server, Retired: r.retired}
+		Site: r.Site, Groups: r.Groups, Teardown: r.Teardown, Server: r.Server, Retired: r.retired}
 	for _, v := range r.Profile.Variables {
 		vr := VarReport{Name: v.Name, Sensitive: v.Sensitive, Value: "(sensitive)"}
 		if !v.Sensitive {
@@ -548,6 +551,9 @@ func (rep *Report) writeServer(p printer) {
 			p(", users %s", strings.Join(g.Users, " "))
 		}
 		p("\n")
+	}
+	for _, c := range rep.Teardown {
+		p("teardown (wptest down, on a machine that stays): %s\n", c)
 	}
 	sv := rep.Server
 	if sv == nil {

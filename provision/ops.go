@@ -96,6 +96,7 @@ type FileOp struct {
 
 type fileFacts struct {
 	write, chmod, chown bool
+	as                  string // who does it (actor)
 }
 
 func (f *FileOp) sum() string {
@@ -115,10 +116,51 @@ func (f *FileOp) spec() map[string]any {
 	return m
 }
 
-// statScript prints "absent", "link", "dir", "other" or "file MODE OWNER GROUP".
+// statScript prints who holds p's directories (host.HolderScript) on its
+// first line, then "absent", "link", "dir", "other" or "file MODE OWNER
+// GROUP".
 func statScript(p string) string {
-	return fmt.Sprintf(`p=%s; if [ -L "$p" ]; then echo link; elif [ -d "$p" ]; then echo dir %s; elif [ -f "$p" ]; then echo file %s; elif [ -e "$p" ]; then echo other; else echo absent; fi`,
+	return host.HolderPrelude() + fmt.Sprintf(`p=%s; wptest_holder "$p"; if [ -L "$p" ]; then echo link; elif [ -d "$p" ]; then echo dir %s; elif [ -f "$p" ]; then echo file %s; elif [ -e "$p" ]; then echo other; else echo absent; fi`,
 		host.Quote(p), `$(stat -c '%a %U %G' "$p")`, `$(stat -c '%a %U %G' "$p")`)
+}
+
+// actor is who does an op's work on path, given who holds its directories
+// (holder, from statScript) and the owner the op gives it: the connecting
+// user ("") where only root can change them; where a user holds them (the
+// site user's home and docroot), that user, and only for what that user is
+// to own (owner "": no owner required, as for a link): root never writes,
+// chmods or chowns where another user can plant a link.
+func actor(p, holder, owner string) (string, error) {
+	switch {
+	case holder == "root":
+		return "", nil
+	case strings.HasPrefix(holder, "unsafe: "):
+		return "", fmt.Errorf("%s: refused: %s (root does not write where another user can plant a link)", p, strings.TrimPrefix(holder, "unsafe: "))
+	case holder == "" || strings.ContainsAny(holder, " \t"):
+		return "", fmt.Errorf("%s: unexpected holder %q", p, holder)
+	case owner != "-" && owner != holder:
+		if owner == "" {
+			owner = "root"
+		}
+		return "", fmt.Errorf("%s: refused: its directory is %s's, so it is written as %s, who cannot make it %s's (give it owner = %q, or put it elsewhere)", p, holder, holder, owner, holder)
+	}
+	return holder, nil
+}
+
+// asDetail says in a change's details that the op runs as a user.
+func asDetail(as string) []string {
+	if as == "" {
+		return nil
+	}
+	return []string{"as " + as + " (the directory is " + as + "'s)"}
+}
+
+// runAs runs script as user as (host.RunAs; "" the connecting user).
+func runAs(ctx context.Context, h host.Host, label, as, script string) (host.Result, error) {
+	if as == "" {
+		return run(ctx, h, label, script)
+	}
+	return host.RunAs(ctx, h, as, "", host.Cmd{Script: script, Label: label + " (as " + as + ")"})
 }
 
 type statInfo struct {
@@ -149,6 +191,14 @@ func (f *FileOp) Check(ctx context.Context, h host.Host) (Change, error) {
 		return Change{}, fmt.Errorf("read %s: %w", f.Path, err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(res.Stdout)), "\n")
+	if len(lines) < 2 {
+		return Change{}, fmt.Errorf("read %s: unexpected output %q", f.Path, res.Stdout)
+	}
+	as, err := actor(f.Path, lines[0], f.Owner)
+	if err != nil {
+		return Change{}, err
+	}
+	lines = lines[1:]
 	si, err := parseStat(lines[0])
 	if err != nil {
 		return Change{}, err
@@ -160,13 +210,13 @@ func (f *FileOp) Check(ctx context.Context, h host.Host) (Change, error) {
 		if si.kind == "link" {
 			what = "replace symlink"
 		}
-		return Change{Needed: true, Action: "create", state: fileFacts{write: true},
-			Details: []string{fmt.Sprintf("%s: %d bytes, sha256 %s, mode %04o", what, len(f.Body), short(want), f.Mode)}}, nil
+		return Change{Needed: true, Action: "create", state: fileFacts{write: true, as: as},
+			Details: append([]string{fmt.Sprintf("%s: %d bytes, sha256 %s, mode %04o", what, len(f.Body), short(want), f.Mode)}, asDetail(as)...)}, nil
 	case "file":
 	default:
 		return Change{}, fmt.Errorf("%s exists and is not a regular file (%s)", f.Path, si.kind)
 	}
-	var ff fileFacts
+	ff := fileFacts{as: as}
 	var details []string
 	have := ""
 	if len(lines) > 1 {
@@ -187,7 +237,7 @@ func (f *FileOp) Check(ctx context.Context, h host.Host) (Change, error) {
 	if len(details) == 0 {
 		return noChange(), nil
 	}
-	return Change{Needed: true, Action: "update", Details: details, state: ff}, nil
+	return Change{Needed: true, Action: "update", Details: append(details, asDetail(as)...), state: ff}, nil
 }
 
 func or(a, b string) string {
@@ -204,11 +254,17 @@ func chownSpec(owner, group string) string {
 	return owner + ":" + group
 }
 
+// Apply writes the file (a temp file renamed over it: a link there is
+// replaced, never followed) or changes its mode and owner, as the actor
+// Check found: in a directory a user holds, as that user.
 func (f *FileOp) Apply(ctx context.Context, h host.Host, c Change) error {
 	ff, _ := c.state.(fileFacts)
 	if ff.write {
-		if _, err := run(ctx, h, f.id, "mkdir -p "+host.Quote(path.Dir(f.Path))); err != nil {
+		if _, err := runAs(ctx, h, f.id, ff.as, "mkdir -p "+host.Quote(path.Dir(f.Path))); err != nil {
 			return err
+		}
+		if ff.as != "" {
+			return host.PutAs(ctx, h, ff.as, f.Group, f.Path, bytes.NewReader(f.Body), f.Mode)
 		}
 		return h.Put(ctx, f.Path, bytes.NewReader(f.Body), host.PutOptions{Mode: f.Mode, Owner: f.Owner, Group: f.Group})
 	}
@@ -217,9 +273,9 @@ func (f *FileOp) Apply(ctx context.Context, h host.Host, c Change) error {
 		script = append(script, fmt.Sprintf("chmod %04o %s", f.Mode, host.Quote(f.Path)))
 	}
 	if ff.chown {
-		script = append(script, fmt.Sprintf("chown %s %s", host.Quote(chownSpec(f.Owner, f.Group)), host.Quote(f.Path)))
+		script = append(script, fmt.Sprintf("chown -h %s %s", host.Quote(chownSpec(f.Owner, f.Group)), host.Quote(f.Path)))
 	}
-	_, err := run(ctx, h, f.id, strings.Join(script, " && "))
+	_, err := runAs(ctx, h, f.id, ff.as, strings.Join(script, " && "))
 	return err
 }
 
@@ -249,13 +305,21 @@ func (d *DirOp) Check(ctx context.Context, h host.Host) (Change, error) {
 	if err != nil {
 		return Change{}, fmt.Errorf("read %s: %w", d.Path, err)
 	}
-	si, err := parseStat(strings.TrimSpace(string(res.Stdout)))
+	lines := strings.Split(strings.TrimSpace(string(res.Stdout)), "\n")
+	if len(lines) != 2 {
+		return Change{}, fmt.Errorf("read %s: unexpected output %q", d.Path, res.Stdout)
+	}
+	as, err := actor(d.Path, lines[0], d.Owner)
+	if err != nil {
+		return Change{}, err
+	}
+	si, err := parseStat(lines[1])
 	if err != nil {
 		return Change{}, err
 	}
 	switch si.kind {
 	case "absent":
-		return Change{Needed: true, Action: "create", Details: []string{fmt.Sprintf("mkdir, mode %04o", d.Mode)}}, nil
+		return Change{Needed: true, Action: "create", Details: append([]string{fmt.Sprintf("mkdir, mode %04o", d.Mode)}, asDetail(as)...), state: as}, nil
 	case "dir":
 	default:
 		return Change{}, fmt.Errorf("%s exists and is not a directory (%s)", d.Path, si.kind)
@@ -270,16 +334,19 @@ func (d *DirOp) Check(ctx context.Context, h host.Host) (Change, error) {
 	if len(details) == 0 {
 		return noChange(), nil
 	}
-	return Change{Needed: true, Action: "update", Details: details}, nil
+	return Change{Needed: true, Action: "update", Details: append(details, asDetail(as)...), state: as}, nil
 }
 
-func (d *DirOp) Apply(ctx context.Context, h host.Host, _ Change) error {
+// Apply makes the directory and sets its mode and owner, as the actor
+// Check found (chown -h: a link put there meanwhile is not followed).
+func (d *DirOp) Apply(ctx context.Context, h host.Host, c Change) error {
+	as, _ := c.state.(string)
 	q := host.Quote(d.Path)
 	script := fmt.Sprintf("mkdir -p %s && chmod %04o %s", q, d.Mode, q)
 	if d.Owner != "" || d.Group != "" {
-		script += fmt.Sprintf(" && chown %s %s", host.Quote(chownSpec(d.Owner, d.Group)), q)
+		script += fmt.Sprintf(" && chown -h %s %s", host.Quote(chownSpec(d.Owner, d.Group)), q)
 	}
-	_, err := run(ctx, h, d.id, script)
+	_, err := runAs(ctx, h, d.id, as, script)
 	return err
 }
 
@@ -295,16 +362,25 @@ func (l *LinkOp) spec() map[string]any { return map[string]any{"path": l.Path, "
 
 func (l *LinkOp) Check(ctx context.Context, h host.Host) (Change, error) {
 	q := host.Quote(l.Path)
-	res, err := run(ctx, h, l.id, fmt.Sprintf(`if [ -L %s ]; then echo link; readlink %s; elif [ -d %s ]; then echo dir; elif [ -e %s ]; then echo other; else echo absent; fi`, q, q, q, q))
+	res, err := run(ctx, h, l.id, host.HolderScript(l.Path)+fmt.Sprintf("\nif [ -L %s ]; then echo link; readlink %s; elif [ -d %s ]; then echo dir; elif [ -e %s ]; then echo other; else echo absent; fi", q, q, q, q))
 	if err != nil {
 		return Change{}, fmt.Errorf("read %s: %w", l.Path, err)
 	}
-	lines := strings.SplitN(strings.TrimRight(string(res.Stdout), "\n"), "\n", 2)
+	lines := strings.SplitN(strings.TrimRight(string(res.Stdout), "\n"), "\n", 3)
+	if len(lines) < 2 {
+		return Change{}, fmt.Errorf("read %s: unexpected output %q", l.Path, res.Stdout)
+	}
+	// A link has no owner of its own to give: whoever holds the directory makes it.
+	as, err := actor(l.Path, lines[0], "-")
+	if err != nil {
+		return Change{}, err
+	}
+	lines = lines[1:]
 	switch lines[0] {
 	case "absent":
-		return Change{Needed: true, Action: "create", Details: []string{"-> " + l.Target}}, nil
+		return Change{Needed: true, Action: "create", Details: append([]string{"-> " + l.Target}, asDetail(as)...), state: as}, nil
 	case "other":
-		return Change{Needed: true, Action: "replace", Details: []string{"file replaced by link -> " + l.Target}}, nil
+		return Change{Needed: true, Action: "replace", Details: append([]string{"file replaced by link -> " + l.Target}, asDetail(as)...), state: as}, nil
 	case "link":
 		if len(lines) > 1 && lines[1] == l.Target {
 			return noChange(), nil
@@ -313,13 +389,14 @@ func (l *LinkOp) Check(ctx context.Context, h host.Host) (Change, error) {
 		if len(lines) > 1 {
 			have = lines[1]
 		}
-		return Change{Needed: true, Action: "update", Details: []string{fmt.Sprintf("-> %s (was -> %s)", l.Target, have)}}, nil
+		return Change{Needed: true, Action: "update", Details: append([]string{fmt.Sprintf("-> %s (was -> %s)", l.Target, have)}, asDetail(as)...), state: as}, nil
 	}
 	return Change{}, fmt.Errorf("%s exists and is a directory", l.Path)
 }
 
-func (l *LinkOp) Apply(ctx context.Context, h host.Host, _ Change) error {
-	_, err := run(ctx, h, l.id, fmt.Sprintf("mkdir -p %s && ln -sfn %s %s", host.Quote(path.Dir(l.Path)), host.Quote(l.Target), host.Quote(l.Path)))
+func (l *LinkOp) Apply(ctx context.Context, h host.Host, c Change) error {
+	as, _ := c.state.(string)
+	_, err := runAs(ctx, h, l.id, as, fmt.Sprintf("mkdir -p %s && ln -sfn %s %s", host.Quote(path.Dir(l.Path)), host.Quote(l.Target), host.Quote(l.Path)))
 	return err
 }
 

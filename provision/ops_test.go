@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/wptest/wptest/host"
@@ -154,4 +156,127 @@ func TestServiceDefaultCommands(t *testing.T) {
 	if custom.command("none", "reload") != "" || custom.command("none", "restart") != "" || custom.command("none", "ready") != "u" {
 		t.Error("custom service: reload/restart must fall back to stop+start, ready to status")
 	}
+}
+
+// TestOpsInAUsersDirectoryFollowNoLink: in a directory a user holds (the
+// site user's docroot), file and directory ops run as that user, so a link
+// the user swaps in between Check and Apply leads nowhere root's: the root
+// file and directory it points to keep their owner, mode and bytes. An op
+// that would have to be root's there, or sits in a directory others may
+// write in, is refused at Check.
+func TestOpsInAUsersDirectoryFollowNoLink(t *testing.T) {
+	testenv.NeedRoot(t)
+	testenv.NeedBinary(t, "setpriv")
+	ctx := context.Background()
+	h := host.NewLocal(nil)
+	uid, gid := testenv.UserIDs(t, "www-data")
+	base := testenv.PassableTempDir(t)
+	canary := filepath.Join(base, "canary")
+	os.WriteFile(canary, []byte("root's\n"), 0o600)
+	rootDir := filepath.Join(base, "rootdir")
+	os.Mkdir(rootDir, 0o700)
+	home := filepath.Join(base, "home")
+	os.Mkdir(home, 0o711)
+	os.Chown(home, uid, gid)
+	intact := func(when string) {
+		t.Helper()
+		for _, p := range []string{canary, rootDir} {
+			fi, err := os.Lstat(p)
+			if err != nil {
+				t.Fatalf("%s: %v", when, err)
+			}
+			st := fi.Sys().(*syscall.Stat_t)
+			if st.Uid != 0 || st.Gid != 0 || fi.Mode().Perm() != map[string]os.FileMode{canary: 0o600, rootDir: 0o700}[p] {
+				t.Errorf("%s: %s is now %d:%d %v", when, p, st.Uid, st.Gid, fi.Mode())
+			}
+		}
+		if b, _ := os.ReadFile(canary); string(b) != "root's\n" {
+			t.Errorf("%s: canary holds %q", when, b)
+		}
+		if es, _ := os.ReadDir(rootDir); len(es) != 0 {
+			t.Errorf("%s: %d entries appeared in the root directory", when, len(es))
+		}
+	}
+	swap := func(p, target string) {
+		t.Helper()
+		if err := os.RemoveAll(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	doc := &DirOp{opBase: opBase{id: "directory.docroot"}, Path: filepath.Join(home, "public_html"), Mode: 0o755, Owner: "www-data", Group: "www-data"}
+	if c := checkApply(t, h, doc); c.Action != "create" || !slices.Contains(c.Details, "as www-data (the directory is www-data's)") {
+		t.Errorf("docroot: %+v", c)
+	}
+	info := &FileOp{opBase: opBase{id: "file.info"}, Path: filepath.Join(doc.Path, "info.php"), Body: []byte("<?php\n"), Mode: 0o644, Owner: "www-data", Group: "www-data"}
+	checkApply(t, h, info)
+	if fi, _ := os.Stat(info.Path); fi.Sys().(*syscall.Stat_t).Uid != uint32(uid) {
+		t.Fatalf("info.php not www-data's")
+	}
+
+	// A link planted at the file's name: replaced, not followed.
+	swap(info.Path, canary)
+	checkApply(t, h, info)
+	intact("file op over a planted link")
+
+	// Only the mode drifted; then the file becomes a link to root's file
+	// before Apply: the chmod and chown fail, root's file is untouched.
+	os.Chmod(info.Path, 0o600)
+	c, err := info.Check(ctx, h)
+	if err != nil || !c.Needed {
+		t.Fatalf("mode drift: %+v %v", c, err)
+	}
+	swap(info.Path, canary)
+	if err := info.Apply(ctx, h, c); err == nil {
+		t.Error("chmod through a link to root's file: no error")
+	}
+	intact("chmod after a swap")
+
+	// The same for the directory: its mode drifted, then it is a link.
+	os.Remove(info.Path)
+	os.Chmod(doc.Path, 0o700)
+	c, err = doc.Check(ctx, h)
+	if err != nil || !c.Needed {
+		t.Fatalf("docroot mode drift: %+v %v", c, err)
+	}
+	swap(doc.Path, rootDir)
+	if err := doc.Apply(ctx, h, c); err == nil {
+		t.Error("chmod of the docroot through a link to root's directory: no error")
+	}
+	intact("directory op after a swap")
+	// A file to be written into the docroot, which is then swapped for a
+	// link to a root directory: the write fails (as the user).
+	os.Remove(doc.Path)
+	checkApply(t, h, doc)
+	if c, err = info.Check(ctx, h); err != nil || c.Action != "create" {
+		t.Fatalf("info.php in a fresh docroot: %+v %v", c, err)
+	}
+	swap(doc.Path, rootDir)
+	if err := info.Apply(ctx, h, c); err == nil {
+		t.Error("write through the docroot swapped for a link: no error")
+	}
+	intact("file op through a swapped docroot")
+
+	os.Remove(doc.Path)
+	os.Mkdir(doc.Path, 0o755)
+	os.Chown(doc.Path, uid, gid)
+	for _, op := range []Op{
+		&FileOp{opBase: opBase{id: "file.roots"}, Path: filepath.Join(doc.Path, "root.conf"), Body: []byte("x"), Mode: 0o644},
+		&FileOp{opBase: opBase{id: "file.nobodys"}, Path: filepath.Join(doc.Path, "n.conf"), Body: []byte("x"), Mode: 0o644, Owner: "nobody"},
+		&DirOp{opBase: opBase{id: "directory.roots"}, Path: filepath.Join(doc.Path, "sub"), Mode: 0o755},
+	} {
+		if _, err := op.Check(ctx, h); err == nil || !strings.Contains(err.Error(), "refused: its directory is www-data's") {
+			t.Errorf("%s in www-data's docroot: %v, want refused", op.ID(), err)
+		}
+	}
+	open := filepath.Join(base, "open")
+	os.Mkdir(open, 0o777)
+	os.Chmod(open, 0o777)
+	if _, err := (&FileOp{opBase: opBase{id: "file.open"}, Path: filepath.Join(open, "x"), Body: []byte("x"), Mode: 0o644}).Check(ctx, h); err == nil || !strings.Contains(err.Error(), "others may write in") {
+		t.Errorf("a file in a world-writable directory: %v, want refused", err)
+	}
+	intact("the end")
 }

@@ -36,6 +36,9 @@ type Rendered struct {
 	// process_group blocks), for the host manifest.
 	Site   *Site
 	Groups []ProcessGroup
+	// Teardown are the profile's teardown blocks' commands, for the host
+	// manifest.
+	Teardown []string
 	// Server is what the profile declares about its web server (server
 	// block); nil when it has none.
 	Server *Server

@@ -3,13 +3,16 @@ package stage
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/provision/cloud"
+	"github.com/wptest/wptest/provision/hostmanifest"
 )
 
 // The machines stage: plan with the cloud driver, then create the
@@ -86,4 +89,54 @@ func ReadRunInfo(dir string) (RunInfo, error) {
 		return ri, err
 	}
 	return ri, json.Unmarshal(b, &ri)
+}
+
+// TeardownKept runs, on every server of the run in dir that stays after
+// the run (one the driver was given, not made: no provider ID, such as a
+// static or the local machine), the teardown commands its live profile
+// declares in its host manifest (its firewalld rules go with the run). A
+// server that cannot be reached or whose teardown fails is named in the
+// error with what is left to do there.
+func TeardownKept(ctx context.Context, dir string, log io.Writer) error {
+	ms, err := cloud.ReadMachines(dir)
+	if err != nil {
+		return nil // no machines recorded: nothing of ours on any
+	}
+	var errs []error
+	for _, m := range ms {
+		if m.ID != "" || m.Role != cloud.RoleServer {
+			continue
+		}
+		if err := teardownOne(ctx, dir, m, log); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func teardownOne(ctx context.Context, dir string, m cloud.Machine, log io.Writer) error {
+	var h host.Host
+	if m.Local {
+		h = host.NewLocal(nil)
+	} else {
+		var err error
+		if h, err = cloud.Connect(ctx, dir, m, nil); err != nil {
+			return fmt.Errorf("server %s stays after the run, and its profile's teardown could not run: %w", m.Name, err)
+		}
+	}
+	defer h.Close()
+	hm, err := hostmanifest.Read(ctx, h)
+	if err != nil {
+		return fmt.Errorf("server %s: %w", m.Name, err)
+	}
+	if hm == nil {
+		return nil
+	}
+	for _, c := range hm.Teardown {
+		if _, err := h.Run(ctx, host.Cmd{Script: c, Label: "teardown"}); err != nil {
+			return fmt.Errorf("server %s stays after the run: its profile's teardown failed (run it there: %s): %w", m.Name, c, err)
+		}
+		fmt.Fprintf(log, "down: [%s] %s\n", m.Name, c)
+	}
+	return nil
 }

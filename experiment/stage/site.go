@@ -114,10 +114,11 @@ RewriteRule . /index.php [L]
 
 // writeHtaccess writes WordPress's rules for a server that reads them
 // (the fixture leaves .htaccess out of its hashes; without it Apache
-// answers every permalink with 404).
+// answers every permalink with 404), as the site's owner: root never
+// writes in the docroot, where the owner may plant a link.
 func writeHtaccess(ctx context.Context, site fixture.Site) error {
 	p := site.Docroot + "/.htaccess"
-	if err := site.Host.Put(ctx, p, strings.NewReader(WordPressHtaccess), host.PutOptions{Mode: 0o644, Owner: site.Owner, Group: site.Group}); err != nil {
+	if err := host.PutAs(ctx, site.Host, site.Owner, site.Group, p, strings.NewReader(WordPressHtaccess), 0o644); err != nil {
 		return fmt.Errorf("write %s on %s: %w", p, site.Host.Name(), err)
 	}
 	return nil

@@ -9,6 +9,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"net/netip"
 	"os"
 	"os/signal"
 	"strings"
@@ -43,6 +45,32 @@ type App struct {
 	// Now is the clock (time.Now): run ids, expiry labels, the cloud
 	// journal's times and how long a step took. Never in anything hashed.
 	Now func() time.Time
+	// Addrs are this machine's interface addresses (net.InterfaceAddrs):
+	// its public one is allow_ssh_from's default. nil: none known.
+	Addrs func() []netip.Addr
+}
+
+// interfaceAddrs are this machine's interface addresses (none when unknown).
+func interfaceAddrs() []netip.Addr {
+	as, err := net.InterfaceAddrs()
+	if err != nil {
+		return nil
+	}
+	var out []netip.Addr
+	for _, a := range as {
+		if p, err := netip.ParsePrefix(a.String()); err == nil {
+			out = append(out, p.Addr())
+		}
+	}
+	return out
+}
+
+// addrs are a.Addrs(), or none.
+func (a *App) addrs() []netip.Addr {
+	if a.Addrs == nil {
+		return nil
+	}
+	return a.Addrs()
 }
 
 // Getenv returns the value of key in a.Env.
@@ -117,6 +145,7 @@ func Main() int {
 		Executable: exe,
 		Hostname:   hostname,
 		Now:        time.Now,
+		Addrs:      interfaceAddrs,
 	})
 }
 

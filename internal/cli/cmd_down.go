@@ -67,6 +67,11 @@ func (s *cloudSession) down(ctx context.Context, args []string) error {
 		}
 		return err
 	}
+	// Servers that stay (given, not made): what their profile must not
+	// leave behind goes with the run.
+	if err := stage.TeardownKept(ctx, dir, s.errw); err != nil {
+		return exitcode.With(exitcode.Teardown, fmt.Errorf("down: run %s: %w", *runID, err))
+	}
 	fmt.Fprintf(s.errw, "down: run %s removed\n", *runID)
 	return nil
 }

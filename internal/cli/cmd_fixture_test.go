@@ -145,9 +145,12 @@ func TestVerifyExitsOnWhatVisitorsGet(t *testing.T) {
 	_, err := os.Stat("/usr/share/wordpress/wp-includes/version.php")
 	testenv.Need(t, err == nil, "Debian's wordpress package")
 	db := testenv.MariaDB(t)
-	docroot := filepath.Join(t.TempDir(), "public_html")
+	// The site user's docroot, as a profile makes it (seeding writes as them).
+	docroot := filepath.Join(testenv.PassableTempDir(t), "public_html")
 	t.Cleanup(func() { os.Remove(fixture.RecordPath("", docroot)) })
 	os.MkdirAll(docroot, 0o755)
+	uid, gid := testenv.UserIDs(t, "www-data")
+	os.Chown(docroot, uid, gid)
 	probe := filepath.Join(docroot, "wptest-info.php")
 	os.WriteFile(probe, []byte("<?php echo PHP_SAPI;"), 0o644)
 	common := []string{"--target", "local", "--docroot", docroot, "--owner", "www-data:www-data",

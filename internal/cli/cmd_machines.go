@@ -285,6 +285,7 @@ func (s *cloudSession) machines(f *machinesFlags) (cloud.Machines, error) {
 	if *f.identity != "" {
 		m.IdentityFile = s.path(*f.identity)
 	}
+	m.SSHFromThisHost(s.a.addrs())
 	return m, m.Validate()
 }
 

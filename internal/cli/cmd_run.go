@@ -67,7 +67,7 @@ func runRun(ctx context.Context, a *App, args []string) error {
 		return exitcode.With(exitcode.Config, err)
 	}
 	sp, err := experiment.Load(file, src, experiment.LoadOptions{Vars: vars, Target: *target,
-		KnownHosts: absPath(a, *knownHosts), Identity: absPath(a, *identity)})
+		KnownHosts: absPath(a, *knownHosts), Identity: absPath(a, *identity), ThisHost: a.addrs()})
 	if err != nil {
 		return err
 	}

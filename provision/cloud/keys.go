@@ -53,15 +53,36 @@ func NewKeyPair(rnd io.Reader, comment string) (KeyPair, error) {
 	return KeyPair{PrivatePEM: string(pem.EncodeToMemory(blk)), Public: line, Signer: signer}, nil
 }
 
+// SSHDNoPasswords is the sshd configuration a cloud server gets before
+// sshd first starts (cloud-init write_files, SSHDNoPasswordsFile): keys
+// only. sshd takes the first value it reads of each keyword, and the
+// images' sshd_config includes sshd_config.d/*.conf first, so this file
+// (00-) wins over the image's and cloud-init's own (50-cloud-init.conf).
+const SSHDNoPasswords = "# wptest: keys only. Nobody logs in with a password.\nPasswordAuthentication no\nKbdInteractiveAuthentication no\nPermitEmptyPasswords no\n"
+
+// SSHDNoPasswordsFile is where CloudInitHostKey writes SSHDNoPasswords.
+const SSHDNoPasswordsFile = "/etc/ssh/sshd_config.d/00-wptest.conf"
+
 // CloudInitHostKey is the cloud-config that makes a fresh server use the
 // given ed25519 host key (cloud-init cc_ssh: ssh_keys), drop the image's
 // default keys and generate no others, so the key we pin is the key sshd
 // offers. RHEL-family images may still regenerate RSA/ECDSA keys at sshd
 // start; the client restricts HostKeyAlgorithms to ed25519, which makes those
-// harmless.
+// harmless. It also turns SSH password login off, twice over: cloud-init's
+// ssh_pwauth: false (cc_set_passwords) and sshd's own drop-in
+// (SSHDNoPasswords), in place before sshd first starts.
 func CloudInitHostKey(host KeyPair) string {
 	var b strings.Builder
 	b.WriteString("#cloud-config\n")
+	b.WriteString("ssh_pwauth: false\n")
+	b.WriteString("write_files:\n")
+	b.WriteString("  - path: " + SSHDNoPasswordsFile + "\n")
+	b.WriteString("    owner: root:root\n")
+	b.WriteString("    permissions: '0644'\n")
+	b.WriteString("    content: |\n")
+	for _, l := range strings.Split(strings.TrimRight(SSHDNoPasswords, "\n"), "\n") {
+		b.WriteString("      " + l + "\n")
+	}
 	b.WriteString("ssh_deletekeys: true\n")
 	b.WriteString("ssh_genkeytypes: []\n")
 	b.WriteString("ssh_keys:\n")
@@ -71,6 +92,30 @@ func CloudInitHostKey(host KeyPair) string {
 	}
 	b.WriteString("  ed25519_public: " + host.Public + "\n")
 	return b.String()
+}
+
+// FileFromCloudInit reads the content of the write_files entry for path
+// back out of user data written by CloudInitHostKey ("" when there is
+// none): what cloud-init writes there on first boot.
+func FileFromCloudInit(userData, path string) string {
+	var out []string
+	state := 0 // 1: in the entry for path; 2: in its content
+	for _, l := range strings.Split(userData, "\n") {
+		switch {
+		case l == "  - path: "+path:
+			state = 1
+		case state >= 1 && strings.HasPrefix(l, "  - "), state >= 1 && !strings.HasPrefix(l, "    "):
+			state = 0
+		case state == 1 && l == "    content: |":
+			state = 2
+		case state == 2 && strings.HasPrefix(l, "      "):
+			out = append(out, strings.TrimPrefix(l, "      "))
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return strings.Join(out, "\n") + "\n"
 }
 
 // HostKeyFromCloudInit reads the ed25519 private key back out of user data

@@ -2,6 +2,8 @@ package cloud
 
 import (
 	"fmt"
+	"net/netip"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,7 +25,8 @@ import (
 //	  load_generators = 1         # default
 //	  ttl             = "6h"      # gc may remove the run after this
 //	  allow_from      = []        # who else may reach the web ports
-//	  allow_ssh_from  = ["0.0.0.0/0", "::/0"]  # default: anywhere (key-only)
+//	  allow_ssh_from  = ["203.0.113.41"]  # default: this host's public address
+//	                                      # where it has one, else anywhere (key-only)
 //	}
 //
 //	machines "static" {
@@ -45,12 +48,17 @@ type Machines struct {
 	// AllowFrom lists addresses (IP or CIDR) that may reach the web ports
 	// besides the run's own load generators; default none.
 	AllowFrom []string `hcl:"allow_from,optional"`
-	// AllowSSHFrom lists who may reach SSH (22/tcp); default anywhere: the
-	// servers accept only the run's key.
+	// AllowSSHFrom lists who may reach SSH (22/tcp); default this host's
+	// public address where it can be known (SSHFromThisHost), else
+	// anywhere: the servers accept only the run's key.
 	AllowSSHFrom []string `hcl:"allow_ssh_from,optional"`
-	Targets      []string `hcl:"targets,optional"`
-	KnownHosts   string   `hcl:"known_hosts,optional"`
-	IdentityFile string   `hcl:"identity_file,optional"`
+	// SSHFromDefault: allow_ssh_from was not given (SSHFromThisHost may
+	// narrow it); SSHFromWhy says where its value came from then.
+	SSHFromDefault bool     `json:"-"`
+	SSHFromWhy     string   `json:"allow_ssh_from_why,omitempty"`
+	Targets        []string `hcl:"targets,optional"`
+	KnownHosts     string   `hcl:"known_hosts,optional"`
+	IdentityFile   string   `hcl:"identity_file,optional"`
 }
 
 // Defaults, from the cPanel vs corehttpd post: two identical CCX23 in one location.
@@ -110,7 +118,65 @@ func (m *Machines) fill() {
 	}
 	if m.AllowSSHFrom == nil {
 		m.AllowSSHFrom = append([]string(nil), Anywhere...)
+		m.SSHFromDefault = true
 	}
+}
+
+// notPublic are address blocks IANA reserves for uses other than the
+// public internet, besides what netip calls private, loopback or link-local:
+// an interface holding one is not reachable at it from a cloud server.
+var notPublic = []netip.Prefix{
+	netip.MustParsePrefix("100.64.0.0/10"),   // carrier-grade NAT
+	netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments
+	netip.MustParsePrefix("192.0.2.0/24"),    // documentation
+	netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking
+	netip.MustParsePrefix("198.51.100.0/24"), // documentation
+	netip.MustParsePrefix("203.0.113.0/24"),  // documentation
+	netip.MustParsePrefix("240.0.0.0/4"),     // reserved
+	netip.MustParsePrefix("2001:db8::/32"),   // documentation
+	netip.MustParsePrefix("64:ff9b::/96"),    // NAT64
+}
+
+// PublicSources are the allow_ssh_from entries for this host's public
+// addresses among addrs (its interfaces'): each public IPv4 address as
+// /32, each public IPv6 address's /64 (temporary addresses change within
+// it), sorted and once each. None: the host is behind NAT (or offline),
+// and the address a server sees cannot be known here.
+func PublicSources(addrs []netip.Addr) []string {
+	var out []string
+	for _, a := range addrs {
+		a = a.Unmap()
+		if !a.IsGlobalUnicast() || a.IsPrivate() || a.Zone() != "" {
+			continue
+		}
+		if slices.ContainsFunc(notPublic, func(p netip.Prefix) bool { return p.Contains(a) }) {
+			continue
+		}
+		p := netip.PrefixFrom(a, 32)
+		if a.Is6() {
+			p = netip.PrefixFrom(a, 64).Masked()
+		}
+		out = append(out, p.String())
+	}
+	return sortedUniq(out)
+}
+
+// SSHFromThisHost gives allow_ssh_from, when it was not given, this host's
+// public addresses (addrs: its interfaces', PublicSources), and says so in
+// SSHFromWhy; where it has none it stays anywhere (key-only) and
+// SSHFromWhy says why, honestly: the address the servers will see is not
+// known here. A given allow_ssh_from is kept.
+func (m *Machines) SSHFromThisHost(addrs []netip.Addr) {
+	if !m.SSHFromDefault {
+		return
+	}
+	if pub := PublicSources(addrs); len(pub) > 0 {
+		m.AllowSSHFrom = pub
+		m.SSHFromWhy = "allow_ssh_from " + strings.Join(pub, ", ") + ": this host's public address (from its network interfaces); set allow_ssh_from if SSH comes from elsewhere"
+		return
+	}
+	m.AllowSSHFrom = append([]string(nil), Anywhere...)
+	m.SSHFromWhy = "allow_ssh_from anywhere (key-only): this host has no public address on its interfaces (behind NAT?), so the address the servers will see is not known here; set allow_ssh_from to yours (e.g. -var allow_ssh_from=203.0.113.41)"
 }
 
 // LoadGens is the number of load generators.
@@ -141,8 +207,11 @@ var overridable = map[string]func(m *Machines, v string) error{
 	"ttl":         func(m *Machines, v string) error { m.TTL = v; return nil },
 	"user":        func(m *Machines, v string) error { m.User = v; return nil },
 	// A comma-separated list; an empty value means none.
-	"allow_from":     func(m *Machines, v string) error { m.AllowFrom = splitList(v); return checkSources(m.AllowFrom) },
-	"allow_ssh_from": func(m *Machines, v string) error { m.AllowSSHFrom = splitList(v); return checkSources(m.AllowSSHFrom) },
+	"allow_from": func(m *Machines, v string) error { m.AllowFrom = splitList(v); return checkSources(m.AllowFrom) },
+	"allow_ssh_from": func(m *Machines, v string) error {
+		m.AllowSSHFrom, m.SSHFromDefault, m.SSHFromWhy = splitList(v), false, ""
+		return checkSources(m.AllowSSHFrom)
+	},
 	"load_generators": func(m *Machines, v string) error {
 		n, err := strconv.Atoi(v)
 		if err != nil {

@@ -51,6 +51,10 @@ type Manifest struct {
 	Site   *provision.Site          `json:"site,omitempty"`
 	Groups []provision.ProcessGroup `json:"process_groups,omitempty"`
 	Server *provision.Server        `json:"server,omitempty"`
+	// Teardown are the commands the profile gives for when the run's
+	// machines go down and this host stays (a static or local machine):
+	// what must not outlive the run, such as its firewalld rules.
+	Teardown []string `json:"teardown,omitempty"`
 	// Retired are services earlier profiles ran on the host, stopped by
 	// this apply or an earlier one: the next apply stops them too if
 	// anything started them again.
@@ -91,6 +95,7 @@ func FromReport(rep *provision.Report, tool, previous string) *Manifest {
 		Changes:    rep.Changes,
 		Site:       rep.Site,
 		Groups:     rep.Groups,
+		Teardown:   rep.Teardown,
 		Server:     rep.Server,
 		Retired:    rep.Retired,
 	}

@@ -5,9 +5,10 @@
 
 # Compressible static files are compressed once per version; a rerun after
 # the fixture adds files compresses only those.
+# As the site user (the docroot is theirs): root writes nothing there.
 command "precompress" {
-  unless  = "${local.lib_dir}/wptest-precompress --check ${local.docroot} >/dev/null"
-  run     = "${local.lib_dir}/wptest-precompress ${local.docroot}"
+  unless  = "${local.lib_dir}/wptest-precompress --check ${local.docroot} ${var.site_user} >/dev/null"
+  run     = "${local.lib_dir}/wptest-precompress ${local.docroot} ${var.site_user}"
   timeout = "10m"
 }
 

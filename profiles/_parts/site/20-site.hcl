@@ -126,6 +126,14 @@ file "info_php" {
   group  = var.site_user
 }
 
+# A small PHP page anyone may load (wptest-info.php answers only this host).
+file "hello_php" {
+  path   = "${local.docroot}/wptest-hello.php"
+  source = "templates/shared/wptest-hello.php"
+  owner  = var.site_user
+  group  = var.site_user
+}
+
 # Static files for the compression checks (15 KB of CSS, 6.5 KB of JS).
 file "probe_css" {
   path   = "${local.docroot}/wptest-probe.css"

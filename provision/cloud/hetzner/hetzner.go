@@ -161,6 +161,9 @@ func (d *Driver) Plan(ctx context.Context, spec cloud.Spec) (*cloud.Plan, error)
 		"placement group " + base + " (spread: no two machines on one host)",
 		"firewall " + base + " (in: " + firewallText(m) + ")",
 	}
+	if m.SSHFromWhy != "" {
+		p.Notes = append(p.Notes, m.SSHFromWhy)
+	}
 	if m.LoadGens() == 0 && len(m.AllowFrom) == 0 {
 		if web := webPorts(m); len(web) > 0 {
 			p.Notes = append(p.Notes, fmt.Sprintf("%s open to nobody: no load generators and no allow_from; to load the server from elsewhere, list that address in allow_from", strings.Join(web, ", ")))

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -296,6 +297,10 @@ func (e *env) wantServer(t *testing.T, r *http.Request, name string) {
 	ud, _ := m["user_data"].(string)
 	if !strings.HasPrefix(ud, "#cloud-config\n") || !strings.Contains(ud, "ed25519_private: |") {
 		t.Errorf("user_data does not inject a host key:\n%s", ud)
+	}
+	// Keys only: the image's password settings are turned off before sshd starts.
+	if !strings.Contains(ud, "\nssh_pwauth: false\n") || cloud.FileFromCloudInit(ud, cloud.SSHDNoPasswordsFile) != cloud.SSHDNoPasswords {
+		t.Errorf("user_data does not turn SSH password login off:\n%s", ud)
 	}
 	e.mu.Lock()
 	e.userDat = append(e.userDat, ud)
@@ -605,4 +610,33 @@ func mustRead(t *testing.T, path string) []cloud.Event {
 		t.Fatal(err)
 	}
 	return evs
+}
+
+// TestPlanSSHFromThisHost: with allow_ssh_from not given and this host's
+// public address known (its interfaces'), the plan's firewall lets SSH in
+// from that address alone and a note says where it came from; behind NAT
+// it stays anywhere (key-only) and the note says the address is not known.
+func TestPlanSSHFromThisHost(t *testing.T) {
+	for _, c := range []struct {
+		addrs     []netip.Addr
+		firewall  string
+		note      string
+		wantRules string
+	}{
+		{[]netip.Addr{netip.MustParseAddr("10.0.0.5"), netip.MustParseAddr("95.216.10.20")}, "22/tcp from 95.216.10.20/32;", "this host's public address", "22/tcp from 95.216.10.20/32"},
+		{[]netip.Addr{netip.MustParseAddr("10.0.0.5")}, "22/tcp from anywhere, key-only;", "not known here", "22/tcp from 0.0.0.0/0, ::/0"},
+	} {
+		e := newEnv(t, planRequests())
+		e.spec.Machines.SSHFromThisHost(c.addrs)
+		p := e.plan(context.Background())
+		var pt bytes.Buffer
+		p.WriteText(&pt)
+		if !strings.Contains(pt.String(), c.firewall) || !strings.Contains(pt.String(), c.note) {
+			t.Errorf("plan for %v lacks %q or a note %q:\n%s", c.addrs, c.firewall, c.note, pt.String())
+		}
+		rules, err := cloud.FirewallRules(e.spec.Machines, nil)
+		if err != nil || len(rules) == 0 || rules[0].String() != c.wantRules {
+			t.Errorf("firewall rules for %v: %v %v, want first %q", c.addrs, rules, err, c.wantRules)
+		}
+	}
 }

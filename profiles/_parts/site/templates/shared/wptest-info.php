@@ -3,7 +3,14 @@
 // what the server really is, not what its name claims: the PHP SAPI, the
 // effective user, whether OPcache is on, the PID of the PHP process that
 // answered and the protocol the request arrived on. One JSON object, fixed key
-// order.
+// order. It answers only this host itself (the checks and wptest's sampler
+// run here): who PHP runs as is nobody else's business.
+if (!preg_match('/^(127\.|::1$|::ffff:127\.)/', $_SERVER['REMOTE_ADDR'] ?? '')) {
+    http_response_code(403);
+    header('Content-Type: text/plain; charset=utf-8');
+    header('Cache-Control: no-store');
+    exit("Forbidden: this page answers only its own host.\n");
+}
 header('Content-Type: application/json');
 header('Cache-Control: no-store');
 $euid = function_exists('posix_geteuid') ? posix_geteuid() : -1;
