@@ -452,7 +452,7 @@ func (l *loader) profileVars() {
 		if !ps.Enabled {
 			continue
 		}
-		if _, err := loadProfile(ps); err != nil {
+		if _, err := loadProfile(ps, nil); err != nil {
 			l.bad(attrRange(l.f, "profile", ps.Name, "vars"), "Invalid profile", err.Error())
 		}
 	}
