@@ -938,3 +938,60 @@ func TestContractConfinedServerPortsLabelled(t *testing.T) {
 		}
 	}
 }
+
+// ---- cPanel's Apache as EasyApache 4 writes it ----
+
+// TestContractCPanelApacheAsEA4Writes holds cpanel-apache's httpd.conf, on
+// every platform, to what EA4's templates write (profiles/cpanel-apache/
+// README.md names the lines): AllowOverride All on "/" (every request
+// looks for .htaccess from / down), each vhost's access log and bytes log
+// written by Apache itself in domlogs, no piped log (the post left out
+// the splitlogs pipe), mod_logio for the bytes.
+func TestContractCPanelApacheAsEA4Writes(t *testing.T) {
+	root := regexp.MustCompile(`(?s)<Directory "?/"?>(.*?)</Directory>`)
+	vhost := regexp.MustCompile(`(?s)<VirtualHost \*:(\d+)>(.*?)</VirtualHost>`)
+	for _, platform := range platforms {
+		t.Run(platform, func(t *testing.T) {
+			rep := offline(t, "cpanel-apache", platform)
+			conf := fileOps(rep, func(p string) bool { return strings.HasSuffix(p, "/httpd.conf") || strings.HasSuffix(p, "/apache2.conf") })
+			if len(conf) != 1 {
+				t.Fatalf("%d Apache configurations", len(conf))
+			}
+			c := specStr(conf[0], "content")
+			if m := root.FindStringSubmatch(c); m == nil || !regexp.MustCompile(`(?m)^\s*AllowOverride All\s*$`).MatchString(m[1]) {
+				t.Errorf(`<Directory "/"> without AllowOverride All (ea4_main.default:86-93): %q`, m)
+			}
+			if strings.Contains(c, `CustomLog "|`) || strings.Contains(c, "CustomLog |") {
+				t.Errorf("a piped CustomLog: the post left out the splitlogs pipe")
+			}
+			if !strings.Contains(c, "logio_module") {
+				t.Errorf("no mod_logio: the bytes log's %%I and %%O need it")
+			}
+			logDir := path.Dir(specStr(conf[0], "path"))
+			for _, op := range rep.Ops {
+				if op.Kind == "directory" && strings.HasSuffix(specStr(op, "path"), "/domlogs") {
+					logDir = specStr(op, "path")
+				}
+			}
+			vs := vhost.FindAllStringSubmatch(c, -1)
+			if len(vs) != 2 {
+				t.Fatalf("%d vhosts, want the http and https ones", len(vs))
+			}
+			server := fmt.Sprint(variable(rep, "server_name"))
+			for _, v := range vs {
+				access := logDir + "/" + server
+				if v[1] == fmt.Sprint(variable(rep, "https_port")) {
+					access += "-ssl_log"
+				}
+				for _, want := range []string{
+					"CustomLog " + access + " combined env=!isproxyrequest",
+					"CustomLog " + logDir + "/" + server + `-bytes_log "%{%s}t %I .\n%{%s}t %O ." env=!isproxyrequest`,
+				} {
+					if !strings.Contains(v[2], want) {
+						t.Errorf("vhost *:%s lacks %q (vhost.default:53-70)", v[1], want)
+					}
+				}
+			}
+		})
+	}
+}

@@ -66,8 +66,9 @@ var wantChecks = map[string][]string{
 	"nginx":         {"check.wordpress_page", "check.server_header", "check.php_fpm_opcache_site_user", "check.css_precompressed_header", "check.css_precompressed_bytes", "check.css_identity", "check.h2_alpn", "check.tls_http11"},
 }
 
-// TestBareHostUpSeedSwap is a new user's first hour on a fresh Debian 12
-// host (testenv.BareHosts: no systemd, nothing installed), driven over SSH
+// TestBareHostUpSeedSwap is a new user's first hour on a fresh Debian 12 or
+// 13 host (testenv.BareHosts: no systemd, nothing installed; CI makes it
+// Debian 13, the release with the post's PHP), driven over SSH
 // as a user drives a Hetzner server, with nothing done by hand:
 // up tuned-apache, then seed and verify with their defaults (the site
 // comes from the host manifest), the home page 200 under every profile
@@ -143,7 +144,7 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &res); err != nil {
 			t.Fatalf("wptest %s -o json: %v\n%s", verb, err, out)
 		}
-		if res.Report.Profile != profile || res.Report.Platform != "debian-12" {
+		if res.Report.Profile != profile || res.Report.Platform != hs[0].Platform {
 			t.Fatalf("%s: report is for %s on %s", verb, res.Report.Profile, res.Report.Platform)
 		}
 		passed := map[string]bool{}
@@ -161,12 +162,13 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 		if res.Manifest == nil || res.Manifest.Profile != profile {
 			t.Fatalf("%s %s: no host manifest for it in the output", verb, profile)
 		}
-		// The preflight came first: a fresh Debian 12 host as the test
+		phpDeviation(t, verb+" "+profile, hs[0].Platform, res.Manifest.Versions["php"], res.Manifest.Deviations)
+		// The preflight came first: a fresh Debian host as the test
 		// made it, and no SELinux or firewalld op to run on Debian.
 		pf := res.Preflight
-		if pf == nil || pf.Facts.Platform != "debian-12" || pf.Facts.SELinux != "absent" || pf.Facts.Firewalld != "absent" || pf.Facts.Init != "none" ||
+		if pf == nil || pf.Facts.Platform != hs[0].Platform || pf.Facts.SELinux != "absent" || pf.Facts.Firewalld != "absent" || pf.Facts.Init != "none" ||
 			pf.MemTotal <= 0 || len(pf.Disks) == 0 || len(pf.SELinux)+len(pf.Firewalld) != 0 {
-			t.Errorf("%s %s: preflight %+v, want debian-12, SELinux and firewalld absent, no init, memory, disks, no SELinux/firewalld ops", verb, profile, pf)
+			t.Errorf("%s %s: preflight %+v, want %s, SELinux and firewalld absent, no init, memory, disks, no SELinux/firewalld ops", verb, profile, pf, hs[0].Platform)
 		}
 		if i := strings.Index(errOut, "preflight on "); i < 0 || i > strings.Index(errOut, "wptest agent:") {
 			t.Errorf("%s %s: stderr does not start with the preflight before the agent is installed:\n%s", verb, profile, errOut)
@@ -362,14 +364,39 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 
 	// A PHP extension WordPress needs is gone from the running PHP: the
 	// profile's checks no longer pass (WordPress answers 500), exit 4.
-	sh("phpdismod -v 8.2 mysqli && /usr/local/lib/wptest/wptest-svc php8.2-fpm restart")
+	php := sh(`php -r 'echo PHP_MAJOR_VERSION, ".", PHP_MINOR_VERSION;'`)
+	sh("phpdismod -v " + php + " mysqli && /usr/local/lib/wptest/wptest-svc php" + php + "-fpm restart")
 	code, _, errOut = run(append([]string{"apply", "--profile", "tuned-apache"}, conn...)...)
 	if code != exitcode.Provision || !strings.Contains(errOut, "check.wordpress_page") || !strings.Contains(errOut, "status 500") {
 		t.Errorf("apply with mysqli disabled: exit %d, want %d naming check.wordpress_page and its 500:\n%s", code, exitcode.Provision, errOut)
 	}
-	sh("phpenmod -v 8.2 mysqli && /usr/local/lib/wptest/wptest-svc php8.2-fpm restart")
+	sh("phpenmod -v " + php + " mysqli && /usr/local/lib/wptest/wptest-svc php" + php + "-fpm restart")
 	page("with mysqli back")
 	t.Logf("timings: %s", strings.Join(timings, ", "))
+}
+
+// phpDeviation checks the host manifest's PHP against the platform: the
+// PHP Debian ships (8.4 on Debian 13, the post's: no deviation; 8.2 on
+// Debian 12: one deviation naming it), as the host runs it.
+func phpDeviation(t *testing.T, what, platform, php string, devs []string) {
+	t.Helper()
+	want := map[string]string{"debian-12": "8.2.", "debian-13": "8.4."}[platform]
+	if !strings.HasPrefix(php, want) {
+		t.Errorf("%s: host manifest's PHP is %q, want %sx on %s", what, php, want, platform)
+	}
+	var named []string
+	for _, d := range devs {
+		if strings.Contains(d, "PHP") {
+			named = append(named, d)
+		}
+	}
+	t.Logf("%s: host manifest: PHP %s on %s, PHP deviations %q", what, php, platform, named)
+	switch {
+	case want == "8.4." && len(named) != 0:
+		t.Errorf("%s: PHP %s is the post's, but the manifest has PHP deviations %q", what, php, named)
+	case want != "8.4." && (len(named) != 1 || named[0] != "PHP "+php+" instead of the post's PHP 8.4"):
+		t.Errorf("%s: PHP %s: deviations %q, want one naming it", what, php, named)
+	}
 }
 
 // retired reports whether the manifest of res lists service as retired.
