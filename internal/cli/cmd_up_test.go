@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wptest/wptest/bench/result"
 	"github.com/wptest/wptest/bench/srvstat"
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/exitcode"
@@ -429,6 +430,64 @@ func containsSub(list []string, sub string) bool {
 // sample next to it (bounded by that sample's interval, an idle one).
 func samplerExact(t *testing.T, bh *testenv.BareHost, conn []string, what string, load ...string) {
 	t.Helper()
+	m := sampledLoad(t, bh, conn, what, load...)
+	ss, a, b := m.samples, m.a, m.b
+	for i := 1; i < len(ss); i++ {
+		dt := ss[i].Unix - ss[i-1].Unix
+		for name, g := range ss[i].Groups {
+			if d := g.CPUSec - ss[i-1].Groups[name].CPUSec; d > float64(ss[i].CPUs)*dt+ss[i].CPURoundingS {
+				t.Errorf("%s: group %s used %.3f s in a %.3f s interval on %d CPUs", what, name, d, dt, ss[i].CPUs)
+			}
+		}
+	}
+	groups, truth := m.groups(), m.host()
+	// The cgroup also counted what ran from sample a to its first reading
+	// (missing from truth, at most interval a+1's) and from sample b to its
+	// second (extra in truth, at most interval b+1's).
+	gapA, gapB := sampleSum(ss[a+1])-sampleSum(ss[a]), sampleSum(ss[b+1])-sampleSum(ss[b])
+	rounding := ss[a].CPURoundingS + ss[b].CPURoundingS + 0.02 // + sshd's share of srvstat's stream, outside any sample
+	if d := truth - groups; d > gapB+rounding || d < -gapA-rounding {
+		t.Errorf("%s: the groups add up to %.3f s, the host's processes used %.3f s (rounding %.3f s, idle intervals around the readings %.3f s and %.3f s)", what, groups, truth, rounding, gapA, gapB)
+	}
+	if m.group("web") <= 0 || m.group("php") <= 0 {
+		t.Errorf("%s: web or php used no CPU under load: %+v", what, ss[b].Groups)
+	}
+	t.Logf("%s: groups %.3f s, host %.3f s over %d samples (web %.2f s, php %.2f s, db %.2f s, other %.2f s; exits from %s; idle around the readings %.3f s, %.3f s)", what, groups, truth, b-a+1,
+		m.group("web"), m.group("php"), m.group("db"), m.group(srvstat.Other), ss[b].ExitsFrom, gapA, gapB)
+}
+
+// loadSamples is one load from here with `wptest srvstat --target` on the
+// host: srvstat's samples, a and b the idle samples just before and after
+// the load, the host's cgroup read right after each, and the load's
+// successful requests.
+type loadSamples struct {
+	samples  []srvstat.Sample
+	a, b     int
+	cgA, cgB time.Duration
+	ok       int64
+}
+
+func sampleSum(s srvstat.Sample) (v float64) {
+	for _, g := range s.Groups {
+		v += g.CPUSec
+	}
+	return v
+}
+
+// groups is the CPU-seconds every group used from sample a to b; group
+// one group's; host the cgroup's between its two readings.
+func (m loadSamples) groups() float64 { return sampleSum(m.samples[m.b]) - sampleSum(m.samples[m.a]) }
+func (m loadSamples) group(name string) float64 {
+	return m.samples[m.b].Groups[name].CPUSec - m.samples[m.a].Groups[name].CPUSec
+}
+func (m loadSamples) host() float64 { return (m.cgB - m.cgA).Seconds() }
+
+// sampledLoad loads http://HOST/ from here (`wptest bench -c 4` with
+// load's flags) while `wptest srvstat --target` samples the host every
+// 500 ms, between two idle samples (WordPress's cron requests and
+// MariaDB's flushing outlast the load).
+func sampledLoad(t testing.TB, bh *testenv.BareHost, conn []string, what string, load ...string) loadSamples {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var out testenv.SyncBuffer
 	done := make(chan int, 1)
@@ -445,12 +504,6 @@ func samplerExact(t *testing.T, bh *testenv.BareHost, conn []string, what string
 		}
 		return ss
 	}
-	sum := func(s srvstat.Sample) (v float64) {
-		for _, g := range s.Groups {
-			v += g.CPUSec
-		}
-		return v
-	}
 	usage := func() time.Duration {
 		d, err := bh.CPUUsage()
 		if err != nil {
@@ -459,8 +512,7 @@ func samplerExact(t *testing.T, bh *testenv.BareHost, conn []string, what string
 		return d
 	}
 	// idleReading reads the cgroup right after a sample that ends an idle
-	// interval (WordPress's cron requests and MariaDB's flushing outlast
-	// the load), returning that sample's index: what ran between it and
+	// interval, returning that sample's index: what ran between it and
 	// the reading is at most what the next interval shows.
 	const idle = 0.1 // CPU-seconds in a 500 ms interval
 	idleReading := func(from int, when string) (int, time.Duration) {
@@ -469,44 +521,27 @@ func samplerExact(t *testing.T, bh *testenv.BareHost, conn []string, what string
 		testenv.WaitFor(t, 2*time.Minute, "an idle sample "+when, func() bool {
 			ss := samples()
 			n = len(ss)
-			return n >= from+2 && sum(ss[n-1])-sum(ss[n-2]) < idle
+			return n >= from+2 && sampleSum(ss[n-1])-sampleSum(ss[n-2]) < idle
 		})
 		return n - 1, usage()
 	}
-	a, cgA := idleReading(0, "before the load")
-	code, stdout, stderr := runCLIArgs(append([]string{"bench", "--url", "http://" + bh.IP + "/", "-c", "4"}, load...)...)
+	var m loadSamples
+	m.a, m.cgA = idleReading(0, "before the load")
+	code, stdout, stderr := runCLIArgs(append([]string{"bench", "--url", "http://" + bh.IP + "/", "-c", "4", "-o", "json"}, load...)...)
 	if code != 0 {
 		t.Fatalf("load (%s): exit %d\n%s\n%s", what, code, stdout, stderr)
 	}
-	b, cgB := idleReading(a+1, "after the load")
-	testenv.WaitFor(t, time.Minute, "the sample after the last reading", func() bool { return len(samples()) >= b+2 })
+	var rep result.Report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || len(rep.Runs) != 1 {
+		t.Fatalf("load (%s): %v\n%s", what, err, stdout)
+	}
+	m.ok = rep.Runs[0].Outcomes.OK
+	m.b, m.cgB = idleReading(m.a+1, "after the load")
+	testenv.WaitFor(t, time.Minute, "the sample after the last reading", func() bool { return len(samples()) >= m.b+2 })
 	cancel()
 	<-done
-	ss := samples()
-	for i := 1; i < len(ss); i++ {
-		dt := ss[i].Unix - ss[i-1].Unix
-		for name, g := range ss[i].Groups {
-			if d := g.CPUSec - ss[i-1].Groups[name].CPUSec; d > float64(ss[i].CPUs)*dt+ss[i].CPURoundingS {
-				t.Errorf("%s: group %s used %.3f s in a %.3f s interval on %d CPUs", what, name, d, dt, ss[i].CPUs)
-			}
-		}
-	}
-	groups, truth := sum(ss[b])-sum(ss[a]), (cgB - cgA).Seconds()
-	// The cgroup also counted what ran from sample a to its first reading
-	// (missing from truth, at most interval a+1's) and from sample b to its
-	// second (extra in truth, at most interval b+1's).
-	gapA, gapB := sum(ss[a+1])-sum(ss[a]), sum(ss[b+1])-sum(ss[b])
-	rounding := ss[a].CPURoundingS + ss[b].CPURoundingS + 0.02 // + sshd's share of srvstat's stream, outside any sample
-	if d := truth - groups; d > gapB+rounding || d < -gapA-rounding {
-		t.Errorf("%s: the groups add up to %.3f s, the host's processes used %.3f s (rounding %.3f s, idle intervals around the readings %.3f s and %.3f s)", what, groups, truth, rounding, gapA, gapB)
-	}
-	last, first := ss[b].Groups, ss[a].Groups
-	if last["web"].CPUSec-first["web"].CPUSec <= 0 || last["php"].CPUSec-first["php"].CPUSec <= 0 {
-		t.Errorf("%s: web or php used no CPU under load: %+v", what, last)
-	}
-	t.Logf("%s: groups %.3f s, host %.3f s over %d samples (web %.2f s, php %.2f s, db %.2f s, other %.2f s; exits from %s; idle around the readings %.3f s, %.3f s)", what, groups, truth, b-a+1,
-		last["web"].CPUSec-first["web"].CPUSec, last["php"].CPUSec-first["php"].CPUSec,
-		last["db"].CPUSec-first["db"].CPUSec, last[srvstat.Other].CPUSec-first[srvstat.Other].CPUSec, ss[b].ExitsFrom, gapA, gapB)
+	m.samples = samples()
+	return m
 }
 
 // runCLIArgs runs one whole command in this process.
