@@ -68,9 +68,9 @@
 //
 //	platform "debian-12" {          # one per entry of profile.platforms
 //	  package_manager = "apt"       # "apt" or "dnf" (used by package ops)
-//	  packages   = { apache = "apache2", php_fpm = "php8.2-fpm" }
-//	  paths      = { apache_conf_dir = "/etc/apache2", fpm_pool_dir = "/etc/php/8.2/fpm/pool.d" }
-//	  services   = { apache = "apache2", php_fpm = "php8.2-fpm" }
+//	  packages   = { apache = "apache2", php_fpm = "php${var.php_version}-fpm" }
+//	  paths      = { apache_conf_dir = "/etc/apache2", fpm_pool_dir = "/etc/php/${var.php_version}/fpm/pool.d" }
+//	  services   = { apache = "apache2", php_fpm = "php${var.php_version}-fpm" }
 //	  values     = { apache_user = "www-data" }   # anything else that differs
 //	  deviations = ["uid switching: mpm-itk instead of mod_ruid2"]
 //	}
@@ -305,7 +305,7 @@
 // Every process the groups do not match is counted as "other".
 //
 //	site_refresh "php_fpm" {           # any number, with a site block: run (as
-//	  run = "wptest-svc php8.2-fpm reload"  # root, in order) after seeding wrote
+//	  run = "wptest-svc php8.4-fpm reload"  # root, in order) after seeding wrote
 //	}                                  # the site, so the server serves the new
 //	                                   # files (OPcache keeps old ones otherwise)
 //

@@ -1,6 +1,7 @@
 # WordPress on the host: every PHP extension it needs (for every SAPI the
 # profile runs: CGI and FPM read the same extensions), the core files from
-# the distribution's package, and, while the docroot holds no site yet,
+# the distribution's package (Debian's; on almalinux-9 EPEL's files alone,
+# below), and, while the docroot holds no site yet,
 # core and a wp-config.php there, so that WordPress answers before the
 # fixture is seeded. `wptest seed` then replaces core and the config.
 #
