@@ -101,10 +101,15 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 		}
 		return strings.TrimSpace(string(res.Stdout))
 	}
+	// The home page: 200 and rendered by the site's theme (a missing theme
+	// answers 200 with an empty body).
 	page := func(when string) {
 		t.Helper()
 		if got := sh("curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1/"); got != "200" {
 			t.Errorf("%s: the home page answers %s, want 200", when, got)
+		}
+		if got := sh("p=$(curl -s http://127.0.0.1/); echo \"$p\" | grep -q '<title>' && echo \"$p\" | grep -q '/wp-content/themes/twentytwentythree/' && echo themed || echo \"not the theme's: $(echo \"$p\" | wc -c) bytes\""); got != "themed" {
+			t.Errorf("%s: the home page is %s", when, got)
 		}
 	}
 	// No internet here: the host gets the pinned mod_ruid2.c from the copy
@@ -465,6 +470,7 @@ type loadSamples struct {
 	a, b     int
 	cgA, cgB time.Duration
 	ok       int64
+	body     int64 // bytes of the bodies of all the answers
 }
 
 func sampleSum(s srvstat.Sample) (v float64) {
@@ -535,7 +541,7 @@ func sampledLoad(t testing.TB, bh *testenv.BareHost, conn []string, what string,
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || len(rep.Runs) != 1 {
 		t.Fatalf("load (%s): %v\n%s", what, err, stdout)
 	}
-	m.ok = rep.Runs[0].Outcomes.OK
+	m.ok, m.body = rep.Runs[0].Outcomes.OK, rep.Runs[0].Bytes.Body
 	m.b, m.cgB = idleReading(m.a+1, "after the load")
 	testenv.WaitFor(t, time.Minute, "the sample after the last reading", func() bool { return len(samples()) >= m.b+2 })
 	cancel()

@@ -3,7 +3,11 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
+	"net/http"
 	"os"
+	"regexp"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -68,14 +72,19 @@ func BenchmarkPageCPUBareHosts(b *testing.B) {
 			must(args...)
 			if i == 0 {
 				must("seed", "--fixture", "agency")
+				must("verify")
 			}
-			must("bench", "--url", "http://"+bh.IP+"/", "-c", "4", "-n", "20")
+			page := homePage(b, bh)
+			if code, out, errOut := runCLIArgs("bench", "--url", "http://"+bh.IP+"/", "-c", "4", "-n", "20"); code != 0 {
+				b.Fatalf("%s %s: warm-up: exit %d\n%s\n%s", bh.Platform, p, code, out, errOut)
+			}
 			var host, php float64
-			var ok int64
+			var ok, body int64
 			for n := 0; n < b.N; n++ {
 				m := sampledLoad(b, bh, append(conn, "--agent", agent), bh.Platform+" "+p, "-n", strconv.Itoa(pages))
-				host, php, ok = host+m.host(), php+m.group("php"), ok+m.ok
+				host, php, ok, body = host+m.host(), php+m.group("php"), ok+m.ok, body+m.body
 			}
+			b.Logf("%s %s: the page: %s; %d bytes per answer under load", bh.Platform, p, page, body/ok)
 			k := key{suite, p}
 			hostMs[k], phpMs[k] = host*1000/float64(ok), php*1000/float64(ok)
 			b.ReportMetric(hostMs[k], "host-ms/page-"+bh.Platform+"-"+p)
@@ -89,6 +98,32 @@ func BenchmarkPageCPUBareHosts(b *testing.B) {
 		b.ReportMetric(phpMs[cur]/phpMs[old], "php-ratio-13/12-"+p)
 		b.Logf("%s: Debian 13 / Debian 12 CPU per page: %.2f (host), %.2f (php)", p, hostMs[cur]/hostMs[old], phpMs[cur]/phpMs[old])
 	}
+}
+
+// homePage describes the home page the load asks for: its status, size,
+// title and the theme and generator it names (the same site on every host).
+func homePage(t testing.TB, bh *testenv.BareHost) string {
+	t.Helper()
+	resp, err := http.Get("http://" + bh.IP + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	find := func(re string) string {
+		if m := regexp.MustCompile(re).FindSubmatch(body); m != nil {
+			return string(m[1])
+		}
+		return "-"
+	}
+	if resp.StatusCode != 200 || find(`<title>([^<]*)</title>`) == "-" {
+		t.Fatalf("%s: the home page answers %d with %d bytes and no <title>: not the site's page", bh.Platform, resp.StatusCode, len(body))
+	}
+	return fmt.Sprintf("%d, %d bytes, title %q, theme %s, generator %q", resp.StatusCode, len(body),
+		find(`<title>([^<]*)</title>`), find(`/wp-content/themes/([a-z0-9-]+)/`), find(`<meta name="generator" content="([^"]*)"`))
 }
 
 // putFile copies a local file to a bare host.

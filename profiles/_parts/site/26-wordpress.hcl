@@ -57,9 +57,19 @@ package "php_extensions" {
   names = distinct(concat([platform.packages.php_cli, platform.packages.php_posix], platform.values.php_extensions))
 }
 
+variable "wp_themes" {
+  type        = list(string)
+  default     = ["twentytwentythree"]
+  description = "WordPress's bundled themes the site uses, installed with core where the platform packages them apart (Debian: wordpress-theme-NAME; each Debian release recommends only its newest); EPEL's core has them. The shipped fixtures' sites use twentytwentythree."
+  validation {
+    condition     = length([for t in var.wp_themes : t if !can(regex("^[a-z0-9][a-z0-9-]{0,62}$", t))]) == 0
+    error_message = "wp_themes are theme directory names: lower-case letters, digits and dashes."
+  }
+}
+
 package "wordpress" {
   when  = platform.package_manager == "apt"
-  names = [platform.packages.php, platform.packages.wordpress]
+  names = concat([platform.packages.php, platform.packages.wordpress], [for t in var.wp_themes : "wordpress-theme-${t}"])
 }
 
 # almalinux-9: EPEL's WordPress, its files only. The rpm is downloaded
