@@ -85,6 +85,13 @@ func isPHPPackage(name string) bool {
 // php` table) with no PHP installed, and records what the script asks dnf
 // to do.
 func streamOutcome(t *testing.T, script string, offered []string) (log string, err error) {
+	return streamOutcomeOn(t, script, offered, "", "")
+}
+
+// streamOutcomeOn is streamOutcome on a host where the stream enabled is
+// enabled ("" none) and the PHP installed is php ("" none, else its
+// version, as rpm prints it).
+func streamOutcomeOn(t *testing.T, script string, offered []string, enabled, php string) (log string, err error) {
 	t.Helper()
 	dir := t.TempDir()
 	var table strings.Builder
@@ -93,9 +100,17 @@ func streamOutcome(t *testing.T, script string, offered []string) (log string, e
 		fmt.Fprintf(&table, "php  %s      common [d], devel, minimal PHP scripting language\n", v)
 	}
 	table.WriteString("\nHint: [d]efault, [e]nabled, [x]disabled, [i]nstalled\n")
+	enabledList := "exit 1"
+	if enabled != "" {
+		enabledList = "echo 'php  " + enabled + " [e]  common [d], devel, minimal PHP scripting language'"
+	}
+	rpm := "exit 1"
+	if php != "" {
+		rpm = "case \"$*\" in *--qf*) printf '%s' " + php + " ;; esac"
+	}
 	stub := map[string]string{
-		"dnf": "#!/bin/sh\necho \"dnf $*\" >>\"$LOG\"\ncase \"$*\" in\n*'module list --enabled php'*) exit 1 ;;\n*'module list php'*) cat \"$TABLE\" ;;\nesac\n",
-		"rpm": "#!/bin/sh\necho \"rpm $*\" >>\"$LOG\"\nexit 1\n",
+		"dnf": "#!/bin/sh\necho \"dnf $*\" >>\"$LOG\"\ncase \"$*\" in\n*'module list --enabled php'*) " + enabledList + " ;;\n*'module list php'*) cat \"$TABLE\" ;;\nesac\n",
+		"rpm": "#!/bin/sh\necho \"rpm $*\" >>\"$LOG\"\n" + rpm + "\n",
 	}
 	for n, body := range stub {
 		if err := os.WriteFile(filepath.Join(dir, n), []byte(body), 0o755); err != nil {
@@ -163,9 +178,19 @@ func TestContractPHPStreamBeforeAnyPHPPackage(t *testing.T) {
 				if err != nil || !strings.Contains(log, "dnf -y module enable php:"+tc.want+"\n") || strings.Count(log, "module enable") != 1 {
 					t.Errorf("php_version %v on a host offering %v: want php:%s enabled; got %v:\n%s", tc.args, tc.offered, tc.want, err, log)
 				}
-				// Until then, the guard says there is something to do.
+				// Until then, the guard says there is something to do; once
+				// the stream is enabled and its PHP installed, nothing is.
 				if _, err := streamOutcome(t, specStr(op, "unless"), tc.offered); err == nil {
 					t.Errorf("%s: the unless guard passes on a host with no stream enabled", op.ID)
+				}
+				if log, err := streamOutcomeOn(t, specStr(op, "unless"), tc.offered, tc.want, tc.want+".19"); err != nil {
+					t.Errorf("%s: the unless guard fails with php:%s enabled and PHP %s.19 installed: %v\n%s", op.ID, tc.want, tc.want, err, log)
+				}
+				if _, err := streamOutcomeOn(t, specStr(op, "unless"), tc.offered, "8.1", "8.1.31"); err == nil && tc.want != "8.1" {
+					t.Errorf("%s: the unless guard passes with php:8.1 enabled, want php:%s", op.ID, tc.want)
+				}
+				if _, err := streamOutcomeOn(t, specStr(op, "unless"), tc.offered, tc.want, "8.0.30"); err == nil && tc.want != "8.0" {
+					t.Errorf("%s: the unless guard passes with php:%s enabled but PHP 8.0.30 installed", op.ID, tc.want)
 				}
 			})
 		}
