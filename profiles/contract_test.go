@@ -978,7 +978,9 @@ func TestContractCPanelApacheAsEA4Writes(t *testing.T) {
 	for _, platform := range platforms {
 		t.Run(platform, func(t *testing.T) {
 			rep := offline(t, "cpanel-apache", platform)
-			conf := fileOps(rep, func(p string) bool { return strings.HasSuffix(p, "/httpd.conf") || strings.HasSuffix(p, "/apache2.conf") })
+			conf := fileOps(rep, func(p string) bool {
+				return strings.HasSuffix(p, "/httpd.conf") || strings.HasSuffix(p, "/apache2.conf")
+			})
 			if len(conf) != 1 {
 				t.Fatalf("%d Apache configurations", len(conf))
 			}

@@ -7,9 +7,9 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"regexp"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"testing"
 
