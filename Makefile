@@ -7,8 +7,9 @@ export GOTOOLCHAIN = local
 # Debian/Ubuntu packages: servers the profiles drive, the real services the
 # tests talk to, and the reference clients the load tool is compared with.
 # php8.2 is named next to wordpress so apt does not pull libapache2-mod-php.
-# debootstrap, its keyring and apt-cacher-ng make the tests' bare Debian 12
-# hosts (internal/testenv.BareHosts).
+# debootstrap, its keyring (Debian 12's has Debian 13's keys too) and
+# apt-cacher-ng make the tests' bare Debian 12 and 13 hosts
+# (internal/testenv.BareHosts; WPTEST_BARE_SUITE=trixie for 13, as CI runs).
 DEB_PKGS = apache2 apache2-utils libapache2-mpm-itk php8.2 php8.2-cgi php8.2-cli \
 	php8.2-fpm php8.2-mysql php8.2-gd mariadb-server mariadb-client wordpress caddy \
 	openssh-server openssh-client nginx-light wrk nghttp2-client curl iproute2 procps ca-certificates python3 \

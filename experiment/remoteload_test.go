@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -122,8 +123,8 @@ scenario "kit" {
 }
 `
 
-// `wptest run` of an experiment with a machines "static" block on two
-// fresh Debian 12 hosts (testenv.BareHosts: no systemd, nothing installed),
+// `wptest run` of an experiment with a machines "static" block on three
+// fresh Debian hosts (testenv.BareHosts: no systemd, nothing installed),
 // as a user runs it on two new servers, with nothing done by hand: the
 // first is the server (each profile but corehttpd, PHP, MariaDB, WordPress,
 // the fixture, srvstat), the second the load generator. Every point's load
@@ -279,11 +280,48 @@ func TestRunOnBareHostsLoadsFromTheStaticLoadGenerator(t *testing.T) {
 			t.Errorf("report.md lacks %q", w)
 		}
 	}
+	// The columns' deviations say exactly what differs from the post: the
+	// PHP the server runs, when it is not the post's (Debian 12's), and
+	// nothing else.
+	for _, p := range []string{"cpanel-apache", "tuned-apache", "caddy", "nginx"} {
+		cells := columnsRow(string(md), p)
+		if len(cells) != 4 {
+			t.Errorf("report.md: no Columns row for %s", p)
+			continue
+		}
+		devs := cells[3]
+		switch hs[0].Platform {
+		case "debian-13":
+			if devs != "" {
+				t.Errorf("report.md: %s on Debian 13 (the post's PHP) has deviations %q, want none", p, devs)
+			}
+		default:
+			if !regexp.MustCompile(`^PHP 8\.2\.[0-9]+ instead of the post's PHP 8\.4$`).MatchString(devs) {
+				t.Errorf("report.md: %s on %s: deviations %q, want the PHP it runs and nothing else", p, hs[0].Platform, devs)
+			}
+		}
+		t.Logf("report.md, %s on %s: deviations %q", p, hs[0].Platform, devs)
+	}
 	if row := lineWith(string(md), "| 1 | Startup time"); strings.Count(row, "|") != 8 || strings.Contains(row, "–") {
 		t.Errorf("the kit's startup row has no number for every column (4 profiles):\n%s", row)
 	}
 	t.Logf("report.md:\n%s\n%s\n%s\n%s", lineWith(string(md), "| nginx (added"), lineWith(string(md), "| 1 | Startup time"),
 		lineWith(string(md), "| 3 | Latency"), lineWith(string(md), "n/a in the tables"))
+}
+
+// columnsRow is the cells of the report's Columns table row for profile
+// (label, profile, server, deviations).
+func columnsRow(md, profile string) []string {
+	for _, l := range strings.Split(md, "\n") {
+		cells := strings.Split(strings.Trim(strings.TrimSpace(l), "|"), "|")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		if len(cells) == 4 && cells[1] == profile {
+			return cells
+		}
+	}
+	return nil
 }
 
 // putOnHost copies a local file to a bare host.

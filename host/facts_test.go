@@ -19,6 +19,20 @@ WPTEST_PM=apt
 WPTEST_SELINUX=absent
 WPTEST_FIREWALLD=absent
 `, Facts{OSID: "debian", OSVersion: "12", Platform: "debian-12", Arch: "x86_64", Init: "none", PackageManager: "apt", SELinux: "absent", Firewalld: "absent"}},
+		{"debian-13", `PRETTY_NAME="Debian GNU/Linux 13 (trixie)"
+NAME="Debian GNU/Linux"
+VERSION_ID="13"
+VERSION="13 (trixie)"
+VERSION_CODENAME=trixie
+DEBIAN_VERSION_FULL=13.8
+ID=debian
+HOME_URL="https://www.debian.org/"
+WPTEST_ARCH=x86_64
+WPTEST_INIT=none
+WPTEST_PM=apt
+WPTEST_SELINUX=absent
+WPTEST_FIREWALLD=absent
+`, Facts{OSID: "debian", OSVersion: "13", Platform: "debian-13", Arch: "x86_64", Init: "none", PackageManager: "apt", SELinux: "absent", Firewalld: "absent"}},
 		{"almalinux-9", `NAME="AlmaLinux"
 VERSION="9.4 (Seafoam Ocelot)"
 ID="almalinux"

@@ -78,7 +78,8 @@ type PutOptions struct {
 }
 
 // Facts describe a host. Platform is the profile platform key ("debian-12",
-// "almalinux-9"), derived from /etc/os-release ID and VERSION_ID's major part.
+// "debian-13", "almalinux-9"), derived from /etc/os-release ID and
+// VERSION_ID's major part.
 type Facts struct {
 	OSID           string `json:"os_id"`
 	OSVersion      string `json:"os_version"`

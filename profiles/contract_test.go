@@ -1,16 +1,19 @@
 package profiles_test
 
 // Contract tests: properties every shipped profile's rendered plan must
-// have on almalinux-9, where nothing here can run it (no RPM repository is
-// reachable), so the plan is the only thing a test can read before a user
-// pays for servers. Each test states one property of the rendered ops, not
+// have, above all on almalinux-9, where nothing here can run it (no RPM
+// repository is reachable), so the plan is the only thing a test can read
+// before a user pays for servers. Each test states one property of the rendered ops, not
 // their exact text (the goldens hold that), so a new profile or a reworded
 // op is held to the same rules.
 
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"os/exec"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -65,65 +68,385 @@ func variable(rep *provision.Report, name string) any {
 
 // ---- PHP: the module stream comes before any PHP package ----
 
-var streamEnable = regexp.MustCompile(`dnf -y module enable php:([0-9]+\.[0-9]+)\b`)
+// platforms are every platform the shipped profiles render for.
+var platforms = []string{"debian-12", "debian-13", alma}
+
+var streamEnable = regexp.MustCompile(`dnf -y module enable "?php:`)
 
 // isPHPPackage: a package of PHP itself, or one that requires it (EPEL's
-// wordpress would pull in the default PHP 8.0 if no stream were enabled).
+// wordpress would pull in the default PHP if no stream were enabled).
 func isPHPPackage(name string) bool {
 	return name == "php" || strings.HasPrefix(name, "php-") || name == "wordpress"
 }
 
+// streamOutcome runs the php_stream op's script (run, or its unless guard)
+// as a host would, with stand-ins for dnf and rpm that answer as an
+// AlmaLinux 9 host offering the given php streams (the `dnf -q module list
+// php` table) with no PHP installed, and records what the script asks dnf
+// to do.
+func streamOutcome(t *testing.T, script string, offered []string) (log string, err error) {
+	return streamOutcomeOn(t, script, offered, "", "")
+}
+
+// streamOutcomeOn is streamOutcome on a host where the stream enabled is
+// enabled ("" none) and the PHP installed is php ("" none, else its
+// version, as rpm prints it).
+func streamOutcomeOn(t *testing.T, script string, offered []string, enabled, php string) (log string, err error) {
+	t.Helper()
+	dir := t.TempDir()
+	var table strings.Builder
+	table.WriteString("AlmaLinux 9 - AppStream\nName Stream   Profiles                   Summary\n")
+	for _, v := range offered {
+		fmt.Fprintf(&table, "php  %s      common [d], devel, minimal PHP scripting language\n", v)
+	}
+	table.WriteString("\nHint: [d]efault, [e]nabled, [x]disabled, [i]nstalled\n")
+	enabledList := "exit 1"
+	if enabled != "" {
+		enabledList = "echo 'php  " + enabled + " [e]  common [d], devel, minimal PHP scripting language'"
+	}
+	rpm := "exit 1"
+	if php != "" {
+		rpm = "case \"$*\" in *--qf*) printf '%s' " + php + " ;; esac"
+	}
+	stub := map[string]string{
+		"dnf": "#!/bin/sh\necho \"dnf $*\" >>\"$LOG\"\ncase \"$*\" in\n*'module list --enabled php'*) " + enabledList + " ;;\n*'module list php'*) cat \"$TABLE\" ;;\nesac\n",
+		"rpm": "#!/bin/sh\necho \"rpm $*\" >>\"$LOG\"\n" + rpm + "\n",
+	}
+	for n, body := range stub {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "table"), []byte(table.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("/bin/sh", "-c", script)
+	cmd.Env = []string{"PATH=" + dir + ":/usr/bin:/bin", "LOG=" + filepath.Join(dir, "log"), "TABLE=" + filepath.Join(dir, "table")}
+	out, err := cmd.CombinedOutput()
+	b, _ := os.ReadFile(filepath.Join(dir, "log"))
+	return string(b) + string(out), err
+}
+
+// TestContractPHPStreamBeforeAnyPHPPackage: on almalinux-9 exactly one op
+// enables a php module stream, before any PHP package; php_version MAJOR.x
+// (the default) enables the newest MAJOR.* stream the host offers,
+// MAJOR.MINOR exactly that one, and a version the host does not offer
+// stops the apply naming those it does.
 func TestContractPHPStreamBeforeAnyPHPPackage(t *testing.T) {
+	offeredEL96 := []string{"8.1", "8.2", "8.3"}
+	offeredWith84 := []string{"8.1", "8.2", "8.3", "8.4"}
 	for _, name := range profiles.Names() {
 		for _, tc := range []struct {
-			args []string
-			want string
+			args    []string
+			offered []string
+			want    string // the stream enabled; "" = refused
 		}{
-			{nil, ""}, // the default: whatever php_version defaults to
-			{[]string{"php_version=8.2"}, "8.2"},
+			{nil, offeredEL96, "8.3"},
+			{nil, offeredWith84, "8.4"},
+			{[]string{"php_version=8.2"}, offeredWith84, "8.2"},
+			{[]string{"php_version=8.4"}, offeredEL96, ""},
 		} {
-			t.Run(fmt.Sprintf("%s/%v", name, tc.args), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/%v/%v", name, tc.args, tc.offered), func(t *testing.T) {
 				rep := offline(t, name, alma, tc.args...)
-				stream, version := -1, ""
+				stream := -1
 				for i, op := range rep.Ops {
-					if op.Kind != "command" {
-						continue
-					}
-					if m := streamEnable.FindStringSubmatch(specStr(op, "run")); m != nil {
+					if op.Kind == "command" && streamEnable.MatchString(specStr(op, "run")) {
 						if stream >= 0 {
-							t.Errorf("%s enables php:%s again (%s enabled php:%s)", op.ID, m[1], rep.Ops[stream].ID, version)
+							t.Errorf("%s enables a php stream again (%s did)", op.ID, rep.Ops[stream].ID)
 						}
-						stream, version = i, m[1]
+						stream = i
 					}
 				}
 				if stream < 0 {
-					t.Fatalf("no op enables a php module stream (dnf -y module enable php:X.Y): PHP would be AlmaLinux 9's default 8.0")
-				}
-				if tc.want != "" && version != tc.want {
-					t.Errorf("-var %v enables php:%s", tc.args, version)
-				}
-				if v, _ := variable(rep, "php_version").(string); v != "" && v != version {
-					t.Errorf("php_version = %q but the plan enables php:%s", v, version)
+					t.Fatalf("no op enables a php module stream (dnf -y module enable php:...): PHP would be AlmaLinux 9's default")
 				}
 				for i, op := range rep.Ops {
-					if op.Kind != "package" {
-						continue
-					}
 					for _, n := range specList(op, "names") {
-						if isPHPPackage(n) && i < stream {
-							t.Errorf("%s installs %s (op %d) before %s enables php:%s (op %d)", op.ID, n, i+1, rep.Ops[stream].ID, version, stream+1)
+						if op.Kind == "package" && isPHPPackage(n) && i < stream {
+							t.Errorf("%s installs %s (op %d) before %s enables the php stream (op %d)", op.ID, n, i+1, rep.Ops[stream].ID, stream+1)
 						}
 					}
 				}
-				// The post ran PHP 8.4 everywhere: any other version is a
-				// deviation the host manifest records in words.
-				if version != "8.4" {
-					found := false
-					for _, d := range rep.Deviations {
-						found = found || strings.Contains(d, "PHP "+version) && strings.Contains(d, "8.4")
+				op := rep.Ops[stream]
+				log, err := streamOutcome(t, specStr(op, "run"), tc.offered)
+				if tc.want == "" {
+					if err == nil || !strings.Contains(log, "offers the php module streams: "+strings.Join(tc.offered, " ")) || strings.Contains(log, "module enable") {
+						t.Errorf("php_version %v on a host offering %v: want a refusal naming them, nothing enabled; got %v:\n%s", tc.args, tc.offered, err, log)
 					}
-					if !found {
-						t.Errorf("PHP %s instead of the post's 8.4, but no deviation says so: %q", version, rep.Deviations)
+					return
+				}
+				if err != nil || !strings.Contains(log, "dnf -y module enable php:"+tc.want+"\n") || strings.Count(log, "module enable") != 1 {
+					t.Errorf("php_version %v on a host offering %v: want php:%s enabled; got %v:\n%s", tc.args, tc.offered, tc.want, err, log)
+				}
+				// Until then, the guard says there is something to do; once
+				// the stream is enabled and its PHP installed, nothing is.
+				if _, err := streamOutcome(t, specStr(op, "unless"), tc.offered); err == nil {
+					t.Errorf("%s: the unless guard passes on a host with no stream enabled", op.ID)
+				}
+				if log, err := streamOutcomeOn(t, specStr(op, "unless"), tc.offered, tc.want, tc.want+".19"); err != nil {
+					t.Errorf("%s: the unless guard fails with php:%s enabled and PHP %s.19 installed: %v\n%s", op.ID, tc.want, tc.want, err, log)
+				}
+				if _, err := streamOutcomeOn(t, specStr(op, "unless"), tc.offered, "8.1", "8.1.31"); err == nil && tc.want != "8.1" {
+					t.Errorf("%s: the unless guard passes with php:8.1 enabled, want php:%s", op.ID, tc.want)
+				}
+				if _, err := streamOutcomeOn(t, specStr(op, "unless"), tc.offered, tc.want, "8.0.30"); err == nil && tc.want != "8.0" {
+					t.Errorf("%s: the unless guard passes with php:%s enabled but PHP 8.0.30 installed", op.ID, tc.want)
+				}
+			})
+		}
+	}
+}
+
+// phpVersionIn finds PHP versions the plan names: Debian's package,
+// directory, binary and service names (php8.4-fpm, /etc/php/8.4/,
+// php-cgi8.4) and cPanel's handler names (ea-php84).
+var phpVersionIn = regexp.MustCompile(`php(?:-cgi|-fpm)?([0-9]+\.[0-9]+)\b|/php/([0-9]+\.[0-9]+)/|ea-php([0-9]+)\b|php:([0-9]+\.[0-9]+)\b`)
+
+// TestContractPHPVersionOneVariable: every PHP version a plan names is
+// php_version's: render each platform with a version none of them
+// defaults to and no op names another (package, path, service, pool,
+// binary, handler, wptest-svc); the default is the platform's.
+func TestContractPHPVersionOneVariable(t *testing.T) {
+	defaults := map[string]string{"debian-12": "8.2", "debian-13": "8.4", alma: "8.x"}
+	for _, name := range profiles.Names() {
+		for _, platform := range platforms {
+			t.Run(name+"/"+platform, func(t *testing.T) {
+				if got := variable(offline(t, name, platform), "php_version"); got != defaults[platform] {
+					t.Errorf("php_version defaults to %v on %s, want %s", got, platform, defaults[platform])
+				}
+				rep := offline(t, name, platform, "php_version=7.9")
+				seen := 0
+				for _, op := range rep.Ops {
+					for k, v := range op.Spec {
+						var texts []string
+						switch x := v.(type) {
+						case string:
+							texts = []string{x}
+						case []string:
+							texts = x
+						}
+						for _, text := range texts {
+							for _, m := range phpVersionIn.FindAllStringSubmatch(text, -1) {
+								got := m[1] + m[2] + m[4]
+								if m[3] != "" {
+									got = m[3]
+								}
+								seen++
+								if got != "7.9" && got != "79" {
+									t.Errorf("%s %s names PHP %s (%s), not php_version 7.9", op.ID, k, got, m[0])
+								}
+							}
+						}
+					}
+				}
+				if platform != alma && seen == 0 {
+					t.Errorf("no op names php_version: the test would not notice another version")
+				}
+			})
+		}
+	}
+}
+
+// TestContractPHPDeviationFromWhatRuns: whether a host runs the post's PHP
+// is decided by the PHP it runs (a fact's deviation rule), on every
+// platform, never by a deviation written for the platform.
+func TestContractPHPDeviationFromWhatRuns(t *testing.T) {
+	for _, name := range profiles.Names() {
+		for _, platform := range platforms {
+			t.Run(name+"/"+platform, func(t *testing.T) {
+				rep := offline(t, name, platform)
+				for _, d := range rep.Deviations {
+					if strings.Contains(d, "PHP") {
+						t.Errorf("a static deviation names PHP: %q", d)
+					}
+				}
+				var rules []*provision.Fact
+				for _, f := range rep.DeviationRules {
+					if strings.Contains(f.Run, "PHP_VERSION") {
+						rules = append(rules, f)
+					}
+				}
+				if len(rules) != 1 {
+					t.Fatalf("%d deviation rules read PHP_VERSION, want 1: %+v", len(rules), rep.DeviationRules)
+				}
+				re := regexp.MustCompile(rules[0].ExpectRegex)
+				for out, dev := range map[string]bool{"8.4.27": false, "8.4.0": false, "8.2.29": true, "8.3.19": true, "8.40.1": true, "not installed": true} {
+					if re.MatchString(out) == dev {
+						t.Errorf("PHP %s: deviation %v, want %v (%s)", out, !dev, dev, rules[0].ExpectRegex)
+					}
+				}
+				if !strings.Contains(rules[0].Deviation, "%s") || !strings.Contains(rules[0].Deviation, "the post's PHP 8.4") {
+					t.Errorf("deviation %q does not name the host's PHP (%%s) and the post's", rules[0].Deviation)
+				}
+			})
+		}
+	}
+}
+
+// ---- AlmaLinux 9 as a fresh cloud image has it ----
+
+// requiresFilter is the grep -v -E pattern wordpress_epel_files applies
+// to the EPEL rpm's requirements.
+var requiresFilter = regexp.MustCompile(`grep -v -E '([^']+)'`)
+
+// TestContractFreshEL9Image: what a fresh AlmaLinux 9 cloud image lacks or
+// conflicts with: tar is installed; curl only when there is none (the
+// image's curl-minimal conflicts with the curl package); EPEL's WordPress
+// brings no web server, PHP SAPI or php meta-package (only the PHP
+// libraries it links to), so every package the plan installs is one the
+// profile runs.
+func TestContractFreshEL9Image(t *testing.T) {
+	for _, name := range profiles.Names() {
+		t.Run(name, func(t *testing.T) {
+			rep := offline(t, name, alma)
+			var installed []string
+			for _, op := range rep.Ops {
+				if op.Kind == "package" {
+					installed = append(installed, specList(op, "names")...)
+				}
+				if op.Kind != "command" {
+					continue
+				}
+				run := specStr(op, "run")
+				for _, m := range regexp.MustCompile(`dnf (?:-y )?install(?: -y)?((?: [a-z][^\s;&|]*)+)`).FindAllStringSubmatch(run, -1) {
+					for _, n := range strings.Fields(m[1]) {
+						if n == "curl" || n == "curl-minimal" {
+							if !strings.Contains(specStr(op, "unless"), "command -v curl") && !strings.Contains(run, "--allowerasing") {
+								t.Errorf("%s installs %s without checking for a curl first (curl-minimal conflicts)", op.ID, n)
+							}
+						}
+						if n == "wordpress" {
+							t.Errorf("%s installs EPEL's wordpress package (it requires httpd and PHP-FPM)", op.ID)
+						}
+					}
+				}
+				if strings.Contains(run, "dnf -q download") {
+					m := requiresFilter.FindStringSubmatch(run)
+					if m == nil {
+						t.Fatalf("%s downloads an rpm and installs its requirements unfiltered", op.ID)
+					}
+					re := regexp.MustCompile(m[1])
+					for _, r := range []string{"httpd", "httpd-filesystem", "nginx", "webserver", "php", "php-fpm", "php(httpd)", "php-cli", "php-cgi", "mod_php", "rpmlib(PayloadIsZstd)", "/bin/sh"} {
+						if !re.MatchString(r) {
+							t.Errorf("%s would install %s, which EPEL's wordpress requires but the profile does not run", op.ID, r)
+						}
+					}
+					for _, r := range []string{"php-mysqlnd", "php-gd", "php-PHPMailer6", "php-composer(simplepie/simplepie)", "php-getid3"} {
+						if re.MatchString(r) {
+							t.Errorf("%s leaves out %s, a library WordPress's files link to", op.ID, r)
+						}
+					}
+					if !strings.Contains(run, "rpm -K") {
+						t.Errorf("%s unpacks a downloaded rpm without checking its signature", op.ID)
+					}
+				}
+			}
+			if !slices.Contains(installed, "tar") {
+				t.Errorf("no package op installs tar (core's unpacking and the seeder need it): %v", installed)
+			}
+			if slices.Contains(installed, "curl") {
+				t.Errorf("a package op installs curl by name: it conflicts with the image's curl-minimal")
+			}
+			runs := map[string]bool{}
+			for _, op := range rep.Ops {
+				if op.Kind == "service" && specStr(op, "state") == "running" {
+					runs[specStr(op, "name")] = true
+				}
+			}
+			for pkg, server := range map[string]string{"httpd": "httpd", "nginx": "nginx", "caddy": "caddy", "php-fpm": "php-fpm"} {
+				if slices.Contains(installed, pkg) && !runs[server] {
+					t.Errorf("the plan installs %s but runs no %s", pkg, server)
+				}
+			}
+		})
+	}
+}
+
+// TestContractMariaDBLoopbackOnly: on every platform MariaDB is told to
+// listen on 127.0.0.1 only (RHEL's listens on every interface unless
+// told), restarted when that changes, and a check proves it.
+func TestContractMariaDBLoopbackOnly(t *testing.T) {
+	confDir := map[string]string{"debian-12": "/etc/mysql/mariadb.conf.d/", "debian-13": "/etc/mysql/mariadb.conf.d/", alma: "/etc/my.cnf.d/"}
+	bind := regexp.MustCompile(`(?m)^\[(?:mysqld|mariadbd|server)\]\n(?:[^\[].*\n)*bind-address\s*=\s*127\.0\.0\.1\s*$`)
+	for _, name := range profiles.Names() {
+		for _, platform := range platforms {
+			t.Run(name+"/"+platform, func(t *testing.T) {
+				rep := offline(t, name, platform)
+				conf := fileOps(rep, func(p string) bool { return strings.HasPrefix(p, confDir[platform]) && strings.HasSuffix(p, ".cnf") })
+				ok := false
+				for _, op := range conf {
+					if bind.MatchString(specStr(op, "content")) {
+						ok = true
+						if !slices.Contains(op.Notify, "restart service.mariadb") {
+							t.Errorf("%s sets bind-address but MariaDB is not restarted when it changes (notify %v)", op.ID, op.Notify)
+						}
+					}
+				}
+				if !ok {
+					t.Errorf("no file in %s says bind-address = 127.0.0.1 under [mysqld]", confDir[platform])
+				}
+				found := false
+				for _, c := range rep.Checks {
+					found = found || c.Command != nil && strings.Contains(c.Command.Run, "@@bind_address") && strings.Contains(c.Command.ExpectRegex, `127\.0\.0\.1`)
+				}
+				if !found {
+					t.Errorf("no check proves MariaDB listens on loopback only")
+				}
+			})
+		}
+	}
+}
+
+// TestContractCGIHandlerSameEveryPlatform: cPanel's cgi handler
+// (/cgi-sys/ea-phpNN) is a link to the platform's php-cgi on every
+// platform, named after php_version: no wrapper (one more exec per
+// request), no deviation, and OPcache kept out the same way.
+func TestContractCGIHandlerSameEveryPlatform(t *testing.T) {
+	action := regexp.MustCompile(`(?m)^\s*Action application/x-httpd-(ea-php[0-9a-z]+) /cgi-sys/(ea-php[0-9a-z]+)$`)
+	for _, name := range profiles.Names() {
+		for _, platform := range platforms {
+			t.Run(name+"/"+platform, func(t *testing.T) {
+				rep := offline(t, name, platform)
+				var handler, conf string
+				for _, op := range fileOps(rep, func(string) bool { return true }) {
+					if m := action.FindStringSubmatch(specStr(op, "content")); m != nil {
+						handler, conf = m[2], specStr(op, "content")
+					}
+				}
+				if handler == "" {
+					t.Log("no cgi handler: nothing to hold to this contract")
+					return
+				}
+				v, _ := variable(rep, "php_version").(string)
+				if want := "ea-php" + strings.ReplaceAll(v, ".", ""); handler != want {
+					t.Errorf("handler %s, want %s (php_version %s)", handler, want, v)
+				}
+				var made []*provision.OpReport
+				for _, op := range rep.Ops {
+					if strings.HasSuffix(specStr(op, "path"), "/cgi-sys/"+handler) {
+						made = append(made, op)
+					}
+				}
+				if len(made) != 1 || made[0].Kind != "link" || !strings.HasPrefix(path.Base(specStr(made[0], "target")), "php-cgi") {
+					for _, op := range made {
+						t.Logf("%s: %v", op.ID, op.Spec)
+					}
+					t.Fatalf("/cgi-sys/%s: want one link to php-cgi, got %d op(s)", handler, len(made))
+				}
+				scan := regexp.MustCompile(`(?m)^\s*SetEnv PHP_INI_SCAN_DIR (\S+)$`).FindStringSubmatch(conf)
+				if scan == nil {
+					t.Fatalf("httpd.conf does not point php-cgi at its OPcache-free ini files (SetEnv PHP_INI_SCAN_DIR)")
+				}
+				ok := false
+				for _, op := range rep.Ops {
+					ok = ok || op.Kind == "command" && strings.Contains(specStr(op, "run"), "wptest-cgi-ini-dir ") && strings.HasSuffix(specStr(op, "run"), " "+scan[1])
+				}
+				if !ok {
+					t.Errorf("no op makes %s, the ini files httpd.conf gives php-cgi", scan[1])
+				}
+				for _, d := range rep.Deviations {
+					if strings.Contains(strings.ToLower(d), "opcache") || strings.Contains(d, "wrapper") {
+						t.Errorf("deviation %q: the handler is the same on every platform", d)
 					}
 				}
 			})
@@ -581,7 +904,7 @@ var rgroups = regexp.MustCompile(`(?m)^[ \t]*RGroups[ \t]+(.*?)[ \t]*$`)
 
 func TestContractRGroupsNone(t *testing.T) {
 	for _, name := range profiles.Names() {
-		for _, platform := range []string{alma, "debian-12"} {
+		for _, platform := range platforms {
 			t.Run(name+"/"+platform, func(t *testing.T) {
 				rep := offline(t, name, platform)
 				for _, op := range fileOps(rep, func(string) bool { return true }) {
@@ -604,7 +927,7 @@ var download = regexp.MustCompile(`\b(curl|wget)\b[^\n]*\s-[A-Za-z]*[oO]\s+("?[^
 
 func TestContractNoDownloadWithoutChecksum(t *testing.T) {
 	for _, name := range profiles.Names() {
-		for _, platform := range []string{alma, "debian-12"} {
+		for _, platform := range platforms {
 			t.Run(name+"/"+platform, func(t *testing.T) {
 				rep := offline(t, name, platform)
 				for _, op := range rep.Ops {
@@ -663,5 +986,64 @@ func TestContractConfinedServerPortsLabelled(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// ---- cPanel's Apache as EasyApache 4 writes it ----
+
+// TestContractCPanelApacheAsEA4Writes holds cpanel-apache's httpd.conf, on
+// every platform, to what EA4's templates write (profiles/cpanel-apache/
+// README.md names the lines): AllowOverride All on "/" (every request
+// looks for .htaccess from / down), each vhost's access log and bytes log
+// written by Apache itself in domlogs, no piped log (the post left out
+// the splitlogs pipe), mod_logio for the bytes.
+func TestContractCPanelApacheAsEA4Writes(t *testing.T) {
+	root := regexp.MustCompile(`(?s)<Directory "?/"?>(.*?)</Directory>`)
+	vhost := regexp.MustCompile(`(?s)<VirtualHost \*:(\d+)>(.*?)</VirtualHost>`)
+	for _, platform := range platforms {
+		t.Run(platform, func(t *testing.T) {
+			rep := offline(t, "cpanel-apache", platform)
+			conf := fileOps(rep, func(p string) bool {
+				return strings.HasSuffix(p, "/httpd.conf") || strings.HasSuffix(p, "/apache2.conf")
+			})
+			if len(conf) != 1 {
+				t.Fatalf("%d Apache configurations", len(conf))
+			}
+			c := specStr(conf[0], "content")
+			if m := root.FindStringSubmatch(c); m == nil || !regexp.MustCompile(`(?m)^\s*AllowOverride All\s*$`).MatchString(m[1]) {
+				t.Errorf(`<Directory "/"> without AllowOverride All (ea4_main.default:86-93): %q`, m)
+			}
+			if strings.Contains(c, `CustomLog "|`) || strings.Contains(c, "CustomLog |") {
+				t.Errorf("a piped CustomLog: the post left out the splitlogs pipe")
+			}
+			if !strings.Contains(c, "logio_module") {
+				t.Errorf("no mod_logio: the bytes log's %%I and %%O need it")
+			}
+			logDir := path.Dir(specStr(conf[0], "path"))
+			for _, op := range rep.Ops {
+				if op.Kind == "directory" && strings.HasSuffix(specStr(op, "path"), "/domlogs") {
+					logDir = specStr(op, "path")
+				}
+			}
+			vs := vhost.FindAllStringSubmatch(c, -1)
+			if len(vs) != 2 {
+				t.Fatalf("%d vhosts, want the http and https ones", len(vs))
+			}
+			server := fmt.Sprint(variable(rep, "server_name"))
+			for _, v := range vs {
+				access := logDir + "/" + server
+				if v[1] == fmt.Sprint(variable(rep, "https_port")) {
+					access += "-ssl_log"
+				}
+				for _, want := range []string{
+					"CustomLog " + access + " combined env=!isproxyrequest",
+					"CustomLog " + logDir + "/" + server + `-bytes_log "%{%s}t %I .\n%{%s}t %O ." env=!isproxyrequest`,
+				} {
+					if !strings.Contains(v[2], want) {
+						t.Errorf("vhost *:%s lacks %q (vhost.default:53-70)", v[1], want)
+					}
+				}
+			}
+		})
 	}
 }

@@ -22,7 +22,7 @@ import (
 // reviewer reads exactly what would be written. No host is involved.
 func TestPlanGolden(t *testing.T) {
 	for _, name := range profiles.Names() {
-		for _, platform := range []string{"almalinux-9", "debian-12"} {
+		for _, platform := range []string{"almalinux-9", "debian-12", "debian-13"} {
 			t.Run(name+"/"+platform, func(t *testing.T) {
 				p, diags := provision.Load(profiles.FS, name, provision.Vars{})
 				if diags.HasErrors() {
@@ -51,6 +51,9 @@ func planArchive(t *testing.T, name, platform string, rep *provision.Report) *tx
 	}
 	for _, d := range rep.Deviations {
 		fmt.Fprintf(&plan, "deviation: %s\n", d)
+	}
+	for _, f := range rep.DeviationRules {
+		fmt.Fprintf(&plan, "deviation unless %s matches %s: %s\n", f.ID, f.ExpectRegex, f.Deviation)
 	}
 	for _, b := range rep.Blocked {
 		fmt.Fprintf(&plan, "blocked: %s\n", b)

@@ -31,7 +31,13 @@ var statusText = regexp.MustCompile(`(?m)^BusyWorkers: [0-9]+$(?s:.*)^IdleWorker
 // network namespace, which still gets the site.
 func TestApacheStatusLoopbackOnly(t *testing.T) {
 	testenv.NeedRoot(t)
-	for _, b := range []string{"apache2ctl", "php-cgi8.2", "php-fpm8.2", "curl", "openssl"} {
+	// This machine's PHP (Debian's phpX.Y-* packages, `make deps`).
+	testenv.NeedBinary(t, "php")
+	out, err := exec.Command("php", "-r", `echo PHP_MAJOR_VERSION, ".", PHP_MINOR_VERSION;`).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []string{"apache2ctl", "php-cgi" + string(out), "php-fpm" + string(out), "curl", "openssl"} {
 		testenv.NeedBinary(t, b)
 	}
 	ruid2 := "file://" + testenv.Ruid2Source(t)

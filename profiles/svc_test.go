@@ -24,8 +24,9 @@ func TestSvcStalePidfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The service's own binary: sleep under php-fpm8.2's name.
-	own := filepath.Join(t.TempDir(), "php-fpm8.2")
+	// The service's own binary: sleep under the name of Debian's php-fpm
+	// of a PHP version (any: wptest-svc derives it from the service's).
+	own := filepath.Join(t.TempDir(), "php-fpm7.9")
 	sleep, err := exec.LookPath("sleep")
 	if err != nil {
 		t.Fatal(err)
@@ -39,15 +40,15 @@ func TestSvcStalePidfile(t *testing.T) {
 	}
 	script := `set -u
 mount -t tmpfs tmpfs /run && mkdir -p /run/php
-svc() { sh "$SVC" php8.2-fpm "$1"; echo "$1=$?"; }
+svc() { sh "$SVC" php7.9-fpm "$1"; echo "$1=$?"; }
 sleep 600 & other=$!
-echo $other > /run/php/php8.2-fpm.pid
+echo $other > /run/php/php7.9-fpm.pid
 svc status
 svc stop
 kill -0 $other && echo other=alive
-[ -e /run/php/php8.2-fpm.pid ] || echo stale=removed
+[ -e /run/php/php7.9-fpm.pid ] || echo stale=removed
 "$OWN" 600 & mine=$!
-echo $mine > /run/php/php8.2-fpm.pid
+echo $mine > /run/php/php7.9-fpm.pid
 svc status
 svc stop
 wait $mine; echo mine=$?

@@ -47,9 +47,25 @@ type CommandCheck struct {
 }
 
 // Fact is a command whose output is recorded after apply (for manifests).
+// With ExpectRegex, an output that does not match it makes Deviation (its
+// "%s" replaced by the output) one of the apply's deviations: what the
+// host runs decides, not what the profile expected.
 type Fact struct {
-	ID  string `json:"id"`
-	Run string `json:"run"`
+	ID          string `json:"id"`
+	Run         string `json:"run"`
+	ExpectRegex string `json:"expect_regex,omitempty"`
+	Deviation   string `json:"deviation,omitempty"`
+}
+
+// deviation is what the fact's output makes a deviation of ("" if none).
+func (f *Fact) deviation(output string) string {
+	if f.ExpectRegex == "" || regexp.MustCompile(f.ExpectRegex).MatchString(output) {
+		return ""
+	}
+	if output == "" {
+		output = "(no output)"
+	}
+	return strings.ReplaceAll(f.Deviation, "%s", output)
 }
 
 // Wait runs the check until it passes or its timeout ends; the error is the

@@ -39,7 +39,7 @@
 //
 //	profile {                       # exactly one
 //	  description = "Apache 2.4 event MPM + PHP-FPM"
-//	  platforms   = ["debian-12", "almalinux-9"]   # each needs a platform block
+//	  platforms   = ["debian-12", "debian-13", "almalinux-9"]   # each needs a platform block
 //	  aliases     = ["tuned"]                     # other names for --profile
 //	  uses        = ["site", "fpm"]               # parts: ../_parts/site, ../_parts/fpm
 //	}
@@ -48,6 +48,10 @@
 //	  type        = number          # HCL type expression: string, number, bool,
 //	                                # list(string), map(string), object({...}), any
 //	  default     = 8080            # no default = required (load fails without a value)
+//	  platform_default = { "debian-13" = 8443 }  # the default on those platforms
+//	                                # (a -var or -var-file value still wins); var.NAME
+//	                                # is then the platform's value everywhere, platform
+//	                                # blocks included; each value is validated
 //	  description = "port for plain HTTP"
 //	  sensitive   = false           # true: value shown as "(sensitive)" in plans and
 //	                                # output, and replaced wherever it appears in a
@@ -64,9 +68,9 @@
 //
 //	platform "debian-12" {          # one per entry of profile.platforms
 //	  package_manager = "apt"       # "apt" or "dnf" (used by package ops)
-//	  packages   = { apache = "apache2", php_fpm = "php8.2-fpm" }
-//	  paths      = { apache_conf_dir = "/etc/apache2", fpm_pool_dir = "/etc/php/8.2/fpm/pool.d" }
-//	  services   = { apache = "apache2", php_fpm = "php8.2-fpm" }
+//	  packages   = { apache = "apache2", php_fpm = "php${var.php_version}-fpm" }
+//	  paths      = { apache_conf_dir = "/etc/apache2", fpm_pool_dir = "/etc/php/${var.php_version}/fpm/pool.d" }
+//	  services   = { apache = "apache2", php_fpm = "php${var.php_version}-fpm" }
 //	  values     = { apache_user = "www-data" }   # anything else that differs
 //	  deviations = ["uid switching: mpm-itk instead of mod_ruid2"]
 //	}
@@ -79,7 +83,7 @@
 // The packages, paths, services and values maps must have the same keys in
 // every platform block (a key missing on one platform is an error naming
 // it), so an op written once is valid on every platform. Platform attributes
-// may refer to var.* only.
+// may refer to var.* only (as it is on that platform: platform_default).
 //
 // A failing precondition does not stop an offline plan (it is listed under
 // "blocked" in the plan); apply refuses before any op runs, exit code 2.
@@ -294,8 +298,16 @@
 //
 //	fact "apache_version" { run = "apache2 -v" }
 //
+//	fact "php_version" {
+//	  run          = "php -r 'echo PHP_VERSION;'"
+//	  expect_regex = "^8\\.4\\."        # optional, with deviation: an output that
+//	  deviation    = "PHP %s instead of 8.4"   # does not match makes this (%s: the
+//	}                                  # output) one of the apply's deviations
+//
 // Facts are read after the checks and recorded (trimmed stdout) in the apply
 // result, for the host manifest; a failing fact is recorded as its error.
+// A fact's deviation is decided by what the host runs: plans list the rule
+// ("deviation unless fact.X matches RE: ..."), applies the outcome.
 //
 // # What a profile says of itself
 //
@@ -325,7 +337,7 @@
 // Every process the groups do not match is counted as "other".
 //
 //	site_refresh "php_fpm" {           # any number, with a site block: run (as
-//	  run = "wptest-svc php8.2-fpm reload"  # root, in order) after seeding wrote
+//	  run = "wptest-svc php8.4-fpm reload"  # root, in order) after seeding wrote
 //	}                                  # the site, so the server serves the new
 //	                                   # files (OPcache keeps old ones otherwise)
 //

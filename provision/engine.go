@@ -25,20 +25,24 @@ type Progress func(Event)
 
 // Report is what offline plan, plan and apply return (and print with -o json).
 type Report struct {
-	Mode       string         `json:"mode"` // "offline", "plan" or "apply"
-	Profile    string         `json:"profile"`
-	Hash       string         `json:"hash"`
-	Platform   string         `json:"platform"`
-	Host       string         `json:"host,omitempty"`
-	Variables  []VarReport    `json:"variables"`
-	Deviations []string       `json:"deviations"`
-	Blocked    []string       `json:"blocked,omitempty"`
-	Ops        []*OpReport    `json:"ops"`
-	Notified   []Notification `json:"notified,omitempty"`
-	Checks     []*CheckReport `json:"checks"`
-	Facts      []*FactReport  `json:"facts,omitempty"`
-	Site       *Site          `json:"site,omitempty"`
-	Groups     []ProcessGroup `json:"process_groups,omitempty"`
+	Mode       string      `json:"mode"` // "offline", "plan" or "apply"
+	Profile    string      `json:"profile"`
+	Hash       string      `json:"hash"`
+	Platform   string      `json:"platform"`
+	Host       string      `json:"host,omitempty"`
+	Variables  []VarReport `json:"variables"`
+	Deviations []string    `json:"deviations"`
+	// DeviationRules are the facts whose output decides a deviation on
+	// the host (Fact.ExpectRegex): listed in every plan, applied after
+	// the facts are read.
+	DeviationRules []*Fact        `json:"deviation_rules,omitempty"`
+	Blocked        []string       `json:"blocked,omitempty"`
+	Ops            []*OpReport    `json:"ops"`
+	Notified       []Notification `json:"notified,omitempty"`
+	Checks         []*CheckReport `json:"checks"`
+	Facts          []*FactReport  `json:"facts,omitempty"`
+	Site           *Site          `json:"site,omitempty"`
+	Groups         []ProcessGroup `json:"process_groups,omitempty"`
 	// Teardown: what the host runs when a run's machines go down and it
 	// stays (teardown blocks).
 	Teardown []string `json:"teardown,omitempty"`
@@ -101,10 +105,15 @@ func (r *Rendered) report(mode, hostName string) *Report {
 	rep := &Report{Mode: mode, Profile: r.Profile.Name, Hash: r.Profile.Hash, Platform: r.Platform, Host: hostName,
 		Deviations: append([]string{}, r.Deviations...), Blocked: r.Blocked, ops: map[string]*OpReport{},
 		Site: r.Site, Groups: r.Groups, Teardown: r.Teardown, Server: r.Server, Retired: r.retired}
+	for _, f := range r.Facts {
+		if f.ExpectRegex != "" {
+			rep.DeviationRules = append(rep.DeviationRules, f)
+		}
+	}
 	for _, v := range r.Profile.Variables {
 		vr := VarReport{Name: v.Name, Sensitive: v.Sensitive, Value: "(sensitive)"}
 		if !v.Sensitive {
-			vr.Value = ctyToGo(v.Value)
+			vr.Value = ctyToGo(v.On(r.Platform))
 		}
 		rep.Variables = append(rep.Variables, vr)
 	}
@@ -384,6 +393,9 @@ func (r *Rendered) readFacts(ctx context.Context, h host.Host, rep *Report) {
 		if err != nil {
 			fr.Error = err.Error()
 		}
+		if d := f.deviation(fr.Output); d != "" {
+			rep.Deviations = append(rep.Deviations, d)
+		}
 		rep.Facts = append(rep.Facts, fr)
 	}
 }
@@ -450,6 +462,11 @@ func (rep *Report) writeHeader(p printer) {
 	}
 	for _, d := range rep.Deviations {
 		p("deviation: %s\n", d)
+	}
+	if rep.Mode != "apply" {
+		for _, f := range rep.DeviationRules {
+			p("deviation unless %s matches %s: %s\n", f.ID, f.ExpectRegex, f.Deviation)
+		}
 	}
 	for _, b := range rep.Blocked {
 		p("BLOCKED: %s\n", b)

@@ -38,10 +38,29 @@ type Variable struct {
 	Name        string
 	Description string
 	Type        cty.Type
-	Value       cty.Value
-	Sensitive   bool
-	Range       hcl.Range
-	invalid     bool // a value was given but had the wrong type
+	// Value is the default or the value given from outside; On(platform)
+	// is the value on one platform (a platform_default where one applies).
+	Value     cty.Value
+	Sensitive bool
+	Range     hcl.Range
+	invalid   bool // a value was given but had the wrong type
+	// given: set by a -var-file or -var, which wins over every default.
+	given bool
+	// platformDefault: the default on each platform named in
+	// platform_default, which wins over default.
+	platformDefault map[string]cty.Value
+	pdRange         *hcl.Range
+}
+
+// On is the variable's value on platform: the value given from outside,
+// else its platform_default for that platform, else its default.
+func (v *Variable) On(platform string) cty.Value {
+	if !v.given {
+		if pv, ok := v.platformDefault[platform]; ok {
+			return pv
+		}
+	}
+	return v.Value
 }
 
 // Profile is a loaded, validated profile: variables resolved and every
@@ -322,18 +341,42 @@ func (p *Profile) decodeVariables(vars Vars) hcl.Diagnostics {
 		vd.arg(arg)
 	}
 	for _, v := range p.Variables {
-		if v.Value.IsNull() && !v.invalid {
-			vd.diags = append(vd.diags, errDiag("Missing required variable", fmt.Sprintf("Variable %q has no default; set it with -var %s=... or in a -var-file.", v.Name, v.Name), v.Range.Ptr()))
+		for _, plat := range p.valuePlatforms(v) {
+			if v.On(plat).IsNull() && !v.invalid {
+				on := ""
+				if plat != "" {
+					on = " on " + plat
+				}
+				vd.diags = append(vd.diags, errDiag("Missing required variable", fmt.Sprintf("Variable %q has no default%s; set it with -var %s=... or in a -var-file.", v.Name, on, v.Name), v.Range.Ptr()))
+			}
 		}
 	}
 	if vd.diags.HasErrors() {
 		return vd.diags
 	}
-	ctx := p.evalCtx(nil, cty.NilVal)
+	// Each rule is checked on every value its variable takes: once, or
+	// once per platform where a platform_default differs.
 	for _, r := range vd.rules {
-		vd.validate(r, ctx)
+		seen := map[string]bool{}
+		for _, plat := range p.valuePlatforms(r.v) {
+			val := r.v.On(plat)
+			if key := val.GoString(); !seen[key] {
+				seen[key] = true
+				vd.validate(r, p.varCtx(plat), plat)
+			}
+		}
 	}
 	return vd.diags
+}
+
+// valuePlatforms are the platforms whose value of v must be checked: ""
+// (no platform: the default) when v takes one value everywhere, else each
+// of the profile's platforms.
+func (p *Profile) valuePlatforms(v *Variable) []string {
+	if v.given || len(v.platformDefault) == 0 {
+		return []string{""}
+	}
+	return p.Platforms
 }
 
 // varDecoder is one decodeVariables: the variables by name, where each
@@ -356,7 +399,7 @@ type varRule struct {
 
 var (
 	varSchema = &hcl.BodySchema{
-		Attributes: []hcl.AttributeSchema{{Name: "type"}, {Name: "default"}, {Name: "description"}, {Name: "sensitive"}},
+		Attributes: []hcl.AttributeSchema{{Name: "type"}, {Name: "default"}, {Name: "platform_default"}, {Name: "description"}, {Name: "sensitive"}},
 		Blocks:     []hcl.BlockHeaderSchema{{Type: "validation"}},
 	}
 	validationSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "condition", Required: true}, {Name: "error_message", Required: true}}}
@@ -396,6 +439,9 @@ func (vd *varDecoder) declare(b *hcl.Block) {
 	if a, ok := c.Attributes["default"]; ok {
 		vd.set(v, a.Expr)
 	}
+	if a, ok := c.Attributes["platform_default"]; ok {
+		vd.platformDefault(v, a)
+	}
 	for _, vb := range c.Blocks {
 		vc, d := vb.Body.Content(validationSchema)
 		vd.diags = append(vd.diags, d...)
@@ -404,6 +450,31 @@ func (vd *varDecoder) declare(b *hcl.Block) {
 		}
 		vd.rules = append(vd.rules, varRule{v: v, cond: vc.Attributes["condition"].Expr, msg: vc.Attributes["error_message"].Expr,
 			condRng: vc.Attributes["condition"].Expr.Range(), defRng: vb.DefRange})
+	}
+}
+
+// platformDefault reads a variable's platform_default: an object of
+// platform name = value, each of the variable's type.
+func (vd *varDecoder) platformDefault(v *Variable, a *hcl.Attribute) {
+	val, d := a.Expr.Value(nil)
+	vd.diags = append(vd.diags, d...)
+	if d.HasErrors() {
+		return
+	}
+	if val.IsNull() || !(val.Type().IsObjectType() || val.Type().IsMapType()) {
+		vd.diags = append(vd.diags, errDiag("Invalid platform_default", fmt.Sprintf("var.%s: platform_default must be an object of platform = value, e.g. { \"debian-12\" = \"8.2\" }.", v.Name), a.Expr.Range().Ptr()))
+		return
+	}
+	v.platformDefault = map[string]cty.Value{}
+	v.pdRange = a.Expr.Range().Ptr()
+	for it := val.ElementIterator(); it.Next(); {
+		k, ev := it.Element()
+		cv, err := convert.Convert(ev, v.Type)
+		if err != nil {
+			vd.diags = append(vd.diags, errDiag("Invalid platform_default", fmt.Sprintf("var.%s: platform_default[%q]: %v (type %s).", v.Name, k.AsString(), err, typeexpr.TypeString(v.Type)), a.Expr.Range().Ptr()))
+			continue
+		}
+		v.platformDefault[k.AsString()] = cv
 	}
 }
 
@@ -439,6 +510,7 @@ func (vd *varDecoder) file(vf VarFile) {
 			continue
 		}
 		vd.set(v, a.Expr)
+		v.given = true
 	}
 }
 
@@ -460,11 +532,13 @@ func (vd *varDecoder) arg(arg string) {
 	if !d.HasErrors() {
 		vd.diags = append(vd.diags, vd.p.setVar(v, val, nil)...)
 		vd.valueRange[n] = nil
+		v.given = true
 	}
 }
 
-// validate runs one validation rule on its variable's final value.
-func (vd *varDecoder) validate(r varRule, ctx *hcl.EvalContext) {
+// validate runs one validation rule on its variable's final value on
+// platform ("": the value every platform takes).
+func (vd *varDecoder) validate(r varRule, ctx *hcl.EvalContext, platform string) {
 	cv, d := r.cond.Value(ctx)
 	vd.diags = append(vd.diags, d...)
 	if d.HasErrors() || !cv.IsKnown() {
@@ -479,11 +553,21 @@ func (vd *varDecoder) validate(r varRule, ctx *hcl.EvalContext) {
 	}
 	var msg string
 	vd.diags = append(vd.diags, gohcl.DecodeExpression(r.msg, ctx, &msg)...)
-	subj := vd.valueRange[r.v.Name]
+	subj, found := vd.valueRange[r.v.Name]
 	where := ""
+	switch {
+	case platform != "" && !r.v.given:
+		if _, ok := r.v.platformDefault[platform]; ok {
+			subj = r.v.pdRange
+			where = " (its platform_default on " + platform + ")"
+		} else {
+			where = " (its default, on " + platform + ")"
+		}
+	case found && subj == nil:
+		where = " (value from -var)"
+	}
 	if subj == nil {
 		subj = r.condRng.Ptr()
-		where = " (value from -var)"
 	}
 	vd.diags = append(vd.diags, errDiag("Invalid value for variable",
 		fmt.Sprintf("var.%s%s: %s This was checked by the validation rule at %s.", r.v.Name, where, msg, r.defRng), subj))
@@ -591,14 +675,14 @@ func (p *Profile) decodePlatforms() hcl.Diagnostics {
 // the order first seen.
 func (p *Profile) platformBlocks() ([]*platformBlock, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
-	ctx := p.evalCtx(nil, cty.NilVal)
 	var order []*platformBlock
 	for _, b := range p.content.Blocks {
 		if b.Type != "platform" {
 			continue
 		}
 		pb := &platformBlock{}
-		d := gohcl.DecodeBody(b.Body, ctx, pb)
+		// var.* as it is on this platform (platform_default).
+		d := gohcl.DecodeBody(b.Body, p.varCtx(b.Labels[0]), pb)
 		pb.Name, pb.DefRange = b.Labels[0], b.DefRange
 		diags = append(diags, d...)
 		if d.HasErrors() {
@@ -815,15 +899,33 @@ func strList(l []string) cty.Value {
 	return cty.ListVal(vs)
 }
 
-// evalCtx builds the namespaces: var always; platform and local when given.
-func (p *Profile) evalCtx(locals map[string]cty.Value, platform cty.Value) *hcl.EvalContext {
+// varCtx is the namespaces with var.* as it is on platform ("": the
+// defaults, before any platform_default).
+func (p *Profile) varCtx(platform string) *hcl.EvalContext {
+	ctx := p.evalCtx(nil, cty.NilVal)
+	ctx.Variables["var"] = p.varObject(platform)
+	return ctx
+}
+
+// varObject is var.* on platform.
+func (p *Profile) varObject(platform string) cty.Value {
 	vars := map[string]cty.Value{}
 	for _, v := range p.Variables {
-		vars[v.Name] = v.Value
+		vars[v.Name] = v.On(platform)
+	}
+	return cty.ObjectVal(vars)
+}
+
+// evalCtx builds the namespaces: var always (as it is on the platform,
+// when one is given); platform and local when given.
+func (p *Profile) evalCtx(locals map[string]cty.Value, platform cty.Value) *hcl.EvalContext {
+	name := ""
+	if platform != cty.NilVal {
+		name = platform.GetAttr("name").AsString()
 	}
 	ctx := &hcl.EvalContext{
 		Variables: map[string]cty.Value{
-			"var":     cty.ObjectVal(vars),
+			"var":     p.varObject(name),
 			"profile": cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal(p.Name)}),
 		},
 		Functions: functions(p.pfs),

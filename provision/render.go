@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -166,7 +167,11 @@ type cmdCheckBlock struct {
 }
 
 type factBlock struct {
-	Run string `hcl:"run"`
+	Run         string    `hcl:"run"`
+	ExpectRegex *string   `hcl:"expect_regex,optional"`
+	Deviation   *string   `hcl:"deviation,optional"`
+	RegexRange  hcl.Range `hcl:"expect_regex,attr_value_range"`
+	DefRange    hcl.Range `hcl:",def_range"`
 }
 
 type preconditionBlock struct {
@@ -239,8 +244,15 @@ func (p *Profile) Render(platform string) (*Rendered, hcl.Diagnostics) {
 func (p *Profile) sensitiveValues() []string {
 	var out []string
 	for _, v := range p.Variables {
-		if v.Sensitive {
-			if s, err := convert.Convert(v.Value, cty.String); err == nil && !s.IsNull() && s.AsString() != "" {
+		if !v.Sensitive {
+			continue
+		}
+		vals := []cty.Value{v.Value}
+		for _, pv := range v.platformDefault {
+			vals = append(vals, pv)
+		}
+		for _, val := range vals {
+			if s, err := convert.Convert(val, cty.String); err == nil && !s.IsNull() && s.AsString() != "" && !slices.Contains(out, s.AsString()) {
 				out = append(out, s.AsString())
 			}
 		}
@@ -327,7 +339,17 @@ func decodeCheckOrFact(r *Rendered, b *hcl.Block, ctx *hcl.EvalContext) hcl.Diag
 		if d := gohcl.DecodeBody(rest, ctx, &fb); d.HasErrors() {
 			return append(diags, d...)
 		}
-		r.Facts = append(r.Facts, &Fact{ID: "fact." + b.Labels[0], Run: fb.Run})
+		f := &Fact{ID: "fact." + b.Labels[0], Run: fb.Run}
+		if (fb.ExpectRegex == nil) != (fb.Deviation == nil) {
+			return append(diags, errDiag("Incomplete fact deviation", f.ID+": expect_regex and deviation go together: the deviation is recorded when the fact's output does not match expect_regex.", b.DefRange.Ptr()))
+		}
+		if fb.ExpectRegex != nil {
+			if d := checkRegex(*fb.ExpectRegex, fb.RegexRange); d.HasErrors() {
+				return append(diags, d...)
+			}
+			f.ExpectRegex, f.Deviation = *fb.ExpectRegex, *fb.Deviation
+		}
+		r.Facts = append(r.Facts, f)
 		return diags
 	}
 	c, d := decodeCheck(b, rest, ctx)

@@ -97,7 +97,7 @@ func writeReport(a *App, output string, rep *provision.Report) error {
 func runPlan(ctx context.Context, a *App, args []string) error {
 	var f profileFlags
 	fs := addProfileFlags(a, "plan", &f)
-	fs.StringVar(&f.platform, "platform", "", "render offline for this platform (debian-12, almalinux-9) without a host")
+	fs.StringVar(&f.platform, "platform", "", "render offline for this platform (debian-12, debian-13, almalinux-9) without a host")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

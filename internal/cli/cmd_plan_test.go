@@ -27,15 +27,15 @@ func demoPath(t *testing.T) string {
 }
 
 // TestPlanEveryShippedProfileOffline: every profile in profiles/ renders
-// offline for debian-12 and almalinux-9 with -o json and lists its ops in
-// order, with no host.
+// offline for debian-12, debian-13 and almalinux-9 with -o json and lists
+// its ops in order, with no host.
 func TestPlanEveryShippedProfileOffline(t *testing.T) {
 	names := profiles.Names()
 	if len(names) == 0 {
 		t.Fatal("no shipped profiles embedded")
 	}
 	for _, name := range names {
-		for _, plat := range []string{"debian-12", "almalinux-9"} {
+		for _, plat := range []string{"debian-12", "debian-13", "almalinux-9"} {
 			t.Run(name+"/"+plat, func(t *testing.T) {
 				code, stdout, stderr := runCLI(t, nil, "plan", "--profile", name, "--platform", plat, "-o", "json")
 				if code != 0 {

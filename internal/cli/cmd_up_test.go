@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wptest/wptest/bench/result"
 	"github.com/wptest/wptest/bench/srvstat"
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/exitcode"
@@ -66,8 +67,9 @@ var wantChecks = map[string][]string{
 	"nginx":         {"check.wordpress_page", "check.server_header", "check.php_fpm_opcache_site_user", "check.css_precompressed_header", "check.css_precompressed_bytes", "check.css_identity", "check.h2_alpn", "check.tls_http11"},
 }
 
-// TestBareHostUpSeedSwap is a new user's first hour on a fresh Debian 12
-// host (testenv.BareHosts: no systemd, nothing installed), driven over SSH
+// TestBareHostUpSeedSwap is a new user's first hour on a fresh Debian 12 or
+// 13 host (testenv.BareHosts: no systemd, nothing installed; CI makes it
+// Debian 13, the release with the post's PHP), driven over SSH
 // as a user drives a Hetzner server, with nothing done by hand:
 // up tuned-apache, then seed and verify with their defaults (the site
 // comes from the host manifest), the home page 200 under every profile
@@ -99,10 +101,15 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 		}
 		return strings.TrimSpace(string(res.Stdout))
 	}
+	// The home page: 200 and rendered by the site's theme (a missing theme
+	// answers 200 with an empty body).
 	page := func(when string) {
 		t.Helper()
 		if got := sh("curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1/"); got != "200" {
 			t.Errorf("%s: the home page answers %s, want 200", when, got)
+		}
+		if got := sh("p=$(curl -s http://127.0.0.1/); echo \"$p\" | grep -q '<title>' && echo \"$p\" | grep -q '/wp-content/themes/twentytwentythree/' && echo themed || echo \"not the theme's: $(echo \"$p\" | wc -c) bytes\""); got != "themed" {
+			t.Errorf("%s: the home page is %s", when, got)
 		}
 	}
 	// No internet here: the host gets the pinned mod_ruid2.c from the copy
@@ -143,7 +150,7 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &res); err != nil {
 			t.Fatalf("wptest %s -o json: %v\n%s", verb, err, out)
 		}
-		if res.Report.Profile != profile || res.Report.Platform != "debian-12" {
+		if res.Report.Profile != profile || res.Report.Platform != hs[0].Platform {
 			t.Fatalf("%s: report is for %s on %s", verb, res.Report.Profile, res.Report.Platform)
 		}
 		passed := map[string]bool{}
@@ -161,12 +168,13 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 		if res.Manifest == nil || res.Manifest.Profile != profile {
 			t.Fatalf("%s %s: no host manifest for it in the output", verb, profile)
 		}
-		// The preflight came first: a fresh Debian 12 host as the test
+		phpDeviation(t, verb+" "+profile, hs[0].Platform, res.Manifest.Versions["php"], res.Manifest.Deviations)
+		// The preflight came first: a fresh Debian host as the test
 		// made it, and no SELinux or firewalld op to run on Debian.
 		pf := res.Preflight
-		if pf == nil || pf.Facts.Platform != "debian-12" || pf.Facts.SELinux != "absent" || pf.Facts.Firewalld != "absent" || pf.Facts.Init != "none" ||
+		if pf == nil || pf.Facts.Platform != hs[0].Platform || pf.Facts.SELinux != "absent" || pf.Facts.Firewalld != "absent" || pf.Facts.Init != "none" ||
 			pf.MemTotal <= 0 || len(pf.Disks) == 0 || len(pf.SELinux)+len(pf.Firewalld) != 0 {
-			t.Errorf("%s %s: preflight %+v, want debian-12, SELinux and firewalld absent, no init, memory, disks, no SELinux/firewalld ops", verb, profile, pf)
+			t.Errorf("%s %s: preflight %+v, want %s, SELinux and firewalld absent, no init, memory, disks, no SELinux/firewalld ops", verb, profile, pf, hs[0].Platform)
 		}
 		if i := strings.Index(errOut, "preflight on "); i < 0 || i > strings.Index(errOut, "wptest agent:") {
 			t.Errorf("%s %s: stderr does not start with the preflight before the agent is installed:\n%s", verb, profile, errOut)
@@ -362,14 +370,39 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 
 	// A PHP extension WordPress needs is gone from the running PHP: the
 	// profile's checks no longer pass (WordPress answers 500), exit 4.
-	sh("phpdismod -v 8.2 mysqli && /usr/local/lib/wptest/wptest-svc php8.2-fpm restart")
+	php := sh(`php -r 'echo PHP_MAJOR_VERSION, ".", PHP_MINOR_VERSION;'`)
+	sh("phpdismod -v " + php + " mysqli && /usr/local/lib/wptest/wptest-svc php" + php + "-fpm restart")
 	code, _, errOut = run(append([]string{"apply", "--profile", "tuned-apache"}, conn...)...)
 	if code != exitcode.Provision || !strings.Contains(errOut, "check.wordpress_page") || !strings.Contains(errOut, "status 500") {
 		t.Errorf("apply with mysqli disabled: exit %d, want %d naming check.wordpress_page and its 500:\n%s", code, exitcode.Provision, errOut)
 	}
-	sh("phpenmod -v 8.2 mysqli && /usr/local/lib/wptest/wptest-svc php8.2-fpm restart")
+	sh("phpenmod -v " + php + " mysqli && /usr/local/lib/wptest/wptest-svc php" + php + "-fpm restart")
 	page("with mysqli back")
 	t.Logf("timings: %s", strings.Join(timings, ", "))
+}
+
+// phpDeviation checks the host manifest's PHP against the platform: the
+// PHP Debian ships (8.4 on Debian 13, the post's: no deviation; 8.2 on
+// Debian 12: one deviation naming it), as the host runs it.
+func phpDeviation(t *testing.T, what, platform, php string, devs []string) {
+	t.Helper()
+	want := map[string]string{"debian-12": "8.2.", "debian-13": "8.4."}[platform]
+	if !strings.HasPrefix(php, want) {
+		t.Errorf("%s: host manifest's PHP is %q, want %sx on %s", what, php, want, platform)
+	}
+	var named []string
+	for _, d := range devs {
+		if strings.Contains(d, "PHP") {
+			named = append(named, d)
+		}
+	}
+	t.Logf("%s: host manifest: PHP %s on %s, PHP deviations %q", what, php, platform, named)
+	switch {
+	case want == "8.4." && len(named) != 0:
+		t.Errorf("%s: PHP %s is the post's, but the manifest has PHP deviations %q", what, php, named)
+	case want != "8.4." && (len(named) != 1 || named[0] != "PHP "+php+" instead of the post's PHP 8.4"):
+		t.Errorf("%s: PHP %s: deviations %q, want one naming it", what, php, named)
+	}
 }
 
 // retired reports whether the manifest of res lists service as retired.
@@ -402,6 +435,65 @@ func containsSub(list []string, sub string) bool {
 // sample next to it (bounded by that sample's interval, an idle one).
 func samplerExact(t *testing.T, bh *testenv.BareHost, conn []string, what string, load ...string) {
 	t.Helper()
+	m := sampledLoad(t, bh, conn, what, load...)
+	ss, a, b := m.samples, m.a, m.b
+	for i := 1; i < len(ss); i++ {
+		dt := ss[i].Unix - ss[i-1].Unix
+		for name, g := range ss[i].Groups {
+			if d := g.CPUSec - ss[i-1].Groups[name].CPUSec; d > float64(ss[i].CPUs)*dt+ss[i].CPURoundingS {
+				t.Errorf("%s: group %s used %.3f s in a %.3f s interval on %d CPUs", what, name, d, dt, ss[i].CPUs)
+			}
+		}
+	}
+	groups, truth := m.groups(), m.host()
+	// The cgroup also counted what ran from sample a to its first reading
+	// (missing from truth, at most interval a+1's) and from sample b to its
+	// second (extra in truth, at most interval b+1's).
+	gapA, gapB := sampleSum(ss[a+1])-sampleSum(ss[a]), sampleSum(ss[b+1])-sampleSum(ss[b])
+	rounding := ss[a].CPURoundingS + ss[b].CPURoundingS + 0.02 // + sshd's share of srvstat's stream, outside any sample
+	if d := truth - groups; d > gapB+rounding || d < -gapA-rounding {
+		t.Errorf("%s: the groups add up to %.3f s, the host's processes used %.3f s (rounding %.3f s, idle intervals around the readings %.3f s and %.3f s)", what, groups, truth, rounding, gapA, gapB)
+	}
+	if m.group("web") <= 0 || m.group("php") <= 0 {
+		t.Errorf("%s: web or php used no CPU under load: %+v", what, ss[b].Groups)
+	}
+	t.Logf("%s: groups %.3f s, host %.3f s over %d samples (web %.2f s, php %.2f s, db %.2f s, other %.2f s; exits from %s; idle around the readings %.3f s, %.3f s)", what, groups, truth, b-a+1,
+		m.group("web"), m.group("php"), m.group("db"), m.group(srvstat.Other), ss[b].ExitsFrom, gapA, gapB)
+}
+
+// loadSamples is one load from here with `wptest srvstat --target` on the
+// host: srvstat's samples, a and b the idle samples just before and after
+// the load, the host's cgroup read right after each, and the load's
+// successful requests.
+type loadSamples struct {
+	samples  []srvstat.Sample
+	a, b     int
+	cgA, cgB time.Duration
+	ok       int64
+	body     int64 // bytes of the bodies of all the answers
+}
+
+func sampleSum(s srvstat.Sample) (v float64) {
+	for _, g := range s.Groups {
+		v += g.CPUSec
+	}
+	return v
+}
+
+// groups is the CPU-seconds every group used from sample a to b; group
+// one group's; host the cgroup's between its two readings.
+func (m loadSamples) groups() float64 { return sampleSum(m.samples[m.b]) - sampleSum(m.samples[m.a]) }
+func (m loadSamples) group(name string) float64 {
+	return m.samples[m.b].Groups[name].CPUSec - m.samples[m.a].Groups[name].CPUSec
+}
+func (m loadSamples) host() float64 { return (m.cgB - m.cgA).Seconds() }
+
+// sampledLoad loads http://HOST/ from here (`wptest bench -c 4` with
+// load's flags) while `wptest srvstat --target` samples the host every
+// 500 ms, between two idle samples (WordPress's cron requests and
+// MariaDB's flushing outlast the load).
+func sampledLoad(t testing.TB, bh *testenv.BareHost, conn []string, what string, load ...string) loadSamples {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var out testenv.SyncBuffer
 	done := make(chan int, 1)
@@ -418,12 +510,6 @@ func samplerExact(t *testing.T, bh *testenv.BareHost, conn []string, what string
 		}
 		return ss
 	}
-	sum := func(s srvstat.Sample) (v float64) {
-		for _, g := range s.Groups {
-			v += g.CPUSec
-		}
-		return v
-	}
 	usage := func() time.Duration {
 		d, err := bh.CPUUsage()
 		if err != nil {
@@ -432,8 +518,7 @@ func samplerExact(t *testing.T, bh *testenv.BareHost, conn []string, what string
 		return d
 	}
 	// idleReading reads the cgroup right after a sample that ends an idle
-	// interval (WordPress's cron requests and MariaDB's flushing outlast
-	// the load), returning that sample's index: what ran between it and
+	// interval, returning that sample's index: what ran between it and
 	// the reading is at most what the next interval shows.
 	const idle = 0.1 // CPU-seconds in a 500 ms interval
 	idleReading := func(from int, when string) (int, time.Duration) {
@@ -442,44 +527,27 @@ func samplerExact(t *testing.T, bh *testenv.BareHost, conn []string, what string
 		testenv.WaitFor(t, 2*time.Minute, "an idle sample "+when, func() bool {
 			ss := samples()
 			n = len(ss)
-			return n >= from+2 && sum(ss[n-1])-sum(ss[n-2]) < idle
+			return n >= from+2 && sampleSum(ss[n-1])-sampleSum(ss[n-2]) < idle
 		})
 		return n - 1, usage()
 	}
-	a, cgA := idleReading(0, "before the load")
-	code, stdout, stderr := runCLIArgs(append([]string{"bench", "--url", "http://" + bh.IP + "/", "-c", "4"}, load...)...)
+	var m loadSamples
+	m.a, m.cgA = idleReading(0, "before the load")
+	code, stdout, stderr := runCLIArgs(append([]string{"bench", "--url", "http://" + bh.IP + "/", "-c", "4", "-o", "json"}, load...)...)
 	if code != 0 {
 		t.Fatalf("load (%s): exit %d\n%s\n%s", what, code, stdout, stderr)
 	}
-	b, cgB := idleReading(a+1, "after the load")
-	testenv.WaitFor(t, time.Minute, "the sample after the last reading", func() bool { return len(samples()) >= b+2 })
+	var rep result.Report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || len(rep.Runs) != 1 {
+		t.Fatalf("load (%s): %v\n%s", what, err, stdout)
+	}
+	m.ok, m.body = rep.Runs[0].Outcomes.OK, rep.Runs[0].Bytes.Body
+	m.b, m.cgB = idleReading(m.a+1, "after the load")
+	testenv.WaitFor(t, time.Minute, "the sample after the last reading", func() bool { return len(samples()) >= m.b+2 })
 	cancel()
 	<-done
-	ss := samples()
-	for i := 1; i < len(ss); i++ {
-		dt := ss[i].Unix - ss[i-1].Unix
-		for name, g := range ss[i].Groups {
-			if d := g.CPUSec - ss[i-1].Groups[name].CPUSec; d > float64(ss[i].CPUs)*dt+ss[i].CPURoundingS {
-				t.Errorf("%s: group %s used %.3f s in a %.3f s interval on %d CPUs", what, name, d, dt, ss[i].CPUs)
-			}
-		}
-	}
-	groups, truth := sum(ss[b])-sum(ss[a]), (cgB - cgA).Seconds()
-	// The cgroup also counted what ran from sample a to its first reading
-	// (missing from truth, at most interval a+1's) and from sample b to its
-	// second (extra in truth, at most interval b+1's).
-	gapA, gapB := sum(ss[a+1])-sum(ss[a]), sum(ss[b+1])-sum(ss[b])
-	rounding := ss[a].CPURoundingS + ss[b].CPURoundingS + 0.02 // + sshd's share of srvstat's stream, outside any sample
-	if d := truth - groups; d > gapB+rounding || d < -gapA-rounding {
-		t.Errorf("%s: the groups add up to %.3f s, the host's processes used %.3f s (rounding %.3f s, idle intervals around the readings %.3f s and %.3f s)", what, groups, truth, rounding, gapA, gapB)
-	}
-	last, first := ss[b].Groups, ss[a].Groups
-	if last["web"].CPUSec-first["web"].CPUSec <= 0 || last["php"].CPUSec-first["php"].CPUSec <= 0 {
-		t.Errorf("%s: web or php used no CPU under load: %+v", what, last)
-	}
-	t.Logf("%s: groups %.3f s, host %.3f s over %d samples (web %.2f s, php %.2f s, db %.2f s, other %.2f s; exits from %s; idle around the readings %.3f s, %.3f s)", what, groups, truth, b-a+1,
-		last["web"].CPUSec-first["web"].CPUSec, last["php"].CPUSec-first["php"].CPUSec,
-		last["db"].CPUSec-first["db"].CPUSec, last[srvstat.Other].CPUSec-first[srvstat.Other].CPUSec, ss[b].ExitsFrom, gapA, gapB)
+	m.samples = samples()
+	return m
 }
 
 // runCLIArgs runs one whole command in this process.

@@ -232,7 +232,10 @@ func (f *Fake) handle(c Call) (int, any) {
 			Locations: []schema.ServerTypeLocation{{ID: 1, Name: "fsn1", Available: true}}}
 		return 200, schema.ServerTypeListResponse{ServerTypes: filterName(c, []schema.ServerType{st}, func(s schema.ServerType) string { return s.Name })}
 	case "GET images":
-		return 200, schema.ImageListResponse{Images: filterName(c, []schema.Image{{ID: 114690387, Name: ptr("alma-9"), Type: "system", Architecture: "x86", OSFlavor: "alma", OSVersion: ptr("9")}}, func(i schema.Image) string { return *i.Name })}
+		return 200, schema.ImageListResponse{Images: filterName(c, []schema.Image{
+			{ID: 114690387, Name: ptr("alma-9"), Type: "system", Architecture: "x86", OSFlavor: "alma", OSVersion: ptr("9")},
+			{ID: 310557660, Name: ptr("debian-13"), Type: "system", Architecture: "x86", OSFlavor: "debian", OSVersion: ptr("13")},
+		}, func(i schema.Image) string { return *i.Name })}
 	case "GET pricing":
 		return 200, schema.PricingGetResponse{Pricing: schema.Pricing{Currency: f.Currency, VATRate: "19.00"}}
 	case "GET actions":

@@ -24,8 +24,9 @@ import (
 	"golang.org/x/crypto/ssh/knownhosts"
 )
 
-// BareHost is a fresh Debian 12 machine for a test: the nearest thing on
-// this machine to a new Hetzner VM. It has nothing but debootstrap's minbase
+// BareHost is a fresh Debian machine for a test (Debian 12, or 13 with
+// $WPTEST_BARE_SUITE=trixie or BareHostsOn): the nearest thing on this
+// machine to a new Hetzner VM. It has nothing but debootstrap's minbase
 // with openssh-server, iproute2, ca-certificates and procps; no systemd, no
 // web server, no database, nothing `make deps` installed here.
 //
@@ -59,6 +60,8 @@ import (
 // under CI=true.
 type BareHost struct {
 	Name       string // its hostname, and its name in the set's /etc/hosts
+	Suite      string // the Debian release it was made from: "bookworm", "trixie"
+	Platform   string // that release's platform: "debian-12", "debian-13"
 	IP         string // its address, from this machine and from the other hosts
 	Gateway    string // this machine's address on its link (its apt proxy)
 	Target     string // "ssh://root@IP:22"
@@ -99,9 +102,20 @@ var hostName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,30}$`)
 
 // BareHosts makes fresh bare hosts with the given names (hostnames: lower
 // case letters, digits, '-'), each reachable from this machine and from
-// each other, all gone after the test.
+// each other, all gone after the test, from the default release
+// (BareSuite: $WPTEST_BARE_SUITE, else bookworm).
 func BareHosts(t testing.TB, names ...string) []*BareHost {
 	t.Helper()
+	return BareHostsOn(t, BareSuite(t), names...)
+}
+
+// BareHostsOn is BareHosts from the given Debian release ("bookworm",
+// "trixie"), for a test that compares releases in one run.
+func BareHostsOn(t testing.TB, suite string, names ...string) []*BareHost {
+	t.Helper()
+	if BarePlatform(suite) == "" {
+		t.Fatalf("BareHostsOn: unknown suite %q", suite)
+	}
 	if len(names) == 0 {
 		t.Fatal("BareHosts: no names")
 	}
@@ -117,7 +131,7 @@ func BareHosts(t testing.TB, names ...string) []*BareHost {
 		NeedBinary(t, b)
 	}
 	ensureAptCacher(t)
-	rootfs := ensureRootfs(t)
+	rootfs := ensureRootfs(t, suite)
 	sweepStaleBareHosts(t)
 	start := time.Now()
 
@@ -127,6 +141,7 @@ func BareHosts(t testing.TB, names ...string) []*BareHost {
 	for i, name := range names {
 		hosts[i] = newBareHost(t, name, rootfs)
 		hosts[i].Identity = identity
+		hosts[i].Suite, hosts[i].Platform = suite, BarePlatform(suite)
 	}
 	// A direct link between every two hosts, with a route to the other's
 	// address both ways (this machine does not forward).
@@ -152,7 +167,7 @@ func BareHosts(t testing.TB, names ...string) []*BareHost {
 		h.waitSSH(t)
 	}
 	d := time.Since(start)
-	t.Logf("bare hosts %v ready in %s, %s per host (rootfs from the cache)", names,
+	t.Logf("bare hosts %v (%s) ready in %s, %s per host (rootfs from the cache)", names, BarePlatform(suite),
 		d.Round(10*time.Millisecond), (d / time.Duration(len(hosts))).Round(10*time.Millisecond))
 	return hosts
 }
@@ -313,9 +328,9 @@ func (h *BareHost) configure(t testing.TB, set []*BareHost, authorized []byte) s
 		"etc/resolv.conf": "# bare test host: no DNS (names of its set are in /etc/hosts)\n",
 		"etc/apt/apt.conf.d/01proxy": fmt.Sprintf("// wptest bare host: no NAT, packages come through this machine's apt-cacher-ng.\n"+
 			"Acquire::http::Proxy \"http://%s:%d\";\n", h.Gateway, AptCacherPort),
-		"etc/apt/sources.list.d/debian.sources": "Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bookworm bookworm-updates\n" +
+		"etc/apt/sources.list.d/debian.sources": "Types: deb\nURIs: http://deb.debian.org/debian\nSuites: " + h.Suite + " " + h.Suite + "-updates\n" +
 			"Components: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n\n" +
-			"Types: deb\nURIs: http://deb.debian.org/debian-security\nSuites: bookworm-security\n" +
+			"Types: deb\nURIs: http://deb.debian.org/debian-security\nSuites: " + h.Suite + "-security\n" +
 			"Components: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n",
 		// Only the key types made below (no RSA: slow to make, and the
 		// client pins ed25519).

@@ -21,12 +21,47 @@ import (
 // What every bare host shares, kept for the machine across test runs.
 const (
 	bareCacheDir = "/var/cache/wptest"
-	bareSuite    = "bookworm"
 	// AptCacherPort is where the machine's one apt-cacher-ng for bare hosts
 	// listens (all addresses, so each host reaches it at its gateway). Not
 	// 3142: that is the Debian service's own port.
 	AptCacherPort = 3149
 )
+
+// BareSuiteEnv names the Debian release bare hosts are made from when a
+// test does not choose one (BareHostsOn): "bookworm" (Debian 12, the
+// default) or "trixie" (Debian 13; CI runs the bare-host tests on it).
+// Each release's rootfs is cached on its own.
+const BareSuiteEnv = "WPTEST_BARE_SUITE"
+
+// bareSuites are the releases a bare host can be, by suite: the platform
+// wptest's host facts make of them.
+var bareSuites = map[string]string{"bookworm": "debian-12", "trixie": "debian-13"}
+
+// BareSuite is the release bare hosts are made from by default
+// ($WPTEST_BARE_SUITE, else bookworm); an unknown one fails the test.
+func BareSuite(t testing.TB) string {
+	t.Helper()
+	s := os.Getenv(BareSuiteEnv)
+	if s == "" {
+		s = "bookworm"
+	}
+	if _, ok := bareSuites[s]; !ok {
+		t.Fatalf("%s=%q: bare hosts are made from %s", BareSuiteEnv, s, strings.Join(sortedKeys(bareSuites), " or "))
+	}
+	return s
+}
+
+// BarePlatform is the platform (host facts, profiles) of a suite.
+func BarePlatform(suite string) string { return bareSuites[suite] }
+
+func sortedKeys(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
 
 // bareInclude is what the rootfs holds beyond debootstrap's minbase: what a
 // fresh cloud image has that the tests need to reach and inspect it.
@@ -37,7 +72,8 @@ var bareInclude = []string{"openssh-server", "iproute2", "ca-certificates", "pro
 const rootfsVersion = "1"
 
 // debianMirrors reads this machine's apt sources for the Debian archive and
-// its security archive, so bare hosts fetch from where this machine does.
+// its security archive, so bare hosts fetch from where this machine does
+// (whatever release this machine runs: one archive holds every suite).
 func debianMirrors() (archive, security string) {
 	archive, security = "http://deb.debian.org/debian", "http://deb.debian.org/debian-security"
 	var files []string
@@ -48,10 +84,14 @@ func debianMirrors() (archive, security string) {
 	foundA, foundS := false, false
 	set := func(uri string, suites []string) {
 		for _, s := range suites {
+			release, sub, _ := strings.Cut(s, "-")
+			if _, ok := bareSuites[release]; !ok {
+				continue
+			}
 			switch {
-			case s == bareSuite && !foundA:
+			case sub == "" && !foundA:
 				archive, foundA = strings.TrimSuffix(uri, "/"), true
-			case s == bareSuite+"-security" && !foundS:
+			case sub == "security" && !foundS:
 				security, foundS = strings.TrimSuffix(uri, "/"), true
 			}
 		}
@@ -215,21 +255,21 @@ func aptCacherAnswers() bool {
 	return strings.Contains(string(b), "Apt-Cacher NG")
 }
 
-// rootfsKey names the cached rootfs by what makes it.
-func rootfsKey() string {
+// rootfsKey names the cached rootfs of suite by what makes it.
+func rootfsKey(suite string) string {
 	inc := append([]string(nil), bareInclude...)
 	sort.Strings(inc)
-	sum := sha256.Sum256([]byte(bareSuite + " minbase " + strings.Join(inc, ",") + " v" + rootfsVersion))
-	return bareSuite + "-minbase-" + hex.EncodeToString(sum[:6])
+	sum := sha256.Sum256([]byte(suite + " minbase " + strings.Join(inc, ",") + " v" + rootfsVersion))
+	return suite + "-minbase-" + hex.EncodeToString(sum[:6])
 }
 
-// ensureRootfs returns the cached Debian 12 root filesystem every bare host
-// starts from, building it with debootstrap (through apt-cacher-ng, so a
-// rebuild downloads nothing) if no test process has yet. It is read-only
-// from then on: hosts get an overlay of it.
-func ensureRootfs(t testing.TB) string {
+// ensureRootfs returns the cached root filesystem of suite every bare host
+// of that release starts from, building it with debootstrap (through
+// apt-cacher-ng, so a rebuild downloads nothing) if no test process has
+// yet. It is read-only from then on: hosts get an overlay of it.
+func ensureRootfs(t testing.TB, suite string) string {
 	t.Helper()
-	dir := filepath.Join(bareCacheDir, "rootfs", rootfsKey())
+	dir := filepath.Join(bareCacheDir, "rootfs", rootfsKey(suite))
 	if _, err := os.Stat(dir); err == nil {
 		return dir
 	}
@@ -250,7 +290,7 @@ func ensureRootfs(t testing.TB) string {
 		t.Fatalf("bare hosts: %v", err)
 	}
 	// Fetched through apt-cacher-ng, which remaps the URL to this machine's mirror.
-	args := []string{"--variant=minbase", "--include=" + strings.Join(bareInclude, ","), bareSuite, tmp, "http://deb.debian.org/debian"}
+	args := []string{"--variant=minbase", "--include=" + strings.Join(bareInclude, ","), suite, tmp, "http://deb.debian.org/debian"}
 	cmd := exec.Command(debootstrap, args...)
 	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 		"http_proxy=http://127.0.0.1:" + strconv.Itoa(AptCacherPort), "LC_ALL=C"}
@@ -272,8 +312,8 @@ func ensureRootfs(t testing.TB) string {
 	if err := os.Rename(tmp, dir); err != nil {
 		t.Fatalf("bare hosts: %v", err)
 	}
-	t.Logf("bare hosts: built the Debian 12 rootfs cache %s in %s (debootstrap minbase + %s)",
-		dir, time.Since(start).Round(100*time.Millisecond), strings.Join(bareInclude, ","))
+	t.Logf("bare hosts: built the %s (%s) rootfs cache %s in %s (debootstrap minbase + %s)",
+		BarePlatform(suite), suite, dir, time.Since(start).Round(100*time.Millisecond), strings.Join(bareInclude, ","))
 	return dir
 }
 

@@ -1,7 +1,7 @@
 // Package testenv holds what integration tests share: the rule that a missing
 // real dependency skips locally but fails under CI=true, and starters for the
 // real services the tests talk to (sshd on loopback, MariaDB), up to whole
-// fresh Debian 12 machines (BareHosts).
+// fresh Debian 12 or 13 machines (BareHosts).
 package testenv
 
 import (

@@ -27,8 +27,19 @@ func Ruid2Source(t testing.TB) string {
 		}
 		dir = parent
 	}
-	p := filepath.Join(filepath.Dir(dir), "shared", "third_party", "mod_ruid2-0.9.8", "mod_ruid2.c")
-	_, err = os.Stat(p)
-	Need(t, err == nil, "mod_ruid2 0.9.8 source at "+p)
-	return p
+	// Beside the checkout, or beside a directory above it (a git worktree
+	// kept in a subdirectory of where the checkout lives).
+	rel := filepath.Join("shared", "third_party", "mod_ruid2-0.9.8", "mod_ruid2.c")
+	first := filepath.Join(filepath.Dir(dir), rel)
+	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
+		p := filepath.Join(d, rel)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	Need(t, false, "mod_ruid2 0.9.8 source at "+first)
+	return first
 }

@@ -7,7 +7,7 @@
 
 profile {
   description = "Caddy: one event-driven process, PHP-FPM + OPcache, precompressed static files, HTTP/1.1, HTTP/2, HTTP/3"
-  platforms   = ["debian-12", "almalinux-9"]
+  platforms   = ["debian-12", "debian-13", "almalinux-9"]
   uses        = ["site", "fpm", "precompressed"]
 }
 
@@ -22,6 +22,23 @@ variable "h3probe" {
 }
 
 platform "debian-12" {
+  package_manager = "apt"
+  packages = {
+    caddy       = "caddy"
+    setcap      = "libcap2-bin"
+  }
+  paths = {
+    caddy_bin       = "/usr/bin/caddy"
+  }
+  services = {
+    caddy = "caddy"
+  }
+  values = {
+  }
+  deviations = []
+}
+
+platform "debian-13" {
   package_manager = "apt"
   packages = {
     caddy       = "caddy"

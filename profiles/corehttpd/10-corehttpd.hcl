@@ -10,7 +10,7 @@
 
 profile {
   description = "corehttpd (not public: needs -var package_source): event-driven, one process, PHP-FPM + OPcache, precompressed static files, HTTP/1.1, HTTP/2, HTTP/3"
-  platforms   = ["debian-12", "almalinux-9"]
+  platforms   = ["debian-12", "debian-13", "almalinux-9"]
   uses        = ["site", "fpm", "precompressed"]
   aliases     = ["core"]
 }
@@ -18,7 +18,7 @@ profile {
 variable "package_source" {
   type        = string
   default     = ""
-  description = "Where to install corehttpd from: an https URL or an absolute path on the host of the package file (.deb on debian-12, .rpm on almalinux-9). corehttpd is not public; there is no default."
+  description = "Where to install corehttpd from: an https URL or an absolute path on the host of the package file (.deb on debian-12 and debian-13, .rpm on almalinux-9). corehttpd is not public; there is no default."
   validation {
     condition     = var.package_source == "" || can(regex("^(https://[[:graph:]]+|/[^[:cntrl:]]+)$", var.package_source))
     error_message = "package_source must be an https:// URL (without spaces) or an absolute path on the host, without control characters."
@@ -47,7 +47,7 @@ variable "h3probe" {
 
 precondition {
   condition     = var.package_source != ""
-  error_message = "corehttpd is not publicly available, so wptest cannot install it by itself: pass -var package_source=<https URL or absolute path on the host of the corehttpd package (.deb for debian-12, .rpm for almalinux-9)> and -var package_sha256=<its SHA-256>. To run the open event-driven peer instead, use --profile caddy."
+  error_message = "corehttpd is not publicly available, so wptest cannot install it by itself: pass -var package_source=<https URL or absolute path on the host of the corehttpd package (.deb for debian-12 and debian-13, .rpm for almalinux-9)> and -var package_sha256=<its SHA-256>. To run the open event-driven peer instead, use --profile caddy."
 }
 
 precondition {
@@ -56,6 +56,23 @@ precondition {
 }
 
 platform "debian-12" {
+  package_manager = "apt"
+  packages = {
+  }
+  paths = {
+  }
+  services = {
+    corehttpd = "corehttpd"
+  }
+  values = {
+    pkg_ext     = "deb"
+    pkg_install = "apt-get install -y -o DPkg::Lock::Timeout=600"
+    pkg_query   = "dpkg-query -W -f '$${Version}' corehttpd"
+  }
+  deviations = []
+}
+
+platform "debian-13" {
   package_manager = "apt"
   packages = {
   }

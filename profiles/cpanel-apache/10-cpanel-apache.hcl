@@ -8,7 +8,7 @@
 
 profile {
   description = "Apache as cPanel ships it: prefork + mod_ruid2, PHP as CGI without OPcache, no compression, HTTP/1.1"
-  platforms   = ["debian-12", "almalinux-9"]
+  platforms   = ["debian-12", "debian-13", "almalinux-9"]
   uses        = ["site", "unconfined-apache"]
   aliases     = ["cpanel"]
 }
@@ -48,28 +48,59 @@ platform "debian-12" {
   packages = {
     apache     = "apache2"
     apache_ssl = "apache2"
-    php_cgi    = "php8.2-cgi"
+    php_cgi    = "php${var.php_version}-cgi"
     apxs       = "apache2-dev"
     libcap     = "libcap-dev"
     cc         = "gcc"
   }
   paths = {
-    apache_conf = "/etc/apache2/apache2.conf"
-    server_root = "/etc/apache2"
-    module_dir  = "/usr/lib/apache2/modules"
-    run_dir     = "/run/apache2"
-    pid_file    = "/run/apache2/apache2.pid"
-    log_dir     = "/var/log/apache2"
-    php_cgi     = "/usr/bin/php-cgi8.2"
-    apxs        = "/usr/bin/apxs"
+    apache_conf  = "/etc/apache2/apache2.conf"
+    server_root  = "/etc/apache2"
+    module_dir   = "/usr/lib/apache2/modules"
+    run_dir      = "/run/apache2"
+    pid_file     = "/run/apache2/apache2.pid"
+    log_dir      = "/var/log/apache2"
+    php_cgi      = "/usr/bin/php-cgi${var.php_version}"
+    php_scan_dir = "/etc/php/${var.php_version}/cgi/conf.d" # php-cgi's own ini files
+    apxs         = "/usr/bin/apxs"
   }
   services = {
     apache = "apache2"
   }
   values = {
-    apachectl    = "apache2ctl"
-    php_handler  = "ea-php82"
-    php_cgi_name = "php-cgi8.2"
+    apachectl   = "apache2ctl"
+    php_handler = "ea-php${replace(var.php_version, ".", "")}"
+  }
+  deviations = []
+}
+
+platform "debian-13" {
+  package_manager = "apt"
+  packages = {
+    apache     = "apache2"
+    apache_ssl = "apache2"
+    php_cgi    = "php${var.php_version}-cgi"
+    apxs       = "apache2-dev"
+    libcap     = "libcap-dev"
+    cc         = "gcc"
+  }
+  paths = {
+    apache_conf  = "/etc/apache2/apache2.conf"
+    server_root  = "/etc/apache2"
+    module_dir   = "/usr/lib/apache2/modules"
+    run_dir      = "/run/apache2"
+    pid_file     = "/run/apache2/apache2.pid"
+    log_dir      = "/var/log/apache2"
+    php_cgi      = "/usr/bin/php-cgi${var.php_version}"
+    php_scan_dir = "/etc/php/${var.php_version}/cgi/conf.d" # php-cgi's own ini files
+    apxs         = "/usr/bin/apxs"
+  }
+  services = {
+    apache = "apache2"
+  }
+  values = {
+    apachectl   = "apache2ctl"
+    php_handler = "ea-php${replace(var.php_version, ".", "")}"
   }
   deviations = []
 }
@@ -85,26 +116,24 @@ platform "almalinux-9" {
     cc         = "gcc"
   }
   paths = {
-    apache_conf = "/etc/httpd/conf/httpd.conf"
-    server_root = "/etc/httpd"
-    module_dir  = "/usr/lib64/httpd/modules"
-    run_dir     = "/run/httpd"
-    pid_file    = "/run/httpd/httpd.pid"
-    log_dir     = "/var/log/httpd"
-    php_cgi     = "/usr/bin/php-cgi"
-    apxs        = "/usr/bin/apxs"
+    apache_conf  = "/etc/httpd/conf/httpd.conf"
+    server_root  = "/etc/httpd"
+    module_dir   = "/usr/lib64/httpd/modules"
+    run_dir      = "/run/httpd"
+    pid_file     = "/run/httpd/httpd.pid"
+    log_dir      = "/var/log/httpd"
+    php_cgi      = "/usr/bin/php-cgi"
+    php_scan_dir = "/etc/php.d" # every SAPI's ini files, OPcache's too
+    apxs         = "/usr/bin/apxs"
   }
   services = {
     apache = "httpd"
   }
   values = {
-    apachectl    = "apachectl"
-    php_handler  = "ea-php"
-    php_cgi_name = "php-cgi"
+    apachectl   = "apachectl"
+    php_handler = "ea-php${replace(var.php_version, ".", "")}"
   }
-  deviations = [
-    "php-cgi: the OPcache extension is loaded but off (php-cgi -d opcache.enable=0 in the cgi-sys wrapper): AlmaLinux has one /etc/php.d for every SAPI and PHP-FPM needs OPcache; cPanel's cgi handler has no OPcache package at all",
-  ]
+  deviations = []
 }
 
 # Packages first: later files need their users and groups (28-tls.hcl).

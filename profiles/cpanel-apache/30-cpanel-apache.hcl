@@ -26,12 +26,25 @@ command "build_ruid2" {
   EOT
 }
 
-# cPanel's cgi handler has no OPcache. Debian: the extension is not loaded
-# for the cgi SAPI at all.
-command "cgi_opcache_off" {
-  when   = platform.name == "debian-12"
-  unless = "test ! -e /etc/php/8.2/cgi/conf.d/10-opcache.ini"
-  run    = "phpdismod -v 8.2 -s cgi opcache"
+# cPanel's cgi handler: /cgi-sys/${platform.values.php_handler}, a link to
+# php-cgi, the same on every platform (no wrapper: one exec per request).
+# It has no OPcache: php-cgi reads the ini files of ${local.lib_dir}/php-cgi.d
+# (httpd.conf sets PHP_INI_SCAN_DIR for it), every one of the platform's but
+# OPcache's, so the extension is not loaded at all, as with cPanel's
+# ea-phpNN. PHP-FPM's OPcache (its own ini) is untouched.
+file "cgi_ini_dir_script" {
+  path   = "${local.lib_dir}/wptest-cgi-ini-dir"
+  source = "templates/wptest-cgi-ini-dir"
+  mode   = "0755"
+}
+
+command "cgi_ini_dir" {
+  unless = "${local.lib_dir}/wptest-cgi-ini-dir --check ${platform.paths.php_scan_dir} ${local.cgi_ini_dir}"
+  run    = "${local.lib_dir}/wptest-cgi-ini-dir ${platform.paths.php_scan_dir} ${local.cgi_ini_dir}"
+}
+
+locals {
+  cgi_ini_dir = "${local.lib_dir}/php-cgi.d"
 }
 
 directory "cgi_sys" {
@@ -40,16 +53,14 @@ directory "cgi_sys" {
 }
 
 link "cgi_php" {
-  when   = platform.name == "debian-12"
   path   = "${local.lib_dir}/cgi-sys/${platform.values.php_handler}"
   target = platform.paths.php_cgi
 }
 
-file "cgi_php_wrapper" {
-  when   = platform.name == "almalinux-9"
-  path   = "${local.lib_dir}/cgi-sys/${platform.values.php_handler}"
-  source = "templates/php-cgi-wrapper"
-  mode   = "0755"
+# cPanel writes each account's logs under domlogs (vhost.default).
+directory "domlogs" {
+  path = "${platform.paths.log_dir}/domlogs"
+  mode = "0750"
 }
 
 file "httpd_conf" {
@@ -62,7 +73,7 @@ service "apache" {
   state      = "running"
   enabled    = true
   on_notify  = "restart"
-  restart_on = ["file.httpd_conf", "command.build_ruid2", "command.cgi_opcache_off", "link.cgi_php", "file.cgi_php_wrapper", "package.server"]
+  restart_on = ["file.httpd_conf", "command.build_ruid2", "link.cgi_php", "package.server"]
   start      = "${local.svc} ${platform.services.apache} start"
   stop       = "${local.svc} ${platform.services.apache} stop"
   restart    = "${local.svc} ${platform.services.apache} restart"
@@ -79,7 +90,7 @@ process_group "web" {
 }
 
 process_group "php" {
-  exe   = [platform.values.php_handler, platform.values.php_cgi_name]
+  exe   = [platform.values.php_handler, platform.values.php_cgi_exe]
   users = [var.site_user]
 }
 
@@ -126,6 +137,15 @@ check "php_cgi_no_opcache_site_user" {
   http {
     url               = "http://127.0.0.1:${var.http_port}/wptest-info.php"
     expect_body_regex = "\"sapi\":\"cgi-fcgi\".*\"user\":\"${var.site_user}\",\"opcache\":false"
+  }
+}
+
+# php-cgi as the handler runs it has no OPcache extension at all (not
+# loaded but off: not loaded).
+check "php_cgi_no_opcache_loaded" {
+  command {
+    run          = "if PHP_INI_SCAN_DIR=${local.cgi_ini_dir} ${platform.paths.php_cgi} -m | grep -qi opcache; then echo 'php-cgi loads OPcache'; else echo 'php-cgi without OPcache'; fi"
+    expect_regex = "(?m)^php-cgi without OPcache$"
   }
 }
 

@@ -7,7 +7,7 @@
 
 profile {
   description = "Apache tuned in WHM: event MPM, PHP-FPM + OPcache, mod_deflate on all content, HTTP/2"
-  platforms   = ["debian-12", "almalinux-9"]
+  platforms   = ["debian-12", "debian-13", "almalinux-9"]
   uses        = ["site", "fpm", "unconfined-apache"]
   aliases     = ["tuned"]
 }
@@ -23,6 +23,30 @@ variable "max_request_workers" {
 }
 
 platform "debian-12" {
+  package_manager = "apt"
+  packages = {
+    apache      = "apache2"
+    apache_ssl  = "apache2"
+    http2       = "apache2"
+  }
+  paths = {
+    apache_conf     = "/etc/apache2/apache2.conf"
+    server_root     = "/etc/apache2"
+    module_dir      = "/usr/lib/apache2/modules"
+    run_dir         = "/run/apache2"
+    pid_file        = "/run/apache2/apache2.pid"
+    log_dir         = "/var/log/apache2"
+  }
+  services = {
+    apache = "apache2"
+  }
+  values = {
+    apachectl = "apache2ctl"
+  }
+  deviations = []
+}
+
+platform "debian-13" {
   package_manager = "apt"
   packages = {
     apache      = "apache2"

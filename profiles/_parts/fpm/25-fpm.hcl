@@ -5,19 +5,31 @@
 
 platform "debian-12" {
   packages = {
-    php_fpm     = "php8.2-fpm"
-    php_opcache = "php8.2-opcache"
+    php_fpm     = "php${var.php_version}-fpm"
+    php_opcache = "php${var.php_version}-opcache"
   }
   paths = {
-    fpm_pool_dir    = "/etc/php/8.2/fpm/pool.d"
+    fpm_pool_dir    = "/etc/php/${var.php_version}/fpm/pool.d"
     fpm_socket      = "/run/php/php-fpm-wptest.sock"
-    fpm_opcache_ini = "/etc/php/8.2/fpm/conf.d/99-wptest-opcache.ini"
+    fpm_opcache_ini = "/etc/php/${var.php_version}/fpm/conf.d/99-wptest-opcache.ini"
   }
   services = {
-    php_fpm = "php8.2-fpm"
+    php_fpm = "php${var.php_version}-fpm"
   }
-  values = {
-    fpm_exe = "php-fpm8.2"
+}
+
+platform "debian-13" {
+  packages = {
+    php_fpm     = "php${var.php_version}-fpm"
+    php_opcache = "php${var.php_version}-opcache"
+  }
+  paths = {
+    fpm_pool_dir    = "/etc/php/${var.php_version}/fpm/pool.d"
+    fpm_socket      = "/run/php/php-fpm-wptest.sock"
+    fpm_opcache_ini = "/etc/php/${var.php_version}/fpm/conf.d/99-wptest-opcache.ini"
+  }
+  services = {
+    php_fpm = "php${var.php_version}-fpm"
   }
 }
 
@@ -33,9 +45,6 @@ platform "almalinux-9" {
   }
   services = {
     php_fpm = "php-fpm"
-  }
-  values = {
-    fpm_exe = "php-fpm"
   }
 }
 
@@ -87,7 +96,7 @@ service "php_fpm" {
 
 # PHP-FPM's master runs as root, its workers as the site user.
 process_group "php" {
-  exe = [platform.values.fpm_exe]
+  exe = [platform.values.php_fpm_exe]
 }
 
 # OPcache keeps compiled PHP until it revalidates (60 s): after seeding, a

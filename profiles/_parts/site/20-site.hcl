@@ -11,26 +11,45 @@
 platform "debian-12" {
   packages = {
     openssl   = "openssl"
-    curl      = "curl"
-    php_cli   = "php8.2-cli"
-    php_posix = "php8.2-common" # posix_geteuid() for the probe
+    tar       = "tar"
+    php_cli   = "php${var.php_version}-cli"
+    php_posix = "php${var.php_version}-common" # posix_geteuid() for the probe
   }
   values = {
-    web_user  = "www-data"
-    web_group = "www-data"
+    web_user    = "www-data"
+    web_group   = "www-data"
+    php_cgi_exe = "php-cgi${var.php_version}"
+    php_fpm_exe = "php-fpm${var.php_version}"
+  }
+}
+
+platform "debian-13" {
+  packages = {
+    openssl   = "openssl"
+    tar       = "tar"
+    php_cli   = "php${var.php_version}-cli"
+    php_posix = "php${var.php_version}-common" # posix_geteuid() for the probe
+  }
+  values = {
+    web_user    = "www-data"
+    web_group   = "www-data"
+    php_cgi_exe = "php-cgi${var.php_version}"
+    php_fpm_exe = "php-fpm${var.php_version}"
   }
 }
 
 platform "almalinux-9" {
   packages = {
     openssl   = "openssl"
-    curl      = "curl"
+    tar       = "tar" # core's unpacking and the seeder; minimal EL9 images can lack it
     php_cli   = "php-cli" # php-fpm needs only php-common: seeding needs the CLI
     php_posix = "php-process"
   }
   values = {
-    web_user  = "apache"
-    web_group = "apache"
+    web_user    = "apache"
+    web_group   = "apache"
+    php_cgi_exe = "php-cgi"
+    php_fpm_exe = "php-fpm"
   }
 }
 
@@ -93,7 +112,21 @@ precondition {
 }
 
 package "shared" {
-  names = [platform.packages.openssl, platform.packages.curl]
+  names = [platform.packages.openssl, platform.packages.tar]
+}
+
+# curl (the profiles' checks and mod_ruid2's download) by name on Debian;
+# on almalinux-9 only when no curl is there: EL9 cloud images have
+# curl-minimal, which conflicts with the curl package.
+package "curl" {
+  when  = platform.package_manager == "apt"
+  names = ["curl"]
+}
+
+command "curl" {
+  when   = platform.package_manager == "dnf"
+  unless = "command -v curl >/dev/null"
+  run    = "dnf install -y curl-minimal"
 }
 
 user "site" {

@@ -16,6 +16,21 @@ platform "debian-12" {
   packages = {
     mariadb = "mariadb-server"
   }
+  paths = {
+    mariadb_conf = "/etc/mysql/mariadb.conf.d/99-wptest.cnf"
+  }
+  services = {
+    mariadb = "mariadb"
+  }
+}
+
+platform "debian-13" {
+  packages = {
+    mariadb = "mariadb-server"
+  }
+  paths = {
+    mariadb_conf = "/etc/mysql/mariadb.conf.d/99-wptest.cnf"
+  }
   services = {
     mariadb = "mariadb"
   }
@@ -24,6 +39,9 @@ platform "debian-12" {
 platform "almalinux-9" {
   packages = {
     mariadb = "mariadb-server"
+  }
+  paths = {
+    mariadb_conf = "/etc/my.cnf.d/99-wptest.cnf"
   }
   services = {
     mariadb = "mariadb"
@@ -34,12 +52,21 @@ package "mariadb" {
   names = [platform.packages.mariadb]
 }
 
+# The site's database answers this host only, on every platform: RHEL's
+# MariaDB listens on every interface unless told (Debian's own config says
+# 127.0.0.1 too), and a benchmark server has nothing open to strangers.
+# DB_HOST is 127.0.0.1 (TCP: PHP-FPM under SELinux connects so).
+file "mariadb_conf" {
+  path    = platform.paths.mariadb_conf
+  content = "# Written by wptest: the site's database on this host only.\n[mysqld]\nbind-address = 127.0.0.1\n"
+}
+
 service "mariadb" {
   name       = platform.services.mariadb
   state      = "running"
   enabled    = true
   on_notify  = "restart"
-  restart_on = ["package.mariadb"]
+  restart_on = ["package.mariadb", "file.mariadb_conf"]
   start      = "${local.svc} ${platform.services.mariadb} start"
   stop       = "${local.svc} ${platform.services.mariadb} stop"
   restart    = "${local.svc} ${platform.services.mariadb} restart"
@@ -63,4 +90,12 @@ command "site_database" {
 
 process_group "db" {
   exe = ["mariadbd", "mysqld"]
+}
+
+# MariaDB listens on loopback only: its own setting, and the sockets it has.
+check "mariadb_loopback_only" {
+  command {
+    run          = "echo \"bind_address=$(mariadb -N -B -e 'SELECT @@bind_address') listening=$(ss -Hltn | awk '$4 ~ /:3306$/ { print $4 }' | sort -u | paste -sd, -)\""
+    expect_regex = "(?m)^bind_address=127\\.0\\.0\\.1 listening=127\\.0\\.0\\.1:3306$"
+  }
 }

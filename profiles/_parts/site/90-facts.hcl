@@ -1,7 +1,6 @@
 # 90-facts.hcl: versions recorded in the host manifest after every apply.
-# Byte-identical in every profile (profiles/shared_test.go). Each prints
-# "not installed" rather than failing, so the manifest of any profile lists
-# every server on the host.
+# Each prints "not installed" rather than failing, so the manifest of any
+# profile lists every server on the host.
 
 fact "os" {
   run = ". /etc/os-release && echo \"$PRETTY_NAME\""
@@ -16,11 +15,20 @@ fact "php_cli_version" {
 }
 
 fact "php_cgi_version" {
-  run = "for b in php-cgi8.2 php-cgi; do if command -v $b >/dev/null; then $b -v | head -n1; exit 0; fi; done; echo not installed"
+  run = "if command -v ${platform.values.php_cgi_exe} >/dev/null; then ${platform.values.php_cgi_exe} -v | head -n1; else echo not installed; fi"
 }
 
 fact "php_fpm_version" {
-  run = "for b in php-fpm8.2 php-fpm; do if command -v $b >/dev/null; then $b -v | head -n1; exit 0; fi; done; echo not installed"
+  run = "if command -v ${platform.values.php_fpm_exe} >/dev/null; then ${platform.values.php_fpm_exe} -v | head -n1; else echo not installed; fi"
+}
+
+# The PHP the site runs (CLI, CGI and FPM come from the same packages). The
+# cPanel vs corehttpd post ran the same PHP on every server (expect_regex):
+# any other PHP here is a deviation, named by the version the host runs.
+fact "php_version" {
+  run          = "if command -v php >/dev/null; then php -r 'echo PHP_VERSION, PHP_EOL;'; else echo not installed; fi"
+  expect_regex = "^8\\.4\\."
+  deviation    = "PHP %s instead of the post's PHP 8.4"
 }
 
 fact "caddy_version" {

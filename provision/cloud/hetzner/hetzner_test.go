@@ -640,3 +640,28 @@ func TestPlanSSHFromThisHost(t *testing.T) {
 		}
 	}
 }
+
+// Debian 13 (Hetzner's "debian-13", the release with the post's PHP 8.4 as
+// Debian's own package) is as good an image as the default: resolved to
+// its ID for the type's architecture, every machine made from it.
+func TestPlanDebian13Image(t *testing.T) {
+	reqs := planRequests()
+	reqs[2] = mockutil.Request{Method: "GET", Path: "/images?architecture=x86&include_deprecated=true&name=debian-13", Status: 200, JSON: map[string]any{
+		"images": []any{map[string]any{"id": 310557660, "name": "debian-13", "type": "system", "architecture": "x86", "os_flavor": "debian", "os_version": "13"}}}}
+	e := newEnv(t, reqs)
+	e.spec.Machines.Image = "debian-13"
+	p, err := e.d.Plan(context.Background(), e.spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pt bytes.Buffer
+	p.WriteText(&pt)
+	if len(p.Machines) != 2 || !strings.Contains(pt.String(), "ccx23 in fsn1, image debian-13 (id 310557660)") {
+		t.Fatalf("plan for image debian-13:\n%s", pt.String())
+	}
+	for _, m := range p.Machines {
+		if m.Image != "debian-13" || m.ImageID != 310557660 {
+			t.Errorf("%s: image %s (id %d), want debian-13 (id 310557660)", m.Name, m.Image, m.ImageID)
+		}
+	}
+}
