@@ -14,6 +14,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -27,9 +28,8 @@ import (
 // on it anyway.
 
 var wpArchive struct {
-	once      sync.Once
-	tgz, sums []byte
-	err       error
+	mu   sync.Mutex
+	made map[string][2][]byte // by version ("" as Debian's)
 }
 
 // WordPressArchive is Debian's WordPress tree (/usr/share/wordpress, the
@@ -39,17 +39,36 @@ var wpArchive struct {
 // .htaccess. sums is the MD5 of every file in the format
 // api.wordpress.org/core/checksums/1.0/ answers. Made once per process.
 func WordPressArchive(t testing.TB) (tgz, sums []byte) {
+	return WordPressArchiveAs(t, "")
+}
+
+// WordPressArchiveAs is WordPressArchive with $wp_version in
+// wp-includes/version.php set to version: a stand-in for that release
+// (Debian's code, the release's name), for a fixture that pins one this
+// machine has no package of.
+func WordPressArchiveAs(t testing.TB, version string) (tgz, sums []byte) {
 	t.Helper()
 	_, err := os.Stat("/usr/share/wordpress/wp-includes/version.php")
 	Need(t, err == nil, "Debian's wordpress package (/usr/share/wordpress)")
-	wpArchive.once.Do(func() { wpArchive.tgz, wpArchive.sums, wpArchive.err = packWordPress("/usr/share/wordpress") })
-	if wpArchive.err != nil {
-		t.Fatalf("pack Debian's WordPress: %v", wpArchive.err)
+	wpArchive.mu.Lock()
+	defer wpArchive.mu.Unlock()
+	if a, ok := wpArchive.made[version]; ok {
+		return a[0], a[1]
 	}
-	return wpArchive.tgz, wpArchive.sums
+	tgz, sums, err = packWordPress("/usr/share/wordpress", version)
+	if err != nil {
+		t.Fatalf("pack Debian's WordPress: %v", err)
+	}
+	if wpArchive.made == nil {
+		wpArchive.made = map[string][2][]byte{}
+	}
+	wpArchive.made[version] = [2][]byte{tgz, sums}
+	return tgz, sums
 }
 
-func packWordPress(root string) ([]byte, []byte, error) {
+var wpVersionLine = regexp.MustCompile(`(?m)^\$wp_version = '[^']*';`)
+
+func packWordPress(root, version string) ([]byte, []byte, error) {
 	var files []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -78,6 +97,9 @@ func packWordPress(root string) ([]byte, []byte, error) {
 		b, err := os.ReadFile(filepath.Join(root, rel)) // follows links
 		if err != nil {
 			continue // a dangling link of the package: not a file of the release
+		}
+		if rel == "wp-includes/version.php" && version != "" {
+			b = wpVersionLine.ReplaceAllLiteral(b, []byte("$wp_version = '"+version+"';"))
 		}
 		for d := filepath.Dir(rel); ; d = filepath.Dir(d) {
 			name := "wordpress/"
