@@ -125,6 +125,9 @@ func orNone(s string) string {
 func (r *runner) seed(ctx context.Context, site fixture.Site, decl *provision.Site) error {
 	t0 := time.Now()
 	m, err := stage.SeedSite(ctx, site, decl, r.fx, stage.CoreOf(decl), r.opt.Log)
+	if fixture.IsMismatch(err) {
+		return exitcode.With(exitcode.Mismatch, err)
+	}
 	if err != nil {
 		return exitcode.With(exitcode.Provision, err)
 	}

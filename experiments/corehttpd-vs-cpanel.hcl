@@ -39,7 +39,7 @@ machines "hetzner" {
 
 fixture "agency" {
   seed = var.seed
-  root = var.seed == 1 ? "ba0752ed943188794c3cf2de4cef84d8a0365bf33a4239ae0f9bf73cffa09b52" : ""
+  root = var.seed == 1 ? "a8bc3bfb88bb3e02eb045b6af0b63bfce54da3147df2d5a52e3da6af43d3d0c7" : ""
 }
 
 profile "cpanel-apache" {

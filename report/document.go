@@ -192,6 +192,12 @@ func (r *Report) setup() section {
 		}
 		s.Text = append(s.Text, fmt.Sprintf("Fixture %s, seed %d: root `%s` (%s; %s, %d page(s) fetched over HTTP); pixels `%s`.",
 			f.Profile, f.Seed, f.Root, pin, ver, f.HTTPPages, f.Pixels))
+		// What the seeded site differs in from the fixture's pins (core
+		// version, archives the lock lacks, plugins not installed): outside
+		// the root, so said here.
+		if len(f.Deviations) > 0 {
+			s.Text = append(s.Text, "Site deviations from the fixture's pins: "+strings.Join(f.Deviations, "; ")+".")
+		}
 	}
 	t := table{Caption: "Columns", Head: []string{"", "profile", "server", "deviations"}}
 	for _, p := range m.Profiles {

@@ -66,10 +66,12 @@ func readDBEnv(ctx context.Context, h host.Host, p string) (fixture.DB, error) {
 }
 
 // CoreOf is where seeding takes WordPress core from for a declared site:
-// its core directory when it names one, else the pinned download.
+// the pinned archive, falling back to the site's core directory (the
+// platform's package) when it cannot be fetched, a deviation. Without a
+// declared core directory the archive is required.
 func CoreOf(d *provision.Site) fixture.CoreSource {
 	if d != nil && d.Core != "" {
-		return fixture.CoreSource{Dir: d.Core}
+		return fixture.PinnedCore(d.Core)
 	}
 	return fixture.CoreSource{Download: true}
 }

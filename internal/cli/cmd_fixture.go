@@ -17,7 +17,7 @@ import (
 // fixture, offline (no host, no database).
 func runFixture(ctx context.Context, a *App, args []string) error {
 	if len(args) == 0 {
-		return exitcode.With(exitcode.Config, errors.New("usage: wptest fixture build|hash|manifest|list [flags]"))
+		return exitcode.With(exitcode.Config, errors.New("usage: wptest fixture build|hash|manifest|lock|list [flags]"))
 	}
 	switch args[0] {
 	case "build":
@@ -26,6 +26,8 @@ func runFixture(ctx context.Context, a *App, args []string) error {
 		return fixtureHash(a, args[1:])
 	case "manifest":
 		return fixtureManifest(a, args[1:])
+	case "lock":
+		return fixtureLock(ctx, a, args[1:])
 	case "list":
 		for _, n := range fixture.ProfileNames() {
 			p, err := fixture.LoadProfile(n)
@@ -36,10 +38,10 @@ func runFixture(ctx context.Context, a *App, args []string) error {
 		}
 		return nil
 	case "-h", "--help", "help":
-		fmt.Fprintln(a.Stderr, "usage: wptest fixture build --fixture NAME --seed N --out DIR\n       wptest fixture hash DIR\n       wptest fixture manifest --fixture NAME --seed N\n       wptest fixture list")
+		fmt.Fprintln(a.Stderr, "usage: wptest fixture build --fixture NAME --seed N --out DIR\n       wptest fixture hash DIR\n       wptest fixture manifest --fixture NAME --seed N\n       wptest fixture lock --fixture NAME [-upgrade] [--lock FILE] [--mirror URL]\n       wptest fixture list")
 		return flag.ErrHelp
 	}
-	return exitcode.With(exitcode.Config, fmt.Errorf("unknown fixture subcommand %q (want build, hash, manifest or list)", args[0]))
+	return exitcode.With(exitcode.Config, fmt.Errorf("unknown fixture subcommand %q (want build, hash, manifest, lock or list)", args[0]))
 }
 
 // fixtureFlags are --fixture and --seed, shared by fixture, seed and up.

@@ -126,13 +126,18 @@ func runSeed(ctx context.Context, a *App, args []string) error {
 	addSiteFlags(fs, &sf)
 	coreDir := fs.String("core-dir", "", "WordPress core directory on the host (e.g. /usr/share/wordpress, Debian's package)")
 	coreArchive := fs.String("core-archive", "", "WordPress .tar.gz on the host, checked against the profile's sha256")
-	coreDownload := fs.Bool("core-download", false, "download the profile's pinned WordPress archive on the host and check its sha256")
+	coreDownload := fs.Bool("core-download", false, "download the profile's pinned WordPress archive on the host and check it against the lock, with no fallback (default: try it, else the platform's package)")
+	var af archiveFlags
+	addArchiveFlags(fs, &af)
 	manifestOut := fs.String("manifest-out", "", "also write the manifest (with deviations) to this local file")
 	createDB := fs.Bool("create-db", false, "create the database and user on the host first (runs mariadb as the host's root; password on stdin)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	src := fixture.CoreSource{Dir: *coreDir, Archive: *coreArchive, Download: *coreDownload}
+	if err := af.apply(a, &src); err != nil {
+		return err
+	}
 	fx, err := ff.generate()
 	if err != nil {
 		return err
@@ -151,11 +156,12 @@ func runSeed(ctx context.Context, a *App, args []string) error {
 	}
 	var m *fixture.Manifest
 	err = stage.Run(ctx, &stage.State{Log: a.Stderr}, append(steps, stage.Do(func(ctx context.Context, st *stage.State) error {
-		if src == (fixture.CoreSource{}) {
-			src = fixture.DebianCore
+		if src.Dir == "" && src.Archive == "" && !src.Download {
+			def := fixture.PinnedCore(fixture.DebianCore.Dir)
 			if st.SiteDecl != nil {
-				src = stage.CoreOf(st.SiteDecl)
+				def = stage.CoreOf(st.SiteDecl)
 			}
+			src.Download, src.Fallback = def.Download, def.Fallback
 		}
 		var err error
 		m, err = SeedFixture(ctx, a, st.Site, st.SiteDecl, fx, src)
@@ -177,6 +183,10 @@ func runSeed(ctx context.Context, a *App, args []string) error {
 // stderr, the root to stdout.
 func SeedFixture(ctx context.Context, a *App, s fixture.Site, decl *provision.Site, fx *fixture.Fixture, src fixture.CoreSource) (*fixture.Manifest, error) {
 	m, err := stage.SeedSite(ctx, s, decl, fx, src, a.Stderr)
+	if fixture.IsMismatch(err) {
+		// An archive that is not the one locked: a hash mismatch.
+		return nil, exitcode.With(exitcode.Mismatch, err)
+	}
 	if err != nil {
 		// A refused database, a failed copy or installer: provisioning failed.
 		return nil, exitcode.With(exitcode.Provision, err)
