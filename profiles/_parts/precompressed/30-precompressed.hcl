@@ -11,6 +11,20 @@ command "precompress" {
   timeout = "10m"
 }
 
+# The copies are this profile's files in the site: recorded after every
+# apply and seed, checked by verify, and removed when a profile that does
+# not precompress takes the host (one that does keeps them).
+site_files "precompressed" {
+  list   = "${local.lib_dir}/wptest-precompress --list ${local.docroot}"
+  remove = "${local.lib_dir}/wptest-precompress --remove ${local.docroot}"
+}
+
+# A seed replaces core's and the fixture's files and with them the copies
+# inside: they are made again for the seeded site.
+site_refresh "precompress" {
+  run = "${local.lib_dir}/wptest-precompress ${local.docroot}"
+}
+
 check "css_precompressed_header" {
   http {
     url           = "http://127.0.0.1:${var.http_port}/wptest-probe.css"
