@@ -297,6 +297,24 @@
 //	}                                  # the site, so the server serves the new
 //	                                   # files (OPcache keeps old ones otherwise)
 //
+//	site_files "precompressed" {       # any number, with a site block: files the
+//	  list   = "wptest-precompress --list ${local.docroot}"    # profile makes in
+//	  remove = "wptest-precompress --remove ${local.docroot}"  # the site by commands
+//	  when   = ...                     # optional, as on ops
+//	}
+//
+// The host manifest records the site with the docroot-relative paths of the
+// profile's own file, directory and link ops inside the docroot (site.files)
+// and its site_files sets. After every apply and every seed, wptest lists
+// them (list prints docroot-relative paths, each ended by a NUL byte; run as
+// root) with each entry's type, mode, owner and hash into
+// /var/lib/wptest/site-files.json, bound by the host manifest's site_files
+// (its SHA-256); `wptest verify` checks every entry as the profile's. When a
+// profile is applied over another, its apply first runs the remove command
+// of every set the last profile made that it does not make itself (by name:
+// command.retire_site_files_NAME, skipped when list prints nothing). A set
+// may not be named "file" (the profile's own file ops).
+//
 //	server {                           # at most one: the web server the profile runs
 //	  services     = ["apache"]        # labels of its own service blocks (state
 //	                                   # "running"): restarted for the kit's startup

@@ -8,7 +8,7 @@ import (
 
 // Ruid2Source is the path of mod_ruid2 0.9.8's mod_ruid2.c kept beside the
 // checkout (../shared/third_party/mod_ruid2-0.9.8/, with where it comes
-// from and its SHA-256): the cpanel-apache profile downloads it on users'
+// from and its SHA-256; or in a shared/ beside a directory further up): the cpanel-apache profile downloads it on users'
 // hosts; tests, which have no internet, hand it the copy instead
 // (-var ruid2_source_url=file://PATH, after putting it on a remote host).
 func Ruid2Source(t testing.TB) string {
@@ -27,8 +27,21 @@ func Ruid2Source(t testing.TB) string {
 		}
 		dir = parent
 	}
-	p := filepath.Join(filepath.Dir(dir), "shared", "third_party", "mod_ruid2-0.9.8", "mod_ruid2.c")
-	_, err = os.Stat(p)
-	Need(t, err == nil, "mod_ruid2 0.9.8 source at "+p)
-	return p
+	// Beside the checkout, or beside a directory above it (a git worktree
+	// kept in a subdirectory of the checkout's parent).
+	first := ""
+	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
+		p := filepath.Join(d, "shared", "third_party", "mod_ruid2-0.9.8", "mod_ruid2.c")
+		if first == "" {
+			first = p
+		}
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	Need(t, false, "mod_ruid2 0.9.8 source at "+first)
+	return first
 }
