@@ -81,8 +81,9 @@ var wantChecks = map[string][]string{
 // and back; `verify --http` passes under each profile of the cycle with
 // nothing foreign (the profiles' probes and precompressed copies are
 // recorded as theirs, the copies gone once no profile precompresses), and
-// at its end an edited .htaccess, an extra table, a dropped index and a
-// table converted to latin1 each fail verify (exit 5) by name, until a
+// at its end an edited .htaccess, an extra table, a dropped index, an
+// edited probe of the profile's, an edited record of the profile's files
+// and a table converted to latin1 each fail verify (exit 5) by name, until a
 // re-seed puts the site back. Every step's checks pass (a WordPress page
 // among them); then a repeated up with 0 changes, status, corehttpd refused
 // before any change, and a broken PHP extension failing the WordPress
@@ -372,6 +373,8 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 		{"an edited .htaccess", "echo 'Options +Indexes' >> " + docroot + "/.htaccess", "cp /root/htaccess " + docroot + "/.htaccess", "MISMATCH file .htaccess: sha256 "},
 		{"an extra table", "sql:CREATE TABLE wp_wptest_extra (id int NOT NULL PRIMARY KEY)", "sql:DROP TABLE wp_wptest_extra", "MISMATCH extra-table wp_wptest_extra: not in the fixture's schema"},
 		{"a dropped index", "sql:ALTER TABLE wp_postmeta DROP INDEX meta_key", "sql:ALTER TABLE wp_postmeta ADD KEY meta_key (meta_key(191))", "MISMATCH missing-index wp_postmeta index meta_key: KEY meta_key (meta_key(191))"},
+		{"an edited probe of the profile's", "cp " + docroot + "/wptest-info.php /root/info.php && echo '<?php phpinfo();' > " + docroot + "/wptest-info.php", "cp /root/info.php " + docroot + "/wptest-info.php", "MISMATCH profile-file wptest-info.php: sha256 "},
+		{"an edited record of the profile's files", "cp /var/lib/wptest/site-files.json /root/site-files.json && echo >> /var/lib/wptest/site-files.json", "cp /root/site-files.json /var/lib/wptest/site-files.json", "MISMATCH site-files /var/lib/wptest/site-files.json: sha256 "},
 		{"a table converted to latin1", "sql:ALTER TABLE wp_posts CONVERT TO CHARACTER SET latin1", "", "MISMATCH table wp_posts: collation latin1_swedish_ci, want utf8mb4_unicode_520_ci"},
 	} {
 		apply := func(cmd string) {
