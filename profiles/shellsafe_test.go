@@ -270,7 +270,7 @@ type shellScript struct {
 
 // scripts is every piece of shell a rendered profile makes: what command
 // ops run and their guards, services' commands, command checks, facts,
-// site_refresh, and every file whose first line starts a POSIX shell or
+// site_refresh, site_files' list and remove, teardown, and every file whose first line starts a POSIX shell or
 // bash (a template rendered into a script).
 func scripts(r *provision.Rendered) []shellScript {
 	var out []shellScript
@@ -307,6 +307,13 @@ func scripts(r *provision.Rendered) []shellScript {
 		for i, c := range r.Site.Refresh {
 			add(fmt.Sprintf("site_refresh %d", i), c)
 		}
+		for _, m := range r.Site.Made {
+			add("site_files "+m.Name+" list", m.List)
+			add("site_files "+m.Name+" remove", m.Remove)
+		}
+	}
+	for i, c := range r.Teardown {
+		add(fmt.Sprintf("teardown %d", i), c)
 	}
 	if r.Server != nil {
 		for _, s := range r.Server.Services {

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -301,5 +302,64 @@ func TestRetireStopsThePreviousServer(t *testing.T) {
 	r.Retire([]Service{svc})
 	if rep := mustApply(t, r, h); rep.Changes != 0 {
 		t.Errorf("second apply with the same retired service: %d changes (%v)", rep.Changes, changedIDs(rep))
+	}
+}
+
+// TestRetireMadeRemovesWhatAnotherProfileMade: the files another profile
+// made in the site (its precompressed copies, as its host manifest records
+// the set, with the shipped wptest-precompress) are removed before this
+// profile's ops when this profile does not make a set of that name, and
+// nothing else is touched; a second apply finds nothing to remove; a
+// profile that makes the same set keeps them.
+func TestRetireMadeRemovesWhatAnotherProfileMade(t *testing.T) {
+	t.Parallel()
+	h := sshHost(t)
+	d := newDemoEnv(t)
+	script, err := filepath.Abs("../profiles/_parts/site/templates/shared/wptest-precompress")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docroot := filepath.Join(t.TempDir(), "public_html")
+	os.MkdirAll(filepath.Join(docroot, "wp-includes", "css"), 0o755)
+	css := filepath.Join(docroot, "wp-includes", "css", "a.css")
+	os.WriteFile(css, []byte(strings.Repeat("body { color: #123; }\n", 40)), 0o644)
+	os.WriteFile(filepath.Join(docroot, "notes.txt.gz.keep"), []byte("x"), 0o644)
+	if out, err := exec.Command("sh", script, docroot).CombinedOutput(); err != nil {
+		t.Fatalf("precompress: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(css + ".gz"); err != nil {
+		t.Fatal(err)
+	}
+	q := host.Quote
+	prev := []SiteFiles{{Name: "precompressed", List: "sh " + q(script) + " --list " + q(docroot), Remove: "sh " + q(script) + " --remove " + q(docroot)}}
+
+	// A profile that precompresses too keeps the copies.
+	r := d.render(t)
+	r.Site = &Site{Docroot: docroot, Made: []SiteFiles{{Name: "precompressed", List: "true", Remove: "true"}}}
+	r.RetireMade(prev)
+	for _, op := range r.Ops {
+		if strings.HasPrefix(op.ID(), "command.retire_site_files_") {
+			t.Fatalf("%s retires a set it makes itself", op.ID())
+		}
+	}
+
+	r = d.render(t)
+	r.RetireMade(prev)
+	rep := mustApply(t, r, h)
+	if ids := changedIDs(rep); len(ids) == 0 || ids[0] != "command.retire_site_files_precompressed" {
+		t.Fatalf("changed %v, want command.retire_site_files_precompressed first", ids)
+	}
+	if _, err := os.Stat(css + ".gz"); err == nil {
+		t.Errorf("the copy is still there after the retire")
+	}
+	for _, keep := range []string{css, filepath.Join(docroot, "notes.txt.gz.keep")} {
+		if _, err := os.Stat(keep); err != nil {
+			t.Errorf("the retire removed %s: %v", keep, err)
+		}
+	}
+	r = d.render(t)
+	r.RetireMade(prev)
+	if rep := mustApply(t, r, h); slices.Contains(changedIDs(rep), "command.retire_site_files_precompressed") {
+		t.Errorf("a second apply retires the set again: %v", changedIDs(rep))
 	}
 }

@@ -39,6 +39,28 @@ type Site struct {
 	// order) after which the server serves files that seeding just wrote:
 	// e.g. a PHP-FPM reload, so OPcache drops the old wp-config.php.
 	Refresh []string `json:"refresh,omitempty"`
+	// Files are the docroot-relative paths the profile's own file,
+	// directory and link ops write into the docroot (its probes): the
+	// profile's, listed after every apply and checked by verify.
+	Files []string `json:"files,omitempty"`
+	// Made are the files the profile makes in the site by commands
+	// (site_files blocks), e.g. precompressed copies: listed after every
+	// apply and seed, checked by verify, removed when a profile without a
+	// set of that name replaces this one.
+	Made []SiteFiles `json:"made,omitempty"`
+}
+
+// SiteFiles is one site_files block: files the profile makes in its site.
+type SiteFiles struct {
+	Name string `json:"name"` // the block's label
+	// List prints the docroot-relative paths of the files the set holds now,
+	// each ended by a NUL byte. Root runs it; the command does its work in
+	// the docroot as the site's owner (wptest-precompress --list DOCROOT
+	// USER), as every write, list or removal there is.
+	List string `json:"list"`
+	// Remove removes them all (run by root the same way, as the owner,
+	// when a profile without this set takes the host).
+	Remove string `json:"remove"`
 }
 
 // ProcessGroup is a named set of the server's processes the sampler
@@ -67,6 +89,11 @@ type refreshBlock struct {
 	Run string `hcl:"run"`
 }
 
+type siteFilesBlock struct {
+	List   string `hcl:"list"`
+	Remove string `hcl:"remove"`
+}
+
 type groupBlock struct {
 	Exe      []string  `hcl:"exe"`
 	Users    []string  `hcl:"users,optional"`
@@ -77,9 +104,11 @@ type groupBlock struct {
 // process_group blocks of one rendered platform.
 func decodeDescriptions(r *Rendered, blocks hcl.Blocks, ctx *hcl.EvalContext) hcl.Diagnostics {
 	var diags hcl.Diagnostics
-	var siteAt, refreshAt *hcl.Range
+	var siteAt, refreshAt, madeAt *hcl.Range
 	var refresh []string
+	var made []SiteFiles
 	seen := map[string]hcl.Range{}
+	seenMade := map[string]hcl.Range{}
 	for _, b := range blocks {
 		switch b.Type {
 		case "site":
@@ -124,6 +153,16 @@ func decodeDescriptions(r *Rendered, blocks hcl.Blocks, ctx *hcl.EvalContext) hc
 				continue
 			}
 			r.Teardown = append(r.Teardown, tb.Run)
+		case "site_files":
+			sf, ok, d := decodeSiteFiles(b, ctx, seenMade)
+			diags = append(diags, d...)
+			if !ok {
+				continue
+			}
+			made = append(made, sf)
+			if madeAt == nil {
+				madeAt = b.DefRange.Ptr()
+			}
 		case "process_group":
 			name := b.Labels[0]
 			if !hclsyntax.ValidIdentifier(name) || name == "other" {
@@ -159,7 +198,62 @@ func decodeDescriptions(r *Rendered, blocks hcl.Blocks, ctx *hcl.EvalContext) hc
 		}
 		r.Site.Refresh = refresh
 	}
+	if len(made) > 0 {
+		if r.Site == nil {
+			return append(diags, errDiag("site_files without a site", "site_files says what the profile makes in its site; declare the site block too.", madeAt))
+		}
+		r.Site.Made = made
+	}
 	return diags
+}
+
+// decodeSiteFiles reads one site_files block; ok is false when it has
+// errors or its when is false. seen holds the names declared so far.
+func decodeSiteFiles(b *hcl.Block, ctx *hcl.EvalContext, seen map[string]hcl.Range) (SiteFiles, bool, hcl.Diagnostics) {
+	name := b.Labels[0]
+	if !hclsyntax.ValidIdentifier(name) || name == "file" {
+		return SiteFiles{}, false, hcl.Diagnostics{errDiag("Invalid site_files name", fmt.Sprintf("%q: an identifier other than \"file\" (the profile's own file ops).", name), b.LabelRanges[0].Ptr())}
+	}
+	if prev, dup := seen[name]; dup {
+		return SiteFiles{}, false, hcl.Diagnostics{errDiag("Duplicate site_files", fmt.Sprintf("site_files %q was already declared at %s.", name, prev), b.DefRange.Ptr())}
+	}
+	seen[name] = b.DefRange
+	when, rest, diags := decodeWhen(b, ctx)
+	if diags.HasErrors() || !when {
+		return SiteFiles{}, false, diags
+	}
+	var fb siteFilesBlock
+	if d := gohcl.DecodeBody(rest, ctx, &fb); d.HasErrors() {
+		return SiteFiles{}, false, append(diags, d...)
+	}
+	return SiteFiles{Name: name, List: fb.List, Remove: fb.Remove}, true, diags
+}
+
+// siteFiles records in r.Site the paths the profile's own file, directory
+// and link ops write inside the docroot (not the docroot itself).
+func (r *Rendered) siteFiles() {
+	if r.Site == nil {
+		return
+	}
+	var files []string
+	for _, op := range r.Ops {
+		var p string
+		switch o := op.(type) {
+		case *FileOp:
+			p = o.Path
+		case *DirOp:
+			p = o.Path
+		case *LinkOp:
+			p = o.Path
+		default:
+			continue
+		}
+		if rel, ok := strings.CutPrefix(path.Clean(p), r.Site.Docroot+"/"); ok {
+			files = append(files, rel)
+		}
+	}
+	slices.Sort(files)
+	r.Site.Files = slices.Compact(files)
 }
 
 // Server is what a profile declares about its web server (the server
@@ -393,6 +487,31 @@ func (r *Rendered) Retire(prev []Service) {
 		ops = append(ops, &ServiceOp{opBase: opBase{id: "service.retire_" + s.Label, kind: "service"},
 			Name: s.Name, State: "stopped", Enabled: &off, Cmds: map[string]string{"stop": s.Stop, "status": s.Status}})
 		r.retired = append(r.retired, s)
+	}
+	r.Ops = append(ops, r.Ops...)
+}
+
+// RetireMade makes the apply begin by removing what another profile made
+// in the site (prev, from its host manifest) in sets this profile does not
+// make itself (by name: a profile that also precompresses keeps the
+// copies and rewrites only the stale ones). A second apply finds nothing
+// to remove.
+func (r *Rendered) RetireMade(prev []SiteFiles) {
+	mine := map[string]bool{}
+	if r.Site != nil {
+		for _, m := range r.Site.Made {
+			mine[m.Name] = true
+		}
+	}
+	var ops []Op
+	for _, m := range prev {
+		if mine[m.Name] || m.Remove == "" {
+			continue
+		}
+		mine[m.Name] = true
+		c := &CommandOp{opBase: opBase{id: "command.retire_site_files_" + m.Name, kind: "command"},
+			Run: m.Remove, Unless: "[ \"$( (" + m.List + ") | wc -c)\" -eq 0 ]", redact: r.redact}
+		ops = append(ops, c)
 	}
 	r.Ops = append(ops, r.Ops...)
 }

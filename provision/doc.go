@@ -346,6 +346,28 @@
 //	  when = ...                       # stays after the run (static, local):
 //	}                                  # what must not outlive the run
 //
+//	site_files "precompressed" {       # any number, with a site block: files the
+//	  list   = "wptest-precompress --list ${local.docroot} ${var.site_user}"
+//	  remove = "wptest-precompress --remove ${local.docroot} ${var.site_user}"
+//	  when   = ...                     # optional, as on ops; the profile makes
+//	}                                  # them in the site by commands
+//
+// The host manifest records the site with the docroot-relative paths of the
+// profile's own file, directory and link ops inside the docroot (site.files)
+// and its site_files sets. After every apply and every seed, wptest lists
+// them (list prints docroot-relative paths, each ended by a NUL byte) with
+// each entry's type, mode, owner and hash into
+// /var/lib/wptest/site-files.json, bound by the host manifest's site_files
+// (its SHA-256); `wptest verify` checks every entry as the profile's. When a
+// profile is applied over another, its apply first runs the remove command
+// of every set the last profile made that it does not make itself (by name:
+// command.retire_site_files_NAME, skipped when list prints nothing). A set
+// may not be named "file" (the profile's own file ops). Root runs list and
+// remove, as every command; the work in the docroot is the site owner's
+// (wptest-precompress re-runs itself as USER), and wptest lists and hashes
+// the entries as the owner too: a link the owner planted leads only where
+// the owner could reach anyway.
+//
 //	server {                           # at most one: the web server the profile runs
 //	  services     = ["apache"]        # labels of its own service blocks (state
 //	                                   # "running"): restarted for the kit's startup

@@ -107,6 +107,7 @@ var rootSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
 	{Type: "process_group", LabelNames: []string{"name"}},
 	{Type: "site_refresh", LabelNames: []string{"name"}},
 	{Type: "teardown", LabelNames: []string{"name"}},
+	{Type: "site_files", LabelNames: []string{"name"}},
 	{Type: "server"},
 }}
 

@@ -236,6 +236,7 @@ func (p *Profile) Render(platform string) (*Rendered, hcl.Diagnostics) {
 	if diags.HasErrors() {
 		return nil, diags
 	}
+	r.siteFiles()
 	return r, diags
 }
 

@@ -54,7 +54,8 @@ func Live() Step {
 }
 
 // Render renders Profile for the host's platform, with the services of the
-// live profile (State.Live) that this one does not run retired first.
+// live profile (State.Live) that this one does not run retired first, and
+// the files it made in the site in sets this one does not make removed.
 // Refuse refuses a failed precondition here, before anything changes (not
 // even the agent); without it the engine refuses it in its report.
 type Render struct {
@@ -85,6 +86,7 @@ func (s Render) Run(ctx context.Context, st *State) error {
 		return exitcode.With(exitcode.Config, fmt.Errorf("render %s for %s: %s", p.Name, facts.Platform, diags.Error()))
 	}
 	r.Retire(st.Live.Services())
+	r.RetireMade(st.Live.Made())
 	if s.Refuse && len(r.Blocked) > 0 {
 		return exitcode.With(exitcode.Config, fmt.Errorf("profile %s cannot be applied on %s (nothing was changed):\n  %s", p.Name, h.Name(), strings.Join(r.Blocked, "\n  ")))
 	}
@@ -121,7 +123,7 @@ func (s Apply) Run(ctx context.Context, st *State) error {
 func (Apply) Cleanup(context.Context, *State) error { return nil }
 
 // HostManifest writes the host manifest of the applied profile, naming the
-// profile it replaced.
+// profile it replaced, with the record of what it wrote and made in its site.
 type HostManifest struct{ Tool string }
 
 func (s HostManifest) Run(ctx context.Context, st *State) error {
@@ -130,6 +132,9 @@ func (s HostManifest) Run(ctx context.Context, st *State) error {
 		previous = st.Live.Profile
 	}
 	m := hostmanifest.FromReport(st.Report, s.Tool, previous)
+	if err := RecordSiteFiles(ctx, st.Host, m); err != nil {
+		return exitcode.With(exitcode.Provision, err)
+	}
 	if err := hostmanifest.Write(ctx, st.Host, m); err != nil {
 		return exitcode.With(exitcode.Provision, err)
 	}

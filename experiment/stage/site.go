@@ -76,23 +76,27 @@ func CoreOf(d *provision.Site) fixture.CoreSource {
 	return fixture.CoreSource{Download: true}
 }
 
-// SeedSite seeds fx into s and then does what the profile's server needs
-// for permalinks (WordPress's .htaccess when it says "htaccess").
+// SeedSite seeds fx into s with what the profile's server needs for
+// permalinks (WordPress's .htaccess when it says "htaccess", written and
+// recorded by the seed as its own), runs the profile's site_refresh
+// commands, and records again what the live profile wrote and made in its
+// site (a refresh makes again the copies the seed removed).
 func SeedSite(ctx context.Context, s fixture.Site, d *provision.Site, fx *fixture.Fixture, src fixture.CoreSource, log io.Writer) (*fixture.Manifest, error) {
+	if d == nil || d.Rewrite == "htaccess" {
+		s.Extra = append(s.Extra, fixture.File{Path: ".htaccess", Data: []byte(WordPressHtaccess), Mode: 0o644})
+	}
 	m, err := fixture.Seed(ctx, s, fx, src, log)
 	if err != nil {
 		return nil, err
-	}
-	if d == nil || d.Rewrite == "htaccess" {
-		if err := writeHtaccess(ctx, s); err != nil {
-			return m, err
-		}
 	}
 	if d != nil {
 		for _, c := range d.Refresh {
 			if _, err := s.Host.Run(ctx, host.Cmd{Script: c, Label: "after seeding"}); err != nil {
 				return m, fmt.Errorf("the server after seeding: %w", err)
 			}
+		}
+		if err := rerecordSiteFiles(ctx, s); err != nil {
+			return m, fmt.Errorf("the profile's files after seeding: %w", err)
 		}
 	}
 	return m, nil
@@ -114,26 +118,23 @@ RewriteRule . /index.php [L]
 # END WordPress
 `
 
-// writeHtaccess writes WordPress's rules for a server that reads them
-// (the fixture leaves .htaccess out of its hashes; without it Apache
-// answers every permalink with 404), as the site's owner: root never
-// writes in the docroot, where the owner may plant a link.
-func writeHtaccess(ctx context.Context, site fixture.Site) error {
-	p := site.Docroot + "/.htaccess"
-	if err := host.PutAs(ctx, site.Host, site.Owner, site.Group, p, strings.NewReader(WordPressHtaccess), 0o644); err != nil {
-		return fmt.Errorf("write %s on %s: %w", p, site.Host.Name(), err)
-	}
-	return nil
-}
-
-// Verify recomputes fx's hashes on the live site s and, with httpBase
+// Verify recomputes fx's hashes on the live site s, checks the files the
+// live profile wrote and made there when s is its site, and, with httpBase
 // (e.g. http://127.0.0.1:8080), fetches every generated URL from there
 // through the site's host: status 200 and each builder page's widgets.
 // Differences are in the report; an error is a verify that could not run.
 func Verify(ctx context.Context, s fixture.Site, fx *fixture.Fixture, httpBase string) (*fixture.Report, error) {
+	pf, problem, err := siteFilesOf(ctx, s)
+	if err != nil {
+		return nil, exitcode.With(exitcode.Provision, err)
+	}
+	s.Profile = pf
 	rep, err := fixture.Verify(ctx, s, fx)
 	if err != nil {
 		return nil, exitcode.With(exitcode.Provision, err)
+	}
+	if problem != "" {
+		rep.Diffs = append(rep.Diffs, fixture.Diff{Kind: "site-files", Path: hostmanifest.SiteFilesPath, Detail: problem})
 	}
 	if httpBase != "" {
 		if err := fixture.VerifyHTTP(ctx, s.Host, httpBase, fx.Manifest(), rep); err != nil {

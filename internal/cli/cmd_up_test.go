@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -54,6 +55,9 @@ type upJSON struct {
 		Retired []struct {
 			Name string `json:"name"`
 		} `json:"retired_services"`
+		SiteFiles *struct {
+			Entries int `json:"entries"`
+		} `json:"site_files"`
 	} `json:"manifest"`
 }
 
@@ -73,12 +77,19 @@ var wantChecks = map[string][]string{
 // as a user drives a Hetzner server, with nothing done by hand:
 // up tuned-apache, then seed and verify with their defaults (the site
 // comes from the host manifest), the home page 200 under every profile
-// (swap cpanel-apache, whose mod_ruid2 is built from its pinned source, so
-// the manifest lists no uid-switching deviation; swap caddy; swap back;
-// swap nginx and back),
-// every step's checks passing (a WordPress page among them), a repeated up
-// with 0 changes, status, corehttpd refused before any change, and a
-// broken PHP extension failing the WordPress check (exit 4).
+// along the cycle cpanel-apache (whose mod_ruid2 is built from its pinned
+// source, so the manifest lists no uid-switching deviation) -> caddy ->
+// nginx (seeded again there) -> tuned-apache -> cpanel-apache, then nginx
+// and back; `verify --http` passes under each profile of the cycle with
+// nothing foreign (the profiles' probes and precompressed copies are
+// recorded as theirs, the copies gone once no profile precompresses), and
+// at its end an edited .htaccess, an extra table, a dropped index, an
+// edited probe of the profile's, an edited record of the profile's files
+// and a table converted to latin1 each fail verify (exit 5) by name, until a
+// re-seed puts the site back. Every step's checks pass (a WordPress page
+// among them); then a repeated up with 0 changes, status, corehttpd refused
+// before any change, and a broken PHP extension failing the WordPress
+// check (exit 4).
 func TestBareHostUpSeedSwap(t *testing.T) {
 	testenv.NeedBinary(t, "go")
 	hs := testenv.BareHosts(t, "web")
@@ -192,6 +203,30 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 	record := func(what string, d time.Duration) {
 		timings = append(timings, what+" "+d.Round(100*time.Millisecond).String())
 	}
+	docroot := "/home/wpsite/public_html"
+	// verifyHTTP: the site is the fixture, every page answers, and every
+	// entry of the docroot is core's, the seed's or the live profile's.
+	verifyHTTP := func(when string) {
+		t.Helper()
+		t0 := time.Now()
+		code, out, errOut := run(append([]string{"verify", "--http", "http://127.0.0.1"}, conn...)...)
+		if code != 0 || !strings.HasPrefix(out, "OK minimal seed 1") {
+			t.Fatalf("verify --http %s: exit %d\nstdout %s\nstderr %s", when, code, out, errOut)
+		}
+		if strings.Contains(errOut, "foreign") {
+			t.Errorf("verify --http %s lists foreign entries:\n%s", when, errOut)
+		}
+		record("verify --http "+when, time.Since(t0))
+	}
+	copies := func() int {
+		t.Helper()
+		n, _ := strconv.Atoi(sh("find " + docroot + " -name '*.gz' | wc -l"))
+		return n
+	}
+	sql := func(q string) {
+		t.Helper()
+		sh(". /etc/wptest/site-db.env && mariadb \"$DB_NAME\" -e " + host.Quote(q))
+	}
 
 	// Before any profile, the host declares no site: seed without a
 	// password source says where the password comes from and changes nothing.
@@ -223,7 +258,6 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 	}
 	// verify names what a visitor would get wrong: each change alone is
 	// exit 5 naming its file, and verify passes again once it is undone.
-	docroot := "/home/wpsite/public_html"
 	img := sh("cd " + docroot + " && find wp-content/uploads -type f | LC_ALL=C sort | head -n1")
 	for _, c := range []struct{ what, do, undo, names string }{
 		{"an image made unreadable", "chmod 0600 " + img, "chmod 0644 " + img, img},
@@ -280,36 +314,103 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 	if sh("/usr/local/lib/wptest/wptest-svc apache2 status && echo running || echo stopped") != "stopped" {
 		t.Errorf("apache2 still running after the swap to caddy")
 	}
-
-	_, d = step("swap", "tuned-apache")
-	record("swap tuned-apache", d)
-	if sh("/usr/local/lib/wptest/wptest-svc caddy status && echo running || echo stopped") != "stopped" {
-		t.Errorf("caddy still running after the swap back to tuned-apache")
+	// Caddy precompressed core's static files: its copies, recorded in
+	// the host manifest with its probes, are the profile's, not extra.
+	n := copies()
+	// Its own files: wptest-hello.php, wptest-info.php and the two probes.
+	if n < 1000 || res.Manifest.SiteFiles == nil || res.Manifest.SiteFiles.Entries != n+4 {
+		t.Errorf("under caddy: %d .gz copies in the docroot, the host manifest records %+v site files (want the copies and the profile's 4 files)", n, res.Manifest.SiteFiles)
 	}
-	page("back under tuned-apache")
+	verifyHTTP("under caddy")
 
-	// nginx, added by its own folder only: a swap to it retires Apache
-	// (and caddy, which an earlier swap retired), and a swap back retires nginx.
+	// nginx, added by its own folder only: a swap to it retires caddy
+	// (and Apache, which an earlier swap retired), keeps the precompressed
+	// copies (it serves them too) and a swap away retires nginx.
 	res, d = step("swap", "nginx")
-	record("swap nginx", d)
+	record("swap nginx from caddy", d)
 	page("under nginx")
 	if sv := res.Manifest.Server; sv == nil || len(sv.Services) != 1 || sv.Services[0].Name != "nginx" {
 		t.Errorf("manifest after swap to nginx: server %+v, want nginx", sv)
 	}
-	if sh("/usr/local/lib/wptest/wptest-svc apache2 status && echo running || echo stopped") != "stopped" {
-		t.Errorf("apache2 still running after the swap to nginx")
+	for _, svc := range []string{"apache2", "caddy"} {
+		if sh("/usr/local/lib/wptest/wptest-svc "+svc+" status && echo running || echo stopped") != "stopped" {
+			t.Errorf("%s still running after the swap to nginx", svc)
+		}
 	}
-	// To and from cPanel's Apache (prefork + CGI, no FPM pool of its own
-	// in the manifest's services): each swap retires the other server.
-	res, d = step("swap", "cpanel-apache")
-	record("swap cpanel-apache from nginx", d)
-	if res.Manifest.Previous != "nginx" || !retired(res, "nginx") {
-		t.Errorf("manifest after swap nginx -> cpanel-apache: previous %q, retired %+v; want nginx retired", res.Manifest.Previous, res.Manifest.Retired)
+	if got := copies(); got != n {
+		t.Errorf("after the swap caddy -> nginx: %d .gz copies, caddy left %d", got, n)
 	}
+	verifyHTTP("under nginx")
+	// A seed under nginx removes the copies inside core's directories with
+	// the rest of core; the profile's refresh makes them again, recorded anew.
+	t0 = time.Now()
+	if code, out, errOut := run(append([]string{"seed", "--fixture", "minimal"}, conn...)...); code != 0 {
+		t.Fatalf("seed under nginx: exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	record("seed under nginx", time.Since(t0))
+	if got := copies(); got != n {
+		t.Errorf("after seeding under nginx: %d .gz copies, want %d again", got, n)
+	}
+	verifyHTTP("under nginx after seeding there")
+
+	_, d = step("swap", "tuned-apache")
+	record("swap tuned-apache from nginx", d)
 	if sh("service nginx status >/dev/null 2>&1 && echo running || echo stopped") != "stopped" {
-		t.Errorf("nginx still running after the swap to cpanel-apache")
+		t.Errorf("nginx still running after the swap to tuned-apache")
 	}
-	page("under cpanel-apache after nginx")
+	page("under tuned-apache after nginx")
+	if got := copies(); got != 0 {
+		t.Errorf("under tuned-apache: %d .gz copies left by nginx", got)
+	}
+	verifyHTTP("under tuned-apache after nginx")
+
+	// To cPanel's Apache (prefork + CGI, no FPM pool of its own in the
+	// manifest's services): the host manifest keeps every server an
+	// earlier swap retired.
+	res, d = step("swap", "cpanel-apache")
+	record("swap cpanel-apache from tuned-apache", d)
+	if res.Manifest.Previous != "tuned-apache" || !retired(res, "nginx") || !retired(res, "caddy") {
+		t.Errorf("manifest after swap tuned-apache -> cpanel-apache: previous %q, retired %+v; want nginx and caddy retired", res.Manifest.Previous, res.Manifest.Retired)
+	}
+	page("under cpanel-apache after the cycle")
+	verifyHTTP("under cpanel-apache after the cycle cpanel-apache -> caddy -> nginx -> tuned-apache -> cpanel-apache")
+
+	// What changes a visitor's answer or a query's cost, each alone: exit
+	// 5 naming it (the rows read back the same every time).
+	sh("cp " + docroot + "/.htaccess /root/htaccess")
+	for _, c := range []struct{ what, do, undo, names string }{
+		{"an edited .htaccess", "echo 'Options +Indexes' >> " + docroot + "/.htaccess", "cp /root/htaccess " + docroot + "/.htaccess", "MISMATCH file .htaccess: sha256 "},
+		{"an extra table", "sql:CREATE TABLE wp_wptest_extra (id int NOT NULL PRIMARY KEY)", "sql:DROP TABLE wp_wptest_extra", "MISMATCH extra-table wp_wptest_extra: not in the fixture's schema"},
+		{"a dropped index", "sql:ALTER TABLE wp_postmeta DROP INDEX meta_key", "sql:ALTER TABLE wp_postmeta ADD KEY meta_key (meta_key(191))", "MISMATCH missing-index wp_postmeta index meta_key: KEY meta_key (meta_key(191))"},
+		{"an edited probe of the profile's", "cp " + docroot + "/wptest-info.php /root/info.php && echo '<?php phpinfo();' > " + docroot + "/wptest-info.php", "cp /root/info.php " + docroot + "/wptest-info.php", "MISMATCH profile-file wptest-info.php: sha256 "},
+		{"an edited record of the profile's files", "cp /var/lib/wptest/site-files.json /root/site-files.json && echo >> /var/lib/wptest/site-files.json", "cp /root/site-files.json /var/lib/wptest/site-files.json", "MISMATCH site-files /var/lib/wptest/site-files.json: sha256 "},
+		{"a table converted to latin1", "sql:ALTER TABLE wp_posts CONVERT TO CHARACTER SET latin1", "", "MISMATCH table wp_posts: collation latin1_swedish_ci, want utf8mb4_unicode_520_ci"},
+	} {
+		apply := func(cmd string) {
+			if q, ok := strings.CutPrefix(cmd, "sql:"); ok {
+				sql(q)
+			} else if cmd != "" {
+				sh(cmd)
+			}
+		}
+		apply(c.do)
+		code, out, errOut := run(append([]string{"verify", "--http", "http://127.0.0.1"}, conn...)...)
+		if code != exitcode.Mismatch || !strings.Contains(out, c.names) {
+			t.Errorf("verify after %s: exit %d, want %d naming %q\nstdout %s\nstderr %s", c.what, code, exitcode.Mismatch, c.names, out, errOut)
+		}
+		if c.undo == "" {
+			continue
+		}
+		apply(c.undo)
+		if code, out, errOut := run(append([]string{"verify"}, conn...)...); code != 0 {
+			t.Fatalf("verify after undoing %s: exit %d\nstdout %s\nstderr %s", c.what, code, out, errOut)
+		}
+	}
+	// The latin1 table stays until a seed makes the schema anew.
+	if code, out, errOut := run(append([]string{"seed", "--fixture", "minimal"}, conn...)...); code != 0 || !strings.Contains(errOut, "made anew: the database's differs (table wp_posts: collation latin1_swedish_ci") {
+		t.Fatalf("re-seed over the latin1 table: exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	verifyHTTP("after the re-seed")
 	res, d = step("swap", "nginx")
 	record("swap nginx from cpanel-apache", d)
 	if res.Manifest.Previous != "cpanel-apache" {
@@ -320,7 +421,7 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 	}
 	page("under nginx after cpanel-apache")
 	_, d = step("swap", "tuned-apache")
-	record("swap tuned-apache from nginx", d)
+	record("swap tuned-apache from nginx again", d)
 	if sh("service nginx status >/dev/null 2>&1 && echo running || echo stopped") != "stopped" {
 		t.Errorf("nginx still running after the swap back to tuned-apache")
 	}

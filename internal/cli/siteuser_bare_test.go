@@ -21,7 +21,9 @@ import (
 // and `verify` on a fresh Debian 12 host: nothing outside the site
 // changes (root's canary files keep owner, mode and bytes, root's
 // directories gain no entry, the site user owns no file outside their
-// home). A seed into a docroot swapped for a link is refused. And nothing
+// home). A seed into a docroot swapped for a link is refused; the swap
+// away from a precompressing profile removes its copies and nothing a
+// planted link names. And nothing
 // of WordPress is open before the seed: from this machine (outside the
 // host) the installer, setup-config.php, wp-login.php, wptest-info.php and
 // the server status are refused while the host itself gets them; after
@@ -196,6 +198,23 @@ ln -sfn /root/canary-gz wptest-probe.css.gz`)
 		t.Errorf("verify with a planted link: exit %d, want 5 naming it\n%s", code, out)
 	}
 	same("verify")
+
+	// swap to tuned-apache, which does not precompress: nginx's copies are
+	// removed (the retire runs wptest-precompress --remove as the site
+	// user), and links planted at copies' names, to root's file and
+	// directory, are not followed (nor removed: they are no copies).
+	asSite(`cd ` + doc + `
+ln -sfn /root/canary-gz wp-includes/css/planted.css.gz
+ln -sfn /srv/target wp-includes/js/planted.js.gz`)
+	step("swap", "--profile", "tuned-apache", "--agent", agent)
+	if got := sh("find " + doc + " -type f -name '*.gz' | wc -l"); got != "0" {
+		t.Errorf("after the swap to tuned-apache, %s regular .gz files are left in the docroot", got)
+	}
+	for _, f := range []string{"wp-includes/css/planted.css.gz", "wp-includes/js/planted.js.gz"} {
+		if got := sh("stat -c '%F %U' " + doc + "/" + f); got != "symbolic link wpsite" {
+			t.Errorf("after the swap to tuned-apache, the planted %s is %q, want the site user's link, untouched", f, got)
+		}
+	}
 
 	// The site user owns nothing outside their home (a file root wrote
 	// for them elsewhere would be theirs).

@@ -7,7 +7,9 @@
 // limit, protocols, what the report shows), the checks that passed, every deviation from the profile as written, in
 // words, and, where the platform has them, SELinux's mode, its local
 // changes and firewalld's state (facts selinux, selinux_changes,
-// firewalld). `wptest status` reads it back; `wptest swap` reads it to know what
+// firewalld). It binds, by its SHA-256, the record of the files the profile
+// wrote and made in its site (SiteFilesPath), which verify checks.
+// `wptest status` reads it back; `wptest swap` reads it to know what
 // it replaces.
 package hostmanifest
 
@@ -26,6 +28,13 @@ import (
 
 // Path is where the manifest lives on the host.
 const Path = "/var/lib/wptest/host-manifest.json"
+
+// SiteFilesPath is where the host keeps the record of the files the live
+// profile wrote and made in its site (a fixture.SiteFiles): beside the
+// manifest, root's, outside every docroot. It is apart from the manifest
+// because it lists every precompressed copy (over a thousand), which `up
+// -o json` and a run's manifest need not repeat.
+const SiteFilesPath = "/var/lib/wptest/site-files.json"
 
 // Schema is the manifest format version.
 const Schema = 1
@@ -67,6 +76,18 @@ type Manifest struct {
 	// Previous is the profile this apply replaced ("" on the first apply or
 	// when it re-applied the same profile).
 	Previous string `json:"previous_profile,omitempty"`
+	// SiteFiles binds the record of the files the profile wrote and made in
+	// its site (Site.Files, Site.Made), as listed after the last apply or
+	// seed; nil: the profile declares no site.
+	SiteFiles *SiteFiles `json:"site_files,omitempty"`
+}
+
+// SiteFiles names the record at Path, its SHA-256 and how many entries it
+// lists.
+type SiteFiles struct {
+	Path    string `json:"path"`
+	SHA256  string `json:"sha256"`
+	Entries int    `json:"entries"`
 }
 
 // Variable is one profile variable's final value; a sensitive one holds
@@ -147,6 +168,16 @@ func (m *Manifest) Services() []provision.Service {
 		out = append(out, m.Server.Services...)
 	}
 	return append(out, m.Retired...)
+}
+
+// Made are the sets of files the live profile makes in its site (its
+// site_files blocks): a profile applied next removes those it does not make
+// itself (provision.Rendered.RetireMade). nil-safe.
+func (m *Manifest) Made() []provision.SiteFiles {
+	if m == nil || m.Site == nil {
+		return nil
+	}
+	return m.Site.Made
 }
 
 // LegacySvc is the service script the profiles of wptest before server
@@ -262,6 +293,9 @@ func (m *Manifest) WriteText(w io.Writer) {
 				fmt.Fprintf(w, "  %-9s %s\n", f, m.Fact(f))
 			}
 		}
+	}
+	if sf := m.SiteFiles; sf != nil {
+		fmt.Fprintf(w, "site files: %d recorded in %s (sha256 %.16s)\n", sf.Entries, sf.Path, sf.SHA256)
 	}
 	if len(m.Deviations) == 0 {
 		fmt.Fprintln(w, "deviations: none")

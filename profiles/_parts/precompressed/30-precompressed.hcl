@@ -12,6 +12,21 @@ command "precompress" {
   timeout = "10m"
 }
 
+# The copies are this profile's files in the site: recorded after every
+# apply and seed, checked by verify, and removed when a profile that does
+# not precompress takes the host (one that does keeps them). Listed and
+# removed as the site user too.
+site_files "precompressed" {
+  list   = "${local.lib_dir}/wptest-precompress --list ${local.docroot} ${var.site_user}"
+  remove = "${local.lib_dir}/wptest-precompress --remove ${local.docroot} ${var.site_user}"
+}
+
+# A seed replaces core's and the fixture's files and with them the copies
+# inside: they are made again for the seeded site.
+site_refresh "precompress" {
+  run = "${local.lib_dir}/wptest-precompress ${local.docroot} ${var.site_user}"
+}
+
 check "css_precompressed_header" {
   http {
     url           = "http://127.0.0.1:${var.http_port}/wptest-probe.css"
