@@ -195,6 +195,7 @@ MaxRequestWorkers {{.MaxRequestWorkers}}
 // StartApache starts Debian's apache2 in the foreground from a temp config.
 func StartApache(t testing.TB, o ApacheOptions) *Server {
 	t.Helper()
+	testenv.Integration(t) // a web server: not under -short
 	bin := testenv.NeedBinary(t, "apache2")
 	testenv.NeedRoot(t)
 	if o.MPM == "" {
@@ -326,6 +327,7 @@ http {
 // from a temp config.
 func StartNginx(t testing.TB, o NginxOptions) *Server {
 	t.Helper()
+	testenv.Integration(t) // a web server: not under -short
 	bin := testenv.NeedBinary(t, "nginx")
 	testenv.NeedRoot(t)
 	if o.Workers == 0 {
@@ -402,6 +404,7 @@ func StartCaddy(t testing.TB) *Server { return StartCaddyWith(t, CaddyOptions{})
 // StartCaddyWith is StartCaddy shaped by o.
 func StartCaddyWith(t testing.TB, o CaddyOptions) *Server {
 	t.Helper()
+	testenv.Integration(t) // a web server: not under -short
 	bin := testenv.NeedBinary(t, "caddy")
 	dir := Docroot(t)
 	s := &Server{Dir: dir, Port: FreePort(t), HTTPPort: FreePort(t)}

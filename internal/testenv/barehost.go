@@ -106,6 +106,7 @@ var hostName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,30}$`)
 // (BareSuite: $WPTEST_BARE_SUITE, else bookworm).
 func BareHosts(t testing.TB, names ...string) []*BareHost {
 	t.Helper()
+	Integration(t)
 	return BareHostsOn(t, BareSuite(t), names...)
 }
 
@@ -113,6 +114,7 @@ func BareHosts(t testing.TB, names ...string) []*BareHost {
 // "trixie"), for a test that compares releases in one run.
 func BareHostsOn(t testing.TB, suite string, names ...string) []*BareHost {
 	t.Helper()
+	Integration(t)
 	if BarePlatform(suite) == "" {
 		t.Fatalf("BareHostsOn: unknown suite %q", suite)
 	}

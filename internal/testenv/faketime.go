@@ -12,6 +12,7 @@ import (
 // under CI=true.
 func LibFaketime(t testing.TB) string {
 	t.Helper()
+	Integration(t)
 	m, _ := filepath.Glob("/usr/lib/*/faketime/libfaketime.so.1")
 	Need(t, len(m) > 0, "libfaketime not installed (Debian: faketime)")
 	return m[0]

@@ -34,6 +34,7 @@ const mariadbLock = "/tmp/wptest-mariadb.lock"
 // running: other test processes may be using it.
 func MariaDB(t testing.TB) DB {
 	t.Helper()
+	Integration(t)
 	NeedBinary(t, "mariadb")
 	NeedBinary(t, "mariadb-admin")
 	NeedRoot(t)

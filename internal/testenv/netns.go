@@ -28,6 +28,7 @@ type NetNS struct {
 // root and iproute2 (testenv.Need: skipped locally, fatal under CI=true).
 func NewNetNS(t testing.TB) *NetNS {
 	t.Helper()
+	Integration(t)
 	NeedRoot(t)
 	ip := NeedBinary(t, "ip")
 	tag := randomHex(3)

@@ -55,6 +55,7 @@ type SSHServer struct {
 // sshd skips locally and fails under CI=true.
 func SSHD(t testing.TB) *SSHServer {
 	t.Helper()
+	Integration(t)
 	_, err := os.Stat(SSHDPath)
 	Need(t, err == nil, SSHDPath+" not installed (Debian: openssh-server)")
 	u, err := user.Current()

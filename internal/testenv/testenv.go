@@ -10,6 +10,18 @@ import (
 	"testing"
 )
 
+// Integration marks t as an integration test (it needs root, namespaces,
+// a service or a bare host): under -short (make test-short) it skips, even
+// with CI=true, since -short asks for the fast tests alone; without -short
+// it does nothing and the test goes on to Need, which fails under CI=true
+// what it cannot get. The starters below call it first.
+func Integration(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test: skipped under -short (make test-short); make test runs it")
+	}
+}
+
 // InCI reports whether we run under CI (CI=true), where skipping is failing.
 func InCI() bool { return os.Getenv("CI") == "true" }
 
@@ -36,5 +48,6 @@ func NeedBinary(t testing.TB, name string) string {
 // NeedRoot calls Need for tests that must run as root (start services, chown).
 func NeedRoot(t testing.TB) {
 	t.Helper()
+	Integration(t)
 	Need(t, os.Geteuid() == 0, "needs root")
 }

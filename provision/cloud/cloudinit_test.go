@@ -33,6 +33,7 @@ func TestCloudInitTurnsOffPasswordLogin(t *testing.T) {
 		t.Errorf("the host key does not read back from the user data beside write_files: %v", err)
 	}
 
+	testenv.Integration(t) // the rest asks the real sshd
 	testenv.NeedBinary(t, testenv.SSHDPath)
 	dir := t.TempDir()
 	hostKey := filepath.Join(dir, "host_key")
