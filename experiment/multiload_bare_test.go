@@ -31,9 +31,7 @@ import (
 // from results.jsonl); nginx's log shows each generator's requests from its
 // own address; the report shows each generator's line and the merged one.
 func TestSplitLoadOverTwoBareLoadGenerators(t *testing.T) {
-	if testing.Short() && !testenv.InCI() {
-		t.Skip("three bare hosts and nginx from the apt cache: about a minute")
-	}
+	testenv.Integration(t) // three bare hosts and nginx from the apt cache: about a minute
 	hs := testenv.BareHosts(t, "srv", "lg1", "lg2")
 	exe := buildWptest(t)
 	startNginx(t, hs[0])

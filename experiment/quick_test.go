@@ -67,9 +67,7 @@ func needLocalStack(t *testing.T) {
 // cPanel's Apache, the fixture root is the pinned one, and the HTML opens
 // in headless Chromium.
 func TestQuickLocalKillResume(t *testing.T) {
-	if testing.Short() && !testenv.InCI() { // under CI=true a skip would hide it
-		t.Skip("a real run of several minutes")
-	}
+	testenv.Integration(t) // a real run of several minutes
 	needLocalStack(t)
 	testenv.LockLocalServer(t)
 	exe := buildWptest(t)

@@ -133,9 +133,7 @@ scenario "kit" {
 // startup was measured on the server by its agent binary. The time of each
 // stage is logged.
 func TestRunOnBareHostsLoadsFromTheStaticLoadGenerator(t *testing.T) {
-	if testing.Short() && !testenv.InCI() {
-		t.Skip("a real run of several minutes")
-	}
+	testenv.Integration(t) // a real run of several minutes
 	hs := testenv.BareHosts(t, "server", "loadgen", "loadgen2")
 	exe := buildWptest(t)
 	work := t.TempDir()

@@ -36,6 +36,11 @@ type Options struct {
 	// Keep leaves cloud machines up after the run (until their ttl).
 	Keep bool
 	Log  io.Writer // progress and host output
+	// Now is the clock (nil: time.Now; the CLI passes App.Now): the
+	// manifest's and the records' times, the machines' creation and expiry
+	// labels, the durations in the log and the ETA. The start all load
+	// generators agree on is the wall clock's (loadGroup.agree).
+	Now func() time.Time
 }
 
 // Run measures sp and returns the run directory. Every finished point is
@@ -57,7 +62,7 @@ func Run(ctx context.Context, sp *Spec, src []byte, opt Options) (string, error)
 	if err != nil || man.Complete {
 		return dir, err
 	}
-	man.session(sp, fx.Manifest(), opt.Resume)
+	man.session(sp, fx.Manifest(), opt.Resume, stamp(opt.now()))
 	if err := man.write(dir); err != nil {
 		return dir, err
 	}
@@ -70,7 +75,16 @@ func Run(ctx context.Context, sp *Spec, src []byte, opt Options) (string, error)
 	return dir, r.session(ctx)
 }
 
-func nowStamp() string { return time.Now().UTC().Format(time.RFC3339Nano) }
+// now is the run's clock: Options.Now, or the process's when unset.
+func (o Options) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
+}
+
+// stamp is t as the manifest and the records write it.
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // pinnedFixture generates the fixture, a pure function of profile and
 // seed, first, and refuses a root that is not the pinned one before
@@ -124,19 +138,19 @@ func openManifest(sp *Spec, src []byte, opt Options, dir string) (*Manifest, err
 	return &Manifest{Format: ManifestFormat, ID: opt.ID, Experiment: sp.Name, Description: sp.Description, File: sp.File,
 		ExperimentHash: sp.SHA256, PlanHash: sp.PlanHash(), Vars: sp.Vars, Target: opt.Target, Tool: opt.Tool,
 		GoVersion: runtime.Version(), Profiles: sp.Profiles, Scenarios: sp.Scenarios, Repetitions: sp.Repetitions,
-		Points: len(sp.Plan()), Hosts: map[string]*hostmanifest.Manifest{}, Start: nowStamp()}, nil
+		Points: len(sp.Plan()), Hosts: map[string]*hostmanifest.Manifest{}, Start: stamp(opt.now())}, nil
 }
 
 // session records the fixture (a resumed run keeps what its first session
 // seeded and verified) and opens this session in the manifest.
-func (man *Manifest) session(sp *Spec, fm *fixture.Manifest, resumed bool) {
+func (man *Manifest) session(sp *Spec, fm *fixture.Manifest, resumed bool, start string) {
 	prev := man.Fixture
 	man.Fixture = &FixtureRecord{Profile: sp.Fixture.Profile, Seed: sp.Fixture.Seed, Root: fm.Root, Pinned: sp.Fixture.Root, Pixels: fm.Pixels}
 	if prev != nil {
 		man.Fixture.Verified, man.Fixture.HTTPPages, man.Fixture.Lazy = prev.Verified, prev.HTTPPages, prev.Lazy
 		man.Fixture.Deviations, man.Fixture.Docroot = prev.Deviations, prev.Docroot
 	}
-	man.Sessions = append(man.Sessions, Session{Start: nowStamp(), Resumed: resumed})
+	man.Sessions = append(man.Sessions, Session{Start: start, Resumed: resumed})
 }
 
 // session runs this session on the run's machines (a resumed run's, or
@@ -157,13 +171,13 @@ func (r *runner) session(ctx context.Context) error {
 	} else {
 		runErr = r.up(ctx, body)
 	}
-	man.Sessions[r.si].End = nowStamp()
+	man.Sessions[r.si].End = stamp(r.opt.now())
 	if runErr != nil {
 		man.Sessions[r.si].Error = runErr.Error()
 	}
 	man.Complete = len(r.st.done) == man.Points && runErr == nil
 	if man.Complete {
-		man.End = nowStamp()
+		man.End = stamp(r.opt.now())
 	}
 	if err := man.write(r.dir); err != nil && runErr == nil {
 		runErr = err
@@ -190,13 +204,13 @@ func (r *runner) up(ctx context.Context, body func(context.Context, []cloud.Mach
 	if err != nil {
 		return exitcode.With(exitcode.Config, err)
 	}
-	run := cloud.Run{ID: r.opt.ID, Dir: r.dir, Profile: r.sp.Name, Owner: r.opt.Owner, Created: time.Now(), TTL: ttl}
+	run := cloud.Run{ID: r.opt.ID, Dir: r.dir, Profile: r.sp.Name, Owner: r.opt.Owner, Created: r.opt.now(), TTL: ttl}
 	plan, err := c.Plan(ctx, cloud.Spec{Machines: r.sp.Machines, Run: run})
 	if err != nil {
 		return err
 	}
 	_, err = stage.Machines{Cloud: c, Plan: plan, Driver: r.sp.Machines.Driver, Keep: r.opt.Keep,
-		Wait: 10 * time.Minute, Log: r.opt.Log, Then: body}.Up(ctx)
+		Wait: 10 * time.Minute, Log: r.opt.Log, Now: r.opt.Now, Then: body}.Up(ctx)
 	return err
 }
 

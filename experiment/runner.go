@@ -45,6 +45,9 @@ type runner struct {
 
 func (r *runner) logf(format string, v ...any) { fmt.Fprintf(r.opt.Log, format+"\n", v...) }
 
+// since is how long ago t was on the run's clock (Options.Now).
+func (r *runner) since(t time.Time) time.Duration { return r.opt.now().Sub(t) }
+
 func (r *runner) run(ctx context.Context, ms []cloud.Machine) error {
 	sm, err := serverMachine(ms)
 	if err != nil {
@@ -73,7 +76,7 @@ func (r *runner) run(ctx context.Context, ms []cloud.Machine) error {
 	if err := r.site(ctx, enabled[0]); err != nil {
 		return err
 	}
-	r.started = time.Now()
+	r.started = r.opt.now()
 	return r.measurePlan(ctx, plan)
 }
 
@@ -327,7 +330,7 @@ func (r *runner) progress(p Point, sc Scenario) {
 		left += estimate(r.scenario(q.Scenario))
 	}
 	if r.measured > 0 && r.estDone > 0 {
-		left = time.Duration(float64(left) * float64(time.Since(r.started)) / float64(r.estDone))
+		left = time.Duration(float64(left) * float64(r.since(r.started)) / float64(r.estDone))
 	}
 	r.logf("[%d/%d] rep %d/%d · %s · %s %s (%d done) · ETA %s", idx, len(plan), p.Rep, r.sp.Repetitions, p.Profile, p.Scenario, p.Step, done, left.Round(time.Second))
 }
@@ -364,7 +367,7 @@ func (r *runner) baseConfig(sc Scenario, visitors int) benchgen.Config {
 }
 
 func (r *runner) measure(ctx context.Context, ps ProfileSpec, sc Scenario, p Point, smp *sampler) (Record, error) {
-	rec := Record{Point: p, Start: time.Now().UTC().Format(time.RFC3339Nano), LoadHost: r.lg.Name()}
+	rec := Record{Point: p, Start: stamp(r.opt.now()), LoadHost: r.lg.Name()}
 	pr := r.probe(ctx, sc)
 	rec.Probe = &pr
 	cfg := r.baseConfig(sc, p.Visitors)
@@ -436,7 +439,7 @@ func (r *runner) measure(ctx context.Context, ps ProfileSpec, sc Scenario, p Poi
 			rec.PSSKB += rec.Server.Groups[g].PSSPeakKB
 		}
 	}
-	rec.End = time.Now().UTC().Format(time.RFC3339Nano)
+	rec.End = stamp(r.opt.now())
 	return rec, nil
 }
 

@@ -12,7 +12,10 @@ import (
 // than a short warm-up; a window that starts before the first sample has no
 // sample before it to take differences from ("need two around the window").
 func (s *sampler) ready(ctx context.Context, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
+	// A timer, not a clock: the run's clock (Options.Now) may be a test's.
+	late := time.NewTimer(timeout)
+	defer late.Stop()
+	expired := false
 	for {
 		s.mu.Lock()
 		n, err := len(s.ss), s.err
@@ -22,7 +25,7 @@ func (s *sampler) ready(ctx context.Context, timeout time.Duration) error {
 			return nil
 		case err != nil:
 			return fmt.Errorf("srvstat: %w", err)
-		case time.Now().After(deadline):
+		case expired:
 			return fmt.Errorf("srvstat: no sample within %s of its start", timeout)
 		}
 		select {
@@ -39,6 +42,8 @@ func (s *sampler) ready(ctx context.Context, timeout time.Duration) error {
 				err = errors.New("it ended before its first sample")
 			}
 			return fmt.Errorf("srvstat: %w", err)
+		case <-late.C:
+			expired = true
 		case <-time.After(50 * time.Millisecond):
 		}
 	}

@@ -55,7 +55,7 @@ func (r *runner) apply(ctx context.Context, ps ProfileSpec) error {
 		}
 		return nil
 	})
-	t0 := time.Now()
+	t0 := r.opt.now()
 	st := r.state()
 	err = stage.Run(ctx, st, append([]stage.Step{stage.Live(), announce}, stage.Server(stage.ServerOptions{
 		Profile: p, Agent: agent, Tool: r.opt.Tool,
@@ -69,7 +69,7 @@ func (r *runner) apply(ctx context.Context, ps ProfileSpec) error {
 	}
 	m := st.Manifest
 	r.man.Hosts[ps.Name] = m
-	r.logf("[%s] %s live after %.1fs (%d change(s), %d deviation(s))", r.h.Name(), p.Name, time.Since(t0).Seconds(), m.Changes, len(m.Deviations))
+	r.logf("[%s] %s live after %.1fs (%d change(s), %d deviation(s))", r.h.Name(), p.Name, r.since(t0).Seconds(), m.Changes, len(m.Deviations))
 	return r.man.write(r.dir)
 }
 
@@ -123,7 +123,7 @@ func orNone(s string) string {
 // seed seeds the fixture once into the site the live profile declares and
 // verifies it (the site stage).
 func (r *runner) seed(ctx context.Context, site fixture.Site, decl *provision.Site) error {
-	t0 := time.Now()
+	t0 := r.opt.now()
 	m, err := stage.SeedSite(ctx, site, decl, r.fx, stage.CoreOf(decl), r.opt.Log)
 	if fixture.IsMismatch(err) {
 		return exitcode.With(exitcode.Mismatch, err)
@@ -133,7 +133,7 @@ func (r *runner) seed(ctx context.Context, site fixture.Site, decl *provision.Si
 	}
 	r.man.Fixture.Deviations = m.Deviations
 	r.man.Fixture.Docroot = site.Docroot
-	r.logf("[%s] fixture %s seed %d seeded in %.1fs (root %s)", r.h.Name(), r.sp.Fixture.Profile, r.sp.Fixture.Seed, time.Since(t0).Seconds(), m.Short)
+	r.logf("[%s] fixture %s seed %d seeded in %.1fs (root %s)", r.h.Name(), r.sp.Fixture.Profile, r.sp.Fixture.Seed, r.since(t0).Seconds(), m.Short)
 	return r.verify(ctx, site, true)
 }
 
@@ -305,7 +305,10 @@ func (s *sampler) summarize(ctx context.Context, from, to time.Time, ok int64) (
 	if s.theirs != nil {
 		tf, tt = s.theirs(from), s.theirs(to)
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	// A timer, not a clock: the run's clock (Options.Now) may be a test's.
+	late := time.NewTimer(10 * time.Second)
+	defer late.Stop()
+	expired := false
 	for {
 		s.mu.Lock()
 		n := len(s.ss)
@@ -321,12 +324,14 @@ func (s *sampler) summarize(ctx context.Context, from, to time.Time, ok int64) (
 		if err != nil {
 			return nil, fmt.Errorf("srvstat: %w", err)
 		}
-		if time.Now().After(deadline) {
+		if expired {
 			return nil, fmt.Errorf("srvstat: no sample after the window's end within 10s")
 		}
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
+		case <-late.C:
+			expired = true
 		case <-time.After(100 * time.Millisecond):
 		}
 	}

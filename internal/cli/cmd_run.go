@@ -98,7 +98,7 @@ func runRun(ctx context.Context, a *App, args []string) error {
 	}
 	fmt.Fprintf(s.errw, "run %s: %s (%d points)\n", id, file, len(sp.Plan()))
 	dir, err := experiment.Run(ctx, sp, src, experiment.Options{RunsDir: absPath(a, *runsDir), ID: id, Resume: *resume != "",
-		Cloud: c, Exe: exe, Tool: "wptest " + Version, Target: tgt, Owner: owner, Keep: *keep, Log: s.errw})
+		Cloud: c, Exe: exe, Tool: "wptest " + Version, Target: tgt, Owner: owner, Keep: *keep, Log: s.errw, Now: a.Now})
 	if err != nil {
 		fmt.Fprintf(s.errw, "run %s stopped: continue it with: wptest run %s --resume %s%s\n", id, file, id, varArgs(vars, *target))
 		return err
