@@ -1,5 +1,7 @@
-# wptest. `make deps` installs the system packages the tests need (as root),
-# `make test` runs every test, integration tests included.
+# wptest. `make test-short` runs the unit and golden tests (no root, services
+# or namespaces: every integration test skips under -short; under a minute).
+# `make deps` installs the system packages the tests need (as root), `make
+# test` runs every test, integration tests included, as CI (.ci/run) does.
 GO      ?= go
 BIN     ?= bin/wptest
 export GOTOOLCHAIN = local
@@ -18,7 +20,7 @@ DEB_PKGS = apache2 apache2-utils libapache2-mpm-itk php8.2 php8.2-cgi php8.2-cli
 RPM_PKGS = python3 httpd mod_ssl mod_http2 php-cli php-fpm php-mysqlnd php-gd php-opcache \
 	mariadb-server mariadb openssh-server openssh-clients curl iproute procps-ng
 
-.PHONY: all build test lint deps bench clean
+.PHONY: all build test test-short lint deps bench clean
 all: build
 
 build:
@@ -26,6 +28,9 @@ build:
 
 test:
 	$(GO) test -count=1 -timeout 60m ./...
+
+test-short:
+	$(GO) test -short -count=1 -timeout 5m ./...
 
 lint:
 	$(GO) vet ./...

@@ -9,12 +9,14 @@ import (
 	"testing/fstest"
 
 	"github.com/wptest/wptest/host"
+	"github.com/wptest/wptest/internal/testenv"
 )
 
 // A service this apply starts is not restarted for what changed before it
 // started (already in effect), but is for a change after it: the PHP
 // extension a later package brings is loaded only by a restarted php-fpm.
 func TestRestartForChangeAfterStart(t *testing.T) {
+	testenv.NeedRoot(t) // applies root-owned files on this host
 	dir := t.TempDir()
 	src := `
 profile {

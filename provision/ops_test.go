@@ -35,6 +35,7 @@ func checkApply(t *testing.T, h host.Host, op Op) Change {
 }
 
 func TestFileOpLocal(t *testing.T) {
+	testenv.NeedRoot(t) // applies root-owned files on this host
 	h := host.NewLocal(nil)
 	dir := t.TempDir()
 	p := filepath.Join(dir, "sub", "f.conf")
@@ -71,6 +72,7 @@ func TestFileOpLocal(t *testing.T) {
 }
 
 func TestDirLinkOpsLocal(t *testing.T) {
+	testenv.NeedRoot(t) // applies root-owned files on this host
 	h := host.NewLocal(nil)
 	dir := t.TempDir()
 	d := &DirOp{opBase: opBase{id: "directory.d"}, Path: filepath.Join(dir, "a", "b"), Mode: 0o750}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/shellword"
+	"github.com/wptest/wptest/internal/testenv"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -34,6 +35,7 @@ func (r *recording) Run(ctx context.Context, cmd host.Cmd) (host.Result, error) 
 // say runs (the canary is never made), and every script the ops ran parses
 // with the value inside one word.
 func TestOpsQuoteHostileValues(t *testing.T) {
+	testenv.NeedRoot(t) // applies root-owned files on this host
 	dir := t.TempDir()
 	canary := filepath.Join(dir, "PWNED")
 	payloads := []string{

@@ -198,6 +198,7 @@ func TestVerifyExitsOnWhatVisitorsGet(t *testing.T) {
 }
 
 func TestSeedRefusedDBExitCode(t *testing.T) {
+	testenv.NeedRoot(t) // seeds this host, whose site credentials (/etc/wptest) are root's
 	docroot := filepath.Join(t.TempDir(), "site")
 	code, _, errs := runFixtureCLI(t, "hunter2-secret\n", "seed", "--fixture", "minimal", "--target", "local",
 		"--docroot", docroot, "--db-addr", "127.0.0.1:1", "--db-password-stdin")

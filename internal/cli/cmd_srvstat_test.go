@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os/user"
 	"strings"
 	"testing"
 
@@ -10,9 +11,13 @@ import (
 // Groups as the host manifest gives them (names of binaries, users), as
 // flags or JSON; bad ones are refused before sampling, with the reason.
 func TestSrvstatGroupsFromFlagsAndJSON(t *testing.T) {
-	gs := []srvstat.Group{{Name: "go", Exe: []string{"cli.test"}, Users: []string{"root"}}, {Name: "nobody-here", Exe: []string{"srvstat-none"}}}
+	me, err := user.Current() // the test's own processes: any user runs it
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := []srvstat.Group{{Name: "go", Exe: []string{"cli.test"}, Users: []string{me.Username}}, {Name: "nobody-here", Exe: []string{"srvstat-none"}}}
 	for _, args := range [][]string{
-		{"--group", "name=go,exe=cli.test,user=root", "--group", "name=nobody-here,exe=srvstat-none"},
+		{"--group", "name=go,exe=cli.test,user=" + me.Username, "--group", "name=nobody-here,exe=srvstat-none"},
 		srvstat.GroupArgs(gs),
 	} {
 		code, out, stderr := runCLI(t, nil, append([]string{"srvstat", "--count", "2", "--interval", "50ms", "--no-pss"}, args...)...)

@@ -23,6 +23,7 @@ var exclusive atomic.Int32
 // their CPU cannot land in the sampled groups. Held until the test ends.
 func LockLocalServer(t testing.TB) {
 	t.Helper()
+	Integration(t)
 	unlock, err := lockFile(localServerLock, syscall.LOCK_EX)
 	if err != nil {
 		t.Fatal(err)
@@ -36,6 +37,7 @@ func LockLocalServer(t testing.TB) {
 // holds LockLocalServer.
 func ShareLocalServer(t testing.TB) {
 	t.Helper()
+	Integration(t)
 	if exclusive.Load() > 0 {
 		return
 	}
