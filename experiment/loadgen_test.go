@@ -69,6 +69,7 @@ func (ps *peerServer) reset() {
 
 func buildExe(t *testing.T) string {
 	t.Helper()
+	testenv.Integration(t) // its callers go on to a network namespace: not a build for nothing
 	testenv.NeedBinary(t, "go")
 	exe := filepath.Join(t.TempDir(), "wptest")
 	cmd := exec.Command("go", "build", "-o", exe, "../cmd/wptest")
