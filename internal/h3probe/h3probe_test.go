@@ -16,6 +16,7 @@ import (
 // TestGetAgainstCaddy runs a real Caddy with HTTP/3 on a loopback UDP port
 // and fetches a file through the quic-go client.
 func TestGetAgainstCaddy(t *testing.T) {
+	testenv.Integration(t) // a real Caddy: a web server
 	caddy := testenv.NeedBinary(t, "caddy")
 	testenv.NeedBinary(t, "openssl")
 	dir := t.TempDir()
