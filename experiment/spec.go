@@ -358,6 +358,7 @@ func (l *loader) experiment(es []experimentHCL) {
 	if d := noBlocks(e.Remain); d.HasErrors() {
 		l.ds = append(l.ds, d...)
 	}
+	l.name("experiment", e.Name, 0)
 	sp.Name, sp.Description = e.Name, e.Description
 	if e.Repetitions != nil {
 		sp.Repetitions = *e.Repetitions
@@ -422,6 +423,7 @@ func (l *loader) profiles(prs []profileHCL) {
 			l.bad(dupRange(l.f, "profile", pr.Name, seen[pr.Name]-1), "Duplicate profile", fmt.Sprintf("profile %q is listed twice.", pr.Name))
 			continue
 		}
+		l.name("profile", pr.Name, 0)
 		ps := ProfileSpec{Name: pr.Name, Label: pr.Label, Vars: pr.Vars, Enabled: pr.Enabled == nil || *pr.Enabled, Reason: pr.Reason}
 		if ps.Label == "" {
 			ps.Label = pr.Name
@@ -469,6 +471,7 @@ func (l *loader) scenarios(scs []scenarioHCL) {
 			l.bad(dupRange(l.f, "scenario", sc.Name, seen[sc.Name]-1), "Duplicate scenario", fmt.Sprintf("scenario %q is declared twice.", sc.Name))
 			continue
 		}
+		l.name("scenario", sc.Name, 0)
 		l.sp.Scenarios = append(l.sp.Scenarios, l.scenario(sc))
 	}
 	if len(scs) == 0 {
