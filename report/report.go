@@ -269,7 +269,11 @@ func Write(dir string) (Output, error) {
 	if err := writeFile(out.Markdown, []byte(doc.markdown(charts))); err != nil {
 		return out, err
 	}
-	if err := writeFile(out.HTML, []byte(doc.html(r, charts))); err != nil {
+	h, err := doc.html(charts)
+	if err != nil {
+		return out, err
+	}
+	if err := writeFile(out.HTML, h); err != nil {
 		return out, err
 	}
 	return out, nil
