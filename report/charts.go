@@ -294,8 +294,8 @@ func checkedSVG(b []byte) (template.HTML, error) {
 				}
 				continue
 			}
-			if len(bytes.TrimSpace(t)) == 0 {
-				out.WriteString("\n") // between elements
+			if len(bytes.Trim(t, " \t\r\n")) == 0 {
+				out.Write(t) // between elements: XML's white space, no markup
 				continue
 			}
 			esc(string(t))

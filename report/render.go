@@ -46,19 +46,28 @@ func badChar(c rune) bool {
 	return c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0xfffe || c == 0xffff || !utf8.ValidRune(c)
 }
 
-// mdCell is a table cell: one line, and neither a | nor a backslash ends
-// the cell early; < is escaped so no renderer takes it for HTML.
+// mdEscaper escapes what would make a value Markdown rather than text: a
+// backslash, raw HTML and autolinks (<), links and images ([).
+var mdEscaper = strings.NewReplacer(`\`, `\\`, "<", `\<`, "[", `\[`)
+
+// mdCell is a table cell: one line, and no | ends the cell early.
 func mdCell(s string) string {
-	return strings.NewReplacer(`\`, `\\`, "|", `\|`, "<", `\<`).Replace(clean(s))
+	return strings.ReplaceAll(mdText(s), "|", `\|`)
 }
 
-// mdText is a paragraph: one line (a value cannot start a heading or a
-// table), with < and backslashes escaped outside `code` spans.
+// mdText is a paragraph on one line (a value cannot start a heading or a
+// table) with what is not `code` escaped. Code spans are kept where the
+// text's backticks are single ones (a Markdown reader pairs them in order,
+// as spans does); otherwise every backtick is escaped too.
 func mdText(s string) string {
-	parts := strings.Split(clean(s), "`")
+	s = clean(s)
+	if strings.Contains(s, "``") {
+		return strings.ReplaceAll(mdEscaper.Replace(s), "`", "\\`")
+	}
+	parts := strings.Split(s, "`")
 	for i := range parts {
 		if i%2 == 0 || i == len(parts)-1 {
-			parts[i] = strings.NewReplacer(`\`, `\\`, "<", `\<`).Replace(parts[i])
+			parts[i] = mdEscaper.Replace(parts[i])
 		}
 	}
 	return strings.Join(parts, "`")
@@ -231,9 +240,14 @@ func (a anchors) id(s string) string {
 }
 
 func (d *document) html(charts map[string]chart) ([]byte, error) {
-	// The manifest is JSON: control characters and invalid UTF-8 are
-	// already \u escapes in it.
-	p := htmlPage{Title: clean(d.Title), Manifest: d.Manifest}
+	// The manifest is indented JSON: its lines stay, and json.Marshal wrote
+	// C0 controls as \u escapes, but not C1 controls or U+FFFE.
+	p := htmlPage{Title: clean(d.Title), Manifest: strings.Map(func(c rune) rune {
+		if c != '\n' && badChar(c) {
+			return utf8.RuneError
+		}
+		return c
+	}, d.Manifest)}
 	for _, t := range d.Intro {
 		if t != "" {
 			p.Intro = append(p.Intro, spans(t))
