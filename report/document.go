@@ -334,7 +334,9 @@ func (r *Report) crowdSections() []section {
 				g := r.Metric(p, sc.Name, st, CrowdGaveUp)
 				n := 0
 				for _, rec := range r.Points(p, sc.Name, st) {
-					n = len(rec.Crowd.Probes)
+					if rec.Crowd != nil { // not a point left out (n/a)
+						n = len(rec.Crowd.Probes)
+					}
 				}
 				gv = append(gv, fmt.Sprintf("%s of %d", cell(g), n))
 			}
