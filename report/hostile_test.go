@@ -30,11 +30,12 @@ const hostile = "st\"><script>alert(1)</script>'><img src=x onerror=alert(2)></s
 	"`</code><iframe src=javascript:alert(4)>` a|b\nc\\| [x](javascript:alert(5)) <!-- ]]> &amp; \x00\x01\x0b\x1b[31m\x7f\u0085\ufffe\xff"
 
 // hostileRun is a run directory's content in which every string the
-// report shows (names, labels, descriptions, host facts, deviations,
-// variables, errors, machines, results) is built from s: one scenario of
-// each kind, two profile columns and one left out.
-func hostileRun(s string) (*experiment.Manifest, []experiment.Record) {
-	n := func(i int) string { return fmt.Sprintf("%s%d", s, i) }
+// report shows is built from name (the scenarios' and profiles' names) or
+// s (labels, descriptions, host facts, deviations, variables, errors,
+// machines, results): one scenario of each kind, two profile columns and
+// one left out.
+func hostileRun(name, s string) (*experiment.Manifest, []experiment.Record) {
+	n := func(i int) string { return fmt.Sprintf("%s%d", name, i) }
 	var scs []experiment.Scenario
 	for i, k := range experiment.Kinds {
 		sc := experiment.Scenario{Name: n(10 + i), Kind: k, Path: "/" + s, ProbePath: "/" + s, Visitors: []int{1, 10}, Proto: s,
@@ -252,7 +253,7 @@ func checkMarkdown(md string) []string {
 // each chart is well-formed XML with the hostile profile label as the
 // legend's text, and every report.md table row keeps its cells.
 func TestReportEscapesHostileStrings(t *testing.T) {
-	m, recs := hostileRun(hostile)
+	m, recs := hostileRun(hostile, hostile)
 	dir := t.TempDir()
 	md := writeReport(t, dir, *m, recs)
 	h, err := os.ReadFile(filepath.Join(dir, "report.html"))
