@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/wptest/wptest/internal/hcldiag"
+	"github.com/wptest/wptest/internal/redact"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 )
@@ -915,9 +916,9 @@ func (p *Profile) evalLocals(platform cty.Value) (map[string]cty.Value, hcl.Diag
 	return vals, diags
 }
 
-// redact hides sensitive values, and every string computed from one, in
-// text shown in plans.
-func (r *Rendered) redact(s string) string { return r.Profile.secrets.redact(s) }
+// redact hides sensitive values, every string computed from one and the
+// userinfo of URLs in text shown in plans and recorded in host manifests.
+func (r *Rendered) redact(s string) string { return redact.URLs(r.Profile.secrets.redact(s)) }
 
 // Secrets are the strings output must not show: the sensitive variables'
 // values and what the profile computed from them, longest first.
