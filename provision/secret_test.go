@@ -174,3 +174,35 @@ func TestSensitiveDiagnostics(t *testing.T) {
 		t.Errorf("bad -var for a sensitive number: %v", diags)
 	}
 }
+
+// TestPlanHidesURLUserinfo: a non-sensitive variable holding a URL with a
+// password (a download source) reaches the host whole, while the plan's
+// ops and variables show it without the userinfo.
+func TestPlanHidesURLUserinfo(t *testing.T) {
+	src := "https://dl:" + secretPW + "@mirror.example/x.tar.gz"
+	p, diags := Load(secretProfile(`variable "src" {
+  type    = string
+  default = ""
+}
+command "c" { run = "curl -fsS -o /tmp/x ${shellquote(var.src)}" }`), "p", Vars{Args: []string{"pw=other-secret-value", "src=" + src}})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	r, diags := p.Render("debian-12")
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if got := r.Ops[0].(*CommandOp).Run; !strings.Contains(got, src) {
+		t.Errorf("host gets %q", got)
+	}
+	var txt bytes.Buffer
+	if err := r.Offline().WriteText(&txt); err != nil {
+		t.Fatal(err)
+	}
+	js, _ := json.Marshal(r.Offline())
+	for what, out := range map[string]string{"text": txt.String(), "json": string(js)} {
+		if strings.Contains(out, secretPW) || strings.Contains(out, "dl:") || !strings.Contains(out, "https://(sensitive)@mirror.example/x.tar.gz") {
+			t.Errorf("%s plan:\n%s", what, out)
+		}
+	}
+}
