@@ -121,9 +121,10 @@ func openManifest(sp *Spec, src []byte, opt Options, dir string) (*Manifest, err
 	if err := writeFileSync(filepath.Join(dir, SpecCopy), src, 0o644); err != nil {
 		return nil, err
 	}
+	vars, profs := recorded(sp)
 	return &Manifest{Format: ManifestFormat, ID: opt.ID, Experiment: sp.Name, Description: sp.Description, File: sp.File,
-		ExperimentHash: sp.SHA256, PlanHash: sp.PlanHash(), Vars: sp.Vars, Target: opt.Target, Tool: opt.Tool,
-		GoVersion: runtime.Version(), Profiles: sp.Profiles, Scenarios: sp.Scenarios, Repetitions: sp.Repetitions,
+		ExperimentHash: sp.SHA256, PlanHash: sp.PlanHash(), Vars: vars, Target: opt.Target, Tool: opt.Tool,
+		GoVersion: runtime.Version(), Profiles: profs, Scenarios: sp.Scenarios, Repetitions: sp.Repetitions,
 		Points: len(sp.Plan()), Hosts: map[string]*hostmanifest.Manifest{}, Start: nowStamp()}, nil
 }
 
