@@ -16,12 +16,13 @@ import (
 	"github.com/wptest/wptest/internal/hcldiag"
 )
 
-// Machines is the machines block of an experiment or profile file:
+// Machines is the machines block of an experiment or profile file. Its
+// label names a registered driver (wptest machines drivers lists them);
+// the driver says which attributes besides the common ones it reads and
+// their defaults, for example the cloud one's:
 //
-//	machines "hetzner" {
-//	  server_type     = "ccx23"   # default
-//	  image           = "alma-9"  # default
-//	  location        = "fsn1"    # default
+//	machines DRIVER {
+//	  server_type     = "ccx23"   # the driver's default
 //	  load_generators = 1         # default
 //	  ttl             = "6h"      # gc may remove the run after this
 //	  allow_from      = []        # who else may reach the web ports
@@ -29,13 +30,7 @@ import (
 //	                                      # where it has one, else anywhere (key-only)
 //	}
 //
-//	machines "static" {
-//	  targets     = ["ssh://root@203.0.113.7", "ssh://root@203.0.113.8:2222"]
-//	  known_hosts   = "hosts.known"        # pins for the targets (required)
-//	  identity_file = "~/.ssh/id_ed25519"  # the key they accept
-//	}
-//
-//	machines "local" {}
+// or, for hosts the user has, targets, known_hosts and identity_file.
 type Machines struct {
 	Driver         string   `hcl:"driver,label"`
 	ServerType     string   `hcl:"server_type,optional"`
