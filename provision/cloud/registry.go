@@ -103,18 +103,25 @@ var (
 func Register(d Driver) {
 	regMu.Lock()
 	defer regMu.Unlock()
+	if err := add(registry, d); err != nil {
+		panic("cloud: " + err.Error())
+	}
+}
+
+func add(reg map[string]*Driver, d Driver) error {
 	if d.Name == "" || d.Open == nil {
-		panic("cloud: Register needs a name and Open")
+		return fmt.Errorf("driver %q: Register needs a name and Open", d.Name)
 	}
-	if _, dup := registry[d.Name]; dup {
-		panic("cloud: driver " + d.Name + " registered twice")
+	if _, dup := reg[d.Name]; dup {
+		return fmt.Errorf("driver %s registered twice", d.Name)
 	}
-	for _, o := range registry {
+	for _, o := range reg {
 		if (d.DefaultCloud && o.DefaultCloud) || (d.DefaultRun && o.DefaultRun) {
-			panic("cloud: drivers " + o.Name + " and " + d.Name + " both claim a default")
+			return fmt.Errorf("drivers %s and %s both claim a default", o.Name, d.Name)
 		}
 	}
-	registry[d.Name] = &d
+	reg[d.Name] = &d
+	return nil
 }
 
 // Drivers are the registered drivers, sorted by name.
