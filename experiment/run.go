@@ -178,13 +178,14 @@ func (r *runner) session(ctx context.Context) error {
 func (r *runner) up(ctx context.Context, body func(context.Context, []cloud.Machine) error) error {
 	c := r.opt.Cloud
 	if c == nil {
-		switch r.sp.Machines.Driver {
-		case "local":
-			c = cloud.Local{}
-		case "static":
-			c = cloud.Static{}
-		default:
-			return exitcode.With(exitcode.Config, fmt.Errorf("no cloud driver for %q", r.sp.Machines.Driver))
+		// No driver from the caller: one that needs no credentials opens
+		// with none; the others say what they miss.
+		d, err := cloud.Lookup(r.sp.Machines.Driver)
+		if err != nil {
+			return err
+		}
+		if c, err = d.Open(cloud.OpenOptions{Log: r.opt.Log}); err != nil {
+			return err
 		}
 	}
 	ttl, err := r.sp.Machines.TTLDuration()
