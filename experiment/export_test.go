@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"io"
+	"path/filepath"
 
 	"github.com/wptest/wptest/bench/benchgen"
 	"github.com/wptest/wptest/provision/cloud"
@@ -62,4 +63,30 @@ func (l *LoadOnly) Write(recs []Record) error {
 		}
 	}
 	return l.r.man.write(l.r.dir)
+}
+
+// StartRun makes the run directory and manifest as Run does before the
+// machines come up, and appends recs to its results.jsonl as the runner
+// does after each point.
+func StartRun(sp *Spec, src []byte, opt Options, recs []Record) (string, error) {
+	dir := filepath.Join(opt.RunsDir, opt.ID)
+	man, err := openManifest(sp, src, opt, dir)
+	if err != nil {
+		return "", err
+	}
+	man.Complete = true
+	if err := man.write(dir); err != nil {
+		return "", err
+	}
+	st, _, err := openStore(dir)
+	if err != nil {
+		return "", err
+	}
+	defer st.close()
+	for _, r := range recs {
+		if err := st.append(r); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
 }

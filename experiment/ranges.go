@@ -54,3 +54,12 @@ func findBlockN(f *hcl.File, typ, label string, n int) *hclsyntax.Block {
 	}
 	return nil
 }
+
+// labelRange points at the first label of the n-th (from 0) block typ
+// "label", where a name's error belongs.
+func labelRange(f *hcl.File, typ, label string, n int) hcl.Range {
+	if b := findBlockN(f, typ, label, n); b != nil && len(b.LabelRanges) > 0 {
+		return b.LabelRanges[0]
+	}
+	return dupRange(f, typ, label, n)
+}

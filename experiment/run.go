@@ -135,9 +135,10 @@ func openManifest(sp *Spec, src []byte, opt Options, dir string) (*Manifest, err
 	if err := writeFileSync(filepath.Join(dir, SpecCopy), src, 0o644); err != nil {
 		return nil, err
 	}
+	vars, profs := recorded(sp)
 	return &Manifest{Format: ManifestFormat, ID: opt.ID, Experiment: sp.Name, Description: sp.Description, File: sp.File,
-		ExperimentHash: sp.SHA256, PlanHash: sp.PlanHash(), Vars: sp.Vars, Target: opt.Target, Tool: opt.Tool,
-		GoVersion: runtime.Version(), Profiles: sp.Profiles, Scenarios: sp.Scenarios, Repetitions: sp.Repetitions,
+		ExperimentHash: sp.SHA256, PlanHash: sp.PlanHash(), Vars: vars, Target: opt.Target, Tool: opt.Tool,
+		GoVersion: runtime.Version(), Profiles: profs, Scenarios: sp.Scenarios, Repetitions: sp.Repetitions,
 		Points: len(sp.Plan()), Hosts: map[string]*hostmanifest.Manifest{}, Start: stamp(opt.now())}, nil
 }
 
@@ -191,13 +192,14 @@ func (r *runner) session(ctx context.Context) error {
 func (r *runner) up(ctx context.Context, body func(context.Context, []cloud.Machine) error) error {
 	c := r.opt.Cloud
 	if c == nil {
-		switch r.sp.Machines.Driver {
-		case "local":
-			c = cloud.Local{}
-		case "static":
-			c = cloud.Static{}
-		default:
-			return exitcode.With(exitcode.Config, fmt.Errorf("no cloud driver for %q", r.sp.Machines.Driver))
+		// No driver from the caller: one that needs no credentials opens
+		// with none; the others say what they miss.
+		d, err := cloud.Lookup(r.sp.Machines.Driver)
+		if err != nil {
+			return err
+		}
+		if c, err = d.Open(cloud.OpenOptions{Log: r.opt.Log}); err != nil {
+			return err
 		}
 	}
 	ttl, err := r.sp.Machines.TTLDuration()

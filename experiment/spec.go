@@ -191,8 +191,8 @@ type LoadOptions struct {
 	// Vars are -var name=value: experiment variables first, then machine
 	// attributes (server_type, image, ...). Any other name is an error.
 	Vars []string
-	// Target overrides the machines block: "local", "hetzner" or
-	// "ssh://user@host:port" (static driver); "" keeps the file's.
+	// Target overrides the machines block: a driver's name or a value a
+	// driver claims (cloud.TargetForms); "" keeps the file's.
 	Target     string
 	KnownHosts string
 	Identity   string
@@ -230,7 +230,7 @@ func Load(filename string, src []byte, opt LoadOptions) (*Spec, error) {
 	if l.ds.HasErrors() {
 		return nil, l.fail(l.ds)
 	}
-	m, err := machines(filename, src, len(raw.Machines) > 0, machineVars, l.sp.Vars, opt)
+	m, err := machines(filename, src, machineVars, l.sp.Vars, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -358,6 +358,7 @@ func (l *loader) experiment(es []experimentHCL) {
 	if d := noBlocks(e.Remain); d.HasErrors() {
 		l.ds = append(l.ds, d...)
 	}
+	l.name("experiment", e.Name, 0)
 	sp.Name, sp.Description = e.Name, e.Description
 	if e.Repetitions != nil {
 		sp.Repetitions = *e.Repetitions
@@ -422,6 +423,7 @@ func (l *loader) profiles(prs []profileHCL) {
 			l.bad(dupRange(l.f, "profile", pr.Name, seen[pr.Name]-1), "Duplicate profile", fmt.Sprintf("profile %q is listed twice.", pr.Name))
 			continue
 		}
+		l.name("profile", pr.Name, 0)
 		ps := ProfileSpec{Name: pr.Name, Label: pr.Label, Vars: pr.Vars, Enabled: pr.Enabled == nil || *pr.Enabled, Reason: pr.Reason}
 		if ps.Label == "" {
 			ps.Label = pr.Name
@@ -469,6 +471,7 @@ func (l *loader) scenarios(scs []scenarioHCL) {
 			l.bad(dupRange(l.f, "scenario", sc.Name, seen[sc.Name]-1), "Duplicate scenario", fmt.Sprintf("scenario %q is declared twice.", sc.Name))
 			continue
 		}
+		l.name("scenario", sc.Name, 0)
 		l.sp.Scenarios = append(l.sp.Scenarios, l.scenario(sc))
 	}
 	if len(scs) == 0 {
@@ -556,20 +559,16 @@ func (l *loader) hasProfile(name string) bool {
 	return false
 }
 
-// machines is the experiment's machines block (provision/cloud owns it; a
-// file without one runs locally) with the -var values that are not the
-// file's variables (names: the file's variables, for the error) and the
-// command line's --target, --known-hosts and --identity.
-func machines(filename string, src []byte, hasBlock bool, machineVars, fileVars map[string]string, opt LoadOptions) (cloud.Machines, error) {
-	m, err := cloud.LoadMachines(filename, src, machineVars)
+// machines is the experiment's machines block (provision/cloud owns it and
+// picks the driver; a file without one runs where the registry says files
+// without one run) with the -var values that are not the file's variables
+// (names: the file's variables, for the error) and the command line's
+// --target, --known-hosts and --identity.
+func machines(filename string, src []byte, machineVars, fileVars map[string]string, opt LoadOptions) (cloud.Machines, error) {
+	m, _, err := cloud.Resolve(cloud.Choice{File: filename, Src: src, Run: true, Target: opt.Target, Vars: machineVars,
+		KnownHosts: opt.KnownHosts, Identity: opt.Identity, ThisHost: opt.ThisHost})
 	if err != nil {
 		return m, err
-	}
-	if !hasBlock {
-		m = cloud.DefaultMachines("local")
-		if _, err := m.ApplyVars(machineVars); err != nil {
-			return m, err
-		}
 	}
 	var unknown []string
 	for k := range machineVars {
@@ -587,23 +586,7 @@ func machines(filename string, src []byte, hasBlock bool, machineVars, fileVars 
 		return m, exitcode.With(exitcode.Config, fmt.Errorf("-var %s: not a variable of %s (it has: %s) nor a machines attribute (%s)",
 			strings.Join(unknown, ", "), filename, strings.Join(names, ", "), cloud.MachineVars))
 	}
-	switch t := opt.Target; {
-	case t == "":
-	case t == "local" || t == "hetzner":
-		m.Driver = t
-	case strings.HasPrefix(t, "ssh://"):
-		m.Driver, m.Targets = "static", []string{t}
-	default:
-		return m, exitcode.With(exitcode.Config, fmt.Errorf("--target %q: want local, hetzner or ssh://user@host:port", t))
-	}
-	if opt.KnownHosts != "" {
-		m.KnownHosts = opt.KnownHosts
-	}
-	if opt.Identity != "" {
-		m.IdentityFile = opt.Identity
-	}
-	m.SSHFromThisHost(opt.ThisHost)
-	return m, m.Validate()
+	return m, nil
 }
 
 func isMachineVar(k string) bool {

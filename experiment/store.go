@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 
 	"github.com/wptest/wptest/bench/result"
+	"github.com/wptest/wptest/internal/redact"
 	"github.com/wptest/wptest/provision/cloud"
 	"github.com/wptest/wptest/provision/hostmanifest"
 )
@@ -287,7 +288,9 @@ func (m *Manifest) write(dir string) error {
 	if err != nil {
 		return err
 	}
-	return writeFileSync(filepath.Join(dir, ManifestFile), append(b, '\n'), 0o644)
+	// No URL is recorded with its userinfo, wherever it came from (a
+	// machine's, a host manifest's, a session's error).
+	return writeFileSync(filepath.Join(dir, ManifestFile), append(redact.URLsJSON(b), '\n'), 0o644)
 }
 
 // store appends records to results.jsonl, one fsynced line per point.
@@ -329,6 +332,7 @@ func (s *store) append(r Record) error {
 	if err != nil {
 		return err
 	}
+	b = redact.URLsJSON(b) // a URL measured or probed, an error quoting one
 	if _, err := s.f.Write(append(b, '\n')); err != nil {
 		return err
 	}

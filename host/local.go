@@ -54,17 +54,29 @@ func (l *Local) Run(ctx context.Context, cmd Cmd) (Result, error) {
 	}
 
 	out := newOutputs(cmd, l.log)
-	c := exec.Command("/bin/sh", "-c", cmd.Script)
+	// The script reaches sh on fd 3, not in argv, where every local user
+	// could read it (ps, /proc/PID/cmdline) with a secret in it. sh reads
+	// it whole, closes fd 3 so no child keeps it, and runs it as -c would.
+	scriptR, scriptW, err := os.Pipe()
+	if err != nil {
+		return fail(err)
+	}
+	c := exec.Command("/bin/sh", "-c", `wptest_script=$(cat <&3 && echo .) || exit 126; exec 3<&-; eval "${wptest_script%.}"`)
+	c.ExtraFiles = []*os.File{scriptR}
 	c.Env = append(os.Environ(), "LC_ALL=C")
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// Our own pipes and copies, so the wait for output can be bounded by
 	// the timeout and the group killed then (exec's WaitDelay cannot do both).
 	outR, outW, err := os.Pipe()
 	if err != nil {
+		scriptR.Close()
+		scriptW.Close()
 		return fail(err)
 	}
 	errR, errW, err := os.Pipe()
 	if err != nil {
+		scriptR.Close()
+		scriptW.Close()
 		outR.Close()
 		outW.Close()
 		return fail(err)
@@ -84,11 +96,18 @@ func (l *Local) Run(ctx context.Context, cmd Cmd) (Result, error) {
 	err = c.Start()
 	outW.Close()
 	errW.Close()
+	scriptR.Close()
 	if err != nil {
+		scriptW.Close()
 		outR.Close()
 		errR.Close()
 		return fail(err)
 	}
+	go func() {
+		// Ends when sh has read it all, or with EPIPE when sh is gone.
+		_, _ = io.WriteString(scriptW, cmd.Script)
+		scriptW.Close()
+	}()
 	if stdin != nil {
 		go func() {
 			_, _ = io.Copy(stdin, cmd.Stdin)

@@ -53,9 +53,10 @@
 //	                                # is then the platform's value everywhere, platform
 //	                                # blocks included; each value is validated
 //	  description = "port for plain HTTP"
-//	  sensitive   = false           # true: value shown as "(sensitive)" in plans and
-//	                                # output, and replaced wherever it appears in a
-//	                                # rendered file body or command shown in a plan
+//	  sensitive   = false           # true: value shown as "(sensitive)" in plans,
+//	                                # output and errors, and so is every string computed
+//	                                # from it (functions, templates, locals) wherever
+//	                                # it appears in a file body or command shown
 //	  validation {                  # any number; condition must be true
 //	    condition     = var.http_port > 0 && var.http_port < 65536
 //	    error_message = "http_port must be between 1 and 65535."

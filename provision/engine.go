@@ -114,6 +114,9 @@ func (r *Rendered) report(mode, hostName string) *Report {
 		vr := VarReport{Name: v.Name, Sensitive: v.Sensitive, Value: "(sensitive)"}
 		if !v.Sensitive {
 			vr.Value = ctyToGo(v.On(r.Platform))
+			if s, ok := vr.Value.(string); ok {
+				vr.Value = r.redact(s) // a URL's userinfo, a secret spliced in
+			}
 		}
 		rep.Variables = append(rep.Variables, vr)
 	}

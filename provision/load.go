@@ -80,6 +80,7 @@ type Profile struct {
 	pfs       *profileFS
 	platforms map[string]*platformBlock
 	templates map[string]hcl.Expression
+	secrets   *secrets
 	ok        bool // loaded without error
 	platRange hcl.Range
 }
@@ -146,12 +147,18 @@ type platformBlock struct {
 // returned profile serves only Files(), to print them with their snippets:
 // Render refuses it, so nothing can be applied.
 func Load(fsys fs.FS, dir string, vars Vars) (*Profile, hcl.Diagnostics) {
+	p, diags := load(fsys, dir, vars)
+	return p, p.redactDiags(diags)
+}
+
+func load(fsys fs.FS, dir string, vars Vars) (*Profile, hcl.Diagnostics) {
 	p := &Profile{
 		Name:      path.Base(dir),
 		parser:    hclparse.NewParser(),
 		pfs:       &profileFS{fsys: fsys, dir: dir},
 		platforms: map[string]*platformBlock{},
 		templates: map[string]hcl.Expression{},
+		secrets:   &secrets{},
 	}
 	files, diags := p.parseDir(fsys, dir)
 	if len(files) == 0 && !diags.HasErrors() {
@@ -355,6 +362,9 @@ func (p *Profile) decodeVariables(vars Vars) hcl.Diagnostics {
 	if vd.diags.HasErrors() {
 		return vd.diags
 	}
+	for _, s := range p.sensitiveValues() {
+		p.secrets.add(s)
+	}
 	// Each rule is checked on every value its variable takes: once, or
 	// once per platform where a platform_default differs.
 	for _, r := range vd.rules {
@@ -540,7 +550,7 @@ func (vd *varDecoder) arg(arg string) {
 // validate runs one validation rule on its variable's final value on
 // platform ("": the value every platform takes).
 func (vd *varDecoder) validate(r varRule, ctx *hcl.EvalContext, platform string) {
-	cv, d := r.cond.Value(ctx)
+	cv, d := markExpr{Expression: r.cond, s: vd.p.secrets}.Value(ctx)
 	vd.diags = append(vd.diags, d...)
 	if d.HasErrors() || !cv.IsKnown() {
 		return
@@ -553,7 +563,7 @@ func (vd *varDecoder) validate(r varRule, ctx *hcl.EvalContext, platform string)
 		return
 	}
 	var msg string
-	vd.diags = append(vd.diags, gohcl.DecodeExpression(r.msg, ctx, &msg)...)
+	vd.diags = append(vd.diags, gohcl.DecodeExpression(markExpr{Expression: r.msg, s: vd.p.secrets}, ctx, &msg)...)
 	subj, found := vd.valueRange[r.v.Name]
 	where := ""
 	switch {
@@ -580,8 +590,12 @@ func parseVarArg(v *Variable, raw string) (cty.Value, hcl.Diagnostics) {
 	if v.Type == cty.String || v.Type == cty.DynamicPseudoType {
 		return cty.StringVal(raw), nil
 	}
+	shown := raw
+	if v.Sensitive {
+		shown = Redacted
+	}
 	bad := hcl.Diagnostics{errDiag("Invalid value for variable",
-		fmt.Sprintf("-var %s=%s: not a valid %s value (strings are taken as given only for string variables).", v.Name, raw, typeexpr.TypeString(v.Type)), nil)}
+		fmt.Sprintf("-var %s=%s: not a valid %s value (strings are taken as given only for string variables).", v.Name, shown, typeexpr.TypeString(v.Type)), nil)}
 	expr, diags := hclsyntax.ParseExpression([]byte(raw), "<value for var."+v.Name+">", hcl.InitialPos)
 	if diags.HasErrors() {
 		return cty.NilVal, bad
@@ -683,7 +697,7 @@ func (p *Profile) platformBlocks() ([]*platformBlock, hcl.Diagnostics) {
 		}
 		pb := &platformBlock{}
 		// var.* as it is on this platform (platform_default).
-		d := gohcl.DecodeBody(b.Body, p.varCtx(b.Labels[0]), pb)
+		d := gohcl.DecodeBody(newMarkBody(b.Body, p.secrets), p.varCtx(b.Labels[0]), pb)
 		pb.Name, pb.DefRange = b.Labels[0], b.DefRange
 		diags = append(diags, d...)
 		if d.HasErrors() {
@@ -912,7 +926,7 @@ func (p *Profile) varCtx(platform string) *hcl.EvalContext {
 func (p *Profile) varObject(platform string) cty.Value {
 	vars := map[string]cty.Value{}
 	for _, v := range p.Variables {
-		vars[v.Name] = v.On(platform)
+		vars[v.Name] = markVal(v.On(platform), v.Sensitive)
 	}
 	return cty.ObjectVal(vars)
 }
@@ -929,7 +943,7 @@ func (p *Profile) evalCtx(locals map[string]cty.Value, platform cty.Value) *hcl.
 			"var":     p.varObject(name),
 			"profile": cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal(p.Name)}),
 		},
-		Functions: functions(p.pfs),
+		Functions: recordFuncs(functions(p.pfs), p.secrets),
 	}
 	if platform != cty.NilVal {
 		ctx.Variables["platform"] = platform

@@ -16,6 +16,8 @@ import (
 	"github.com/hashicorp/hcl/v2/ext/dynblock"
 	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/wptest/wptest/internal/hcldiag"
+	"github.com/wptest/wptest/internal/redact"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 )
@@ -47,7 +49,6 @@ type Rendered struct {
 	serverOps []*ServiceOp
 	retired   []Service
 	notices   map[string][]notice // op id -> services to notify when it changes
-	sensitive []string
 }
 
 type notice struct {
@@ -194,6 +195,11 @@ type ref struct {
 // every declared platform, so errors here only come from a platform the
 // profile does not declare.
 func (p *Profile) Render(platform string) (*Rendered, hcl.Diagnostics) {
+	r, diags := p.render(platform)
+	return r, p.redactDiags(diags)
+}
+
+func (p *Profile) render(platform string) (*Rendered, hcl.Diagnostics) {
 	if !p.ok {
 		return nil, hcl.Diagnostics{errDiag("Profile not loaded", "The profile had errors; nothing can be rendered.", nil)}
 	}
@@ -203,13 +209,14 @@ func (p *Profile) Render(platform string) (*Rendered, hcl.Diagnostics) {
 			fmt.Sprintf("Profile %s supports %s, not %q.", p.Name, strings.Join(p.Platforms, ", "), platform), nil)}
 	}
 	r := &Rendered{Profile: p, Platform: platform, PackageManager: pb.PackageManager, Deviations: pb.Deviations, notices: map[string][]notice{}}
-	r.sensitive = p.sensitiveValues()
 	locals, diags := p.evalLocals(pb.value)
 	if diags.HasErrors() {
 		return nil, diags
 	}
 	ctx := p.evalCtx(locals, pb.value)
-	content, d := dynblock.Expand(p.body, ctx).Content(rootSchema)
+	// Values leave HCL unmarked through this body, their secrets
+	// remembered for redact.
+	content, d := newMarkBody(dynblock.Expand(p.body, ctx), p.secrets).Content(rootSchema)
 	diags = append(diags, d...)
 	if diags.HasErrors() {
 		return nil, diags
@@ -812,6 +819,10 @@ func (p *Profile) renderTemplate(rel string, ctx *hcl.EvalContext, vars cty.Valu
 	}
 	child := ctx.NewChild()
 	child.Variables = map[string]cty.Value{}
+	var varsMarks cty.ValueMarks
+	if vars != cty.NilVal {
+		vars, varsMarks = vars.Unmark()
+	}
 	if vars != cty.NilVal && !vars.IsNull() {
 		if !vars.Type().IsObjectType() && !vars.Type().IsMapType() {
 			return "", hcl.Diagnostics{errDiag("Invalid vars", "vars must be an object such as { port = 8080 }.", varsRng.Ptr())}
@@ -822,7 +833,7 @@ func (p *Profile) renderTemplate(rel string, ctx *hcl.EvalContext, vars cty.Valu
 			case "var", "local", "platform", "profile":
 				return "", hcl.Diagnostics{errDiag("Reserved template variable", fmt.Sprintf("vars may not define %q: it would hide the profile's %s namespace.", name, name), varsRng.Ptr())}
 			default:
-				child.Variables[name] = v
+				child.Variables[name] = v.WithMarks(varsMarks)
 			}
 		}
 	}
@@ -830,7 +841,7 @@ func (p *Profile) renderTemplate(rel string, ctx *hcl.EvalContext, vars cty.Valu
 	if diags.HasErrors() {
 		return "", diags
 	}
-	s, err := toString(v)
+	s, err := toString(p.secrets.unmark(v))
 	if err != nil {
 		return "", hcl.Diagnostics{errDiag("Invalid template result", err.Error(), rng.Ptr())}
 	}
@@ -905,12 +916,17 @@ func (p *Profile) evalLocals(platform cty.Value) (map[string]cty.Value, hcl.Diag
 	return vals, diags
 }
 
-// redact hides sensitive variable values in text shown in plans.
-func (r *Rendered) redact(s string) string {
-	for _, v := range r.sensitive {
-		s = strings.ReplaceAll(s, v, "(sensitive)")
-	}
-	return s
+// redact hides sensitive values, every string computed from one and the
+// userinfo of URLs in text shown in plans and recorded in host manifests.
+func (r *Rendered) redact(s string) string { return redact.URLs(r.Profile.secrets.redact(s)) }
+
+// Secrets are the strings output must not show: the sensitive variables'
+// values and what the profile computed from them, longest first.
+func (p *Profile) Secrets() []string { return p.secrets.list() }
+
+// redactDiags hides the secrets in diags' summaries and details.
+func (p *Profile) redactDiags(diags hcl.Diagnostics) hcl.Diagnostics {
+	return hcldiag.Redact(diags, p.secrets.list())
 }
 
 // parseURL validates an http(s) URL and returns its scheme.

@@ -2,7 +2,10 @@ package report
 
 import (
 	"bytes"
+	"encoding/xml"
 	"fmt"
+	"html/template"
+	"io"
 	"math"
 	"strings"
 
@@ -93,9 +96,9 @@ func render(p *plot.Plot) ([]byte, error) {
 
 func newPlot(title, x, y string) *plot.Plot {
 	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = x
-	p.Y.Label.Text = y
+	p.Title.Text = clean(title)
+	p.X.Label.Text = clean(x)
+	p.Y.Label.Text = clean(y)
 	p.Legend.Top = true
 	return p
 }
@@ -112,7 +115,7 @@ func (r *Report) bars(sc experiment.Scenario, ylabel string, f func(experiment.R
 			continue
 		}
 		vals = append(vals, s.Med)
-		names = append(names, r.Labels[p])
+		names = append(names, clean(r.Labels[p]))
 	}
 	if len(vals) == 0 {
 		return nil, nil
@@ -145,7 +148,7 @@ func (r *Report) lines(sc experiment.Scenario, ylabel string, f func(experiment.
 			lo, hi = math.Min(lo, s.Med), math.Max(hi, s.Med)
 		}
 		if len(pts) > 0 {
-			args = append(args, r.Labels[pr], pts)
+			args = append(args, clean(r.Labels[pr]), pts)
 		}
 	}
 	if len(args) == 0 {
@@ -179,7 +182,7 @@ func (r *Report) kitScaling(sc experiment.Scenario) (*plot.Plot, error) {
 			lo, hi = math.Min(lo, s.Med), math.Max(hi, s.Med)
 		}
 		if len(pts) > 0 {
-			args = append(args, r.Labels[pr], pts)
+			args = append(args, clean(r.Labels[pr]), pts)
 		}
 	}
 	if len(args) == 0 {
@@ -223,11 +226,85 @@ func maxInt(v []int) int {
 	return m
 }
 
-// inlineSVG strips the XML prolog so the SVG can sit inside HTML.
-func inlineSVG(b []byte) string {
-	s := string(b)
-	if i := strings.Index(s, "<svg"); i > 0 {
-		s = s[i:]
+// svgElements and svgAttrs are what gonum's SVG canvas writes for the
+// charts here (no images, scripts, links, styles or fonts): checkedSVG
+// refuses anything else.
+var (
+	svgElements = map[string]bool{"svg": true, "g": true, "path": true, "text": true}
+	svgAttrs    = map[string]bool{"width": true, "height": true, "viewBox": true, "xmlns": true, "xmlns:xlink": true,
+		"transform": true, "d": true, "style": true, "x": true, "y": true}
+)
+
+// checkedSVG is a chart's SVG as markup for report.html: parsed as XML
+// and written again from its parts (the prolog, comments and directives
+// left out; text and attribute values escaped), with only the elements and
+// attributes a chart has. Anything else is an error, not markup.
+func checkedSVG(b []byte) (template.HTML, error) {
+	d := xml.NewDecoder(bytes.NewReader(b))
+	var out strings.Builder
+	var open []string
+	esc := func(s string) {
+		xml.EscapeText(&out, []byte(s))
 	}
-	return s
+	name := func(n xml.Name) string {
+		if n.Space != "" {
+			return n.Space + ":" + n.Local
+		}
+		return n.Local
+	}
+	done := false
+	for {
+		tok, err := d.RawToken()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return "", fmt.Errorf("svg: %w", err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			n := name(t.Name)
+			if !svgElements[n] || done || (len(open) == 0) != (n == "svg") {
+				return "", fmt.Errorf("svg: unexpected element <%s>", n)
+			}
+			out.WriteString("<" + n)
+			for _, a := range t.Attr {
+				an := name(a.Name)
+				if !svgAttrs[an] {
+					return "", fmt.Errorf("svg: unexpected attribute %s on <%s>", an, n)
+				}
+				out.WriteString(" " + an + `="`)
+				esc(a.Value)
+				out.WriteString(`"`)
+			}
+			out.WriteString(">")
+			open = append(open, n)
+		case xml.EndElement:
+			n := name(t.Name)
+			if len(open) == 0 || open[len(open)-1] != n {
+				return "", fmt.Errorf("svg: unexpected </%s>", n)
+			}
+			open = open[:len(open)-1]
+			out.WriteString("</" + n + ">")
+			done = len(open) == 0
+		case xml.CharData:
+			if len(open) == 0 {
+				if len(bytes.TrimSpace(t)) > 0 {
+					return "", fmt.Errorf("svg: text outside <svg>")
+				}
+				continue
+			}
+			if len(bytes.Trim(t, " \t\r\n")) == 0 {
+				out.Write(t) // between elements: XML's white space, no markup
+				continue
+			}
+			esc(string(t))
+		case xml.Comment, xml.ProcInst, xml.Directive:
+			// the prolog and the like: not for HTML
+		}
+	}
+	if !done || len(open) > 0 {
+		return "", fmt.Errorf("svg: no complete <svg> element")
+	}
+	return template.HTML(out.String()), nil
 }

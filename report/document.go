@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/wptest/wptest/experiment"
+	"github.com/wptest/wptest/internal/redact"
 	"github.com/wptest/wptest/provision/hostmanifest"
 )
 
@@ -156,7 +157,7 @@ func (r *Report) document() *document {
 	d.Sections = append(d.Sections, r.noiseSection())
 	d.Sections = append(d.Sections, r.manifestSection())
 	b, _ := json.MarshalIndent(m, "", "  ")
-	d.Manifest = string(b)
+	d.Manifest = string(redact.URLsJSON(b)) // runs recorded before wptest redacted them
 	return d
 }
 
@@ -334,7 +335,9 @@ func (r *Report) crowdSections() []section {
 				g := r.Metric(p, sc.Name, st, CrowdGaveUp)
 				n := 0
 				for _, rec := range r.Points(p, sc.Name, st) {
-					n = len(rec.Crowd.Probes)
+					if rec.Crowd != nil { // not a point left out (n/a)
+						n = len(rec.Crowd.Probes)
+					}
 				}
 				gv = append(gv, fmt.Sprintf("%s of %d", cell(g), n))
 			}
@@ -574,7 +577,7 @@ func (r *Report) manifestSection() section {
 	add("plan sha256", m.PlanHash)
 	var vars []string
 	for _, k := range sortedKeys(m.Vars) {
-		vars = append(vars, k+"="+m.Vars[k])
+		vars = append(vars, k+"="+redact.URLs(m.Vars[k]))
 	}
 	add("variables", strings.Join(vars, " "))
 	if f := m.Fixture; f != nil {

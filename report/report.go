@@ -66,6 +66,11 @@ func Load(dir string) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	return newReport(dir, m, recs), nil
+}
+
+// newReport groups a run's records for the tables.
+func newReport(dir string, m *experiment.Manifest, recs []experiment.Record) *Report {
 	r := &Report{Dir: dir, Manifest: m, Records: recs, Labels: map[string]string{}, byPoint: map[string][]experiment.Record{}}
 	for _, p := range m.Profiles {
 		r.Labels[p.Name] = p.Label
@@ -77,7 +82,7 @@ func Load(dir string) (*Report, error) {
 		k := rec.Profile + "/" + rec.Scenario + "/" + rec.Step
 		r.byPoint[k] = append(r.byPoint[k], rec)
 	}
-	return r, nil
+	return r
 }
 
 // Points returns the records of one data point over every repetition.
@@ -260,17 +265,30 @@ func Write(dir string) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
-	doc := r.document()
 	out := Output{Markdown: filepath.Join(dir, "report.md"), HTML: filepath.Join(dir, "report.html")}
-	charts, err := r.charts()
+	md, h, err := r.render()
 	if err != nil {
-		return out, fmt.Errorf("charts: %w", err)
-	}
-	if err := writeFile(out.Markdown, []byte(doc.markdown(charts))); err != nil {
 		return out, err
 	}
-	if err := writeFile(out.HTML, []byte(doc.html(r, charts))); err != nil {
+	if err := writeFile(out.Markdown, md); err != nil {
+		return out, err
+	}
+	if err := writeFile(out.HTML, h); err != nil {
 		return out, err
 	}
 	return out, nil
+}
+
+// render is report.md and report.html.
+func (r *Report) render() (md, html []byte, err error) {
+	doc := r.document()
+	charts, err := r.charts()
+	if err != nil {
+		return nil, nil, fmt.Errorf("charts: %w", err)
+	}
+	h, err := doc.html(charts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return []byte(doc.markdown(charts)), h, nil
 }

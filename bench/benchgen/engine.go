@@ -33,6 +33,7 @@ import (
 
 	"github.com/wptest/wptest/bench/hdr"
 	"github.com/wptest/wptest/bench/result"
+	"github.com/wptest/wptest/internal/redact"
 )
 
 // idleCheckAfter: a kept h1 connection over TLS idle longer than this is
@@ -98,10 +99,10 @@ type target struct {
 func newTarget(cfg *Config) (*target, error) {
 	u, err := url.Parse(cfg.URL)
 	if err != nil {
-		return nil, fmt.Errorf("url %q: %w", cfg.URL, err)
+		return nil, fmt.Errorf("url %q: %s", redact.URLs(cfg.URL), redact.URLs(err.Error()))
 	}
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return nil, fmt.Errorf("url %q: want http:// or https:// with a host", cfg.URL)
+		return nil, fmt.Errorf("url %q: want http:// or https:// with a host", redact.URLs(cfg.URL))
 	}
 	t := &target{url: u, proto: cfg.Proto, method: cfg.Method, keepAlive: cfg.KeepAlive, http10: cfg.HTTP10, header: http.Header{}}
 	if t.proto == "" {
@@ -633,7 +634,8 @@ func merge(cfg *Config, t *target, open bool, shards []*stats, winStart time.Tim
 	}
 	out := result.FromArray(m.out)
 	r := result.Run{
-		Name: cfg.Name, Model: model, Proto: t.proto, URL: cfg.URL, Method: t.method, HTTP10: t.http10,
+		// A result never holds a URL's userinfo (bench -o json, results.jsonl).
+		Name: redact.URLs(cfg.Name), Model: model, Proto: t.proto, URL: redact.URLs(cfg.URL), Method: t.method, HTTP10: t.http10,
 		Visitors: cfg.Visitors, KeepAlive: cfg.KeepAlive, Rate: cfg.Rate, Requests: cfg.Requests,
 		DurationMs: ms(cfg.Duration), WarmupMs: ms(cfg.Warmup), TimeoutMs: ms(cfg.Timeout),
 		Start: winStart.UTC().Format(time.RFC3339Nano), ElapsedMs: ms(elapsed),
@@ -677,7 +679,7 @@ func setRates(r *result.Run, elapsed time.Duration) {
 func errorSamples(errs map[errKey]int64) []result.ErrorSample {
 	var out []result.ErrorSample
 	for k, n := range errs {
-		out = append(out, result.ErrorSample{Outcome: k.o.String(), Message: k.msg, Count: n})
+		out = append(out, result.ErrorSample{Outcome: k.o.String(), Message: redact.URLs(k.msg), Count: n})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Outcome != out[j].Outcome {

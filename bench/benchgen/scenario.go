@@ -12,6 +12,7 @@ import (
 
 	"github.com/wptest/wptest/bench/hdr"
 	"github.com/wptest/wptest/bench/result"
+	"github.com/wptest/wptest/internal/redact"
 )
 
 // Sweep runs base once per visitor count (the page, static and compression
@@ -328,7 +329,7 @@ func Startup(ctx context.Context, restart func(context.Context) error, base Conf
 				break
 			}
 			if time.Now().After(limit) || ctx.Err() != nil {
-				return st, fmt.Errorf("no 2xx from %s within a minute of the restart (last: %s %v)", base.URL, a.outcome, a.err)
+				return st, fmt.Errorf("no 2xx from %s within a minute of the restart (last: %s %s)", redact.URLs(base.URL), a.outcome, redact.URLs(fmt.Sprint(a.err)))
 			}
 			time.Sleep(10 * time.Millisecond)
 		}

@@ -22,7 +22,7 @@ func (s *cloudSession) down(ctx context.Context, args []string) error {
 	a := s.a
 	fs := newFlags(a, "down")
 	runID := fs.String("run", "", "the run to remove (required; see runs/ or wptest machines list)")
-	driver := fs.String("driver", "", "driver (default: the run's, from runs/<id>/run.json, else hetzner)")
+	driver := fs.String("driver", "", "driver (default: the run's, from runs/<id>/run.json, else the default one)")
 	debugFile := fs.String("debug-file", "", "write the API requests and responses here (secrets redacted)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -39,7 +39,11 @@ func (s *cloudSession) down(ctx context.Context, args []string) error {
 		d = ri.Driver
 	}
 	if d == "" {
-		d = "hetzner"
+		def, err := cloud.DefaultDriver(false)
+		if err != nil {
+			return err
+		}
+		d = def.Name
 	}
 	sel := cloud.Selector{Run: *runID}
 	if _, err := os.Stat(dir); err == nil {

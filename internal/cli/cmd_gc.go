@@ -17,11 +17,16 @@ func (s *cloudSession) gc(ctx context.Context, args []string) error {
 	a := s.a
 	fs := newFlags(a, "gc")
 	dry := fs.Bool("dry-run", false, "only say which runs would be removed")
+	driver := fs.String("driver", "", "the driver whose runs to collect (default: the default one; wptest machines drivers)")
 	debugFile := fs.String("debug-file", "", "write the API requests and responses here (secrets redacted)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	c, err := s.driver("hetzner", *debugFile)
+	name, err := labelDriver(*driver)
+	if err != nil {
+		return err
+	}
+	c, err := s.driver(name, *debugFile)
 	if err != nil {
 		return err
 	}

@@ -18,20 +18,22 @@ import (
 	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/provision/cloud"
-	"github.com/wptest/wptest/provision/cloud/hetzner"
+	_ "github.com/wptest/wptest/provision/cloud/drivers" // the compiled-in machines drivers
 )
 
-const machinesUsage = `usage: wptest machines <plan|up|list> [flags]
+const machinesUsage = `usage: wptest machines <plan|up|list|drivers> [flags]
 
   plan   validate the machines block against the provider and print what would
          be created and its hourly price; creates nothing
   up     create the machines, wait for SSH (pinned host keys) and cloud-init,
          and leave them up until their ttl; remove them with wptest down --run ID
   list   list every resource wptest made (all runs), with its expiry
+  drivers
+         list the machines drivers: their attributes and defaults, where they
+         read their credentials from, and what they can do
 
-The Hetzner API token comes from HCLOUD_TOKEN (HCLOUD_ENDPOINT optional) or the
-active context of the hcloud CLI config (HCLOUD_CONFIG, default
-~/.config/hcloud/cli.toml); never from a flag.`
+A driver reads its credentials from the environment (or the files it names),
+never from a flag; wptest machines drivers says which.`
 
 func runMachines(ctx context.Context, a *App, args []string) error {
 	if len(args) == 0 {
@@ -45,6 +47,8 @@ func runMachines(ctx context.Context, a *App, args []string) error {
 		return machinesPlanUp(ctx, a, args[1:], true)
 	case "list":
 		return machinesList(ctx, a, args[1:])
+	case "drivers":
+		return machinesDrivers(a, args[1:])
 	case "-h", "--help", "help":
 		fmt.Fprintln(a.Stderr, machinesUsage)
 		return flag.ErrHelp
@@ -103,44 +107,46 @@ func (s *cloudSession) path(p string) string {
 
 func (s *cloudSession) runDir(id string) string { return s.path(filepath.Join("runs", id)) }
 
-// hcloudConfigPath is where the hcloud CLI keeps its contexts.
-func (s *cloudSession) hcloudConfigPath() string {
-	if p := s.a.Getenv("HCLOUD_CONFIG"); p != "" {
-		return p
-	}
-	if h := s.a.Getenv("HOME"); h != "" {
-		return filepath.Join(h, ".config", "hcloud", "cli.toml")
-	}
-	return ""
-}
-
-// driver opens the named driver. debugFile, if set, receives hcloud-go's
-// HTTP dumps through the redactor.
+// driver opens the named driver, which reads its credentials through the
+// command's environment; every secret it reads goes to the redactor.
+// debugFile, if set, receives the driver's API dumps through the redactor.
 func (s *cloudSession) driver(name, debugFile string) (cloud.Cloud, error) {
-	switch name {
-	case "local":
-		return cloud.Local{}, nil
-	case "static":
-		return cloud.Static{}, nil
-	case "hetzner":
-	default:
-		return nil, exitcode.With(exitcode.Config, fmt.Errorf("unknown driver %q (hetzner, static, local)", name))
-	}
-	creds, err := cloud.ResolveCredentials(s.a.Getenv, s.hcloudConfigPath())
+	d, err := cloud.Lookup(name)
 	if err != nil {
 		return nil, err
 	}
-	s.red.Add(creds.Token)
-	opt := hetzner.Options{Credentials: creds, Redactor: s.red, Log: s.errw, Version: Version, Backoff: s.a.CloudBackoff}
+	o := cloud.OpenOptions{Getenv: s.a.Getenv, Redactor: s.red, Log: s.errw, Version: Version, Backoff: s.a.CloudBackoff}
 	if debugFile != "" {
 		f, err := os.OpenFile(s.path(debugFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 		if err != nil {
 			return nil, exitcode.With(exitcode.Config, fmt.Errorf("debug file: %w", err))
 		}
 		s.debugF = f
-		opt.Debug = f
+		o.Debug = f
 	}
-	return hetzner.New(opt)
+	return d.Open(o)
+}
+
+// labelDriver is the driver gc and machines list ask: --driver, else the
+// default cloud's; it must label what it makes.
+func labelDriver(name string) (string, error) {
+	d, err := cloud.DefaultDriver(false)
+	if name != "" {
+		d, err = cloud.Lookup(name)
+	}
+	if err != nil {
+		return "", err
+	}
+	if !d.Capabilities.Labels {
+		var with []string
+		for _, o := range cloud.Drivers() {
+			if o.Capabilities.Labels {
+				with = append(with, o.Name)
+			}
+		}
+		return "", exitcode.With(exitcode.Config, fmt.Errorf("the %s driver labels nothing it could list or collect; drivers that do: %s", d.Name, strings.Join(with, ", ")))
+	}
+	return d.Name, nil
 }
 
 // newRunID is sortable by time and unique enough: 20261129-221530-a1b2c3.
@@ -185,15 +191,15 @@ type machinesFlags struct {
 func (s *cloudSession) machinesFlags(name string) (*flag.FlagSet, *machinesFlags) {
 	fs := newFlags(s.a, name)
 	f := &machinesFlags{}
-	f.file = fs.String("f", "", "HCL file with a machines block (default: hetzner defaults, ccx23 in fsn1)")
+	f.file = fs.String("f", "", "HCL file with a machines block (default: the default driver's defaults; wptest machines drivers)")
 	fs.Var(&f.vars, "var", "override a machines attribute: name=value ("+cloud.MachineVars+"); repeatable")
-	f.driver = fs.String("driver", "", "hetzner, static or local (default: the file's, else hetzner; static if --target is given)")
-	fs.Var(&f.targets, "target", "a host you already have, ssh://user@host:port (static driver); repeatable: first is the server")
-	f.knownHosts = fs.String("known-hosts", "", "known_hosts file pinning the --target hosts (static driver)")
-	f.identity = fs.String("identity", "", "private key the --target hosts accept (static driver)")
+	f.driver = fs.String("driver", "", strings.Join(cloud.Names(), ", ")+" (default: the file's, else the driver --target names, else the default one)")
+	fs.Var(&f.targets, "target", "a host you already have ("+cloud.TargetForms()+"); repeatable: first is the server")
+	f.knownHosts = fs.String("known-hosts", "", "known_hosts file pinning the --target hosts")
+	f.identity = fs.String("identity", "", "private key the --target hosts accept")
 	f.runID = fs.String("run", "", "run id (default: a new one from the time)")
 	f.profile = fs.String("profile", "", "profile name, recorded as a label")
-	f.debugFile = fs.String("debug-file", "", "write the Hetzner API requests and responses here (secrets redacted)")
+	f.debugFile = fs.String("debug-file", "", "write the driver's API requests and responses here (secrets redacted)")
 	f.output = outputFlag(fs)
 	f.wait = fs.Duration("wait", 10*time.Minute, "how long to wait for SSH and cloud-init")
 	return fs, f
@@ -244,49 +250,34 @@ func (s *cloudSession) planUp(ctx context.Context, args []string, up bool) error
 }
 
 // machines is the machines block: -f's (with -var over it) or the
-// driver's defaults, then the flags over it, validated.
+// driver's defaults, then the flags over it, validated (cloud.Resolve).
 func (s *cloudSession) machines(f *machinesFlags) (cloud.Machines, error) {
 	vm, err := cloud.ParseVars(f.vars)
 	if err != nil {
 		return cloud.Machines{}, err
 	}
-	var m cloud.Machines
+	c := cloud.Choice{File: *f.file, Driver: *f.driver, Targets: f.targets, Vars: vm, ThisHost: s.a.addrs()}
 	if *f.file != "" {
-		src, err := os.ReadFile(s.path(*f.file))
-		if err != nil {
-			return m, exitcode.With(exitcode.Config, err)
+		if c.Src, err = os.ReadFile(s.path(*f.file)); err != nil {
+			return cloud.Machines{}, exitcode.With(exitcode.Config, err)
 		}
-		if m, err = cloud.LoadMachines(*f.file, src, vm); err != nil {
-			return m, err
-		}
-	} else {
-		d := "hetzner"
-		if len(f.targets) > 0 {
-			d = "static"
-		}
-		m = cloud.DefaultMachines(d)
-		unused, err := m.ApplyVars(vm)
-		if err != nil {
-			return m, err
-		}
-		if len(unused) > 0 {
-			return m, exitcode.With(exitcode.Config, fmt.Errorf("-var %s: not a machines attribute (%s)", strings.Join(unused, ", "), cloud.MachineVars))
-		}
-	}
-	if *f.driver != "" {
-		m.Driver = *f.driver
-	}
-	if len(f.targets) > 0 {
-		m.Targets = f.targets
 	}
 	if *f.knownHosts != "" {
-		m.KnownHosts = s.path(*f.knownHosts)
+		c.KnownHosts = s.path(*f.knownHosts)
 	}
 	if *f.identity != "" {
-		m.IdentityFile = s.path(*f.identity)
+		c.Identity = s.path(*f.identity)
 	}
-	m.SSHFromThisHost(s.a.addrs())
-	return m, m.Validate()
+	m, unused, err := cloud.Resolve(c)
+	if err != nil {
+		return m, err
+	}
+	// A file's other blocks may read other -var names; without one, a
+	// name that is no machines attribute is a mistake.
+	if len(unused) > 0 && *f.file == "" {
+		return m, exitcode.With(exitcode.Config, fmt.Errorf("-var %s: not a machines attribute (%s)", strings.Join(unused, ", "), cloud.MachineVars))
+	}
+	return m, nil
 }
 
 // newRun is the run the machines belong to: its id (--run, else a new one
@@ -354,12 +345,17 @@ func machinesList(ctx context.Context, a *App, args []string) error {
 func (s *cloudSession) list(ctx context.Context, args []string) error {
 	a := s.a
 	fs := newFlags(a, "machines list")
+	driver := fs.String("driver", "", "the driver to ask (default: the default one; wptest machines drivers)")
 	debugFile := fs.String("debug-file", "", "write the API requests and responses here (secrets redacted)")
 	output := outputFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	c, err := s.driver("hetzner", *debugFile)
+	name, err := labelDriver(*driver)
+	if err != nil {
+		return err
+	}
+	c, err := s.driver(name, *debugFile)
 	if err != nil {
 		return err
 	}
@@ -380,4 +376,83 @@ func (s *cloudSession) list(ctx context.Context, args []string) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Run, r.Kind, r.ID, r.Name, exp)
 	}
 	return tw.Flush()
+}
+
+// machinesDrivers lists the registry: what each driver reads, with its
+// defaults, where its credentials come from (names, never values) and
+// what it can do.
+func machinesDrivers(a *App, args []string) error {
+	fs := newFlags(a, "machines drivers")
+	output := outputFlag(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	ds := cloud.Drivers()
+	if *output == "json" {
+		return json.NewEncoder(a.Stdout).Encode(struct {
+			Drivers []cloud.Driver    `json:"drivers"`
+			Common  []cloud.Attribute `json:"common_attributes"`
+		}{ds, cloud.Common})
+	}
+	for _, d := range ds {
+		fmt.Fprintf(a.Stdout, "%s: %s\n", d.Name, d.Summary)
+		tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintf(tw, "  can\t%s\n", capabilities(d))
+		if d.DefaultCloud {
+			fmt.Fprintf(tw, "  default for\tmachines plan/up without a machines block, machines list, gc, down\n")
+		}
+		if d.DefaultRun {
+			fmt.Fprintf(tw, "  default for\texperiment files without a machines block\n")
+		}
+		if d.TargetForm != "" {
+			fmt.Fprintf(tw, "  --target\t%s\n", d.TargetForm)
+		}
+		for _, at := range d.Attributes {
+			fmt.Fprintf(tw, "  attribute %s\t%s\t%s\n", at.Name, orDash(at.Default), at.Doc)
+		}
+		for _, c := range d.Credentials {
+			secret := ""
+			if c.Secret {
+				secret = " (secret)"
+			}
+			fmt.Fprintf(tw, "  credential %s%s\t%s\n", c.Env, secret, c.Doc)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(a.Stdout, "every driver:\n")
+	tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
+	for _, at := range cloud.Common {
+		fmt.Fprintf(tw, "  attribute %s\t%s\t%s\n", at.Name, orDash(at.Default), at.Doc)
+	}
+	return tw.Flush()
+}
+
+func capabilities(d cloud.Driver) string {
+	var c []string
+	for _, x := range []struct {
+		ok   bool
+		what string
+	}{
+		{d.Capabilities.Creates, "creates machines (down removes them)"},
+		{d.Capabilities.Labels, "labels them (machines list, gc)"},
+		{d.Capabilities.Prices, "prices them (plan)"},
+		{d.Capabilities.Targets, "takes your hosts (targets)"},
+	} {
+		if x.ok {
+			c = append(c, x.what)
+		}
+	}
+	if len(c) == 0 {
+		return "use this machine; creates nothing"
+	}
+	return strings.Join(c, "; ")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

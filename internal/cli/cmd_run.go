@@ -9,11 +9,12 @@ import (
 
 	"github.com/wptest/wptest/experiment"
 	"github.com/wptest/wptest/internal/exitcode"
+	"github.com/wptest/wptest/provision/cloud"
 	"github.com/wptest/wptest/report"
 )
 
 // wptest run: one experiment file, from machines to report.
-const runUsage = `usage: wptest run FILE [--target local|ssh://user@host:port|hetzner] [-var name=value ...] [--resume ID]
+const runUsage = `usage: wptest run FILE [--target DRIVER|ssh://user@host:port] [-var name=value ...] [--resume ID]
 
 Brings the machines up, applies the first profile, seeds the fixture once and
 verifies it, then for every repetition and profile swaps the web server,
@@ -34,7 +35,7 @@ func runRun(ctx context.Context, a *App, args []string) error {
 	fs := newFlags(a, "run")
 	fs.Usage = func() { fmt.Fprint(a.Stderr, runUsage); fs.PrintDefaults() }
 	var vars multiFlag
-	target := fs.String("target", "", "local, hetzner or ssh://user@host:port (default: the file's machines block)")
+	target := fs.String("target", "", cloud.TargetForms()+" (default: the file's machines block)")
 	fs.Var(&vars, "var", "set an experiment variable or a machines attribute: name=value (repeatable)")
 	resume := fs.String("resume", "", "continue run ID after its last complete point")
 	runsDir := fs.String("runs", "runs", "directory of run directories")

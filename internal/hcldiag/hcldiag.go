@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
 )
 
 // width is where HCL's text writer wraps a diagnostic's detail.
@@ -83,4 +84,85 @@ func Line(diags hcl.Diagnostics) error {
 		}
 	}
 	return errors.New(strings.Join(parts, "; "))
+}
+
+// Redacted is what a redacted secret reads as.
+const Redacted = "(sensitive)"
+
+// Redact returns diags with every secret replaced in summaries and details.
+// A diagnostic whose evaluation context holds a secret unmarked loses its
+// expression and context: HCL's text writer would print the values it
+// refers to ("var.pw is "…""), and it only leaves out marked ones.
+func Redact(diags hcl.Diagnostics, secrets []string) hcl.Diagnostics {
+	if len(secrets) == 0 || len(diags) == 0 {
+		return diags
+	}
+	out := make(hcl.Diagnostics, len(diags))
+	for i, d := range diags {
+		c := *d
+		c.Summary, c.Detail = redactString(c.Summary, secrets), redactString(c.Detail, secrets)
+		if c.EvalContext != nil && ctxHolds(c.EvalContext, secrets) {
+			c.Expression, c.EvalContext = nil, nil
+		}
+		out[i] = &c
+	}
+	return out
+}
+
+// WriteRedacted is Write with the secrets replaced: in the diagnostics
+// first (Redact), then in the text itself, which also covers a snippet
+// quoting a secret from the source.
+func WriteRedacted(w io.Writer, files map[string]*hcl.File, diags hcl.Diagnostics, compact bool, secrets []string) error {
+	var b bytes.Buffer
+	if err := Write(&b, files, Redact(diags, secrets), compact); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, redactString(b.String(), secrets))
+	return err
+}
+
+func redactString(s string, secrets []string) string {
+	for _, v := range secrets {
+		if v != "" {
+			s = strings.ReplaceAll(s, v, Redacted)
+		}
+	}
+	return s
+}
+
+// ctxHolds reports whether a string in ctx (or its parents), unmarked,
+// contains one of secrets.
+func ctxHolds(ctx *hcl.EvalContext, secrets []string) bool {
+	for ; ctx != nil; ctx = ctx.Parent() {
+		for _, v := range ctx.Variables {
+			if valueHolds(v, secrets) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func valueHolds(v cty.Value, secrets []string) bool {
+	if v.IsMarked() || !v.IsKnown() || v.IsNull() {
+		return false // HCL's writer does not print marked values
+	}
+	ty := v.Type()
+	switch {
+	case ty == cty.String:
+		s := v.AsString()
+		for _, sec := range secrets {
+			if sec != "" && strings.Contains(s, sec) {
+				return true
+			}
+		}
+	case ty.IsListType() || ty.IsSetType() || ty.IsMapType() || ty.IsTupleType() || ty.IsObjectType():
+		for it := v.ElementIterator(); it.Next(); {
+			_, ev := it.Element()
+			if valueHolds(ev, secrets) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -7,6 +7,9 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/function"
+	"github.com/zclconf/go-cty/cty/function/stdlib"
 )
 
 // A file with one bad line, parsed for real: the diagnostics and files every
@@ -61,5 +64,43 @@ func TestCompactAndLine(t *testing.T) {
 	b.Reset()
 	if err := Write(&b, files, diags, false); err != nil || !strings.Contains(b.String(), "   2: b = = 2") || !strings.Contains(b.String(), "Warning: Just a warning") {
 		t.Errorf("Write with snippets = %q, %v", b.String(), err)
+	}
+}
+
+// TestWriteRedacted: an evaluation error on a secret, its value unmarked in
+// the context, is written without it: HCL's writer would print
+// `var.pw as "…"` and the function's own message quotes the value.
+func TestWriteRedacted(t *testing.T) {
+	const secret = "s3cret-Value"
+	p := hclparse.NewParser()
+	f, diags := p.ParseHCL([]byte("a = tonumber(var.pw)\n"), "dir/x.hcl")
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	attrs, _ := f.Body.JustAttributes()
+	ctx := &hcl.EvalContext{
+		Variables: map[string]cty.Value{"var": cty.ObjectVal(map[string]cty.Value{"pw": cty.StringVal(secret)})},
+		Functions: map[string]function.Function{"tonumber": stdlib.MakeToFunc(cty.Number)},
+	}
+	_, diags = attrs["a"].Expr.Value(ctx)
+	if !diags.HasErrors() {
+		t.Fatal("want an error")
+	}
+	var plain bytes.Buffer
+	_ = Write(&plain, p.Files(), diags, false)
+	if !strings.Contains(plain.String(), secret) {
+		t.Fatalf("the unredacted text should show the secret (else this test proves nothing):\n%s", plain.String())
+	}
+	for _, compact := range []bool{false, true} {
+		var b bytes.Buffer
+		if err := WriteRedacted(&b, p.Files(), diags, compact, []string{secret}); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(b.String(), secret) || !strings.Contains(b.String(), "dir/x.hcl") {
+			t.Errorf("compact=%v:\n%s", compact, b.String())
+		}
+	}
+	if red := Redact(diags, []string{secret}); red[0].EvalContext != nil || diags[0].EvalContext == nil {
+		t.Error("Redact keeps a context holding the secret, or changed the original")
 	}
 }

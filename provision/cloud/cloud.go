@@ -3,11 +3,12 @@
 // A Cloud driver validates a Spec into a Plan before anything is billed
 // (Plan), creates the machines while journaling every mutation (Create),
 // removes them by label (Destroy: idempotent, scoped to one run, never an
-// empty selector) and lists what exists (List). Drivers: hetzner (hcloud-go),
-// static (hosts the user already has) and local (this machine).
+// empty selector) and lists what exists (List). Drivers register with the
+// registry (registry.go); provision/cloud/drivers lists the compiled-in ones.
 //
-// Nothing here reads flags or the environment: the CLI resolves the token,
-// the run directory and the clock and passes them in.
+// Nothing here reads flags or the environment: the CLI passes its Getenv,
+// the run directory and the clock in, and a driver reads its own
+// credentials through that Getenv.
 package cloud
 
 import (

@@ -16,12 +16,13 @@ import (
 	"github.com/wptest/wptest/internal/hcldiag"
 )
 
-// Machines is the machines block of an experiment or profile file:
+// Machines is the machines block of an experiment or profile file. Its
+// label names a registered driver (wptest machines drivers lists them);
+// the driver says which attributes besides the common ones it reads and
+// their defaults, for example the cloud one's:
 //
-//	machines "hetzner" {
-//	  server_type     = "ccx23"   # default
-//	  image           = "alma-9"  # default
-//	  location        = "fsn1"    # default
+//	machines DRIVER {
+//	  server_type     = "ccx23"   # the driver's default
 //	  load_generators = 1         # default
 //	  ttl             = "6h"      # gc may remove the run after this
 //	  allow_from      = []        # who else may reach the web ports
@@ -29,13 +30,7 @@ import (
 //	                                      # where it has one, else anywhere (key-only)
 //	}
 //
-//	machines "static" {
-//	  targets     = ["ssh://root@203.0.113.7", "ssh://root@203.0.113.8:2222"]
-//	  known_hosts   = "hosts.known"        # pins for the targets (required)
-//	  identity_file = "~/.ssh/id_ed25519"  # the key they accept
-//	}
-//
-//	machines "local" {}
+// or, for hosts the user has, targets, known_hosts and identity_file.
 type Machines struct {
 	Driver         string   `hcl:"driver,label"`
 	ServerType     string   `hcl:"server_type,optional"`
@@ -61,13 +56,8 @@ type Machines struct {
 	IdentityFile   string   `hcl:"identity_file,optional"`
 }
 
-// Defaults, from the cPanel vs corehttpd post: two identical CCX23 in one location.
-const (
-	DefaultServerType = "ccx23"
-	DefaultImage      = "alma-9"
-	DefaultLocation   = "fsn1"
-	DefaultTTL        = "6h"
-)
+// DefaultTTL is how long a run's machines may live before gc removes them.
+const DefaultTTL = "6h"
 
 // DefaultOpenPorts are the ports the firewall opens: SSH, HTTP, HTTPS and
 // HTTP/3 (QUIC). SSHPort goes to allow_ssh_from; every other port only to
@@ -80,25 +70,21 @@ const SSHPort = "22/tcp"
 // Anywhere is every IPv4 and IPv6 address, allow_ssh_from's default.
 var Anywhere = []string{"0.0.0.0/0", "::/0"}
 
-// Drivers known to NewDriver.
-var Drivers = []string{"hetzner", "local", "static"}
-
-// DefaultMachines is what an absent machines block means.
+// DefaultMachines is what an absent machines block means for driver:
+// the common defaults and the driver's own (none for an unknown driver).
 func DefaultMachines(driver string) Machines {
 	m := Machines{Driver: driver}
-	m.fill()
+	d, _ := Lookup(driver)
+	m.fill(d)
 	return m
 }
 
-func (m *Machines) fill() {
-	if m.ServerType == "" {
-		m.ServerType = DefaultServerType
-	}
-	if m.Image == "" {
-		m.Image = DefaultImage
-	}
-	if m.Location == "" {
-		m.Location = DefaultLocation
+// fill sets every attribute d reads and the block left unset to its default.
+func (m *Machines) fill(d Driver) {
+	for _, a := range d.Attributes {
+		if f := m.str(a.Name); f != nil && *f == "" {
+			*f = a.Default
+		}
 	}
 	if m.LoadGenerators == nil {
 		one := 1
@@ -120,6 +106,23 @@ func (m *Machines) fill() {
 		m.AllowSSHFrom = append([]string(nil), Anywhere...)
 		m.SSHFromDefault = true
 	}
+}
+
+// str is the string field of attribute name, nil if it is not one.
+func (m *Machines) str(name string) *string {
+	switch name {
+	case "server_type":
+		return &m.ServerType
+	case "image":
+		return &m.Image
+	case "location":
+		return &m.Location
+	case "known_hosts":
+		return &m.KnownHosts
+	case "identity_file":
+		return &m.IdentityFile
+	}
+	return nil
 }
 
 // notPublic are address blocks IANA reserves for uses other than the
@@ -257,25 +260,31 @@ func (m *Machines) ApplyVars(vars map[string]string) (unused []string, err error
 	return unused, nil
 }
 
-// LoadMachines reads the machines block from an HCL file (other top-level
-// blocks belong to other readers and are left alone), fills defaults and
-// applies -var overrides. Errors are rendered with file:line:col and the
-// offending source line, and carry exit code 2.
+// LoadMachines reads the machines block from an HCL file, as Resolve does
+// for a cloud command with nothing but -var on its command line.
 func LoadMachines(filename string, src []byte, vars map[string]string) (Machines, error) {
+	m, _, err := Resolve(Choice{File: filename, Src: src, Vars: vars})
+	return m, err
+}
+
+// block reads the machines block of an HCL file (other top-level blocks
+// belong to other readers and are left alone), unfilled; ok is false when
+// there is none. Errors are rendered with file:line:col and the offending
+// source line, and carry exit code 2.
+func block(filename string, src []byte) (m Machines, ok bool, err error) {
 	p := hclparse.NewParser()
 	f, diags := p.ParseHCL(src, filename)
 	if diags.HasErrors() {
-		return Machines{}, ConfigErr(hcldiag.Error(p.Files(), diags))
+		return m, false, ConfigErr(hcldiag.Error(p.Files(), diags))
 	}
 	schema := &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "machines", LabelNames: []string{"driver"}}}}
 	content, _, diags := f.Body.PartialContent(schema)
 	if diags.HasErrors() {
-		return Machines{}, ConfigErr(hcldiag.Error(p.Files(), diags))
+		return m, false, ConfigErr(hcldiag.Error(p.Files(), diags))
 	}
-	var m Machines
 	switch len(content.Blocks) {
 	case 0:
-		m = Machines{Driver: "hetzner"}
+		return m, false, nil
 	case 1:
 		blk := content.Blocks[0]
 		diags = gohcl.DecodeBody(blk.Body, nil, &m)
@@ -284,23 +293,15 @@ func LoadMachines(filename string, src []byte, vars map[string]string) (Machines
 			diags = append(diags, m.check(blk)...)
 		}
 		if diags.HasErrors() {
-			return Machines{}, ConfigErr(hcldiag.Error(p.Files(), diags))
+			return Machines{}, false, ConfigErr(hcldiag.Error(p.Files(), diags))
 		}
-	default:
-		r := content.Blocks[1].DefRange
-		return Machines{}, ConfigErr(hcldiag.Error(p.Files(), hcl.Diagnostics{{
-			Severity: hcl.DiagError, Summary: "Duplicate machines block",
-			Detail: fmt.Sprintf("Only one machines block is allowed; the first is at %s.", content.Blocks[0].DefRange), Subject: &r,
-		}}))
+		return m, true, nil
 	}
-	m.fill()
-	if _, err := m.ApplyVars(vars); err != nil {
-		return Machines{}, err
-	}
-	if err := m.Validate(); err != nil {
-		return Machines{}, err
-	}
-	return m, nil
+	r := content.Blocks[1].DefRange
+	return m, false, ConfigErr(hcldiag.Error(p.Files(), hcl.Diagnostics{{
+		Severity: hcl.DiagError, Summary: "Duplicate machines block",
+		Detail: fmt.Sprintf("Only one machines block is allowed; the first is at %s.", content.Blocks[0].DefRange), Subject: &r,
+	}}))
 }
 
 // check validates attribute values, pointing at the attribute.
@@ -316,10 +317,24 @@ func (m *Machines) check(blk *hcl.Block) hcl.Diagnostics {
 		r := blk.DefRange
 		return &r
 	}
-	if !contains(Drivers, m.Driver) {
+	if d, err := Lookup(m.Driver); err != nil {
 		r := blk.LabelRanges[0]
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown machines driver",
-			Detail: fmt.Sprintf("%q is not a driver; use one of %s.", m.Driver, strings.Join(Drivers, ", ")), Subject: &r})
+			Detail: fmt.Sprintf("%q is not a driver; %s.", m.Driver, knownDrivers()), Subject: &r})
+	} else if b, ok := blk.Body.(*hclsyntax.Body); ok {
+		// What the driver does not read would be ignored: say so instead.
+		names := make([]string, 0, len(b.Attributes))
+		for n := range b.Attributes {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			if !d.reads(n) {
+				r := b.Attributes[n].NameRange
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Attribute not read by this driver",
+					Detail: fmt.Sprintf("The %s driver does not read %s; it reads %s.", d.Name, n, d.attrNames()), Subject: &r})
+			}
+		}
 	}
 	if m.TTL != "" {
 		if _, err := (Machines{TTL: m.TTL}).TTLDuration(); err != nil {
@@ -348,8 +363,8 @@ func (m *Machines) check(blk *hcl.Block) hcl.Diagnostics {
 
 // Validate checks a filled Machines (after -var overrides).
 func (m Machines) Validate() error {
-	if !contains(Drivers, m.Driver) {
-		return ConfigErr(fmt.Errorf("machines driver %q: use one of %s", m.Driver, strings.Join(Drivers, ", ")))
+	if _, err := Lookup(m.Driver); err != nil {
+		return err
 	}
 	if _, err := m.TTLDuration(); err != nil {
 		return ConfigErr(err)

@@ -1,45 +1,11 @@
 package cloud
 
 import (
-	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/rogpeppe/go-internal/txtar"
-	"github.com/wptest/wptest/internal/golden"
-
-	"github.com/wptest/wptest/internal/exitcode"
 )
-
-// Each testdata/machines/*.txtar holds input.hcl, optionally vars (one
-// name=value a line), and want: the decoded block as JSON or the error.
-func TestLoadMachinesGolden(t *testing.T) {
-	golden.Archives(t, "testdata/machines/*.txtar", func(t *testing.T, ar *txtar.Archive) map[string]string {
-		src, _ := golden.Section(ar, "input.hcl")
-		v, _ := golden.Section(ar, "vars")
-		vm, err := ParseVars(strings.Fields(string(v)))
-		var got string
-		if err == nil {
-			var m Machines
-			m, err = LoadMachines("input.hcl", src, vm)
-			if err == nil {
-				b, _ := json.MarshalIndent(m, "", "  ")
-				got = string(b) + "\n"
-			}
-		}
-		if err != nil {
-			if exitcode.Of(err) != exitcode.Config {
-				t.Errorf("error code %d, want 2: %v", exitcode.Of(err), err)
-			}
-			got = "error: " + err.Error() + "\n"
-		}
-		return map[string]string{"want": got}
-	})
-}
 
 func TestRedactWriterCatchesSplitSecrets(t *testing.T) {
 	k, err := NewKeyPair(nil, "h")
@@ -72,51 +38,6 @@ func TestRedactWriterCatchesSplitSecrets(t *testing.T) {
 	}
 	if !strings.Contains(got, "ed25519_public: "+k.Public) {
 		t.Errorf("the public key should stay readable: %q", got)
-	}
-}
-
-func TestResolveCredentials(t *testing.T) {
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "cli.toml")
-	os.WriteFile(cfg, []byte(`active_context = "bench"
-
-[preferences]
-  debug = false
-
-[[contexts]]
-  name = "other"
-  token = "tok-other"
-
-[[contexts]]
-  name = "bench"
-  token = "tok-bench"
-  endpoint = "http://127.0.0.1:1"
-  [contexts.preferences]
-`), 0o600)
-	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	cases := []struct {
-		env              map[string]string
-		path             string
-		token, endpoint  string
-		errSub, notInErr string
-	}{
-		{env: map[string]string{"HCLOUD_TOKEN": "tok-env", "HCLOUD_ENDPOINT": "http://e"}, path: cfg, token: "tok-env", endpoint: "http://e"},
-		{env: map[string]string{}, path: cfg, token: "tok-bench", endpoint: "http://127.0.0.1:1"},
-		{env: map[string]string{"HCLOUD_CONTEXT": "other"}, path: cfg, token: "tok-other"},
-		{env: map[string]string{"HCLOUD_CONTEXT": "nope"}, path: cfg, errSub: `no context named "nope"`, notInErr: "tok-"},
-		{env: map[string]string{}, path: filepath.Join(dir, "missing.toml"), errSub: "HCLOUD_TOKEN is not set"},
-	}
-	for i, c := range cases {
-		got, err := ResolveCredentials(env(c.env), c.path)
-		if c.errSub != "" {
-			if err == nil || !strings.Contains(err.Error(), c.errSub) || exitcode.Of(err) != exitcode.Config || (c.notInErr != "" && strings.Contains(err.Error(), c.notInErr)) {
-				t.Errorf("%d: err = %v", i, err)
-			}
-			continue
-		}
-		if err != nil || got.Token != c.token || got.Endpoint != c.endpoint {
-			t.Errorf("%d: got %+v, %v", i, got, err)
-		}
 	}
 }
 

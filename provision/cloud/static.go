@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
@@ -23,6 +24,35 @@ type Static struct{}
 
 var _ Cloud = Static{}
 
+// The static and local drivers live here, beside the registry, because
+// they need nothing but this package; each registers like any other.
+const (
+	staticName = "static"
+	localName  = "local"
+)
+
+func init() {
+	Register(Driver{
+		Name:    staticName,
+		Summary: "hosts you already have; the first target is the server, the others load generators; creates nothing",
+		Attributes: []Attribute{
+			{Name: "targets", Doc: "ssh://user@host[:port], one a machine (or --target)"},
+			{Name: "known_hosts", Doc: "known_hosts file pinning every target (required)"},
+			{Name: "identity_file", Doc: "private key the targets accept (default: the run's own)"},
+		},
+		Capabilities: Capabilities{Targets: true},
+		TargetForm:   "ssh://user@host:port",
+		Target:       func(t string) bool { return strings.HasPrefix(t, "ssh://") },
+		Open:         func(OpenOptions) (Cloud, error) { return Static{}, nil },
+	})
+	Register(Driver{
+		Name:       localName,
+		Summary:    "this machine plays every role; creates nothing",
+		DefaultRun: true,
+		Open:       func(OpenOptions) (Cloud, error) { return Local{}, nil },
+	})
+}
+
 // Plan checks every target parses and is pinned in the given known_hosts.
 func (Static) Plan(ctx context.Context, spec Spec) (*Plan, error) {
 	m := spec.Machines
@@ -36,7 +66,7 @@ func (Static) Plan(ctx context.Context, spec Spec) (*Plan, error) {
 	if err != nil {
 		return nil, ConfigErr(fmt.Errorf("static machines: known_hosts: %w", err))
 	}
-	p := &Plan{Driver: "static", Spec: spec}
+	p := &Plan{Driver: staticName, Spec: spec}
 	seen := map[string]bool{}
 	for i, s := range m.Targets {
 		t, err := host.ParseTarget(s)
@@ -50,7 +80,7 @@ func (Static) Plan(ctx context.Context, spec Spec) (*Plan, error) {
 		if !pinned(cb, t.Addr()) {
 			return nil, ConfigErr(fmt.Errorf("static machines: %s has no pin in %s", t.Addr(), m.KnownHosts))
 		}
-		mc := Machine{Driver: "static", Address: t.Host, Port: t.Port, User: t.User, IdentityFile: m.IdentityFile}
+		mc := Machine{Driver: staticName, Address: t.Host, Port: t.Port, User: t.User, IdentityFile: m.IdentityFile}
 		if i == 0 {
 			mc.Name, mc.Role = "server", RoleServer
 		} else {
@@ -130,10 +160,10 @@ type Local struct{}
 var _ Cloud = Local{}
 
 func (Local) Plan(ctx context.Context, spec Spec) (*Plan, error) {
-	p := &Plan{Driver: "local", Spec: spec, Notes: []string{"local: server and load generator share this machine; results measure both"}}
-	p.Machines = []Machine{{Name: "local", Role: RoleServer, Driver: "local", Local: true}}
+	p := &Plan{Driver: localName, Spec: spec, Notes: []string{"local: server and load generator share this machine; results measure both"}}
+	p.Machines = []Machine{{Name: localName, Role: RoleServer, Driver: localName, Local: true}}
 	for i := 1; i <= spec.Machines.LoadGens(); i++ {
-		p.Machines = append(p.Machines, Machine{Name: "local-loadgen-" + strconv.Itoa(i), Role: RoleLoadGen, Driver: "local", Local: true})
+		p.Machines = append(p.Machines, Machine{Name: "local-loadgen-" + strconv.Itoa(i), Role: RoleLoadGen, Driver: localName, Local: true})
 	}
 	return p, nil
 }

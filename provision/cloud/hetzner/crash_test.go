@@ -43,7 +43,7 @@ func TestMain(m *testing.M) {
 }
 
 func crashChild(endpoint, dir string) {
-	d, err := New(Options{Credentials: cloud.Credentials{Token: testToken, Endpoint: endpoint}, Backoff: hcloud.ConstantBackoff(time.Millisecond)})
+	d, err := New(Options{Credentials: Credentials{Token: testToken, Endpoint: endpoint}, Backoff: hcloud.ConstantBackoff(time.Millisecond)})
 	if err != nil {
 		log.Fatal(err)
 	}

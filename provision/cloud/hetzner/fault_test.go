@@ -53,7 +53,7 @@ type fakeEnv struct {
 func newFakeEnv(t *testing.T, loadgens int) *fakeEnv {
 	t.Helper()
 	e := &fakeEnv{fake: hcloudfake.New(t), clock: &vclock{}, log: &syncBuf{}}
-	d, err := New(Options{Credentials: cloud.Credentials{Token: testToken, Endpoint: e.fake.URL}, Log: e.log,
+	d, err := New(Options{Credentials: Credentials{Token: testToken, Endpoint: e.fake.URL}, Log: e.log,
 		Backoff: e.clock.backoff, CleanupTimeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)

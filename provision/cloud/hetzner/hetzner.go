@@ -34,7 +34,7 @@ import (
 
 // Options configure a Driver.
 type Options struct {
-	Credentials cloud.Credentials
+	Credentials Credentials
 	// Redactor receives every secret the driver handles (token, host
 	// private keys) before anything could print it.
 	Redactor *cloud.Redactor
@@ -139,14 +139,14 @@ func (d *Driver) Plan(ctx context.Context, spec cloud.Spec) (*cloud.Plan, error)
 	if img.IsDeprecated() {
 		notes = append(notes, fmt.Sprintf("image %s (id %d) is deprecated", img.Name, img.ID))
 	}
-	p := &cloud.Plan{Driver: "hetzner", Owned: true, Spec: spec, PriceSource: "Hetzner API /server_types, at plan time", Notes: notes}
+	p := &cloud.Plan{Driver: Name, Owned: true, Spec: spec, PriceSource: "Hetzner API /server_types, at plan time", Notes: notes}
 	if err := d.price(ctx, p, st, loc); err != nil {
 		return nil, err
 	}
 	names := machineNames(spec.Run.ID, m.LoadGens())
 	for _, n := range names {
 		p.Machines = append(p.Machines, cloud.Machine{
-			Name: n.name, Role: n.role, Driver: "hetzner", Location: loc.Name, ServerType: st.Name,
+			Name: n.name, Role: n.role, Driver: Name, Location: loc.Name, ServerType: st.Name,
 			Image: img.Name, ImageID: img.ID, User: m.User, Port: 22,
 		})
 	}
@@ -306,7 +306,7 @@ func classify(what string, err error) error {
 
 // Create makes the planned resources. See the package comment.
 func (d *Driver) Create(ctx context.Context, plan *cloud.Plan, j cloud.Journal) (ms []cloud.Machine, err error) {
-	if plan == nil || plan.Driver != "hetzner" {
+	if plan == nil || plan.Driver != Name {
 		return nil, errors.New("hetzner: Create needs a hetzner plan")
 	}
 	if j == nil {

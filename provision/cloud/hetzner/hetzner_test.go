@@ -56,7 +56,7 @@ func newEnv(t *testing.T, reqs []mockutil.Request) *env {
 	e.srv = mockutil.NewServer(t, nil)
 	e.srv.Expect(reqs)
 	d, err := New(Options{
-		Credentials: cloud.Credentials{Token: testToken, Endpoint: e.srv.URL},
+		Credentials: Credentials{Token: testToken, Endpoint: e.srv.URL},
 		Redactor:    e.red, Log: e.log, Debug: e.debug,
 		Backoff: hcloud.ConstantBackoff(time.Millisecond), CleanupTimeout: 30 * time.Second,
 	})

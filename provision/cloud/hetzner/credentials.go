@@ -1,13 +1,16 @@
-package cloud
+package hetzner
 
 import (
 	"bufio"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
+
+	"github.com/wptest/wptest/provision/cloud"
 )
 
-// Credentials are what the Hetzner driver needs to talk to the API. Token
+// Credentials are what the driver needs to talk to the API. Token
 // is a secret: it comes from HCLOUD_TOKEN or the hcloud CLI config file,
 // never from a flag (it would show in ps and shell history).
 type Credentials struct {
@@ -20,7 +23,8 @@ type Credentials struct {
 // (with HCLOUD_ENDPOINT) from getenv first, else the active context of the
 // hcloud CLI config file at configPath (~/.config/hcloud/cli.toml, or
 // HCLOUD_CONFIG), whose context may be overridden by HCLOUD_CONTEXT. The
-// caller (the CLI) supplies getenv; nothing here reads the environment.
+// caller (the CLI, through cloud.OpenOptions) supplies getenv; nothing here
+// reads the environment.
 func ResolveCredentials(getenv func(string) string, configPath string) (Credentials, error) {
 	c := Credentials{Endpoint: getenv("HCLOUD_ENDPOINT")}
 	if t := getenv("HCLOUD_TOKEN"); t != "" {
@@ -35,12 +39,12 @@ func ResolveCredentials(getenv func(string) string, configPath string) (Credenti
 		return c, noToken(configPath)
 	}
 	if err != nil {
-		return c, ConfigErr(fmt.Errorf("hcloud config: %w", err))
+		return c, cloud.ConfigErr(fmt.Errorf("hcloud config: %w", err))
 	}
 	defer f.Close()
 	cfg, err := parseHcloudConfig(bufio.NewScanner(f))
 	if err != nil {
-		return c, ConfigErr(fmt.Errorf("hcloud config %s: %w", configPath, err))
+		return c, cloud.ConfigErr(fmt.Errorf("hcloud config %s: %w", configPath, err))
 	}
 	name := getenv("HCLOUD_CONTEXT")
 	if name == "" {
@@ -52,7 +56,7 @@ func ResolveCredentials(getenv func(string) string, configPath string) (Credenti
 	for _, ctx := range cfg.contexts {
 		if ctx["name"] == name {
 			if ctx["token"] == "" {
-				return c, ConfigErr(fmt.Errorf("hcloud config %s: context %q has no token", configPath, name))
+				return c, cloud.ConfigErr(fmt.Errorf("hcloud config %s: context %q has no token", configPath, name))
 			}
 			c.Token, c.Source = ctx["token"], fmt.Sprintf("%s context %s", configPath, name)
 			if c.Endpoint == "" {
@@ -61,7 +65,7 @@ func ResolveCredentials(getenv func(string) string, configPath string) (Credenti
 			return c, nil
 		}
 	}
-	return c, ConfigErr(fmt.Errorf("hcloud config %s: no context named %q", configPath, name))
+	return c, cloud.ConfigErr(fmt.Errorf("hcloud config %s: no context named %q", configPath, name))
 }
 
 func noToken(path string) error {
@@ -69,7 +73,7 @@ func noToken(path string) error {
 	if path != "" {
 		where += " and " + path + " has no active context"
 	}
-	return ConfigErr(fmt.Errorf("no Hetzner API token: %s; export HCLOUD_TOKEN (Cloud Console > project > Security > API tokens, read & write) or run `hcloud context create NAME`", where))
+	return cloud.ConfigErr(fmt.Errorf("no Hetzner API token: %s; export HCLOUD_TOKEN (Cloud Console > project > Security > API tokens, read & write) or run `hcloud context create NAME`", where))
 }
 
 type hcloudConfig struct {
@@ -111,4 +115,16 @@ func parseHcloudConfig(sc *bufio.Scanner) (hcloudConfig, error) {
 		}
 	}
 	return cfg, sc.Err()
+}
+
+// ConfigPath is where the hcloud CLI keeps its contexts: HCLOUD_CONFIG,
+// else ~/.config/hcloud/cli.toml.
+func ConfigPath(getenv func(string) string) string {
+	if p := getenv("HCLOUD_CONFIG"); p != "" {
+		return p
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".config", "hcloud", "cli.toml")
+	}
+	return ""
 }

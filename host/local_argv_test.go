@@ -1,0 +1,34 @@
+package host_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/wptest/wptest/host"
+)
+
+// A local command's script is not in any process's argv (where ps shows
+// it to every user), yet runs as sh -c would: variables, a heredoc ending
+// the script, its exit status, and no stray fd 3 left to its children.
+func TestLocalScriptNotInArgv(t *testing.T) {
+	const secret = "S3cret-in-argv-x"
+	script := "pw=" + secret + "\n" +
+		`tr '\0' ' ' < /proc/$$/cmdline; echo` + "\n" +
+		`sh -c 'tr "\0" " " < /proc/$PPID/cmdline; echo; [ -e /proc/self/fd/3 ] && echo fd3-open || echo fd3-closed'` + "\n" +
+		`[ "$pw" = ` + secret + ` ] && echo same` + "\n" +
+		"cat <<EOF\nheredoc $pw\nEOF"
+	var out strings.Builder
+	res, err := host.NewLocal(nil).Run(context.Background(), host.Cmd{Script: script, Label: "argv", Stdout: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(out.String(), "\n")
+	if len(lines) < 5 || strings.Contains(lines[0]+lines[1], secret) || lines[2] != "fd3-closed" || lines[3] != "same" || lines[4] != "heredoc "+secret {
+		t.Fatalf("output:\n%s", out.String())
+	}
+	res, err = host.NewLocal(nil).Run(context.Background(), host.Cmd{Script: "exit 3", Label: "exit"})
+	if res.Exit != 3 || err == nil {
+		t.Fatalf("exit 3: %+v %v", res, err)
+	}
+}

@@ -1,0 +1,87 @@
+// Package redact hides secrets in what wptest records and prints: the
+// userinfo of URLs (https://user:pw@host/) wherever it appears in text or
+// JSON, and values named secret.
+package redact
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Redacted is what a hidden value reads as.
+const Redacted = "(sensitive)"
+
+// userinfo is a URL's scheme and authority up to its last "@": the
+// userinfo is everything between "//" and that "@" that is no path, query,
+// fragment, space or quote (so a match never leaves a JSON string).
+var userinfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://)([^/?#\s"'<>\\@]*(?:@[^/?#\s"'<>\\@]*)*)@`)
+
+// hide is one match of userinfo, redacted. An ssh:// login name alone
+// (ssh://root@host, a --target) is no secret and stays: wptest refuses
+// passwords there.
+func hide(m string) string {
+	sub := userinfo.FindStringSubmatch(m)
+	if strings.EqualFold(sub[1], "ssh://") && !strings.Contains(sub[2], ":") {
+		return m
+	}
+	return sub[1] + Redacted + "@"
+}
+
+// URLs is s with the userinfo of every URL in it replaced by Redacted:
+// "https://u:pw@host/x" reads "https://(sensitive)@host/x". s may be a
+// URL, any text or JSON.
+func URLs(s string) string {
+	if !strings.Contains(s, "@") {
+		return s
+	}
+	return userinfo.ReplaceAllStringFunc(s, hide)
+}
+
+// URLsJSON is URLs over JSON bytes (a JSON string never holds a raw quote,
+// space or backslash inside a URL's userinfo, so a match stays in one
+// string).
+func URLsJSON(b []byte) []byte {
+	if !strings.Contains(string(b), "@") {
+		return b
+	}
+	return userinfo.ReplaceAllFunc(b, func(m []byte) []byte { return []byte(hide(string(m))) })
+}
+
+// Strings is s with every one of secrets replaced by Redacted, longest
+// first (a secret is hidden before any part of it).
+func Strings(s string, secrets []string) string {
+	for _, v := range longestFirst(secrets) {
+		if v != "" {
+			s = strings.ReplaceAll(s, v, Redacted)
+		}
+	}
+	return s
+}
+
+// Vars is a copy of vars as a record shows them: a value whose name
+// secret reports is Redacted; every other has its URLs' userinfo and any
+// of secrets hidden.
+func Vars(vars map[string]string, secret func(name string) bool, secrets []string) map[string]string {
+	if vars == nil {
+		return nil
+	}
+	out := make(map[string]string, len(vars))
+	for k, v := range vars {
+		if secret != nil && secret(k) {
+			out[k] = Redacted
+			continue
+		}
+		out[k] = Strings(URLs(v), secrets)
+	}
+	return out
+}
+
+func longestFirst(ss []string) []string {
+	out := append([]string(nil), ss...)
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && len(out[j]) > len(out[j-1]); j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}

@@ -1,0 +1,49 @@
+package redact
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+func TestURLs(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"https://user:pw@host/x", "https://(sensitive)@host/x"},
+		{"https://tok@github.com/a.git", "https://(sensitive)@github.com/a.git"},
+		{"http://u:p@ss@h:8080/?a=b@c", "http://(sensitive)@h:8080/?a=b@c"},
+		{"ruid2_source_url=https://a:b@x/y and ftp://c:d@e", "ruid2_source_url=https://(sensitive)@x/y and ftp://(sensitive)@e"},
+		{"https://host/path@v2", "https://host/path@v2"},
+		{"ssh://root@192.0.2.1:2222", "ssh://root@192.0.2.1:2222"},
+		{"ssh://root:pw@192.0.2.1:2222", "ssh://(sensitive)@192.0.2.1:2222"},
+		{"mail me@example.com", "mail me@example.com"},
+		{"file:///tmp/x", "file:///tmp/x"},
+	} {
+		if got := URLs(tc.in); got != tc.want {
+			t.Errorf("URLs(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestURLsJSON: redacting the JSON bytes keeps them valid JSON with the
+// same structure, each string redacted as URLs would.
+func TestURLsJSON(t *testing.T) {
+	in := map[string]any{"a": "https://u:p\"w@h/", "b": []any{"x", "http://k@h/p"}, "c": `"quoted" https://q:r@s/`}
+	b, _ := json.Marshal(in)
+	var got map[string]any
+	if err := json.Unmarshal(URLsJSON(b), &got); err != nil {
+		t.Fatalf("%v: %s", err, URLsJSON(b))
+	}
+	want := map[string]any{"a": URLs(in["a"].(string)), "b": []any{"x", "http://(sensitive)@h/p"}, "c": `"quoted" https://(sensitive)@s/`}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v\nwant %v", got, want)
+	}
+}
+
+func TestVars(t *testing.T) {
+	got := Vars(map[string]string{"pw": "hunter2", "url": "https://u:p@h/", "other": "x-hunter2-y", "plain": "8080"},
+		func(n string) bool { return n == "pw" }, []string{"hunter2"})
+	want := map[string]string{"pw": Redacted, "url": "https://(sensitive)@h/", "other": "x-(sensitive)-y", "plain": "8080"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}

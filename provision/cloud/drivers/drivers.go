@@ -1,0 +1,9 @@
+// Package drivers is the list of machines drivers compiled into wptest:
+// importing it registers each with provision/cloud. Adding a driver is
+// adding its package and one line here. (static and local register from
+// provision/cloud itself.)
+package drivers
+
+import (
+	_ "github.com/wptest/wptest/provision/cloud/hetzner"
+)

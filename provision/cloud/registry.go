@@ -1,0 +1,228 @@
+package cloud
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Driver is one kind of machines as the registry knows it: the label of a
+// machines block, what the block may say and what it means when it does
+// not, where its secrets come from, what it can do, and how to open it.
+// A driver package registers itself in init; the binary's list of drivers
+// is provision/cloud/drivers. Nothing outside a driver's own package tests
+// its name: the commands ask the registry.
+type Driver struct {
+	Name    string `json:"name"`
+	Summary string `json:"summary"`
+	// Attributes are the driver's own machines attributes, besides the
+	// Common ones every driver reads; Default "" means none.
+	Attributes []Attribute `json:"attributes"`
+	// Credentials name where the driver reads its secrets from (never
+	// their values, which only the driver's Open reads, through Getenv).
+	Credentials  []Credential `json:"credentials"`
+	Capabilities Capabilities `json:"capabilities"`
+	// DefaultCloud: the driver of machines plan/up with no machines
+	// block, and of gc, machines list and down when none is named. At most
+	// one driver says so.
+	DefaultCloud bool `json:"default_cloud,omitempty"`
+	// DefaultRun: the driver of an experiment file without a machines
+	// block (run, plan). At most one driver says so.
+	DefaultRun bool `json:"default_run,omitempty"`
+	// TargetForm describes the --target values Target claims, for
+	// messages ("ssh://user@host:port"); "" if it claims none. Every
+	// driver is also chosen by --target NAME.
+	TargetForm string                   `json:"target_form,omitempty"`
+	Target     func(target string) bool `json:"-"`
+	// Open returns the driver, its credentials read through o.Getenv.
+	Open func(o OpenOptions) (Cloud, error) `json:"-"`
+}
+
+// Attribute is a machines attribute and its default.
+type Attribute struct {
+	Name    string `json:"name"`
+	Default string `json:"default,omitempty"`
+	Doc     string `json:"doc"`
+}
+
+// Credential is one place a driver reads a secret or a setting from.
+type Credential struct {
+	Env    string `json:"env"`
+	Secret bool   `json:"secret,omitempty"`
+	Doc    string `json:"doc"`
+}
+
+// Capabilities say what a driver can do; the commands decide by them.
+type Capabilities struct {
+	// Creates: the driver makes machines (billed until down removes them).
+	Creates bool `json:"creates"`
+	// Labels: what it makes carries the run's labels, so machines list and
+	// gc find runs by label.
+	Labels bool `json:"labels"`
+	// Prices: plan states the hourly price.
+	Prices bool `json:"prices"`
+	// Targets: it takes hosts the user already has (targets, known_hosts).
+	Targets bool `json:"targets"`
+}
+
+// OpenOptions is what the CLI gives a driver it opens. Nothing in a driver
+// reads the environment itself: Getenv is the command's.
+type OpenOptions struct {
+	Getenv func(string) string
+	// Redactor receives every secret the driver reads or makes; Log and
+	// Debug (API dumps, nil: none) are wrapped in it.
+	Redactor *Redactor
+	Log      io.Writer
+	Debug    io.Writer
+	Version  string
+	// Backoff paces API retries (nil: the driver's own).
+	Backoff func(retries int) time.Duration
+}
+
+// Common are the attributes every driver reads, with their defaults.
+var Common = []Attribute{
+	{Name: "load_generators", Default: "1", Doc: "load generator machines besides the server (0 to 9)"},
+	{Name: "ttl", Default: DefaultTTL, Doc: "gc may remove the run after this"},
+	{Name: "user", Default: "root", Doc: "the SSH user"},
+	{Name: "open_ports", Default: strings.Join(DefaultOpenPorts, ","), Doc: "ports the firewall opens"},
+	{Name: "allow_from", Default: "", Doc: "who else may reach the web ports (IP or CIDR)"},
+	{Name: "allow_ssh_from", Default: "this host's public address, else anywhere (key-only)", Doc: "who may reach SSH"},
+}
+
+var (
+	regMu    sync.RWMutex
+	registry = map[string]*Driver{}
+)
+
+// Register adds d; a driver package calls it from init. It panics on a
+// second driver of one name or a second default, as database/sql does:
+// that is a build mistake, not input.
+func Register(d Driver) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	if err := add(registry, d); err != nil {
+		panic("cloud: " + err.Error())
+	}
+}
+
+func add(reg map[string]*Driver, d Driver) error {
+	if d.Name == "" || d.Open == nil {
+		return fmt.Errorf("driver %q: Register needs a name and Open", d.Name)
+	}
+	if _, dup := reg[d.Name]; dup {
+		return fmt.Errorf("driver %s registered twice", d.Name)
+	}
+	for _, o := range reg {
+		if (d.DefaultCloud && o.DefaultCloud) || (d.DefaultRun && o.DefaultRun) {
+			return fmt.Errorf("drivers %s and %s both claim a default", o.Name, d.Name)
+		}
+	}
+	reg[d.Name] = &d
+	return nil
+}
+
+// Drivers are the registered drivers, sorted by name.
+func Drivers() []Driver {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	out := make([]Driver, 0, len(registry))
+	for _, d := range registry {
+		out = append(out, *d)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Names are the registered drivers' names, sorted.
+func Names() []string {
+	var out []string
+	for _, d := range Drivers() {
+		out = append(out, d.Name)
+	}
+	return out
+}
+
+// Lookup returns the driver called name, or a config error listing the
+// known ones.
+func Lookup(name string) (Driver, error) {
+	regMu.RLock()
+	d, ok := registry[name]
+	regMu.RUnlock()
+	if !ok {
+		return Driver{}, ConfigErr(fmt.Errorf("machines driver %q: %s", name, knownDrivers()))
+	}
+	return *d, nil
+}
+
+func knownDrivers() string {
+	if n := Names(); len(n) > 0 {
+		return "use one of " + strings.Join(n, ", ")
+	}
+	return "no drivers are compiled in (import provision/cloud/drivers)"
+}
+
+// DefaultDriver is the driver that claims the default (run: DefaultRun,
+// else DefaultCloud).
+func DefaultDriver(run bool) (Driver, error) {
+	for _, d := range Drivers() {
+		if (run && d.DefaultRun) || (!run && d.DefaultCloud) {
+			return d, nil
+		}
+	}
+	what := "cloud commands"
+	if run {
+		what = "experiment files without a machines block"
+	}
+	return Driver{}, ConfigErr(fmt.Errorf("no default machines driver for %s: name one (%s)", what, knownDrivers()))
+}
+
+// ForTarget is the driver a --target value chooses: the driver of that
+// name, else the driver whose Target claims it.
+func ForTarget(t string) (Driver, error) {
+	if d, err := Lookup(t); err == nil {
+		return d, nil
+	}
+	forms := Names()
+	for _, d := range Drivers() {
+		if d.Target != nil && d.Target(t) {
+			return d, nil
+		}
+		if d.TargetForm != "" {
+			forms = append(forms, d.TargetForm)
+		}
+	}
+	return Driver{}, ConfigErr(fmt.Errorf("--target %q: want %s", t, strings.Join(forms, ", ")))
+}
+
+// TargetForms are the --target values the registry takes, for flag help.
+func TargetForms() string {
+	forms := Names()
+	for _, d := range Drivers() {
+		if d.TargetForm != "" {
+			forms = append(forms, d.TargetForm)
+		}
+	}
+	return strings.Join(forms, ", ")
+}
+
+// reads says whether d reads attribute name (its own or a common one).
+func (d Driver) reads(name string) bool {
+	for _, a := range append(append([]Attribute(nil), Common...), d.Attributes...) {
+		if a.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// attrNames are d's own attribute names and the common ones, for messages.
+func (d Driver) attrNames() string {
+	var n []string
+	for _, a := range append(append([]Attribute(nil), d.Attributes...), Common...) {
+		n = append(n, a.Name)
+	}
+	return strings.Join(n, ", ")
+}

@@ -1,0 +1,229 @@
+package provision
+
+import (
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/function"
+)
+
+// sensitiveMark is the cty mark a sensitive variable's value carries, as in
+// Terraform: cty keeps it on every value computed from the variable
+// (functions, templates, operators), so upper(var.pw) is as secret as
+// var.pw and HCL's diagnostics leave its value out.
+const sensitiveMark = "sensitive"
+
+// Redacted is what output shows in place of a sensitive value.
+const Redacted = "(sensitive)"
+
+// secrets are the strings a profile's output hides: the sensitive
+// variables' values and every string computed from them. A marked value is
+// unmarked where it leaves HCL (decoded into an op, a template's body), and
+// its strings are remembered here first, so the plan that shows the op
+// redacts them while the host still gets the real value.
+type secrets struct {
+	mu   sync.Mutex
+	vals []string // longest first, so a value is replaced before its parts
+}
+
+// add remembers s, unless it is empty or holds a remembered secret: then
+// redacting that part already hides what s adds ("-p${var.pw}" shows as
+// "-p(sensitive)", not as one opaque string).
+func (s *secrets) add(str string) {
+	if str == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, v := range s.vals {
+		if strings.Contains(str, v) {
+			return
+		}
+	}
+	s.vals = append(s.vals, str)
+	sort.SliceStable(s.vals, func(i, j int) bool { return len(s.vals[i]) > len(s.vals[j]) })
+}
+
+// list is a copy of the remembered secrets, longest first.
+func (s *secrets) list() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.vals...)
+}
+
+// redact replaces every remembered secret in str.
+func (s *secrets) redact(str string) string {
+	for _, v := range s.list() {
+		str = strings.ReplaceAll(str, v, Redacted)
+	}
+	return str
+}
+
+// collect remembers the string leaves of v that are marked (or inside a
+// marked value). Numbers and bools are not remembered: replacing every "1"
+// in a plan would hide nothing and garble everything.
+func (s *secrets) collect(v cty.Value) { s.walk(v, false) }
+
+func (s *secrets) walk(v cty.Value, marked bool) {
+	v, m := v.Unmark()
+	marked = marked || len(m) > 0
+	if !v.IsKnown() || v.IsNull() {
+		return
+	}
+	ty := v.Type()
+	switch {
+	case ty == cty.String:
+		if marked {
+			s.add(v.AsString())
+		}
+	case ty.IsListType() || ty.IsSetType() || ty.IsMapType() || ty.IsTupleType() || ty.IsObjectType():
+		for it := v.ElementIterator(); it.Next(); {
+			_, ev := it.Element()
+			s.walk(ev, marked)
+		}
+	}
+}
+
+// unmark is v without marks, its secrets remembered.
+func (s *secrets) unmark(v cty.Value) cty.Value {
+	if !v.ContainsMarked() {
+		return v
+	}
+	s.collect(v)
+	u, _ := v.UnmarkDeep()
+	return u
+}
+
+// markVal marks v sensitive when sensitive is set.
+func markVal(v cty.Value, sensitive bool) cty.Value {
+	if !sensitive {
+		return v
+	}
+	return v.Mark(sensitiveMark)
+}
+
+// recordFuncs wraps each function so that a marked result's strings are
+// remembered: base64encode(var.pw) is hidden in a plan even where it is
+// spliced into a longer command. The inner function still sees its
+// arguments as cty's rules say (unmarked unless it allows marks) and its
+// result keeps the marks.
+func recordFuncs(fns map[string]function.Function, s *secrets) map[string]function.Function {
+	out := make(map[string]function.Function, len(fns))
+	for name, f := range fns {
+		out[name] = recordFunc(f, s)
+	}
+	return out
+}
+
+func recordFunc(f function.Function, s *secrets) function.Function {
+	params := f.Params()
+	for i := range params {
+		params[i].AllowMarked = true
+	}
+	var vp *function.Parameter
+	if p := f.VarParam(); p != nil {
+		c := *p
+		c.AllowMarked = true
+		vp = &c
+	}
+	return function.New(&function.Spec{
+		Description: f.Description(),
+		Params:      params,
+		VarParam:    vp,
+		Type: func(args []cty.Value) (cty.Type, error) {
+			un := make([]cty.Value, len(args))
+			for i, a := range args {
+				un[i], _ = a.UnmarkDeep()
+			}
+			return f.ReturnTypeForValues(un)
+		},
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			v, err := f.Call(args)
+			if err == nil {
+				s.collect(v)
+			}
+			return v, err
+		},
+	})
+}
+
+// markBody wraps a body so that every attribute's value is unmarked (its
+// secrets remembered) before gohcl decodes it: gocty cannot convert a
+// marked value. The attributes named in keep stay marked (a file block's
+// vars go on into its template, where they must still be sensitive).
+type markBody struct {
+	hcl.Body
+	s    *secrets
+	keep map[string]bool
+}
+
+func newMarkBody(b hcl.Body, s *secrets) hcl.Body {
+	return markBody{Body: b, s: s, keep: map[string]bool{"vars": true}}
+}
+
+func (b markBody) wrapContent(c *hcl.BodyContent) *hcl.BodyContent {
+	if c == nil {
+		return nil
+	}
+	out := *c
+	out.Attributes = b.wrapAttrs(c.Attributes)
+	out.Blocks = make(hcl.Blocks, len(c.Blocks))
+	for i, blk := range c.Blocks {
+		nb := *blk
+		nb.Body = markBody{Body: blk.Body, s: b.s, keep: b.keep}
+		out.Blocks[i] = &nb
+	}
+	return &out
+}
+
+func (b markBody) wrapAttrs(as hcl.Attributes) hcl.Attributes {
+	if as == nil {
+		return nil
+	}
+	out := make(hcl.Attributes, len(as))
+	for n, a := range as {
+		na := *a
+		if !b.keep[n] {
+			na.Expr = markExpr{Expression: a.Expr, s: b.s}
+		}
+		out[n] = &na
+	}
+	return out
+}
+
+func (b markBody) Content(schema *hcl.BodySchema) (*hcl.BodyContent, hcl.Diagnostics) {
+	c, d := b.Body.Content(schema)
+	return b.wrapContent(c), d
+}
+
+func (b markBody) PartialContent(schema *hcl.BodySchema) (*hcl.BodyContent, hcl.Body, hcl.Diagnostics) {
+	c, rest, d := b.Body.PartialContent(schema)
+	if rest != nil {
+		rest = markBody{Body: rest, s: b.s, keep: b.keep}
+	}
+	return b.wrapContent(c), rest, d
+}
+
+func (b markBody) JustAttributes() (hcl.Attributes, hcl.Diagnostics) {
+	as, d := b.Body.JustAttributes()
+	return b.wrapAttrs(as), d
+}
+
+// markExpr is an expression whose value comes out unmarked, its secrets
+// remembered.
+type markExpr struct {
+	hcl.Expression
+	s *secrets
+}
+
+func (e markExpr) Value(ctx *hcl.EvalContext) (cty.Value, hcl.Diagnostics) {
+	v, d := e.Expression.Value(ctx)
+	return e.s.unmark(v), d
+}
+
+// UnwrapExpression lets hcl.ExprList, traversals and keywords see the
+// expression itself.
+func (e markExpr) UnwrapExpression() hcl.Expression { return e.Expression }

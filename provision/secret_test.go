@@ -1,0 +1,208 @@
+package provision
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+const secretPW = "hunter2-Secret"
+
+// secretProfile is a profile with a sensitive variable pw whose value is
+// used as body; vars carries any extra -var.
+func secretProfile(body string) fstest.MapFS {
+	return fstest.MapFS{
+		"p/main.hcl": {Data: []byte(`
+profile {
+  description = "s"
+  platforms   = ["debian-12"]
+}
+platform "debian-12" {
+  package_manager = "apt"
+}
+variable "pw" {
+  type      = string
+  sensitive = true
+}
+variable "n" {
+  type    = string
+  default = "nope"
+}
+` + body)},
+		"p/templates/t.tmpl":  {Data: []byte("pw=${lower(pw)}\n")},
+		"p/templates/t2.tmpl": {Data: []byte("pw=${var.pw}!\n")},
+	}
+}
+
+// TestSensitiveThroughFunctions: a value computed from a sensitive
+// variable (a function, a template, a local, a template file) is hidden in
+// the text and JSON plans, while the op keeps the real value for the host.
+func TestSensitiveThroughFunctions(t *testing.T) {
+	transforms := []string{secretPW, strings.ToUpper(secretPW), strings.ToLower(secretPW),
+		base64.StdEncoding.EncodeToString([]byte(secretPW)), secretPW + "x", "unter2-Secret"}
+	for _, tc := range []struct {
+		name, body string
+		real       string // what the host gets, in the op's command or body
+	}{
+		{"upper", `command "c" { run = "echo ${upper(var.pw)} > /tmp/f" }`, "echo " + strings.ToUpper(secretPW) + " > /tmp/f"},
+		{"base64encode", `command "c" { run = "echo ${base64encode(var.pw)} | x" }`, "echo " + base64.StdEncoding.EncodeToString([]byte(secretPW)) + " | x"},
+		{"template", `command "c" { run = "${var.pw}x" }`, secretPW + "x"},
+		{"local", "locals { u = trimprefix(var.pw, \"h\") }\ncommand \"c\" { run = \"use ${local.u}\" }", "use unter2-Secret"},
+		{"unless", `command "c" {
+  run    = "true"
+  unless = "test ${upper(var.pw)} = x"
+}`, "true"},
+		{"file content", `file "f" {
+  path    = "/x/f"
+  content = "k=${upper(var.pw)}\n"
+}`, "k=" + strings.ToUpper(secretPW) + "\n"},
+		{"template vars", `file "f" {
+  path     = "/x/f"
+  template = "templates/t.tmpl"
+  vars     = { pw = var.pw }
+}`, "pw=" + strings.ToLower(secretPW) + "\n"},
+		{"templatefile", `file "f" {
+  path    = "/x/f"
+  content = templatefile("templates/t2.tmpl", { var = { pw = upper(var.pw) } })
+}`, "pw=" + strings.ToUpper(secretPW) + "!\n"},
+		{"operator", `command "c" { run = var.pw == "x" ? "yes-one" : "no-other" }`, "no-other"},
+		{"check url", `command "c" { run = "true" }
+check "h" {
+  http { url = "http://u:${upper(var.pw)}@127.0.0.1/" }
+}`, "true"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, diags := Load(secretProfile(tc.body), "p", Vars{Args: []string{"pw=" + secretPW}})
+			if diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			r, diags := p.Render("debian-12")
+			if diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			switch op := r.Ops[0].(type) {
+			case *CommandOp:
+				if op.Run != tc.real {
+					t.Errorf("host gets %q, want %q", op.Run, tc.real)
+				}
+			case *FileOp:
+				if string(op.Body) != tc.real {
+					t.Errorf("host gets %q, want %q", op.Body, tc.real)
+				}
+			}
+			var txt bytes.Buffer
+			if err := r.Offline().WriteText(&txt); err != nil {
+				t.Fatal(err)
+			}
+			js, err := json.Marshal(r.Offline())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for what, out := range map[string]string{"text": txt.String(), "json": string(js)} {
+				for _, s := range transforms {
+					if strings.Contains(out, s) {
+						t.Errorf("%s plan shows %q:\n%s", what, s, out)
+					}
+				}
+				if tc.name == "operator" && strings.Contains(out, "no-other") {
+					t.Errorf("%s plan shows a value chosen by the secret:\n%s", what, out)
+				}
+				if !strings.Contains(out, Redacted) {
+					t.Errorf("%s plan does not say %s:\n%s", what, Redacted, out)
+				}
+			}
+		})
+	}
+}
+
+// TestSensitiveDiagnostics: an error about a value computed from a
+// sensitive variable (a failing function call, a validation message, a bad
+// -var) names it without its value, in HCL's text form and compact.
+func TestSensitiveDiagnostics(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		args       []string
+	}{
+		{"function error", `command "c" { run = base64decode(var.pw) }`, nil},
+		{"tonumber", `command "c" { run = "x${tonumber(var.pw)}" }`, nil},
+		{"wrong type", `command "c" { run = [upper(var.pw)] }`, nil},
+		{"index", `command "c" { run = { a = upper(var.pw) }[var.n] }`, nil},
+		{"validation message", `command "c" { run = "true" }`, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fsys := secretProfile(tc.body)
+			if tc.name == "validation message" {
+				m := fsys["p/main.hcl"]
+				m.Data = bytes.Replace(m.Data, []byte("sensitive = true\n"), []byte(`sensitive = true
+  validation {
+    condition     = var.pw == "short"
+    error_message = "${upper(var.pw)} and ${var.pw} are too long."
+  }
+`), 1)
+			}
+			p, diags := Load(fsys, "p", Vars{Args: append([]string{"pw=" + secretPW}, tc.args...)})
+			if !diags.HasErrors() {
+				t.Fatal("want an error")
+			}
+			for _, compact := range []bool{false, true} {
+				var b bytes.Buffer
+				if err := WriteDiagnostics(&b, p.Files(), diags, compact); err != nil {
+					t.Fatal(err)
+				}
+				out := b.String()
+				for _, s := range []string{secretPW, strings.ToUpper(secretPW)} {
+					if strings.Contains(out, s) {
+						t.Errorf("compact=%v: diagnostics show %q:\n%s", compact, s, out)
+					}
+				}
+				if !strings.Contains(out, "main.hcl") {
+					t.Errorf("compact=%v: diagnostics do not name the file:\n%s", compact, out)
+				}
+			}
+		})
+	}
+	// A non-string -var for a sensitive variable: the message leaves the
+	// value out.
+	fsys := secretProfile(`command "c" { run = "true" }`)
+	m := fsys["p/main.hcl"]
+	m.Data = bytes.Replace(m.Data, []byte("type      = string\n  sensitive"), []byte("type      = number\n  sensitive"), 1)
+	_, diags := Load(fsys, "p", Vars{Args: []string{"pw=" + secretPW}})
+	if !diags.HasErrors() || strings.Contains(diags.Error(), secretPW) {
+		t.Errorf("bad -var for a sensitive number: %v", diags)
+	}
+}
+
+// TestPlanHidesURLUserinfo: a non-sensitive variable holding a URL with a
+// password (a download source) reaches the host whole, while the plan's
+// ops and variables show it without the userinfo.
+func TestPlanHidesURLUserinfo(t *testing.T) {
+	src := "https://dl:" + secretPW + "@mirror.example/x.tar.gz"
+	p, diags := Load(secretProfile(`variable "src" {
+  type    = string
+  default = ""
+}
+command "c" { run = "curl -fsS -o /tmp/x ${shellquote(var.src)}" }`), "p", Vars{Args: []string{"pw=other-secret-value", "src=" + src}})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	r, diags := p.Render("debian-12")
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if got := r.Ops[0].(*CommandOp).Run; !strings.Contains(got, src) {
+		t.Errorf("host gets %q", got)
+	}
+	var txt bytes.Buffer
+	if err := r.Offline().WriteText(&txt); err != nil {
+		t.Fatal(err)
+	}
+	js, _ := json.Marshal(r.Offline())
+	for what, out := range map[string]string{"text": txt.String(), "json": string(js)} {
+		if strings.Contains(out, secretPW) || strings.Contains(out, "dl:") || !strings.Contains(out, "https://(sensitive)@mirror.example/x.tar.gz") {
+			t.Errorf("%s plan:\n%s", what, out)
+		}
+	}
+}
