@@ -35,6 +35,9 @@ func TestCloudInitTurnsOffPasswordLogin(t *testing.T) {
 
 	testenv.Integration(t) // the rest asks the real sshd
 	testenv.NeedBinary(t, testenv.SSHDPath)
+	// sshd -T wants its privilege-separation directory, which only a
+	// started sshd (or an earlier test) would have made.
+	_ = os.MkdirAll("/run/sshd", 0o755)
 	dir := t.TempDir()
 	hostKey := filepath.Join(dir, "host_key")
 	if err := os.WriteFile(hostKey, []byte(k.PrivatePEM), 0o600); err != nil {
