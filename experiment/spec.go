@@ -102,9 +102,10 @@ type Scenario struct {
 	Profiles []string
 }
 
-// Steps are the scenario's data points, as names ("c=50").
+// Steps are the scenario's data points, as names ("c=50"). A scenario
+// without visitors (only a hand-edited manifest has one) has none.
 func (s Scenario) Steps() []string {
-	if s.Kind == "kit" {
+	if s.Kind == "kit" && len(s.Visitors) > 0 {
 		return []string{fmt.Sprintf("c=%d", s.Visitors[0])}
 	}
 	out := make([]string, len(s.Visitors))
