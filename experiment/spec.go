@@ -218,7 +218,7 @@ func Load(filename string, src []byte, opt LoadOptions) (*Spec, error) {
 	}
 	// Re-decode with variables in scope (the first pass had none).
 	var raw fileHCL
-	if diags := gohcl.DecodeBody(f.Body, ctx, &raw); diags.HasErrors() {
+	if diags := hcldiag.Sorted(gohcl.DecodeBody(f.Body, ctx, &raw)); diags.HasErrors() {
 		return nil, l.fail(diags)
 	}
 	l.experiment(raw.Experiments)
@@ -277,7 +277,7 @@ func (l *loader) variables(args []string) (*hcl.EvalContext, map[string]string, 
 	var decls []variableHCL
 	for _, b := range vc.Blocks {
 		v := variableHCL{Name: b.Labels[0]}
-		if diags := gohcl.DecodeBody(b.Body, nil, &v); diags.HasErrors() {
+		if diags := hcldiag.Sorted(gohcl.DecodeBody(b.Body, nil, &v)); diags.HasErrors() {
 			return nil, nil, l.fail(diags)
 		}
 		decls = append(decls, v)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/wptest/wptest/internal/hcldiag"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
@@ -76,4 +77,10 @@ func toString(v cty.Value) (cty.Value, error) {
 		return cty.UnknownVal(cty.String), fmt.Errorf("result must be a string: %v", err)
 	}
 	return s, nil
+}
+
+// decodeBody is gohcl.DecodeBody with its diagnostics in file order
+// (gohcl reports missing blocks in map order).
+func decodeBody(body hcl.Body, ctx *hcl.EvalContext, val any) hcl.Diagnostics {
+	return hcldiag.Sorted(gohcl.DecodeBody(body, ctx, val))
 }

@@ -307,7 +307,7 @@ func (p *Profile) decodeProfile() hcl.Diagnostics {
 		diags = append(diags, errDiag("Duplicate profile block", "Only one profile block is allowed; the first is at "+blocks[0].DefRange.String()+".", b.DefRange.Ptr()))
 	}
 	var pb profileBlock
-	diags = append(diags, gohcl.DecodeBody(blocks[0].Body, nil, &pb)...)
+	diags = append(diags, decodeBody(blocks[0].Body, nil, &pb)...)
 	if diags.HasErrors() {
 		return diags
 	}
@@ -683,7 +683,7 @@ func (p *Profile) platformBlocks() ([]*platformBlock, hcl.Diagnostics) {
 		}
 		pb := &platformBlock{}
 		// var.* as it is on this platform (platform_default).
-		d := gohcl.DecodeBody(b.Body, p.varCtx(b.Labels[0]), pb)
+		d := decodeBody(b.Body, p.varCtx(b.Labels[0]), pb)
 		pb.Name, pb.DefRange = b.Labels[0], b.DefRange
 		diags = append(diags, d...)
 		if d.HasErrors() {
@@ -1018,7 +1018,7 @@ func ReadHeader(fsys fs.FS, dir string) (Header, hcl.Diagnostics) {
 		c, _, _ := f.Body.PartialContent(&hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "profile"}}})
 		for _, b := range c.Blocks {
 			var pb profileBlock
-			diags = append(diags, gohcl.DecodeBody(b.Body, nil, &pb)...)
+			diags = append(diags, decodeBody(b.Body, nil, &pb)...)
 			found = true
 			h.Description, h.Platforms = pb.Description, pb.Platforms
 			if pb.Aliases != nil {

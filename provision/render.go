@@ -295,7 +295,7 @@ func (p *Profile) decodeBlocks(r *Rendered, blocks hcl.Blocks, ctx *hcl.EvalCont
 		switch {
 		case b.Type == "precondition":
 			var pc preconditionBlock
-			d := gohcl.DecodeBody(b.Body, ctx, &pc)
+			d := decodeBody(b.Body, ctx, &pc)
 			diags = append(diags, d...)
 			if !d.HasErrors() && !pc.Condition {
 				r.Blocked = append(r.Blocked, pc.ErrorMessage)
@@ -337,7 +337,7 @@ func decodeCheckOrFact(r *Rendered, b *hcl.Block, ctx *hcl.EvalContext) hcl.Diag
 	}
 	if b.Type == "fact" {
 		var fb factBlock
-		if d := gohcl.DecodeBody(rest, ctx, &fb); d.HasErrors() {
+		if d := decodeBody(rest, ctx, &fb); d.HasErrors() {
 			return append(diags, d...)
 		}
 		f := &Fact{ID: "fact." + b.Labels[0], Run: fb.Run}
@@ -597,7 +597,7 @@ func (p *Profile) decodeOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext, ba
 func (p *Profile) decodeFileOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext, base opBase) (Op, []ref, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	var fb fileBlock
-	if d := gohcl.DecodeBody(body, ctx, &fb); d.HasErrors() {
+	if d := decodeBody(body, ctx, &fb); d.HasErrors() {
 		return nil, nil, d
 	}
 	diags = append(diags, absPath(fb.Path, fb.PathRange)...)
@@ -639,7 +639,7 @@ func (p *Profile) decodeFileOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext
 func (p *Profile) decodeDirOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext, base opBase) (Op, []ref, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	var db dirBlock
-	if d := gohcl.DecodeBody(body, ctx, &db); d.HasErrors() {
+	if d := decodeBody(body, ctx, &db); d.HasErrors() {
 		return nil, nil, d
 	}
 	diags = append(diags, absPath(db.Path, db.PathRange)...)
@@ -654,7 +654,7 @@ func (p *Profile) decodeDirOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext,
 // decodeLinkOp decodes a link block.
 func (p *Profile) decodeLinkOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext, base opBase) (Op, []ref, hcl.Diagnostics) {
 	var lb linkBlock
-	if d := gohcl.DecodeBody(body, ctx, &lb); d.HasErrors() {
+	if d := decodeBody(body, ctx, &lb); d.HasErrors() {
 		return nil, nil, d
 	}
 	if d := absPath(lb.Path, lb.PathRange); d.HasErrors() {
@@ -667,7 +667,7 @@ func (p *Profile) decodeLinkOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext
 func (p *Profile) decodePackageOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext, base opBase) (Op, []ref, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	var pb packageBlock
-	if d := gohcl.DecodeBody(body, ctx, &pb); d.HasErrors() {
+	if d := decodeBody(body, ctx, &pb); d.HasErrors() {
 		return nil, nil, d
 	}
 	state, d := oneOf("state", pb.State, "present", []string{"present", "absent"}, pb.StateRange)
@@ -684,7 +684,7 @@ func (p *Profile) decodePackageOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalCont
 // decodeUserOp decodes a user block.
 func (p *Profile) decodeUserOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext, base opBase) (Op, []ref, hcl.Diagnostics) {
 	var ub userBlock
-	if d := gohcl.DecodeBody(body, ctx, &ub); d.HasErrors() {
+	if d := decodeBody(body, ctx, &ub); d.HasErrors() {
 		return nil, nil, d
 	}
 	u := &UserOp{opBase: base, Name: ub.Name, Home: str(ub.Home), Shell: str(ub.Shell), Groups: ub.Groups}
@@ -697,7 +697,7 @@ func (p *Profile) decodeUserOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext
 // decodeCommandOp decodes a command block and its timeout.
 func (p *Profile) decodeCommandOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext, base opBase) (Op, []ref, hcl.Diagnostics) {
 	var cb commandBlock
-	if d := gohcl.DecodeBody(body, ctx, &cb); d.HasErrors() {
+	if d := decodeBody(body, ctx, &cb); d.HasErrors() {
 		return nil, nil, d
 	}
 	to, d := parseDuration(cb.Timeout, 0, cb.TimeoutRange)
@@ -711,7 +711,7 @@ func (p *Profile) decodeCommandOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalCont
 func (p *Profile) decodeServiceOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext, base opBase) (Op, []ref, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	var sb serviceBlock
-	if d := gohcl.DecodeBody(body, ctx, &sb); d.HasErrors() {
+	if d := decodeBody(body, ctx, &sb); d.HasErrors() {
 		return nil, nil, d
 	}
 	state, d := oneOf("service state", sb.State, "running", []string{"running", "stopped"}, sb.StateRange)
@@ -749,7 +749,7 @@ func (p *Profile) platformOf(ctx *hcl.EvalContext) string {
 
 func decodeCheck(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext) (*Check, hcl.Diagnostics) {
 	var cb checkBlock
-	if d := gohcl.DecodeBody(body, ctx, &cb); d.HasErrors() {
+	if d := decodeBody(body, ctx, &cb); d.HasErrors() {
 		return nil, d
 	}
 	var diags hcl.Diagnostics

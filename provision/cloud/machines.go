@@ -278,7 +278,7 @@ func LoadMachines(filename string, src []byte, vars map[string]string) (Machines
 		m = Machines{Driver: "hetzner"}
 	case 1:
 		blk := content.Blocks[0]
-		diags = gohcl.DecodeBody(blk.Body, nil, &m)
+		diags = hcldiag.Sorted(gohcl.DecodeBody(blk.Body, nil, &m))
 		m.Driver = blk.Labels[0]
 		if !diags.HasErrors() {
 			diags = append(diags, m.check(blk)...)
