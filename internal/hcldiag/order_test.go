@@ -1,0 +1,32 @@
+package hcldiag
+
+import (
+	"testing"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// Sorted puts diagnostics in file order whatever order they came in, and
+// leaves its argument alone.
+func TestSorted(t *testing.T) {
+	at := func(file string, b int) *hcl.Range {
+		return &hcl.Range{Filename: file, Start: hcl.Pos{Byte: b, Line: 1, Column: b + 1}, End: hcl.Pos{Byte: b + 1, Line: 1, Column: b + 2}}
+	}
+	in := hcl.Diagnostics{
+		{Summary: "b2", Subject: at("b.hcl", 2)},
+		{Summary: "a5", Subject: at("a.hcl", 5)},
+		{Summary: "none"},
+		{Summary: "a1y", Subject: at("a.hcl", 1)},
+		{Summary: "a1x", Subject: at("a.hcl", 1)},
+	}
+	want := []string{"none", "a1x", "a1y", "a5", "b2"}
+	got := Sorted(in)
+	for i, d := range got {
+		if d.Summary != want[i] {
+			t.Fatalf("order %d: %s, want %s", i, d.Summary, want[i])
+		}
+	}
+	if in[0].Summary != "b2" {
+		t.Error("Sorted reordered its argument")
+	}
+}
