@@ -36,14 +36,16 @@ bench:
 
 # The HCL loaders' and run files' fuzz targets, FUZZTIME each (not in CI:
 # `make test` runs only their seed corpora). A finding lands in the
-# package's testdata/fuzz/ and then runs with every `go test`.
+# package's testdata/fuzz/ and then runs with every `go test`. Minimizing
+# is capped: a profile takes long enough to load that the default minute
+# per new input leaves no time to fuzz.
 FUZZTIME ?= 3m
 FUZZ = ./provision:FuzzLoad ./provision/cloud:FuzzLoadMachines ./fixture:FuzzParseProfile \
 	./fixture:FuzzParseLock ./experiment:FuzzLoad ./experiment:FuzzResults ./experiment:FuzzManifest
 fuzz:
 	@for t in $(FUZZ); do \
 		echo "fuzz $$t"; \
-		$(GO) test -run '^$$' -fuzz "^$${t#*:}\$$" -fuzztime $(FUZZTIME) -parallel 1 "$${t%%:*}" || exit 1; \
+		$(GO) test -run '^$$' -fuzz "^$${t#*:}\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10x -parallel 1 "$${t%%:*}" || exit 1; \
 	done
 
 deps:
