@@ -207,6 +207,9 @@ type LoadOptions struct {
 func Load(filename string, src []byte, opt LoadOptions) (*Spec, error) {
 	p := hclparse.NewParser()
 	f, diags := p.ParseHCL(src, filename)
+	if d := hcldiag.UTF8(filename, src); d != nil {
+		diags = d // HCL would misplace the bad byte and all after it
+	}
 	if diags.HasErrors() {
 		return nil, exitcode.With(exitcode.Config, hcldiag.Error(p.Files(), diags))
 	}

@@ -230,7 +230,7 @@ func (p *Profile) parseDir(fsys fs.FS, dir string) ([]*hcl.File, hcl.Diagnostics
 			diags = append(diags, errDiag("Cannot read profile file", fmt.Sprintf("%s: %v", name, err), nil))
 			continue
 		}
-		f, d := p.parser.ParseHCL(src, name)
+		f, d := parseHCL(p.parser, src, name)
 		diags = append(diags, d...)
 		if f != nil {
 			files = append(files, f)
@@ -491,7 +491,7 @@ func (vd *varDecoder) set(v *Variable, expr hcl.Expression) {
 
 // file sets the variables a -var-file names, in the file's order.
 func (vd *varDecoder) file(vf VarFile) {
-	f, d := vd.p.parser.ParseHCL(vf.Src, vf.Name)
+	f, d := parseHCL(vd.p.parser, vf.Src, vf.Name)
 	vd.diags = append(vd.diags, d...)
 	if d.HasErrors() {
 		return
@@ -1010,7 +1010,7 @@ func ReadHeader(fsys fs.FS, dir string) (Header, hcl.Diagnostics) {
 			diags = append(diags, errDiag("Cannot read profile file", err.Error(), nil))
 			continue
 		}
-		f, d := parser.ParseHCL(src, name)
+		f, d := parseHCL(parser, src, name)
 		diags = append(diags, d...)
 		if d.HasErrors() {
 			continue

@@ -30,3 +30,24 @@ func TestSorted(t *testing.T) {
 		t.Error("Sorted reordered its argument")
 	}
 }
+
+// UTF8 names the first byte that is not UTF-8 at its own line and column
+// (HCL's scanner would put it, and all after it, on the wrong line).
+func TestUTF8(t *testing.T) {
+	for _, c := range []struct {
+		src             string
+		line, col, byte int
+	}{
+		{"profile\xedz\n\" descript", 1, 8, 7},
+		{"a = 1\nb = \"é\xff\"\n", 2, 7, 13},
+		{"a = 1\r\n# \xc3\n", 2, 3, 9},
+	} {
+		d := UTF8("f.hcl", []byte(c.src))
+		if len(d) != 1 || d[0].Subject.Start != (hcl.Pos{Line: c.line, Column: c.col, Byte: c.byte}) {
+			t.Errorf("%q: %v, want %d:%d (byte %d)", c.src, d, c.line, c.col, c.byte)
+		}
+	}
+	if d := UTF8("f.hcl", []byte("a = \"é\"\n")); d != nil {
+		t.Errorf("valid UTF-8: %v", d)
+	}
+}

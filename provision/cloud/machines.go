@@ -264,6 +264,9 @@ func (m *Machines) ApplyVars(vars map[string]string) (unused []string, err error
 func LoadMachines(filename string, src []byte, vars map[string]string) (Machines, error) {
 	p := hclparse.NewParser()
 	f, diags := p.ParseHCL(src, filename)
+	if d := hcldiag.UTF8(filename, src); d != nil {
+		diags = d // HCL would misplace the bad byte and all after it
+	}
 	if diags.HasErrors() {
 		return Machines{}, ConfigErr(hcldiag.Error(p.Files(), diags))
 	}
