@@ -210,3 +210,24 @@ func FuzzManifest(f *testing.F) {
 		}
 	})
 }
+
+// Two unknown attributes in a block are named in file order, every time
+// (HCL reports them in map order; FuzzLoad found two loads disagreeing).
+func TestUnknownAttributesInFileOrder(t *testing.T) {
+	src := []byte("experiment \"e\" {}\nfixture \"minimal\" { seed = 1 }\nprofile \"caddy\" {}\nscenario \"s\" {\n  kind     = \"page\"\n  visidors = [1]\n  visiters = [2]\n  vistors = [3]\n}\n")
+	for range 20 {
+		_, err := Load("exp.hcl", src, LoadOptions{})
+		if err == nil {
+			t.Fatal("loaded")
+		}
+		var pos []string
+		for _, l := range strings.Split(err.Error(), "\n") {
+			if strings.HasPrefix(l, "exp.hcl:") {
+				pos = append(pos, strings.SplitN(l, " ", 2)[0])
+			}
+		}
+		if got := strings.Join(pos, " "); got != "exp.hcl:6:3: exp.hcl:7:3: exp.hcl:8:3: exp.hcl:4:1:" {
+			t.Fatalf("errors at %s", got)
+		}
+	}
+}

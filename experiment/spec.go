@@ -624,7 +624,7 @@ func noBlocks(b hcl.Body) hcl.Diagnostics {
 		return nil
 	}
 	_, d := b.Content(&hcl.BodySchema{})
-	return d
+	return hcldiag.Sorted(d) // HCL names unknown attributes in map order
 }
 
 func dur(s string, def time.Duration, r hcl.Range, ds *hcl.Diagnostics) time.Duration {
