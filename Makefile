@@ -20,7 +20,7 @@ DEB_PKGS = apache2 apache2-utils libapache2-mpm-itk php8.2 php8.2-cgi php8.2-cli
 RPM_PKGS = python3 httpd mod_ssl mod_http2 php-cli php-fpm php-mysqlnd php-gd php-opcache \
 	mariadb-server mariadb openssh-server openssh-clients curl iproute procps-ng
 
-.PHONY: all build test test-short lint deps bench clean
+.PHONY: all build test test-short lint deps bench fuzz clean
 all: build
 
 build:
@@ -38,6 +38,20 @@ lint:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2x ./...
+
+# The HCL loaders' and run files' fuzz targets, FUZZTIME each (not in CI:
+# `make test` runs only their seed corpora). A finding lands in the
+# package's testdata/fuzz/ and then runs with every `go test`. Minimizing
+# is capped: a profile takes long enough to load that the default minute
+# per new input leaves no time to fuzz.
+FUZZTIME ?= 3m
+FUZZ = ./provision:FuzzLoad ./provision/cloud:FuzzLoadMachines ./fixture:FuzzParseProfile \
+	./fixture:FuzzParseLock ./experiment:FuzzLoad ./experiment:FuzzResults ./experiment:FuzzManifest
+fuzz:
+	@for t in $(FUZZ); do \
+		echo "fuzz $$t"; \
+		$(GO) test -run '^$$' -fuzz "^$${t#*:}\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10x -parallel 1 "$${t%%:*}" || exit 1; \
+	done
 
 deps:
 	@if command -v apt-get >/dev/null 2>&1; then \

@@ -102,9 +102,10 @@ type Scenario struct {
 	Profiles []string
 }
 
-// Steps are the scenario's data points, as names ("c=50").
+// Steps are the scenario's data points, as names ("c=50"). A scenario
+// without visitors (only a hand-edited manifest has one) has none.
 func (s Scenario) Steps() []string {
-	if s.Kind == "kit" {
+	if s.Kind == "kit" && len(s.Visitors) > 0 {
 		return []string{fmt.Sprintf("c=%d", s.Visitors[0])}
 	}
 	out := make([]string, len(s.Visitors))
@@ -206,6 +207,9 @@ type LoadOptions struct {
 func Load(filename string, src []byte, opt LoadOptions) (*Spec, error) {
 	p := hclparse.NewParser()
 	f, diags := p.ParseHCL(src, filename)
+	if d := hcldiag.UTF8(filename, src); d != nil {
+		diags = d // HCL would misplace the bad byte and all after it
+	}
 	if diags.HasErrors() {
 		return nil, exitcode.With(exitcode.Config, hcldiag.Error(p.Files(), diags))
 	}
@@ -217,7 +221,7 @@ func Load(filename string, src []byte, opt LoadOptions) (*Spec, error) {
 	}
 	// Re-decode with variables in scope (the first pass had none).
 	var raw fileHCL
-	if diags := gohcl.DecodeBody(f.Body, ctx, &raw); diags.HasErrors() {
+	if diags := hcldiag.Sorted(gohcl.DecodeBody(f.Body, ctx, &raw)); diags.HasErrors() {
 		return nil, l.fail(diags)
 	}
 	l.experiment(raw.Experiments)
@@ -276,7 +280,7 @@ func (l *loader) variables(args []string) (*hcl.EvalContext, map[string]string, 
 	var decls []variableHCL
 	for _, b := range vc.Blocks {
 		v := variableHCL{Name: b.Labels[0]}
-		if diags := gohcl.DecodeBody(b.Body, nil, &v); diags.HasErrors() {
+		if diags := hcldiag.Sorted(gohcl.DecodeBody(b.Body, nil, &v)); diags.HasErrors() {
 			return nil, nil, l.fail(diags)
 		}
 		decls = append(decls, v)
@@ -603,7 +607,7 @@ func noBlocks(b hcl.Body) hcl.Diagnostics {
 		return nil
 	}
 	_, d := b.Content(&hcl.BodySchema{})
-	return d
+	return hcldiag.Sorted(d) // HCL names unknown attributes in map order
 }
 
 func dur(s string, def time.Duration, r hcl.Range, ds *hcl.Diagnostics) time.Duration {

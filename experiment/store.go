@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -245,6 +244,10 @@ func ReadManifest(dir string) (*Manifest, error) {
 	if m.Format != ManifestFormat {
 		return nil, fmt.Errorf("%s: format %q, want %q", filepath.Join(dir, ManifestFile), m.Format, ManifestFormat)
 	}
+	// --resume compares (and prints the start of) the plan hash.
+	if !isHex(m.PlanHash, 64) {
+		return nil, fmt.Errorf("%s: plan_sha256 %q: want 64 hex digits", filepath.Join(dir, ManifestFile), m.PlanHash)
+	}
 	return &m, nil
 }
 
@@ -352,6 +355,10 @@ func ReadResults(dir string) ([]Record, error) {
 }
 
 // readRecords returns the complete records and the byte length they span.
+// A line ends at its '\n' (a '\r' before it is JSON whitespace, so a file
+// an editor saved with CRLF reads the same), and the length counts every
+// byte of it, so what --resume appends starts right after the last
+// complete line. Blank lines carry no record and are skipped.
 func readRecords(path string) ([]Record, int64, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -359,19 +366,20 @@ func readRecords(path string) ([]Record, int64, error) {
 	}
 	var recs []Record
 	var good int64
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 1<<20), 256<<20)
-	for sc.Scan() {
-		line := sc.Bytes()
-		if int(good)+len(line) >= len(b) { // no newline after it: cut off mid-write
+	for n := 1; int(good) < len(b); n++ {
+		i := bytes.IndexByte(b[good:], '\n')
+		if i < 0 { // no newline after it: cut off mid-write
 			break
 		}
-		var r Record
-		if err := json.Unmarshal(line, &r); err != nil {
-			return nil, 0, fmt.Errorf("%s: line %d: %w", path, len(recs)+1, err)
+		line := b[good : int(good)+i]
+		if len(bytes.TrimSpace(line)) > 0 {
+			var r Record
+			if err := json.Unmarshal(line, &r); err != nil {
+				return nil, 0, fmt.Errorf("%s: line %d: %w", path, n, err)
+			}
+			recs = append(recs, r)
 		}
-		recs = append(recs, r)
-		good += int64(len(line)) + 1
+		good += int64(i) + 1
 	}
-	return recs, good, sc.Err()
+	return recs, good, nil
 }

@@ -13,7 +13,7 @@ import (
 // runs/<id>/firewall.json), and nothing for hosts without one.
 func TestManifestRecordsFirewall(t *testing.T) {
 	dir := t.TempDir()
-	m := &Manifest{Format: ManifestFormat, ID: "t1"}
+	m := &Manifest{Format: ManifestFormat, ID: "t1", PlanHash: strings.Repeat("0", 64)}
 	ms := []cloud.Machine{{Name: "wptest-t1-server", Role: cloud.RoleServer}, {Name: "wptest-t1-loadgen-1", Role: cloud.RoleLoadGen, Address: "203.0.113.41"}}
 	if err := m.recordMachines(dir, ms); err != nil {
 		t.Fatal(err)

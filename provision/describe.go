@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 )
 
@@ -118,7 +117,7 @@ func decodeDescriptions(r *Rendered, blocks hcl.Blocks, ctx *hcl.EvalContext) hc
 			}
 			siteAt = b.DefRange.Ptr()
 			var sb siteBlock
-			d := gohcl.DecodeBody(b.Body, ctx, &sb)
+			d := decodeBody(b.Body, ctx, &sb)
 			diags = append(diags, d...)
 			if d.HasErrors() {
 				continue
@@ -135,7 +134,7 @@ func decodeDescriptions(r *Rendered, blocks hcl.Blocks, ctx *hcl.EvalContext) hc
 				continue
 			}
 			var rb refreshBlock
-			if d := gohcl.DecodeBody(rest, ctx, &rb); d.HasErrors() {
+			if d := decodeBody(rest, ctx, &rb); d.HasErrors() {
 				diags = append(diags, d...)
 				continue
 			}
@@ -148,7 +147,7 @@ func decodeDescriptions(r *Rendered, blocks hcl.Blocks, ctx *hcl.EvalContext) hc
 				continue
 			}
 			var tb refreshBlock
-			if d := gohcl.DecodeBody(rest, ctx, &tb); d.HasErrors() {
+			if d := decodeBody(rest, ctx, &tb); d.HasErrors() {
 				diags = append(diags, d...)
 				continue
 			}
@@ -180,7 +179,7 @@ func decodeDescriptions(r *Rendered, blocks hcl.Blocks, ctx *hcl.EvalContext) hc
 				continue
 			}
 			var gb groupBlock
-			d = gohcl.DecodeBody(rest, ctx, &gb)
+			d = decodeBody(rest, ctx, &gb)
 			diags = append(diags, d...)
 			if d.HasErrors() {
 				continue
@@ -223,7 +222,7 @@ func decodeSiteFiles(b *hcl.Block, ctx *hcl.EvalContext, seen map[string]hcl.Ran
 		return SiteFiles{}, false, diags
 	}
 	var fb siteFilesBlock
-	if d := gohcl.DecodeBody(rest, ctx, &fb); d.HasErrors() {
+	if d := decodeBody(rest, ctx, &fb); d.HasErrors() {
 		return SiteFiles{}, false, append(diags, d...)
 	}
 	return SiteFiles{Name: name, List: fb.List, Remove: fb.Remove}, true, diags
@@ -337,7 +336,7 @@ func decodeServer(blocks hcl.Blocks, ctx *hcl.EvalContext) (*serverBlock, hcl.Di
 		}
 		at = b.DefRange.Ptr()
 		var sb serverBlock
-		if d := gohcl.DecodeBody(b.Body, ctx, &sb); d.HasErrors() {
+		if d := decodeBody(b.Body, ctx, &sb); d.HasErrors() {
 			diags = append(diags, d...)
 			continue
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/gohcl"
+	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/wptest/wptest/internal/hcldiag"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
@@ -76,4 +78,20 @@ func toString(v cty.Value) (cty.Value, error) {
 		return cty.UnknownVal(cty.String), fmt.Errorf("result must be a string: %v", err)
 	}
 	return s, nil
+}
+
+// decodeBody is gohcl.DecodeBody with its diagnostics in file order
+// (gohcl reports missing blocks in map order).
+func decodeBody(body hcl.Body, ctx *hcl.EvalContext, val any) hcl.Diagnostics {
+	return hcldiag.Sorted(gohcl.DecodeBody(body, ctx, val))
+}
+
+// parseHCL is p.ParseHCL, but a file that is not UTF-8 is one error at
+// its first bad byte (HCL would misplace it and every error after it).
+func parseHCL(p *hclparse.Parser, src []byte, name string) (*hcl.File, hcl.Diagnostics) {
+	f, diags := p.ParseHCL(src, name)
+	if d := hcldiag.UTF8(name, src); d != nil {
+		return f, d
+	}
+	return f, diags
 }

@@ -237,7 +237,7 @@ func (p *Profile) parseDir(fsys fs.FS, dir string) ([]*hcl.File, hcl.Diagnostics
 			diags = append(diags, errDiag("Cannot read profile file", fmt.Sprintf("%s: %v", name, err), nil))
 			continue
 		}
-		f, d := p.parser.ParseHCL(src, name)
+		f, d := parseHCL(p.parser, src, name)
 		diags = append(diags, d...)
 		if f != nil {
 			files = append(files, f)
@@ -314,7 +314,7 @@ func (p *Profile) decodeProfile() hcl.Diagnostics {
 		diags = append(diags, errDiag("Duplicate profile block", "Only one profile block is allowed; the first is at "+blocks[0].DefRange.String()+".", b.DefRange.Ptr()))
 	}
 	var pb profileBlock
-	diags = append(diags, gohcl.DecodeBody(blocks[0].Body, nil, &pb)...)
+	diags = append(diags, decodeBody(blocks[0].Body, nil, &pb)...)
 	if diags.HasErrors() {
 		return diags
 	}
@@ -501,7 +501,7 @@ func (vd *varDecoder) set(v *Variable, expr hcl.Expression) {
 
 // file sets the variables a -var-file names, in the file's order.
 func (vd *varDecoder) file(vf VarFile) {
-	f, d := vd.p.parser.ParseHCL(vf.Src, vf.Name)
+	f, d := parseHCL(vd.p.parser, vf.Src, vf.Name)
 	vd.diags = append(vd.diags, d...)
 	if d.HasErrors() {
 		return
@@ -697,7 +697,7 @@ func (p *Profile) platformBlocks() ([]*platformBlock, hcl.Diagnostics) {
 		}
 		pb := &platformBlock{}
 		// var.* as it is on this platform (platform_default).
-		d := gohcl.DecodeBody(newMarkBody(b.Body, p.secrets), p.varCtx(b.Labels[0]), pb)
+		d := decodeBody(newMarkBody(b.Body, p.secrets), p.varCtx(b.Labels[0]), pb)
 		pb.Name, pb.DefRange = b.Labels[0], b.DefRange
 		diags = append(diags, d...)
 		if d.HasErrors() {
@@ -1024,7 +1024,7 @@ func ReadHeader(fsys fs.FS, dir string) (Header, hcl.Diagnostics) {
 			diags = append(diags, errDiag("Cannot read profile file", err.Error(), nil))
 			continue
 		}
-		f, d := parser.ParseHCL(src, name)
+		f, d := parseHCL(parser, src, name)
 		diags = append(diags, d...)
 		if d.HasErrors() {
 			continue
@@ -1032,7 +1032,7 @@ func ReadHeader(fsys fs.FS, dir string) (Header, hcl.Diagnostics) {
 		c, _, _ := f.Body.PartialContent(&hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "profile"}}})
 		for _, b := range c.Blocks {
 			var pb profileBlock
-			diags = append(diags, gohcl.DecodeBody(b.Body, nil, &pb)...)
+			diags = append(diags, decodeBody(b.Body, nil, &pb)...)
 			found = true
 			h.Description, h.Platforms = pb.Description, pb.Platforms
 			if pb.Aliases != nil {

@@ -302,7 +302,7 @@ func (p *Profile) decodeBlocks(r *Rendered, blocks hcl.Blocks, ctx *hcl.EvalCont
 		switch {
 		case b.Type == "precondition":
 			var pc preconditionBlock
-			d := gohcl.DecodeBody(b.Body, ctx, &pc)
+			d := decodeBody(b.Body, ctx, &pc)
 			diags = append(diags, d...)
 			if !d.HasErrors() && !pc.Condition {
 				r.Blocked = append(r.Blocked, pc.ErrorMessage)
@@ -344,7 +344,7 @@ func decodeCheckOrFact(r *Rendered, b *hcl.Block, ctx *hcl.EvalContext) hcl.Diag
 	}
 	if b.Type == "fact" {
 		var fb factBlock
-		if d := gohcl.DecodeBody(rest, ctx, &fb); d.HasErrors() {
+		if d := decodeBody(rest, ctx, &fb); d.HasErrors() {
 			return append(diags, d...)
 		}
 		f := &Fact{ID: "fact." + b.Labels[0], Run: fb.Run}
@@ -604,7 +604,7 @@ func (p *Profile) decodeOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext, ba
 func (p *Profile) decodeFileOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext, base opBase) (Op, []ref, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	var fb fileBlock
-	if d := gohcl.DecodeBody(body, ctx, &fb); d.HasErrors() {
+	if d := decodeBody(body, ctx, &fb); d.HasErrors() {
 		return nil, nil, d
 	}
 	diags = append(diags, absPath(fb.Path, fb.PathRange)...)
@@ -646,7 +646,7 @@ func (p *Profile) decodeFileOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext
 func (p *Profile) decodeDirOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext, base opBase) (Op, []ref, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	var db dirBlock
-	if d := gohcl.DecodeBody(body, ctx, &db); d.HasErrors() {
+	if d := decodeBody(body, ctx, &db); d.HasErrors() {
 		return nil, nil, d
 	}
 	diags = append(diags, absPath(db.Path, db.PathRange)...)
@@ -661,7 +661,7 @@ func (p *Profile) decodeDirOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext,
 // decodeLinkOp decodes a link block.
 func (p *Profile) decodeLinkOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext, base opBase) (Op, []ref, hcl.Diagnostics) {
 	var lb linkBlock
-	if d := gohcl.DecodeBody(body, ctx, &lb); d.HasErrors() {
+	if d := decodeBody(body, ctx, &lb); d.HasErrors() {
 		return nil, nil, d
 	}
 	if d := absPath(lb.Path, lb.PathRange); d.HasErrors() {
@@ -674,7 +674,7 @@ func (p *Profile) decodeLinkOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext
 func (p *Profile) decodePackageOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext, base opBase) (Op, []ref, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	var pb packageBlock
-	if d := gohcl.DecodeBody(body, ctx, &pb); d.HasErrors() {
+	if d := decodeBody(body, ctx, &pb); d.HasErrors() {
 		return nil, nil, d
 	}
 	state, d := oneOf("state", pb.State, "present", []string{"present", "absent"}, pb.StateRange)
@@ -691,7 +691,7 @@ func (p *Profile) decodePackageOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalCont
 // decodeUserOp decodes a user block.
 func (p *Profile) decodeUserOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext, base opBase) (Op, []ref, hcl.Diagnostics) {
 	var ub userBlock
-	if d := gohcl.DecodeBody(body, ctx, &ub); d.HasErrors() {
+	if d := decodeBody(body, ctx, &ub); d.HasErrors() {
 		return nil, nil, d
 	}
 	u := &UserOp{opBase: base, Name: ub.Name, Home: str(ub.Home), Shell: str(ub.Shell), Groups: ub.Groups}
@@ -704,7 +704,7 @@ func (p *Profile) decodeUserOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext
 // decodeCommandOp decodes a command block and its timeout.
 func (p *Profile) decodeCommandOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext, base opBase) (Op, []ref, hcl.Diagnostics) {
 	var cb commandBlock
-	if d := gohcl.DecodeBody(body, ctx, &cb); d.HasErrors() {
+	if d := decodeBody(body, ctx, &cb); d.HasErrors() {
 		return nil, nil, d
 	}
 	to, d := parseDuration(cb.Timeout, 0, cb.TimeoutRange)
@@ -718,7 +718,7 @@ func (p *Profile) decodeCommandOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalCont
 func (p *Profile) decodeServiceOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext, base opBase) (Op, []ref, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	var sb serviceBlock
-	if d := gohcl.DecodeBody(body, ctx, &sb); d.HasErrors() {
+	if d := decodeBody(body, ctx, &sb); d.HasErrors() {
 		return nil, nil, d
 	}
 	state, d := oneOf("service state", sb.State, "running", []string{"running", "stopped"}, sb.StateRange)
@@ -756,7 +756,7 @@ func (p *Profile) platformOf(ctx *hcl.EvalContext) string {
 
 func decodeCheck(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext) (*Check, hcl.Diagnostics) {
 	var cb checkBlock
-	if d := gohcl.DecodeBody(body, ctx, &cb); d.HasErrors() {
+	if d := decodeBody(body, ctx, &cb); d.HasErrors() {
 		return nil, d
 	}
 	var diags hcl.Diagnostics

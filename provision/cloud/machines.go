@@ -274,6 +274,9 @@ func LoadMachines(filename string, src []byte, vars map[string]string) (Machines
 func block(filename string, src []byte) (m Machines, ok bool, err error) {
 	p := hclparse.NewParser()
 	f, diags := p.ParseHCL(src, filename)
+	if d := hcldiag.UTF8(filename, src); d != nil {
+		diags = d // HCL would misplace the bad byte and all after it
+	}
 	if diags.HasErrors() {
 		return m, false, ConfigErr(hcldiag.Error(p.Files(), diags))
 	}
@@ -287,7 +290,7 @@ func block(filename string, src []byte) (m Machines, ok bool, err error) {
 		return m, false, nil
 	case 1:
 		blk := content.Blocks[0]
-		diags = gohcl.DecodeBody(blk.Body, nil, &m)
+		diags = hcldiag.Sorted(gohcl.DecodeBody(blk.Body, nil, &m))
 		m.Driver = blk.Labels[0]
 		if !diags.HasErrors() {
 			diags = append(diags, m.check(blk)...)
