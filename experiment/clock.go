@@ -4,28 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/wptest/wptest/results"
 	"math"
 	"time"
 
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/exitcode"
 )
-
-// ClockOffset is how far a machine's clock is from the clock of the host
-// running wptest, measured over SSH before the run (scale issue, point 2):
-// the machine's time minus ours, within ±Uncertainty (half the round trip
-// of the fastest exchange).
-type ClockOffset struct {
-	Host          string  `json:"host"`
-	OffsetMs      float64 `json:"offset_ms"`
-	UncertaintyMs float64 `json:"uncertainty_ms"`
-	RoundTrips    int     `json:"round_trips"`
-}
-
-// Offset is OffsetMs as a duration.
-func (c ClockOffset) Offset() time.Duration {
-	return time.Duration(c.OffsetMs * float64(time.Millisecond))
-}
 
 // ourTime turns a time read on machine's clock into the controlling
 // host's clock. A machine not measured (this process, the local driver)
@@ -54,11 +39,6 @@ func (r *runner) theirTime(machine string, t time.Time) time.Time {
 // fastest one counts).
 const ClockRounds = 12
 
-// String is the offset as the run log shows it: "+1.203 s ± 0.4 ms".
-func (c ClockOffset) String() string {
-	return fmt.Sprintf("%+.3f s ± %.1f ms", c.OffsetMs/1000, c.UncertaintyMs)
-}
-
 // clockHost is a machine whose clock the run measures, by its name in
 // the run (the name Clocks, results and the log use).
 type clockHost struct {
@@ -84,13 +64,13 @@ func (r *runner) clockHosts() []clockHost {
 // session's: a machine's clock may have been set since an earlier one)
 // and logs them; then fails if one is too far off (checkClocks).
 func (r *runner) measureClocks(ctx context.Context) error {
-	var cs []ClockOffset
+	var cs []results.ClockOffset
 	for _, m := range r.clockHosts() {
 		c, err := host.MeasureClock(ctx, m.h, ClockRounds)
 		if err != nil {
 			return exitcode.With(exitcode.Provision, fmt.Errorf("[%s] measure its clock: %w", m.name, err))
 		}
-		co := ClockOffset{Host: m.name, OffsetMs: durMs(c.Offset), UncertaintyMs: durMs(c.Uncertainty), RoundTrips: c.Rounds}
+		co := results.ClockOffset{Host: m.name, OffsetMs: durMs(c.Offset), UncertaintyMs: durMs(c.Uncertainty), RoundTrips: c.Rounds}
 		r.logf("[%s] clock %s from this host", m.name, co)
 		cs = append(cs, co)
 	}
@@ -98,7 +78,7 @@ func (r *runner) measureClocks(ctx context.Context) error {
 	if r.si < len(r.man.Sessions) {
 		r.man.Sessions[r.si].Clocks = cs
 	}
-	if err := r.man.write(r.dir); err != nil {
+	if err := r.man.Write(r.dir); err != nil {
 		return err
 	}
 	return checkClocks(cs, r.clockTolerance())
@@ -118,8 +98,8 @@ func (r *runner) clockTolerance() clockTolerance {
 			tol = clockTolerance{d: sc.Warmup, scenario: sc.Name}
 		}
 	}
-	if tol.d < SampleEvery {
-		tol = clockTolerance{d: SampleEvery, scenario: tol.scenario, floor: true}
+	if tol.d < results.SampleEvery {
+		tol = clockTolerance{d: results.SampleEvery, scenario: tol.scenario, floor: true}
 	}
 	return tol
 }
@@ -143,7 +123,7 @@ func (t clockTolerance) String() string {
 // a time daemon may step or slew it during the run, after it was
 // measured, misplacing windows by up to the offset unseen; and the
 // uncertainty is what no correction removes.
-func checkClocks(cs []ClockOffset, tol clockTolerance) error {
+func checkClocks(cs []results.ClockOffset, tol clockTolerance) error {
 	var errs []error
 	for _, c := range cs {
 		if time.Duration((math.Abs(c.OffsetMs)+c.UncertaintyMs)*float64(time.Millisecond)) <= tol.d {

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"github.com/wptest/wptest/results"
 	"strings"
 	"testing"
 	"time"
@@ -15,24 +16,24 @@ func TestCheckClocks(t *testing.T) {
 	warm := clockTolerance{d: 3 * time.Second, scenario: "page"}
 	for _, tc := range []struct {
 		name string
-		c    ClockOffset
+		c    results.ClockOffset
 		tol  clockTolerance
 		want []string // "" = no error
 	}{
-		{"in time", ClockOffset{Host: "srv", OffsetMs: 1.5, UncertaintyMs: 0.4}, warm, nil},
-		{"off but within the warm-up", ClockOffset{Host: "srv", OffsetMs: -2900, UncertaintyMs: 0.4}, warm, nil},
-		{"ahead by more", ClockOffset{Host: "srv", OffsetMs: 3100, UncertaintyMs: 0.4}, warm,
+		{"in time", results.ClockOffset{Host: "srv", OffsetMs: 1.5, UncertaintyMs: 0.4}, warm, nil},
+		{"off but within the warm-up", results.ClockOffset{Host: "srv", OffsetMs: -2900, UncertaintyMs: 0.4}, warm, nil},
+		{"ahead by more", results.ClockOffset{Host: "srv", OffsetMs: 3100, UncertaintyMs: 0.4}, warm,
 			[]string{"[srv] its clock is +3.100 s ± 0.4 ms from this host's", `warm-up of scenario "page", 3s`, "NTP", "--resume"}},
-		{"behind by more", ClockOffset{Host: "lg-2", OffsetMs: -3100, UncertaintyMs: 0.4}, warm,
+		{"behind by more", results.ClockOffset{Host: "lg-2", OffsetMs: -3100, UncertaintyMs: 0.4}, warm,
 			[]string{"[lg-2] its clock is -3.100 s"}},
-		{"within only without its uncertainty", ClockOffset{Host: "srv", OffsetMs: 2990, UncertaintyMs: 20}, warm,
+		{"within only without its uncertainty", results.ClockOffset{Host: "srv", OffsetMs: 2990, UncertaintyMs: 20}, warm,
 			[]string{"+2.990 s ± 20.0 ms"}},
-		{"no warm-up: the sample interval", ClockOffset{Host: "srv", OffsetMs: 600, UncertaintyMs: 1},
-			clockTolerance{d: SampleEvery, scenario: "kit", floor: true},
+		{"no warm-up: the sample interval", results.ClockOffset{Host: "srv", OffsetMs: 600, UncertaintyMs: 1},
+			clockTolerance{d: results.SampleEvery, scenario: "kit", floor: true},
 			[]string{`the sample interval, 500ms (scenario "kit"'s warm-up is shorter)`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := checkClocks([]ClockOffset{{Host: "other", OffsetMs: 0.1, UncertaintyMs: 0.2}, tc.c}, tc.tol)
+			err := checkClocks([]results.ClockOffset{{Host: "other", OffsetMs: 0.1, UncertaintyMs: 0.2}, tc.c}, tc.tol)
 			if tc.want == nil {
 				if err != nil {
 					t.Fatalf("error %v, want none", err)
@@ -60,17 +61,17 @@ func TestCheckClocks(t *testing.T) {
 // The tolerance is the smallest warm-up of the scenarios the run
 // measures, never under the sample interval.
 func TestClockTolerance(t *testing.T) {
-	sc := func(name string, w time.Duration) Scenario {
-		return Scenario{Name: name, Kind: "page", Visitors: []int{2}, Warmup: w}
+	sc := func(name string, w time.Duration) results.Scenario {
+		return results.Scenario{Name: name, Kind: "page", Visitors: []int{2}, Warmup: w}
 	}
 	for _, tc := range []struct {
-		scs  []Scenario
+		scs  []results.Scenario
 		want clockTolerance
 	}{
-		{[]Scenario{sc("a", 3*time.Second), sc("b", 2*time.Second)}, clockTolerance{d: 2 * time.Second, scenario: "b"}},
-		{[]Scenario{sc("a", 3*time.Second), sc("k", 100*time.Millisecond)}, clockTolerance{d: SampleEvery, scenario: "k", floor: true}},
+		{[]results.Scenario{sc("a", 3*time.Second), sc("b", 2*time.Second)}, clockTolerance{d: 2 * time.Second, scenario: "b"}},
+		{[]results.Scenario{sc("a", 3*time.Second), sc("k", 100*time.Millisecond)}, clockTolerance{d: results.SampleEvery, scenario: "k", floor: true}},
 	} {
-		r := &runner{sp: &Spec{Repetitions: 1, Profiles: []ProfileSpec{{Name: "p", Enabled: true}}, Scenarios: tc.scs}}
+		r := &runner{sp: &Spec{Repetitions: 1, Profiles: []results.ProfileSpec{{Name: "p", Enabled: true}}, Scenarios: tc.scs}}
 		if got := r.clockTolerance(); got != tc.want {
 			t.Errorf("%v: tolerance %+v, want %+v", tc.scs, got, tc.want)
 		}

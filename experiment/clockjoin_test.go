@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/wptest/wptest/results"
 	"math"
 	"os"
 	"os/exec"
@@ -53,7 +54,7 @@ func TestClockOffsetCorrectsTheJoin(t *testing.T) {
 	}
 	var log testenv.SyncBuffer
 	r := &runner{sp: clockSpec(clockShift + time.Second), opt: Options{Exe: exe, Log: &log}, dir: t.TempDir(),
-		man: &Manifest{Format: ManifestFormat, Sessions: []Session{{}}}, h: srv, lg: &remoteLoad{h: lg, name: "loadgen"}}
+		man: &results.Manifest{Format: results.ManifestFormat, Sessions: []results.Session{{}}}, h: srv, lg: &remoteLoad{h: lg, name: "loadgen"}}
 
 	if err := r.measureClocks(ctx); err != nil {
 		t.Fatalf("measure clocks: %v\n%s", err, log.String())
@@ -68,13 +69,13 @@ func TestClockOffsetCorrectsTheJoin(t *testing.T) {
 	// A second session (--resume) whose scenario warm-up is shorter than
 	// the server's offset: measured again, recorded, and the run stops.
 	r.sp = clockSpec(clockShift - 2*time.Second)
-	r.man.Sessions, r.si = append(r.man.Sessions, Session{Resumed: true}), 1
+	r.man.Sessions, r.si = append(r.man.Sessions, results.Session{Resumed: true}), 1
 	err = r.measureClocks(ctx)
 	if exitcode.Of(err) != exitcode.Provision || !strings.Contains(err.Error(), "[server] its clock is +5.0") ||
 		!strings.Contains(err.Error(), `warm-up of scenario "page", 3s`) || strings.Contains(err.Error(), "[loadgen]") {
 		t.Errorf("warm-up 3s, server +5s: error %v (exit %d), want one for the server only (exit %d)", err, exitcode.Of(err), exitcode.Provision)
 	}
-	if m, err := ReadManifest(r.dir); err != nil || len(m.Clocks) != 2 || len(m.Sessions) != 2 ||
+	if m, err := results.ReadManifest(r.dir); err != nil || len(m.Clocks) != 2 || len(m.Sessions) != 2 ||
 		len(m.Sessions[0].Clocks) != 2 || !reflect.DeepEqual(m.Sessions[1].Clocks, m.Clocks) {
 		t.Errorf("each session's clocks, the last one's as the run's, are not in the manifest: %v %+v", err, m)
 	}
@@ -85,7 +86,7 @@ func TestClockOffsetCorrectsTheJoin(t *testing.T) {
 // timing), and the manifest on disk has them.
 func checkRecordedClocks(t *testing.T, r *runner, want map[string]time.Duration) {
 	t.Helper()
-	m, err := ReadManifest(r.dir)
+	m, err := results.ReadManifest(r.dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,8 +171,8 @@ func waitSample(ctx context.Context, t *testing.T, s *sampler, unix float64) {
 
 // clockSpec is a one-scenario experiment whose warm-up is warm.
 func clockSpec(warm time.Duration) *Spec {
-	return &Spec{Repetitions: 1, Profiles: []ProfileSpec{{Name: "clock-test", Enabled: true}},
-		Scenarios: []Scenario{{Name: "page", Kind: "page", Visitors: []int{2}, Warmup: warm}}}
+	return &Spec{Repetitions: 1, Profiles: []results.ProfileSpec{{Name: "clock-test", Enabled: true}},
+		Scenarios: []results.Scenario{{Name: "page", Kind: "page", Visitors: []int{2}, Warmup: warm}}}
 }
 
 // shiftClock makes every dynamically linked program that runs in an SSH
@@ -298,7 +299,7 @@ func TestRunStopsOnAClockOffByMoreThanTheWarmup(t *testing.T) {
 	}
 	r := &runner{dir: filepath.Join(runs, es[0].Name())}
 	checkRecordedClocks(t, r, map[string]time.Duration{"server": clockShift, "loadgen-1": 0})
-	if m, _ := ReadManifest(r.dir); m != nil && m.Fixture != nil && m.Fixture.Verified != "" {
+	if m, _ := results.ReadManifest(r.dir); m != nil && m.Fixture != nil && m.Fixture.Verified != "" {
 		t.Errorf("the run seeded the server before it checked the clocks")
 	}
 }

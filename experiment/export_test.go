@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"github.com/wptest/wptest/results"
 	"io"
 	"path/filepath"
 
@@ -18,8 +19,8 @@ type LoadOnly struct{ r *runner }
 // installed on each), with sp's scenarios and ports; dir is the run directory.
 func NewLoadOnly(ctx context.Context, dir, exe string, log io.Writer, sp *Spec, ms []cloud.Machine, addr string) (*LoadOnly, error) {
 	r := &runner{sp: sp, dir: dir, opt: Options{Exe: exe, Log: log}, addr: addr,
-		man: &Manifest{Format: ManifestFormat, ID: "load-only", Experiment: sp.Name, Profiles: sp.Profiles, Scenarios: sp.Scenarios,
-			Repetitions: sp.Repetitions, Points: len(sp.Plan()), Complete: true, Machines: ms}}
+		man: &results.Manifest{Format: results.ManifestFormat, ID: "load-only", Experiment: sp.Name, Profiles: sp.Profiles, Scenarios: sp.Scenarios,
+			Repetitions: sp.Repetitions, Points: len(sp.Plan()), Complete: true, Machines: recordedMachines(ms)}}
 	lg, err := r.loadGenerator(ctx, ms)
 	if err != nil {
 		return nil, err
@@ -33,10 +34,10 @@ func (l *LoadOnly) Close() error { return l.r.lg.Close() }
 
 // Measure makes p's load as runner.measure does for the page kinds and
 // the crowd (without the probe and the server's samples).
-func (l *LoadOnly) Measure(ctx context.Context, p Point) (Record, error) {
+func (l *LoadOnly) Measure(ctx context.Context, p results.Point) (results.Record, error) {
 	r := l.r
 	sc := r.scenario(p.Scenario)
-	rec := Record{Point: p, LoadHost: r.lg.Name()}
+	rec := results.Record{Point: p, LoadHost: r.lg.Name()}
 	cfg := r.baseConfig(sc, p.Visitors)
 	if sc.Kind != "crowd" {
 		run, err := r.loadRun(ctx, cfg, &rec)
@@ -51,40 +52,40 @@ func (l *LoadOnly) Measure(ctx context.Context, p Point) (Record, error) {
 }
 
 // Write writes the manifest and recs as the run directory's files.
-func (l *LoadOnly) Write(recs []Record) error {
-	st, _, err := openStore(l.r.dir)
+func (l *LoadOnly) Write(recs []results.Record) error {
+	st, _, err := results.OpenStore(l.r.dir)
 	if err != nil {
 		return err
 	}
-	defer st.close()
+	defer st.Close()
 	for _, rec := range recs {
-		if err := st.append(rec); err != nil {
+		if err := st.Append(rec); err != nil {
 			return err
 		}
 	}
-	return l.r.man.write(l.r.dir)
+	return l.r.man.Write(l.r.dir)
 }
 
 // StartRun makes the run directory and manifest as Run does before the
 // machines come up, and appends recs to its results.jsonl as the runner
 // does after each point.
-func StartRun(sp *Spec, src []byte, opt Options, recs []Record) (string, error) {
+func StartRun(sp *Spec, src []byte, opt Options, recs []results.Record) (string, error) {
 	dir := filepath.Join(opt.RunsDir, opt.ID)
 	man, err := openManifest(sp, src, opt, dir)
 	if err != nil {
 		return "", err
 	}
 	man.Complete = true
-	if err := man.write(dir); err != nil {
+	if err := man.Write(dir); err != nil {
 		return "", err
 	}
-	st, _, err := openStore(dir)
+	st, _, err := results.OpenStore(dir)
 	if err != nil {
 		return "", err
 	}
-	defer st.close()
+	defer st.Close()
 	for _, r := range recs {
-		if err := st.append(r); err != nil {
+		if err := st.Append(r); err != nil {
 			return "", err
 		}
 	}

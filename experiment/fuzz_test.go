@@ -12,6 +12,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/internal/fuzzcheck"
+	"github.com/wptest/wptest/results"
 )
 
 // addSeeds adds the shipped experiment files and the error goldens' exp.hcl.
@@ -71,7 +72,7 @@ func FuzzLoad(f *testing.F) {
 }
 
 // recordJSON is recs as the store writes them, to compare what was read.
-func recordJSON(t *testing.T, recs []Record) string {
+func recordJSON(t *testing.T, recs []results.Record) string {
 	t.Helper()
 	var b bytes.Buffer
 	for _, r := range recs {
@@ -89,7 +90,7 @@ func recordJSON(t *testing.T, recs []Record) string {
 // being written; and on --resume a record appended after it reads back
 // whole, after the records that were there.
 func FuzzResults(f *testing.F) {
-	rec := Record{Point: Point{Key: "r1/a/s/c=1", Rep: 1, Profile: "a", Scenario: "s", Kind: "page", Step: "c=1", Visitors: 1},
+	rec := results.Record{Point: results.Point{Key: "r1/a/s/c=1", Rep: 1, Profile: "a", Scenario: "s", Kind: "page", Step: "c=1", Visitors: 1},
 		Start: "2026-01-01T00:00:00Z", End: "2026-01-01T00:00:01Z", ServerCPUMsPerReq: 1.5, Error: "x"}
 	line, _ := json.Marshal(rec)
 	f.Add(append(append([]byte{}, line...), '\n'))
@@ -101,11 +102,11 @@ func FuzzResults(f *testing.F) {
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := t.TempDir()
-		path := filepath.Join(dir, ResultsFile)
+		path := filepath.Join(dir, results.ResultsFile)
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		recs, err := ReadResults(dir)
+		recs, err := results.ReadResults(dir)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), path+": line ") {
 				t.Errorf("error does not name the file and line: %v", err)
@@ -117,7 +118,7 @@ func FuzzResults(f *testing.F) {
 		if err := os.WriteFile(path, []byte(written), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		again, err := ReadResults(dir)
+		again, err := results.ReadResults(dir)
 		if err != nil {
 			t.Fatalf("reading what was written: %v", err)
 		}
@@ -128,24 +129,24 @@ func FuzzResults(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		st, prior, err := openStore(dir)
+		st, prior, err := results.OpenStore(dir)
 		if err != nil {
 			t.Fatalf("openStore after ReadResults read it: %v", err)
 		}
 		if recordJSON(t, prior) != written {
 			t.Fatalf("openStore and ReadResults disagree")
 		}
-		if err := st.append(rec); err != nil {
+		if err := st.Append(rec); err != nil {
 			t.Fatal(err)
 		}
-		if err := st.close(); err != nil {
+		if err := st.Close(); err != nil {
 			t.Fatal(err)
 		}
-		after, err := ReadResults(dir)
+		after, err := results.ReadResults(dir)
 		if err != nil {
 			t.Fatalf("after an append on resume: %v", err)
 		}
-		if got, want := recordJSON(t, after), written+recordJSON(t, []Record{rec}); got != want {
+		if got, want := recordJSON(t, after), written+recordJSON(t, []results.Record{rec}); got != want {
 			t.Fatalf("after an append on resume:\ngot  %q\nwant %q", got, want)
 		}
 	})
@@ -164,21 +165,21 @@ func FuzzManifest(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	m := &Manifest{Format: ManifestFormat, ID: "r1", Experiment: sp.Name, File: sp.File, ExperimentHash: sp.SHA256,
+	m := &results.Manifest{Format: results.ManifestFormat, ID: "r1", Experiment: sp.Name, File: sp.File, ExperimentHash: sp.SHA256,
 		PlanHash: sp.PlanHash(), Vars: sp.Vars, Profiles: sp.Profiles, Scenarios: sp.Scenarios,
-		Repetitions: sp.Repetitions, Points: len(sp.Plan()), Sessions: []Session{{Start: "s", Measured: []string{"k"}}}}
+		Repetitions: sp.Repetitions, Points: len(sp.Plan()), Sessions: []results.Session{{Start: "s", Measured: []string{"k"}}}}
 	good, _ := json.MarshalIndent(m, "", "  ")
 	f.Add(good)
-	f.Add([]byte(`{"format":"` + ManifestFormat + `","plan_sha256":"ab","scenarios":[{"Name":"s","Kind":"kit"}]}`))
-	f.Add([]byte(`{"format":"` + ManifestFormat + `","host_manifests":{"a":null},"fixture":null}`))
+	f.Add([]byte(`{"format":"` + results.ManifestFormat + `","plan_sha256":"ab","scenarios":[{"Name":"s","Kind":"kit"}]}`))
+	f.Add([]byte(`{"format":"` + results.ManifestFormat + `","host_manifests":{"a":null},"fixture":null}`))
 	f.Add([]byte(`{"format":"x"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := t.TempDir()
-		path := filepath.Join(dir, ManifestFile)
+		path := filepath.Join(dir, results.ManifestFile)
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		m, err := ReadManifest(dir)
+		m, err := results.ReadManifest(dir)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), path+": ") {
 				t.Errorf("error does not name the file: %v", err)
@@ -192,10 +193,10 @@ func FuzzManifest(f *testing.F) {
 		if err != nil {
 			t.Fatalf("marshal what was read: %v", err)
 		}
-		if err := m.write(dir); err != nil {
+		if err := m.Write(dir); err != nil {
 			t.Fatal(err)
 		}
-		m2, err := ReadManifest(dir)
+		m2, err := results.ReadManifest(dir)
 		if err != nil {
 			t.Fatalf("reading what was written: %v", err)
 		}

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"debug/elf"
 	"encoding/binary"
+	"github.com/wptest/wptest/results"
 	"net"
 	"net/http"
 	"os"
@@ -117,7 +118,7 @@ func TestRemoteLoadComesFromTheLoadMachine(t *testing.T) {
 	defer cancel()
 
 	log := &testenv.SyncBuffer{}
-	r := &runner{dir: runDir, opt: Options{Exe: exe, Log: log}, man: &Manifest{}}
+	r := &runner{dir: runDir, opt: Options{Exe: exe, Log: log}, man: &results.Manifest{}}
 	// Local load generators (the local driver's) are this process.
 	if lg, err := r.loadGenerator(ctx, []cloud.Machine{{Name: "local", Role: cloud.RoleServer, Local: true},
 		{Name: "local-loadgen-1", Role: cloud.RoleLoadGen, Local: true}}); err != nil || lg.Name() != LocalLoadHost {
@@ -217,7 +218,7 @@ func TestRemoteLoadErrorsNameHostStepAndOutput(t *testing.T) {
 	_, lm := loadHostInNamespace(t, runDir)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	r := &runner{dir: runDir, opt: Options{Exe: exe, Log: &testenv.SyncBuffer{}}, man: &Manifest{}}
+	r := &runner{dir: runDir, opt: Options{Exe: exe, Log: &testenv.SyncBuffer{}}, man: &results.Manifest{}}
 	lg, err := r.loadGenerator(ctx, []cloud.Machine{lm})
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"github.com/wptest/wptest/results"
 	"strconv"
 	"strings"
 	"sync"
@@ -115,7 +116,7 @@ func splitLoad(visitors int, requests int64, rate float64, n int) ([]share, stri
 
 // run makes one load run from every load generator at once and joins it;
 // the per-generator lines and the split's text go in the record.
-func (g *loadGroup) run(ctx context.Context, cfg benchgen.Config) (result.Run, []GeneratorResult, string, error) {
+func (g *loadGroup) run(ctx context.Context, cfg benchgen.Config) (result.Run, []results.GeneratorResult, string, error) {
 	sh, text := splitLoad(cfg.Visitors, cfg.Requests, cfg.Rate, len(g.gens))
 	at := g.agree(cfg.Name, text)
 	parts := make([]result.Run, len(sh))
@@ -135,9 +136,9 @@ func (g *loadGroup) run(ctx context.Context, cfg benchgen.Config) (result.Run, [
 		return result.Run{}, nil, text, err
 	}
 	joined.Raw = nil // stored once: in each generator's line
-	gens := make([]GeneratorResult, len(sh))
+	gens := make([]results.GeneratorResult, len(sh))
 	for i := range sh {
-		gens[i] = GeneratorResult{Host: g.gens[i].name, Visitors: sh[i].Visitors, Requests: sh[i].Requests, Rate: sh[i].Rate, Run: &parts[i]}
+		gens[i] = results.GeneratorResult{Host: g.gens[i].name, Visitors: sh[i].Visitors, Requests: sh[i].Requests, Rate: sh[i].Rate, Run: &parts[i]}
 		g.noteLate(g.gens[i].name, at, parts[i])
 	}
 	return joined, gens, text, nil
@@ -145,7 +146,7 @@ func (g *loadGroup) run(ctx context.Context, cfg benchgen.Config) (result.Run, [
 
 // crowd is run for the crowd scenario: the background visitors split, the
 // newcomers sent by the generators in turns (one every ProbeEvery in all).
-func (g *loadGroup) crowd(ctx context.Context, cc benchgen.CrowdConfig) (result.Crowd, []GeneratorResult, string, error) {
+func (g *loadGroup) crowd(ctx context.Context, cc benchgen.CrowdConfig) (result.Crowd, []results.GeneratorResult, string, error) {
 	sh, text := splitLoad(cc.Visitors, 0, 0, len(g.gens))
 	at := g.agree(cc.Base.Name, text)
 	parts := make([]result.Crowd, len(sh))
@@ -165,9 +166,9 @@ func (g *loadGroup) crowd(ctx context.Context, cc benchgen.CrowdConfig) (result.
 		return result.Crowd{}, nil, text, err
 	}
 	joined.Raw, joined.Background.Raw = nil, nil // stored once: in each generator's line
-	gens := make([]GeneratorResult, len(sh))
+	gens := make([]results.GeneratorResult, len(sh))
 	for i := range sh {
-		gens[i] = GeneratorResult{Host: g.gens[i].name, Visitors: sh[i].Visitors, Crowd: &parts[i]}
+		gens[i] = results.GeneratorResult{Host: g.gens[i].name, Visitors: sh[i].Visitors, Crowd: &parts[i]}
 		g.noteLate(g.gens[i].name, at, parts[i].Background)
 	}
 	return joined, gens, text, nil
@@ -215,7 +216,7 @@ func (g *loadGroup) noteLate(host string, at time.Time, part result.Run) {
 
 // loadRun is r.lg.Run; from several load generators, rec gets the split
 // and each one's share.
-func (r *runner) loadRun(ctx context.Context, cfg benchgen.Config, rec *Record) (result.Run, error) {
+func (r *runner) loadRun(ctx context.Context, cfg benchgen.Config, rec *results.Record) (result.Run, error) {
 	g, ok := r.lg.(*loadGroup)
 	if !ok {
 		return r.lg.Run(ctx, cfg)
@@ -226,7 +227,7 @@ func (r *runner) loadRun(ctx context.Context, cfg benchgen.Config, rec *Record) 
 }
 
 // loadCrowd is loadRun for the crowd scenario.
-func (r *runner) loadCrowd(ctx context.Context, cc benchgen.CrowdConfig, rec *Record) (result.Crowd, error) {
+func (r *runner) loadCrowd(ctx context.Context, cc benchgen.CrowdConfig, rec *results.Record) (result.Crowd, error) {
 	g, ok := r.lg.(*loadGroup)
 	if !ok {
 		return r.lg.Crowd(ctx, cc)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/wptest/wptest/results"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -54,18 +55,18 @@ func TestSplitLoadOverTwoBareLoadGenerators(t *testing.T) {
 	}
 	defer lo.Close()
 
-	page, err := lo.Measure(ctx, experiment.Point{Key: "r1/nginx/page/c=5", Rep: 1, Profile: "nginx", Scenario: "page", Kind: "page", Step: "c=5", Visitors: 5})
+	page, err := lo.Measure(ctx, results.Point{Key: "r1/nginx/page/c=5", Rep: 1, Profile: "nginx", Scenario: "page", Kind: "page", Step: "c=5", Visitors: 5})
 	if err != nil {
 		t.Fatalf("page: %v\n%s", err, log.String())
 	}
-	crowd, err := lo.Measure(ctx, experiment.Point{Key: "r1/nginx/crowd/c=7", Rep: 1, Profile: "nginx", Scenario: "crowd", Kind: "crowd", Step: "c=7", Visitors: 7})
+	crowd, err := lo.Measure(ctx, results.Point{Key: "r1/nginx/crowd/c=7", Rep: 1, Profile: "nginx", Scenario: "crowd", Kind: "crowd", Step: "c=7", Visitors: 7})
 	if err != nil {
 		t.Fatalf("crowd: %v\n%s", err, log.String())
 	}
-	if err := lo.Write([]experiment.Record{page, crowd}); err != nil {
+	if err := lo.Write([]results.Record{page, crowd}); err != nil {
 		t.Fatal(err)
 	}
-	recs, err := experiment.ReadResults(runDir) // what a reader of the run gets, raw histograms through JSON
+	recs, err := results.ReadResults(runDir) // what a reader of the run gets, raw histograms through JSON
 	if err != nil || len(recs) != 2 {
 		t.Fatalf("%d records: %v", len(recs), err)
 	}
@@ -80,8 +81,8 @@ func TestSplitLoadOverTwoBareLoadGenerators(t *testing.T) {
 
 func splitSpec() *experiment.Spec {
 	return &experiment.Spec{Name: "split", Repetitions: 1, HTTPPort: 80, HTTPSPort: 443,
-		Profiles: []experiment.ProfileSpec{{Name: "nginx", Label: "Debian's nginx", Enabled: true}},
-		Scenarios: []experiment.Scenario{
+		Profiles: []results.ProfileSpec{{Name: "nginx", Label: "Debian's nginx", Enabled: true}},
+		Scenarios: []results.Scenario{
 			{Name: "page", Kind: "page", Path: "/page.html", Visitors: []int{5}, Duration: 1500 * time.Millisecond, Warmup: 300 * time.Millisecond, KeepAlive: true, Proto: "h1"},
 			{Name: "crowd", Kind: "crowd", Path: "/page.html", Visitors: []int{7}, ClickEvery: 300 * time.Millisecond, ProbeEvery: 100 * time.Millisecond,
 				GiveUp: 5 * time.Second, Duration: time.Second, Warmup: 300 * time.Millisecond, Proto: "h1"},
@@ -139,7 +140,7 @@ func merged(t *testing.T, hs ...*hdr.Histogram) result.Latency {
 	return benchgen.Summary(all, true)
 }
 
-func checkSplitPage(t *testing.T, rec experiment.Record) {
+func checkSplitPage(t *testing.T, rec results.Record) {
 	t.Helper()
 	if rec.Split != "5 visitors over 2 load generators: 3 + 2" || len(rec.Generators) != 2 || rec.LoadHost != "loadgen-1+loadgen-2" {
 		t.Fatalf("page: split %q, %d generators, load host %q", rec.Split, len(rec.Generators), rec.LoadHost)
@@ -170,7 +171,7 @@ func checkSplitPage(t *testing.T, rec experiment.Record) {
 		rec.Generators[0].Run.Start, rec.Generators[1].Run.Start, m.Start)
 }
 
-func checkSplitCrowd(t *testing.T, rec experiment.Record) {
+func checkSplitCrowd(t *testing.T, rec results.Record) {
 	t.Helper()
 	if rec.Split != "7 visitors over 2 load generators: 4 + 3" || len(rec.Generators) != 2 {
 		t.Fatalf("crowd: split %q, %d generators", rec.Split, len(rec.Generators))
@@ -203,7 +204,7 @@ func checkSplitCrowd(t *testing.T, rec experiment.Record) {
 
 // checkNginxSawBoth counts nginx's log lines for the page per client
 // address: each generator's share came from its own machine.
-func checkNginxSawBoth(t *testing.T, hs []*testenv.BareHost, page experiment.Record) {
+func checkNginxSawBoth(t *testing.T, hs []*testenv.BareHost, page results.Record) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(hs[0].Root, "var/log/nginx/access.log"))
 	if err != nil {
@@ -222,7 +223,7 @@ func checkNginxSawBoth(t *testing.T, hs []*testenv.BareHost, page experiment.Rec
 	}
 }
 
-func checkSplitReport(t *testing.T, dir string, p, c experiment.Record, label string) {
+func checkSplitReport(t *testing.T, dir string, p, c results.Record, label string) {
 	t.Helper()
 	if _, err := report.Write(dir); err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"github.com/wptest/wptest/results"
 	"testing"
 
 	"github.com/wptest/wptest/provision"
@@ -24,7 +25,7 @@ func TestNotServed(t *testing.T) {
 		{bare, "h3", ""},
 		{&hostmanifest.Manifest{Profile: "old"}, "h3", ""},
 	} {
-		if got := notServed(c.hm, Scenario{Proto: c.proto}); got != c.want {
+		if got := notServed(c.hm, results.Scenario{Proto: c.proto}); got != c.want {
 			t.Errorf("%s, %s: %q, want %q", c.hm.Profile, c.proto, got, c.want)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/wptest/wptest/results"
 	"image/png"
 	"io"
 	"os"
@@ -111,7 +112,7 @@ wait:
 			}
 		}
 		if id != "" {
-			if recs, _ := experiment.ReadResults(filepath.Join(runs, id)); len(recs) >= killAfter {
+			if recs, _ := results.ReadResults(filepath.Join(runs, id)); len(recs) >= killAfter {
 				break wait
 			}
 		}
@@ -134,7 +135,7 @@ wait:
 			dumpResults(t, dir)
 		}
 	})
-	before, _ := experiment.ReadResults(dir)
+	before, _ := results.ReadResults(dir)
 	t.Logf("killed after %d point(s), %.0fs; progress seen:\n%s", len(before), time.Since(t0).Seconds(), lastLines(stderr1.String(), 6))
 	if !strings.Contains(stderr1.String(), "ETA") || !strings.Contains(stderr1.String(), "cpanel-apache · page c=2") {
 		t.Errorf("no live progress (profile, scenario, point, ETA) on stderr:\n%s", lastLines(stderr1.String(), 20))
@@ -170,7 +171,7 @@ wait:
 
 	// No point twice, none missing, and the first session's points were
 	// not measured again.
-	recs, err := experiment.ReadResults(dir)
+	recs, err := results.ReadResults(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +192,7 @@ wait:
 			t.Errorf("record %d changed by the resume: %s %s -> %s %s", i, r.Key, r.Start, recs[i].Key, recs[i].Start)
 		}
 	}
-	man, err := experiment.ReadManifest(dir)
+	man, err := results.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +301,7 @@ wait:
 	screenshot(t, reportPath)
 	// For a person to read: WPTEST_KEEP_REPORT=DIR keeps report.md and report.html.
 	if keep := os.Getenv("WPTEST_KEEP_REPORT"); keep != "" {
-		for _, f := range []string{"report.md", "report.html", experiment.ResultsFile, experiment.ManifestFile} {
+		for _, f := range []string{"report.md", "report.html", results.ResultsFile, results.ManifestFile} {
 			if b, err := os.ReadFile(filepath.Join(dir, f)); err == nil {
 				os.WriteFile(filepath.Join(keep, f), b, 0o644)
 			}
@@ -407,7 +408,7 @@ func lineWith(s, sub string) string {
 
 // dumpResults logs one line per point: what a failure needs to be read.
 func dumpResults(t *testing.T, dir string) {
-	recs, _ := experiment.ReadResults(dir)
+	recs, _ := results.ReadResults(dir)
 	for _, r := range recs {
 		line := r.Key
 		if r.Run != nil {
@@ -419,7 +420,7 @@ func dumpResults(t *testing.T, dir string) {
 		}
 		t.Log(line)
 	}
-	if m, err := experiment.ReadManifest(dir); err == nil {
+	if m, err := results.ReadManifest(dir); err == nil {
 		for _, s := range m.Sessions {
 			if s.Error != "" {
 				t.Logf("session %s stopped: %s", s.Start, s.Error)

@@ -4,6 +4,7 @@ import (
 	"github.com/wptest/wptest/internal/redact"
 	"github.com/wptest/wptest/profiles"
 	"github.com/wptest/wptest/provision"
+	"github.com/wptest/wptest/results"
 )
 
 // recorded is sp's variables and profile columns as the run records them
@@ -12,7 +13,7 @@ import (
 // "(sensitive)"; every other value has its URLs' userinfo and the
 // profiles' secrets (what they computed from a sensitive value) hidden.
 // The run itself uses sp: only the record is redacted.
-func recorded(sp *Spec) (map[string]string, []ProfileSpec) {
+func recorded(sp *Spec) (map[string]string, []results.ProfileSpec) {
 	sensitive := map[string]map[string]bool{} // profile name -> its sensitive variables
 	anyProf := map[string]bool{}
 	var secrets []string
@@ -39,7 +40,7 @@ func recorded(sp *Spec) (map[string]string, []ProfileSpec) {
 		}
 		sensitive[ps.Name] = names
 	}
-	profs := make([]ProfileSpec, len(sp.Profiles))
+	profs := make([]results.ProfileSpec, len(sp.Profiles))
 	for i, ps := range sp.Profiles {
 		names := sensitive[ps.Name]
 		ps.Vars = redact.Vars(ps.Vars, func(n string) bool { return names[n] }, secrets)

@@ -2,6 +2,7 @@ package experiment_test
 
 import (
 	"context"
+	"github.com/wptest/wptest/results"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -51,9 +52,9 @@ func TestRunRecordsNoUserinfo(t *testing.T) {
 		t.Fatalf("no request answered: %+v", run.Outcomes)
 	}
 	p := sp.Plan()[0]
-	rec := experiment.Record{Point: p, Run: &run, Probe: &experiment.Probe{URL: u, Status: 200, Proto: "HTTP/1.1"}}
+	rec := results.Record{Point: p, Run: &run, Probe: &results.Probe{URL: u, Status: 200, Proto: "HTTP/1.1"}}
 
-	dir, err := experiment.StartRun(sp, src, experiment.Options{RunsDir: filepath.Join(t.TempDir(), "runs"), ID: "secret-1", Target: "local"}, []experiment.Record{rec})
+	dir, err := experiment.StartRun(sp, src, experiment.Options{RunsDir: filepath.Join(t.TempDir(), "runs"), ID: "secret-1", Target: "local"}, []results.Record{rec})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func TestRunRecordsNoUserinfo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{filepath.Join(dir, experiment.ManifestFile), filepath.Join(dir, experiment.ResultsFile), out.Markdown, out.HTML} {
+	for _, f := range []string{filepath.Join(dir, results.ManifestFile), filepath.Join(dir, results.ResultsFile), out.Markdown, out.HTML} {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
@@ -72,7 +73,7 @@ func TestRunRecordsNoUserinfo(t *testing.T) {
 			}
 		}
 	}
-	man, err := experiment.ReadManifest(dir)
+	man, err := results.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/wptest/wptest/results"
 	"math"
 	"os"
 	"os/exec"
@@ -165,14 +166,14 @@ func TestRunOnBareHostsLoadsFromTheStaticLoadGenerator(t *testing.T) {
 	t.Logf("run took %.0fs", time.Since(t0).Seconds())
 	log := stderr.String()
 
-	recs, err := experiment.ReadResults(dir)
+	recs, err := results.ReadResults(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(recs) != 22 {
 		t.Fatalf("%d records, want 22 (4 profiles x 5 scenarios, and 2 split scenarios on one)", len(recs))
 	}
-	byScenario := map[string]experiment.Record{}
+	byScenario := map[string]results.Record{}
 	for _, r := range recs {
 		// The one point whose protocol the profile does not declare.
 		if na := r.Profile == "cpanel-apache" && r.Scenario == "static-h2"; na != (r.NotApplicable != "") {
@@ -213,7 +214,7 @@ func TestRunOnBareHostsLoadsFromTheStaticLoadGenerator(t *testing.T) {
 			t.Errorf("%s: no result", r.Key)
 		}
 	}
-	man, err := experiment.ReadManifest(dir)
+	man, err := results.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"github.com/wptest/wptest/results"
 	"io"
 	"os"
 	"path/filepath"
@@ -62,15 +63,15 @@ func Run(ctx context.Context, sp *Spec, src []byte, opt Options) (string, error)
 	if err != nil || man.Complete {
 		return dir, err
 	}
-	man.session(sp, fx.Manifest(), opt.Resume, stamp(opt.now()))
-	if err := man.write(dir); err != nil {
+	startSession(man, sp, fx.Manifest(), opt.Resume, stamp(opt.now()))
+	if err := man.Write(dir); err != nil {
 		return dir, err
 	}
-	st, _, err := openStore(dir)
+	st, _, err := results.OpenStore(dir)
 	if err != nil {
 		return dir, err
 	}
-	defer st.close()
+	defer st.Close()
 	r := &runner{sp: sp, opt: opt, dir: dir, man: man, st: st, fx: fx, si: len(man.Sessions) - 1}
 	return dir, r.session(ctx)
 }
@@ -108,15 +109,15 @@ func pinnedFixture(sp *Spec) (*fixture.Fixture, error) {
 // openManifest reads a resumed run's manifest (checking that the
 // experiment is the same; Complete: nothing to do), or makes the run's
 // directory, its copy of the experiment and a new manifest.
-func openManifest(sp *Spec, src []byte, opt Options, dir string) (*Manifest, error) {
+func openManifest(sp *Spec, src []byte, opt Options, dir string) (*results.Manifest, error) {
 	if opt.Resume {
-		man, err := ReadManifest(dir)
+		man, err := results.ReadManifest(dir)
 		if err != nil {
 			return nil, exitcode.With(exitcode.Config, fmt.Errorf("--resume %s: %w", opt.ID, err))
 		}
 		if man.PlanHash != sp.PlanHash() {
 			return nil, exitcode.With(exitcode.Config, fmt.Errorf("--resume %s: the experiment changed since the run started (plan %s, now %s): run it with the same file and -var values (%s)",
-				opt.ID, man.PlanHash[:12], sp.PlanHash()[:12], filepath.Join(dir, SpecCopy)))
+				opt.ID, man.PlanHash[:12], sp.PlanHash()[:12], filepath.Join(dir, results.SpecCopy)))
 		}
 		if man.Complete {
 			fmt.Fprintf(opt.Log, "run %s is already complete\n", opt.ID)
@@ -132,26 +133,26 @@ func openManifest(sp *Spec, src []byte, opt Options, dir string) (*Manifest, err
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("run directory: %w", err)
 	}
-	if err := writeFileSync(filepath.Join(dir, SpecCopy), src, 0o644); err != nil {
+	if err := results.WriteFileSync(filepath.Join(dir, results.SpecCopy), src, 0o644); err != nil {
 		return nil, err
 	}
 	vars, profs := recorded(sp)
-	return &Manifest{Format: ManifestFormat, ID: opt.ID, Experiment: sp.Name, Description: sp.Description, File: sp.File,
+	return &results.Manifest{Format: results.ManifestFormat, ID: opt.ID, Experiment: sp.Name, Description: sp.Description, File: sp.File,
 		ExperimentHash: sp.SHA256, PlanHash: sp.PlanHash(), Vars: vars, Target: opt.Target, Tool: opt.Tool,
 		GoVersion: runtime.Version(), Profiles: profs, Scenarios: sp.Scenarios, Repetitions: sp.Repetitions,
 		Points: len(sp.Plan()), Hosts: map[string]*hostmanifest.Manifest{}, Start: stamp(opt.now())}, nil
 }
 
-// session records the fixture (a resumed run keeps what its first session
+// startSession records the fixture (a resumed run keeps what its first session
 // seeded and verified) and opens this session in the manifest.
-func (man *Manifest) session(sp *Spec, fm *fixture.Manifest, resumed bool, start string) {
+func startSession(man *results.Manifest, sp *Spec, fm *fixture.Manifest, resumed bool, start string) {
 	prev := man.Fixture
-	man.Fixture = &FixtureRecord{Profile: sp.Fixture.Profile, Seed: sp.Fixture.Seed, Root: fm.Root, Pinned: sp.Fixture.Root, Pixels: fm.Pixels}
+	man.Fixture = &results.FixtureRecord{Profile: sp.Fixture.Profile, Seed: sp.Fixture.Seed, Root: fm.Root, Pinned: sp.Fixture.Root, Pixels: fm.Pixels}
 	if prev != nil {
 		man.Fixture.Verified, man.Fixture.HTTPPages, man.Fixture.Lazy = prev.Verified, prev.HTTPPages, prev.Lazy
 		man.Fixture.Deviations, man.Fixture.Docroot = prev.Deviations, prev.Docroot
 	}
-	man.Sessions = append(man.Sessions, Session{Start: start, Resumed: resumed})
+	man.Sessions = append(man.Sessions, results.Session{Start: start, Resumed: resumed})
 }
 
 // session runs this session on the run's machines (a resumed run's, or
@@ -159,7 +160,7 @@ func (man *Manifest) session(sp *Spec, fm *fixture.Manifest, resumed bool, start
 func (r *runner) session(ctx context.Context) error {
 	man := r.man
 	body := func(ctx context.Context, ms []cloud.Machine) error {
-		if err := man.recordMachines(r.dir, ms); err != nil {
+		if err := recordMachines(man, r.dir, ms); err != nil {
 			return err
 		}
 		return r.run(ctx, ms)
@@ -168,7 +169,7 @@ func (r *runner) session(ctx context.Context) error {
 	if r.opt.Resume && len(man.Machines) > 0 {
 		// The machines of the first session: local ones are always there;
 		// kept cloud machines are reached with the run's pinned keys.
-		runErr = body(ctx, man.Machines)
+		runErr = body(ctx, cloudMachines(man.Machines))
 	} else {
 		runErr = r.up(ctx, body)
 	}
@@ -176,11 +177,11 @@ func (r *runner) session(ctx context.Context) error {
 	if runErr != nil {
 		man.Sessions[r.si].Error = runErr.Error()
 	}
-	man.Complete = len(r.st.done) == man.Points && runErr == nil
+	man.Complete = r.st.Len() == man.Points && runErr == nil
 	if man.Complete {
 		man.End = stamp(r.opt.now())
 	}
-	if err := man.write(r.dir); err != nil && runErr == nil {
+	if err := man.Write(r.dir); err != nil && runErr == nil {
 		runErr = err
 	}
 	return runErr

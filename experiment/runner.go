@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"github.com/wptest/wptest/results"
 	"io"
 	"net/http"
 	"slices"
@@ -27,8 +28,8 @@ type runner struct {
 	sp  *Spec
 	opt Options
 	dir string
-	man *Manifest
-	st  *store
+	man *results.Manifest
+	st  *results.Store
 	fx  *fixture.Fixture
 	si  int // this session's index in man.Sessions
 
@@ -108,14 +109,14 @@ func (r *runner) machines(ctx context.Context, sm cloud.Machine) error {
 	info.LoadLocal = sm.Local && r.lg.Name() == LocalLoadHost
 	info.LoadHost = r.lg.Name()
 	r.man.Machine = &info
-	return r.man.write(r.dir)
+	return r.man.Write(r.dir)
 }
 
 // site: on a fresh run, the first column's profile makes the server ready
 // for the site (database, PHP, core), and the fixture is seeded once into
 // the site it declares and verified, files, rows and every page over
 // HTTP; a resumed run verifies what the first session seeded.
-func (r *runner) site(ctx context.Context, first ProfileSpec) error {
+func (r *runner) site(ctx context.Context, first results.ProfileSpec) error {
 	fresh := r.man.Fixture.Verified == ""
 	if fresh {
 		if err := r.apply(ctx, first); err != nil {
@@ -134,7 +135,7 @@ func (r *runner) site(ctx context.Context, first ProfileSpec) error {
 
 // measurePlan measures the points not measured yet, one (repetition,
 // profile) group at a time: one swap for each.
-func (r *runner) measurePlan(ctx context.Context, plan []Point) error {
+func (r *runner) measurePlan(ctx context.Context, plan []results.Point) error {
 	for i := 0; i < len(plan); {
 		j := i
 		for j < len(plan) && plan[j].Rep == plan[i].Rep && plan[j].Profile == plan[i].Profile {
@@ -142,9 +143,9 @@ func (r *runner) measurePlan(ctx context.Context, plan []Point) error {
 		}
 		group := plan[i:j]
 		i = j
-		var todo []Point
+		var todo []results.Point
 		for _, p := range group {
-			if !r.st.done[p.Key] {
+			if !r.st.Done(p.Key) {
 				todo = append(todo, p)
 			}
 		}
@@ -168,7 +169,7 @@ func (r *runner) measurePlan(ctx context.Context, plan []Point) error {
 // preflight prints, before anything on the server changes, what the
 // server is and what profile ps, the first the run applies, will change
 // there (provision's preflight, as `wptest up` prints it).
-func (r *runner) preflight(ctx context.Context, ps ProfileSpec) error {
+func (r *runner) preflight(ctx context.Context, ps results.ProfileSpec) error {
 	p, err := loadProfile(ps, r.sources)
 	if err != nil {
 		return err
@@ -179,10 +180,10 @@ func (r *runner) preflight(ctx context.Context, ps ProfileSpec) error {
 // nextProfile is the profile the run applies first: the first enabled one
 // on a fresh run (it readies the server for the site), else the first with
 // points still to measure.
-func (r *runner) nextProfile(plan []Point, enabled []ProfileSpec) ProfileSpec {
+func (r *runner) nextProfile(plan []results.Point, enabled []results.ProfileSpec) results.ProfileSpec {
 	if r.man.Fixture.Verified != "" {
 		for _, p := range plan {
-			if !r.st.done[p.Key] {
+			if !r.st.Done(p.Key) {
 				return r.profile(p.Profile)
 			}
 		}
@@ -190,8 +191,8 @@ func (r *runner) nextProfile(plan []Point, enabled []ProfileSpec) ProfileSpec {
 	return enabled[0]
 }
 
-func (r *runner) enabledProfiles() []ProfileSpec {
-	var out []ProfileSpec
+func (r *runner) enabledProfiles() []results.ProfileSpec {
+	var out []results.ProfileSpec
 	for _, p := range r.sp.Profiles {
 		if p.Enabled {
 			out = append(out, p)
@@ -200,13 +201,13 @@ func (r *runner) enabledProfiles() []ProfileSpec {
 	return out
 }
 
-func (r *runner) profile(name string) ProfileSpec {
+func (r *runner) profile(name string) results.ProfileSpec {
 	for _, p := range r.sp.Profiles {
 		if p.Name == name {
 			return p
 		}
 	}
-	return ProfileSpec{Name: name}
+	return results.ProfileSpec{Name: name}
 }
 
 // url is where the load generator finds path p over proto: on the port the
@@ -231,7 +232,7 @@ func hostPort(h string, p int) string {
 
 // measureGroup warms the live profile up and measures its points, with
 // srvstat sampling the server for the whole group.
-func (r *runner) measureGroup(ctx context.Context, ps ProfileSpec, todo []Point) error {
+func (r *runner) measureGroup(ctx context.Context, ps results.ProfileSpec, todo []results.Point) error {
 	live, err := hostmanifest.Read(ctx, r.h)
 	if err != nil || live == nil {
 		return exitcode.With(exitcode.Provision, fmt.Errorf("%s on %s: no host manifest after its apply: %v", ps.Name, r.h.Name(), err))
@@ -259,10 +260,10 @@ func (r *runner) measureGroup(ctx context.Context, ps ProfileSpec, todo []Point)
 		}
 		sc := r.scenario(p.Scenario)
 		r.progress(p, sc)
-		var rec Record
+		var rec results.Record
 		if why := notServed(live, sc); why != "" {
 			r.logf("  n/a: %s", why)
-			rec = Record{Point: p, NotApplicable: why}
+			rec = results.Record{Point: p, NotApplicable: why}
 		} else if rec, err = r.measure(ctx, ps, sc, p, smp); ctx.Err() != nil {
 			return ctx.Err() // a point cut short is not written: --resume measures it again
 		} else if err != nil {
@@ -280,13 +281,13 @@ func (r *runner) measureGroup(ctx context.Context, ps ProfileSpec, todo []Point)
 			}
 			return exitcode.With(exitcode.Load, fmt.Errorf("%s: the server changed under the run (%s): another process applied a profile on %s; the point was not kept, --resume measures it again", p.Key, who, r.h.Name()))
 		}
-		if err := r.st.append(rec); err != nil {
-			return fmt.Errorf("write %s: %w", ResultsFile, err)
+		if err := r.st.Append(rec); err != nil {
+			return fmt.Errorf("write %s: %w", results.ResultsFile, err)
 		}
 		r.measured++
 		r.estDone += estimate(sc)
 		r.man.Sessions[r.si].Measured = append(r.man.Sessions[r.si].Measured, p.Key)
-		if err := r.man.write(r.dir); err != nil {
+		if err := r.man.Write(r.dir); err != nil {
 			return err
 		}
 	}
@@ -296,26 +297,26 @@ func (r *runner) measureGroup(ctx context.Context, ps ProfileSpec, todo []Point)
 // notServed says why the live server cannot be measured with sc: its
 // profile declares the protocols it serves (server { protocols }), and sc's
 // is not one of them. A profile that declares none is not held to a list.
-func notServed(hm *hostmanifest.Manifest, sc Scenario) string {
+func notServed(hm *hostmanifest.Manifest, sc results.Scenario) string {
 	if hm == nil || hm.Server == nil || len(hm.Server.Protocols) == 0 || slices.Contains(hm.Server.Protocols, sc.Proto) {
 		return ""
 	}
 	return fmt.Sprintf("%s serves %s, not %s", hm.Profile, strings.Join(hm.Server.Protocols, ", "), sc.Proto)
 }
 
-func (r *runner) scenario(name string) Scenario {
+func (r *runner) scenario(name string) results.Scenario {
 	for _, s := range r.sp.Scenarios {
 		if s.Name == name {
 			return s
 		}
 	}
-	return Scenario{}
+	return results.Scenario{}
 }
 
 // progress prints which profile, scenario and point run now, and the ETA:
 // the remaining points' planned time, scaled by how the measured points
 // compared with their plan.
-func (r *runner) progress(p Point, sc Scenario) {
+func (r *runner) progress(p results.Point, sc results.Scenario) {
 	plan := r.sp.Plan()
 	var left time.Duration
 	idx, done := 0, 0
@@ -323,7 +324,7 @@ func (r *runner) progress(p Point, sc Scenario) {
 		if q.Key == p.Key {
 			idx = i + 1
 		}
-		if r.st.done[q.Key] {
+		if r.st.Done(q.Key) {
 			done++
 			continue
 		}
@@ -336,7 +337,7 @@ func (r *runner) progress(p Point, sc Scenario) {
 }
 
 // estimate is a scenario step's planned wall time.
-func estimate(sc Scenario) time.Duration {
+func estimate(sc results.Scenario) time.Duration {
 	const overhead = 800 * time.Millisecond
 	switch sc.Kind {
 	case "crowd":
@@ -350,7 +351,7 @@ func estimate(sc Scenario) time.Duration {
 	return sc.Warmup + sc.Duration + overhead
 }
 
-func (r *runner) baseConfig(sc Scenario, visitors int) benchgen.Config {
+func (r *runner) baseConfig(sc results.Scenario, visitors int) benchgen.Config {
 	cfg := benchgen.Config{Name: fmt.Sprintf("c=%d", visitors), URL: r.url(sc.Path, sc.Proto), Proto: sc.Proto,
 		Visitors: visitors, KeepAlive: sc.KeepAlive, Requests: sc.Requests, Duration: sc.Duration, Warmup: sc.Warmup,
 		Rate: sc.Rate, Timeout: sc.Timeout, ServerName: "localhost",
@@ -366,8 +367,8 @@ func (r *runner) baseConfig(sc Scenario, visitors int) benchgen.Config {
 	return cfg
 }
 
-func (r *runner) measure(ctx context.Context, ps ProfileSpec, sc Scenario, p Point, smp *sampler) (Record, error) {
-	rec := Record{Point: p, Start: stamp(r.opt.now()), LoadHost: r.lg.Name()}
+func (r *runner) measure(ctx context.Context, ps results.ProfileSpec, sc results.Scenario, p results.Point, smp *sampler) (results.Record, error) {
+	rec := results.Record{Point: p, Start: stamp(r.opt.now()), LoadHost: r.lg.Name()}
 	pr := r.probe(ctx, sc)
 	rec.Probe = &pr
 	cfg := r.baseConfig(sc, p.Visitors)
@@ -426,7 +427,7 @@ func (r *runner) measure(ctx context.Context, ps ProfileSpec, sc Scenario, p Poi
 	}
 	if rec.Server != nil {
 		var cpu float64
-		for _, g := range ServerGroups {
+		for _, g := range results.ServerGroups {
 			cpu += rec.Server.Groups[g].CPUMs
 		}
 		if ok > 0 {
@@ -435,7 +436,7 @@ func (r *runner) measure(ctx context.Context, ps ProfileSpec, sc Scenario, p Poi
 			rec.WebPHPCPUMsPerReq = (cpu - db) / float64(ok)
 			rec.DBCPUMsPerReq = db / float64(ok)
 		}
-		for _, g := range WebPHPGroups {
+		for _, g := range results.WebPHPGroups {
 			rec.PSSKB += rec.Server.Groups[g].PSSPeakKB
 		}
 	}
@@ -458,9 +459,9 @@ func window(run result.Run) (time.Time, time.Time, int64) {
 // side (its Host's DialContext): a cloud server's firewall lets the web
 // ports in only from the run's load generators, not from the machine
 // running wptest.
-func (r *runner) probe(ctx context.Context, sc Scenario) Probe {
+func (r *runner) probe(ctx context.Context, sc results.Scenario) results.Probe {
 	u := r.url(sc.Path, sc.Proto)
-	pr := Probe{URL: u, AcceptGzip: sc.Gzip}
+	pr := results.Probe{URL: u, AcceptGzip: sc.Gzip}
 	tr := &http.Transport{DialContext: r.h.DialContext, DisableCompression: true, ForceAttemptHTTP2: sc.Proto == "h2",
 		TLSClientConfig: &tls.Config{InsecureSkipVerify: true, ServerName: "localhost"}}
 	defer tr.CloseIdleConnections()
@@ -490,7 +491,7 @@ func (r *runner) probe(ctx context.Context, sc Scenario) Probe {
 // restartScript restarts the live web server for the kit's startup metric:
 // the restart commands of the services its profile declares as its server
 // (host manifest); "" when it declares none.
-func (r *runner) restartScript(ps ProfileSpec) string {
+func (r *runner) restartScript(ps results.ProfileSpec) string {
 	hm := r.man.Hosts[ps.Name]
 	if hm == nil || hm.Server == nil {
 		return ""
@@ -503,8 +504,8 @@ func (r *runner) restartScript(ps ProfileSpec) string {
 }
 
 // machineInfo reads what the server is: kernel, CPUs, memory.
-func machineInfo(ctx context.Context, h host.Host, f host.Facts) MachineInfo {
-	mi := MachineInfo{Host: h.Name(), OS: strings.TrimSpace(f.OSID + " " + f.OSVersion), Platform: f.Platform, Arch: f.Arch}
+func machineInfo(ctx context.Context, h host.Host, f host.Facts) results.MachineInfo {
+	mi := results.MachineInfo{Host: h.Name(), OS: strings.TrimSpace(f.OSID + " " + f.OSVersion), Platform: f.Platform, Arch: f.Arch}
 	res, err := h.Run(ctx, host.Cmd{Label: "machine info", Timeout: time.Minute,
 		Script: "uname -r; nproc; awk '/^MemTotal:/{print $2}' /proc/meminfo; awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo"})
 	if err != nil {

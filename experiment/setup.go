@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/wptest/wptest/results"
 	"io"
 	"strings"
 	"sync"
@@ -34,7 +35,7 @@ func (r *runner) state() *stage.State {
 // render with the spec's variables, retiring what another profile left
 // running, refuse blocked ops, agent, apply, checks, host manifest), and
 // keeps the host manifest in the run manifest.
-func (r *runner) apply(ctx context.Context, ps ProfileSpec) error {
+func (r *runner) apply(ctx context.Context, ps results.ProfileSpec) error {
 	p, err := loadProfile(ps, r.sources)
 	if err != nil {
 		return err
@@ -70,13 +71,13 @@ func (r *runner) apply(ctx context.Context, ps ProfileSpec) error {
 	m := st.Manifest
 	r.man.Hosts[ps.Name] = m
 	r.logf("[%s] %s live after %.1fs (%d change(s), %d deviation(s))", r.h.Name(), p.Name, r.since(t0).Seconds(), m.Changes, len(m.Deviations))
-	return r.man.write(r.dir)
+	return r.man.Write(r.dir)
 }
 
 // loadProfile loads the shipped profile ps names with the spec's
 // variables, and sources (who may reach the web ports, webSources) added
 // to its allow_from where it has one.
-func loadProfile(ps ProfileSpec, sources []string) (*provision.Profile, error) {
+func loadProfile(ps results.ProfileSpec, sources []string) (*provision.Profile, error) {
 	dir, err := profiles.Lookup(ps.Name, func(d string) []string {
 		lp, _ := provision.Load(profiles.FS, d, provision.Vars{})
 		if lp == nil {
@@ -166,7 +167,7 @@ func (r *runner) verify(ctx context.Context, site fixture.Site, http bool) error
 	r.man.Fixture.Verified = rep.Root
 	r.man.Fixture.Lazy = len(rep.Lazy)
 	r.logf("[%s] fixture verified: root %s (%d page(s) over HTTP, %d lazy row(s) apart)", r.h.Name(), rep.Root[:16], r.man.Fixture.HTTPPages, len(rep.Lazy))
-	return r.man.write(r.dir)
+	return r.man.Write(r.dir)
 }
 
 // sampler collects srvstat samples of the server: in this process when the
@@ -178,36 +179,12 @@ type sampler struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 
-	workers WorkerSource
+	workers results.WorkerSource
 	warned  bool // the status page's failure was logged (once per sampler: one profile's points)
 	logf    func(format string, v ...any)
 	// theirs puts a time on our clock on the sampled machine's, where
 	// samples' times are read (runner.theirTime).
 	theirs func(time.Time) time.Time
-}
-
-// SampleEvery is how often srvstat samples the server during a run.
-const SampleEvery = 500 * time.Millisecond
-
-// WorkerSource says where a server's worker usage comes from: the status
-// page and worker limit its profile declares (server block), or why there
-// is none.
-type WorkerSource struct {
-	StatusURL  string // "" = no worker usage
-	MaxWorkers int    // the declared worker limit; 0 = the scoreboard's length
-	Why        string // why StatusURL is empty
-}
-
-// WorkersOf is the worker source of the profile a host manifest records
-// (the report asks it why a column has no worker usage).
-func WorkersOf(hm *hostmanifest.Manifest) WorkerSource {
-	if hm == nil {
-		return WorkerSource{Why: "no host manifest"}
-	}
-	if hm.Server == nil || hm.Server.Status == nil {
-		return WorkerSource{Why: hm.Profile + " declares no status page with worker counts"}
-	}
-	return WorkerSource{StatusURL: hm.Server.Status.URL, MaxWorkers: hm.Server.WorkerLimit}
 }
 
 // SamplerGroups are the process groups the live profile declares (its host
@@ -228,7 +205,7 @@ func (r *runner) startSampler(ctx context.Context) (*sampler, error) {
 	if err != nil {
 		return nil, err
 	}
-	ws := WorkersOf(hm)
+	ws := results.WorkersOf(hm)
 	if ws.StatusURL == "" {
 		r.logf("[%s] worker usage: n/a (%s)", r.h.Name(), ws.Why)
 	}
@@ -246,7 +223,7 @@ func (r *runner) startSampler(ctx context.Context) (*sampler, error) {
 		go func() {
 			defer close(s.done)
 			defer sm.Close()
-			_ = srvstat.Every(ctx, sm, SampleEvery, 0, func(smp srvstat.Sample, err error) error {
+			_ = srvstat.Every(ctx, sm, results.SampleEvery, 0, func(smp srvstat.Sample, err error) error {
 				if err == nil {
 					s.add(smp)
 				}
@@ -259,7 +236,7 @@ func (r *runner) startSampler(ctx context.Context) (*sampler, error) {
 		cancel()
 		return nil, fmt.Errorf("srvstat on %s needs the wptest binary (Options.Exe)", r.h.Name())
 	}
-	args := append([]string{"--interval", SampleEvery.String()}, srvstat.GroupArgs(groups)...)
+	args := append([]string{"--interval", results.SampleEvery.String()}, srvstat.GroupArgs(groups)...)
 	if ws.StatusURL != "" {
 		args = append(args, "--status-url", ws.StatusURL)
 	}

@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"github.com/wptest/wptest/results"
 	"net/netip"
 	"slices"
 	"strings"
@@ -47,7 +48,7 @@ func (r *runner) webSources(ctx context.Context, ms []cloud.Machine, sm cloud.Ma
 
 // withSources is ps with sources added to its allow_from (the column's
 // own kept), when the profile has that variable.
-func withSources(ps ProfileSpec, sources []string, declared bool) (ProfileSpec, error) {
+func withSources(ps results.ProfileSpec, sources []string, declared bool) (results.ProfileSpec, error) {
 	if len(sources) == 0 || !declared {
 		return ps, nil
 	}

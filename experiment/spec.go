@@ -20,6 +20,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/wptest/wptest/results"
 	"net/netip"
 	"sort"
 	"strconv"
@@ -43,76 +44,14 @@ type Spec struct {
 	SHA256      string // of the file's bytes
 	Vars        map[string]string
 	Machines    cloud.Machines
-	Fixture     FixtureSpec
+	Fixture     results.FixtureSpec
 	HTTPPort    int
 	HTTPSPort   int
 	Repetitions int
 	// Warmup is the unmeasured load after each swap, before the first scenario.
 	Warmup    time.Duration
-	Profiles  []ProfileSpec
-	Scenarios []Scenario
-}
-
-// FixtureSpec is the fixture block: which generated site, from which seed,
-// and optionally the root hash it must have (pinned: a different generator
-// output stops the run with exit code 5 before anything is measured).
-type FixtureSpec struct {
-	Profile string
-	Seed    uint64
-	Root    string
-}
-
-// ProfileSpec is one column of the comparison.
-type ProfileSpec struct {
-	Name  string            // shipped profile name or alias
-	Label string            // the column's title
-	Vars  map[string]string // profile variables (-var of wptest up)
-	// Enabled false keeps the column in the file but out of the run (e.g.
-	// corehttpd without its package); Reason says why, in the report.
-	Enabled bool
-	Reason  string
-}
-
-// Scenario kinds.
-var Kinds = []string{"page", "static", "compression", "crowd", "kit", "ab"}
-
-// Scenario is one scenario block. A sweep kind (page, static, compression,
-// ab) has one data point per visitor count; crowd one per crowd size; kit one.
-type Scenario struct {
-	Name         string
-	Kind         string
-	Path         string
-	ProbePath    string
-	TransferPath string
-	Visitors     []int
-	Duration     time.Duration
-	Warmup       time.Duration
-	Timeout      time.Duration
-	Requests     int64
-	Proto        string
-	Rate         float64
-	KeepAlive    bool
-	Gzip         bool
-	ClickEvery   time.Duration
-	ProbeEvery   time.Duration
-	GiveUp       time.Duration
-	Levels       []int
-	ErrorClients int
-	// Profiles, if set, limits the scenario to these columns.
-	Profiles []string
-}
-
-// Steps are the scenario's data points, as names ("c=50"). A scenario
-// without visitors (only a hand-edited manifest has one) has none.
-func (s Scenario) Steps() []string {
-	if s.Kind == "kit" && len(s.Visitors) > 0 {
-		return []string{fmt.Sprintf("c=%d", s.Visitors[0])}
-	}
-	out := make([]string, len(s.Visitors))
-	for i, v := range s.Visitors {
-		out[i] = fmt.Sprintf("c=%d", v)
-	}
-	return out
+	Profiles  []results.ProfileSpec
+	Scenarios []results.Scenario
 }
 
 // HCL shapes. gohcl reports any attribute not listed here as an error at its
@@ -428,7 +367,7 @@ func (l *loader) profiles(prs []profileHCL) {
 			continue
 		}
 		l.name("profile", pr.Name, 0)
-		ps := ProfileSpec{Name: pr.Name, Label: pr.Label, Vars: pr.Vars, Enabled: pr.Enabled == nil || *pr.Enabled, Reason: pr.Reason}
+		ps := results.ProfileSpec{Name: pr.Name, Label: pr.Label, Vars: pr.Vars, Enabled: pr.Enabled == nil || *pr.Enabled, Reason: pr.Reason}
 		if ps.Label == "" {
 			ps.Label = pr.Name
 		}
@@ -484,13 +423,13 @@ func (l *loader) scenarios(scs []scenarioHCL) {
 }
 
 // scenario is one scenario block with its defaults, checked.
-func (l *loader) scenario(sc scenarioHCL) Scenario {
+func (l *loader) scenario(sc scenarioHCL) results.Scenario {
 	r := func(attr string) hcl.Range { return attrRange(l.f, "scenario", sc.Name, attr) }
-	s := Scenario{Name: sc.Name, Kind: sc.Kind, Path: sc.Path, ProbePath: sc.ProbePath, TransferPath: sc.TransferPath,
+	s := results.Scenario{Name: sc.Name, Kind: sc.Kind, Path: sc.Path, ProbePath: sc.ProbePath, TransferPath: sc.TransferPath,
 		Visitors: sc.Visitors, Requests: sc.Requests, Proto: sc.Proto, Rate: sc.Rate, KeepAlive: sc.KeepAlive == nil || *sc.KeepAlive,
 		Gzip: sc.Gzip != nil && *sc.Gzip, Levels: sc.Levels, ErrorClients: sc.ErrorClients, Profiles: sc.Profiles}
-	if !contains(Kinds, s.Kind) {
-		l.bad(r("kind"), "Unknown scenario kind", fmt.Sprintf("kind %q: want one of %s.", s.Kind, strings.Join(Kinds, ", ")))
+	if !contains(results.Kinds, s.Kind) {
+		l.bad(r("kind"), "Unknown scenario kind", fmt.Sprintf("kind %q: want one of %s.", s.Kind, strings.Join(results.Kinds, ", ")))
 	}
 	if s.Kind == "compression" && sc.Gzip == nil {
 		s.Gzip = true
@@ -526,7 +465,7 @@ func (l *loader) scenario(sc scenarioHCL) Scenario {
 
 // load checks how a scenario loads the server: its visitors (or kit
 // concurrency), levels and rate.
-func (l *loader) load(name string, s *Scenario, r func(string) hcl.Range) {
+func (l *loader) load(name string, s *results.Scenario, r func(string) hcl.Range) {
 	if len(s.Visitors) == 0 {
 		l.bad(blockRange(l.f, "scenario", name), "Missing visitors", "visitors = [N, ...] is required (kit and crowd: the concurrency or crowd sizes).")
 	}

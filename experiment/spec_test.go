@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"github.com/wptest/wptest/results"
 	"os"
 	"path/filepath"
 	"strings"
@@ -143,13 +144,13 @@ func loadFile(t *testing.T, path string, opt LoadOptions) *Spec {
 func TestABKindSendsHTTP10(t *testing.T) {
 	r := &runner{sp: &Spec{HTTPPort: 8080, HTTPSPort: 8443}, addr: "127.0.0.1"}
 	for _, tc := range []struct {
-		sc   Scenario
+		sc   results.Scenario
 		want bool
 	}{
-		{Scenario{Kind: "ab", Proto: "h1", Path: "/1k.txt"}, true},
-		{Scenario{Kind: "ab", Proto: "h2", Path: "/1k.txt"}, false},
-		{Scenario{Kind: "page", Proto: "h1", Path: "/"}, false},
-		{Scenario{Kind: "static", Proto: "h1", Path: "/a.js"}, false},
+		{results.Scenario{Kind: "ab", Proto: "h1", Path: "/1k.txt"}, true},
+		{results.Scenario{Kind: "ab", Proto: "h2", Path: "/1k.txt"}, false},
+		{results.Scenario{Kind: "page", Proto: "h1", Path: "/"}, false},
+		{results.Scenario{Kind: "static", Proto: "h1", Path: "/a.js"}, false},
 	} {
 		if got := r.baseConfig(tc.sc, 5).HTTP10; got != tc.want {
 			t.Errorf("%s over %s: HTTP10 %v, want %v", tc.sc.Kind, tc.sc.Proto, got, tc.want)

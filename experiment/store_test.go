@@ -1,10 +1,16 @@
 package experiment
 
 import (
+	"encoding/json"
+	"fmt"
+	"github.com/wptest/wptest/internal/golden"
+	"github.com/wptest/wptest/results"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wptest/wptest/provision/cloud"
 )
@@ -13,9 +19,9 @@ import (
 // runs/<id>/firewall.json), and nothing for hosts without one.
 func TestManifestRecordsFirewall(t *testing.T) {
 	dir := t.TempDir()
-	m := &Manifest{Format: ManifestFormat, ID: "t1", PlanHash: strings.Repeat("0", 64)}
+	m := &results.Manifest{Format: results.ManifestFormat, ID: "t1", PlanHash: strings.Repeat("0", 64)}
 	ms := []cloud.Machine{{Name: "wptest-t1-server", Role: cloud.RoleServer}, {Name: "wptest-t1-loadgen-1", Role: cloud.RoleLoadGen, Address: "203.0.113.41"}}
-	if err := m.recordMachines(dir, ms); err != nil {
+	if err := recordMachines(m, dir, ms); err != nil {
 		t.Fatal(err)
 	}
 	if m.Firewall != nil {
@@ -28,18 +34,80 @@ func TestManifestRecordsFirewall(t *testing.T) {
 	if err := cloud.WriteFirewall(dir, rules); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.recordMachines(dir, ms); err != nil {
+	if err := recordMachines(m, dir, ms); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ReadManifest(dir)
+	got, err := results.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got.Firewall) != 4 || got.Firewall[1].String() != "80/tcp from 203.0.113.41/32" {
 		t.Fatalf("manifest firewall: %v", got.Firewall)
 	}
-	b, _ := os.ReadFile(filepath.Join(dir, ManifestFile))
+	b, _ := os.ReadFile(filepath.Join(dir, results.ManifestFile))
 	if !strings.Contains(string(b), `"for": "web: load generators + allow_from"`) {
 		t.Errorf("manifest.json:\n%s", b)
+	}
+}
+
+// skipTheirs leaves bench/result's and hostmanifest's types zero, as
+// results' format test does.
+func skipTheirs(t reflect.Type) bool {
+	switch t.PkgPath() {
+	case "github.com/wptest/wptest/bench/result", "github.com/wptest/wptest/provision/hostmanifest":
+		return true
+	}
+	return false
+}
+
+// The plan hash of a spec whose columns, scenarios and fixture have every
+// field set is the one recorded before the recorded spec moved to package
+// results (testdata/plan_sha256.txt): a resumed run of an older run
+// directory still finds its plan.
+func TestPlanHashGolden(t *testing.T) {
+	n := 0
+	// The same values results' TestFormatGolden fills a manifest and a
+	// record with first, as the golden was written.
+	var m results.Manifest
+	var rec results.Record
+	golden.Fill(reflect.ValueOf(&m).Elem(), &n, skipTheirs)
+	golden.Fill(reflect.ValueOf(&rec).Elem(), &n, skipTheirs)
+	sp := Spec{Name: "golden", Repetitions: 2, Warmup: 3 * time.Second, HTTPPort: 80}
+	golden.Fill(reflect.ValueOf(&sp.Profiles).Elem(), &n, skipTheirs)
+	golden.Fill(reflect.ValueOf(&sp.Scenarios).Elem(), &n, skipTheirs)
+	golden.Fill(reflect.ValueOf(&sp.Fixture).Elem(), &n, skipTheirs)
+	sp.Profiles[0].Enabled = true
+	sp.Scenarios[0].Profiles = nil
+	if len(sp.Plan()) != 2 {
+		t.Fatalf("plan: %+v", sp.Plan())
+	}
+	golden.File(t, filepath.Join("testdata", "plan_sha256.txt"), []byte(sp.PlanHash()+"\n"))
+}
+
+// The manifest records a machine with every field cloud.Machine has, and a
+// resumed run gets the same machine back from it.
+func TestRecordedMachines(t *testing.T) {
+	var mc cloud.Machine
+	v := reflect.ValueOf(&mc).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		switch f := v.Field(i); f.Kind() {
+		case reflect.String:
+			f.SetString(fmt.Sprintf("v%d", i))
+		case reflect.Int, reflect.Int64:
+			f.SetInt(int64(i + 1))
+		case reflect.Bool:
+			f.SetBool(true)
+		default:
+			t.Fatalf("cloud.Machine.%s: a %s; record it in results.Machine and here", v.Type().Field(i).Name, f.Kind())
+		}
+	}
+	rec := recordedMachines([]cloud.Machine{mc})
+	want, _ := json.Marshal(mc)
+	got, _ := json.Marshal(rec[0])
+	if string(got) != string(want) {
+		t.Errorf("recorded machine:\n%s\nwant (cloud.Machine):\n%s", got, want)
+	}
+	if back := cloudMachines(rec); !reflect.DeepEqual(back, []cloud.Machine{mc}) {
+		t.Errorf("machine from the manifest: %+v, want %+v", back, mc)
 	}
 }

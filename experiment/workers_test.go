@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"github.com/wptest/wptest/results"
 	"strings"
 	"testing"
 	"time"
@@ -17,13 +18,13 @@ import (
 func TestWorkersOf(t *testing.T) {
 	apache := &hostmanifest.Manifest{Profile: "cpanel-apache",
 		Server: &provision.Server{Status: &provision.Status{URL: "http://127.0.0.1:8080/whm-server-status?auto", Format: "apache"}, WorkerLimit: 150}}
-	ws := WorkersOf(apache)
+	ws := results.WorkersOf(apache)
 	if ws.StatusURL != "http://127.0.0.1:8080/whm-server-status?auto" || ws.MaxWorkers != 150 || ws.Why != "" {
 		t.Errorf("cpanel-apache: %+v", ws)
 	}
 	// A status page without a worker limit: the scoreboard's length.
 	apache.Server.WorkerLimit = 0
-	if ws := WorkersOf(apache); ws.StatusURL != "http://127.0.0.1:8080/whm-server-status?auto" || ws.MaxWorkers != 0 {
+	if ws := results.WorkersOf(apache); ws.StatusURL != "http://127.0.0.1:8080/whm-server-status?auto" || ws.MaxWorkers != 0 {
 		t.Errorf("no worker limit: %+v", ws)
 	}
 	for _, tc := range []struct {
@@ -34,7 +35,7 @@ func TestWorkersOf(t *testing.T) {
 		{&hostmanifest.Manifest{Profile: "old"}, "old declares no status page"},
 		{nil, "no host manifest"},
 	} {
-		ws := WorkersOf(tc.hm)
+		ws := results.WorkersOf(tc.hm)
 		if ws.StatusURL != "" || !strings.Contains(ws.Why, tc.want) {
 			t.Errorf("%+v: %+v, want no URL and a reason with %q", tc.hm, ws, tc.want)
 		}
@@ -54,7 +55,7 @@ func TestWorkerUsageNeedsAReading(t *testing.T) {
 		}
 		return ss
 	}
-	src := WorkerSource{StatusURL: "http://127.0.0.1:8080/whm-server-status?auto", MaxWorkers: 150}
+	src := results.WorkerSource{StatusURL: "http://127.0.0.1:8080/whm-server-status?auto", MaxWorkers: 150}
 	from, to := t0.Add(100*time.Millisecond), t0.Add(2900*time.Millisecond)
 	var log strings.Builder
 	logf := func(f string, v ...any) { fmt.Fprintf(&log, f+"\n", v...) }
@@ -85,7 +86,7 @@ func TestWorkerUsageNeedsAReading(t *testing.T) {
 
 	// Not Apache: no status URL, nothing to read, nothing to warn about.
 	log.Reset()
-	s = &sampler{workers: WorkerSource{Why: "caddy is not Apache"}, logf: logf, ss: samples(nil, nil, nil, nil)}
+	s = &sampler{workers: results.WorkerSource{Why: "caddy is not Apache"}, logf: logf, ss: samples(nil, nil, nil, nil)}
 	if srv, err = s.summarize(context.Background(), from, to, 1000); err != nil || srv.WorkerLimit != 0 || log.Len() != 0 {
 		t.Errorf("caddy: %v, limit %d, log %q", err, srv.WorkerLimit, log.String())
 	}

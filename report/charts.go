@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
+	"github.com/wptest/wptest/results"
 	"html/template"
 	"io"
 	"math"
 	"strings"
 
-	"github.com/wptest/wptest/experiment"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -104,7 +104,7 @@ func newPlot(title, x, y string) *plot.Plot {
 }
 
 // bars: one bar per profile, the scenario's first step.
-func (r *Report) bars(sc experiment.Scenario, ylabel string, f func(experiment.Record) (float64, bool)) (*plot.Plot, error) {
+func (r *Report) bars(sc results.Scenario, ylabel string, f func(results.Record) (float64, bool)) (*plot.Plot, error) {
 	ps := r.profilesOf(sc)
 	st := sc.Steps()[0]
 	var vals plotter.Values
@@ -133,7 +133,7 @@ func (r *Report) bars(sc experiment.Scenario, ylabel string, f func(experiment.R
 }
 
 // lines: one line per profile over the scenario's visitor counts.
-func (r *Report) lines(sc experiment.Scenario, ylabel string, f func(experiment.Record) (float64, bool)) (*plot.Plot, error) {
+func (r *Report) lines(sc results.Scenario, ylabel string, f func(results.Record) (float64, bool)) (*plot.Plot, error) {
 	p := newPlot(fmt.Sprintf("%s (%s)", sc.Name, sc.Path), "visitors", ylabel)
 	var args []any
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -161,7 +161,7 @@ func (r *Report) lines(sc experiment.Scenario, ylabel string, f func(experiment.
 	return p, nil
 }
 
-func (r *Report) kitScaling(sc experiment.Scenario) (*plot.Plot, error) {
+func (r *Report) kitScaling(sc results.Scenario) (*plot.Plot, error) {
 	p := newPlot(fmt.Sprintf("%s scaling (%s)", sc.Name, sc.Path), "clients", "requests per second")
 	var args []any
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -169,7 +169,7 @@ func (r *Report) kitScaling(sc experiment.Scenario) (*plot.Plot, error) {
 	for _, pr := range r.profilesOf(sc) {
 		var pts plotter.XYs
 		for i, lv := range sc.Levels {
-			s := r.Metric(pr, sc.Name, st, func(rec experiment.Record) (float64, bool) {
+			s := r.Metric(pr, sc.Name, st, func(rec results.Record) (float64, bool) {
 				if rec.Kit == nil || i >= len(rec.Kit.Scaling) {
 					return 0, false
 				}

@@ -3,12 +3,12 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/wptest/wptest/results"
 	"math"
 	"slices"
 	"sort"
 	"strings"
 
-	"github.com/wptest/wptest/experiment"
 	"github.com/wptest/wptest/internal/redact"
 	"github.com/wptest/wptest/provision/hostmanifest"
 )
@@ -91,7 +91,7 @@ func (r *Report) head(first string, profiles []string) []string {
 }
 
 // row is one metric of one step across the profiles.
-func (r *Report) row(name string, profiles []string, sc, step string, f func(experiment.Record) (float64, bool)) []string {
+func (r *Report) row(name string, profiles []string, sc, step string, f func(results.Record) (float64, bool)) []string {
 	row := []string{name}
 	for _, p := range profiles {
 		if st := r.Metric(p, sc, step, f); st.N > 0 || r.notApplicable(p, sc, step) == "" {
@@ -304,14 +304,14 @@ func (r *Report) pageSections() []section {
 }
 
 // amount is what a step measures: a time window or a number of requests.
-func amount(sc experiment.Scenario) string {
+func amount(sc results.Scenario) string {
 	if sc.Duration == 0 && sc.Requests > 0 {
 		return fmt.Sprintf("%d requests", sc.Requests)
 	}
 	return sc.Duration.String()
 }
 
-func gzipNote(sc experiment.Scenario) string {
+func gzipNote(sc results.Scenario) string {
 	if sc.Gzip {
 		return ", Accept-Encoding: gzip as a browser sends it"
 	}
@@ -396,7 +396,7 @@ func (r *Report) compressionSections() []section {
 			size := []string{st + ": body as sent (bytes)"}
 			for _, p := range ps {
 				enc = append(enc, r.Encoding(p, sc.Name, st))
-				size = append(size, cell(r.Metric(p, sc.Name, st, func(rec experiment.Record) (float64, bool) {
+				size = append(size, cell(r.Metric(p, sc.Name, st, func(rec results.Record) (float64, bool) {
 					if rec.Probe == nil || rec.Probe.Error != "" {
 						return 0, false
 					}
@@ -433,25 +433,25 @@ func (r *Report) abSections() []section {
 		t.Rows = append(t.Rows,
 			r.row("Requests per second", ps, sc.Name, st, RPS),
 			r.row("Time per request, mean (ms)", ps, sc.Name, st, MeanMs),
-			r.row("Time per request, across all concurrent (ms)", ps, sc.Name, st, func(rec experiment.Record) (float64, bool) {
+			r.row("Time per request, across all concurrent (ms)", ps, sc.Name, st, func(rec results.Record) (float64, bool) {
 				if rec.Run == nil || rec.Run.Outcomes.OK == 0 {
 					return 0, false
 				}
 				return rec.Run.ElapsedMs / float64(rec.Run.Outcomes.OK), true
 			}),
-			r.row("Failed requests", ps, sc.Name, st, func(rec experiment.Record) (float64, bool) {
+			r.row("Failed requests", ps, sc.Name, st, func(rec results.Record) (float64, bool) {
 				if rec.Run == nil {
 					return 0, false
 				}
 				return float64(rec.Run.Outcomes.Failed()), true
 			}),
-			r.row("Keep-Alive requests", ps, sc.Name, st, func(rec experiment.Record) (float64, bool) {
+			r.row("Keep-Alive requests", ps, sc.Name, st, func(rec results.Record) (float64, bool) {
 				if rec.Run == nil {
 					return 0, false
 				}
 				return float64(rec.Run.KeepAliveReqs), true
 			}),
-			r.row("Total transferred (bytes)", ps, sc.Name, st, func(rec experiment.Record) (float64, bool) {
+			r.row("Total transferred (bytes)", ps, sc.Name, st, func(rec results.Record) (float64, bool) {
 				if rec.Run == nil {
 					return 0, false
 				}
@@ -494,7 +494,7 @@ func (r *Report) ratioSection() (section, bool) {
 		Text: []string{fmt.Sprintf("Each column's median against %s's (CPU: how many times %s's cost; throughput: how many times its rate).", r.Labels[base], r.Labels[base])}}
 	others := r.Profiles[1:]
 	t := table{Caption: "Against " + r.Labels[base], Head: r.head("metric", others)}
-	add := func(name, sc, st string, f func(experiment.Record) (float64, bool), inverse bool) {
+	add := func(name, sc, st string, f func(results.Record) (float64, bool), inverse bool) {
 		b := r.Metric(base, sc, st, f)
 		row := []string{name}
 		any := false
@@ -536,7 +536,7 @@ func (r *Report) noiseSection() section {
 	t := table{Caption: "Min / median / max over repetitions", Head: []string{"point", "profile", "metric", "n", "min", "median", "max", "spread"}}
 	type mf struct {
 		name string
-		f    func(experiment.Record) (float64, bool)
+		f    func(results.Record) (float64, bool)
 	}
 	for _, sc := range r.Manifest.Scenarios {
 		var fs []mf

@@ -1,11 +1,11 @@
 package report
 
 import (
+	"github.com/wptest/wptest/results"
 	"strings"
 	"testing"
 
 	"github.com/wptest/wptest/bench/result"
-	"github.com/wptest/wptest/experiment"
 	"github.com/wptest/wptest/provision/hostmanifest"
 )
 
@@ -14,19 +14,19 @@ import (
 // run's manifest.
 func TestReportNamesSiteDeviations(t *testing.T) {
 	dir := t.TempDir()
-	sc := experiment.Scenario{Name: "ab", Kind: "ab", Path: "/", Visitors: []int{4}, Requests: 100, Proto: "h1"}
-	sp := &experiment.Spec{Name: "deviations", Repetitions: 1, Scenarios: []experiment.Scenario{sc},
-		Profiles: []experiment.ProfileSpec{{Name: "tuned-apache", Label: "Tuned", Enabled: true}},
-		Fixture:  experiment.FixtureSpec{Profile: "agency", Seed: 1}}
+	sc := results.Scenario{Name: "ab", Kind: "ab", Path: "/", Visitors: []int{4}, Requests: 100, Proto: "h1"}
+	sp := &testSpec{Name: "deviations", Repetitions: 1, Scenarios: []results.Scenario{sc},
+		Profiles: []results.ProfileSpec{{Name: "tuned-apache", Label: "Tuned", Enabled: true}},
+		Fixture:  results.FixtureSpec{Profile: "agency", Seed: 1}}
 	devs := []string{"archive elementor 4.3.2 (https://downloads.wordpress.org/plugin/elementor.4.3.2.zip): sha256 ab12 is not in the lock",
 		"plugin updraftplus 1.25.9: not installed (no connection)"}
-	man := experiment.Manifest{Format: experiment.ManifestFormat, ID: "test-run", Experiment: "deviations", PlanHash: sp.PlanHash(),
+	man := results.Manifest{Format: results.ManifestFormat, ID: "test-run", Experiment: "deviations", PlanHash: sp.PlanHash(),
 		Profiles: sp.Profiles, Scenarios: sp.Scenarios, Repetitions: 1, Points: len(sp.Plan()), Complete: true,
 		Hosts:   map[string]*hostmanifest.Manifest{"tuned-apache": {Profile: "tuned-apache"}},
-		Fixture: &experiment.FixtureRecord{Profile: "agency", Seed: 1, Root: strings.Repeat("ab", 32), Deviations: devs}}
-	var recs []experiment.Record
+		Fixture: &results.FixtureRecord{Profile: "agency", Seed: 1, Root: strings.Repeat("ab", 32), Deviations: devs}}
+	var recs []results.Record
 	for _, p := range sp.Plan() {
-		recs = append(recs, experiment.Record{Point: p, Run: &result.Run{RPS: 500, ElapsedMs: 200, Outcomes: result.Outcomes{OK: 100}}})
+		recs = append(recs, results.Record{Point: p, Run: &result.Run{RPS: 500, ElapsedMs: 200, Outcomes: result.Outcomes{OK: 100}}})
 	}
 	md := writeReport(t, dir, man, recs)
 	var line string // in the setup's words, not only in the manifest the report appends

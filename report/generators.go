@@ -2,18 +2,18 @@ package report
 
 import (
 	"fmt"
+	"github.com/wptest/wptest/results"
 	"strconv"
 	"time"
 
 	"github.com/wptest/wptest/bench/result"
-	"github.com/wptest/wptest/experiment"
 )
 
 // generatorTable shows, for a scenario whose points were split between
 // several load generators, each one's share beside their merged result
 // (counts add; percentiles come from the merged histograms, never averaged).
 // No table when every point came from one load generator.
-func (r *Report) generatorTable(sc experiment.Scenario) (table, bool) {
+func (r *Report) generatorTable(sc results.Scenario) (table, bool) {
 	crowd := sc.Kind == "crowd"
 	t := table{Caption: "Load generators: each one's share, and merged (counts added, percentiles from the merged histograms)",
 		Head: []string{"point", "load generator", "visitors", "attempts", "requests/s", "p50 (ms)", "p99 (ms)", "started (ms after the first)"}}
@@ -34,7 +34,7 @@ func (r *Report) generatorTable(sc experiment.Scenario) (table, bool) {
 }
 
 // generatorRow is one line of generatorTable: a share, or the merged result.
-func generatorRow(point, host string, run *result.Run, cr *result.Crowd, rec experiment.Record) []string {
+func generatorRow(point, host string, run *result.Run, cr *result.Crowd, rec results.Record) []string {
 	if cr != nil {
 		return []string{point, host, strconv.Itoa(cr.Visitors), commas(strconv.FormatInt(cr.Background.Attempts, 10)),
 			strconv.Itoa(len(cr.Probes)), num(cr.Wait.P50), num(cr.Wait.P99), strconv.FormatInt(cr.GaveUp, 10)}
@@ -52,14 +52,14 @@ func generatorRow(point, host string, run *result.Run, cr *result.Crowd, rec exp
 		num(run.RPS), num(run.Latency.P50), num(run.Latency.P99), started}
 }
 
-func loadMachineText(lm experiment.MachineInfo) string {
+func loadMachineText(lm results.MachineInfo) string {
 	return fmt.Sprintf("Load generator %s (its own machine): %s (%s, %s), kernel %s, %d CPUs (%s), %s MiB RAM.",
 		lm.Host, lm.OS, lm.Platform, lm.Arch, lm.Kernel, lm.CPUs, lm.CPUModel, commas(fmt.Sprint(lm.MemKB/1024)))
 }
 
 // loadMachinesText describes several load generators and how they shared
 // the load.
-func loadMachinesText(lms []experiment.MachineInfo) []string {
+func loadMachinesText(lms []results.MachineInfo) []string {
 	var out []string
 	for _, lm := range lms {
 		out = append(out, loadMachineText(lm))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"github.com/wptest/wptest/results"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,9 +18,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/wptest/wptest/bench/result"
-	"github.com/wptest/wptest/experiment"
 	"github.com/wptest/wptest/provision"
-	"github.com/wptest/wptest/provision/cloud"
 	"github.com/wptest/wptest/provision/hostmanifest"
 )
 
@@ -34,54 +33,54 @@ const hostile = "st\"><script>alert(1)</script>'><img src=x onerror=alert(2)></s
 // s (labels, descriptions, host facts, deviations, variables, errors,
 // machines, results): one scenario of each kind, two profile columns and
 // one left out.
-func hostileRun(name, s string) (*experiment.Manifest, []experiment.Record) {
+func hostileRun(name, s string) (*results.Manifest, []results.Record) {
 	n := func(i int) string { return fmt.Sprintf("%s%d", name, i) }
-	var scs []experiment.Scenario
-	for i, k := range experiment.Kinds {
-		sc := experiment.Scenario{Name: n(10 + i), Kind: k, Path: "/" + s, ProbePath: "/" + s, Visitors: []int{1, 10}, Proto: s,
+	var scs []results.Scenario
+	for i, k := range results.Kinds {
+		sc := results.Scenario{Name: n(10 + i), Kind: k, Path: "/" + s, ProbePath: "/" + s, Visitors: []int{1, 10}, Proto: s,
 			Duration: time.Second, Warmup: time.Second, ClickEvery: time.Second, ProbeEvery: time.Second, GiveUp: time.Second, Requests: 10}
 		if k == "kit" {
 			sc.Visitors, sc.Levels = []int{10}, []int{1, 10}
 		}
 		scs = append(scs, sc)
 	}
-	profs := []experiment.ProfileSpec{{Name: n(1), Label: s, Enabled: true, Vars: map[string]string{s: s}},
+	profs := []results.ProfileSpec{{Name: n(1), Label: s, Enabled: true, Vars: map[string]string{s: s}},
 		{Name: n(2), Label: n(2), Enabled: true}, {Name: n(3), Label: s, Reason: s}}
-	sp := &experiment.Spec{Name: s, Repetitions: 2, Scenarios: scs, Profiles: profs}
+	sp := &testSpec{Name: s, Repetitions: 2, Scenarios: scs, Profiles: profs}
 	hm := func(p string) *hostmanifest.Manifest {
 		return &hostmanifest.Manifest{Profile: s, Host: s, Platform: s, ProfileHash: s, Deviations: []string{s, s},
 			Server:   &provision.Server{Shows: []string{"x", "y_version"}},
 			Facts:    map[string]string{"x": s + strings.Repeat("é", 40)}, // cut at 60 bytes, inside a character
 			Versions: map[string]string{"y": s}}
 	}
-	mi := &experiment.MachineInfo{Host: s, OS: s, Platform: s, Arch: s, Kernel: s, CPUs: 2, CPUModel: s, MemKB: 1 << 20, LoadHost: s}
-	m := &experiment.Manifest{Format: experiment.ManifestFormat, ID: s, Experiment: s, Description: s, File: s, ExperimentHash: s, PlanHash: s,
+	mi := &results.MachineInfo{Host: s, OS: s, Platform: s, Arch: s, Kernel: s, CPUs: 2, CPUModel: s, MemKB: 1 << 20, LoadHost: s}
+	m := &results.Manifest{Format: results.ManifestFormat, ID: s, Experiment: s, Description: s, File: s, ExperimentHash: s, PlanHash: strings.Repeat("0", 64),
 		Vars: map[string]string{s: s}, Target: s, Tool: s, GoVersion: s, Profiles: profs, Scenarios: scs, Repetitions: 2, Points: 99,
-		Fixture:  &experiment.FixtureRecord{Profile: s, Seed: 1, Root: s, Pinned: s + "x", Verified: s + "y", Pixels: s, Deviations: []string{s, s}},
+		Fixture:  &results.FixtureRecord{Profile: s, Seed: 1, Root: s, Pinned: s + "x", Verified: s + "y", Pixels: s, Deviations: []string{s, s}},
 		Hosts:    map[string]*hostmanifest.Manifest{n(1): hm(n(1)), n(2): hm(n(2))},
-		Machines: []cloud.Machine{{Name: s, Role: cloud.Role(s), Driver: s, ServerType: s, Image: s, ImageID: 1, Location: s}},
-		Machine:  mi, LoadMachines: []experiment.MachineInfo{*mi, *mi}, Start: s, End: s,
-		Sessions: []experiment.Session{{Start: s, End: s, Error: s + "\n" + s}, {Start: s, Resumed: true}}}
-	var recs []experiment.Record
+		Machines: []results.Machine{{Name: s, Role: s, Driver: s, ServerType: s, Image: s, ImageID: 1, Location: s}},
+		Machine:  mi, LoadMachines: []results.MachineInfo{*mi, *mi}, Start: s, End: s,
+		Sessions: []results.Session{{Start: s, End: s, Error: s + "\n" + s}, {Start: s, Resumed: true}}}
+	var recs []results.Record
 	for _, p := range sp.Plan() {
 		f := float64(p.Rep)
 		run := &result.Run{Name: s, URL: s, Start: "2026-01-01T00:00:00Z", RPS: 100 * f, Visitors: p.Visitors, Attempts: 10, ElapsedMs: 100,
 			Latency: result.Latency{Count: 10, Mean: 5 * f, P50: 4 * f, P95: 8, P99: 9 * f}, Outcomes: result.Outcomes{OK: 10}, Bytes: result.Bytes{WireIn: 1000, Body: 900}}
 		srv := &result.Server{Groups: map[string]result.GroupUse{}}
-		rec := experiment.Record{Point: p, Run: run, Server: srv, ServerCPUMsPerReq: 3 * f, WebPHPCPUMsPerReq: 2 * f, DBCPUMsPerReq: f, PSSKB: 2048,
-			Probe: &experiment.Probe{URL: s, Status: 200, ContentEncoding: s, BodyBytes: 900, Server: s, Error: s}, LoadHost: s, Error: s, Split: s,
-			Generators: []experiment.GeneratorResult{{Host: s, Visitors: 1, Run: run}, {Host: s, Visitors: 1, Run: run}}}
+		rec := results.Record{Point: p, Run: run, Server: srv, ServerCPUMsPerReq: 3 * f, WebPHPCPUMsPerReq: 2 * f, DBCPUMsPerReq: f, PSSKB: 2048,
+			Probe: &results.Probe{URL: s, Status: 200, ContentEncoding: s, BodyBytes: 900, Server: s, Error: s}, LoadHost: s, Error: s, Split: s,
+			Generators: []results.GeneratorResult{{Host: s, Visitors: 1, Run: run}, {Host: s, Visitors: 1, Run: run}}}
 		switch p.Kind {
 		case "crowd":
 			cr := &result.Crowd{Visitors: p.Visitors, Probes: []result.Probe{{Outcome: s}}, Wait: result.Latency{Count: 1, P50: 3 * f, P99: 4 * f}}
 			rec.Run, rec.Crowd = nil, cr
-			rec.Generators = []experiment.GeneratorResult{{Host: s, Crowd: cr}, {Host: s, Crowd: cr}}
+			rec.Generators = []results.GeneratorResult{{Host: s, Crowd: cr}, {Host: s, Crowd: cr}}
 		case "kit":
 			rec.Run, rec.Generators = nil, nil
 			rec.Kit = &result.Kit{Throughput: *run, Scaling: []result.Run{*run, *run}, Server: srv}
 		}
 		if p.Profile == n(2) && p.Step == "c=10" {
-			rec = experiment.Record{Point: p, NotApplicable: s}
+			rec = results.Record{Point: p, NotApplicable: s}
 		}
 		recs = append(recs, rec)
 	}
@@ -281,7 +280,7 @@ func TestReportEscapesHostileStrings(t *testing.T) {
 	if svgs := svgRE.FindAll(h, -1); len(svgs) < 5 {
 		t.Errorf("%d charts, want one or more of each kind", len(svgs))
 	}
-	var man experiment.Manifest
+	var man results.Manifest
 	pre := strings.Join(texts(t, h, "pre"), "")
 	if err := json.Unmarshal([]byte(pre), &man); err != nil || man.Description != inJSON(hostile) {
 		t.Errorf("the manifest in report.html is not the run's (%v): description %q", err, man.Description)

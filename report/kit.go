@@ -2,10 +2,10 @@ package report
 
 import (
 	"fmt"
+	"github.com/wptest/wptest/results"
 	"strconv"
 
 	"github.com/wptest/wptest/bench/result"
-	"github.com/wptest/wptest/experiment"
 )
 
 // KitMetric is one of the Apache kit's ten metrics (the Apache performance kit) with its
@@ -19,7 +19,7 @@ type KitMetric struct {
 	Pass   func(v float64) bool
 }
 
-func kitThroughput(rec experiment.Record) (float64, bool) {
+func kitThroughput(rec results.Record) (float64, bool) {
 	if rec.Kit == nil {
 		return 0, false
 	}
@@ -31,7 +31,7 @@ func serverUse(k *result.Kit) (cpuPct float64, pssKB int64, ok bool) {
 	if k.Server == nil {
 		return 0, 0, false
 	}
-	for _, g := range experiment.WebPHPGroups {
+	for _, g := range results.WebPHPGroups {
 		cpuPct += k.Server.Groups[g].CPUPct
 		pssKB += k.Server.Groups[g].PSSPeakKB
 	}
@@ -68,7 +68,7 @@ var KitMetrics = []KitMetric{
 			return 0, false
 		}
 		var ms float64
-		for _, g := range experiment.WebPHPGroups {
+		for _, g := range results.WebPHPGroups {
 			ms += k.Server.Groups[g].CPUMs
 		}
 		return 1000 * ms / float64(k.Throughput.Outcomes.OK), true
@@ -87,7 +87,7 @@ var KitMetrics = []KitMetric{
 
 // KitValue is a kit metric over the repetitions of a kit point.
 func (r *Report) KitValue(profile, scenario, step string, m KitMetric) Stat {
-	return r.Metric(profile, scenario, step, func(rec experiment.Record) (float64, bool) {
+	return r.Metric(profile, scenario, step, func(rec results.Record) (float64, bool) {
 		if rec.Kit == nil {
 			return 0, false
 		}
@@ -115,7 +115,7 @@ func (r *Report) kitSections() []section {
 		st := sc.Steps()[0]
 		s := section{ID: "kit-" + sc.Name, Title: "The Apache kit's ten metrics (" + sc.Name + ")",
 			Text: []string{fmt.Sprintf("%s at %d clients with keep-alive for throughput, latency, CPU and memory; scaling over %v; errors at %d clients without keep-alive; %s per run. Verdicts on the median over repetitions. Worker usage is the peak of busy workers as the server's status page reported them (the page its profile declares, on the server's loopback, sampled every %s during the throughput run; the worker answering the status request counts) as %% of the worker limit the profile declares (Apache's MaxRequestWorkers); n/a for servers that declare no status page.",
-				sc.Path, sc.Visitors[0], sc.Levels, sc.ErrorClients, sc.Duration, experiment.SampleEvery)}}
+				sc.Path, sc.Visitors[0], sc.Levels, sc.ErrorClients, sc.Duration, results.SampleEvery)}}
 		head := []string{"#", "metric", "target"}
 		for _, p := range ps {
 			head = append(head, r.Labels[p])
@@ -145,19 +145,19 @@ func (r *Report) kitSections() []section {
 func (r *Report) workerCell(profile, scenario, step string, v Stat, verdict string) string {
 	if v.N == 0 {
 		hm := r.Manifest.Hosts[profile]
-		why := experiment.WorkersOf(hm).Why
+		why := results.WorkersOf(hm).Why
 		if why == "" {
 			why = "mod_status gave no reading during the throughput run (the run log says why)"
 		}
 		return "n/a: " + why
 	}
-	busy := r.Metric(profile, scenario, step, func(rec experiment.Record) (float64, bool) {
+	busy := r.Metric(profile, scenario, step, func(rec results.Record) (float64, bool) {
 		if rec.Kit == nil || rec.Kit.Server == nil || rec.Kit.Server.WorkerLimit == 0 {
 			return 0, false
 		}
 		return float64(rec.Kit.Server.MaxBusyWorkers), true
 	})
-	limit := r.Metric(profile, scenario, step, func(rec experiment.Record) (float64, bool) {
+	limit := r.Metric(profile, scenario, step, func(rec results.Record) (float64, bool) {
 		if rec.Kit == nil || rec.Kit.Server == nil || rec.Kit.Server.WorkerLimit == 0 {
 			return 0, false
 		}

@@ -8,12 +8,11 @@ package report
 
 import (
 	"fmt"
+	"github.com/wptest/wptest/results"
 	"math"
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"github.com/wptest/wptest/experiment"
 )
 
 // Stat is one metric over the repetitions of a data point.
@@ -47,22 +46,22 @@ func stat(vs []float64) Stat {
 // Report is a run's results, grouped for the tables.
 type Report struct {
 	Dir      string
-	Manifest *experiment.Manifest
-	Records  []experiment.Record
+	Manifest *results.Manifest
+	Records  []results.Record
 	// Profiles are the measured columns in the file's order; Labels their titles.
 	Profiles []string
 	Labels   map[string]string
 	// byPoint: "profile/scenario/step" -> records of every repetition.
-	byPoint map[string][]experiment.Record
+	byPoint map[string][]results.Record
 }
 
 // Load reads a run directory.
 func Load(dir string) (*Report, error) {
-	m, err := experiment.ReadManifest(dir)
+	m, err := results.ReadManifest(dir)
 	if err != nil {
 		return nil, err
 	}
-	recs, err := experiment.ReadResults(dir)
+	recs, err := results.ReadResults(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -70,8 +69,8 @@ func Load(dir string) (*Report, error) {
 }
 
 // newReport groups a run's records for the tables.
-func newReport(dir string, m *experiment.Manifest, recs []experiment.Record) *Report {
-	r := &Report{Dir: dir, Manifest: m, Records: recs, Labels: map[string]string{}, byPoint: map[string][]experiment.Record{}}
+func newReport(dir string, m *results.Manifest, recs []results.Record) *Report {
+	r := &Report{Dir: dir, Manifest: m, Records: recs, Labels: map[string]string{}, byPoint: map[string][]results.Record{}}
 	for _, p := range m.Profiles {
 		r.Labels[p.Name] = p.Label
 		if p.Enabled {
@@ -86,13 +85,13 @@ func newReport(dir string, m *experiment.Manifest, recs []experiment.Record) *Re
 }
 
 // Points returns the records of one data point over every repetition.
-func (r *Report) Points(profile, scenario, step string) []experiment.Record {
+func (r *Report) Points(profile, scenario, step string) []results.Record {
 	return r.byPoint[profile+"/"+scenario+"/"+step]
 }
 
 // Metric computes a Stat of f over the repetitions of a point; f returns
 // ok=false where the record has no such number.
-func (r *Report) Metric(profile, scenario, step string, f func(experiment.Record) (float64, bool)) Stat {
+func (r *Report) Metric(profile, scenario, step string, f func(results.Record) (float64, bool)) Stat {
 	var vs []float64
 	for _, rec := range r.Points(profile, scenario, step) {
 		if v, ok := f(rec); ok {
@@ -103,8 +102,8 @@ func (r *Report) Metric(profile, scenario, step string, f func(experiment.Record
 }
 
 // scenarios of a kind, in file order.
-func (r *Report) scenarios(kinds ...string) []experiment.Scenario {
-	var out []experiment.Scenario
+func (r *Report) scenarios(kinds ...string) []results.Scenario {
+	var out []results.Scenario
 	for _, s := range r.Manifest.Scenarios {
 		for _, k := range kinds {
 			if s.Kind == k {
@@ -116,7 +115,7 @@ func (r *Report) scenarios(kinds ...string) []experiment.Scenario {
 }
 
 // profilesOf are the measured profiles a scenario runs on.
-func (r *Report) profilesOf(s experiment.Scenario) []string {
+func (r *Report) profilesOf(s results.Scenario) []string {
 	if len(s.Profiles) == 0 {
 		return r.Profiles
 	}
@@ -133,19 +132,19 @@ func (r *Report) profilesOf(s experiment.Scenario) []string {
 
 // Metric extractors shared by the tables, charts and tests.
 var (
-	RPS = func(rec experiment.Record) (float64, bool) {
+	RPS = func(rec results.Record) (float64, bool) {
 		if rec.Run == nil {
 			return 0, false
 		}
 		return rec.Run.RPS, true
 	}
-	MeanMs = func(rec experiment.Record) (float64, bool) {
+	MeanMs = func(rec results.Record) (float64, bool) {
 		if rec.Run == nil || rec.Run.Latency.Count == 0 {
 			return 0, false
 		}
 		return rec.Run.Latency.Mean, true
 	}
-	P99Ms = func(rec experiment.Record) (float64, bool) {
+	P99Ms = func(rec results.Record) (float64, bool) {
 		if rec.Run == nil || rec.Run.Latency.Count == 0 {
 			return 0, false
 		}
@@ -153,75 +152,75 @@ var (
 	}
 	// ServerCPU is CPU ms per answered request of the server's own
 	// processes (web, PHP, database).
-	ServerCPU = func(rec experiment.Record) (float64, bool) {
+	ServerCPU = func(rec results.Record) (float64, bool) {
 		if rec.Server == nil || rec.ServerCPUMsPerReq == 0 {
 			return 0, false
 		}
 		return rec.ServerCPUMsPerReq, true
 	}
 	// WebPHPCPU is the web server's and PHP's CPU ms per answered request.
-	WebPHPCPU = func(rec experiment.Record) (float64, bool) {
+	WebPHPCPU = func(rec results.Record) (float64, bool) {
 		if rec.Server == nil || rec.WebPHPCPUMsPerReq == 0 {
 			return 0, false
 		}
 		return rec.WebPHPCPUMsPerReq, true
 	}
-	DBCPU = func(rec experiment.Record) (float64, bool) {
+	DBCPU = func(rec results.Record) (float64, bool) {
 		if rec.Server == nil || rec.ServerCPUMsPerReq == 0 {
 			return 0, false
 		}
 		return rec.DBCPUMsPerReq, true
 	}
 	// MachineCPU is the whole machine's CPU ms per answered request.
-	MachineCPU = func(rec experiment.Record) (float64, bool) {
+	MachineCPU = func(rec results.Record) (float64, bool) {
 		if rec.Server == nil || rec.Server.CPUMsPerRequest == 0 {
 			return 0, false
 		}
 		return rec.Server.CPUMsPerRequest, true
 	}
-	PSSMB = func(rec experiment.Record) (float64, bool) {
+	PSSMB = func(rec results.Record) (float64, bool) {
 		if rec.PSSKB == 0 {
 			return 0, false
 		}
 		return float64(rec.PSSKB) / 1024, true
 	}
 	// WireBytes is bytes received per answered request (headers included).
-	WireBytes = func(rec experiment.Record) (float64, bool) {
+	WireBytes = func(rec results.Record) (float64, bool) {
 		if rec.Run == nil || rec.Run.Outcomes.OK == 0 {
 			return 0, false
 		}
 		return float64(rec.Run.Bytes.WireIn) / float64(rec.Run.Attempts), true
 	}
-	ErrPct = func(rec experiment.Record) (float64, bool) {
+	ErrPct = func(rec results.Record) (float64, bool) {
 		if rec.Run == nil {
 			return 0, false
 		}
 		return rec.Run.ErrorRatePct, true
 	}
-	CrowdWaitP50 = func(rec experiment.Record) (float64, bool) {
+	CrowdWaitP50 = func(rec results.Record) (float64, bool) {
 		if rec.Crowd == nil || rec.Crowd.Wait.Count == 0 {
 			return 0, false
 		}
 		return rec.Crowd.Wait.P50, true
 	}
-	CrowdWaitP99 = func(rec experiment.Record) (float64, bool) {
+	CrowdWaitP99 = func(rec results.Record) (float64, bool) {
 		if rec.Crowd == nil || rec.Crowd.Wait.Count == 0 {
 			return 0, false
 		}
 		return rec.Crowd.Wait.P99, true
 	}
-	CrowdGaveUp = func(rec experiment.Record) (float64, bool) {
+	CrowdGaveUp = func(rec results.Record) (float64, bool) {
 		if rec.Crowd == nil {
 			return 0, false
 		}
 		return float64(rec.Crowd.GaveUp), true
 	}
-	CrowdCPUPct = func(rec experiment.Record) (float64, bool) {
+	CrowdCPUPct = func(rec results.Record) (float64, bool) {
 		if rec.Server == nil {
 			return 0, false
 		}
 		var p float64
-		for _, g := range experiment.ServerGroups {
+		for _, g := range results.ServerGroups {
 			p += rec.Server.Groups[g].CPUPct
 		}
 		return p, true

@@ -3,8 +3,11 @@ package report
 import (
 	"compress/gzip"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"encoding/xml"
+	"github.com/wptest/wptest/results"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,7 +20,6 @@ import (
 
 	"github.com/wptest/wptest/bench/benchgen"
 	"github.com/wptest/wptest/bench/result"
-	"github.com/wptest/wptest/experiment"
 	"github.com/wptest/wptest/provision"
 	"github.com/wptest/wptest/provision/hostmanifest"
 )
@@ -52,15 +54,15 @@ func writeRun(t *testing.T, reps int) string {
 	t.Helper()
 	srv := testServers(t)
 	dir := t.TempDir()
-	sc := experiment.Scenario{Name: "compression", Kind: "compression", Path: "/style.css", Visitors: []int{2, 8},
+	sc := results.Scenario{Name: "compression", Kind: "compression", Path: "/style.css", Visitors: []int{2, 8},
 		Duration: 300 * time.Millisecond, Warmup: 50 * time.Millisecond, Gzip: true, KeepAlive: true, Proto: "h1"}
-	sp := &experiment.Spec{Name: "synthetic", Repetitions: reps, Scenarios: []experiment.Scenario{sc},
-		Profiles: []experiment.ProfileSpec{{Name: "plain", Label: "Plain server", Enabled: true}, {Name: "gzip", Label: "Gzip server", Enabled: true}},
-		Fixture:  experiment.FixtureSpec{Profile: "minimal", Seed: 1}}
-	man := experiment.Manifest{Format: experiment.ManifestFormat, ID: "test-run", Experiment: "synthetic", PlanHash: sp.PlanHash(),
+	sp := &testSpec{Name: "synthetic", Repetitions: reps, Scenarios: []results.Scenario{sc},
+		Profiles: []results.ProfileSpec{{Name: "plain", Label: "Plain server", Enabled: true}, {Name: "gzip", Label: "Gzip server", Enabled: true}},
+		Fixture:  results.FixtureSpec{Profile: "minimal", Seed: 1}}
+	man := results.Manifest{Format: results.ManifestFormat, ID: "test-run", Experiment: "synthetic", PlanHash: sp.PlanHash(),
 		Profiles: sp.Profiles, Scenarios: sp.Scenarios, Repetitions: reps, Points: len(sp.Plan()), Complete: true,
-		Fixture: &experiment.FixtureRecord{Profile: "minimal", Seed: 1, Root: strings.Repeat("ab", 32), Pinned: strings.Repeat("ab", 32)}}
-	f, err := os.Create(filepath.Join(dir, experiment.ResultsFile))
+		Fixture: &results.FixtureRecord{Profile: "minimal", Seed: 1, Root: strings.Repeat("ab", 32), Pinned: strings.Repeat("ab", 32)}}
+	f, err := os.Create(filepath.Join(dir, results.ResultsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,13 +80,13 @@ func writeRun(t *testing.T, reps int) string {
 		if p.Profile == "gzip" {
 			ce = "gzip"
 		}
-		rec := experiment.Record{Point: p, Run: &run, Probe: &experiment.Probe{Status: 200, ContentEncoding: ce, BodyBytes: run.Bytes.Body / max(run.Outcomes.OK, 1)}}
+		rec := results.Record{Point: p, Run: &run, Probe: &results.Probe{Status: 200, ContentEncoding: ce, BodyBytes: run.Bytes.Body / max(run.Outcomes.OK, 1)}}
 		if err := enc.Encode(rec); err != nil {
 			t.Fatal(err)
 		}
 	}
 	b, _ := json.Marshal(man)
-	if err := os.WriteFile(filepath.Join(dir, experiment.ManifestFile), b, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, results.ManifestFile), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -183,20 +185,20 @@ func TestStatAndCell(t *testing.T) {
 // columns table shows the facts each profile's server block names.
 func TestKitWorkerUsage(t *testing.T) {
 	dir := t.TempDir()
-	sc := experiment.Scenario{Name: "kit", Kind: "kit", Path: "/probe.js", Visitors: []int{10}, Levels: []int{1, 10},
+	sc := results.Scenario{Name: "kit", Kind: "kit", Path: "/probe.js", Visitors: []int{10}, Levels: []int{1, 10},
 		ErrorClients: 40, Duration: 700 * time.Millisecond}
-	sp := &experiment.Spec{Name: "workers", Repetitions: 2, Scenarios: []experiment.Scenario{sc},
-		Profiles: []experiment.ProfileSpec{{Name: "cpanel-apache", Label: "cPanel", Enabled: true}, {Name: "tuned-apache", Label: "Tuned", Enabled: true},
+	sp := &testSpec{Name: "workers", Repetitions: 2, Scenarios: []results.Scenario{sc},
+		Profiles: []results.ProfileSpec{{Name: "cpanel-apache", Label: "cPanel", Enabled: true}, {Name: "tuned-apache", Label: "Tuned", Enabled: true},
 			{Name: "caddy", Label: "Caddy", Enabled: true}},
-		Fixture: experiment.FixtureSpec{Profile: "minimal", Seed: 1}}
+		Fixture: results.FixtureSpec{Profile: "minimal", Seed: 1}}
 	apache := &hostmanifest.Manifest{Profile: "cpanel-apache", Server: &provision.Server{Status: &provision.Status{URL: "http://127.0.0.1:8080/whm-server-status?auto", Format: "apache"}, WorkerLimit: 150, Shows: []string{"apache_mpm", "apache_version", "php_fpm_version"}},
 		Facts: map[string]string{"apache_mpm": "prefork"}, Versions: map[string]string{"apache": "Apache/2.4.66", "php_fpm": "not installed", "caddy": "v2.6.2"}}
-	man := experiment.Manifest{Format: experiment.ManifestFormat, ID: "test-run", Experiment: "workers", PlanHash: sp.PlanHash(),
+	man := results.Manifest{Format: results.ManifestFormat, ID: "test-run", Experiment: "workers", PlanHash: sp.PlanHash(),
 		Profiles: sp.Profiles, Scenarios: sp.Scenarios, Repetitions: 2, Points: len(sp.Plan()), Complete: true,
 		Hosts:   map[string]*hostmanifest.Manifest{"cpanel-apache": apache, "tuned-apache": apache, "caddy": {Profile: "caddy"}},
-		Fixture: &experiment.FixtureRecord{Profile: "minimal", Seed: 1, Root: strings.Repeat("ab", 32), Pinned: strings.Repeat("ab", 32)}}
+		Fixture: &results.FixtureRecord{Profile: "minimal", Seed: 1, Root: strings.Repeat("ab", 32), Pinned: strings.Repeat("ab", 32)}}
 	busy := map[string][]int{"cpanel-apache": {11, 13}, "tuned-apache": {140, 140}}
-	var recs []experiment.Record
+	var recs []results.Record
 	for _, p := range sp.Plan() {
 		srv := &result.Server{Groups: map[string]result.GroupUse{}}
 		if b := busy[p.Profile]; b != nil {
@@ -204,7 +206,7 @@ func TestKitWorkerUsage(t *testing.T) {
 			srv.WorkerUsagePct = 100 * float64(srv.MaxBusyWorkers) / 150
 		}
 		k := &result.Kit{Throughput: result.Run{RPS: 1000}, Server: srv}
-		recs = append(recs, experiment.Record{Point: p, Kit: k, Server: srv})
+		recs = append(recs, results.Record{Point: p, Kit: k, Server: srv})
 	}
 	md := []byte(writeReport(t, dir, man, recs))
 	var row string
@@ -231,19 +233,19 @@ func TestKitWorkerUsage(t *testing.T) {
 // the scenario's protocol shows "n/a" in its column, and the setup says why.
 func TestNotApplicableProtocol(t *testing.T) {
 	dir := t.TempDir()
-	sc := experiment.Scenario{Name: "ab-h2", Kind: "ab", Path: "/", Visitors: []int{4}, Requests: 100, Proto: "h2"}
-	sp := &experiment.Spec{Name: "protocols", Repetitions: 1, Scenarios: []experiment.Scenario{sc},
-		Profiles: []experiment.ProfileSpec{{Name: "tuned-apache", Label: "Tuned", Enabled: true}, {Name: "cpanel-apache", Label: "cPanel", Enabled: true}},
-		Fixture:  experiment.FixtureSpec{Profile: "minimal", Seed: 1}}
-	man := experiment.Manifest{Format: experiment.ManifestFormat, ID: "test-run", Experiment: "protocols", PlanHash: sp.PlanHash(),
+	sc := results.Scenario{Name: "ab-h2", Kind: "ab", Path: "/", Visitors: []int{4}, Requests: 100, Proto: "h2"}
+	sp := &testSpec{Name: "protocols", Repetitions: 1, Scenarios: []results.Scenario{sc},
+		Profiles: []results.ProfileSpec{{Name: "tuned-apache", Label: "Tuned", Enabled: true}, {Name: "cpanel-apache", Label: "cPanel", Enabled: true}},
+		Fixture:  results.FixtureSpec{Profile: "minimal", Seed: 1}}
+	man := results.Manifest{Format: results.ManifestFormat, ID: "test-run", Experiment: "protocols", PlanHash: sp.PlanHash(),
 		Profiles: sp.Profiles, Scenarios: sp.Scenarios, Repetitions: 1, Points: len(sp.Plan()), Complete: true,
 		Hosts: map[string]*hostmanifest.Manifest{"tuned-apache": {Profile: "tuned-apache"}, "cpanel-apache": {Profile: "cpanel-apache"}}}
 	why := "cpanel-apache serves h1, not h2"
-	var recs []experiment.Record
+	var recs []results.Record
 	for _, p := range sp.Plan() {
-		rec := experiment.Record{Point: p, Run: &result.Run{RPS: 500, ElapsedMs: 200, Outcomes: result.Outcomes{OK: 100}}}
+		rec := results.Record{Point: p, Run: &result.Run{RPS: 500, ElapsedMs: 200, Outcomes: result.Outcomes{OK: 100}}}
 		if p.Profile == "cpanel-apache" {
-			rec = experiment.Record{Point: p, NotApplicable: why}
+			rec = results.Record{Point: p, NotApplicable: why}
 		}
 		recs = append(recs, rec)
 	}
@@ -258,9 +260,9 @@ func TestNotApplicableProtocol(t *testing.T) {
 
 // writeReport writes a run directory (man, recs) the way experiment does and
 // returns its report.md.
-func writeReport(t *testing.T, dir string, man experiment.Manifest, recs []experiment.Record) string {
+func writeReport(t *testing.T, dir string, man results.Manifest, recs []results.Record) string {
 	t.Helper()
-	f, err := os.Create(filepath.Join(dir, experiment.ResultsFile))
+	f, err := os.Create(filepath.Join(dir, results.ResultsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +274,7 @@ func writeReport(t *testing.T, dir string, man experiment.Manifest, recs []exper
 	}
 	f.Close()
 	b, _ := json.Marshal(man)
-	if err := os.WriteFile(filepath.Join(dir, experiment.ManifestFile), b, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, results.ManifestFile), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out, err := Write(dir)
@@ -281,4 +283,26 @@ func writeReport(t *testing.T, dir string, man experiment.Manifest, recs []exper
 	}
 	md, _ := os.ReadFile(out.Markdown)
 	return string(md)
+}
+
+// testSpec is the part of an experiment a run's manifest records, to write
+// runs as the runner does.
+type testSpec struct {
+	Name        string
+	Repetitions int
+	Scenarios   []results.Scenario
+	Profiles    []results.ProfileSpec
+	Fixture     results.FixtureSpec
+}
+
+func (s *testSpec) Plan() []results.Point {
+	return results.Plan(s.Repetitions, s.Profiles, s.Scenarios)
+}
+
+// PlanHash is a hash of the plan (the runner's also covers the spec; the
+// report only shows it).
+func (s *testSpec) PlanHash() string {
+	b, _ := json.Marshal(s.Plan())
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
 }

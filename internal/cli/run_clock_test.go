@@ -5,13 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/wptest/wptest/results"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/wptest/wptest/experiment"
 	"github.com/wptest/wptest/internal/hcloudfake"
 	"github.com/wptest/wptest/provision/cloud"
 )
@@ -72,7 +72,7 @@ func TestRunStampsWithTheInjectedClock(t *testing.T) {
 	if id := filepath.Base(runs[0]); !strings.HasPrefix(id, "20310405-060708-") {
 		t.Errorf("run id %q, want the injected clock's 20310405-060708-…", id)
 	}
-	man, err := experiment.ReadManifest(runs[0])
+	man, err := results.ReadManifest(runs[0])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,43 @@
+package report
+
+import (
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// runner are the packages that make a run: the report reads what a run
+// wrote (package results) and needs none of them, so a report can be made
+// from a run directory with the load generator, the sampler or a cloud
+// driver changed or gone.
+var runner = []string{
+	"github.com/wptest/wptest/experiment",
+	"github.com/wptest/wptest/bench/benchgen",
+	"github.com/wptest/wptest/bench/srvstat",
+	"github.com/wptest/wptest/provision/cloud",
+}
+
+// report and results import nothing of the runner, directly or through
+// another package (go list -deps, the tests' imports left out).
+func TestImportsNothingOfTheRunner(t *testing.T) {
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	for _, pkg := range []string{".", "../results"} {
+		out, err := exec.Command(goTool, "list", "-deps", "-f", "{{.ImportPath}}", pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
+		}
+		deps := strings.Fields(string(out))
+		if len(deps) < 2 || !strings.Contains(string(out), "github.com/wptest/wptest/results") {
+			t.Fatalf("go list -deps %s listed %d packages, without results: %s", pkg, len(deps), out)
+		}
+		for _, d := range deps {
+			for _, r := range runner {
+				if d == r || strings.HasPrefix(d, r+"/") {
+					t.Errorf("%s imports %s (go list -deps %s)", pkg, d, pkg)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,220 @@
+package results
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/wptest/wptest/internal/redact"
+	"github.com/wptest/wptest/provision/hostmanifest"
+)
+
+// ManifestFormat names this manifest's version.
+const ManifestFormat = "wptest-run-manifest/1"
+
+// Manifest is runs/<id>/manifest.json: everything behind the numbers.
+type Manifest struct {
+	Format         string            `json:"format"`
+	ID             string            `json:"id"`
+	Experiment     string            `json:"experiment"`
+	Description    string            `json:"description,omitempty"`
+	File           string            `json:"file"`
+	ExperimentHash string            `json:"experiment_sha256"`
+	PlanHash       string            `json:"plan_sha256"`
+	Vars           map[string]string `json:"vars"`
+	Target         string            `json:"target"`
+	Tool           string            `json:"tool"`
+	GoVersion      string            `json:"go_version"`
+	Profiles       []ProfileSpec     `json:"profiles"`
+	Scenarios      []Scenario        `json:"scenarios"`
+	Repetitions    int               `json:"repetitions"`
+	Points         int               `json:"points"`
+	Fixture        *FixtureRecord    `json:"fixture,omitempty"`
+	// Hosts holds the host manifest written after each profile's apply.
+	Hosts    map[string]*hostmanifest.Manifest `json:"host_manifests"`
+	Machines []Machine                         `json:"machines"`
+	// Firewall is the inbound rules the cloud driver applied to the run's
+	// machines (runs/<id>/firewall.json); none for local or static hosts.
+	Firewall []FirewallRule `json:"firewall,omitempty"`
+	Machine  *MachineInfo   `json:"machine,omitempty"`
+	Start    string         `json:"start"`
+	End      string         `json:"end,omitempty"`
+	Complete bool           `json:"complete"`
+	Sessions []Session      `json:"sessions"`
+	// LoadMachine is the load generator machine, when the load came from
+	// one; with several, the first, and LoadMachines lists them all.
+	LoadMachine  *MachineInfo  `json:"load_machine,omitempty"`
+	LoadMachines []MachineInfo `json:"load_machines,omitempty"`
+	// Clocks is each other machine's clock offset from the controlling
+	// host, measured before the session.
+	Clocks []ClockOffset `json:"clocks,omitempty"`
+}
+
+// Session is one invocation of the runner on a run (the first, and each --resume).
+type Session struct {
+	Start    string   `json:"start"`
+	End      string   `json:"end,omitempty"`
+	Resumed  bool     `json:"resumed"`
+	Measured []string `json:"measured,omitempty"` // keys measured in this session
+	Error    string   `json:"error,omitempty"`
+	// Clocks are the other machines' clocks as this session measured
+	// them (Manifest.Clocks is the latest session's).
+	Clocks []ClockOffset `json:"clocks,omitempty"`
+}
+
+// FixtureRecord is what the run knows of its fixture.
+type FixtureRecord struct {
+	Profile    string   `json:"profile"`
+	Seed       uint64   `json:"seed"`
+	Root       string   `json:"root_sha256"`
+	Pinned     string   `json:"pinned_root_sha256,omitempty"`
+	Pixels     string   `json:"pixels_sha256"`
+	Verified   string   `json:"verified_root_sha256,omitempty"`
+	HTTPPages  int      `json:"http_pages,omitempty"`
+	Lazy       int      `json:"lazy_rows,omitempty"`
+	Deviations []string `json:"deviations,omitempty"`
+	Docroot    string   `json:"docroot"`
+}
+
+// MachineInfo is what the runner read from the server.
+type MachineInfo struct {
+	Host      string `json:"host"`
+	OS        string `json:"os"`
+	Platform  string `json:"platform"`
+	Arch      string `json:"arch"`
+	Kernel    string `json:"kernel"`
+	CPUs      int    `json:"cpus"`
+	CPUModel  string `json:"cpu_model"`
+	MemKB     int64  `json:"mem_total_kb"`
+	LoadLocal bool   `json:"load_generator_on_server"`
+	// LoadHost is where the load came from (Record.LoadHost).
+	LoadHost string `json:"load_host,omitempty"`
+}
+
+// Machine is one of the run's machines as the run records it: what the
+// cloud driver made (or was given) and how it was reached. It is
+// provision/cloud's Machine, field for field, written down.
+type Machine struct {
+	Name    string `json:"name"` // "wptest-<run>-server", "loadgen-1", "local"
+	Role    string `json:"role"` // "server" | "loadgen"
+	Driver  string `json:"driver"`
+	ID      string `json:"id,omitempty"` // provider ID
+	Local   bool   `json:"local,omitempty"`
+	Address string `json:"address,omitempty"` // IP or host name
+	Port    int    `json:"port,omitempty"`
+	User    string `json:"user,omitempty"`
+	// HostKey is the pinned host public key in authorized_keys format.
+	HostKey string `json:"host_key,omitempty"`
+	// IdentityFile, if set, is the client key for this machine (static
+	// hosts); otherwise the run's own key is used.
+	IdentityFile string `json:"identity_file,omitempty"`
+	Location     string `json:"location,omitempty"`
+	ServerType   string `json:"server_type,omitempty"`
+	ImageID      int64  `json:"image_id,omitempty"`
+	Image        string `json:"image,omitempty"`
+}
+
+// FirewallRule is one inbound rule of a run's firewall, as the provider was
+// asked to apply it (provision/cloud's FirewallRule, as recorded).
+type FirewallRule struct {
+	Port     string   `json:"port"`     // "443"
+	Protocol string   `json:"protocol"` // tcp | udp
+	Sources  []string `json:"sources"`  // CIDRs, sorted
+	// For says whom the rule lets in: "ssh: allow_ssh_from" or
+	// "web: load generators + allow_from".
+	For string `json:"for"`
+}
+
+// String is "443/tcp from 203.0.113.41/32".
+func (r FirewallRule) String() string {
+	return r.Port + "/" + r.Protocol + " from " + strings.Join(r.Sources, ", ")
+}
+
+// ClockOffset is how far a machine's clock is from the clock of the host
+// running wptest, measured over SSH before the run: the machine's time
+// minus ours, within ±Uncertainty (half the round trip of the fastest
+// exchange).
+type ClockOffset struct {
+	Host          string  `json:"host"`
+	OffsetMs      float64 `json:"offset_ms"`
+	UncertaintyMs float64 `json:"uncertainty_ms"`
+	RoundTrips    int     `json:"round_trips"`
+}
+
+// Offset is OffsetMs as a duration.
+func (c ClockOffset) Offset() time.Duration {
+	return time.Duration(c.OffsetMs * float64(time.Millisecond))
+}
+
+// String is the offset as the run log shows it: "+1.203 s ± 0.4 ms".
+func (c ClockOffset) String() string {
+	return fmt.Sprintf("%+.3f s ± %.1f ms", c.OffsetMs/1000, c.UncertaintyMs)
+}
+
+// ReadManifest reads runs/<id>/manifest.json.
+func ReadManifest(dir string) (*Manifest, error) {
+	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestFile), err)
+	}
+	if m.Format != ManifestFormat {
+		return nil, fmt.Errorf("%s: format %q, want %q", filepath.Join(dir, ManifestFile), m.Format, ManifestFormat)
+	}
+	// --resume compares (and prints the start of) the plan hash.
+	if !isHex(m.PlanHash, 64) {
+		return nil, fmt.Errorf("%s: plan_sha256 %q: want 64 hex digits", filepath.Join(dir, ManifestFile), m.PlanHash)
+	}
+	return &m, nil
+}
+
+func isHex(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// Write writes m as dir's manifest.json, atomically and durably.
+func (m *Manifest) Write(dir string) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	// No URL is recorded with its userinfo, wherever it came from (a
+	// machine's, a host manifest's, a session's error).
+	return WriteFileSync(filepath.Join(dir, ManifestFile), append(redact.URLsJSON(b), '\n'), 0o644)
+}
+
+// WorkerSource says where a server's worker usage comes from: the status
+// page and worker limit its profile declares (server block), or why there
+// is none.
+type WorkerSource struct {
+	StatusURL  string // "" = no worker usage
+	MaxWorkers int    // the declared worker limit; 0 = the scoreboard's length
+	Why        string // why StatusURL is empty
+}
+
+// WorkersOf is the worker source of the profile a host manifest records
+// (the sampler reads it; the report asks it why a column has no worker
+// usage).
+func WorkersOf(hm *hostmanifest.Manifest) WorkerSource {
+	if hm == nil {
+		return WorkerSource{Why: "no host manifest"}
+	}
+	if hm.Server == nil || hm.Server.Status == nil {
+		return WorkerSource{Why: hm.Profile + " declares no status page with worker counts"}
+	}
+	return WorkerSource{StatusURL: hm.Server.Status.URL, MaxWorkers: hm.Server.WorkerLimit}
+}

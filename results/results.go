@@ -1,0 +1,134 @@
+// Package results is the schema of what a run writes and what is read back
+// from it: the records of results.jsonl (one finished data point a line),
+// the run manifest (manifest.json: everything behind the numbers) and the
+// experiment as it recorded them (its scenarios, columns, fixture,
+// machines and sessions), with their readers and writers.
+//
+// The runner (experiment) writes them; the report, a resumed run and
+// anything else that compares runs read them. It imports nothing of the
+// runner, the load generator, the sampler or the cloud drivers: a reader
+// of results needs none of them (a test in report holds it to that).
+package results
+
+import (
+	"fmt"
+	"time"
+)
+
+// Files of a run directory (runs/<id>/).
+const (
+	ResultsFile  = "results.jsonl"
+	ManifestFile = "manifest.json"
+	SpecCopy     = "experiment.hcl"
+)
+
+// SampleEvery is how often srvstat samples the server during a run: the
+// resolution of every server figure a record holds.
+const SampleEvery = 500 * time.Millisecond
+
+// Kinds are the scenario kinds a record may be of.
+var Kinds = []string{"page", "static", "compression", "crowd", "kit", "ab"}
+
+// FixtureSpec is the fixture block: which generated site, from which seed,
+// and optionally the root hash it must have (pinned: a different generator
+// output stops the run with exit code 5 before anything is measured).
+type FixtureSpec struct {
+	Profile string
+	Seed    uint64
+	Root    string
+}
+
+// ProfileSpec is one column of the comparison.
+type ProfileSpec struct {
+	Name  string            // shipped profile name or alias
+	Label string            // the column's title
+	Vars  map[string]string // profile variables (-var of wptest up)
+	// Enabled false keeps the column in the file but out of the run (e.g.
+	// corehttpd without its package); Reason says why, in the report.
+	Enabled bool
+	Reason  string
+}
+
+// Scenario is one scenario block. A sweep kind (page, static, compression,
+// ab) has one data point per visitor count; crowd one per crowd size; kit one.
+type Scenario struct {
+	Name         string
+	Kind         string
+	Path         string
+	ProbePath    string
+	TransferPath string
+	Visitors     []int
+	Duration     time.Duration
+	Warmup       time.Duration
+	Timeout      time.Duration
+	Requests     int64
+	Proto        string
+	Rate         float64
+	KeepAlive    bool
+	Gzip         bool
+	ClickEvery   time.Duration
+	ProbeEvery   time.Duration
+	GiveUp       time.Duration
+	Levels       []int
+	ErrorClients int
+	// Profiles, if set, limits the scenario to these columns.
+	Profiles []string
+}
+
+// Steps are the scenario's data points, as names ("c=50").
+func (s Scenario) Steps() []string {
+	if s.Kind == "kit" && len(s.Visitors) > 0 {
+		return []string{fmt.Sprintf("c=%d", s.Visitors[0])}
+	}
+	out := make([]string, len(s.Visitors))
+	for i, v := range s.Visitors {
+		out[i] = fmt.Sprintf("c=%d", v)
+	}
+	return out
+}
+
+// Point is one data point of the plan: a scenario step for a profile in a
+// repetition. Key is unique in a run.
+type Point struct {
+	Key      string `json:"key"`
+	Rep      int    `json:"rep"`
+	Profile  string `json:"profile"`
+	Scenario string `json:"scenario"`
+	Kind     string `json:"kind"`
+	Step     string `json:"step"`
+	Visitors int    `json:"visitors"`
+}
+
+// Plan lists every data point of reps repetitions of scenarios over the
+// enabled profiles, in the order the runner measures them: repetitions
+// outermost, then profiles (interleaved A B C A B C, so slow drift of the
+// machine spreads over every column), scenarios, steps.
+func Plan(reps int, profiles []ProfileSpec, scenarios []Scenario) []Point {
+	var ps []Point
+	for rep := 1; rep <= reps; rep++ {
+		for _, pr := range profiles {
+			if !pr.Enabled {
+				continue
+			}
+			for _, sc := range scenarios {
+				if len(sc.Profiles) > 0 && !contains(sc.Profiles, pr.Name) {
+					continue
+				}
+				for i, st := range sc.Steps() {
+					ps = append(ps, Point{Key: fmt.Sprintf("r%d/%s/%s/%s", rep, pr.Name, sc.Name, st),
+						Rep: rep, Profile: pr.Name, Scenario: sc.Name, Kind: sc.Kind, Step: st, Visitors: sc.Visitors[i]})
+				}
+			}
+		}
+	}
+	return ps
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,130 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/wptest/wptest/internal/redact"
+)
+
+// WriteFileSync writes path atomically and durably: temp file, fsync, rename.
+func WriteFileSync(path string, b []byte, mode os.FileMode) error {
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// Store appends records to results.jsonl, one fsynced line per point.
+type Store struct {
+	f    *os.File
+	done map[string]bool
+}
+
+// OpenStore opens dir's results.jsonl for appending and returns the
+// records already there. A last line without its newline (the process
+// died while writing it) is cut off: that point was not complete and is
+// measured again.
+func OpenStore(dir string) (*Store, []Record, error) {
+	path := filepath.Join(dir, ResultsFile)
+	recs, good, err := readRecords(path)
+	if err != nil && !os.IsNotExist(err) {
+		return nil, nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := f.Truncate(good); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if _, err := f.Seek(good, io.SeekStart); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	s := &Store{f: f, done: map[string]bool{}}
+	for _, r := range recs {
+		s.done[r.Key] = true
+	}
+	return s, recs, nil
+}
+
+// Append writes r as the next line and syncs it to disk.
+func (s *Store) Append(r Record) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	b = redact.URLsJSON(b) // a URL measured or probed, an error quoting one
+	if _, err := s.f.Write(append(b, '\n')); err != nil {
+		return err
+	}
+	if err := s.f.Sync(); err != nil {
+		return err
+	}
+	s.done[r.Key] = true
+	return nil
+}
+
+// Done says whether the point key has its record.
+func (s *Store) Done(key string) bool { return s.done[key] }
+
+// Len is how many points have their record.
+func (s *Store) Len() int { return len(s.done) }
+
+// Close closes the file.
+func (s *Store) Close() error { return s.f.Close() }
+
+// ReadResults reads results.jsonl; an unterminated last line is ignored.
+func ReadResults(dir string) ([]Record, error) {
+	recs, _, err := readRecords(filepath.Join(dir, ResultsFile))
+	return recs, err
+}
+
+// readRecords returns the complete records and the byte length they span.
+// A line ends at its '\n' (a '\r' before it is JSON whitespace, so a file
+// an editor saved with CRLF reads the same), and the length counts every
+// byte of it, so what --resume appends starts right after the last
+// complete line. Blank lines carry no record and are skipped.
+func readRecords(path string) ([]Record, int64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	var recs []Record
+	var good int64
+	for n := 1; int(good) < len(b); n++ {
+		i := bytes.IndexByte(b[good:], '\n')
+		if i < 0 { // no newline after it: cut off mid-write
+			break
+		}
+		line := b[good : int(good)+i]
+		if len(bytes.TrimSpace(line)) > 0 {
+			var r Record
+			if err := json.Unmarshal(line, &r); err != nil {
+				return nil, 0, fmt.Errorf("%s: line %d: %w", path, n, err)
+			}
+			recs = append(recs, r)
+		}
+		good += int64(i) + 1
+	}
+	return recs, good, nil
+}
