@@ -272,6 +272,7 @@ type pageView struct {
 	start, firstByte, end time.Time
 	page                  attempt
 	assets                []attempt
+	protos                map[string]int64 // responses by HTTP version
 	skipped, undecodable  int64
 	undecodableErr        string
 	wireIn, wireOut       int64
@@ -313,6 +314,10 @@ func (b *browser) view(ctx context.Context) pageView {
 	}
 	b.mu.Unlock()
 	pv.page = f.a
+	pv.protos = map[string]int64{}
+	if f.proto != "" {
+		pv.protos[f.proto]++
+	}
 	if f.a.outcome == result.OK {
 		doc, err := decodeBody(f.body, f.encoding)
 		if err != nil {
@@ -352,6 +357,9 @@ func (b *browser) assets(ctx context.Context, pv *pageView, refs []assetRef) {
 			f := b.fetch(ctx, r.url, parse)
 			mu.Lock()
 			pv.assets = append(pv.assets, f.a)
+			if f.proto != "" {
+				pv.protos[f.proto]++
+			}
 			mu.Unlock()
 			if !parse || f.a.outcome != result.OK {
 				return
@@ -380,6 +388,7 @@ func (b *browser) assets(ctx context.Context, pv *pageView, refs []assetRef) {
 // fetched is one request's attempt, and its body when it was asked for.
 type fetched struct {
 	a        attempt
+	proto    string // the response's HTTP version
 	body     []byte
 	encoding string
 }
@@ -447,6 +456,7 @@ func (b *browser) fetchOn(ctx context.Context, l *bconn, u *url.URL, keep, mayRe
 	a.gotHead = true
 	a.status = resp.StatusCode
 	a.reused = reused
+	f.proto = resp.Proto
 	want := map[string]int{"h1": 1, "h2": 2, "h2c": 2, "h3": 3}[b.bs.t.proto]
 	if resp.ProtoMajor != want {
 		resp.Body.Close()
@@ -470,6 +480,9 @@ func (b *browser) fetchOn(ctx context.Context, l *bconn, u *url.URL, keep, mayRe
 	resp.Body.Close()
 	a.bodyBytes = n
 	a.end = time.Now()
+	if b.pool != nil && err == nil {
+		l.settle()
+	}
 	if err == nil && resp.ContentLength >= 0 && n != resp.ContentLength {
 		err = errShort
 	}
@@ -523,14 +536,14 @@ type browseStats struct {
 	page, asset                          [result.NumOutcomes]int64
 	ok, failed, warm, skipped, undecod   int64
 	conns, kaCloses, wireIn, wireOut, bd int64
-	negotiated                           map[string]int64
+	negotiated, protos                   map[string]int64
 	lastEnd                              time.Time
 	errs                                 map[errKey]int64
 }
 
 func newBrowseStats() *browseStats {
 	return &browseStats{ttfb: hdr.New(), view: hdr.New(), conn: hdr.New(), assets: hdr.New(),
-		wIn: hdr.New(), wOut: hdr.New(), negotiated: map[string]int64{}, errs: map[errKey]int64{}}
+		wIn: hdr.New(), wOut: hdr.New(), negotiated: map[string]int64{}, protos: map[string]int64{}, errs: map[errKey]int64{}}
 }
 
 func (s *browseStats) add(pv *pageView) {
@@ -570,6 +583,9 @@ func (s *browseStats) add(pv *pageView) {
 		s.negotiated[p] += n
 	}
 	s.kaCloses += pv.counts.kaCloses
+	for p, n := range pv.protos {
+		s.protos[p] += n
+	}
 	if pv.end.After(s.lastEnd) {
 		s.lastEnd = pv.end
 	}
@@ -612,6 +628,9 @@ func mergeBrowse(bs *browseState, shards []*browseStats, winStart, winEnd time.T
 		for p, n := range s.negotiated {
 			m.negotiated[p] += n
 		}
+		for p, n := range s.protos {
+			m.protos[p] += n
+		}
 		if s.lastEnd.After(m.lastEnd) {
 			m.lastEnd = s.lastEnd
 		}
@@ -641,6 +660,9 @@ func mergeBrowse(bs *browseState, shards []*browseStats, winStart, winEnd time.T
 	}
 	if len(m.negotiated) > 0 {
 		r.Negotiated = m.negotiated
+	}
+	if len(m.protos) > 0 {
+		r.Responses = m.protos
 	}
 	if sec := elapsed.Seconds(); sec > 0 {
 		r.PageViewsPerSec = float64(m.ok) / sec

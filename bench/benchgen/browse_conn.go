@@ -31,6 +31,20 @@ type bconn struct {
 	qtr *quic.Transport
 	qc  *quic.Conn
 	h3  *http3.ClientConn
+	// idle is signalled when the h1 connection may have become free again
+	// (its state hook).
+	idle chan struct{}
+}
+
+// settle waits until an h1 connection whose answer was read whole is free
+// for the next request, or broken. Its read loop hands it back a moment
+// after the body's end; a request context cancelled in that moment (the
+// page view's, at its end) would close a healthy connection, and the next
+// page view would count a keep-alive close that the server never made.
+func (l *bconn) settle() {
+	for l.cc != nil && l.cc.Available() == 0 && l.cc.Err() == nil {
+		<-l.idle
+	}
 }
 
 // usable reports whether the connection is up and can take a request.
@@ -64,6 +78,16 @@ func (l *bconn) ensure(ctx context.Context, a *attempt) (reused bool, err error)
 		err = l.dialH3(ctx)
 	} else {
 		l.cc, err = l.b.tr.NewClientConn(ctx, l.b.bs.t.url.Scheme, l.b.bs.t.addr)
+		if err == nil && l.b.pool != nil {
+			l.idle = make(chan struct{}, 1)
+			idle := l.idle
+			l.cc.SetStateHook(func(*http.ClientConn) {
+				select {
+				case idle <- struct{}{}:
+				default:
+				}
+			})
+		}
 	}
 	if err != nil {
 		l.closeLocked()

@@ -58,6 +58,10 @@ type Browse struct {
 	// server chose (ALPN: "http/1.1", "h2", "h3"; cleartext: "http/1.1", "h2c").
 	Connections int64            `json:"connections"`
 	Negotiated  map[string]int64 `json:"negotiated,omitempty"`
+	// Responses: the answers of counted page views by the HTTP version they
+	// came in ("HTTP/1.1", "HTTP/2.0", "HTTP/3.0"), whenever their
+	// connections were opened.
+	Responses map[string]int64 `json:"responses,omitempty"`
 	// KeepAliveCloses: a kept connection the server had closed, found when
 	// the visitor came back to it; the request went out on a new one (as a
 	// browser retries it), and is counted once.
