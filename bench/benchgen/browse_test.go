@@ -98,7 +98,8 @@ var (
 
 // siteOpts shape a browseSite. rdv makes the two rendezvous scripts wait
 // for each other: only for one visitor at a time.
-type siteOpts struct{ h2, gzip, rdv bool }
+// closeAll answers every request with "Connection: close".
+type siteOpts struct{ h2, gzip, rdv, closeAll bool }
 
 func startBrowseSite(t *testing.T, page string, o siteOpts) *browseSite {
 	t.Helper()
@@ -135,6 +136,9 @@ func startBrowseSite(t *testing.T, page string, o siteOpts) *browseSite {
 		}
 		body := []byte(f[1])
 		w.Header().Set("Content-Type", f[0])
+		if o.closeAll {
+			w.Header().Set("Connection", "close")
+		}
 		if o.gzip && strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") && !strings.HasPrefix(f[0], "image/") {
 			var b bytes.Buffer
 			zw := gzip.NewWriter(&b)
@@ -394,5 +398,27 @@ func TestSameOrigin(t *testing.T) {
 		if sameOrigin(page, u) != want {
 			t.Errorf("%s: same origin %v", raw, !want)
 		}
+	}
+}
+
+// A server that closes every h1 connection after its answer: each request
+// after a connection's first finds it closed and opens a new one (a
+// keep-alive close, counted), and every page view is still whole.
+func TestBrowseServerClosesConnections(t *testing.T) {
+	s := startBrowseSite(t, wpLikePage, siteOpts{rdv: true, closeAll: true})
+	r, err := Browse(context.Background(), BrowseConfig{Base: s.config("h1"), Duration: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBrowse(t, r)
+	_, conns, _ := s.snapshot()
+	reqs := r.PageViews * int64(1+len(wpLikeAssets))
+	if r.PageViewsOK != r.PageViews || int64(conns) != reqs || r.Connections != reqs {
+		t.Fatalf("%d of %d views ok; %d requests, server saw %d connections, visitor counted %d; errors %v",
+			r.PageViewsOK, r.PageViews, reqs, conns, r.Connections, r.Errors)
+	}
+	// Each of the 2 to 6 slots is closed after every use but its first.
+	if r.KeepAliveCloses < reqs-DefaultBrowserConns || r.KeepAliveCloses > reqs-2 {
+		t.Fatalf("keep-alive closes %d for %d requests", r.KeepAliveCloses, reqs)
 	}
 }
