@@ -453,6 +453,9 @@ func (b *browser) fetchOn(ctx context.Context, l *bconn, u *url.URL, keep, mayRe
 		return false
 	}
 	a.firstByte = time.Now()
+	if b.pool != nil {
+		a.firstByte = l.firstByte // h1: the first byte itself, not the parsed head
+	}
 	a.gotHead = true
 	a.status = resp.StatusCode
 	a.reused = reused
@@ -460,6 +463,9 @@ func (b *browser) fetchOn(ctx context.Context, l *bconn, u *url.URL, keep, mayRe
 	want := map[string]int{"h1": 1, "h2": 2, "h2c": 2, "h3": 3}[b.bs.t.proto]
 	if resp.ProtoMajor != want {
 		resp.Body.Close()
+		if b.pool != nil {
+			l.h1Done(nil)
+		}
 		l.drop()
 		a.fail(&errProtocol{fmt.Sprintf("asked for HTTP/%d, got %s", want, resp.Proto)}, phaseHead)
 		return false
@@ -480,8 +486,8 @@ func (b *browser) fetchOn(ctx context.Context, l *bconn, u *url.URL, keep, mayRe
 	resp.Body.Close()
 	a.bodyBytes = n
 	a.end = time.Now()
-	if b.pool != nil && err == nil {
-		l.settle()
+	if b.pool != nil {
+		l.h1Done(resp)
 	}
 	if err == nil && resp.ContentLength >= 0 && n != resp.ContentLength {
 		err = errShort

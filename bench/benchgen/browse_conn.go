@@ -1,10 +1,12 @@
 package benchgen
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"sync"
@@ -15,41 +17,37 @@ import (
 )
 
 // bconn is one of a browsing visitor's connections: an h1 keep-alive
-// connection (one request at a time), or the visitor's one h2 or h3
-// connection (requests multiplexed on it). Connections are net/http's
-// single-connection ClientConn (h1, h2, h2c) and quic-go's http3
-// ClientConn, over sockets that count every byte into the visitor's wire:
-// unlike benchgen's own clients (one request in flight per connection),
-// these multiplex, and a browse visitor sends a few dozen requests a page,
-// not thousands a second.
+// connection (one request at a time, driven here: the request written,
+// then its answer read with net/http's parser, on the visitor's goroutine),
+// or the visitor's one h2 connection (net/http's single-connection
+// ClientConn) or h3 connection (quic-go's http3 ClientConn), requests
+// multiplexed on it. Every socket counts its bytes into the visitor's wire.
+// Not net/http's h1 client: its read loop drops a kept connection when its
+// write loop has not confirmed the last request within 50 ms, which on a
+// busy load generator made keep-alive closes the server never made.
 type bconn struct {
 	b  *browser
 	mu sync.Mutex // held while (re)connecting, so concurrent h2/h3 requests share one dial
+	// h1
+	conn      net.Conn
+	br        *bufio.Reader
+	h1closed  bool        // the last answer said Connection: close (or the connection failed)
+	stop      func() bool // ends the request's context watch
+	firstByte time.Time
+	// h2, h2c
 	cc *http.ClientConn
 	// h3
 	udp *countPacketConn
 	qtr *quic.Transport
 	qc  *quic.Conn
 	h3  *http3.ClientConn
-	// idle is signalled when the h1 connection may have become free again
-	// (its state hook).
-	idle chan struct{}
-}
-
-// settle waits until an h1 connection whose answer was read whole is free
-// for the next request, or broken. Its read loop hands it back a moment
-// after the body's end; a request context cancelled in that moment (the
-// page view's, at its end) would close a healthy connection, and the next
-// page view would count a keep-alive close that the server never made.
-func (l *bconn) settle() {
-	for l.cc != nil && l.cc.Available() == 0 && l.cc.Err() == nil {
-		<-l.idle
-	}
 }
 
 // usable reports whether the connection is up and can take a request.
 func (l *bconn) usable() bool {
 	switch {
+	case l.conn != nil:
+		return !l.h1closed && l.br.Buffered() == 0 // bytes nobody asked for: unclean
 	case l.cc != nil:
 		return l.cc.Err() == nil
 	case l.qc != nil:
@@ -58,7 +56,7 @@ func (l *bconn) usable() bool {
 	return false
 }
 
-func (l *bconn) connected() bool { return l.cc != nil || l.qc != nil }
+func (l *bconn) connected() bool { return l.conn != nil || l.cc != nil || l.qc != nil }
 
 // ensure connects l if it is not, and reports whether the request rides on a
 // connection made before it. A kept connection the server has closed since
@@ -74,20 +72,16 @@ func (l *bconn) ensure(ctx context.Context, a *attempt) (reused bool, err error)
 		l.b.note(func(c *viewCounts) { c.kaCloses++ })
 	}
 	t0 := time.Now()
-	if l.b.bs.t.proto == "h3" {
+	switch l.b.bs.t.proto {
+	case "h3":
 		err = l.dialH3(ctx)
-	} else {
-		l.cc, err = l.b.tr.NewClientConn(ctx, l.b.bs.t.url.Scheme, l.b.bs.t.addr)
-		if err == nil && l.b.pool != nil {
-			l.idle = make(chan struct{}, 1)
-			idle := l.idle
-			l.cc.SetStateHook(func(*http.ClientConn) {
-				select {
-				case idle <- struct{}{}:
-				default:
-				}
-			})
+	case "h1":
+		if l.conn, err = l.b.dialH1(ctx); err == nil {
+			l.br = bufio.NewReaderSize(l.conn, 32<<10)
+			l.h1closed = false
 		}
+	default:
+		l.cc, err = l.b.tr.NewClientConn(ctx, l.b.bs.t.url.Scheme, l.b.bs.t.addr)
 	}
 	if err != nil {
 		l.closeLocked()
@@ -106,6 +100,10 @@ func (l *bconn) drop() {
 }
 
 func (l *bconn) closeLocked() {
+	if l.conn != nil {
+		l.conn.Close()
+		l.conn, l.br = nil, nil
+	}
 	if l.cc != nil {
 		l.cc.Close()
 		l.cc = nil
@@ -125,13 +123,62 @@ func (l *bconn) closeLocked() {
 }
 
 func (l *bconn) roundTrip(req *http.Request) (*http.Response, error) {
-	if l.h3 != nil {
+	switch {
+	case l.h3 != nil:
 		return l.h3.RoundTrip(req)
+	case l.cc != nil:
+		return l.cc.RoundTrip(req)
+	case l.conn != nil:
+		return l.h1RoundTrip(req)
 	}
-	if l.cc == nil {
-		return nil, errors.New("not connected")
+	return nil, errors.New("not connected")
+}
+
+// h1RoundTrip writes req and reads its answer's head; the caller reads the
+// body, then calls h1Done. The page view's deadline is the connection's;
+// its cancellation (the run's) fails the read at once.
+func (l *bconn) h1RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	if d, ok := ctx.Deadline(); ok {
+		l.conn.SetDeadline(d)
 	}
-	return l.cc.RoundTrip(req)
+	conn := l.conn
+	l.stop = context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
+	if err := req.Write(conn); err != nil {
+		l.h1Done(nil)
+		return nil, err
+	}
+	if _, err := l.br.Peek(1); err != nil {
+		l.h1Done(nil)
+		if errors.Is(err, io.EOF) {
+			return nil, errNoResponse
+		}
+		return nil, err
+	}
+	l.firstByte = time.Now()
+	for {
+		resp, err := http.ReadResponse(l.br, req)
+		if err != nil {
+			l.h1Done(nil)
+			return nil, headErr(err)
+		}
+		// Interim answers (103 Early Hints): the final one follows.
+		if resp.StatusCode < 100 || resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
+			return resp, nil
+		}
+	}
+}
+
+// h1Done ends a request on an h1 connection: its answer (nil: it failed)
+// says whether the connection is kept.
+func (l *bconn) h1Done(resp *http.Response) {
+	if l.stop != nil {
+		l.stop()
+		l.stop = nil
+	}
+	if resp == nil || resp.Close {
+		l.h1closed = true
+	}
 }
 
 func (l *bconn) dialH3(ctx context.Context) error {
@@ -158,69 +205,74 @@ func (l *bconn) dialH3(ctx context.Context) error {
 	return nil
 }
 
-// newBrowseTransport is the visitor's dialer for h1, h2 and h2c: each new
-// connection counts its bytes into the visitor's wire, and its protocol.
-// Only ClientConns are made from it (never Transport.RoundTrip), so nothing
-// is pooled or retried behind the visitor's back.
+// dialTCP connects to the target, counting bytes into the visitor's wire.
+func (b *browser) dialTCP(ctx context.Context) (*countConn, error) {
+	var d net.Dialer
+	raw, err := d.DialContext(ctx, "tcp", b.bs.t.addr)
+	if err != nil {
+		return nil, err
+	}
+	return &countConn{Conn: raw, w: &b.w}, nil
+}
+
+// dialTLS is dialTCP and a TLS handshake offering ALPN want only.
+func (b *browser) dialTLS(ctx context.Context, want string) (net.Conn, error) {
+	c, err := b.dialTCP(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cfg := b.bs.t.tls.Clone()
+	cfg.NextProtos = []string{want}
+	tc := tls.Client(c, cfg)
+	if err := tc.HandshakeContext(ctx); err != nil {
+		c.Close()
+		return nil, err
+	}
+	got := tc.ConnectionState().NegotiatedProtocol
+	if want == "h2" && got != "h2" {
+		tc.Close()
+		return nil, fmt.Errorf("server chose ALPN %q, not h2", got)
+	}
+	if got == "" {
+		got = "http/1.1" // no ALPN: HTTP/1.1 by default
+	}
+	b.note(func(vc *viewCounts) { vc.negotiated[got]++ })
+	return tc, nil
+}
+
+// dialH1 is one new h1 connection, over TLS for https.
+func (b *browser) dialH1(ctx context.Context) (net.Conn, error) {
+	if b.bs.t.tls != nil {
+		return b.dialTLS(ctx, "http/1.1")
+	}
+	c, err := b.dialTCP(ctx)
+	if err == nil {
+		b.note(func(vc *viewCounts) { vc.negotiated["http/1.1"]++ })
+	}
+	return c, err
+}
+
+// newBrowseTransport makes the visitor's h2 and h2c connections (only
+// ClientConns are made from it, never Transport.RoundTrip, so nothing is
+// pooled or retried behind the visitor's back).
 func newBrowseTransport(b *browser) *http.Transport {
-	t := b.bs.t
 	tr := &http.Transport{DisableCompression: true, MaxResponseHeaderBytes: 1 << 20}
 	var p http.Protocols
-	switch t.proto {
-	case "h2":
-		p.SetHTTP2(true)
-	case "h2c":
+	if b.bs.t.proto == "h2c" {
 		p.SetUnencryptedHTTP2(true)
-	default:
-		p.SetHTTP1(true)
+	} else {
+		p.SetHTTP2(true)
 	}
 	tr.Protocols = &p
-	dialTCP := func(ctx context.Context, network, addr string) (*countConn, error) {
-		var d net.Dialer
-		raw, err := d.DialContext(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		return &countConn{Conn: raw, w: &b.w}, nil
-	}
 	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		c, err := dialTCP(ctx, network, addr)
-		if err != nil {
-			return nil, err
+		c, err := b.dialTCP(ctx)
+		if err == nil {
+			b.note(func(vc *viewCounts) { vc.negotiated["h2c"]++ })
 		}
-		proto := "http/1.1"
-		if t.proto == "h2c" {
-			proto = "h2c"
-		}
-		b.note(func(vc *viewCounts) { vc.negotiated[proto]++ })
-		return c, nil
+		return c, err
 	}
 	tr.DialTLSContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		c, err := dialTCP(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		cfg := t.tls.Clone()
-		want := "http/1.1"
-		if t.proto == "h2" {
-			want = "h2"
-		}
-		cfg.NextProtos = []string{want}
-		tc := tls.Client(c, cfg)
-		if err := tc.HandshakeContext(ctx); err != nil {
-			c.Close()
-			return nil, err
-		}
-		got := tc.ConnectionState().NegotiatedProtocol
-		if want == "h2" && got != "h2" {
-			tc.Close()
-			return nil, fmt.Errorf("server chose ALPN %q, not h2", got)
-		}
-		if got == "" {
-			got = "http/1.1" // no ALPN: HTTP/1.1 by default
-		}
-		b.note(func(vc *viewCounts) { vc.negotiated[got]++ })
-		return tc, nil
+		return b.dialTLS(ctx, "h2")
 	}
 	return tr
 }

@@ -1,16 +1,29 @@
 package benchgen
 
 import (
+	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	crand "crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"fmt"
+	"math/big"
 	"math/rand/v2"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"text/template"
 	"time"
 
 	"github.com/wptest/wptest/bench/testsrv"
+	"github.com/wptest/wptest/internal/testenv"
 )
 
 // wpSite writes a WordPress-like page and its 22 assets under www/wp: the
@@ -140,27 +153,43 @@ type browseRun struct {
 }
 
 // h1 over 6 connections vs h2 and h3 over one, against Debian's Caddy (TLS,
-// gzip) serving a WordPress-like page of 22 assets: every page view whole,
-// on the protocol asked for, every asset once. The page-view times and the
-// bytes are logged, not compared (no timing in tests): `go test -run
+// gzip) and nginx (TLS, h2, gzip; Debian's nginx 1.22 has no h3) serving a
+// WordPress-like page of 22 assets: every page view whole, on the protocol
+// asked for, every asset once. The page-view times and the bytes are
+// logged, not compared (no timing in tests): `go test -run
 // TestBrowseAgainstRealServer -v` prints the table.
 func TestBrowseAgainstRealServer(t *testing.T) {
-	s := testsrv.StartCaddy(t)
-	roots := caddyRoots(t, s)
-	page, nAssets := wpSite(t, filepath.Join(s.Dir, "www"))
+	t.Run("caddy", func(t *testing.T) {
+		s := testsrv.StartCaddy(t)
+		page, n := wpSite(t, filepath.Join(s.Dir, "www"))
+		browseCompare(t, s.TLSURL(page), caddyRoots(t, s), n, []string{"h1", "h2", "h3"})
+	})
+	t.Run("nginx", func(t *testing.T) {
+		base, dir, roots := startNginxTLS(t)
+		page, n := wpSite(t, filepath.Join(dir, "www"))
+		browseCompare(t, base+page, roots, n, []string{"h1", "h2"})
+	})
+}
+
+func browseCompare(t *testing.T, url string, roots *x509.CertPool, nAssets int, protos []string) {
 	dur := 3 * time.Second
 	if testing.Short() {
 		dur = 500 * time.Millisecond
 	}
-	t.Logf("%-3s %-8s %-5s %6s %9s %9s %9s %9s %6s %11s %11s %s", "", "visitors", "conns", "views", "ttfb p50", "view p50", "view p90",
+	var runs []browseRun
+	for _, m := range []struct {
+		visitors int
+		fresh    bool
+	}{{1, true}, {1, false}, {8, true}} {
+		for _, p := range protos {
+			runs = append(runs, browseRun{p, m.visitors, m.fresh})
+		}
+	}
+	t.Logf("%-3s %-8s %-7s %6s %9s %9s %9s %9s %6s %11s %11s %s", "", "visitors", "conns", "views", "ttfb p50", "view p50", "view p90",
 		"view p99", "conns", "wire in/v", "wire out/v", "responses")
-	for _, c := range []browseRun{
-		{"h1", 1, true}, {"h2", 1, true}, {"h3", 1, true},
-		{"h1", 1, false}, {"h2", 1, false}, {"h3", 1, false},
-		{"h1", 8, true}, {"h2", 8, true}, {"h3", 8, true},
-	} {
+	for _, c := range runs {
 		bc := BrowseConfig{
-			Base:     Config{URL: s.TLSURL(page), Proto: c.proto, RootCAs: roots, Timeout: 20 * time.Second},
+			Base:     Config{URL: url, Proto: c.proto, RootCAs: roots, Timeout: 20 * time.Second},
 			Visitors: c.visitors, Duration: dur, Warmup: 200 * time.Millisecond,
 		}
 		if c.fresh {
@@ -175,8 +204,8 @@ func TestBrowseAgainstRealServer(t *testing.T) {
 		version := map[string]string{"h1": "HTTP/1.1", "h2": "HTTP/2.0", "h3": "HTTP/3.0"}[c.proto]
 		if r.PageViewsFailed != 0 || r.AssetOutcomes.OK != r.PageViews*int64(nAssets) || r.SkippedAssets != 2*r.PageViews ||
 			r.Negotiated[want] != r.Connections || len(r.Negotiated) > 1 || r.Responses[version] != r.PageViews*int64(nAssets+1) {
-			t.Fatalf("%+v: %d of %d views failed, assets %+v (want %d a view), skipped %d, connections %d %v, errors %v",
-				c, r.PageViewsFailed, r.PageViews, r.AssetOutcomes, nAssets, r.SkippedAssets, r.Connections, r.Negotiated, r.Errors)
+			t.Fatalf("%+v: %d of %d views failed, assets %+v (want %d a view), skipped %d, connections %d %v, responses %v, errors %v",
+				c, r.PageViewsFailed, r.PageViews, r.AssetOutcomes, nAssets, r.SkippedAssets, r.Connections, r.Negotiated, r.Responses, r.Errors)
 		}
 		perVisitor := float64(r.Connections) / float64(r.PageViews)
 		if c.fresh && (c.proto == "h1" && (perVisitor < 2 || perVisitor > 6) || c.proto != "h1" && r.Connections != r.PageViews) {
@@ -186,8 +215,123 @@ func TestBrowseAgainstRealServer(t *testing.T) {
 		if !c.fresh {
 			mode = "kept"
 		}
-		t.Logf("%-3s %-8d %-5s %6d %7.2fms %7.2fms %7.2fms %7.2fms %6d %11.0f %11.0f %v", c.proto, c.visitors,
+		t.Logf("%-3s %-8d %-7s %6d %7.2fms %7.2fms %7.2fms %7.2fms %6d %11.0f %11.0f %v", c.proto, c.visitors,
 			fmt.Sprintf("%d/%s", r.ConnsPerVisitor, mode), r.PageViews, r.TTFB.P50, r.PageView.P50, r.PageView.P90, r.PageView.P99,
 			r.Connections, r.WireIn.Mean, r.WireOut.Mean, r.Responses)
 	}
+}
+
+// nginxTLSConf: Debian's nginx with TLS, h2 and gzip, as a WordPress host
+// serves static files.
+var nginxTLSConf = template.Must(template.New("n").Parse(`
+daemon off;
+master_process on;
+worker_processes 1;
+pid {{.Dir}}/nginx.pid;
+error_log {{.Dir}}/error.log warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path {{.Dir}}/tmp/body;
+  proxy_temp_path {{.Dir}}/tmp/proxy;
+  fastcgi_temp_path {{.Dir}}/tmp/fcgi;
+  uwsgi_temp_path {{.Dir}}/tmp/uwsgi;
+  scgi_temp_path {{.Dir}}/tmp/scgi;
+  sendfile on;
+  tcp_nopush on;
+  keepalive_requests 100000;
+  keepalive_timeout 120s;
+  include /etc/nginx/mime.types;
+  default_type application/octet-stream;
+  gzip on;
+  gzip_types text/css application/javascript;
+  server {
+    listen 127.0.0.1:{{.Port}} ssl http2;
+    ssl_certificate {{.Dir}}/cert.pem;
+    ssl_certificate_key {{.Dir}}/key.pem;
+    root {{.Dir}}/www;
+  }
+}
+`))
+
+// startNginxTLS starts Debian's nginx with TLS (a certificate for
+// localhost made here, trusted by the returned pool), h1 and h2 by ALPN.
+// It returns https://localhost:port, the server's directory and the pool.
+func startNginxTLS(t *testing.T) (string, string, *x509.CertPool) {
+	t.Helper()
+	bin := testenv.NeedBinary(t, "nginx")
+	testenv.NeedRoot(t)
+	testenv.ShareLocalServer(t)
+	dir := testsrv.Docroot(t)
+	if err := os.MkdirAll(filepath.Join(dir, "tmp"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), crand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "localhost"},
+		DNSNames: []string{"localhost"}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(crand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	roots := x509.NewCertPool()
+	roots.AddCert(cert)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.WriteFile(filepath.Join(dir, "cert.pem"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644))
+	must(os.WriteFile(filepath.Join(dir, "key.pem"), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600))
+	port := testsrv.FreePort(t)
+	var conf bytes.Buffer
+	must(nginxTLSConf.Execute(&conf, struct {
+		Dir  string
+		Port int
+	}{dir, port}))
+	cf := filepath.Join(dir, "nginx.conf")
+	must(os.WriteFile(cf, conf.Bytes(), 0o644))
+	logf, err := os.Create(filepath.Join(dir, "server.log"))
+	must(err)
+	cmd := exec.Command(bin, "-p", dir+"/", "-c", cf)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	must(cmd.Start())
+	logf.Close()
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) // its own group: master and worker, by the master's pid
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-done
+		}
+	})
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	testenv.WaitFor(t, 20*time.Second, "nginx listening on "+addr, func() bool {
+		select {
+		case <-done:
+			b, _ := os.ReadFile(filepath.Join(dir, "error.log"))
+			l, _ := os.ReadFile(filepath.Join(dir, "server.log"))
+			t.Fatalf("nginx exited: %s\n%s", l, b)
+		default:
+		}
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
+	return fmt.Sprintf("https://localhost:%d", port), dir, roots
 }
