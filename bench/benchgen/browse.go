@@ -34,6 +34,11 @@ const BrowserAcceptEncoding = "gzip, deflate, br"
 // one host (Chrome, Firefox and Safari: 6).
 const DefaultBrowserConns = 6
 
+// maxAssetsPerView bounds the assets one page view fetches (a hostile or
+// broken page may reference millions); references past it are counted as
+// skipped. A variable for its test.
+var maxAssetsPerView = 2000
+
 // maxParsedBody bounds what is kept of a page or stylesheet to find its
 // references (the rest is still read and counted).
 const maxParsedBody = 16 << 20
@@ -336,6 +341,7 @@ func (b *browser) assets(ctx context.Context, pv *pageView, refs []assetRef) {
 	page := b.bs.t.url
 	var mu sync.Mutex
 	seen := map[string]bool{page.String(): true} // the page itself is not fetched again
+	started := 0
 	var wg sync.WaitGroup
 	var start func(r assetRef)
 	start = func(r assetRef) {
@@ -346,10 +352,11 @@ func (b *browser) assets(ctx context.Context, pv *pageView, refs []assetRef) {
 			return
 		}
 		seen[k] = true
-		if !sameOrigin(page, r.url) {
+		if !sameOrigin(page, r.url) || started == maxAssetsPerView {
 			pv.skipped++
 			return
 		}
+		started++
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

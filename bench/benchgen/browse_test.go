@@ -422,3 +422,43 @@ func TestBrowseServerClosesConnections(t *testing.T) {
 		t.Fatalf("keep-alive closes %d for %d requests", r.KeepAliveCloses, reqs)
 	}
 }
+
+// A page view fetches at most maxAssetsPerView assets; the references past
+// it are skipped and counted.
+func TestBrowseBoundsAssetsPerView(t *testing.T) {
+	defer func(n int) { maxAssetsPerView = n }(maxAssetsPerView)
+	maxAssetsPerView = 5
+	s := startBrowseSite(t, wpLikePage, siteOpts{h2: true})
+	r, err := Browse(context.Background(), BrowseConfig{Base: s.config("h2"), Duration: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBrowse(t, r)
+	hits, _, _ := s.snapshot()
+	fetched := 0
+	for p, n := range hits {
+		if p != "/" {
+			fetched += n
+		}
+	}
+	// The other origins and every same-origin asset past the 5th are skipped.
+	if r.Assets.Max != 5 || int64(fetched) != 5*r.PageViews || r.SkippedAssets != r.PageViews*int64(len(wpLikeAssets)-5+wpLikeSkipped) {
+		t.Fatalf("assets per view %+v, fetched %d in %d views, skipped %d", r.Assets, fetched, r.PageViews, r.SkippedAssets)
+	}
+}
+
+// A visitor thinks between page views, and the window's end cuts a think
+// short: with an hour's think in a short window, each visitor views the
+// page once, and the run ends with the window.
+func TestBrowseThinkTime(t *testing.T) {
+	s := startBrowseSite(t, wpLikePage, siteOpts{h2: true})
+	r, err := Browse(context.Background(), BrowseConfig{Base: s.config("h2"), Visitors: 3, Think: time.Hour, Duration: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBrowse(t, r)
+	hits, conns, _ := s.snapshot()
+	if r.PageViews != 3 || hits["/"] != 3 || conns != 3 || r.ThinkMs != 3.6e6 {
+		t.Fatalf("3 visitors thinking an hour: %d page views, %d pages served, %d connections, think %v ms", r.PageViews, hits["/"], conns, r.ThinkMs)
+	}
+}

@@ -47,8 +47,9 @@ type Browse struct {
 	// AssetOutcomes: every asset request of the counted page views.
 	PageOutcomes  Outcomes `json:"page_outcomes"`
 	AssetOutcomes Outcomes `json:"asset_outcomes"`
-	// SkippedAssets: references to other origins, never fetched (per page
-	// view, so a page with 3 of them seen 10 times counts 30).
+	// SkippedAssets: references to other origins, and past the 2,000th
+	// asset of a page view, never fetched (per page view, so a page with 3
+	// of them seen 10 times counts 30).
 	SkippedAssets int64 `json:"skipped_assets"`
 	// Undecodable: pages or stylesheets in a Content-Encoding that could not
 	// be decoded to find their references (br: no brotli decoder here); the
