@@ -259,9 +259,9 @@ http {
 // It returns https://localhost:port, the server's directory and the pool.
 func startNginxTLS(t *testing.T) (string, string, *x509.CertPool) {
 	t.Helper()
+	testenv.ShareLocalServer(t) // first: on main it also skips under -short (testenv.Integration)
 	bin := testenv.NeedBinary(t, "nginx")
 	testenv.NeedRoot(t)
-	testenv.ShareLocalServer(t)
 	dir := testsrv.Docroot(t)
 	if err := os.MkdirAll(filepath.Join(dir, "tmp"), 0o755); err != nil {
 		t.Fatal(err)
