@@ -1,3 +1,7 @@
+// Package netns is the netns machines driver: the server and load
+// generators made on this host, each a fresh Debian in its own network, PID
+// and mount namespaces with sshd as PID 1, wired by veths
+// (provision/cloud/netns/machine makes them), labelled with their run.
 package netns
 
 import (
@@ -11,6 +15,7 @@ import (
 
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/provision/cloud"
+	"github.com/wptest/wptest/provision/cloud/netns/machine"
 )
 
 // Name is the driver's name: the label of machines "netns" {}.
@@ -38,7 +43,7 @@ func init() {
 	})
 }
 
-// Driver is the netns cloud: Create makes the machines with Make, each
+// Driver is the netns cloud: Create makes the machines (machine.Make), each
 // labelled with its run, and Destroy and List find them by their labels in
 // their state files.
 type Driver struct {
@@ -59,14 +64,14 @@ func hostname(i int) string {
 // root and the programs.
 func (d *Driver) Plan(ctx context.Context, spec cloud.Spec) (*cloud.Plan, error) {
 	m := spec.Machines
-	suite, err := SuiteOf(m.Image)
+	suite, err := machine.SuiteOf(m.Image)
 	if err != nil {
 		return nil, cloud.ConfigErr(fmt.Errorf("netns machines: %w", err))
 	}
 	if m.User != "root" {
 		return nil, cloud.ConfigErr(fmt.Errorf("netns machines: user %q: its machines have root only", m.User))
 	}
-	if err := Check(); err != nil {
+	if err := machine.Check(); err != nil {
 		return nil, cloud.ConfigErr(fmt.Errorf("netns machines: %w", err))
 	}
 	p := &cloud.Plan{Driver: Name, Owned: true, Spec: spec}
@@ -77,7 +82,7 @@ func (d *Driver) Plan(ctx context.Context, spec cloud.Spec) (*cloud.Plan, error)
 		}
 		p.Machines = append(p.Machines, cloud.Machine{
 			Name: "wptest-" + spec.Run.ID + "-" + hostname(i), Role: role, Driver: Name,
-			Location: "this host", Image: Platform(suite),
+			Location: "this host", Image: machine.Platform(suite),
 		})
 	}
 	p.Resources = append(p.Resources, fmt.Sprintf("a network namespace, veths and an overlay of the %s rootfs per machine", suite))
@@ -95,7 +100,7 @@ func (d *Driver) Create(ctx context.Context, p *cloud.Plan, j cloud.Journal) ([]
 	if j == nil {
 		j = cloud.NopJournal
 	}
-	suite, err := SuiteOf(p.Spec.Machines.Image)
+	suite, err := machine.SuiteOf(p.Spec.Machines.Image)
 	if err != nil {
 		return nil, cloud.ConfigErr(err)
 	}
@@ -103,16 +108,16 @@ func (d *Driver) Create(ctx context.Context, p *cloud.Plan, j cloud.Journal) ([]
 	if err != nil {
 		return nil, err
 	}
-	o := Options{Suite: suite, Authorized: client.Public, Log: d.Log}
+	o := machine.Options{Suite: suite, Authorized: client.Public, Log: d.Log}
 	for i, m := range p.Machines {
 		labels := cloud.Labels(run, m.Role)
-		o.Hosts = append(o.Hosts, Want{Name: hostname(i), Labels: labels})
+		o.Hosts = append(o.Hosts, machine.Want{Name: hostname(i), Labels: labels})
 		if err := j.Append(cloud.Event{Phase: cloud.PhaseBefore, Op: "create", Kind: "machine", Name: m.Name, Labels: labels}); err != nil {
 			return nil, err
 		}
 	}
 	start := time.Now()
-	hosts, err := Make(ctx, o)
+	hosts, err := machine.Make(ctx, o)
 	if err != nil {
 		for _, m := range p.Machines {
 			_ = j.Append(cloud.Event{Phase: cloud.PhaseFailed, Op: "create", Kind: "machine", Name: m.Name, Error: err.Error()})
@@ -131,7 +136,7 @@ func (d *Driver) Create(ctx context.Context, p *cloud.Plan, j cloud.Journal) ([]
 			return nil, err
 		}
 	}
-	fmt.Fprintf(d.Log, "netns: %d machines (%s) up in %s\n", len(ms), Platform(suite), time.Since(start).Round(10*time.Millisecond))
+	fmt.Fprintf(d.Log, "netns: %d machines (%s) up in %s\n", len(ms), machine.Platform(suite), time.Since(start).Round(10*time.Millisecond))
 	if err := cloud.WriteKnownHosts(filepath.Join(run.Dir, cloud.KnownHostsFile), ms); err != nil {
 		return nil, errors.Join(err, d.Destroy(context.WithoutCancel(ctx), cloud.Selector{Run: run.ID, Journal: j}))
 	}
@@ -139,16 +144,16 @@ func (d *Driver) Create(ctx context.Context, p *cloud.Plan, j cloud.Journal) ([]
 }
 
 // resources are the machines sel selects, as resources.
-func (d *Driver) resources(sel cloud.Selector) ([]cloud.Resource, []Record, error) {
+func (d *Driver) resources(sel cloud.Selector) ([]cloud.Resource, []machine.Record, error) {
 	if _, err := sel.LabelSelector(); err != nil {
 		return nil, nil, cloud.ConfigErr(err)
 	}
-	rs, err := Records()
+	rs, err := machine.Records()
 	if err != nil {
 		return nil, nil, err
 	}
 	var out []cloud.Resource
-	var recs []Record
+	var recs []machine.Record
 	for _, r := range rs {
 		run := r.Labels[cloud.LabelRun]
 		if r.Labels[cloud.LabelManaged] != "1" || run == "" || (!sel.AllRuns && run != sel.Run) {
@@ -187,7 +192,7 @@ func (d *Driver) Destroy(ctx context.Context, sel cloud.Selector) error {
 	var errs []error
 	for i, r := range recs {
 		_ = j.Append(cloud.Event{Phase: cloud.PhaseBefore, Op: "delete", Kind: "machine", Name: rs[i].Name, ID: r.ID})
-		if err := r.remove(nil); err != nil {
+		if err := r.Remove(); err != nil {
 			_ = j.Append(cloud.Event{Phase: cloud.PhaseFailed, Op: "delete", Kind: "machine", Name: rs[i].Name, ID: r.ID, Error: err.Error()})
 			errs = append(errs, err)
 			continue

@@ -15,6 +15,7 @@ import (
 	"github.com/wptest/wptest/internal/testenv"
 	"github.com/wptest/wptest/provision/cloud"
 	"github.com/wptest/wptest/provision/cloud/netns"
+	"github.com/wptest/wptest/provision/cloud/netns/machine"
 )
 
 // up resolves src's machines block as the commands do (the registry picks
@@ -64,7 +65,7 @@ func TestPlanRefuses(t *testing.T) {
 // claim) and the label lists nothing.
 func TestMachinesUpDown(t *testing.T) {
 	testenv.NeedRoot(t)
-	testenv.Need(t, netns.Check() == nil, "netns machines: "+errString(netns.Check()))
+	testenv.Need(t, machine.Check() == nil, "netns machines: "+errString(machine.Check()))
 	c, p, err := plan(t, `machines "netns" {
   image           = "`+platformOf(t)+`"
   load_generators = 1
@@ -76,7 +77,7 @@ func TestMachinesUpDown(t *testing.T) {
 		t.Fatalf("plan: owned %v, %d machines", p.Owned, len(p.Machines))
 	}
 	run := p.Spec.Run
-	var live []netns.Record
+	var live []machine.Record
 	var liveLeft [][]string
 	ctx := context.Background()
 	ms, err := cloud.Up(ctx, c, p, cloud.NopJournal, cloud.UpOptions{Log: testWriter{t}, Then: func(ctx context.Context, ms []cloud.Machine) error {
@@ -84,7 +85,7 @@ func TestMachinesUpDown(t *testing.T) {
 		if err != nil || len(rs) != 2 {
 			t.Errorf("the run's label lists %v (%v), want its 2 machines", rs, err)
 		}
-		all, err := netns.Records()
+		all, err := machine.Records()
 		if err != nil {
 			return err
 		}
@@ -143,7 +144,7 @@ func TestMachinesUpDown(t *testing.T) {
 }
 
 // assertGone asks the system itself (ip, ps, findmnt), not the record.
-func assertGone(t *testing.T, r netns.Record) {
+func assertGone(t *testing.T, r machine.Record) {
 	t.Helper()
 	for _, c := range []struct{ what, cmd string }{
 		{"ip netns list", "ip netns list"},
@@ -162,7 +163,7 @@ func assertGone(t *testing.T, r netns.Record) {
 
 func platformOf(t *testing.T) string {
 	if s := os.Getenv(testenv.BareSuiteEnv); s != "" {
-		return netns.Platform(s)
+		return machine.Platform(s)
 	}
 	return netns.DefaultImage
 }

@@ -1,4 +1,5 @@
-// Package netns is the netns machines driver: machines made on this host,
+// Package machine makes the netns driver's machines (provision/cloud/netns)
+// and the tests' bare hosts (internal/testenv): machines made on this host,
 // each a fresh Debian (debootstrap's minbase with openssh-server, iproute2,
 // ca-certificates and procps; no systemd, no web server, no database) with
 // sshd as PID 1 of its own PID, mount, UTS and IPC namespaces, chrooted into
@@ -19,7 +20,7 @@
 // CacheDir/hosts, with its labels: a later process (wptest down, gc) finds
 // and removes it from there. Needs root, iproute2, util-linux, debootstrap
 // and apt-cacher-ng.
-package netns
+package machine
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package netns
+package machine
 
 import (
 	"context"
@@ -146,6 +146,10 @@ func (r Record) remove(done <-chan struct{}) error {
 	}
 	return nil
 }
+
+// Remove removes everything r lists (a machine of another process: down,
+// gc); the error names what is left.
+func (r Record) Remove() error { return r.remove(nil) }
 
 // Leftovers lists what of the machine still exists.
 func (r Record) Leftovers() []string {
