@@ -62,6 +62,9 @@ func runRun(ctx context.Context, a *App, args []string) error {
 		fs.Usage()
 		return exitcode.With(exitcode.Config, fmt.Errorf("an experiment FILE is required"))
 	}
+	if err := dirFlag("--runs", absPath(a, *runsDir)); err != nil {
+		return err
+	}
 	src, err := os.ReadFile(absPath(a, file))
 	if err != nil {
 		return exitcode.With(exitcode.Config, err)
