@@ -29,6 +29,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/internal/hcldiag"
 	"github.com/wptest/wptest/provision/cloud"
@@ -592,6 +593,10 @@ func machines(filename string, src []byte, hasBlock bool, machineVars, fileVars 
 	case t == "local" || t == "hetzner":
 		m.Driver = t
 	case strings.HasPrefix(t, "ssh://"):
+		// The error names the target (a password in it redacted).
+		if _, err := host.ParseTarget(t); err != nil {
+			return m, exitcode.With(exitcode.Config, fmt.Errorf("--target: %w", err))
+		}
 		m.Driver, m.Targets = "static", []string{t}
 	default:
 		return m, exitcode.With(exitcode.Config, fmt.Errorf("--target %q: want local, hetzner or ssh://user@host:port", t))

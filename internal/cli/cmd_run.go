@@ -77,6 +77,11 @@ func runRun(ctx context.Context, a *App, args []string) error {
 	if *planOnly {
 		return experiment.WritePlan(a.Stdout, sp)
 	}
+	if *resume == "" && sp.Machines.Driver == "static" {
+		if err := checkStaticMachines(ctx, sp.Machines); err != nil {
+			return err
+		}
+	}
 	s := newCloudSession(a)
 	defer s.close()
 	c, err := s.driver(sp.Machines.Driver, "")
@@ -103,7 +108,10 @@ func runRun(ctx context.Context, a *App, args []string) error {
 	dir, err := experiment.Run(ctx, sp, src, experiment.Options{RunsDir: absPath(a, *runsDir), ID: id, Resume: *resume != "",
 		Cloud: c, Exe: exe, Tool: "wptest " + Version, Target: tgt, Owner: owner, Keep: *keep, Log: s.errw})
 	if err != nil {
-		fmt.Fprintf(s.errw, "run %s stopped: continue it with: wptest run %s --resume %s%s\n", id, file, id, varArgs(vars, *target))
+		// Only a run that started (its manifest is there) can be resumed.
+		if _, merr := experiment.ReadManifest(dir); dir != "" && merr == nil {
+			fmt.Fprintf(s.errw, "run %s stopped: continue it with: wptest run %s --resume %s%s\n", id, file, id, varArgs(vars, *target))
+		}
 		return err
 	}
 	out, err := report.Write(dir)
