@@ -242,6 +242,7 @@ type stats struct {
 	headers, body          int64
 	conns, kaCloses, kaReq int64
 	warm                   int64
+	unsent                 int64 // open loop: intended in the window, not started by its end
 	lastEnd                time.Time
 	errs                   map[errKey]int64
 }
@@ -312,8 +313,8 @@ func Run(ctx context.Context, cfg Config) (result.Run, error) {
 	if cfg.Requests <= 0 && cfg.Duration <= 0 {
 		return result.Run{}, errors.New("give a number of requests or a duration")
 	}
-	if cfg.Rate < 0 {
-		return result.Run{}, errors.New("rate must be positive")
+	if err := checkNumbers(cfg); err != nil {
+		return result.Run{}, err
 	}
 	if err := ensureFiles(cfg.Visitors, fmt.Sprintf("%d connections", cfg.Visitors)); err != nil {
 		return result.Run{}, err
@@ -354,7 +355,10 @@ func Run(ctx context.Context, cfg Config) (result.Run, error) {
 	rs := &runState{t: t, cfg: &cfg, ctx: ctx, open: open, done: &done, winStart: winStart, winEnd: winEnd,
 		budget: &budget, start: start}
 	if open {
-		rs.step = float64(time.Second) / cfg.Rate
+		// No two intended sends of a visitor closer than a nanosecond
+		// (time's unit): at any higher rate the schedule is that dense,
+		// and still advances, so it ends with its window.
+		rs.step = max(float64(time.Second)/cfg.Rate, 1)
 	}
 	var wg sync.WaitGroup
 	wg.Add(cfg.Visitors)
@@ -514,6 +518,21 @@ func (v *visitor) wake() {
 	}
 	for {
 		at := v.at(v.k)
+		if now := time.Now(); !at.After(now) {
+			// Behind the schedule: its warm-up ends with the warm-up, and
+			// the schedule with its window, by the clock, however many
+			// sends were intended (or the backlog of a rate the server or
+			// this machine cannot keep would never end).
+			if !v.winEnd.IsZero() && !now.Before(v.winEnd) {
+				v.unsend(at)
+				v.finish()
+				return
+			}
+			if at.Before(v.winStart) && !now.Before(v.winStart) {
+				v.k = max(v.k+1, v.index(v.winStart))
+				continue
+			}
+		}
 		run, counted := v.admit(v.ctx, at)
 		if !run {
 			v.finish()
@@ -536,6 +555,44 @@ func (v *visitor) wake() {
 		}
 		v.attemptAt(at, counted)
 	}
+}
+
+// index is the first k whose intended send at(k) is not before t.
+func (v *visitor) index(t time.Time) int {
+	k := int(math.Ceil((float64(t.Sub(v.start))/v.step - float64(v.i)) / float64(v.cfg.Visitors)))
+	k = max(k, 0)
+	for k > 0 && !v.at(k-1).Before(t) {
+		k--
+	}
+	for v.at(k).Before(t) {
+		k++
+	}
+	return k
+}
+
+// unsend counts the sends from the k-th on that the schedule intended in
+// the window (at(k) = at on) but that never started: the window is over.
+func (v *visitor) unsend(at time.Time) {
+	if !at.Before(v.winEnd) {
+		return
+	}
+	from := v.k
+	if at.Before(v.winStart) {
+		from = v.index(v.winStart)
+	}
+	n := int64(v.index(v.winEnd) - from)
+	if n <= 0 {
+		return
+	}
+	if v.cfg.Requests > 0 {
+		// Only as many as the -n budget had left.
+		if left := v.budget.Add(-n); left < 0 {
+			n = max(0, n+left)
+		}
+	}
+	v.st.mu.Lock()
+	v.st.unsent += n
+	v.st.mu.Unlock()
 }
 
 // abandon ends an open-loop visitor whose timer was stopped before it fired.
@@ -616,6 +673,7 @@ func merge(cfg *Config, t *target, open bool, shards []*stats, winStart time.Tim
 		m.kaCloses += s.kaCloses
 		m.kaReq += s.kaReq
 		m.warm += s.warm
+		m.unsent += s.unsent
 		if s.lastEnd.After(lastEnd) {
 			lastEnd = s.lastEnd
 		}
@@ -637,7 +695,7 @@ func merge(cfg *Config, t *target, open bool, shards []*stats, winStart time.Tim
 		Visitors: cfg.Visitors, KeepAlive: cfg.KeepAlive, Rate: cfg.Rate, Requests: cfg.Requests,
 		DurationMs: ms(cfg.Duration), WarmupMs: ms(cfg.Warmup), TimeoutMs: ms(cfg.Timeout),
 		Start: winStart.UTC().Format(time.RFC3339Nano), ElapsedMs: ms(elapsed),
-		Attempts: out.Sum(), Outcomes: out, ABErrors: out.AB(), WarmupAttempts: m.warm,
+		Attempts: out.Sum(), Outcomes: out, ABErrors: out.AB(), WarmupAttempts: m.warm, Unsent: m.unsent,
 		Connections: m.conns, KeepAliveCloses: m.kaCloses, KeepAliveReqs: m.kaReq,
 		Bytes:   result.Bytes{WireIn: m.wireIn, WireOut: m.wireOut, Headers: m.headers, Body: m.body},
 		Latency: Summary(m.lat, true), Connect: Summary(m.conn, false), TTFB: Summary(m.ttfb, false),
