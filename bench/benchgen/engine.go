@@ -242,7 +242,6 @@ type stats struct {
 	headers, body          int64
 	conns, kaCloses, kaReq int64
 	warm                   int64
-	unsent                 int64 // open loop: intended in the window, not started by its end
 	lastEnd                time.Time
 	errs                   map[errKey]int64
 }
@@ -518,20 +517,8 @@ func (v *visitor) wake() {
 	}
 	for {
 		at := v.at(v.k)
-		if now := time.Now(); !at.After(now) {
-			// Behind the schedule: its warm-up ends with the warm-up, and
-			// the schedule with its window, by the clock, however many
-			// sends were intended (or the backlog of a rate the server or
-			// this machine cannot keep would never end).
-			if !v.winEnd.IsZero() && !now.Before(v.winEnd) {
-				v.unsend(at)
-				v.finish()
-				return
-			}
-			if at.Before(v.winStart) && !now.Before(v.winStart) {
-				v.k = max(v.k+1, v.index(v.winStart))
-				continue
-			}
+		if v.skipExpired(at) {
+			continue
 		}
 		run, counted := v.admit(v.ctx, at)
 		if !run {
@@ -570,29 +557,64 @@ func (v *visitor) index(t time.Time) int {
 	return k
 }
 
-// unsend counts the sends from the k-th on that the schedule intended in
-// the window (at(k) = at on) but that never started: the window is over.
-func (v *visitor) unsend(at time.Time) {
-	if !at.Before(v.winEnd) {
-		return
+// skipExpired moves a visitor that is behind its schedule past the sends it
+// can no longer make, all at once: intended warm-up sends once the warm-up
+// is over (not counted), and sends whose deadline (intended time plus the
+// timeout) has passed, each a queue timeout as attemptAt would count it.
+// One at a time, a dense schedule (a rate no machine keeps) would take
+// longer than any window to count; this way the run ends by its window's
+// end plus the timeout whatever the rate. It says whether it moved.
+func (v *visitor) skipExpired(at time.Time) bool {
+	now := time.Now()
+	if at.After(now) {
+		return false
 	}
-	from := v.k
 	if at.Before(v.winStart) {
-		from = v.index(v.winStart)
+		if now.Before(v.winStart) {
+			// Warm-up: drop only the expired sends (attemptAt would not
+			// count them either).
+			if k := v.index(now.Add(-v.cfg.Timeout)); k > v.k {
+				v.k = k
+				return true
+			}
+			return false
+		}
+		v.k = max(v.k+1, v.index(v.winStart))
+		return true
 	}
-	n := int64(v.index(v.winEnd) - from)
+	if !at.Add(v.cfg.Timeout).Before(now) {
+		return false
+	}
+	k := v.index(now.Add(-v.cfg.Timeout))
+	if !v.winEnd.IsZero() {
+		k = min(k, v.index(v.winEnd))
+	}
+	n := int64(k - v.k)
 	if n <= 0 {
-		return
+		return false
 	}
+	v.k = k
 	if v.cfg.Requests > 0 {
-		// Only as many as the -n budget had left.
+		// Only as many as the -n budget has left.
 		if left := v.budget.Add(-n); left < 0 {
 			n = max(0, n+left)
 		}
 	}
+	if n == 0 {
+		return true
+	}
+	key := errKey{result.QueueTimeout, errNoConnection.Error()}
 	v.st.mu.Lock()
-	v.st.unsent += n
+	v.st.out[result.QueueTimeout] += n
+	if now.After(v.st.lastEnd) {
+		v.st.lastEnd = now
+	}
+	if _, ok := v.st.errs[key]; ok || len(v.st.errs) < maxErrSamples*int(result.NumOutcomes) {
+		v.st.errs[key] += n
+	}
 	v.st.mu.Unlock()
+	v.done.Add(n)
+	return true
 }
 
 // abandon ends an open-loop visitor whose timer was stopped before it fired.
@@ -613,6 +635,9 @@ func (v *visitor) finish() {
 	v.wg.Done()
 }
 
+// errNoConnection is a queue timeout's error.
+var errNoConnection = errors.New("no free connection before the attempt's deadline")
+
 // attemptAt makes the open loop's attempt intended for at.
 func (v *visitor) attemptAt(at time.Time, counted bool) {
 	a := attempt{start: at}
@@ -621,7 +646,7 @@ func (v *visitor) attemptAt(at time.Time, counted bool) {
 	// previous attempt ends by its own, earlier deadline).
 	if time.Now().After(deadline) {
 		a.outcome, a.end = result.QueueTimeout, time.Now()
-		a.err = errors.New("no free connection before the attempt's deadline")
+		a.err = errNoConnection
 		if counted {
 			v.record(&a, 0, 0)
 		}
@@ -673,7 +698,6 @@ func merge(cfg *Config, t *target, open bool, shards []*stats, winStart time.Tim
 		m.kaCloses += s.kaCloses
 		m.kaReq += s.kaReq
 		m.warm += s.warm
-		m.unsent += s.unsent
 		if s.lastEnd.After(lastEnd) {
 			lastEnd = s.lastEnd
 		}
@@ -695,7 +719,7 @@ func merge(cfg *Config, t *target, open bool, shards []*stats, winStart time.Tim
 		Visitors: cfg.Visitors, KeepAlive: cfg.KeepAlive, Rate: cfg.Rate, Requests: cfg.Requests,
 		DurationMs: ms(cfg.Duration), WarmupMs: ms(cfg.Warmup), TimeoutMs: ms(cfg.Timeout),
 		Start: winStart.UTC().Format(time.RFC3339Nano), ElapsedMs: ms(elapsed),
-		Attempts: out.Sum(), Outcomes: out, ABErrors: out.AB(), WarmupAttempts: m.warm, Unsent: m.unsent,
+		Attempts: out.Sum(), Outcomes: out, ABErrors: out.AB(), WarmupAttempts: m.warm,
 		Connections: m.conns, KeepAliveCloses: m.kaCloses, KeepAliveReqs: m.kaReq,
 		Bytes:   result.Bytes{WireIn: m.wireIn, WireOut: m.wireOut, Headers: m.headers, Body: m.body},
 		Latency: Summary(m.lat, true), Connect: Summary(m.conn, false), TTFB: Summary(m.ttfb, false),

@@ -77,7 +77,6 @@ func addShare(m *stats, p result.Run, errs map[errKey]int64) {
 	m.kaCloses += p.KeepAliveCloses
 	m.kaReq += p.KeepAliveReqs
 	m.warm += p.WarmupAttempts
-	m.unsent += p.Unsent
 	for _, e := range p.Errors {
 		errs[errKey{outcomeNamed(e.Outcome), e.Message}] += e.Count
 	}
@@ -90,7 +89,6 @@ func fillJoined(j *result.Run, m *stats, errs map[errKey]int64, from time.Time, 
 	j.Start, j.ElapsedMs = from.UTC().Format(time.RFC3339Nano), ms(elapsed)
 	j.Attempts, j.Outcomes, j.ABErrors, j.WarmupAttempts = out.Sum(), out, out.AB(), m.warm
 	j.Connections, j.KeepAliveCloses, j.KeepAliveReqs = m.conns, m.kaCloses, m.kaReq
-	j.Unsent = m.unsent
 	j.Bytes = result.Bytes{WireIn: m.wireIn, WireOut: m.wireOut, Headers: m.headers, Body: m.body}
 	j.Latency, j.Connect, j.TTFB = Summary(m.lat, true), Summary(m.conn, false), Summary(m.ttfb, false)
 	j.Queue = nil

@@ -171,11 +171,6 @@ type Run struct {
 	ABErrors ABErrors `json:"ab_errors"`
 	// WarmupAttempts started during the warm-up; not counted anywhere else.
 	WarmupAttempts int64 `json:"warmup_attempts"`
-	// Unsent (open loop only): attempts the schedule intended in the window
-	// that had not started when the window ended (the load generator was
-	// behind its rate); not sent, and not in Attempts. The schedule ends
-	// with its window whatever the rate.
-	Unsent int64 `json:"unsent,omitempty"`
 	// Connections opened in the window, and keep-alive closes: the server closed
 	// the connection after a complete answer (Connection: close or EOF when
 	// idle); the next attempt reconnects. Not a failure (the kit counts them apart).
