@@ -43,6 +43,9 @@ func runH3Probe(ctx context.Context, a *App, args []string) error {
 		fs.Usage()
 		return exitcode.With(exitcode.Config, fmt.Errorf("want exactly one URL, got %d arguments", fs.NArg()))
 	}
+	if *timeout < 0 {
+		return exitcode.With(exitcode.Config, fmt.Errorf("--timeout %s: want a duration >= 0", *timeout))
+	}
 	var bodyRE *regexp.Regexp
 	if *expectBody != "" {
 		re, err := regexp.Compile(*expectBody)
