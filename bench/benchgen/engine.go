@@ -98,7 +98,7 @@ type target struct {
 func newTarget(cfg *Config) (*target, error) {
 	u, err := url.Parse(cfg.URL)
 	if err != nil {
-		return nil, fmt.Errorf("url %q: %w", cfg.URL, err)
+		return nil, fmt.Errorf("url %q: want http:// or https:// with a host: %w", cfg.URL, err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 		return nil, fmt.Errorf("url %q: want http:// or https:// with a host", cfg.URL)
