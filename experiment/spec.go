@@ -30,6 +30,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/wptest/wptest/bench/benchgen"
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/internal/hcldiag"
 	"github.com/wptest/wptest/provision/cloud"
@@ -478,8 +479,8 @@ func (l *loader) load(name string, s *results.Scenario, r func(string) hcl.Range
 	if s.Kind == "kit" && len(s.Visitors) != 1 {
 		l.bad(r("visitors"), "Kit takes one concurrency", "visitors = [50]: the kit's throughput concurrency; its scaling steps are levels = [...].")
 	}
-	if s.Rate < 0 {
-		l.bad(r("rate"), "Invalid rate", "rate must be >= 0 (0: closed loop).")
+	if err := benchgen.CheckRate(s.Rate); err != nil {
+		l.bad(r("rate"), "Invalid rate", "rate must be a finite number >= 0 (0: closed loop).")
 	}
 }
 
