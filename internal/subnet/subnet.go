@@ -20,6 +20,12 @@ type Link struct {
 	Lock    string // the lock file that holds the claim; Release removes it
 }
 
+// ServiceAddr is the one fixed address, on this machine, of what every
+// namespace reaches here (the netns machines' apt-cacher-ng): each
+// namespace routes it via its link's Gateway. Claim never hands out
+// 10.213.0.0/30 (X is 3 to 252), so it is no link's address.
+const ServiceAddr = "10.213.0.1"
+
 // LockDir is where claims are held (a file per /30, made with O_EXCL).
 var LockDir = "/run"
 
@@ -37,7 +43,7 @@ func Claim() (Link, error) {
 		if err != nil {
 			return Link{}, err
 		}
-		x := int(n.Int64()) + 3
+		x := int(n.Int64()) + 3 // never 0: 10.213.0.x holds ServiceAddr
 		lock := LockPath(x)
 		f, err := os.OpenFile(lock, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 		if err != nil {

@@ -39,7 +39,8 @@ import (
 // namespaces inside its own network namespace; it reaches this machine (its
 // Gateway) over a veth and every other host of its set over a direct veth;
 // names of the set resolve through its /etc/hosts; apt works through this
-// machine's apt-cacher-ng at Gateway:AptCacherPort, nothing else outside
+// machine's apt-cacher-ng at AptCacherAddr:AptCacherPort (routed via its
+// Gateway; it listens nowhere else), nothing else outside
 // (the netns package says it all).
 //
 // Cost: the rootfs is built once per machine (debootstrap: 1.5 minutes on
@@ -56,7 +57,7 @@ type BareHost struct {
 	Suite      string // the Debian release it was made from: "bookworm", "trixie"
 	Platform   string // that release's platform: "debian-12", "debian-13"
 	IP         string // its address, from this machine and from the other hosts
-	Gateway    string // this machine's address on its link (its apt proxy)
+	Gateway    string // this machine's address on its link (its route to the apt proxy)
 	Target     string // "ssh://root@IP:22"
 	KnownHosts string // known_hosts pinning the ed25519 host key of every host of the set
 	Identity   string // the private key root's authorized_keys holds (every host of the set)

@@ -1,17 +1,55 @@
 package testenv
 
 import (
+	"net"
 	"os"
+	"os/exec"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/wptest/wptest/provision/cloud/netns/machine"
 )
 
-// AptCacherPort is where this machine's one apt-cacher-ng for bare hosts
-// (and every netns machine) listens; each host reaches it at its gateway.
-const AptCacherPort = machine.AptCacherPort
+// AptCacherAddr and AptCacherPort are where this machine's one
+// apt-cacher-ng for bare hosts (and every netns machine) listens: that
+// address alone, which each host routes via its gateway.
+const (
+	AptCacherAddr = machine.AptCacherAddr
+	AptCacherPort = machine.AptCacherPort
+)
+
+// CheckAptCacherPrivate fails t unless the apt-cacher-ng listens at
+// AptCacherAddr alone, as ss sees this machine's sockets (nothing on
+// 0.0.0.0, ::, or any address a stranger reaches), and a host, through
+// run (a shell on it), gets its report page there but finds nothing
+// listening at its gateway, this machine's side of its link.
+func CheckAptCacherPrivate(t testing.TB, gateway string, run func(script string) string) {
+	t.Helper()
+	port := strconv.Itoa(AptCacherPort)
+	out, err := exec.Command("ss", "-ltnH", "sport = :"+port).CombinedOutput()
+	if err != nil {
+		t.Fatalf("ss: %v\n%s", err, out)
+	}
+	var listens []string
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if f := strings.Fields(l); len(f) >= 4 {
+			listens = append(listens, f[3])
+		}
+	}
+	if want := net.JoinHostPort(AptCacherAddr, port); len(listens) != 1 || listens[0] != want {
+		t.Errorf("on port %s this machine listens at %v, want %s alone (ss:\n%s)", port, listens, want, out)
+	}
+	got := run("timeout 30 bash -c 'exec 3<>/dev/tcp/" + AptCacherAddr + "/" + port + " && " +
+		`printf "GET /acng-report.html HTTP/1.0\r\n\r\n" >&3 && cat <&3' | grep -c "Apt-Cacher NG" || true`)
+	if got == "0" || got == "" {
+		t.Errorf("the host got no apt-cacher-ng report page from %s:%s", AptCacherAddr, port)
+	}
+	if got := run("timeout 10 bash -c 'exec 3<>/dev/tcp/" + gateway + "/" + port + "' 2>/dev/null && echo open || echo closed"); got != "closed" {
+		t.Errorf("from the host, %s:%s (its gateway) is %s, want closed", gateway, port, got)
+	}
+}
 
 // BareSuiteEnv names the Debian release bare hosts are made from when a
 // test does not choose one (BareHostsOn): "bookworm" (Debian 12, the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -59,8 +60,10 @@ func TestPlanRefuses(t *testing.T) {
 
 // TestMachinesUpDown makes a server and a load generator with the netns
 // driver through the registry, as `wptest machines up` does (cloud.Up),
-// runs a command over SSH on each with the run's own key and pins, lists
-// them by label, and removes them: afterwards nothing of them exists
+// runs a command over SSH on each with the run's own key and pins, has
+// the server apt-get update through this host's apt-cacher-ng and checks
+// that proxy listens at its one private address alone (not 0.0.0.0, not
+// the machines' gateways), lists them by label, and removes them: afterwards nothing of them exists
 // (process, network namespace, veths, mount, cgroup, directory, subnet
 // claim) and the label lists nothing.
 func TestMachinesUpDown(t *testing.T) {
@@ -102,14 +105,27 @@ func TestMachinesUpDown(t *testing.T) {
 			}
 			res, err := h.Run(ctx, host.Cmd{Script: "hostname; getent hosts server loadgen-1 wptest-host | wc -l; test -e /run/systemd/system || echo no-systemd; ps -o comm= -p 1",
 				Timeout: time.Minute})
-			h.Close()
 			if err != nil {
+				h.Close()
 				return err
 			}
 			want := strings.TrimPrefix(m.Name, "wptest-"+run.ID+"-") + "\n3\nno-systemd\nsshd\n"
 			if string(res.Stdout) != want {
 				t.Errorf("%s says %q, want %q", m.Name, res.Stdout, want)
 			}
+			// apt works through the proxy, which is open to no stranger.
+			sh := func(script string) string {
+				res, err := h.Run(ctx, host.Cmd{Script: script, Timeout: 5 * time.Minute})
+				if err != nil {
+					t.Errorf("%s: %s: %v", m.Name, script, err)
+				}
+				return strings.TrimSpace(string(res.Stdout))
+			}
+			if m.Role == cloud.RoleServer {
+				sh("apt-get -q update >/dev/null")
+			}
+			testenv.CheckAptCacherPrivate(t, gatewayOf(t, m.Address), sh)
+			h.Close()
 		}
 		return nil
 	}})
@@ -159,6 +175,16 @@ func assertGone(t *testing.T, r machine.Record) {
 	if _, err := os.Stat(r.Dir); err == nil {
 		t.Errorf("%s still exists", r.Dir)
 	}
+}
+
+// gatewayOf is this host's side of the /30 whose machine side is addr
+// (10.213.X.2: 10.213.X.1).
+func gatewayOf(t *testing.T, addr string) string {
+	ip := net.ParseIP(addr).To4()
+	if ip == nil || ip[3]&3 != 2 {
+		t.Fatalf("machine address %q is no 10.213.X.2", addr)
+	}
+	return net.IPv4(ip[0], ip[1], ip[2], ip[3]-1).String()
 }
 
 func platformOf(t *testing.T) string {

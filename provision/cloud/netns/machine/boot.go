@@ -40,7 +40,7 @@ func (h *Host) configure(set []*Host, authorized string) error {
 		// No DNS server is reachable: resolve nothing but /etc/hosts, at once.
 		"etc/resolv.conf": "# wptest netns machine: no DNS (names of its set are in /etc/hosts)\n",
 		"etc/apt/apt.conf.d/01proxy": fmt.Sprintf("// wptest netns machine: no NAT, packages come through this host's apt-cacher-ng.\n"+
-			"Acquire::http::Proxy \"http://%s:%d\";\n", h.Gateway, AptCacherPort),
+			"Acquire::http::Proxy \"http://%s:%d\";\n", AptCacherAddr, AptCacherPort),
 		"etc/apt/sources.list.d/debian.sources": "Types: deb\nURIs: http://deb.debian.org/debian\nSuites: " + h.Suite + " " + h.Suite + "-updates\n" +
 			"Components: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n\n" +
 			"Types: deb\nURIs: http://deb.debian.org/debian-security\nSuites: " + h.Suite + "-security\n" +

@@ -12,8 +12,9 @@
 // own (internal/subnet) and every other machine of its set over a direct
 // veth; names of the set resolve through its /etc/hosts. There is no NAT and
 // no default route: the internet is unreachable (fails at once), but apt
-// works through this host's apt-cacher-ng at Gateway:AptCacherPort, which
-// caches every package for later machines. /sys and /proc/sys are
+// works through this host's apt-cacher-ng at AptCacherAddr:AptCacherPort
+// (routed via the Gateway; it listens on that address alone, never on this
+// host's public ones), which caches every package for later machines. /sys and /proc/sys are
 // read-only: a machine must not change this host's kernel settings.
 //
 // What a machine makes is listed, as it is made, in a state file under
@@ -48,7 +49,7 @@ type Host struct {
 	Suite    string // the Debian release it was made from: "bookworm", "trixie"
 	Platform string // that release's platform: "debian-12", "debian-13"
 	IP       string // its address, from this host and from the set's other machines
-	Gateway  string // this host's address on its link (its apt proxy)
+	Gateway  string // this host's address on its link (its route to the apt proxy)
 	Root     string // its root filesystem, as seen from this host
 	// HostKey is its ed25519 host public key (authorized_keys form), made
 	// here: the key to pin.
@@ -255,6 +256,8 @@ func newHost(w Want, o Options, rootfs string) (*Host, error) {
 		{"-n", h.ID, "addr", "add", h.IP + "/30", "dev", "eth0"},
 		{"-n", h.ID, "link", "set", "eth0", "up"},
 		{"-n", h.ID, "link", "set", "lo", "up"},
+		// apt-cacher-ng's one address, on this host's side of the link.
+		{"-n", h.ID, "route", "add", AptCacherAddr + "/32", "via", h.Gateway, "dev", "eth0"},
 	} {
 		if err := ip(args...); err != nil {
 			return h, err

@@ -3,6 +3,7 @@ package machine
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -16,6 +17,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/wptest/wptest/internal/subnet"
 )
 
 // What every machine shares, kept on this host across runs: the rootfs of
@@ -24,9 +27,16 @@ import (
 const (
 	CacheDir = "/var/cache/wptest"
 	// AptCacherPort is where the host's one apt-cacher-ng for these
-	// machines listens (all addresses, so each machine reaches it at its
-	// gateway). Not 3142: that is the Debian service's own port.
+	// machines listens. Not 3142: that is the Debian service's own port.
 	AptCacherPort = 3149
+	// AptCacherAddr is the only address it listens on: a /32 this host
+	// keeps on its loopback device (label AptCacherLabel), which each
+	// machine routes via its link's Gateway. Never a wildcard or public
+	// address: on a host with a public address that would be an open
+	// proxy to strangers.
+	AptCacherAddr = subnet.ServiceAddr
+	// AptCacherLabel names that address in `ip addr`, so a user sees whose it is.
+	AptCacherLabel = "lo:wptest-acng"
 )
 
 // AptCacherLog is the log of the host's apt-cacher-ng: a line per file it
@@ -150,7 +160,7 @@ func aptCacherConfig(dir string) map[string]string {
 		"LogDir: " + filepath.Join(dir, "log"),
 		"SupportDir: /usr/lib/apt-cacher-ng",
 		"Port: " + strconv.Itoa(AptCacherPort),
-		"BindAddress: 0.0.0.0",
+		"BindAddress: " + AptCacherAddr,
 		"PidFile: " + filepath.Join(dir, "pid"),
 		"SocketPath: " + filepath.Join(dir, "socket"),
 		"UnbufferLogs: 1",
@@ -183,6 +193,11 @@ func ensureAptCacher(ctx context.Context) error {
 		return err
 	}
 	defer unlock()
+	// The address first: apt-cacher-ng binds it, and the health check
+	// dials it.
+	if err := ensureAptCacherAddr(); err != nil {
+		return err
+	}
 	conf := filepath.Join(dir, "conf")
 	for _, d := range []string{conf, filepath.Join(dir, "cache"), filepath.Join(dir, "log")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -202,10 +217,13 @@ func ensureAptCacher(ctx context.Context) error {
 	}
 	pidFile := filepath.Join(dir, "pid")
 	running := aptCacherAnswers()
-	if running && !changed {
+	// An apt-cacher-ng an older build started listened on 0.0.0.0: it
+	// answers at AptCacherAddr too, but must not stay.
+	stray := strayListeners()
+	if running && !changed && len(stray) == 0 {
 		return nil
 	}
-	if running {
+	if running || len(stray) > 0 {
 		// Ours with an older config (this code changed): restart it.
 		if b, err := os.ReadFile(pidFile); err == nil {
 			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && procComm(pid) == "apt-cacher-ng" {
@@ -215,6 +233,10 @@ func ensureAptCacher(ctx context.Context) error {
 				}
 			}
 		}
+	}
+	if stray := strayListeners(); len(stray) > 0 {
+		return fmt.Errorf("port %d is held by a program that is not wptest's apt-cacher-ng (listening on %s): stop it",
+			AptCacherPort, strings.Join(stray, ", "))
 	}
 	startLog := filepath.Join(dir, "log", "start.log")
 	lf, err := os.OpenFile(startLog, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
@@ -232,17 +254,72 @@ func ensureAptCacher(ctx context.Context) error {
 		return fmt.Errorf("start apt-cacher-ng: %v\n%s", err, readTail(startLog, 20))
 	}
 	if err := poll(ctx, 60*time.Second, aptCacherAnswers); err != nil {
-		return fmt.Errorf("apt-cacher-ng did not answer on port %d:\n%s\n%s", AptCacherPort,
+		return fmt.Errorf("apt-cacher-ng did not answer at %s:%d:\n%s\n%s", AptCacherAddr, AptCacherPort,
 			readTail(startLog, 20), readTail(filepath.Join(dir, "log", "apt-cacher.err"), 20))
 	}
 	return nil
 }
 
-// aptCacherAnswers reports whether apt-cacher-ng serves its report page on
-// its port (and not some other program).
+// ensureAptCacherAddr puts AptCacherAddr/32 on this host's loopback device
+// unless it is there. Loopback, not a dummy device: every kernel has it. It
+// is kept, like apt-cacher-ng itself.
+func ensureAptCacherAddr() error {
+	has := func() bool {
+		out, _ := exec.Command("ip", "-o", "-4", "addr", "show", "dev", "lo").Output()
+		return strings.Contains(string(out), " "+AptCacherAddr+"/32 ")
+	}
+	if has() {
+		return nil
+	}
+	if err := ip("addr", "add", AptCacherAddr+"/32", "dev", "lo", "label", AptCacherLabel); err != nil && !has() {
+		return fmt.Errorf("apt-cacher-ng's address: %w", err)
+	}
+	return nil
+}
+
+// strayListeners lists what listens on AptCacherPort in this host's
+// network namespace at any address but AptCacherAddr ("0.0.0.0", "::").
+func strayListeners() []string {
+	var stray []string
+	port := fmt.Sprintf(":%04X", AptCacherPort)
+	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(b), "\n")[1:] {
+			// sl local_address rem_address st ...; st 0A is LISTEN.
+			fl := strings.Fields(l)
+			if len(fl) < 4 || fl[3] != "0A" || !strings.HasSuffix(fl[1], port) {
+				continue
+			}
+			if a := procNetAddr(strings.TrimSuffix(fl[1], port)); a != AptCacherAddr {
+				stray = append(stray, a)
+			}
+		}
+	}
+	return stray
+}
+
+// procNetAddr reads an address of /proc/net/tcp{,6}: hex, in 32-bit words
+// of host byte order.
+func procNetAddr(h string) string {
+	b, err := hex.DecodeString(h)
+	if err != nil || (len(b) != 4 && len(b) != 16) {
+		return h
+	}
+	for i := 0; i < len(b); i += 4 {
+		w := binary.NativeEndian.Uint32(b[i:])
+		binary.BigEndian.PutUint32(b[i:], w)
+	}
+	return net.IP(b).String()
+}
+
+// aptCacherAnswers reports whether apt-cacher-ng serves its report page at
+// its address (and not some other program).
 func aptCacherAnswers() bool {
 	c := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{Proxy: nil}}
-	resp, err := c.Get("http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(AptCacherPort)) + "/acng-report.html")
+	resp, err := c.Get("http://" + net.JoinHostPort(AptCacherAddr, strconv.Itoa(AptCacherPort)) + "/acng-report.html")
 	if err != nil {
 		return false
 	}
@@ -292,7 +369,7 @@ func ensureRootfs(ctx context.Context, suite string, log io.Writer) (string, err
 	args := []string{"--variant=minbase", "--include=" + strings.Join(include, ","), suite, tmp, "http://deb.debian.org/debian"}
 	cmd := exec.CommandContext(ctx, debootstrap, args...)
 	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-		"http_proxy=http://127.0.0.1:" + strconv.Itoa(AptCacherPort), "LC_ALL=C"}
+		"http_proxy=http://" + net.JoinHostPort(AptCacherAddr, strconv.Itoa(AptCacherPort)), "LC_ALL=C"}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("debootstrap %s: %v\n%s\n%s", strings.Join(args, " "), err, tail(out, 20),
