@@ -94,7 +94,7 @@ func sshFiles(t *testing.T, dir string) {
 // file.
 func TestBadInputExitCodes(t *testing.T) {
 	_, self, _, _ := runtime.Caller(0)
-	quick := filepath.Join(filepath.Dir(self), "..", "..", "experiments", "quick.hcl")
+	quick := filepath.Join(filepath.Dir(self), "..", "..", "..", "experiments", "quick.hcl")
 	const tgt = "ssh://root@127.0.0.1:1"
 	const url = "http://127.0.0.1:1/"
 	agent := []string{"SSH_AUTH_SOCK=/nonexistent/agent.sock"}
