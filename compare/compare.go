@@ -1,0 +1,307 @@
+// Package compare sets two runs side by side, after benchstat: each
+// repetition of a point is one sample; for every point (column, scenario,
+// step) and headline metric both runs have, it gives the two medians, the
+// change in percent and a two-sided Mann–Whitney U test, and calls the
+// change significant only when p < Alpha. It reads what the runs wrote
+// (package results) and nothing of the runner; the report uses it for its
+// "Compared with" section, so it never imports the report.
+package compare
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/wptest/wptest/results"
+)
+
+// Alpha is the significance level.
+const Alpha = 0.05
+
+// Metric is one headline figure of a record; Value says ok=false when the
+// record has none (another kind, nothing answered, no server figures).
+type Metric struct {
+	Name  string
+	Value func(results.Record) (float64, bool)
+}
+
+func run(f func(*results.Record) (float64, bool)) func(results.Record) (float64, bool) {
+	return func(r results.Record) (float64, bool) {
+		if r.Run == nil {
+			return 0, false
+		}
+		return f(&r)
+	}
+}
+
+// Metrics are the figures a reader looks at, in the order they are shown.
+var Metrics = []Metric{
+	{"req/s", run(func(r *results.Record) (float64, bool) { return r.Run.RPS, true })},
+	{"latency p50 (ms)", run(func(r *results.Record) (float64, bool) { return r.Run.Latency.P50, r.Run.Latency.Count > 0 })},
+	{"latency p99 (ms)", run(func(r *results.Record) (float64, bool) { return r.Run.Latency.P99, r.Run.Latency.Count > 0 })},
+	{"errors (%)", run(func(r *results.Record) (float64, bool) { return r.Run.ErrorRatePct, r.Run.Attempts > 0 })},
+	{"newcomer wait p50 (ms)", func(r results.Record) (float64, bool) {
+		if r.Crowd == nil || r.Crowd.Wait.Count == 0 {
+			return 0, false
+		}
+		return r.Crowd.Wait.P50, true
+	}},
+	{"newcomers gave up", func(r results.Record) (float64, bool) {
+		if r.Crowd == nil {
+			return 0, false
+		}
+		return float64(r.Crowd.GaveUp), true
+	}},
+	{"kit throughput (req/s)", func(r results.Record) (float64, bool) {
+		if r.Kit == nil {
+			return 0, false
+		}
+		return r.Kit.Throughput.RPS, true
+	}},
+	{"kit latency p99 (ms)", func(r results.Record) (float64, bool) {
+		if r.Kit == nil || r.Kit.Throughput.Latency.Count == 0 {
+			return 0, false
+		}
+		return r.Kit.Throughput.Latency.P99, true
+	}},
+	{"kit errors (%)", func(r results.Record) (float64, bool) {
+		if r.Kit == nil || r.Kit.Errors.Attempts == 0 {
+			return 0, false
+		}
+		return r.Kit.Errors.ErrorRatePct, true
+	}},
+	{"kit keep-alive effect (x)", func(r results.Record) (float64, bool) {
+		if r.Kit == nil || r.Kit.KeepAliveX == 0 {
+			return 0, false
+		}
+		return r.Kit.KeepAliveX, true
+	}},
+	{"server CPU/req (ms)", func(r results.Record) (float64, bool) {
+		return r.ServerCPUMsPerReq, r.Server != nil && r.ServerCPUMsPerReq > 0
+	}},
+	{"web+PHP CPU/req (ms)", func(r results.Record) (float64, bool) {
+		return r.WebPHPCPUMsPerReq, r.Server != nil && r.WebPHPCPUMsPerReq > 0
+	}},
+	{"PSS peak (MB)", func(r results.Record) (float64, bool) {
+		return float64(r.PSSKB) / 1024, r.PSSKB > 0
+	}},
+}
+
+// Run is one side of a comparison.
+type Run struct {
+	Dir         string `json:"dir"`
+	ID          string `json:"id"`
+	Experiment  string `json:"experiment"`
+	PlanHash    string `json:"plan_sha256"`
+	Repetitions int    `json:"repetitions"`
+	Complete    bool   `json:"complete"`
+
+	m    *results.Manifest
+	recs []results.Record
+}
+
+// Row is one metric of one point in both runs.
+type Row struct {
+	Scenario string    `json:"scenario"`
+	Kind     string    `json:"kind"`
+	Step     string    `json:"step"`
+	Column   string    `json:"column"`
+	Metric   string    `json:"metric"`
+	A        []float64 `json:"a"` // one sample per repetition, in repetition order
+	B        []float64 `json:"b"`
+	MedianA  float64   `json:"a_median"`
+	MedianB  float64   `json:"b_median"`
+	// ChangePct is (B − A) / A in percent; nil when A's median is 0.
+	ChangePct *float64 `json:"change_pct"`
+	P         float64  `json:"p"`
+	// Significant: p < Alpha. TooFew: the samples are too small for any
+	// difference to reach it.
+	Significant bool `json:"significant"`
+	TooFew      bool `json:"too_few"`
+}
+
+// Change is "+12.3%" when significant, "~" otherwise (benchstat's mark).
+func (r Row) Change() string {
+	if !r.Significant {
+		return "~"
+	}
+	if r.ChangePct == nil {
+		return "from 0"
+	}
+	return fmt.Sprintf("%+.1f%%", *r.ChangePct)
+}
+
+// PText is "p=0.008 n=5+5".
+func (r Row) PText() string {
+	return fmt.Sprintf("p=%.3f n=%d+%d", r.P, len(r.A), len(r.B))
+}
+
+// Comparison is run B set against run A (the baseline).
+type Comparison struct {
+	A     Run     `json:"a"`
+	B     Run     `json:"b"`
+	Alpha float64 `json:"alpha"`
+	// Differences name what differs between the runs' setups: experiment,
+	// plan, variables, columns, scenarios, repetitions, target.
+	Differences []string `json:"differences"`
+	Rows        []Row    `json:"rows"`
+	// Note is said once when some rows could never be significant ("need
+	// at least 4 repetitions per run for p < 0.05").
+	Note string `json:"note,omitempty"`
+	// OnlyA and OnlyB are the points ("column scenario step") one run has
+	// and the other has not.
+	OnlyA []string `json:"only_a,omitempty"`
+	OnlyB []string `json:"only_b,omitempty"`
+}
+
+// Load reads a run directory for Compare.
+func Load(dir string) (Run, error) {
+	m, err := results.ReadManifest(dir)
+	if err != nil {
+		return Run{}, err
+	}
+	recs, err := results.ReadResults(dir)
+	if err != nil {
+		return Run{}, err
+	}
+	return Run{Dir: dir, ID: m.ID, Experiment: m.Experiment, PlanHash: m.PlanHash, Repetitions: m.Repetitions,
+		Complete: m.Complete, m: m, recs: recs}, nil
+}
+
+// Dirs compares the run in dirB with the run in dirA.
+func Dirs(dirA, dirB string) (*Comparison, error) {
+	a, err := Load(dirA)
+	if err != nil {
+		return nil, fmt.Errorf("run A: %w", err)
+	}
+	b, err := Load(dirB)
+	if err != nil {
+		return nil, fmt.Errorf("run B: %w", err)
+	}
+	return Compare(a, b)
+}
+
+// pointKey is one point over its repetitions.
+type pointKey struct{ column, scenario, step string }
+
+func (k pointKey) String() string { return k.column + " " + k.scenario + " " + k.step }
+
+// samples groups a run's measured records by point, in repetition order.
+func samples(recs []results.Record) map[pointKey][]results.Record {
+	out := map[pointKey][]results.Record{}
+	for _, r := range recs {
+		if r.Error != "" || r.NotApplicable != "" {
+			continue
+		}
+		k := pointKey{r.Profile, r.Scenario, r.Step}
+		out[k] = append(out[k], r)
+	}
+	for _, rs := range out {
+		sort.SliceStable(rs, func(i, j int) bool { return rs[i].Rep < rs[j].Rep })
+	}
+	return out
+}
+
+// order lists m's points as its plan measures them: scenarios in file
+// order, their steps, the columns.
+func order(m *results.Manifest) []pointKey {
+	var out []pointKey
+	for _, sc := range m.Scenarios {
+		for _, st := range sc.Steps() {
+			for _, p := range m.Profiles {
+				if len(sc.Profiles) == 0 || contains(sc.Profiles, p.Name) {
+					out = append(out, pointKey{p.Name, sc.Name, st})
+				}
+			}
+		}
+	}
+	return out
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ErrNothingInCommon is Compare's error when the runs share no point.
+var ErrNothingInCommon = fmt.Errorf("the runs have no point (column, scenario, step) in common")
+
+// Compare sets b against a.
+func Compare(a, b Run) (*Comparison, error) {
+	c := &Comparison{A: a, B: b, Alpha: Alpha, Differences: Differences(a.m, b.m)}
+	sa, sb := samples(a.recs), samples(b.recs)
+	kinds := map[string]string{}
+	for _, sc := range b.m.Scenarios {
+		kinds[sc.Name] = sc.Kind
+	}
+	// B's plan order first, then anything only A's plan has (a point B
+	// measured that its manifest no longer lists cannot happen).
+	seen := map[pointKey]bool{}
+	keys := append(order(b.m), order(a.m)...)
+	tooFew := false
+	for _, k := range keys {
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		ra, rb := sa[k], sb[k]
+		switch {
+		case len(ra) == 0 && len(rb) == 0:
+			continue
+		case len(rb) == 0:
+			c.OnlyA = append(c.OnlyA, k.String())
+			continue
+		case len(ra) == 0:
+			c.OnlyB = append(c.OnlyB, k.String())
+			continue
+		}
+		for _, mt := range Metrics {
+			xa, xb := values(ra, mt), values(rb, mt)
+			if len(xa) == 0 || len(xb) == 0 {
+				continue
+			}
+			row := Row{Scenario: k.scenario, Kind: rb[0].Kind, Step: k.step, Column: k.column, Metric: mt.Name,
+				A: xa, B: xb, MedianA: median(xa), MedianB: median(xb)}
+			if row.MedianA != 0 {
+				ch := 100 * (row.MedianB - row.MedianA) / math.Abs(row.MedianA)
+				row.ChangePct = &ch
+			}
+			row.P = MannWhitney(xa, xb).P
+			row.TooFew = MinP(len(xa), len(xb)) >= c.Alpha
+			row.Significant = !row.TooFew && row.P < c.Alpha
+			tooFew = tooFew || row.TooFew
+			c.Rows = append(c.Rows, row)
+		}
+	}
+	if len(c.Rows) == 0 {
+		return c, ErrNothingInCommon
+	}
+	if tooFew {
+		c.Note = fmt.Sprintf("need at least %d repetitions per run for p < %g (A has %d, B has %d): those lines are ~ whatever they show",
+			NeedReps(c.Alpha), c.Alpha, a.Repetitions, b.Repetitions)
+	}
+	return c, nil
+}
+
+func values(recs []results.Record, m Metric) []float64 {
+	var out []float64
+	for _, r := range recs {
+		if v, ok := m.Value(r); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func median(vs []float64) float64 {
+	s := append([]float64(nil), vs...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}

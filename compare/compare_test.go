@@ -1,0 +1,227 @@
+package compare
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wptest/wptest/internal/runtest"
+	"github.com/wptest/wptest/results"
+)
+
+var jitter = []float64{0, 1, -1, 2, -2}
+
+// doubled doubles the rate of one point: cpanel-apache, page, c=8.
+func doubled(r *results.Record) {
+	if r.Profile == "cpanel-apache" && r.Scenario == "page" && r.Step == "c=8" {
+		r.Run.RPS *= 2
+	}
+}
+
+func TestSameDistributionsAllTilde(t *testing.T) {
+	dir := t.TempDir()
+	a := runtest.Run{ID: "a", Reps: 5, Jitter: jitter}.Write(t, dir)
+	// The same samples in another repetition order.
+	b := runtest.Run{ID: "b", Reps: 5, Jitter: []float64{2, -2, 0, -1, 1}}.Write(t, dir)
+	c, err := Dirs(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Rows) == 0 {
+		t.Fatal("no rows")
+	}
+	metrics := map[string]bool{}
+	for _, r := range c.Rows {
+		metrics[r.Metric] = true
+		if r.Significant || r.Change() != "~" || r.P != 1 || len(r.A) != 5 || len(r.B) != 5 || r.TooFew {
+			t.Errorf("%+v: want ~ with p=1 over 5+5 samples", r)
+		}
+		if r.MedianA != r.MedianB {
+			t.Errorf("%s %s %s: medians %v and %v of the same samples", r.Column, r.Step, r.Metric, r.MedianA, r.MedianB)
+		}
+	}
+	for _, m := range []string{"req/s", "latency p50 (ms)", "latency p99 (ms)", "errors (%)", "server CPU/req (ms)",
+		"web+PHP CPU/req (ms)", "PSS peak (MB)", "newcomer wait p50 (ms)", "kit throughput (req/s)", "kit keep-alive effect (x)"} {
+		if !metrics[m] {
+			t.Errorf("no row for %q", m)
+		}
+	}
+	if len(c.Differences) != 0 || c.Note != "" {
+		t.Errorf("differences %q, note %q: want none", c.Differences, c.Note)
+	}
+}
+
+func TestDoubledRateSignificant(t *testing.T) {
+	dir := t.TempDir()
+	a := runtest.Run{ID: "a", Reps: 5, Jitter: jitter}.Write(t, dir)
+	b := runtest.Run{ID: "b", Reps: 5, Jitter: []float64{-1, 0, 2, 1, -2}, Edit: doubled,
+		Vars: map[string]string{"note": "doubled"}}.Write(t, dir)
+	c, err := Dirs(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig := 0
+	for _, r := range c.Rows {
+		if r.Column == "cpanel-apache" && r.Scenario == "page" && r.Step == "c=8" && r.Metric == "req/s" {
+			sig++
+			if !r.Significant || r.P >= 0.05 || r.Change() != "+100.0%" || *r.ChangePct != 100 {
+				t.Errorf("doubled point: %+v (change %s), want significant +100.0%%", r, r.Change())
+			}
+			if r.P != 2.0/252 { // every B sample above every A sample
+				t.Errorf("p = %v, want 2/252", r.P)
+			}
+			continue
+		}
+		if r.Significant || r.Change() != "~" {
+			t.Errorf("%s %s %s %s: %s p=%v, want ~", r.Column, r.Scenario, r.Step, r.Metric, r.Change(), r.P)
+		}
+	}
+	if sig != 1 {
+		t.Errorf("%d rows for the doubled point, want 1", sig)
+	}
+	if want := `var note: unset → "doubled"`; len(c.Differences) != 1 || c.Differences[0] != want {
+		t.Errorf("differences %q, want [%s]", c.Differences, want)
+	}
+	var out bytes.Buffer
+	if err := c.WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	for _, want := range []string{"differs: var note: unset → \"doubled\"", "\npage (page)\n", "\ncrowd (crowd)\n", "\nkit (kit)\n",
+		"+100.0%", "p=0.008 n=5+5", "p=1.000 n=5+5"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	// Exactly one line says a change; the rest say ~.
+	changed := 0
+	for _, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, "%  ") && strings.Contains(l, "p=") {
+			changed++
+			if !strings.HasPrefix(l, "c=8 ") || !strings.Contains(l, "cpanel-apache") || !strings.Contains(l, "req/s") {
+				t.Errorf("changed line %q is not the doubled point", l)
+			}
+		}
+	}
+	if changed != 1 {
+		t.Errorf("%d changed lines, want 1:\n%s", changed, text)
+	}
+}
+
+// With 2 repetitions a side no difference can reach p < 0.05 (the best is
+// 1/3): even the doubled point is ~, and the output says why once.
+func TestTooFewRepetitions(t *testing.T) {
+	dir := t.TempDir()
+	a := runtest.Run{ID: "a", Reps: 2, Jitter: jitter}.Write(t, dir)
+	b := runtest.Run{ID: "b", Reps: 2, Jitter: jitter, Edit: doubled}.Write(t, dir)
+	c, err := Dirs(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range c.Rows {
+		if r.Significant || !r.TooFew || r.Change() != "~" {
+			t.Errorf("%+v: want ~ (too few)", r)
+		}
+		if r.Metric == "req/s" && r.Step == "c=8" && r.Column == "cpanel-apache" && (r.P != 1.0/3 || *r.ChangePct != 100) {
+			t.Errorf("doubled point with 2+2: p=%v change=%v, want 1/3 and +100", r.P, *r.ChangePct)
+		}
+	}
+	var out bytes.Buffer
+	c.WriteText(&out)
+	if n := strings.Count(out.String(), "need at least 4 repetitions per run for p < 0.05"); n != 1 {
+		t.Errorf("the note appears %d times, want once:\n%s", n, out.String())
+	}
+}
+
+// The ~ rule: significant only with p < α and samples that can reach it.
+func TestTildeRule(t *testing.T) {
+	for _, c := range []struct {
+		a, b []float64
+		want string
+	}{
+		{[]float64{1, 2, 3, 4, 5}, []float64{6, 7, 8, 9, 10}, "+166.7%"}, // medians 3 → 8, p = 0.0079
+		{[]float64{1, 2, 3, 4}, []float64{5, 6, 7, 8}, "+160.0%"},        // 2.5 → 6.5, p = 0.029
+		{[]float64{1, 2, 3}, []float64{4, 5, 6}, "~"},                    // p = 0.1: too few
+		{[]float64{1, 2, 3}, []float64{4, 5, 6, 7}, "~"},                 // p = 0.057: too few
+		{[]float64{1, 2, 3}, []float64{4, 5, 6, 7, 8}, "+200.0%"},        // 2 → 6, p = 0.036
+		{[]float64{1, 2, 3, 4, 5}, []float64{2, 3, 4, 5, 6}, "~"},        // p = 0.42
+		{[]float64{10, 9, 8, 7, 6}, []float64{1, 2, 3, 4, 5}, "-62.5%"},
+		{[]float64{0, 0, 0, 0}, []float64{1, 1, 1, 1}, "from 0"},
+		{[]float64{0, 0, 0, 0}, []float64{0, 0, 0, 0}, "~"},
+	} {
+		rows := rowsOf(t, c.a, c.b)
+		if got := rows.Change(); got != c.want {
+			t.Errorf("%v vs %v: %s (p=%v), want %s", c.a, c.b, got, rows.P, c.want)
+		}
+	}
+}
+
+// rowsOf compares one point whose req/s samples are a and b.
+func rowsOf(t *testing.T, a, b []float64) Row {
+	t.Helper()
+	dir := t.TempDir()
+	mk := func(id string, vs []float64) string {
+		rep := 0
+		return runtest.Run{ID: id, Reps: len(vs), Edit: func(r *results.Record) {
+			if r.Profile == "cpanel-apache" && r.Scenario == "page" && r.Step == "c=2" {
+				r.Run.RPS = vs[rep]
+				rep++
+			}
+		}}.Write(t, dir)
+	}
+	c, err := Dirs(mk("a", a), mk("b", b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range c.Rows {
+		if r.Column == "cpanel-apache" && r.Scenario == "page" && r.Step == "c=2" && r.Metric == "req/s" {
+			return r
+		}
+	}
+	t.Fatal("no row")
+	return Row{}
+}
+
+func TestDifferencesAndErrors(t *testing.T) {
+	dir := t.TempDir()
+	a := runtest.Run{ID: "a", Reps: 4, Vars: map[string]string{"php": "8.2", "gone": "x"}}.Write(t, dir)
+	b := runtest.Run{ID: "b", Reps: 5, Vars: map[string]string{"php": "8.3"}}.Write(t, dir)
+	// B's manifest: another experiment, a changed scenario.
+	m, err := results.ReadManifest(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Experiment = "quick-opcache"
+	m.Scenarios[0].Proto = "h2"
+	m.PlanHash = strings.Repeat("ef", 32)
+	if err := m.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Dirs(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`experiment: "quick" → "quick-opcache"`, "plan: cdcdcdcdcdcd → efefefefefef",
+		`var gone: "x" → unset`, `var php: "8.2" → "8.3"`, "scenario page Proto: h1 → h2", "repetitions: 4 → 5"}
+	if strings.Join(c.Differences, "\n") != strings.Join(want, "\n") {
+		t.Errorf("differences:\n%s\nwant:\n%s", strings.Join(c.Differences, "\n"), strings.Join(want, "\n"))
+	}
+
+	// No point in common: an error, not an empty table.
+	other := filepath.Join(dir, "other")
+	runtest.Run{ID: "other", Reps: 1, Edit: func(r *results.Record) { r.Scenario = "else" }}.Write(t, dir)
+	if _, err := Dirs(a, other); !errors.Is(err, ErrNothingInCommon) {
+		t.Errorf("no common point: %v, want ErrNothingInCommon", err)
+	}
+	// A missing run names which.
+	if _, err := Dirs(filepath.Join(dir, "nope"), b); err == nil || !strings.Contains(err.Error(), "run A") {
+		t.Errorf("missing A: %v", err)
+	}
+	os.WriteFile(filepath.Join(b, results.ResultsFile), []byte("{bad\n"), 0o644)
+	if _, err := Dirs(a, b); err == nil || !strings.Contains(err.Error(), "run B") {
+		t.Errorf("unreadable B: %v", err)
+	}
+}

@@ -1,0 +1,142 @@
+package compare
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strconv"
+
+	"github.com/wptest/wptest/results"
+)
+
+// Differences says what differs between the setups of two runs, from
+// their manifests: the experiment, its plan, variables, columns (and their
+// variables), scenarios (field by field), repetitions, target, tool and
+// server. Comparing a changed setting is the point, so none of it stops a
+// comparison; it is said so that the reader knows what changed. The
+// manifests hold sensitive values already redacted.
+func Differences(a, b *results.Manifest) []string {
+	var out []string
+	str := func(what, x, y string) {
+		if x != y {
+			out = append(out, fmt.Sprintf("%s: %s → %s", what, quote(x), quote(y)))
+		}
+	}
+	str("experiment", a.Experiment, b.Experiment)
+	if a.PlanHash != b.PlanHash {
+		out = append(out, fmt.Sprintf("plan: %s → %s", short(a.PlanHash), short(b.PlanHash)))
+	}
+	out = append(out, vars("var", a.Vars, b.Vars)...)
+	pa, pb := map[string]results.ProfileSpec{}, map[string]results.ProfileSpec{}
+	for _, p := range a.Profiles {
+		pa[p.Name] = p
+	}
+	for _, p := range b.Profiles {
+		pb[p.Name] = p
+	}
+	for _, p := range a.Profiles {
+		if _, ok := pb[p.Name]; !ok {
+			out = append(out, "column "+p.Name+": only in A")
+		}
+	}
+	for _, q := range b.Profiles {
+		p, ok := pa[q.Name]
+		if !ok {
+			out = append(out, "column "+q.Name+": only in B")
+			continue
+		}
+		str("column "+q.Name+" label", p.Label, q.Label)
+		if p.Enabled != q.Enabled {
+			out = append(out, fmt.Sprintf("column %s enabled: %v → %v", q.Name, p.Enabled, q.Enabled))
+		}
+		out = append(out, vars("column "+q.Name+" var", p.Vars, q.Vars)...)
+	}
+	sa := map[string]results.Scenario{}
+	for _, s := range a.Scenarios {
+		sa[s.Name] = s
+	}
+	sb := map[string]bool{}
+	for _, s := range b.Scenarios {
+		sb[s.Name] = true
+	}
+	for _, s := range a.Scenarios {
+		if !sb[s.Name] {
+			out = append(out, "scenario "+s.Name+": only in A")
+		}
+	}
+	for _, s := range b.Scenarios {
+		p, ok := sa[s.Name]
+		if !ok {
+			out = append(out, "scenario "+s.Name+": only in B")
+			continue
+		}
+		out = append(out, fields("scenario "+s.Name, p, s)...)
+	}
+	if a.Repetitions != b.Repetitions {
+		out = append(out, fmt.Sprintf("repetitions: %d → %d", a.Repetitions, b.Repetitions))
+	}
+	str("target", a.Target, b.Target)
+	str("tool", a.Tool, b.Tool)
+	str("server", machine(a.Machine), machine(b.Machine))
+	return out
+}
+
+func vars(what string, a, b map[string]string) []string {
+	keys := map[string]bool{}
+	for k := range a {
+		keys[k] = true
+	}
+	for k := range b {
+		keys[k] = true
+	}
+	sorted := make([]string, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	var out []string
+	for _, k := range sorted {
+		x, inA := a[k]
+		y, inB := b[k]
+		switch {
+		case !inA:
+			out = append(out, fmt.Sprintf("%s %s: unset → %s", what, k, quote(y)))
+		case !inB:
+			out = append(out, fmt.Sprintf("%s %s: %s → unset", what, k, quote(x)))
+		case x != y:
+			out = append(out, fmt.Sprintf("%s %s: %s → %s", what, k, quote(x), quote(y)))
+		}
+	}
+	return out
+}
+
+// fields names the fields of two values of one struct type that differ.
+func fields(what string, a, b any) []string {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	var out []string
+	for i := range va.NumField() {
+		x, y := va.Field(i).Interface(), vb.Field(i).Interface()
+		if !reflect.DeepEqual(x, y) {
+			out = append(out, fmt.Sprintf("%s %s: %v → %v", what, va.Type().Field(i).Name, x, y))
+		}
+	}
+	return out
+}
+
+func machine(m *results.MachineInfo) string {
+	if m == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s, %d CPUs (%s)", m.Platform, m.CPUs, m.CPUModel)
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+// quote shows a value so that an empty one and one with spaces read as
+// what they are.
+func quote(s string) string { return strconv.Quote(s) }
