@@ -109,6 +109,7 @@ func commands() []command {
 		{name: "machines", summary: "plan, create (up) or list cloud machines: wptest machines plan|up|list", run: runMachines},
 		{name: "run", summary: "run an experiment file: machines, profiles, fixture, scenarios, report", run: runRun},
 		{name: "report", summary: "write report.md and report.html for a run directory (runs/<id>)", run: runReport},
+		{name: "compare", summary: "compare two runs point by point: medians, change and a significance test (A is the baseline)", run: runCompare},
 		{name: "down", summary: "remove a run's machines and everything else it made, by label", run: runDown},
 		{name: "gc", summary: "remove every run whose expiry label has passed (label-scoped)", run: runGC},
 		{name: "bench-job", summary: "(internal) run one load job given as JSON on stdin; wptest run starts it on load machines", run: runBenchJob},
