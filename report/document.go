@@ -142,6 +142,9 @@ func (r *Report) document() *document {
 	if s, ok := r.inShort(); ok {
 		d.Sections = append(d.Sections, s)
 	}
+	if s, ok := r.baselineSection(); ok {
+		d.Sections = append(d.Sections, s)
+	}
 	d.Sections = append(d.Sections, r.pageSections()...)
 	d.Sections = append(d.Sections, r.crowdSections()...)
 	d.Sections = append(d.Sections, r.sweepSections("static", "Static files", "Requests per second and the slowest visitors' wait (p99) as visitors grow.")...)

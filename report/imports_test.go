@@ -19,11 +19,12 @@ var runner = []string{
 	"github.com/wptest/wptest/provision/cloud",
 }
 
-// report and results import nothing of the runner, directly or through
-// another package (go list -deps, the tests' imports left out).
+// report, results and compare import nothing of the runner, directly or
+// through another package (go list -deps, the tests' imports left out);
+// compare, which the report calls, does not import the report.
 func TestImportsNothingOfTheRunner(t *testing.T) {
 	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	for _, pkg := range []string{".", "../results"} {
+	for _, pkg := range []string{".", "../results", "../compare"} {
 		out, err := exec.Command(goTool, "list", "-deps", "-f", "{{.ImportPath}}", pkg).CombinedOutput()
 		if err != nil {
 			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
@@ -33,6 +34,9 @@ func TestImportsNothingOfTheRunner(t *testing.T) {
 			t.Fatalf("go list -deps %s listed %d packages, without results: %s", pkg, len(deps), out)
 		}
 		for _, d := range deps {
+			if pkg == "../compare" && d == "github.com/wptest/wptest/report" {
+				t.Errorf("compare imports the report")
+			}
 			for _, r := range runner {
 				if d == r || strings.HasPrefix(d, r+"/") {
 					t.Errorf("%s imports %s (go list -deps %s)", pkg, d, pkg)

@@ -8,6 +8,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/wptest/wptest/compare"
 	"github.com/wptest/wptest/results"
 	"math"
 	"path/filepath"
@@ -53,6 +54,9 @@ type Report struct {
 	Labels   map[string]string
 	// byPoint: "profile/scenario/step" -> records of every repetition.
 	byPoint map[string][]results.Record
+	// Baseline, if set, is this run set against another (--baseline): the
+	// "Compared with" section.
+	Baseline *compare.Comparison
 }
 
 // Load reads a run directory.
@@ -258,11 +262,34 @@ type Output struct {
 	Markdown, HTML string
 }
 
+// Options are what a report may be asked for besides its run.
+type Options struct {
+	// Baseline is another run's directory: the report gets a section that
+	// compares this run with it (wptest compare's table).
+	Baseline string
+}
+
 // Write builds the report of dir and writes report.md and report.html there.
-func Write(dir string) (Output, error) {
+func Write(dir string) (Output, error) { return WriteWith(dir, Options{}) }
+
+// WriteWith is Write with options.
+func WriteWith(dir string, o Options) (Output, error) {
 	r, err := Load(dir)
 	if err != nil {
 		return Output{}, err
+	}
+	if o.Baseline != "" {
+		a, err := compare.Load(o.Baseline)
+		if err != nil {
+			return Output{}, fmt.Errorf("baseline %s: %w", o.Baseline, err)
+		}
+		b, err := compare.Load(dir)
+		if err != nil {
+			return Output{}, err
+		}
+		if r.Baseline, err = compare.Compare(a, b); err != nil {
+			return Output{}, fmt.Errorf("baseline %s: %w", o.Baseline, err)
+		}
 	}
 	out := Output{Markdown: filepath.Join(dir, "report.md"), HTML: filepath.Join(dir, "report.html")}
 	md, h, err := r.render()

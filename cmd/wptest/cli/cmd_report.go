@@ -14,7 +14,11 @@ func flagErrHelp() error { return flag.ErrHelp }
 
 func runReport(ctx context.Context, a *App, args []string) error {
 	fs := newFlags(a, "report")
-	fs.Usage = func() { fmt.Fprintln(a.Stderr, "usage: wptest report runs/<id>") }
+	fs.Usage = func() {
+		fmt.Fprintln(a.Stderr, "usage: wptest report runs/<id> [--baseline runs/<other id>]")
+		fs.PrintDefaults()
+	}
+	baseline := fs.String("baseline", "", "another run `dir`ectory: add a section comparing this run with it (as wptest compare does)")
 	dir := ""
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
 		dir, args = args[0], args[1:]
@@ -26,7 +30,7 @@ func runReport(ctx context.Context, a *App, args []string) error {
 		fs.Usage()
 		return exitcode.With(exitcode.Config, fmt.Errorf("a run directory is required"))
 	}
-	out, err := report.Write(absPath(a, dir))
+	out, err := report.WriteWith(absPath(a, dir), report.Options{Baseline: absPath(a, *baseline)})
 	if err != nil {
 		return exitcode.With(exitcode.Config, err)
 	}
