@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -121,5 +122,27 @@ func TestCompareBadInput(t *testing.T) {
 		if code != 2 || out != "" || !strings.Contains(stderr, c.want) {
 			t.Errorf("%q: code %d, stdout %q, stderr %q; want 2 and %q", c.args, code, out, stderr, c.want)
 		}
+	}
+}
+
+// wptest report runs/B --baseline runs/A writes the report with the
+// comparison; a baseline that is not a run is a usage error.
+func TestReportBaseline(t *testing.T) {
+	a, b := twoRuns(t)
+	code, out, stderr := runCLI(t, nil, "report", b, "--baseline", a)
+	if code != 0 || out != filepath.Join(b, "report.md")+"\n"+filepath.Join(b, "report.html")+"\n" {
+		t.Fatalf("code %d, stdout %q, stderr %s", code, out, stderr)
+	}
+	md, err := os.ReadFile(filepath.Join(b, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "## Compared with run a\n") ||
+		!strings.Contains(string(md), "| c=8 | cpanel-apache | req/s | 4,000 | 8,000 | +100.0% | p=0.008 n=5+5 |") {
+		t.Errorf("report.md lacks the comparison:\n%s", md)
+	}
+	missing := filepath.Join(t.TempDir(), "nope")
+	if code, _, stderr := runCLI(t, nil, "report", b, "--baseline", missing); code != 2 || !strings.Contains(stderr, "baseline "+missing) {
+		t.Errorf("missing baseline: code %d, stderr %q", code, stderr)
 	}
 }
