@@ -53,8 +53,9 @@ func TestClockOffsetCorrectsTheJoin(t *testing.T) {
 		t.Fatal(err)
 	}
 	var log testenv.SyncBuffer
-	r := &runner{sp: clockSpec(clockShift + time.Second), opt: Options{Exe: exe, Log: &log}, dir: t.TempDir(),
-		man: &results.Manifest{Format: results.ManifestFormat, Sessions: []results.Session{{}}}, h: srv, lg: &remoteLoad{h: lg, name: "loadgen"}}
+	sp := clockSpec(clockShift + time.Second)
+	r := &runner{sp: sp, opt: Options{Exe: exe, Log: &log}, dir: t.TempDir(),
+		man: &results.Manifest{Format: results.ManifestFormat, PlanHash: sp.PlanHash(), Sessions: []results.Session{{}}}, h: srv, lg: &remoteLoad{h: lg, name: "loadgen"}}
 
 	if err := r.measureClocks(ctx); err != nil {
 		t.Fatalf("measure clocks: %v\n%s", err, log.String())
