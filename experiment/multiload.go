@@ -138,7 +138,7 @@ func (g *loadGroup) run(ctx context.Context, cfg benchgen.Config) (result.Run, [
 	joined.Raw = nil // stored once: in each generator's line
 	gens := make([]results.GeneratorResult, len(sh))
 	for i := range sh {
-		gens[i] = results.GeneratorResult{Host: g.gens[i].name, Visitors: sh[i].Visitors, Requests: sh[i].Requests, Rate: sh[i].Rate, Run: &parts[i]}
+		gens[i] = results.GeneratorResult{Host: g.gens[i].name, Visitors: sh[i].Visitors, Requests: sh[i].Requests, Rate: sh[i].Rate, Set: result.Set{Run: &parts[i]}}
 		g.noteLate(g.gens[i].name, at, parts[i])
 	}
 	return joined, gens, text, nil
@@ -168,7 +168,7 @@ func (g *loadGroup) crowd(ctx context.Context, cc benchgen.CrowdConfig) (result.
 	joined.Raw, joined.Background.Raw = nil, nil // stored once: in each generator's line
 	gens := make([]results.GeneratorResult, len(sh))
 	for i := range sh {
-		gens[i] = results.GeneratorResult{Host: g.gens[i].name, Visitors: sh[i].Visitors, Crowd: &parts[i]}
+		gens[i] = results.GeneratorResult{Host: g.gens[i].name, Visitors: sh[i].Visitors, Set: result.Set{Crowd: &parts[i]}}
 		g.noteLate(g.gens[i].name, at, parts[i].Background)
 	}
 	return joined, gens, text, nil

@@ -86,10 +86,8 @@ type StartupJob struct {
 // JobResult is what a job measured: the field of its kind is set. Host and
 // Exe name the machine and binary that ran it (set by the job runner).
 type JobResult struct {
-	Kind    string          `json:"kind"`
-	Run     *result.Run     `json:"run,omitempty"`
-	Crowd   *result.Crowd   `json:"crowd,omitempty"`
-	Kit     *result.Kit     `json:"kit,omitempty"`
+	Kind string `json:"kind"`
+	result.Set
 	Startup *result.Startup `json:"startup,omitempty"`
 	Host    string          `json:"host,omitempty"`
 	Exe     string          `json:"exe,omitempty"`
