@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/wptest/wptest/bench/benchgen"
+	"github.com/wptest/wptest/bench/result"
+)
+
+// benchKind is a scenario kind as `wptest bench` runs it, in this process:
+// its defaults, which flags it reads, its load and its text.
+type benchKind struct {
+	visitors string // -c's default
+	noWarmup bool   // no warm-up by default (as ab)
+	manyURLs bool   // several --url: one run each
+	levels   bool   // reads --levels
+	load     func(ctx context.Context, f *benchFlags, rep *result.Report, base benchgen.Config) error
+	// text writes rep as text (nil: benchgen.WriteRuns of its runs).
+	text func(w io.Writer, rep *result.Report)
+}
+
+// benchKinds are bench's scenario kinds, in the order its help lists them.
+var benchKinds = []struct {
+	name string
+	kind benchKind
+}{
+	{"page", benchKind{visitors: "50", load: sweepLoad}},
+	{"static", benchKind{visitors: "10,50,100,200,500,1000", load: sweepLoad}},
+	{"compression", benchKind{visitors: "50", load: compressionLoad}},
+	{"crowd", benchKind{visitors: "1000", load: crowdLoad, text: func(w io.Writer, rep *result.Report) { benchgen.WriteCrowd(w, *rep.Crowd) }}},
+	{"kit", benchKind{visitors: "50", levels: true, load: kitLoad, text: func(w io.Writer, rep *result.Report) { benchgen.WriteKit(w, *rep.Kit) }}},
+	{"ab", benchKind{visitors: "1", noWarmup: true, manyURLs: true, load: abLoad, text: abText}},
+}
+
+func benchKindOf(name string) (benchKind, bool) {
+	for _, k := range benchKinds {
+		if k.name == name {
+			return k.kind, true
+		}
+	}
+	return benchKind{}, false
+}
+
+// benchKindList is "page, static, ... or ab".
+func benchKindList() string {
+	n := make([]string, len(benchKinds))
+	for i, k := range benchKinds {
+		n[i] = k.name
+	}
+	return strings.Join(n[:len(n)-1], ", ") + " or " + n[len(n)-1]
+}
+
+// manyURLKinds are the kinds that take several --url.
+func manyURLKinds() string {
+	var n []string
+	for _, k := range benchKinds {
+		if k.kind.manyURLs {
+			n = append(n, k.name)
+		}
+	}
+	return strings.Join(n, ", ")
+}
+
+func sweepLoad(ctx context.Context, f *benchFlags, rep *result.Report, base benchgen.Config) error {
+	var err error
+	rep.Runs, err = benchgen.Sweep(ctx, base, f.counts)
+	return err
+}
+
+func compressionLoad(ctx context.Context, f *benchFlags, rep *result.Report, base benchgen.Config) error {
+	base.Header = append([]string{benchgen.AcceptGzip}, base.Header...)
+	return sweepLoad(ctx, f, rep, base)
+}
+
+func abLoad(ctx context.Context, f *benchFlags, rep *result.Report, base benchgen.Config) error {
+	var err error
+	rep.Runs, err = f.ab(ctx, base)
+	return err
+}
+
+func abText(w io.Writer, rep *result.Report) {
+	for i, r := range rep.Runs {
+		if i > 0 {
+			io.WriteString(w, "\n----------------\n")
+		}
+		benchgen.WriteAB(w, r)
+	}
+}
+
+func crowdLoad(ctx context.Context, f *benchFlags, rep *result.Report, base benchgen.Config) error {
+	if !f.set["duration"] {
+		base.Duration = 30 * time.Second
+	}
+	cc := benchgen.CrowdConfig{Base: base, ProbeURL: *f.probeURL, Visitors: f.counts[0], ClickEvery: *f.clickEvery,
+		ProbeEvery: *f.probeEvery, GiveUp: *f.giveUp, Duration: base.Duration}
+	if f.set["warmup"] {
+		cc.Warmup = *f.warmup
+	}
+	c, err := benchgen.Crowd(ctx, cc)
+	rep.Crowd = &c
+	return err
+}
+
+func kitLoad(ctx context.Context, f *benchFlags, rep *result.Report, base benchgen.Config) error {
+	kc := benchgen.KitConfig{Base: base, TransferURL: *f.transferURL, Concurrency: f.counts[0], Levels: f.lv}
+	f.restarter(&kc)
+	f.sampler(ctx, &kc)
+	k, err := benchgen.Kit(ctx, kc)
+	rep.Kit = &k
+	return err
+}
