@@ -158,6 +158,7 @@ func Load(filename string, src []byte, opt LoadOptions) (*Spec, error) {
 	if err != nil {
 		return nil, err
 	}
+	l.ctx = ctx
 	// Re-decode with variables in scope (the first pass had none).
 	var raw fileHCL
 	if diags := hcldiag.Sorted(gohcl.DecodeBody(f.Body, ctx, &raw)); diags.HasErrors() {
@@ -189,6 +190,9 @@ type loader struct {
 	f  *hcl.File
 	sp *Spec
 	ds hcl.Diagnostics
+	// ctx has the file's variables in scope: a scenario kind evaluates
+	// its own attributes with it (scenarioKind.decode).
+	ctx *hcl.EvalContext
 }
 
 // bad records an error at r.
