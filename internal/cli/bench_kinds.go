@@ -20,6 +20,8 @@ type benchKind struct {
 	load     func(ctx context.Context, f *benchFlags, rep *result.Report, base benchgen.Config) error
 	// text writes rep as text (nil: benchgen.WriteRuns of its runs).
 	text func(w io.Writer, rep *result.Report)
+	// help is its line of bench's help (continued on further lines).
+	help string
 }
 
 // benchKinds are bench's scenario kinds, in the order its help lists them.
@@ -27,12 +29,15 @@ var benchKinds = []struct {
 	name string
 	kind benchKind
 }{
-	{"page", benchKind{visitors: "50", load: sweepLoad}},
-	{"static", benchKind{visitors: "10,50,100,200,500,1000", load: sweepLoad}},
-	{"compression", benchKind{visitors: "50", load: compressionLoad}},
-	{"crowd", benchKind{visitors: "1000", load: crowdLoad, text: func(w io.Writer, rep *result.Report) { benchgen.WriteCrowd(w, *rep.Crowd) }}},
-	{"kit", benchKind{visitors: "50", levels: true, load: kitLoad, text: func(w io.Writer, rep *result.Report) { benchgen.WriteKit(w, *rep.Kit) }}},
-	{"ab", benchKind{visitors: "1", noWarmup: true, manyURLs: true, load: abLoad, text: abText}},
+	{"page", benchKind{visitors: "50", load: sweepLoad, help: "N visitors, each its own keep-alive connection, closed loop (default)"}},
+	{"static", benchKind{visitors: "10,50,100,200,500,1000", load: sweepLoad, help: "the same over a visitor sweep (default -c 10,50,100,200,500,1000)"}},
+	{"compression", benchKind{visitors: "50", load: compressionLoad, help: "as page, with Accept-Encoding: gzip; bytes counted at the connection"}},
+	{"crowd", benchKind{visitors: "1000", load: crowdLoad, text: func(w io.Writer, rep *result.Report) { benchgen.WriteCrowd(w, *rep.Crowd) },
+		help: "-c visitors click every --click-every; a new visitor every --probe-every\nopens a fresh connection; no answer within --give-up = gave up"}},
+	{"kit", benchKind{visitors: "50", levels: true, load: kitLoad, text: func(w io.Writer, rep *result.Report) { benchgen.WriteKit(w, *rep.Kit) },
+		help: "the Apache kit's metrics: throughput, latency, scaling, keep-alive\neffect, transfer (--transfer-url), errors at 400 without keep-alive,\nstartup (--restart), CPU/memory/workers (--sample-local)"}},
+	{"ab", benchKind{visitors: "1", noWarmup: true, manyURLs: true, load: abLoad, text: abText,
+		help: "ab's test: -c 5 -n 50000 [-k], one run per --url, ab-style text"}},
 }
 
 func benchKindOf(name string) (benchKind, bool) {

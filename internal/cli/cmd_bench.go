@@ -22,25 +22,22 @@ import (
 
 // wptest bench: the load generator (bench/benchgen). Flags follow ab and
 // wrk where they overlap (-c, -n, -k, -H, --duration, --timeout).
-const benchUsage = `usage: wptest bench --url URL [--scenario S] [-c N[,N...]] [-n N | --duration D] [flags]
-
-scenarios:
-  page         N visitors, each its own keep-alive connection, closed loop (default)
-  static       the same over a visitor sweep (default -c 10,50,100,200,500,1000)
-  compression  as page, with Accept-Encoding: gzip; bytes counted at the connection
-  crowd        -c visitors click every --click-every; a new visitor every --probe-every
-               opens a fresh connection; no answer within --give-up = gave up
-  kit          the Apache kit's metrics: throughput, latency, scaling, keep-alive
-               effect, transfer (--transfer-url), errors at 400 without keep-alive,
-               startup (--restart), CPU/memory/workers (--sample-local)
-  ab           ab's test: -c 5 -n 50000 [-k], one run per --url, ab-style text
-
+// benchUsage is bench's help: the kinds' lines from benchKinds.
+func benchUsage() string {
+	var b strings.Builder
+	b.WriteString("usage: wptest bench --url URL [--scenario S] [-c N[,N...]] [-n N | --duration D] [flags]\n\nscenarios:\n")
+	for _, k := range benchKinds {
+		fmt.Fprintf(&b, "  %-12s %s\n", k.name, strings.ReplaceAll(k.kind.help, "\n", "\n"+strings.Repeat(" ", 15)))
+	}
+	b.WriteString(`
 With --rate R the load is open loop (R attempts/s, latency from the intended
 send time); otherwise closed loop. Every result names its model.
 Exit 6 when a run could not run, answered nothing, or failed --max-error-pct.
 
 flags:
-`
+`)
+	return b.String()
+}
 
 // benchFlags are bench's flags (addBenchFlags).
 type benchFlags struct {
@@ -62,7 +59,7 @@ type benchFlags struct {
 
 func addBenchFlags(a *App) (*flag.FlagSet, *benchFlags) {
 	fs := newFlags(a, "bench")
-	fs.Usage = func() { fmt.Fprint(a.Stderr, benchUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(a.Stderr, benchUsage()); fs.PrintDefaults() }
 	var urls, headers multiFlag
 	fs.Var(&urls, "url", "target URL (repeat for the ab scenario: one run each)")
 	scenario := fs.String("scenario", "page", benchKindList())
