@@ -46,6 +46,7 @@ var reportKinds = []struct {
 	{"static", staticReport},
 	{"compression", compressionReport},
 	{"ab", abReport},
+	{"browse", browseReport},
 	{"kit", kitReport},
 }
 

@@ -22,6 +22,7 @@ var Registered = []Kind{
 	{Name: "crowd"},
 	{Name: "kit", OneStep: true},
 	{Name: "ab"},
+	{Name: "browse"},
 }
 
 // Kinds are the registered kinds' names: the kinds a record may be of.

@@ -70,6 +70,7 @@ type Scenario struct {
 	ErrorClients int
 	// Profiles, if set, limits the scenario to these columns.
 	Profiles []string
+	Browse   *BrowseSpec `json:",omitempty"` // kind browse
 }
 
 // Steps are the scenario's data points, as names ("c=50").

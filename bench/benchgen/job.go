@@ -30,6 +30,7 @@ type Job struct {
 	Crowd   *CrowdJob   `json:"crowd,omitempty"`
 	Kit     *KitJob     `json:"kit,omitempty"`
 	Startup *StartupJob `json:"startup,omitempty"`
+	Browse  *BrowseJob  `json:"browse,omitempty"`
 }
 
 // JobConfig is Config without its functions and certificate pool.

@@ -6,7 +6,8 @@ package result
 // `wptest bench -o json` embed it (encoding/json inlines its fields, so
 // each reads as "run", "crowd", "kit", ... beside the embedder's own).
 type Set struct {
-	Run   *Run   `json:"run,omitempty"`
-	Crowd *Crowd `json:"crowd,omitempty"`
-	Kit   *Kit   `json:"kit,omitempty"`
+	Run    *Run    `json:"run,omitempty"`
+	Crowd  *Crowd  `json:"crowd,omitempty"`
+	Kit    *Kit    `json:"kit,omitempty"`
+	Browse *Browse `json:"browse,omitempty"`
 }
