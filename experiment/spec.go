@@ -30,6 +30,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/wptest/wptest/bench/benchgen"
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/internal/hcldiag"
 	"github.com/wptest/wptest/provision/cloud"
@@ -479,8 +480,8 @@ func (l *loader) load(sc scenarioHCL, s *results.Scenario, r func(string) hcl.Ra
 	if k, ok := scenarioKinds[s.Kind]; ok {
 		k.decode(l, sc, s, r)
 	}
-	if s.Rate < 0 {
-		l.bad(r("rate"), "Invalid rate", "rate must be >= 0 (0: closed loop).")
+	if err := benchgen.CheckRate(s.Rate); err != nil {
+		l.bad(r("rate"), "Invalid rate", "rate must be a finite number >= 0 (0: closed loop).")
 	}
 }
 

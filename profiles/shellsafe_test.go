@@ -18,7 +18,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/hcl/v2/hclwrite"
-	"github.com/wptest/wptest/internal/cli"
+	"github.com/wptest/wptest/cmd/wptest/cli"
 	"github.com/wptest/wptest/internal/shellword"
 	"github.com/wptest/wptest/profiles"
 	"github.com/wptest/wptest/provision"

@@ -99,7 +99,7 @@ type target struct {
 func newTarget(cfg *Config) (*target, error) {
 	u, err := url.Parse(cfg.URL)
 	if err != nil {
-		return nil, fmt.Errorf("url %q: %s", redact.URLs(cfg.URL), redact.URLs(err.Error()))
+		return nil, fmt.Errorf("url %q: want http:// or https:// with a host: %s", redact.URLs(cfg.URL), redact.URLs(err.Error()))
 	}
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 		return nil, fmt.Errorf("url %q: want http:// or https:// with a host", redact.URLs(cfg.URL))
@@ -313,8 +313,8 @@ func Run(ctx context.Context, cfg Config) (result.Run, error) {
 	if cfg.Requests <= 0 && cfg.Duration <= 0 {
 		return result.Run{}, errors.New("give a number of requests or a duration")
 	}
-	if cfg.Rate < 0 {
-		return result.Run{}, errors.New("rate must be positive")
+	if err := checkNumbers(cfg); err != nil {
+		return result.Run{}, err
 	}
 	if err := ensureFiles(cfg.Visitors, fmt.Sprintf("%d connections", cfg.Visitors)); err != nil {
 		return result.Run{}, err
@@ -355,7 +355,10 @@ func Run(ctx context.Context, cfg Config) (result.Run, error) {
 	rs := &runState{t: t, cfg: &cfg, ctx: ctx, open: open, done: &done, winStart: winStart, winEnd: winEnd,
 		budget: &budget, start: start}
 	if open {
-		rs.step = float64(time.Second) / cfg.Rate
+		// No two intended sends of a visitor closer than a nanosecond
+		// (time's unit): at any higher rate the schedule is that dense,
+		// and still advances, so it ends with its window.
+		rs.step = max(float64(time.Second)/cfg.Rate, 1)
 	}
 	var wg sync.WaitGroup
 	wg.Add(cfg.Visitors)
@@ -515,6 +518,9 @@ func (v *visitor) wake() {
 	}
 	for {
 		at := v.at(v.k)
+		if v.skipExpired(at) {
+			continue
+		}
 		run, counted := v.admit(v.ctx, at)
 		if !run {
 			v.finish()
@@ -539,6 +545,79 @@ func (v *visitor) wake() {
 	}
 }
 
+// index is the first k whose intended send at(k) is not before t.
+func (v *visitor) index(t time.Time) int {
+	k := int(math.Ceil((float64(t.Sub(v.start))/v.step - float64(v.i)) / float64(v.cfg.Visitors)))
+	k = max(k, 0)
+	for k > 0 && !v.at(k-1).Before(t) {
+		k--
+	}
+	for v.at(k).Before(t) {
+		k++
+	}
+	return k
+}
+
+// skipExpired moves a visitor that is behind its schedule past the sends it
+// can no longer make, all at once: intended warm-up sends once the warm-up
+// is over (not counted), and sends whose deadline (intended time plus the
+// timeout) has passed, each a queue timeout as attemptAt would count it.
+// One at a time, a dense schedule (a rate no machine keeps) would take
+// longer than any window to count; this way the run ends by its window's
+// end plus the timeout whatever the rate. It says whether it moved.
+func (v *visitor) skipExpired(at time.Time) bool {
+	now := time.Now()
+	if at.After(now) {
+		return false
+	}
+	if at.Before(v.winStart) {
+		if now.Before(v.winStart) {
+			// Warm-up: drop only the expired sends (attemptAt would not
+			// count them either).
+			if k := v.index(now.Add(-v.cfg.Timeout)); k > v.k {
+				v.k = k
+				return true
+			}
+			return false
+		}
+		v.k = max(v.k+1, v.index(v.winStart))
+		return true
+	}
+	if !at.Add(v.cfg.Timeout).Before(now) {
+		return false
+	}
+	k := v.index(now.Add(-v.cfg.Timeout))
+	if !v.winEnd.IsZero() {
+		k = min(k, v.index(v.winEnd))
+	}
+	n := int64(k - v.k)
+	if n <= 0 {
+		return false
+	}
+	v.k = k
+	if v.cfg.Requests > 0 {
+		// Only as many as the -n budget has left.
+		if left := v.budget.Add(-n); left < 0 {
+			n = max(0, n+left)
+		}
+	}
+	if n == 0 {
+		return true
+	}
+	key := errKey{result.QueueTimeout, errNoConnection.Error()}
+	v.st.mu.Lock()
+	v.st.out[result.QueueTimeout] += n
+	if now.After(v.st.lastEnd) {
+		v.st.lastEnd = now
+	}
+	if _, ok := v.st.errs[key]; ok || len(v.st.errs) < maxErrSamples*int(result.NumOutcomes) {
+		v.st.errs[key] += n
+	}
+	v.st.mu.Unlock()
+	v.done.Add(n)
+	return true
+}
+
 // abandon ends an open-loop visitor whose timer was stopped before it fired.
 func (v *visitor) abandon() {
 	v.giveBack(v.waiting.Swap(waitNone))
@@ -557,6 +636,9 @@ func (v *visitor) finish() {
 	v.wg.Done()
 }
 
+// errNoConnection is a queue timeout's error.
+var errNoConnection = errors.New("no free connection before the attempt's deadline")
+
 // attemptAt makes the open loop's attempt intended for at.
 func (v *visitor) attemptAt(at time.Time, counted bool) {
 	a := attempt{start: at}
@@ -565,7 +647,7 @@ func (v *visitor) attemptAt(at time.Time, counted bool) {
 	// previous attempt ends by its own, earlier deadline).
 	if time.Now().After(deadline) {
 		a.outcome, a.end = result.QueueTimeout, time.Now()
-		a.err = errors.New("no free connection before the attempt's deadline")
+		a.err = errNoConnection
 		if counted {
 			v.record(&a, 0, 0)
 		}

@@ -4,7 +4,7 @@ package main
 import (
 	"os"
 
-	"github.com/wptest/wptest/internal/cli"
+	"github.com/wptest/wptest/cmd/wptest/cli"
 )
 
 func main() { os.Exit(cli.Main()) }

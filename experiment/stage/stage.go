@@ -3,7 +3,7 @@
 // command"): the server profile, the agent, the site, the machines. A
 // command is a list of steps run by internal/multistep: in order, then
 // their cleanups in reverse. It joins provision, fixture and the cloud
-// drivers, as experiment does (it is part of it); internal/cli and
+// drivers, as experiment does (it is part of it); cmd/wptest/cli and
 // experiment both compose it.
 package stage
 

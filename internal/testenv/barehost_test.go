@@ -139,6 +139,8 @@ func TestBareHosts(t *testing.T) {
 			if out != "Hello, world!" {
 				t.Fatalf("hello printed %q", out)
 			}
+			// Nothing open to strangers: it listens at its one private address.
+			testenv.CheckAptCacherPrivate(t, b.Gateway, func(script string) string { return run(t, hb, script) })
 			log, err := os.ReadFile(testenv.AptCacherLog)
 			if err != nil {
 				t.Fatal(err)

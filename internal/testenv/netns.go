@@ -1,9 +1,7 @@
 package testenv
 
 import (
-	"crypto/rand"
 	"fmt"
-	"math/big"
 	"net"
 	"os"
 	"os/exec"
@@ -12,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wptest/wptest/internal/subnet"
 )
 
 // NetNS is a network namespace made for one test, joined to this machine by
@@ -32,11 +32,12 @@ func NewNetNS(t testing.TB) *NetNS {
 	NeedRoot(t)
 	ip := NeedBinary(t, "ip")
 	tag := randomHex(3)
-	x, err := claimSubnet(t)
+	l, err := subnet.Claim()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ns := &NetNS{Name: "wpt-" + tag, HostIP: fmt.Sprintf("10.213.%d.1", x), NSIP: fmt.Sprintf("10.213.%d.2", x)}
+	t.Cleanup(func() { _ = l.Release() })
+	ns := &NetNS{Name: "wpt-" + tag, HostIP: l.Gateway, NSIP: l.Peer}
 	out, err := exec.Command(ip, "netns", "add", ns.Name).CombinedOutput()
 	Need(t, err == nil, fmt.Sprintf("ip netns add not permitted: %v %s", err, out))
 	vh, vn := "wv"+tag+"h", "wv"+tag+"n"
@@ -61,34 +62,6 @@ func NewNetNS(t testing.TB) *NetNS {
 		}
 	}
 	return ns
-}
-
-// claimSubnet picks a free 10.213.X.0/30 for this test. Tests of several
-// packages run in parallel processes, so the claim is a lock file created
-// with O_EXCL (removed in t.Cleanup) and the address must not be on any
-// interface yet.
-func claimSubnet(t testing.TB) (int64, error) {
-	for try := 0; try < 100; try++ {
-		n, err := rand.Int(rand.Reader, big.NewInt(250))
-		if err != nil {
-			return 0, err
-		}
-		x := n.Int64() + 3
-		lock := fmt.Sprintf("/run/wptest-netns-10.213.%d.lock", x)
-		f, err := os.OpenFile(lock, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-		if err != nil {
-			continue
-		}
-		f.Close()
-		out, _ := exec.Command("ip", "-o", "addr", "show").Output()
-		if strings.Contains(string(out), fmt.Sprintf(" 10.213.%d.", x)) {
-			os.Remove(lock) // in use by something that takes no lock
-			continue
-		}
-		t.Cleanup(func() { os.Remove(lock) })
-		return x, nil
-	}
-	return 0, fmt.Errorf("no free 10.213.X.0/30 after 100 tries (stale /run/wptest-netns-*.lock files?)")
 }
 
 // NetNSSSHD is an OpenSSH sshd running inside a NetNS on NSIP:22.

@@ -59,6 +59,12 @@ func (Static) Plan(ctx context.Context, spec Spec) (*Plan, error) {
 	if len(m.Targets) == 0 {
 		return nil, ConfigErr(errors.New(`static machines: no targets (targets = ["ssh://root@203.0.113.7"] or --target)`))
 	}
+	// A malformed target is named before anything else is asked of it.
+	for i, s := range m.Targets {
+		if t, err := host.ParseTarget(s); err != nil || t.Local {
+			return nil, ConfigErr(fmt.Errorf("static machines: target %d: %v", i+1, orLocal(err)))
+		}
+	}
 	if m.KnownHosts == "" {
 		return nil, ConfigErr(errors.New("static machines: known_hosts is required: host keys are pinned, never trusted on first use (ssh-keyscan HOST >> hosts.known, then check the fingerprints)"))
 	}

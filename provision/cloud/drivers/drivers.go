@@ -6,4 +6,5 @@ package drivers
 
 import (
 	_ "github.com/wptest/wptest/provision/cloud/hetzner"
+	_ "github.com/wptest/wptest/provision/cloud/netns"
 )

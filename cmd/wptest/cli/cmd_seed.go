@@ -134,6 +134,11 @@ func runSeed(ctx context.Context, a *App, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if *manifestOut != "" {
+		if err := newFileFlag("--manifest-out", absPath(a, *manifestOut)); err != nil {
+			return err
+		}
+	}
 	src := fixture.CoreSource{Dir: *coreDir, Archive: *coreArchive, Download: *coreDownload}
 	if err := af.apply(a, &src); err != nil {
 		return err
@@ -171,8 +176,8 @@ func runSeed(ctx context.Context, a *App, args []string) error {
 		return err
 	}
 	if *manifestOut != "" {
-		if err := os.WriteFile(absPath(a, *manifestOut), m.JSON(), 0o644); err != nil {
-			return err
+		if err := writeNewFile(absPath(a, *manifestOut), m.JSON()); err != nil {
+			return fmt.Errorf("--manifest-out: %w", err)
 		}
 	}
 	return nil

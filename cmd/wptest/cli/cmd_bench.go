@@ -143,7 +143,29 @@ func (f *benchFlags) config() (benchgen.Config, error) {
 	if f.counts, err = intList(*f.visitors); err != nil {
 		return benchgen.Config{}, usage("-c: %v", err)
 	}
-	if *f.warmup < 0 {
+	for _, d := range []struct {
+		name string
+		d    time.Duration
+	}{{"--duration", *f.duration}, {"--timeout", *f.timeout}, {"--click-every", *f.clickEvery}, {"--probe-every", *f.probeEvery}, {"--give-up", *f.giveUp}} {
+		if d.d < 0 {
+			return benchgen.Config{}, usage("%s %s: want a duration >= 0", d.name, d.d)
+		}
+	}
+	if f.set["warmup"] && *f.warmup < 0 {
+		return benchgen.Config{}, usage("--warmup %s: want a duration >= 0", *f.warmup)
+	}
+	if err := benchgen.CheckRate(*f.rate); err != nil {
+		return benchgen.Config{}, usage("--rate: %v", err)
+	}
+	if *f.requests < 0 {
+		return benchgen.Config{}, usage("-n %d: want a positive count", *f.requests)
+	}
+	if k.check != nil {
+		if err := k.check(f); err != nil {
+			return benchgen.Config{}, usage("%v", err)
+		}
+	}
+	if !f.set["warmup"] {
 		*f.warmup = 3 * time.Second
 		if k.noWarmup || *f.requests > 0 {
 			*f.warmup = 0
@@ -160,9 +182,22 @@ func (f *benchFlags) config() (benchgen.Config, error) {
 			return benchgen.Config{}, usage("--levels: %v", err)
 		}
 	}
-	return benchgen.Config{URL: (*f.urls)[0], Method: *f.method, Proto: *f.proto, Header: *f.headers, HTTP10: *f.http10, KeepAlive: true,
+	cfg := benchgen.Config{URL: (*f.urls)[0], Method: *f.method, Proto: *f.proto, Header: *f.headers, HTTP10: *f.http10, KeepAlive: true,
 		Requests: *f.requests, Duration: *f.duration, Warmup: *f.warmup, Rate: *f.rate, Timeout: *f.timeout,
-		ServerName: *f.serverName, Insecure: *f.insecure}, nil
+		ServerName: *f.serverName, Insecure: *f.insecure}
+	// Every URL, and the scenario's others, as the runs will build their
+	// requests: a bad one is a usage error here, not a failed load run.
+	for _, u := range append(append([]string{}, *f.urls...), *f.probeURL, *f.transferURL) {
+		if u == "" {
+			continue
+		}
+		c := cfg
+		c.URL = u
+		if err := benchgen.Validate(c); err != nil {
+			return benchgen.Config{}, usage("%v", err)
+		}
+	}
+	return cfg, nil
 }
 
 // load is the load stage: the scenario's runs, in this process, into rep.

@@ -42,7 +42,7 @@ func TestRunStampsWithTheInjectedClock(t *testing.T) {
 		return hcloudfake.Fault{Status: 403, Code: "forbidden"}
 	}
 	wd := t.TempDir()
-	file, err := filepath.Abs(filepath.Join("..", "..", "experiments", "corehttpd-vs-cpanel.hcl"))
+	file, err := filepath.Abs(filepath.Join("..", "..", "..", "experiments", "corehttpd-vs-cpanel.hcl"))
 	if err != nil {
 		t.Fatal(err)
 	}

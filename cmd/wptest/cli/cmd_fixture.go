@@ -84,11 +84,18 @@ func fixtureBuild(a *App, args []string) error {
 	if *out == "" {
 		return exitcode.With(exitcode.Config, errors.New("--out DIR is required"))
 	}
+	dir := absPath(a, *out)
+	if err := fixture.CheckBuildDir(dir); err != nil {
+		return exitcode.With(exitcode.Config, fmt.Errorf("--out: %w", err))
+	}
 	fx, err := ff.generate()
 	if err != nil {
 		return err
 	}
-	m, err := fixture.Build(fx, absPath(a, *out))
+	m, err := fixture.Build(fx, dir)
+	if errors.Is(err, fixture.ErrExists) {
+		return exitcode.With(exitcode.Config, fmt.Errorf("--out: %w", err))
+	}
 	if err != nil {
 		return err
 	}

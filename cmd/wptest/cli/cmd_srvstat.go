@@ -37,6 +37,15 @@ func runSrvstat(ctx context.Context, a *App, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if *interval <= 0 {
+		return exitcode.With(exitcode.Config, fmt.Errorf("--interval %s: want a positive duration", *interval))
+	}
+	if *duration < 0 {
+		return exitcode.With(exitcode.Config, fmt.Errorf("--duration %s: want a duration >= 0 (0: until interrupted or --count)", *duration))
+	}
+	if *count < 0 {
+		return exitcode.With(exitcode.Config, fmt.Errorf("--count %d: want a count >= 0 (0: no limit)", *count))
+	}
 	if *pssBudget <= 0 {
 		return exitcode.With(exitcode.Config, fmt.Errorf("--pss-budget %s: want a positive duration (--pss-all: no budget)", *pssBudget))
 	}

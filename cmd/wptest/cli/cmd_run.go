@@ -11,6 +11,7 @@ import (
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/provision/cloud"
 	"github.com/wptest/wptest/report"
+	"github.com/wptest/wptest/results"
 )
 
 // wptest run: one experiment file, from machines to report.
@@ -63,6 +64,9 @@ func runRun(ctx context.Context, a *App, args []string) error {
 		fs.Usage()
 		return exitcode.With(exitcode.Config, fmt.Errorf("an experiment FILE is required"))
 	}
+	if err := dirFlag("--runs", absPath(a, *runsDir)); err != nil {
+		return err
+	}
 	src, err := os.ReadFile(absPath(a, file))
 	if err != nil {
 		return exitcode.With(exitcode.Config, err)
@@ -74,6 +78,11 @@ func runRun(ctx context.Context, a *App, args []string) error {
 	}
 	if *planOnly {
 		return experiment.WritePlan(a.Stdout, sp)
+	}
+	if *resume == "" && sp.Machines.Driver == "static" {
+		if err := checkStaticMachines(ctx, sp.Machines); err != nil {
+			return err
+		}
 	}
 	s := newCloudSession(a)
 	defer s.close()
@@ -101,7 +110,10 @@ func runRun(ctx context.Context, a *App, args []string) error {
 	dir, err := experiment.Run(ctx, sp, src, experiment.Options{RunsDir: absPath(a, *runsDir), ID: id, Resume: *resume != "",
 		Cloud: c, Exe: exe, Tool: "wptest " + Version, Target: tgt, Owner: owner, Keep: *keep, Log: s.errw, Now: a.Now})
 	if err != nil {
-		fmt.Fprintf(s.errw, "run %s stopped: continue it with: wptest run %s --resume %s%s\n", id, file, id, varArgs(vars, *target))
+		// Only a run that started (its manifest is there) can be resumed.
+		if _, merr := results.ReadManifest(dir); dir != "" && merr == nil {
+			fmt.Fprintf(s.errw, "run %s stopped: continue it with: wptest run %s --resume %s%s\n", id, file, id, varArgs(vars, *target))
+		}
 		return err
 	}
 	out, err := report.Write(dir)

@@ -1,6 +1,7 @@
-package testenv
+package machine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -11,7 +12,7 @@ import (
 	"time"
 )
 
-// cpuCgroup is a cgroup of its own for one bare host's processes. Its usage
+// cpuCgroup is a cgroup of its own for one machine's processes. Its usage
 // counter holds all CPU time they ever ran, exited processes included,
 // which /proc cannot tell once a process is gone.
 type cpuCgroup struct {
@@ -108,7 +109,7 @@ func (c *cpuCgroup) procs() []int {
 
 // remove kills whatever is still in the group and removes it.
 func (c *cpuCgroup) remove() error {
-	err := Poll(30*time.Second, func() bool {
+	err := poll(context.Background(), 30*time.Second, func() bool {
 		for _, p := range c.procs() {
 			_ = syscall.Kill(p, syscall.SIGKILL)
 		}

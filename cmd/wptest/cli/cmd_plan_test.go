@@ -15,7 +15,7 @@ import (
 	"github.com/wptest/wptest/provision"
 )
 
-const demoDir = "../../provision/testdata/profiles/demo"
+const demoDir = "../../../provision/testdata/profiles/demo"
 
 func demoPath(t *testing.T) string {
 	t.Helper()

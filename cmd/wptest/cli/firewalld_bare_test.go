@@ -55,7 +55,7 @@ firewalld
 for i in $(seq 150); do firewall-cmd --state >/dev/null 2>&1 && break; sleep 0.2; done
 firewall-cmd --state || { tail -30 /var/log/firewalld >&2; exit 1; }
 cd / && nohup python3 -m http.server 8080 >/dev/null 2>&1 &`)
-	script, err := os.ReadFile(filepath.Join("..", "..", "profiles", "_parts", "site", "templates", "shared", "wptest-firewall"))
+	script, err := os.ReadFile(filepath.Join("..", "..", "..", "profiles", "_parts", "site", "templates", "shared", "wptest-firewall"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,8 +53,8 @@ func TestBenchExitCodes(t *testing.T) {
 	if code != 6 || !strings.Contains(out, "connect_refused=10") || !strings.Contains(stderr, "no attempt answered") {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, stderr)
 	}
-	if code, _, _ := runCLI(t, nil, "bench", "--url", dead, "--proto", "h9"); code != 6 {
-		t.Fatalf("bad proto: exit %d, want 6 (the run could not run)", code)
+	if code, _, _ := runCLI(t, nil, "bench", "--url", dead, "--proto", "h9"); code != 2 {
+		t.Fatalf("bad proto: exit %d, want 2 (a usage error, before any run)", code)
 	}
 	if code, _, _ := runCLI(t, nil, "bench", "--url", dead, "--scenario", "nope"); code != 2 {
 		t.Fatalf("bad scenario: exit %d, want 2", code)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"io"
 	"strings"
 	"time"
@@ -22,6 +23,8 @@ type benchKind struct {
 	text func(w io.Writer, rep *result.Report)
 	// help is its line of bench's help (continued on further lines).
 	help string
+	// check refuses the kind's own flags' bad values (nil: none).
+	check func(f *benchFlags) error
 }
 
 // benchKinds are bench's scenario kinds, in the order its help lists them.
@@ -33,7 +36,8 @@ var benchKinds = []struct {
 	{"static", benchKind{visitors: "10,50,100,200,500,1000", load: sweepLoad, help: "the same over a visitor sweep (default -c 10,50,100,200,500,1000)"}},
 	{"compression", benchKind{visitors: "50", load: compressionLoad, help: "as page, with Accept-Encoding: gzip; bytes counted at the connection"}},
 	{"crowd", benchKind{visitors: "1000", load: crowdLoad, text: func(w io.Writer, rep *result.Report) { benchgen.WriteCrowd(w, *rep.Crowd) },
-		help: "-c visitors click every --click-every; a new visitor every --probe-every\nopens a fresh connection; no answer within --give-up = gave up"}},
+		help:  "-c visitors click every --click-every; a new visitor every --probe-every\nopens a fresh connection; no answer within --give-up = gave up",
+		check: crowdCheck}},
 	{"kit", benchKind{visitors: "50", levels: true, load: kitLoad, text: func(w io.Writer, rep *result.Report) { benchgen.WriteKit(w, *rep.Kit) },
 		help: "the Apache kit's metrics: throughput, latency, scaling, keep-alive\neffect, transfer (--transfer-url), errors at 400 without keep-alive,\nstartup (--restart), CPU/memory/workers (--sample-local)"}},
 	{"ab", benchKind{visitors: "1", noWarmup: true, manyURLs: true, load: abLoad, text: abText,
@@ -116,4 +120,11 @@ func kitLoad(ctx context.Context, f *benchFlags, rep *result.Report, base benchg
 	k, err := benchgen.Kit(ctx, kc)
 	rep.Kit = &k
 	return err
+}
+
+func crowdCheck(f *benchFlags) error {
+	if f.set["click-every"] && *f.clickEvery == 0 || f.set["probe-every"] && *f.probeEvery == 0 || f.set["give-up"] && *f.giveUp == 0 {
+		return errors.New("--click-every, --probe-every and --give-up: want a duration > 0")
+	}
+	return nil
 }

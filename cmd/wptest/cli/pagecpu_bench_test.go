@@ -31,7 +31,7 @@ import (
 // (CPU time, not wall time, is measured; a busy machine still moves it a
 // little: compare within one run).
 //
-//	go test ./internal/cli -run '^$' -bench PageCPUBareHosts -benchtime 1x -v
+//	go test ./cmd/wptest/cli -run '^$' -bench PageCPUBareHosts -benchtime 1x -v
 func BenchmarkPageCPUBareHosts(b *testing.B) {
 	testenv.NeedBinary(b, "go")
 	pages := 200

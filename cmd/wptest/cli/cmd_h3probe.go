@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
+	neturl "net/url"
 	"regexp"
 	"sort"
 	"strings"
@@ -42,6 +43,9 @@ func runH3Probe(ctx context.Context, a *App, args []string) error {
 		fs.Usage()
 		return exitcode.With(exitcode.Config, fmt.Errorf("want exactly one URL, got %d arguments", fs.NArg()))
 	}
+	if *timeout < 0 {
+		return exitcode.With(exitcode.Config, fmt.Errorf("--timeout %s: want a duration >= 0", *timeout))
+	}
 	var bodyRE *regexp.Regexp
 	if *expectBody != "" {
 		re, err := regexp.Compile(*expectBody)
@@ -59,6 +63,9 @@ func runH3Probe(ctx context.Context, a *App, args []string) error {
 		h.Add(strings.TrimSpace(k), strings.TrimSpace(v))
 	}
 	url := fs.Arg(0)
+	if u, err := neturl.Parse(url); err != nil || u.Scheme != "https" || u.Host == "" || u.Hostname() == "" {
+		return exitcode.With(exitcode.Config, fmt.Errorf("URL %q: want https://HOST[:PORT]/PATH (HTTP/3 is https only)", url))
+	}
 	res, err := h3probe.Get(ctx, url, h3probe.Options{ServerName: *serverName, CAFile: *caFile, Header: h, Timeout: *timeout})
 	if err != nil {
 		return exitcode.With(exitcode.Provision, err)

@@ -71,6 +71,11 @@ func openTarget(ctx context.Context, a *App, target, knownHosts, identity string
 	if !t.Local && opt.KnownHostsFile == "" {
 		return nil, exitcode.With(exitcode.Config, fmt.Errorf("--known-hosts is required for %s: wptest only talks to hosts whose key is pinned", t))
 	}
+	if !t.Local {
+		if err := checkSSHAuth(opt.KnownHostsFile, opt.IdentityFile, opt.AgentSocket); err != nil {
+			return nil, err
+		}
+	}
 	h, err := host.Open(ctx, t, opt)
 	if err != nil {
 		return nil, exitcode.With(exitcode.Provision, err)
