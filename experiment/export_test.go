@@ -6,7 +6,6 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/wptest/wptest/bench/benchgen"
 	"github.com/wptest/wptest/provision/cloud"
 )
 
@@ -38,16 +37,12 @@ func (l *LoadOnly) Measure(ctx context.Context, p results.Point) (results.Record
 	r := l.r
 	sc := r.scenario(p.Scenario)
 	rec := results.Record{Point: p, LoadHost: r.lg.Name()}
-	cfg := r.baseConfig(sc, p.Visitors)
-	if sc.Kind != "crowd" {
-		run, err := r.loadRun(ctx, cfg, &rec)
-		rec.Run = &run
+	j, _, err := kindOf(sc).job(ctx, r, point{sc: sc, p: p, cfg: r.baseConfig(sc, p.Visitors)})
+	if err != nil {
 		return rec, err
 	}
-	cc := benchgen.CrowdConfig{Base: cfg, Visitors: p.Visitors, ClickEvery: sc.ClickEvery, ProbeEvery: sc.ProbeEvery,
-		GiveUp: sc.GiveUp, Warmup: sc.Warmup, Duration: sc.Duration}
-	c, err := r.loadCrowd(ctx, cc, &rec)
-	rec.Crowd = &c
+	res, err := r.load(ctx, j, &rec)
+	rec.Set = res.Set
 	return rec, err
 }
 

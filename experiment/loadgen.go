@@ -27,12 +27,11 @@ import (
 type loadGen interface {
 	// Name is the machine the load comes from, as results.jsonl names it.
 	Name() string
-	Run(ctx context.Context, cfg benchgen.Config) (result.Run, error)
-	Crowd(ctx context.Context, cc benchgen.CrowdConfig) (result.Crowd, error)
-	// Kit runs the kit without its startup metric and srvstat join
-	// (kc.Restart and kc.Server nil): the runner does both itself, the
-	// same way for every load generator (runner.startup, measure).
-	Kit(ctx context.Context, kc benchgen.KitConfig) (result.Kit, error)
+	// Do runs one job of a scenario kind (benchgen.Job); its windows come
+	// back on our clock. A kit's job comes without its startup metric and
+	// srvstat join (the runner does both itself, the same way for every
+	// load generator: runner.startup, measure).
+	Do(ctx context.Context, j benchgen.Job) (benchgen.JobResult, error)
 	Close() error
 }
 
@@ -42,14 +41,8 @@ const LocalLoadHost = "local"
 type inProcessLoad struct{}
 
 func (inProcessLoad) Name() string { return LocalLoadHost }
-func (inProcessLoad) Run(ctx context.Context, cfg benchgen.Config) (result.Run, error) {
-	return benchgen.Run(ctx, cfg)
-}
-func (inProcessLoad) Crowd(ctx context.Context, cc benchgen.CrowdConfig) (result.Crowd, error) {
-	return benchgen.Crowd(ctx, cc)
-}
-func (inProcessLoad) Kit(ctx context.Context, kc benchgen.KitConfig) (result.Kit, error) {
-	return benchgen.Kit(ctx, kc)
+func (inProcessLoad) Do(ctx context.Context, j benchgen.Job) (benchgen.JobResult, error) {
+	return j.Do(ctx, benchgen.JobOptions{})
 }
 func (inProcessLoad) Close() error { return nil }
 
@@ -171,59 +164,16 @@ func checkArch(name string, f host.Facts, exe string) error {
 func (l *remoteLoad) Name() string { return l.name }
 func (l *remoteLoad) Close() error { return l.h.Close() }
 
-func (l *remoteLoad) Run(ctx context.Context, cfg benchgen.Config) (result.Run, error) {
-	j, err := benchgen.NewRunJob(cfg)
-	if err != nil {
-		return result.Run{}, err
-	}
+// Do runs j on l's machine; its windows come back on our clock.
+func (l *remoteLoad) Do(ctx context.Context, j benchgen.Job) (benchgen.JobResult, error) {
 	res, err := l.do(ctx, j)
 	if err != nil {
-		return result.Run{}, err
+		return res, err
 	}
-	l.onOurClock(res.Run)
-	return *res.Run, nil
-}
-
-func (l *remoteLoad) Crowd(ctx context.Context, cc benchgen.CrowdConfig) (result.Crowd, error) {
-	j, err := benchgen.NewCrowdJob(cc)
-	if err != nil {
-		return result.Crowd{}, err
+	if l.ours != nil {
+		j.OnClock(&res, func(t time.Time) time.Time { return l.ours(l.name, t) })
 	}
-	res, err := l.do(ctx, j)
-	if err != nil {
-		return result.Crowd{}, err
-	}
-	l.onOurClock(&res.Crowd.Background)
-	return *res.Crowd, nil
-}
-
-func (l *remoteLoad) Kit(ctx context.Context, kc benchgen.KitConfig) (result.Kit, error) {
-	j, err := benchgen.NewKitJob(kc)
-	if err != nil {
-		return result.Kit{}, err
-	}
-	res, err := l.do(ctx, j)
-	if err != nil {
-		return result.Kit{}, err
-	}
-	k := res.Kit
-	for _, run := range []*result.Run{&k.Throughput, &k.KeepAliveOn, &k.KeepAliveOff, k.Transfer, &k.Errors} {
-		l.onOurClock(run)
-	}
-	for i := range k.Scaling {
-		l.onOurClock(&k.Scaling[i])
-	}
-	return *k, nil
-}
-
-// onOurClock moves run's window start from l's clock to ours.
-func (l *remoteLoad) onOurClock(run *result.Run) {
-	if l.ours == nil || run == nil {
-		return
-	}
-	if t, err := time.Parse(time.RFC3339Nano, run.Start); err == nil {
-		run.Start = l.ours(l.name, t).UTC().Format(time.RFC3339Nano)
-	}
+	return res, nil
 }
 
 // Startup runs the kit's startup metric on l's machine: restart is a shell
@@ -251,7 +201,7 @@ func (l *remoteLoad) do(ctx context.Context, j benchgen.Job) (benchgen.JobResult
 	if err != nil {
 		return benchgen.JobResult{}, err
 	}
-	cmd := host.Cmd{Script: host.Quote(l.exe) + " bench-job", Stdin: bytes.NewReader(b), Label: label, Timeout: jobTimeout(j)}
+	cmd := host.Cmd{Script: host.Quote(l.exe) + " bench-job", Stdin: bytes.NewReader(b), Label: label, Timeout: j.Timeout()}
 	if l.log != nil {
 		relay := &linePrefixer{w: l.log, prefix: "[" + l.name + "] "}
 		defer relay.flush()
@@ -265,60 +215,10 @@ func (l *remoteLoad) do(ctx context.Context, j benchgen.Job) (benchgen.JobResult
 	if err := json.Unmarshal(res.Stdout, &jr); err != nil {
 		return jr, fmt.Errorf("load generator %s: %s: its output is not a result (%v):\n%s", l.name, label, err, host.Tail(res.Stdout, 5))
 	}
-	ok := jr.Kind == j.Kind
-	switch j.Kind {
-	case benchgen.JobRun:
-		ok = ok && jr.Run != nil
-	case benchgen.JobCrowd:
-		ok = ok && jr.Crowd != nil
-	case benchgen.JobKit:
-		ok = ok && jr.Kit != nil
-	case benchgen.JobStartup:
-		ok = ok && jr.Startup != nil
-	}
-	if !ok {
+	if !j.Check(jr) {
 		return jr, fmt.Errorf("load generator %s: %s: the result is not a %s result:\n%s", l.name, label, j.Kind, host.Tail(res.Stdout, 5))
 	}
 	return jr, nil
-}
-
-// jobTimeout bounds a job generously from its planned windows (Ctrl-C and
-// the run's context end it sooner); a dead load host cannot hang the run.
-func jobTimeout(j benchgen.Job) time.Duration {
-	c := j.Config
-	one := c.Warmup + c.Duration + c.Timeout + time.Minute
-	if c.Duration == 0 {
-		one += 30 * time.Minute // bounded by a request count only
-	}
-	if c.Timeout == 0 {
-		one += benchgen.DefaultTimeout
-	}
-	d := one
-	switch j.Kind {
-	case benchgen.JobCrowd:
-		if cr := j.Crowd; cr != nil {
-			d = cr.Warmup + cr.Duration + cr.GiveUp + 2*time.Minute
-			if cr.Warmup == 0 {
-				d += cr.ClickEvery + 10*time.Second
-			}
-			if cr.Duration == 0 || cr.GiveUp == 0 {
-				d += time.Minute
-			}
-		}
-	case benchgen.JobKit:
-		n := 10 // the default levels and the kit's other runs
-		if k := j.Kit; k != nil && len(k.Levels) > 0 {
-			n = len(k.Levels) + 4
-		}
-		d = time.Duration(n) * one
-	case benchgen.JobStartup:
-		rounds := 3
-		if s := j.Startup; s != nil && s.Rounds > 0 {
-			rounds = s.Rounds
-		}
-		d = time.Duration(rounds) * 3 * time.Minute // each: the restart, then up to a minute of polling
-	}
-	return d + 2*time.Minute
 }
 
 // linePrefixer writes whole lines to w, each prefixed (the load host's

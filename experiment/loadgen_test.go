@@ -160,7 +160,7 @@ func TestRemoteLoadComesFromTheLoadMachine(t *testing.T) {
 		}
 	}
 
-	run, err := lg.Run(ctx, benchgen.Config{Name: "c=3", URL: srv.URL + "/", Visitors: 3, KeepAlive: true,
+	run, err := lgRun(ctx, lg, benchgen.Config{Name: "c=3", URL: srv.URL + "/", Visitors: 3, KeepAlive: true,
 		Duration: time.Second, Warmup: 200 * time.Millisecond, Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -178,7 +178,7 @@ func TestRemoteLoadComesFromTheLoadMachine(t *testing.T) {
 	}
 
 	base := benchgen.Config{URL: srv.URL + "/", KeepAlive: true, Duration: 400 * time.Millisecond, Timeout: 5 * time.Second}
-	cr, err := lg.Crowd(ctx, benchgen.CrowdConfig{Base: base, Visitors: 4, ClickEvery: 100 * time.Millisecond, ProbeEvery: 50 * time.Millisecond,
+	cr, err := lgCrowd(ctx, lg, benchgen.CrowdConfig{Base: base, Visitors: 4, ClickEvery: 100 * time.Millisecond, ProbeEvery: 50 * time.Millisecond,
 		GiveUp: 3 * time.Second, Warmup: 100 * time.Millisecond, Duration: 400 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -189,7 +189,7 @@ func TestRemoteLoadComesFromTheLoadMachine(t *testing.T) {
 	}
 	onlyFromLoadHost("crowd", cr.Background.Attempts+8)
 
-	k, err := lg.Kit(ctx, benchgen.KitConfig{Base: base, Concurrency: 2, Levels: []int{1, 2}, ErrorClients: 3})
+	k, err := lgKit(ctx, lg, benchgen.KitConfig{Base: base, Concurrency: 2, Levels: []int{1, 2}, ErrorClients: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,20 +237,20 @@ func TestRemoteLoadErrorsNameHostStepAndOutput(t *testing.T) {
 			}
 		}
 	}
-	_, err = lg.Run(ctx, benchgen.Config{Name: "c=1", URL: "ftp://nowhere/", Duration: time.Second})
+	_, err = lgRun(ctx, lg, benchgen.Config{Name: "c=1", URL: "ftp://nowhere/", Duration: time.Second})
 	check("bad URL", err, "load generator loadgen-1", "bench-job run c=1", "exit status 6", `url "ftp://nowhere/"`)
 
 	missing := &remoteLoad{h: rl.h, name: "loadgen-1", exe: "/nonexistent/wptest"}
-	_, err = missing.Run(ctx, benchgen.Config{Name: "c=1", URL: "http://127.0.0.1/", Duration: time.Second})
+	_, err = lgRun(ctx, missing, benchgen.Config{Name: "c=1", URL: "http://127.0.0.1/", Duration: time.Second})
 	check("binary missing", err, "load generator loadgen-1", "bench-job run c=1", "exit status 127", "/nonexistent/wptest: not found")
 
 	// A binary that answers something else than a result.
 	echo := &remoteLoad{h: rl.h, name: "loadgen-1", exe: "/bin/echo"}
-	_, err = echo.Kit(ctx, benchgen.KitConfig{Base: benchgen.Config{Name: "kit", URL: "http://127.0.0.1/", Duration: time.Second}})
+	_, err = lgKit(ctx, echo, benchgen.KitConfig{Base: benchgen.Config{Name: "kit", URL: "http://127.0.0.1/", Duration: time.Second}})
 	check("not a result", err, "load generator loadgen-1", "bench-job kit kit", "not a result", "bench-job")
 
 	// Functions cannot cross: refused before anything runs.
-	_, err = lg.Kit(ctx, benchgen.KitConfig{Base: benchgen.Config{URL: "http://127.0.0.1/", Duration: time.Second},
+	_, err = lgKit(ctx, lg, benchgen.KitConfig{Base: benchgen.Config{URL: "http://127.0.0.1/", Duration: time.Second},
 		Restart: func(context.Context) error { return nil }})
 	check("kit with Restart", err, "Restart")
 
@@ -326,4 +326,41 @@ func writeELFHeader(t *testing.T, path string, m elf.Machine) {
 	if err := os.WriteFile(path, b.Bytes(), 0o755); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// lgRun, lgCrowd and lgKit run a job of their kind on lg.
+func lgRun(ctx context.Context, lg loadGen, cfg benchgen.Config) (result.Run, error) {
+	j, err := benchgen.NewRunJob(cfg)
+	if err != nil {
+		return result.Run{}, err
+	}
+	res, err := lg.Do(ctx, j)
+	if err != nil {
+		return result.Run{}, err
+	}
+	return *res.Run, nil
+}
+
+func lgCrowd(ctx context.Context, lg loadGen, cc benchgen.CrowdConfig) (result.Crowd, error) {
+	j, err := benchgen.NewCrowdJob(cc)
+	if err != nil {
+		return result.Crowd{}, err
+	}
+	res, err := lg.Do(ctx, j)
+	if err != nil {
+		return result.Crowd{}, err
+	}
+	return *res.Crowd, nil
+}
+
+func lgKit(ctx context.Context, lg loadGen, kc benchgen.KitConfig) (result.Kit, error) {
+	j, err := benchgen.NewKitJob(kc)
+	if err != nil {
+		return result.Kit{}, err
+	}
+	res, err := lg.Do(ctx, j)
+	if err != nil {
+		return result.Kit{}, err
+	}
+	return *res.Kit, nil
 }

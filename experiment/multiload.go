@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/wptest/wptest/bench/benchgen"
-	"github.com/wptest/wptest/bench/result"
 )
 
 // startLead is how far ahead the runner sets a split run's start: time
@@ -25,8 +24,9 @@ const lateStart = 250 * time.Millisecond
 // together (scale issue, point 1): the visitors (and a rate or a request
 // count) are split between them, they start at a time agreed in advance,
 // and their shares, raw histograms included, are joined exactly
-// (benchgen.JoinRuns). The kit runs on the first machine alone: its
-// sequence of runs is one load tool's (ab's) view, not a load to scale.
+// (benchgen.JoinRuns, JoinCrowds, ...: the job's kind joins). A kind that
+// does not split (the kit: its sequence of runs is one load tool's view,
+// not a load to scale) runs on the first machine alone.
 type loadGroup struct {
 	gens []*remoteLoad
 	r    *runner
@@ -51,18 +51,11 @@ func (g *loadGroup) Close() error {
 	return first
 }
 
-func (g *loadGroup) Run(ctx context.Context, cfg benchgen.Config) (result.Run, error) {
-	run, _, _, err := g.run(ctx, cfg)
-	return run, err
-}
-
-func (g *loadGroup) Crowd(ctx context.Context, cc benchgen.CrowdConfig) (result.Crowd, error) {
-	c, _, _, err := g.crowd(ctx, cc)
-	return c, err
-}
-
-func (g *loadGroup) Kit(ctx context.Context, kc benchgen.KitConfig) (result.Kit, error) {
-	return g.gens[0].Kit(ctx, kc)
+// Do runs j from every load generator at once and joins it (a kind that
+// does not split: from the first alone).
+func (g *loadGroup) Do(ctx context.Context, j benchgen.Job) (benchgen.JobResult, error) {
+	res, _, _, err := g.do(ctx, j)
+	return res, err
 }
 
 // share is one load generator's part of a load run.
@@ -114,62 +107,37 @@ func splitLoad(visitors int, requests int64, rate float64, n int) ([]share, stri
 	return sh, text
 }
 
-// run makes one load run from every load generator at once and joins it;
-// the per-generator lines and the split's text go in the record.
-func (g *loadGroup) run(ctx context.Context, cfg benchgen.Config) (result.Run, []results.GeneratorResult, string, error) {
-	sh, text := splitLoad(cfg.Visitors, cfg.Requests, cfg.Rate, len(g.gens))
-	at := g.agree(cfg.Name, text)
-	parts := make([]result.Run, len(sh))
+// do makes one job's load from every load generator at once and joins it
+// (its kind splits it: benchgen.Job.Load, Share, Join); the
+// per-generator lines and the split's text go in the record. A kind that
+// does not split runs on the first load generator alone (no lines, no text).
+func (g *loadGroup) do(ctx context.Context, j benchgen.Job) (benchgen.JobResult, []results.GeneratorResult, string, error) {
+	visitors, requests, rate, split := j.Load()
+	if !split {
+		res, err := g.gens[0].Do(ctx, j)
+		return res, nil, "", err
+	}
+	sh, text := splitLoad(visitors, requests, rate, len(g.gens))
+	at := g.agree(j.Config.Name, text)
+	parts := make([]benchgen.JobResult, len(sh))
 	err := g.each(ctx, len(sh), func(ctx context.Context, i int, l *remoteLoad) error {
-		c := cfg
-		c.Visitors, c.Requests, c.Rate = sh[i].Visitors, sh[i].Requests, sh[i].Rate
-		c.StartAt, c.Raw = g.r.theirTime(l.name, at), true
+		c := j.Share(i, len(sh), benchgen.Share{Visitors: sh[i].Visitors, Requests: sh[i].Requests, Rate: sh[i].Rate})
+		c.Config.StartAt, c.Config.Raw = g.r.theirTime(l.name, at), true
 		var err error
-		parts[i], err = l.Run(ctx, c)
+		parts[i], err = l.Do(ctx, c)
 		return err
 	})
 	if err != nil {
-		return result.Run{}, nil, text, err
+		return benchgen.JobResult{}, nil, text, err
 	}
-	joined, err := benchgen.JoinRuns(parts)
+	joined, err := j.Join(parts)
 	if err != nil {
-		return result.Run{}, nil, text, err
+		return benchgen.JobResult{}, nil, text, err
 	}
-	joined.Raw = nil // stored once: in each generator's line
 	gens := make([]results.GeneratorResult, len(sh))
 	for i := range sh {
-		gens[i] = results.GeneratorResult{Host: g.gens[i].name, Visitors: sh[i].Visitors, Requests: sh[i].Requests, Rate: sh[i].Rate, Run: &parts[i]}
-		g.noteLate(g.gens[i].name, at, parts[i])
-	}
-	return joined, gens, text, nil
-}
-
-// crowd is run for the crowd scenario: the background visitors split, the
-// newcomers sent by the generators in turns (one every ProbeEvery in all).
-func (g *loadGroup) crowd(ctx context.Context, cc benchgen.CrowdConfig) (result.Crowd, []results.GeneratorResult, string, error) {
-	sh, text := splitLoad(cc.Visitors, 0, 0, len(g.gens))
-	at := g.agree(cc.Base.Name, text)
-	parts := make([]result.Crowd, len(sh))
-	err := g.each(ctx, len(sh), func(ctx context.Context, i int, l *remoteLoad) error {
-		c := cc
-		c.Visitors, c.ProbeSlot, c.ProbeSlots = sh[i].Visitors, i, len(sh)
-		c.Base.StartAt, c.Base.Raw = g.r.theirTime(l.name, at), true
-		var err error
-		parts[i], err = l.Crowd(ctx, c)
-		return err
-	})
-	if err != nil {
-		return result.Crowd{}, nil, text, err
-	}
-	joined, err := benchgen.JoinCrowds(parts)
-	if err != nil {
-		return result.Crowd{}, nil, text, err
-	}
-	joined.Raw, joined.Background.Raw = nil, nil // stored once: in each generator's line
-	gens := make([]results.GeneratorResult, len(sh))
-	for i := range sh {
-		gens[i] = results.GeneratorResult{Host: g.gens[i].name, Visitors: sh[i].Visitors, Crowd: &parts[i]}
-		g.noteLate(g.gens[i].name, at, parts[i].Background)
+		gens[i] = results.GeneratorResult{Host: g.gens[i].name, Visitors: sh[i].Visitors, Requests: sh[i].Requests, Rate: sh[i].Rate, Set: parts[i].Set}
+		g.noteLate(g.gens[i].name, at, j.Window(parts[i]))
 	}
 	return joined, gens, text, nil
 }
@@ -204,46 +172,28 @@ func (g *loadGroup) each(ctx context.Context, n int, fn func(ctx context.Context
 
 // noteLate logs a share whose window began well after the agreed start
 // plus its warm-up (on our clock): its job reached the machine late.
-func (g *loadGroup) noteLate(host string, at time.Time, part result.Run) {
-	began, err := time.Parse(time.RFC3339Nano, part.Start)
-	if err != nil {
+func (g *loadGroup) noteLate(host string, at time.Time, w benchgen.Window) {
+	if w.From.IsZero() {
 		return
 	}
-	if late := began.Sub(at.Add(time.Duration(part.WarmupMs * float64(time.Millisecond)))); late > lateStart {
+	if late := w.From.Sub(at.Add(w.Warmup)); late > lateStart {
 		g.r.logf("note: %s began %.2fs after the agreed start: its job reached it late (the shares' windows overlap less)", host, late.Seconds())
 	}
 }
 
-// loadRun is r.lg.Run; from several load generators, rec gets the split
-// and each one's share.
-func (r *runner) loadRun(ctx context.Context, cfg benchgen.Config, rec *results.Record) (result.Run, error) {
+// load runs j from r's load generators; from several, rec gets the split
+// and each one's share, and a job that is not split names the one it ran on.
+func (r *runner) load(ctx context.Context, j benchgen.Job, rec *results.Record) (benchgen.JobResult, error) {
 	g, ok := r.lg.(*loadGroup)
 	if !ok {
-		return r.lg.Run(ctx, cfg)
+		return r.lg.Do(ctx, j)
 	}
-	run, gens, split, err := g.run(ctx, cfg)
+	res, gens, split, err := g.do(ctx, j)
 	rec.Split, rec.Generators = split, gens
-	return run, err
-}
-
-// loadCrowd is loadRun for the crowd scenario.
-func (r *runner) loadCrowd(ctx context.Context, cc benchgen.CrowdConfig, rec *results.Record) (result.Crowd, error) {
-	g, ok := r.lg.(*loadGroup)
-	if !ok {
-		return r.lg.Crowd(ctx, cc)
+	if _, _, _, splits := j.Load(); !splits {
+		rec.LoadHost = g.gens[0].name
 	}
-	c, gens, split, err := g.crowd(ctx, cc)
-	rec.Split, rec.Generators = split, gens
-	return c, err
-}
-
-// kitHost is where the kit's load comes from: the first of several load
-// generators (loadGroup.Kit).
-func (r *runner) kitHost() string {
-	if g, ok := r.lg.(*loadGroup); ok {
-		return g.gens[0].name
-	}
-	return r.lg.Name()
+	return res, err
 }
 
 // loadMachines are the load generator machines of the run (none when the

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wptest/wptest/bench/benchgen"
+	"github.com/wptest/wptest/bench/result"
 	"github.com/wptest/wptest/experiment"
 	"github.com/wptest/wptest/report"
 )
@@ -52,7 +53,7 @@ func TestRunRecordsNoUserinfo(t *testing.T) {
 		t.Fatalf("no request answered: %+v", run.Outcomes)
 	}
 	p := sp.Plan()[0]
-	rec := results.Record{Point: p, Run: &run, Probe: &results.Probe{URL: u, Status: 200, Proto: "HTTP/1.1"}}
+	rec := results.Record{Point: p, Set: result.Set{Run: &run}, Probe: &results.Probe{URL: u, Status: 200, Proto: "HTTP/1.1"}}
 
 	dir, err := experiment.StartRun(sp, src, experiment.Options{RunsDir: filepath.Join(t.TempDir(), "runs"), ID: "secret-1", Target: "local"}, []results.Record{rec})
 	if err != nil {

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/wptest/wptest/bench/benchgen"
-	"github.com/wptest/wptest/bench/result"
 	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/fixture"
 	"github.com/wptest/wptest/host"
@@ -243,8 +242,10 @@ func (r *runner) measureGroup(ctx context.Context, ps results.ProfileSpec, todo 
 	}
 	if r.sp.Warmup > 0 {
 		// Unmeasured: fills OPcache and the FPM pool, starts Apache children.
-		_, _ = r.lg.Run(ctx, benchgen.Config{Name: "warm-up", URL: r.url("/", "h1"), Visitors: 2, KeepAlive: true,
-			Duration: r.sp.Warmup, Timeout: 30 * time.Second})
+		if j, err := benchgen.NewRunJob(benchgen.Config{Name: "warm-up", URL: r.url("/", "h1"), Visitors: 2, KeepAlive: true,
+			Duration: r.sp.Warmup, Timeout: 30 * time.Second}); err == nil {
+			_, _ = r.lg.Do(ctx, j)
+		}
 	}
 	smp, err := r.startSampler(ctx)
 	if err != nil {
@@ -285,7 +286,7 @@ func (r *runner) measureGroup(ctx context.Context, ps results.ProfileSpec, todo 
 			return fmt.Errorf("write %s: %w", results.ResultsFile, err)
 		}
 		r.measured++
-		r.estDone += estimate(sc)
+		r.estDone += kindOf(sc).estimate(sc)
 		r.man.Sessions[r.si].Measured = append(r.man.Sessions[r.si].Measured, p.Key)
 		if err := r.man.Write(r.dir); err != nil {
 			return err
@@ -328,27 +329,12 @@ func (r *runner) progress(p results.Point, sc results.Scenario) {
 			done++
 			continue
 		}
-		left += estimate(r.scenario(q.Scenario))
+		left += kindOf(r.scenario(q.Scenario)).estimate(r.scenario(q.Scenario))
 	}
 	if r.measured > 0 && r.estDone > 0 {
 		left = time.Duration(float64(left) * float64(r.since(r.started)) / float64(r.estDone))
 	}
 	r.logf("[%d/%d] rep %d/%d · %s · %s %s (%d done) · ETA %s", idx, len(plan), p.Rep, r.sp.Repetitions, p.Profile, p.Scenario, p.Step, done, left.Round(time.Second))
-}
-
-// estimate is a scenario step's planned wall time.
-func estimate(sc results.Scenario) time.Duration {
-	const overhead = 800 * time.Millisecond
-	switch sc.Kind {
-	case "crowd":
-		return sc.Warmup + sc.Duration + sc.GiveUp/2 + overhead
-	case "kit":
-		return time.Duration(len(sc.Levels)+4)*(sc.Warmup+sc.Duration) + overhead
-	}
-	if sc.Duration == 0 {
-		return 10*time.Second + overhead
-	}
-	return sc.Warmup + sc.Duration + overhead
 }
 
 func (r *runner) baseConfig(sc results.Scenario, visitors int) benchgen.Config {
@@ -361,9 +347,6 @@ func (r *runner) baseConfig(sc results.Scenario, visitors int) benchgen.Config {
 	if sc.Gzip {
 		cfg.Header = append(cfg.Header, benchgen.AcceptGzip)
 	}
-	// Rasmus's ab test: ab's HTTP/1.0 requests, so the server does
-	// the work it did under ab (its answers are longer than to HTTP/1.1).
-	cfg.HTTP10 = sc.Kind == "ab" && sc.Proto == "h1"
 	return cfg
 }
 
@@ -371,60 +354,27 @@ func (r *runner) measure(ctx context.Context, ps results.ProfileSpec, sc results
 	rec := results.Record{Point: p, Start: stamp(r.opt.now()), LoadHost: r.lg.Name()}
 	pr := r.probe(ctx, sc)
 	rec.Probe = &pr
-	cfg := r.baseConfig(sc, p.Visitors)
-	var from, to time.Time
-	var ok int64
-	switch sc.Kind {
-	case "page", "static", "compression", "ab":
-		run, err := r.loadRun(ctx, cfg, &rec)
-		if err != nil {
-			return rec, err
-		}
-		rec.Run = &run
-		from, to, ok = window(run)
-	case "crowd":
-		cc := benchgen.CrowdConfig{Base: cfg, Visitors: p.Visitors, ClickEvery: sc.ClickEvery, ProbeEvery: sc.ProbeEvery,
-			GiveUp: sc.GiveUp, Warmup: sc.Warmup, Duration: sc.Duration}
-		if sc.ProbePath != "" {
-			cc.ProbeURL = r.url(sc.ProbePath, sc.Proto)
-		}
-		c, err := r.loadCrowd(ctx, cc, &rec)
-		if err != nil {
-			return rec, err
-		}
-		rec.Crowd = &c
-		from, to, ok = window(c.Background)
-	case "kit":
-		// Startup first, as benchgen.Kit orders it, measured on the server
-		// (runner.startup); the srvstat join over the throughput window
-		// below, as for the other kinds: the sampler keeps every sample.
-		st, err := r.startup(ctx, ps, cfg)
-		if err != nil {
-			return rec, err
-		}
-		kc := benchgen.KitConfig{Base: cfg, Concurrency: p.Visitors, Levels: sc.Levels, ErrorClients: sc.ErrorClients}
-		if sc.TransferPath != "" {
-			kc.TransferURL = r.url(sc.TransferPath, sc.Proto)
-		}
-		k, err := r.lg.Kit(ctx, kc)
-		if err != nil {
-			return rec, err
-		}
-		rec.LoadHost = r.kitHost()
-		k.Startup = st
-		rec.Kit = &k
-		from, to, ok = window(k.Throughput)
+	j, finish, err := kindOf(sc).job(ctx, r, point{ps: ps, sc: sc, p: p, cfg: r.baseConfig(sc, p.Visitors)})
+	if err != nil {
+		return rec, err
 	}
-	// The window is on our clock (remoteLoad.onOurClock turned each load
+	res, err := r.load(ctx, j, &rec)
+	if err != nil {
+		return rec, err
+	}
+	rec.Set = res.Set
+	// The window is on our clock (remoteLoad.Do turned each load
 	// machine's into ours); the sampler puts it on the server's.
-	srv, err := smp.summarize(ctx, from, to, ok)
+	w := j.Window(res)
+	srv, err := smp.summarize(ctx, w.From, w.To, w.OK)
 	if err != nil {
 		return rec, err
 	}
 	rec.Server = srv
-	if rec.Kit != nil {
-		rec.Kit.Server = srv
+	if finish != nil {
+		finish(&rec, srv)
 	}
+	ok := w.OK
 	if rec.Server != nil {
 		var cpu float64
 		for _, g := range results.ServerGroups {
@@ -442,15 +392,6 @@ func (r *runner) measure(ctx context.Context, ps results.ProfileSpec, sc results
 	}
 	rec.End = stamp(r.opt.now())
 	return rec, nil
-}
-
-// window is a run's measured window and its answered requests. The load
-// generators' windows come back on our clock already (remoteLoad.onOurClock;
-// several: earliest start .. latest end of their shares on our clock).
-func window(run result.Run) (time.Time, time.Time, int64) {
-	from, _ := time.Parse(time.RFC3339Nano, run.Start)
-	to := from.Add(time.Duration(run.ElapsedMs * float64(time.Millisecond)))
-	return from, to, run.Outcomes.OK
 }
 
 // probe makes one plain request the way the scenario asks (gzip accepted

@@ -159,6 +159,7 @@ func Load(filename string, src []byte, opt LoadOptions) (*Spec, error) {
 	if err != nil {
 		return nil, err
 	}
+	l.ctx = ctx
 	// Re-decode with variables in scope (the first pass had none).
 	var raw fileHCL
 	if diags := hcldiag.Sorted(gohcl.DecodeBody(f.Body, ctx, &raw)); diags.HasErrors() {
@@ -190,6 +191,9 @@ type loader struct {
 	f  *hcl.File
 	sp *Spec
 	ds hcl.Diagnostics
+	// ctx has the file's variables in scope: a scenario kind evaluates
+	// its own attributes with it (scenarioKind.decode).
+	ctx *hcl.EvalContext
 }
 
 // bad records an error at r.
@@ -408,7 +412,7 @@ func (l *loader) profileVars() {
 func (l *loader) scenarios(scs []scenarioHCL) {
 	seen := map[string]int{}
 	for _, sc := range scs {
-		if d := noBlocks(sc.Body); d.HasErrors() {
+		if d := noBlocks(sc.Body, kindAttrs(sc.Kind)...); d.HasErrors() {
 			l.ds = append(l.ds, d...)
 		}
 		if seen[sc.Name]++; seen[sc.Name] > 1 {
@@ -429,12 +433,7 @@ func (l *loader) scenario(sc scenarioHCL) results.Scenario {
 	s := results.Scenario{Name: sc.Name, Kind: sc.Kind, Path: sc.Path, ProbePath: sc.ProbePath, TransferPath: sc.TransferPath,
 		Visitors: sc.Visitors, Requests: sc.Requests, Proto: sc.Proto, Rate: sc.Rate, KeepAlive: sc.KeepAlive == nil || *sc.KeepAlive,
 		Gzip: sc.Gzip != nil && *sc.Gzip, Levels: sc.Levels, ErrorClients: sc.ErrorClients, Profiles: sc.Profiles}
-	if !contains(results.Kinds, s.Kind) {
-		l.bad(r("kind"), "Unknown scenario kind", fmt.Sprintf("kind %q: want one of %s.", s.Kind, strings.Join(results.Kinds, ", ")))
-	}
-	if s.Kind == "compression" && sc.Gzip == nil {
-		s.Gzip = true
-	}
+	l.checkKind(s, r)
 	if s.Path == "" {
 		s.Path = "/"
 	}
@@ -449,7 +448,7 @@ func (l *loader) scenario(sc scenarioHCL) results.Scenario {
 	if !contains([]string{"h1", "h2", "h2c", "h3"}, s.Proto) {
 		l.bad(r("proto"), "Unknown proto", fmt.Sprintf("proto %q: want h1, h2, h2c or h3.", s.Proto))
 	}
-	l.load(sc.Name, &s, r)
+	l.load(sc, &s, r)
 	s.Duration = dur(sc.Duration, 15*time.Second, r("duration"), &l.ds)
 	s.Warmup = dur(sc.Warmup, 3*time.Second, r("warmup"), &l.ds)
 	s.Timeout = dur(sc.Timeout, 30*time.Second, r("timeout"), &l.ds)
@@ -465,8 +464,10 @@ func (l *loader) scenario(sc scenarioHCL) results.Scenario {
 }
 
 // load checks how a scenario loads the server: its visitors (or kit
-// concurrency), levels and rate.
-func (l *loader) load(name string, s *results.Scenario, r func(string) hcl.Range) {
+// concurrency), levels and rate, and its kind's own attributes, defaults
+// and checks.
+func (l *loader) load(sc scenarioHCL, s *results.Scenario, r func(string) hcl.Range) {
+	name := sc.Name
 	if len(s.Visitors) == 0 {
 		l.bad(blockRange(l.f, "scenario", name), "Missing visitors", "visitors = [N, ...] is required (kit and crowd: the concurrency or crowd sizes).")
 	}
@@ -476,8 +477,8 @@ func (l *loader) load(name string, s *results.Scenario, r func(string) hcl.Range
 			break
 		}
 	}
-	if s.Kind == "kit" && len(s.Visitors) != 1 {
-		l.bad(r("visitors"), "Kit takes one concurrency", "visitors = [50]: the kit's throughput concurrency; its scaling steps are levels = [...].")
+	if k, ok := scenarioKinds[s.Kind]; ok {
+		k.decode(l, sc, s, r)
 	}
 	if err := benchgen.CheckRate(s.Rate); err != nil {
 		l.bad(r("rate"), "Invalid rate", "rate must be a finite number >= 0 (0: closed loop).")
@@ -541,12 +542,13 @@ func isMachineVar(k string) bool {
 	return false
 }
 
-// noBlocks rejects nested blocks in a body whose attributes gohcl decoded.
-func noBlocks(b hcl.Body) hcl.Diagnostics {
+// noBlocks rejects nested blocks in a body whose attributes gohcl decoded,
+// and any attribute but attrs (a scenario kind's own).
+func noBlocks(b hcl.Body, attrs ...hcl.AttributeSchema) hcl.Diagnostics {
 	if b == nil {
 		return nil
 	}
-	_, d := b.Content(&hcl.BodySchema{})
+	_, d := b.Content(&hcl.BodySchema{Attributes: attrs})
 	return hcldiag.Sorted(d) // HCL names unknown attributes in map order
 }
 

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"fmt"
 	"github.com/wptest/wptest/results"
 	"os"
@@ -24,7 +25,7 @@ func TestShippedExperiments(t *testing.T) {
 		fixture   string
 	}{
 		{"quick.hcl", "local", []string{"cpanel-apache", "tuned-apache", "caddy"}, []string{"page", "static", "compression", "crowd", "kit"}, "minimal"},
-		{"corehttpd-vs-cpanel.hcl", "hetzner", []string{"cpanel-apache", "tuned-apache", "corehttpd", "caddy"}, []string{"page", "crowd", "static", "compression", "compression-js", "h2"}, "agency"},
+		{"corehttpd-vs-cpanel.hcl", "hetzner", []string{"cpanel-apache", "tuned-apache", "corehttpd", "caddy"}, []string{"page", "crowd", "static", "compression", "compression-js", "h2", "browse-h1", "browse-h2"}, "agency"},
 		{"apache-kit.hcl", "local", []string{"cpanel-apache", "tuned-apache"}, []string{"kit"}, "minimal"},
 		{"ab-1k.hcl", "local", []string{"cpanel-apache", "tuned-apache"}, []string{"static", "php"}, "minimal"},
 	} {
@@ -152,7 +153,11 @@ func TestABKindSendsHTTP10(t *testing.T) {
 		{results.Scenario{Kind: "page", Proto: "h1", Path: "/"}, false},
 		{results.Scenario{Kind: "static", Proto: "h1", Path: "/a.js"}, false},
 	} {
-		if got := r.baseConfig(tc.sc, 5).HTTP10; got != tc.want {
+		j, _, err := kindOf(tc.sc).job(context.Background(), r, point{sc: tc.sc, p: results.Point{Visitors: 5}, cfg: r.baseConfig(tc.sc, 5)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := j.Config.HTTP10; got != tc.want {
 			t.Errorf("%s over %s: HTTP10 %v, want %v", tc.sc.Kind, tc.sc.Proto, got, tc.want)
 		}
 	}

@@ -116,3 +116,27 @@ scenario "h2" {
   warmup   = "3s"
   profiles = ["tuned-apache", "corehttpd", "caddy"]
 }
+
+# What the protocols change for a visitor: each loads the home page and
+# every asset it references, as a browser with an empty cache does, over
+# up to 6 HTTP/1.1 connections, or over one HTTP/2 connection. The figures
+# are the page-view time a browser reports and the bytes per page view; a
+# column whose server does not serve h2 is n/a in browse-h2.
+scenario "browse-h1" {
+  kind     = "browse"
+  path     = "/"
+  proto    = "h1"
+  conns    = 6
+  visitors = [10]
+  duration = "30s"
+  warmup   = "5s"
+}
+
+scenario "browse-h2" {
+  kind     = "browse"
+  path     = "/"
+  proto    = "h2"
+  visitors = [10]
+  duration = "30s"
+  warmup   = "5s"
+}

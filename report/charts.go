@@ -41,42 +41,11 @@ func (r *Report) charts() (map[string]chart, error) {
 		out[id] = chart{ID: id, Caption: caption, SVG: b}
 		return nil
 	}
-	for _, sc := range r.scenarios("page") {
-		p, err := r.bars(sc, "Web server + PHP CPU per page (ms)", WebPHPCPU)
-		if err := add("cpu-"+sc.Name, "CPU per WordPress page in the web server and PHP, median over repetitions", p, err); err != nil {
-			return nil, err
-		}
-	}
-	for _, sc := range r.scenarios("compression") {
-		p, err := r.bars(sc, "Bytes on the wire per response", WireBytes)
-		if err := add("compression-"+sc.Name, "Bytes on the wire per response (Accept-Encoding: gzip), median", p, err); err != nil {
-			return nil, err
-		}
-		p, err = r.bars(sc, "Server CPU per request (ms)", ServerCPU)
-		if err := add("compression-cpu-"+sc.Name, "Server CPU per response, median", p, err); err != nil {
-			return nil, err
-		}
-	}
-	for _, sc := range r.scenarios("static") {
-		p, err := r.lines(sc, "Requests per second", RPS)
-		if err := add("rps-"+sc.Name, "Requests per second by visitors, median", p, err); err != nil {
-			return nil, err
-		}
-		p, err = r.lines(sc, "p99 latency (ms)", P99Ms)
-		if err := add("p99-"+sc.Name, "Slowest visitors' wait (p99) by visitors, median", p, err); err != nil {
-			return nil, err
-		}
-	}
-	for _, sc := range r.scenarios("crowd") {
-		p, err := r.lines(sc, "New visitor's wait, median (ms)", CrowdWaitP50)
-		if err := add("crowd-"+sc.Name, "A new visitor's wait by crowd size, median", p, err); err != nil {
-			return nil, err
-		}
-	}
-	for _, sc := range r.scenarios("kit") {
-		p, err := r.kitScaling(sc)
-		if err := add("kit-scaling-"+sc.Name, "Kit: throughput by concurrency step, median", p, err); err != nil {
-			return nil, err
+	for _, sc := range r.Manifest.Scenarios {
+		if ch := reportKindOf(sc.Kind).charts; ch != nil {
+			if err := ch(r, sc, add); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return out, nil

@@ -145,15 +145,11 @@ func (r *Report) document() *document {
 	if s, ok := r.baselineSection(); ok {
 		d.Sections = append(d.Sections, s)
 	}
-	d.Sections = append(d.Sections, r.pageSections()...)
-	d.Sections = append(d.Sections, r.crowdSections()...)
-	d.Sections = append(d.Sections, r.sweepSections("static", "Static files", "Requests per second and the slowest visitors' wait (p99) as visitors grow.")...)
-	d.Sections = append(d.Sections, r.compressionSections()...)
-	d.Sections = append(d.Sections, r.abSections()...)
+	d.Sections = append(d.Sections, r.kindSections(false)...)
 	if s, ok := r.costSection(); ok {
 		d.Sections = append(d.Sections, s)
 	}
-	d.Sections = append(d.Sections, r.kitSections()...)
+	d.Sections = append(d.Sections, r.kindSections(true)...)
 	if s, ok := r.ratioSection(); ok {
 		d.Sections = append(d.Sections, s)
 	}
@@ -248,64 +244,6 @@ func shortVersion(v string) string {
 	return v
 }
 
-// inShort is the post's first paragraph: page time, pages/s and CPU per page.
-func (r *Report) inShort() (section, bool) {
-	pages := r.scenarios("page")
-	if len(pages) == 0 || len(r.Profiles) < 2 {
-		return section{}, false
-	}
-	sc := pages[0]
-	step := sc.Steps()[0]
-	var parts []string
-	for _, p := range r.Profiles {
-		ms := r.Metric(p, sc.Name, step, MeanMs)
-		ps := r.Metric(p, sc.Name, step, RPS)
-		cpu := r.Metric(p, sc.Name, step, WebPHPCPU)
-		if ms.N == 0 {
-			continue
-		}
-		parts = append(parts, fmt.Sprintf("behind %s a WordPress page took %s ms, %s pages per second, %s ms of CPU per page in the web server and PHP",
-			r.Labels[p], num(ms.Med), num(ps.Med), num(cpu.Med)))
-	}
-	if len(parts) == 0 {
-		return section{}, false
-	}
-	return section{ID: "in-short", Title: "In short", Text: []string{fmt.Sprintf("At %d visitors (%s): %s.", sc.Visitors[0], sc.Name, strings.Join(parts, "; "))}}, true
-}
-
-func (r *Report) pageSections() []section {
-	var out []section
-	for _, sc := range r.scenarios("page") {
-		ps := r.profilesOf(sc)
-		s := section{ID: "page-" + sc.Name, Title: "A WordPress page (" + sc.Name + ")",
-			Text: []string{fmt.Sprintf("%s, %s per step after a %s warm-up, each visitor its own keep-alive connection (closed loop)%s.", sc.Path, amount(sc), sc.Warmup, gzipNote(sc))}}
-		for _, st := range sc.Steps() {
-			t := table{Caption: fmt.Sprintf("%s at %s", sc.Name, st), Head: r.head("", ps)}
-			t.Rows = append(t.Rows,
-				r.row("page time, mean (ms)", ps, sc.Name, st, MeanMs),
-				r.row("pages per second", ps, sc.Name, st, RPS),
-				r.row("server CPU per page (ms)", ps, sc.Name, st, ServerCPU),
-				r.row("  of which web server + PHP (ms)", ps, sc.Name, st, WebPHPCPU),
-				r.row("  of which database (ms)", ps, sc.Name, st, DBCPU),
-				r.row("memory: web server + PHP, peak PSS (MB)", ps, sc.Name, st, PSSMB),
-				r.row("bytes on the wire per page", ps, sc.Name, st, WireBytes),
-				r.row("failed (%)", ps, sc.Name, st, ErrPct))
-			enc := []string{"Content-Encoding"}
-			for _, p := range ps {
-				enc = append(enc, r.Encoding(p, sc.Name, st))
-			}
-			t.Rows = append(t.Rows, enc)
-			s.Tables = append(s.Tables, t)
-		}
-		if t, ok := r.generatorTable(sc); ok {
-			s.Tables = append(s.Tables, t)
-		}
-		s.Charts = []string{"cpu-" + sc.Name}
-		out = append(out, s)
-	}
-	return out
-}
-
 // amount is what a step measures: a time window or a number of requests.
 func amount(sc results.Scenario) string {
 	if sc.Duration == 0 && sc.Requests > 0 {
@@ -321,41 +259,6 @@ func gzipNote(sc results.Scenario) string {
 	return ""
 }
 
-func (r *Report) crowdSections() []section {
-	var out []section
-	for _, sc := range r.scenarios("crowd") {
-		ps := r.profilesOf(sc)
-		s := section{ID: "crowd-" + sc.Name, Title: "A new visitor, while others are browsing (" + sc.Name + ")",
-			Text: []string{fmt.Sprintf("A crowd keeps keep-alive connections open, each visitor clicking every %s; every %s a new visitor opens a fresh connection and asks for %s. No answer within %s: the visitor gave up.",
-				sc.ClickEvery, sc.ProbeEvery, firstNonEmpty(sc.ProbePath, sc.Path), sc.GiveUp)}}
-		t := table{Caption: "New visitor's wait by crowd size", Head: r.head("", ps)}
-		for _, st := range sc.Steps() {
-			t.Rows = append(t.Rows,
-				r.row(st+": wait, median (ms)", ps, sc.Name, st, CrowdWaitP50),
-				r.row(st+": wait, p99 (ms)", ps, sc.Name, st, CrowdWaitP99))
-			gv := []string{st + ": gave up"}
-			for _, p := range ps {
-				g := r.Metric(p, sc.Name, st, CrowdGaveUp)
-				n := 0
-				for _, rec := range r.Points(p, sc.Name, st) {
-					if rec.Crowd != nil { // not a point left out (n/a)
-						n = len(rec.Crowd.Probes)
-					}
-				}
-				gv = append(gv, fmt.Sprintf("%s of %d", cell(g), n))
-			}
-			t.Rows = append(t.Rows, gv, r.row(st+": server CPU (% of all CPUs)", ps, sc.Name, st, CrowdCPUPct))
-		}
-		s.Tables = append(s.Tables, t)
-		if t, ok := r.generatorTable(sc); ok {
-			s.Tables = append(s.Tables, t)
-		}
-		s.Charts = []string{"crowd-" + sc.Name}
-		out = append(out, s)
-	}
-	return out
-}
-
 func firstNonEmpty(a, b string) string {
 	if a != "" {
 		return a
@@ -363,119 +266,12 @@ func firstNonEmpty(a, b string) string {
 	return b
 }
 
-func (r *Report) sweepSections(kind, title, text string) []section {
-	var out []section
-	for _, sc := range r.scenarios(kind) {
-		ps := r.profilesOf(sc)
-		s := section{ID: kind + "-" + sc.Name, Title: fmt.Sprintf("%s (%s: %s, %s)", title, sc.Name, sc.Path, sc.Proto),
-			Text: []string{text + fmt.Sprintf(" %s per step after %s of warm-up.", amount(sc), sc.Warmup)}}
-		t := table{Caption: "By visitors", Head: r.head("", ps)}
-		for _, st := range sc.Steps() {
-			t.Rows = append(t.Rows,
-				r.row(st+": requests/s", ps, sc.Name, st, RPS),
-				r.row(st+": p99 (ms)", ps, sc.Name, st, P99Ms),
-				r.row(st+": server CPU per request (ms)", ps, sc.Name, st, ServerCPU),
-				r.row(st+": failed (%)", ps, sc.Name, st, ErrPct))
-		}
-		s.Tables = append(s.Tables, t)
-		if t, ok := r.generatorTable(sc); ok {
-			s.Tables = append(s.Tables, t)
-		}
-		s.Charts = []string{"rps-" + sc.Name, "p99-" + sc.Name}
-		out = append(out, s)
-	}
-	return out
-}
-
-func (r *Report) compressionSections() []section {
-	var out []section
-	for _, sc := range r.scenarios("compression") {
-		ps := r.profilesOf(sc)
-		s := section{ID: "compression-" + sc.Name, Title: fmt.Sprintf("Compression (%s: %s)", sc.Name, sc.Path),
-			Text: []string{"The file as a browser asks for it (Accept-Encoding: gzip). Bytes are counted at the connection: headers and body as received."}}
-		t := table{Caption: "Compressed or not, and what it costs", Head: r.head("", ps)}
-		for _, st := range sc.Steps() {
-			enc := []string{st + ": Content-Encoding"}
-			size := []string{st + ": body as sent (bytes)"}
-			for _, p := range ps {
-				enc = append(enc, r.Encoding(p, sc.Name, st))
-				size = append(size, cell(r.Metric(p, sc.Name, st, func(rec results.Record) (float64, bool) {
-					if rec.Probe == nil || rec.Probe.Error != "" {
-						return 0, false
-					}
-					return float64(rec.Probe.BodyBytes), true
-				})))
-			}
-			t.Rows = append(t.Rows, enc, size,
-				r.row(st+": bytes on the wire per response", ps, sc.Name, st, WireBytes),
-				r.row(st+": requests/s", ps, sc.Name, st, RPS),
-				r.row(st+": server CPU per request (ms)", ps, sc.Name, st, ServerCPU))
-		}
-		s.Tables = append(s.Tables, t)
-		if t, ok := r.generatorTable(sc); ok {
-			s.Tables = append(s.Tables, t)
-		}
-		s.Charts = []string{"compression-" + sc.Name, "compression-cpu-" + sc.Name}
-		out = append(out, s)
-	}
-	return out
-}
-
-func (r *Report) abSections() []section {
-	var out []section
-	for _, sc := range r.scenarios("ab") {
-		ps := r.profilesOf(sc)
-		ka := "without keep-alive"
-		if sc.KeepAlive {
-			ka = "-k"
-		}
-		s := section{ID: "ab-" + sc.Name, Title: fmt.Sprintf("ab: %s (%s)", sc.Name, sc.Path),
-			Text: []string{fmt.Sprintf("ab -c %d -n %d %s, as in Rasmus's ab test.", sc.Visitors[0], sc.Requests, ka)}}
-		st := sc.Steps()[0]
-		t := table{Caption: "ab's numbers", Head: r.head("", ps)}
-		t.Rows = append(t.Rows,
-			r.row("Requests per second", ps, sc.Name, st, RPS),
-			r.row("Time per request, mean (ms)", ps, sc.Name, st, MeanMs),
-			r.row("Time per request, across all concurrent (ms)", ps, sc.Name, st, func(rec results.Record) (float64, bool) {
-				if rec.Run == nil || rec.Run.Outcomes.OK == 0 {
-					return 0, false
-				}
-				return rec.Run.ElapsedMs / float64(rec.Run.Outcomes.OK), true
-			}),
-			r.row("Failed requests", ps, sc.Name, st, func(rec results.Record) (float64, bool) {
-				if rec.Run == nil {
-					return 0, false
-				}
-				return float64(rec.Run.Outcomes.Failed()), true
-			}),
-			r.row("Keep-Alive requests", ps, sc.Name, st, func(rec results.Record) (float64, bool) {
-				if rec.Run == nil {
-					return 0, false
-				}
-				return float64(rec.Run.KeepAliveReqs), true
-			}),
-			r.row("Total transferred (bytes)", ps, sc.Name, st, func(rec results.Record) (float64, bool) {
-				if rec.Run == nil {
-					return 0, false
-				}
-				return float64(rec.Run.Bytes.WireIn), true
-			}),
-			r.row("server CPU per request (ms)", ps, sc.Name, st, ServerCPU))
-		s.Tables = append(s.Tables, t)
-		if t, ok := r.generatorTable(sc); ok {
-			s.Tables = append(s.Tables, t)
-		}
-		out = append(out, s)
-	}
-	return out
-}
-
 // costSection is the post's "What each request costs the server".
 func (r *Report) costSection() (section, bool) {
 	s := section{ID: "cost", Title: "What each request costs the server",
 		Text: []string{"CPU time of the server's processes (web server, PHP, database) over each measured window, divided by the requests answered in it. The machine-wide figure (kernel and everything else included) is in results.jsonl as server.cpu_ms_per_request."}}
 	t := table{Caption: "Server CPU per request (ms)", Head: r.head("point", r.Profiles)}
-	for _, sc := range r.scenarios("page", "static", "compression", "ab") {
+	for _, sc := range r.perRequestScenarios() {
 		for _, st := range sc.Steps() {
 			t.Rows = append(t.Rows, r.row(sc.Name+" "+st, r.Profiles, sc.Name, st, ServerCPU))
 		}
@@ -518,7 +314,7 @@ func (r *Report) ratioSection() (section, bool) {
 			t.Rows = append(t.Rows, row)
 		}
 	}
-	for _, sc := range r.scenarios("page", "static", "compression", "ab") {
+	for _, sc := range r.perRequestScenarios() {
 		for _, st := range sc.Steps() {
 			add(fmt.Sprintf("%s %s: CPU per request, %s ÷ column", sc.Name, st, base), sc.Name, st, ServerCPU, true)
 			add(fmt.Sprintf("%s %s: web server + PHP CPU per request, %s ÷ column", sc.Name, st, base), sc.Name, st, WebPHPCPU, true)
@@ -537,22 +333,8 @@ func (r *Report) noiseSection() section {
 	s := section{ID: "noise", Title: "Repetitions: how much the numbers move",
 		Text: []string{fmt.Sprintf("Each point ran %d time(s), profiles interleaved. Spread = (max − min) ÷ median.", r.Manifest.Repetitions)}}
 	t := table{Caption: "Min / median / max over repetitions", Head: []string{"point", "profile", "metric", "n", "min", "median", "max", "spread"}}
-	type mf struct {
-		name string
-		f    func(results.Record) (float64, bool)
-	}
 	for _, sc := range r.Manifest.Scenarios {
-		var fs []mf
-		switch sc.Kind {
-		case "page":
-			fs = []mf{{"server CPU/page (ms)", ServerCPU}, {"web+PHP CPU/page (ms)", WebPHPCPU}, {"pages/s", RPS}}
-		case "static", "compression", "ab":
-			fs = []mf{{"requests/s", RPS}, {"server CPU/request (ms)", ServerCPU}}
-		case "crowd":
-			fs = []mf{{"wait median (ms)", CrowdWaitP50}}
-		case "kit":
-			fs = []mf{{"throughput (req/s)", kitThroughput}}
-		}
+		fs := reportKindOf(sc.Kind).noise
 		for _, st := range sc.Steps() {
 			for _, p := range r.profilesOf(sc) {
 				for _, m := range fs {

@@ -26,7 +26,7 @@ func TestReportNamesSiteDeviations(t *testing.T) {
 		Fixture: &results.FixtureRecord{Profile: "agency", Seed: 1, Root: strings.Repeat("ab", 32), Deviations: devs}}
 	var recs []results.Record
 	for _, p := range sp.Plan() {
-		recs = append(recs, results.Record{Point: p, Run: &result.Run{RPS: 500, ElapsedMs: 200, Outcomes: result.Outcomes{OK: 100}}})
+		recs = append(recs, results.Record{Point: p, Set: result.Set{Run: &result.Run{RPS: 500, ElapsedMs: 200, Outcomes: result.Outcomes{OK: 100}}}})
 	}
 	md := writeReport(t, dir, man, recs)
 	var line string // in the setup's words, not only in the manifest the report appends

@@ -67,14 +67,14 @@ func hostileRun(name, s string) (*results.Manifest, []results.Record) {
 		run := &result.Run{Name: s, URL: s, Start: "2026-01-01T00:00:00Z", RPS: 100 * f, Visitors: p.Visitors, Attempts: 10, ElapsedMs: 100,
 			Latency: result.Latency{Count: 10, Mean: 5 * f, P50: 4 * f, P95: 8, P99: 9 * f}, Outcomes: result.Outcomes{OK: 10}, Bytes: result.Bytes{WireIn: 1000, Body: 900}}
 		srv := &result.Server{Groups: map[string]result.GroupUse{}}
-		rec := results.Record{Point: p, Run: run, Server: srv, ServerCPUMsPerReq: 3 * f, WebPHPCPUMsPerReq: 2 * f, DBCPUMsPerReq: f, PSSKB: 2048,
+		rec := results.Record{Point: p, Set: result.Set{Run: run}, Server: srv, ServerCPUMsPerReq: 3 * f, WebPHPCPUMsPerReq: 2 * f, DBCPUMsPerReq: f, PSSKB: 2048,
 			Probe: &results.Probe{URL: s, Status: 200, ContentEncoding: s, BodyBytes: 900, Server: s, Error: s}, LoadHost: s, Error: s, Split: s,
-			Generators: []results.GeneratorResult{{Host: s, Visitors: 1, Run: run}, {Host: s, Visitors: 1, Run: run}}}
+			Generators: []results.GeneratorResult{{Host: s, Visitors: 1, Set: result.Set{Run: run}}, {Host: s, Visitors: 1, Set: result.Set{Run: run}}}}
 		switch p.Kind {
 		case "crowd":
 			cr := &result.Crowd{Visitors: p.Visitors, Probes: []result.Probe{{Outcome: s}}, Wait: result.Latency{Count: 1, P50: 3 * f, P99: 4 * f}}
 			rec.Run, rec.Crowd = nil, cr
-			rec.Generators = []results.GeneratorResult{{Host: s, Crowd: cr}, {Host: s, Crowd: cr}}
+			rec.Generators = []results.GeneratorResult{{Host: s, Set: result.Set{Crowd: cr}}, {Host: s, Set: result.Set{Crowd: cr}}}
 		case "kit":
 			rec.Run, rec.Generators = nil, nil
 			rec.Kit = &result.Kit{Throughput: *run, Scaling: []result.Run{*run, *run}, Server: srv}

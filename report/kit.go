@@ -8,6 +8,14 @@ import (
 	"github.com/wptest/wptest/bench/result"
 )
 
+// The kit kind: the Apache kit's ten metrics, after the cost section.
+var kitReport = reportKind{section: kitSection, afterCost: true,
+	noise: []noiseMetric{{"throughput (req/s)", kitThroughput}},
+	charts: func(r *Report, sc results.Scenario, add addChart) error {
+		p, err := r.kitScaling(sc)
+		return add("kit-scaling-"+sc.Name, "Kit: throughput by concurrency step, median", p, err)
+	}}
+
 // KitMetric is one of the Apache kit's ten metrics (the Apache performance kit) with its
 // target: Pass says whether a value meets it; nil Pass is information only.
 type KitMetric struct {
@@ -108,36 +116,32 @@ func Verdict(m KitMetric, s Stat) string {
 	return "FAIL"
 }
 
-func (r *Report) kitSections() []section {
-	var out []section
-	for _, sc := range r.scenarios("kit") {
-		ps := r.profilesOf(sc)
-		st := sc.Steps()[0]
-		s := section{ID: "kit-" + sc.Name, Title: "The Apache kit's ten metrics (" + sc.Name + ")",
-			Text: []string{fmt.Sprintf("%s at %d clients with keep-alive for throughput, latency, CPU and memory; scaling over %v; errors at %d clients without keep-alive; %s per run. Verdicts on the median over repetitions. Worker usage is the peak of busy workers as the server's status page reported them (the page its profile declares, on the server's loopback, sampled every %s during the throughput run; the worker answering the status request counts) as %% of the worker limit the profile declares (Apache's MaxRequestWorkers); n/a for servers that declare no status page.",
-				sc.Path, sc.Visitors[0], sc.Levels, sc.ErrorClients, sc.Duration, results.SampleEvery)}}
-		head := []string{"#", "metric", "target"}
-		for _, p := range ps {
-			head = append(head, r.Labels[p])
-		}
-		t := table{Caption: "PASS / FAIL against the kit's targets", Head: head}
-		for _, m := range KitMetrics {
-			row := []string{fmt.Sprint(m.N), m.Name + " (" + m.Unit + ")", m.Target}
-			for _, p := range ps {
-				v := r.KitValue(p, sc.Name, st, m)
-				c := cell(v) + " " + Verdict(m, v)
-				if m.N == 10 {
-					c = r.workerCell(p, sc.Name, st, v, Verdict(m, v))
-				}
-				row = append(row, c)
-			}
-			t.Rows = append(t.Rows, row)
-		}
-		s.Tables = append(s.Tables, t)
-		s.Charts = []string{"kit-scaling-" + sc.Name}
-		out = append(out, s)
+func kitSection(r *Report, sc results.Scenario) section {
+	ps := r.profilesOf(sc)
+	st := sc.Steps()[0]
+	s := section{ID: "kit-" + sc.Name, Title: "The Apache kit's ten metrics (" + sc.Name + ")",
+		Text: []string{fmt.Sprintf("%s at %d clients with keep-alive for throughput, latency, CPU and memory; scaling over %v; errors at %d clients without keep-alive; %s per run. Verdicts on the median over repetitions. Worker usage is the peak of busy workers as the server's status page reported them (the page its profile declares, on the server's loopback, sampled every %s during the throughput run; the worker answering the status request counts) as %% of the worker limit the profile declares (Apache's MaxRequestWorkers); n/a for servers that declare no status page.",
+			sc.Path, sc.Visitors[0], sc.Levels, sc.ErrorClients, sc.Duration, results.SampleEvery)}}
+	head := []string{"#", "metric", "target"}
+	for _, p := range ps {
+		head = append(head, r.Labels[p])
 	}
-	return out
+	t := table{Caption: "PASS / FAIL against the kit's targets", Head: head}
+	for _, m := range KitMetrics {
+		row := []string{fmt.Sprint(m.N), m.Name + " (" + m.Unit + ")", m.Target}
+		for _, p := range ps {
+			v := r.KitValue(p, sc.Name, st, m)
+			c := cell(v) + " " + Verdict(m, v)
+			if m.N == 10 {
+				c = r.workerCell(p, sc.Name, st, v, Verdict(m, v))
+			}
+			row = append(row, c)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	s.Tables = append(s.Tables, t)
+	s.Charts = []string{"kit-scaling-" + sc.Name}
+	return s
 }
 
 // workerCell is the worker usage with the numbers behind it (the peak busy

@@ -80,7 +80,7 @@ func writeRun(t *testing.T, reps int) string {
 		if p.Profile == "gzip" {
 			ce = "gzip"
 		}
-		rec := results.Record{Point: p, Run: &run, Probe: &results.Probe{Status: 200, ContentEncoding: ce, BodyBytes: run.Bytes.Body / max(run.Outcomes.OK, 1)}}
+		rec := results.Record{Point: p, Set: result.Set{Run: &run}, Probe: &results.Probe{Status: 200, ContentEncoding: ce, BodyBytes: run.Bytes.Body / max(run.Outcomes.OK, 1)}}
 		if err := enc.Encode(rec); err != nil {
 			t.Fatal(err)
 		}
@@ -206,7 +206,7 @@ func TestKitWorkerUsage(t *testing.T) {
 			srv.WorkerUsagePct = 100 * float64(srv.MaxBusyWorkers) / 150
 		}
 		k := &result.Kit{Throughput: result.Run{RPS: 1000}, Server: srv}
-		recs = append(recs, results.Record{Point: p, Kit: k, Server: srv})
+		recs = append(recs, results.Record{Point: p, Set: result.Set{Kit: k}, Server: srv})
 	}
 	md := []byte(writeReport(t, dir, man, recs))
 	var row string
@@ -243,7 +243,7 @@ func TestNotApplicableProtocol(t *testing.T) {
 	why := "cpanel-apache serves h1, not h2"
 	var recs []results.Record
 	for _, p := range sp.Plan() {
-		rec := results.Record{Point: p, Run: &result.Run{RPS: 500, ElapsedMs: 200, Outcomes: result.Outcomes{OK: 100}}}
+		rec := results.Record{Point: p, Set: result.Set{Run: &result.Run{RPS: 500, ElapsedMs: 200, Outcomes: result.Outcomes{OK: 100}}}}
 		if p.Profile == "cpanel-apache" {
 			rec = results.Record{Point: p, NotApplicable: why}
 		}

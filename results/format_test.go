@@ -1,6 +1,7 @@
 package results
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -23,8 +24,10 @@ func theirs(t reflect.Type) bool {
 
 // The files a run writes keep their bytes: a manifest and a record with
 // every field set, written the way the runner writes them, are the golden
-// files under testdata (written by package experiment before the schema
-// moved here, to prove the move changed no byte).
+// files under testdata (manifest.json written by package experiment before
+// the schema moved here, to prove the move changed no byte; the record's
+// numbering follows the struct's fields, so TestRecordBytesKept holds the
+// record's bytes to the file experiment wrote).
 func TestFormatGolden(t *testing.T) {
 	dir := t.TempDir()
 	n := 0
@@ -47,12 +50,12 @@ func TestFormatGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	for _, f := range []string{ManifestFile, ResultsFile} {
-		b, err := os.ReadFile(filepath.Join(dir, f))
+	for _, f := range []struct{ written, golden string }{{ManifestFile, ManifestFile}, {ResultsFile, "record_filled.jsonl"}} {
+		b, err := os.ReadFile(filepath.Join(dir, f.written))
 		if err != nil {
 			t.Fatal(err)
 		}
-		golden.File(t, filepath.Join("testdata", f), b)
+		golden.File(t, filepath.Join("testdata", f.golden), b)
 	}
 	// What was written reads back as it was.
 	got, err := ReadManifest(dir)
@@ -65,5 +68,56 @@ func TestFormatGolden(t *testing.T) {
 	recs, err := ReadResults(dir)
 	if err != nil || len(recs) != 1 || recs[0].Key != rec.Key || recs[0].Error != "get https://(sensitive)@example.com/: refused" {
 		t.Errorf("records read back: %+v, %v", recs, err)
+	}
+}
+
+// A record as package experiment wrote it before the schema moved here and
+// before the kinds' results became one union (result.Set, embedded): read
+// and written again, every byte is the same, so no field was renamed,
+// reordered, dropped or reshaped.
+func TestRecordBytesKept(t *testing.T) {
+	want, err := os.ReadFile(filepath.Join("testdata", ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec Record
+	if err := json.Unmarshal(want, &rec); err != nil {
+		t.Fatal(err)
+	}
+	// Every union field the old record had (Fill leaves bench/result's
+	// types to their package, so they are set here).
+	rec.Run, rec.Crowd, rec.Kit = &result.Run{Name: "r"}, &result.Crowd{Visitors: 1}, &result.Kit{}
+	rec.Generators[0].Run, rec.Generators[0].Crowd = &result.Run{Name: "g"}, &result.Crowd{Visitors: 2}
+	dir := t.TempDir()
+	s, _, err := OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Append(rec); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	got, err := os.ReadFile(filepath.Join(dir, ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Without the union fields: the golden line itself.
+	rec.Set, rec.Generators[0].Set = result.Set{}, result.Set{}
+	plain, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(plain) != strings.TrimSpace(string(want)) {
+		t.Errorf("record written again:\n%s\nwant:\n%s", plain, want)
+	}
+	// With them: where the old struct put them (after "end"; a generator's
+	// after "rate"), run before crowd before kit.
+	for _, w := range []string{`"end":"s159","run":{"name":"r"`, `"rate":187.25,"run":{"name":"g"`} {
+		if !strings.Contains(string(got), w) {
+			t.Errorf("record with its results lacks %s:\n%s", w, got)
+		}
+	}
+	if i, j, k := strings.Index(string(got), `"run":{"name":"r"`), strings.Index(string(got), `"crowd":{"visitors":1`), strings.Index(string(got), `"kit":{`); !(i < j && j < k) {
+		t.Errorf("run, crowd, kit out of order in %s", got)
 	}
 }

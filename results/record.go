@@ -20,10 +20,8 @@ type Record struct {
 	Point
 	Start string `json:"start"`
 	End   string `json:"end"`
-	// One of Run, Crowd, Kit, by kind.
-	Run   *result.Run   `json:"run,omitempty"`
-	Crowd *result.Crowd `json:"crowd,omitempty"`
-	Kit   *result.Kit   `json:"kit,omitempty"`
+	// The result of the point's kind (result.Set: one of Run, Crowd, Kit, ...).
+	result.Set
 	// Server is srvstat over the measured window (the kit: its throughput run).
 	Server *result.Server `json:"server,omitempty"`
 	// ServerCPUMsPerReq is the CPU of the server's own process groups (web,
@@ -60,12 +58,12 @@ type Record struct {
 // GeneratorResult is one load generator's share of a point. Its Run's
 // (or Crowd's) window start is on the controlling host's clock.
 type GeneratorResult struct {
-	Host     string        `json:"host"`
-	Visitors int           `json:"visitors"`
-	Requests int64         `json:"requests,omitempty"`
-	Rate     float64       `json:"rate,omitempty"`
-	Run      *result.Run   `json:"run,omitempty"`
-	Crowd    *result.Crowd `json:"crowd,omitempty"`
+	Host     string  `json:"host"`
+	Visitors int     `json:"visitors"`
+	Requests int64   `json:"requests,omitempty"`
+	Rate     float64 `json:"rate,omitempty"`
+	// Its share of the kind's result (a run, a crowd, ...).
+	result.Set
 }
 
 // WebPHPGroups are the process groups of the web server and its PHP, as the

@@ -26,9 +26,6 @@ const (
 // resolution of every server figure a record holds.
 const SampleEvery = 500 * time.Millisecond
 
-// Kinds are the scenario kinds a record may be of.
-var Kinds = []string{"page", "static", "compression", "crowd", "kit", "ab"}
-
 // FixtureSpec is the fixture block: which generated site, from which seed,
 // and optionally the root hash it must have (pinned: a different generator
 // output stops the run with exit code 5 before anything is measured).
@@ -49,8 +46,8 @@ type ProfileSpec struct {
 	Reason  string
 }
 
-// Scenario is one scenario block. A sweep kind (page, static, compression,
-// ab) has one data point per visitor count; crowd one per crowd size; kit one.
+// Scenario is one scenario block. A kind has one data point per visitor
+// count (crowd: per crowd size), or one (Kind.OneStep: the kit).
 type Scenario struct {
 	Name         string
 	Kind         string
@@ -73,11 +70,12 @@ type Scenario struct {
 	ErrorClients int
 	// Profiles, if set, limits the scenario to these columns.
 	Profiles []string
+	Browse   *BrowseSpec `json:",omitempty"` // kind browse
 }
 
 // Steps are the scenario's data points, as names ("c=50").
 func (s Scenario) Steps() []string {
-	if s.Kind == "kit" && len(s.Visitors) > 0 {
+	if k, _ := KindOf(s.Kind); k.OneStep && len(s.Visitors) > 0 {
 		return []string{fmt.Sprintf("c=%d", s.Visitors[0])}
 	}
 	out := make([]string, len(s.Visitors))

@@ -3,7 +3,6 @@ package benchgen
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/wptest/wptest/bench/result"
@@ -31,6 +30,7 @@ type Job struct {
 	Crowd   *CrowdJob   `json:"crowd,omitempty"`
 	Kit     *KitJob     `json:"kit,omitempty"`
 	Startup *StartupJob `json:"startup,omitempty"`
+	Browse  *BrowseJob  `json:"browse,omitempty"`
 }
 
 // JobConfig is Config without its functions and certificate pool.
@@ -86,10 +86,8 @@ type StartupJob struct {
 // JobResult is what a job measured: the field of its kind is set. Host and
 // Exe name the machine and binary that ran it (set by the job runner).
 type JobResult struct {
-	Kind    string          `json:"kind"`
-	Run     *result.Run     `json:"run,omitempty"`
-	Crowd   *result.Crowd   `json:"crowd,omitempty"`
-	Kit     *result.Kit     `json:"kit,omitempty"`
+	Kind string `json:"kind"`
+	result.Set
 	Startup *result.Startup `json:"startup,omitempty"`
 	Host    string          `json:"host,omitempty"`
 	Exe     string          `json:"exe,omitempty"`
@@ -156,52 +154,13 @@ func NewStartupJob(base Config, restart string, rounds int) (Job, error) {
 
 // Do runs the job here.
 func (j Job) Do(ctx context.Context, opt JobOptions) (JobResult, error) {
+	k, err := j.kind()
+	if err != nil {
+		return JobResult{Kind: j.Kind}, err
+	}
 	cfg := j.Config.Config()
 	cfg.Progress = opt.Progress
-	res := JobResult{Kind: j.Kind}
-	switch j.Kind {
-	case JobRun:
-		r, err := Run(ctx, cfg)
-		if err != nil {
-			return res, err
-		}
-		res.Run = &r
-	case JobCrowd:
-		if j.Crowd == nil {
-			return res, errors.New("job: kind crowd without its crowd settings")
-		}
-		c := j.Crowd
-		cr, err := Crowd(ctx, CrowdConfig{Base: cfg, ProbeURL: c.ProbeURL, Visitors: c.Visitors, ClickEvery: c.ClickEvery,
-			ProbeEvery: c.ProbeEvery, GiveUp: c.GiveUp, Warmup: c.Warmup, Duration: c.Duration, ProbeSlot: c.ProbeSlot, ProbeSlots: c.ProbeSlots})
-		if err != nil {
-			return res, err
-		}
-		res.Crowd = &cr
-	case JobKit:
-		if j.Kit == nil {
-			return res, errors.New("job: kind kit without its kit settings")
-		}
-		k := j.Kit
-		kr, err := Kit(ctx, KitConfig{Base: cfg, TransferURL: k.TransferURL, Concurrency: k.Concurrency, Levels: k.Levels, ErrorClients: k.ErrorClients})
-		if err != nil {
-			return res, err
-		}
-		res.Kit = &kr
-	case JobStartup:
-		if j.Startup == nil || j.Startup.Restart == "" {
-			return res, errors.New("job: kind startup without a restart command")
-		}
-		if opt.Shell == nil {
-			return res, errors.New("job: startup needs a shell to run its restart command")
-		}
-		script := j.Startup.Restart
-		st, err := Startup(ctx, func(ctx context.Context) error { return opt.Shell(ctx, script) }, cfg, j.Startup.Rounds)
-		if err != nil {
-			return res, err
-		}
-		res.Startup = &st
-	default:
-		return res, fmt.Errorf("job: kind %q: want %s, %s, %s or %s", j.Kind, JobRun, JobCrowd, JobKit, JobStartup)
-	}
-	return res, nil
+	res, err := k.do(ctx, j, cfg, opt)
+	res.Kind = j.Kind
+	return res, err
 }

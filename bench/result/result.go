@@ -302,9 +302,9 @@ type Report struct {
 	Host     string `json:"load_host,omitempty"`
 	CPUs     int    `json:"load_host_cpus"`
 	// Runs: page, static, compression, ab: one per visitor count.
-	Runs  []Run  `json:"runs,omitempty"`
-	Crowd *Crowd `json:"crowd,omitempty"`
-	Kit   *Kit   `json:"kit,omitempty"`
+	Runs []Run `json:"runs,omitempty"`
+	// The other kinds' result (Set.Run stays nil: Runs holds them).
+	Set
 	// Failed names thresholds or conditions that failed (exit code 6 when non-empty).
 	Failed []string `json:"failed,omitempty"`
 }

@@ -22,25 +22,22 @@ import (
 
 // wptest bench: the load generator (bench/benchgen). Flags follow ab and
 // wrk where they overlap (-c, -n, -k, -H, --duration, --timeout).
-const benchUsage = `usage: wptest bench --url URL [--scenario S] [-c N[,N...]] [-n N | --duration D] [flags]
-
-scenarios:
-  page         N visitors, each its own keep-alive connection, closed loop (default)
-  static       the same over a visitor sweep (default -c 10,50,100,200,500,1000)
-  compression  as page, with Accept-Encoding: gzip; bytes counted at the connection
-  crowd        -c visitors click every --click-every; a new visitor every --probe-every
-               opens a fresh connection; no answer within --give-up = gave up
-  kit          the Apache kit's metrics: throughput, latency, scaling, keep-alive
-               effect, transfer (--transfer-url), errors at 400 without keep-alive,
-               startup (--restart), CPU/memory/workers (--sample-local)
-  ab           ab's test: -c 5 -n 50000 [-k], one run per --url, ab-style text
-
+// benchUsage is bench's help: the kinds' lines from benchKinds.
+func benchUsage() string {
+	var b strings.Builder
+	b.WriteString("usage: wptest bench --url URL [--scenario S] [-c N[,N...]] [-n N | --duration D] [flags]\n\nscenarios:\n")
+	for _, k := range benchKinds {
+		fmt.Fprintf(&b, "  %-12s %s\n", k.name, strings.ReplaceAll(k.kind.help, "\n", "\n"+strings.Repeat(" ", 15)))
+	}
+	b.WriteString(`
 With --rate R the load is open loop (R attempts/s, latency from the intended
 send time); otherwise closed loop. Every result names its model.
 Exit 6 when a run could not run, answered nothing, or failed --max-error-pct.
 
 flags:
-`
+`)
+	return b.String()
+}
 
 // benchFlags are bench's flags (addBenchFlags).
 type benchFlags struct {
@@ -62,10 +59,10 @@ type benchFlags struct {
 
 func addBenchFlags(a *App) (*flag.FlagSet, *benchFlags) {
 	fs := newFlags(a, "bench")
-	fs.Usage = func() { fmt.Fprint(a.Stderr, benchUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(a.Stderr, benchUsage()); fs.PrintDefaults() }
 	var urls, headers multiFlag
 	fs.Var(&urls, "url", "target URL (repeat for the ab scenario: one run each)")
-	scenario := fs.String("scenario", "page", "page, static, compression, crowd, kit or ab")
+	scenario := fs.String("scenario", "page", benchKindList())
 	visitors := fs.String("c", "", "visitors (connections), or a comma list for a sweep (alias --visitors)")
 	fs.StringVar(visitors, "visitors", "", "same as -c")
 	requests := fs.Int64("n", 0, "stop after N attempts (counted after the warm-up)")
@@ -135,13 +132,12 @@ func (f *benchFlags) config() (benchgen.Config, error) {
 	if len(*f.urls) == 0 {
 		return benchgen.Config{}, usage("--url is required")
 	}
-	defVisitors := map[string]string{"page": "50", "static": "10,50,100,200,500,1000", "compression": "50",
-		"crowd": "1000", "kit": "50", "ab": "1"}
-	if _, ok := defVisitors[*f.scenario]; !ok {
-		return benchgen.Config{}, usage("--scenario %q: want page, static, compression, crowd, kit or ab", *f.scenario)
+	k, ok := benchKindOf(*f.scenario)
+	if !ok {
+		return benchgen.Config{}, usage("--scenario %q: want %s", *f.scenario, benchKindList())
 	}
 	if *f.visitors == "" {
-		*f.visitors = defVisitors[*f.scenario]
+		*f.visitors = k.visitors
 	}
 	var err error
 	if f.counts, err = intList(*f.visitors); err != nil {
@@ -164,22 +160,24 @@ func (f *benchFlags) config() (benchgen.Config, error) {
 	if *f.requests < 0 {
 		return benchgen.Config{}, usage("-n %d: want a positive count", *f.requests)
 	}
-	if *f.scenario == "crowd" && (f.set["click-every"] && *f.clickEvery == 0 || f.set["probe-every"] && *f.probeEvery == 0 || f.set["give-up"] && *f.giveUp == 0) {
-		return benchgen.Config{}, usage("--click-every, --probe-every and --give-up: want a duration > 0")
+	if k.check != nil {
+		if err := k.check(f); err != nil {
+			return benchgen.Config{}, usage("%v", err)
+		}
 	}
 	if !f.set["warmup"] {
 		*f.warmup = 3 * time.Second
-		if *f.scenario == "ab" || *f.requests > 0 {
+		if k.noWarmup || *f.requests > 0 {
 			*f.warmup = 0
 		}
 	}
 	if *f.duration == 0 && *f.requests == 0 {
 		*f.duration = 15 * time.Second
 	}
-	if len(*f.urls) > 1 && *f.scenario != "ab" {
-		return benchgen.Config{}, usage("several --url only for --scenario ab")
+	if len(*f.urls) > 1 && !k.manyURLs {
+		return benchgen.Config{}, usage("several --url only for --scenario %s", manyURLKinds())
 	}
-	if *f.scenario == "kit" {
+	if k.levels {
 		if f.lv, err = intList(*f.levels); err != nil {
 			return benchgen.Config{}, usage("--levels: %v", err)
 		}
@@ -204,34 +202,8 @@ func (f *benchFlags) config() (benchgen.Config, error) {
 
 // load is the load stage: the scenario's runs, in this process, into rep.
 func (f *benchFlags) load(ctx context.Context, rep *result.Report, base benchgen.Config) error {
-	var runErr error
-	switch *f.scenario {
-	case "page", "static", "compression":
-		if *f.scenario == "compression" {
-			base.Header = append([]string{benchgen.AcceptGzip}, base.Header...)
-		}
-		rep.Runs, runErr = benchgen.Sweep(ctx, base, f.counts)
-	case "ab":
-		rep.Runs, runErr = f.ab(ctx, base)
-	case "crowd":
-		if !f.set["duration"] {
-			base.Duration = 30 * time.Second
-		}
-		cc := benchgen.CrowdConfig{Base: base, ProbeURL: *f.probeURL, Visitors: f.counts[0], ClickEvery: *f.clickEvery,
-			ProbeEvery: *f.probeEvery, GiveUp: *f.giveUp, Duration: base.Duration}
-		if f.set["warmup"] {
-			cc.Warmup = *f.warmup
-		}
-		c, err := benchgen.Crowd(ctx, cc)
-		rep.Crowd, runErr = &c, err
-	case "kit":
-		kc := benchgen.KitConfig{Base: base, TransferURL: *f.transferURL, Concurrency: f.counts[0], Levels: f.lv}
-		f.restarter(&kc)
-		f.sampler(ctx, &kc)
-		k, err := benchgen.Kit(ctx, kc)
-		rep.Kit, runErr = &k, err
-	}
-	return runErr
+	k, _ := benchKindOf(*f.scenario) // config refused any other
+	return k.load(ctx, f, rep, base)
 }
 
 // ab is Rasmus's ab test: one run per --url, HTTP/1.0 as ab sends it
@@ -360,19 +332,9 @@ func thresholds(rep *result.Report, maxErr float64) []string {
 }
 
 func writeText(w io.Writer, rep *result.Report) {
-	switch {
-	case rep.Scenario == "ab":
-		for i, r := range rep.Runs {
-			if i > 0 {
-				fmt.Fprintln(w, "\n----------------")
-			}
-			benchgen.WriteAB(w, r)
-		}
-	case rep.Crowd != nil:
-		benchgen.WriteCrowd(w, *rep.Crowd)
-	case rep.Kit != nil:
-		benchgen.WriteKit(w, *rep.Kit)
-	default:
+	if k, ok := benchKindOf(rep.Scenario); ok && k.text != nil {
+		k.text(w, rep)
+	} else {
 		benchgen.WriteRuns(w, rep.Runs)
 	}
 	for _, f := range rep.Failed {

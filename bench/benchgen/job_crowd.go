@@ -1,0 +1,85 @@
+package benchgen
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/wptest/wptest/bench/result"
+)
+
+// crowdJob is the crowd scenario: its background visitors split, its
+// newcomers sent by the load generators in turns; joined by JoinCrowds.
+type crowdJob struct{}
+
+func init() { jobKinds[JobCrowd] = crowdJob{} }
+
+func (crowdJob) do(ctx context.Context, j Job, cfg Config, opt JobOptions) (JobResult, error) {
+	if j.Crowd == nil {
+		return JobResult{}, errors.New("job: kind crowd without its crowd settings")
+	}
+	c := j.Crowd
+	cr, err := Crowd(ctx, CrowdConfig{Base: cfg, ProbeURL: c.ProbeURL, Visitors: c.Visitors, ClickEvery: c.ClickEvery,
+		ProbeEvery: c.ProbeEvery, GiveUp: c.GiveUp, Warmup: c.Warmup, Duration: c.Duration, ProbeSlot: c.ProbeSlot, ProbeSlots: c.ProbeSlots})
+	if err != nil {
+		return JobResult{}, err
+	}
+	return JobResult{Set: result.Set{Crowd: &cr}}, nil
+}
+
+func (crowdJob) has(res JobResult) bool { return res.Crowd != nil }
+
+func (crowdJob) timeout(j Job, one time.Duration) time.Duration {
+	cr := j.Crowd
+	if cr == nil {
+		return one
+	}
+	d := cr.Warmup + cr.Duration + cr.GiveUp + 2*time.Minute
+	if cr.Warmup == 0 {
+		d += cr.ClickEvery + 10*time.Second
+	}
+	if cr.Duration == 0 || cr.GiveUp == 0 {
+		d += time.Minute
+	}
+	return d
+}
+
+func (crowdJob) clock(res *JobResult, f func(time.Time) time.Time) {
+	if res.Crowd != nil {
+		runClock(&res.Crowd.Background, f)
+	}
+}
+
+func (crowdJob) window(res JobResult) Window {
+	if res.Crowd == nil {
+		return Window{}
+	}
+	return runWindow(res.Crowd.Background)
+}
+
+func (crowdJob) load(j Job) (int, int64, float64, bool) {
+	if j.Crowd == nil {
+		return 0, 0, 0, false
+	}
+	return j.Crowd.Visitors, 0, 0, true
+}
+
+func (crowdJob) share(j Job, i, n int, s Share) Job {
+	c := *j.Crowd
+	c.Visitors, c.ProbeSlot, c.ProbeSlots = s.Visitors, i, n
+	j.Crowd = &c
+	return j
+}
+
+func (crowdJob) join(parts []JobResult) (JobResult, error) {
+	crs := make([]result.Crowd, len(parts))
+	for i, p := range parts {
+		crs[i] = *p.Crowd
+	}
+	joined, err := JoinCrowds(crs)
+	if err != nil {
+		return JobResult{}, err
+	}
+	joined.Raw, joined.Background.Raw = nil, nil // stored once: in each generator's share
+	return JobResult{Set: result.Set{Crowd: &joined}}, nil
+}

@@ -1,0 +1,89 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/wptest/wptest/bench/benchgen"
+	"github.com/wptest/wptest/bench/result"
+	"github.com/wptest/wptest/results"
+)
+
+// scenarioKind is the run half of a scenario kind: what its block holds
+// beyond the common attributes and its defaults and checks, how long a
+// data point takes, and the job a data point is for the load generators
+// (benchgen's job kinds split, merge and move it between clocks). Its
+// result is a field of result.Set; its report half is in package report.
+// Each kind is its own file (kind_*.go), listed in scenarioKinds.
+type scenarioKind interface {
+	// attrs are the block's attributes of this kind alone (nil: none).
+	attrs() []hcl.AttributeSchema
+	// decode applies the kind's defaults to s and checks them; sc is the
+	// block as written (sc.Body: its attributes beyond the common ones,
+	// attrs()'s among them).
+	decode(l *loader, sc scenarioHCL, s *results.Scenario, r func(string) hcl.Range)
+	// estimate is a data point's planned wall time.
+	estimate(sc results.Scenario) time.Duration
+	// job is point m's load; finish, if not nil, completes the record once
+	// the load ran and the server's samples over its window were joined.
+	job(ctx context.Context, r *runner, m point) (j benchgen.Job, finish func(*results.Record, *result.Server), err error)
+}
+
+// point is what a kind makes a data point's job from.
+type point struct {
+	ps  results.ProfileSpec
+	sc  results.Scenario
+	p   results.Point
+	cfg benchgen.Config // the scenario's base config at the point's visitors (runner.baseConfig)
+}
+
+// scenarioKinds are the kinds by name, as results.Kinds lists them.
+var scenarioKinds = map[string]scenarioKind{
+	"page":        runKind{},
+	"static":      runKind{},
+	"compression": compressionKind{},
+	"ab":          abKind{},
+	"crowd":       crowdKind{},
+	"kit":         kitKind{},
+}
+
+// kindOf is sc's kind (the loader refused any other).
+func kindOf(sc results.Scenario) scenarioKind {
+	if k, ok := scenarioKinds[sc.Kind]; ok {
+		return k
+	}
+	return runKind{}
+}
+
+// kindAttrs are the attributes a block of kind may have beyond the common
+// ones (an unknown kind: none).
+func kindAttrs(kind string) []hcl.AttributeSchema {
+	if k, ok := scenarioKinds[kind]; ok {
+		return k.attrs()
+	}
+	return nil
+}
+
+// checkKind reports a kind no scenarioKind is registered for.
+func (l *loader) checkKind(s results.Scenario, r func(string) hcl.Range) {
+	if _, ok := scenarioKinds[s.Kind]; !ok || !contains(results.Kinds, s.Kind) {
+		l.bad(r("kind"), "Unknown scenario kind", fmt.Sprintf("kind %q: want one of %s.", s.Kind, strings.Join(results.Kinds, ", ")))
+	}
+}
+
+// estimateOverhead is a data point's time beyond its windows (the probe,
+// the job's start, the samples' join).
+const estimateOverhead = 800 * time.Millisecond
+
+// sweepEstimate is the planned time of a step of a kind measured over a
+// window (or, without one, a request count: about ten seconds).
+func sweepEstimate(sc results.Scenario) time.Duration {
+	if sc.Duration == 0 {
+		return 10*time.Second + estimateOverhead
+	}
+	return sc.Warmup + sc.Duration + estimateOverhead
+}

@@ -1,0 +1,94 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wptest/wptest/bench/benchgen"
+	"github.com/wptest/wptest/internal/golden"
+	"github.com/wptest/wptest/results"
+)
+
+const browseHCL = `
+experiment "e" {}
+fixture "minimal" { seed = 1 }
+profile "caddy" {}
+variable "pause" { default = "2s" }
+scenario "browse-h1" {
+  kind     = "browse"
+  visitors = [4, 8]
+  duration = "5s"
+  warmup   = "1s"
+}
+scenario "browse-h1-2" {
+  kind     = "browse"
+  visitors = [4]
+  conns    = 2
+  think    = var.pause
+}
+scenario "browse-h2" {
+  kind     = "browse"
+  visitors = [4]
+  proto    = "h2"
+}
+`
+
+// A browse block: h1 visitors open up to 6 connections unless conns says
+// otherwise, h2 ones one; think time may come from a variable; one point
+// per visitor count; the job is the point's browse run.
+func TestBrowseKindBlockAndJob(t *testing.T) {
+	sp, err := Load("exp.hcl", []byte(browseHCL), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []results.BrowseSpec{{Conns: 6}, {Conns: 2, Think: 2 * time.Second}, {Conns: 1}}
+	for i, sc := range sp.Scenarios {
+		if sc.Browse == nil || *sc.Browse != want[i] {
+			t.Errorf("%s: %+v, want %+v", sc.Name, sc.Browse, want[i])
+		}
+	}
+	if got := len(sp.Plan()); got != 4 {
+		t.Errorf("plan: %d points, want 4 (two visitor counts, then one each)", got)
+	}
+	h1 := sp.Scenarios[0]
+	if got := kindOf(h1).estimate(h1); got != 6*time.Second+estimateOverhead {
+		t.Errorf("estimate %v", got)
+	}
+	r := &runner{sp: sp, addr: "127.0.0.1"}
+	for i, sc := range sp.Scenarios {
+		p := results.Point{Visitors: 4}
+		j, finish, err := kindOf(sc).job(context.Background(), r, point{sc: sc, p: p, cfg: r.baseConfig(sc, 4)})
+		if err != nil || finish != nil {
+			t.Fatalf("%s: job: %v", sc.Name, err)
+		}
+		b := j.Browse
+		wantConns := want[i].Conns
+		if sc.Proto != "h1" {
+			wantConns = 0 // Browse's own: one, multiplexed
+		}
+		if j.Kind != benchgen.JobBrowse || b == nil || b.Visitors != 4 || b.Conns != wantConns || b.Think != want[i].Think ||
+			b.Duration != sc.Duration || b.Warmup != sc.Warmup || j.Config.Proto != sc.Proto || j.Config.Timeout != sc.Timeout {
+			t.Errorf("%s: job %+v, browse %+v", sc.Name, j, b)
+		}
+		if v, _, _, split := j.Load(); v != 4 || !split {
+			t.Errorf("%s: load %d, split %v", sc.Name, v, split)
+		}
+	}
+}
+
+// The shipped experiments without a browse scenario plan as they did
+// before the kind (and its field of the recorded scenario) existed: their
+// plan hashes are the ones main computed then (testdata/plan_hashes.txt),
+// so a resumed run of an older run directory still finds its plan.
+func TestPlanHashesWithoutBrowseKept(t *testing.T) {
+	var b strings.Builder
+	for _, f := range []string{"quick.hcl", "apache-kit.hcl", "ab-1k.hcl"} {
+		sp := loadFile(t, filepath.Join("..", "experiments", f), LoadOptions{})
+		fmt.Fprintf(&b, "%s %s\n", f, sp.PlanHash())
+	}
+	golden.File(t, filepath.Join("testdata", "plan_hashes.txt"), []byte(b.String()))
+}

@@ -1,0 +1,46 @@
+package experiment
+
+import (
+	"context"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/wptest/wptest/bench/benchgen"
+	"github.com/wptest/wptest/bench/result"
+	"github.com/wptest/wptest/results"
+)
+
+// runKind is a sweep of one Run per visitor count: the page and static
+// kinds (compression and ab are runKinds with their own defaults).
+type runKind struct{}
+
+func (runKind) attrs() []hcl.AttributeSchema                                                    { return nil }
+func (runKind) decode(l *loader, sc scenarioHCL, s *results.Scenario, r func(string) hcl.Range) {}
+func (runKind) estimate(sc results.Scenario) time.Duration                                      { return sweepEstimate(sc) }
+func (runKind) job(ctx context.Context, r *runner, m point) (benchgen.Job, func(*results.Record, *result.Server), error) {
+	j, err := benchgen.NewRunJob(m.cfg)
+	return j, nil, err
+}
+
+// compressionKind asks for the file as a browser does (gzip), unless the
+// block says otherwise.
+type compressionKind struct{ runKind }
+
+func (compressionKind) decode(l *loader, sc scenarioHCL, s *results.Scenario, r func(string) hcl.Range) {
+	if sc.Gzip == nil {
+		s.Gzip = true
+	}
+}
+
+// abKind is Rasmus's ab test: over h1, ab's HTTP/1.0 requests, so the
+// server does the work it did under ab (its answers are longer than to
+// HTTP/1.1).
+type abKind struct{ runKind }
+
+func (abKind) job(ctx context.Context, r *runner, m point) (benchgen.Job, func(*results.Record, *result.Server), error) {
+	cfg := m.cfg
+	cfg.HTTP10 = m.sc.Proto == "h1"
+	j, err := benchgen.NewRunJob(cfg)
+	return j, nil, err
+}

@@ -1,0 +1,102 @@
+package report
+
+import (
+	"gonum.org/v1/plot"
+
+	"github.com/wptest/wptest/results"
+)
+
+// reportKind is the report half of a scenario kind (results.Registered
+// names the kinds; their run halves are in experiment and bench/benchgen):
+// its section for each of its scenarios, its charts, what the noise
+// section shows of it, and where it stands in the report. Each kind is its
+// own file (section_*.go, kit.go), listed in reportKinds.
+type reportKind struct {
+	// section is a scenario's section of the report.
+	section func(r *Report, sc results.Scenario) section
+	// charts draws the charts the section names (nil: none).
+	charts func(r *Report, sc results.Scenario, add addChart) error
+	// inShort, if set, is the post's first paragraph from the kind's
+	// scenarios (the first kind with one and a paragraph has it).
+	inShort func(r *Report, scs []results.Scenario) (section, bool)
+	// noise: the metrics the repetitions section shows.
+	noise []noiseMetric
+	// perRequest: its points are rows of the cost and ratio sections.
+	perRequest bool
+	// afterCost: its sections come after the cost section.
+	afterCost bool
+}
+
+// addChart adds a drawn chart (p nil: nothing to draw).
+type addChart func(id, caption string, p *plot.Plot, err error) error
+
+// noiseMetric is a metric of the repetitions section.
+type noiseMetric struct {
+	name string
+	f    func(results.Record) (float64, bool)
+}
+
+// reportKinds are the kinds' report halves, in the report's order.
+var reportKinds = []struct {
+	name string
+	kind reportKind
+}{
+	{"page", pageReport},
+	{"crowd", crowdReport},
+	{"static", staticReport},
+	{"compression", compressionReport},
+	{"ab", abReport},
+	{"browse", browseReport},
+	{"kit", kitReport},
+}
+
+// reportKindOf is the report half of the kind called name (none: zero).
+func reportKindOf(name string) reportKind {
+	for _, k := range reportKinds {
+		if k.name == name {
+			return k.kind
+		}
+	}
+	return reportKind{}
+}
+
+// kindSections are the kinds' sections, kind by kind in reportKinds'
+// order, each kind's scenarios in file order: those before the cost
+// section, or (afterCost) those after it.
+func (r *Report) kindSections(afterCost bool) []section {
+	var out []section
+	for _, k := range reportKinds {
+		if k.kind.afterCost != afterCost || k.kind.section == nil {
+			continue
+		}
+		for _, sc := range r.scenarios(k.name) {
+			out = append(out, k.kind.section(r, sc))
+		}
+	}
+	return out
+}
+
+// inShort is the post's first paragraph.
+func (r *Report) inShort() (section, bool) {
+	for _, k := range reportKinds {
+		if k.kind.inShort == nil {
+			continue
+		}
+		if scs := r.scenarios(k.name); len(scs) > 0 {
+			return k.kind.inShort(r, scs)
+		}
+	}
+	return section{}, false
+}
+
+// perRequestScenarios are the scenarios of the kinds whose points the cost
+// and ratio sections show, in file order.
+func (r *Report) perRequestScenarios() []results.Scenario {
+	var kinds []string
+	for _, k := range reportKinds {
+		if k.kind.perRequest {
+			kinds = append(kinds, k.name)
+		}
+	}
+	return r.scenarios(kinds...)
+}

@@ -1,0 +1,187 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/wptest/wptest/results"
+)
+
+// The browse kind: a visitor loading a page and every asset it
+// references, as a browser does; its figures are per page view. The first
+// browse section puts every browse scenario side by side (h1 over 6
+// connections against h2 over one, say) in a table and a chart.
+var browseReport = reportKind{section: browseSection,
+	noise: []noiseMetric{{"page view p50 (ms)", BrowseViewP50}, {"bytes per view", BrowseWirePerView}},
+	charts: func(r *Report, sc results.Scenario, add addChart) error {
+		if scs := r.scenarios(sc.Kind); len(scs) > 1 && scs[0].Name == sc.Name {
+			p, err := r.browseBars(scs)
+			return add("browse-compare", "Page-view time (p50) by protocol and connections, median over repetitions", p, err)
+		}
+		return nil
+	}}
+
+// Browse metrics: per page view, over the page views of a point.
+var (
+	BrowseViewP50     = browseMetric(func(rec results.Record) float64 { return rec.Browse.PageView.P50 })
+	BrowseViewP90     = browseMetric(func(rec results.Record) float64 { return rec.Browse.PageView.P90 })
+	BrowseViewP99     = browseMetric(func(rec results.Record) float64 { return rec.Browse.PageView.P99 })
+	BrowseTTFBP50     = browseMetric(func(rec results.Record) float64 { return rec.Browse.TTFB.P50 })
+	BrowseWirePerView = browseMetric(func(rec results.Record) float64 { return rec.Browse.WireIn.Mean })
+	BrowseAssets      = browseMetric(func(rec results.Record) float64 { return rec.Browse.Assets.Mean })
+	BrowseViewsPerSec = browseMetric(func(rec results.Record) float64 { return rec.Browse.PageViewsPerSec })
+	BrowseFailedPct   = func(rec results.Record) (float64, bool) {
+		if rec.Browse == nil || rec.Browse.PageViews == 0 {
+			return 0, false
+		}
+		return 100 * float64(rec.Browse.PageViewsFailed) / float64(rec.Browse.PageViews), true
+	}
+)
+
+// browseMetric is f over records with a browse run that has page views.
+func browseMetric(f func(results.Record) float64) func(results.Record) (float64, bool) {
+	return func(rec results.Record) (float64, bool) {
+		if rec.Browse == nil || rec.Browse.PageView.Count == 0 {
+			return 0, false
+		}
+		return f(rec), true
+	}
+}
+
+// browseHow is how a browse scenario's visitors connect: "h1, up to 6
+// connections per visitor" or "h2, one connection per visitor".
+func browseHow(sc results.Scenario) string {
+	if sc.Browse != nil && sc.Proto == "h1" {
+		return fmt.Sprintf("%s, up to %d connection(s) per visitor", sc.Proto, sc.Browse.Conns)
+	}
+	return sc.Proto + ", one connection per visitor, multiplexed"
+}
+
+func browseSection(r *Report, sc results.Scenario) section {
+	ps := r.profilesOf(sc)
+	think := "no pause between page views (closed loop)"
+	if sc.Browse != nil && sc.Browse.Think > 0 {
+		think = fmt.Sprintf("%s between page views", sc.Browse.Think)
+	}
+	s := section{ID: "browse-" + sc.Name, Title: fmt.Sprintf("A visitor's page view (%s: %s, %s)", sc.Name, sc.Path, browseHow(sc)),
+		Text: []string{fmt.Sprintf("Each visitor loads %s and every asset it references (stylesheets, scripts, images, icons, the stylesheets' url()s), as a browser does with an empty cache, over %s; %s. "+
+			"Page-view time: from the start until every asset has arrived, as a browser reports it; bytes on the wire as received, per page view. %s per step after a %s warm-up.",
+			sc.Path, browseHow(sc), think, sc.Duration, sc.Warmup)}}
+	for _, st := range sc.Steps() {
+		t := table{Caption: fmt.Sprintf("%s at %s", sc.Name, st), Head: r.head("", ps)}
+		t.Rows = append(t.Rows,
+			r.row("page view, p50 (ms)", ps, sc.Name, st, BrowseViewP50),
+			r.row("page view, p90 (ms)", ps, sc.Name, st, BrowseViewP90),
+			r.row("page view, p99 (ms)", ps, sc.Name, st, BrowseViewP99),
+			r.row("first byte, p50 (ms)", ps, sc.Name, st, BrowseTTFBP50),
+			r.row("bytes on the wire per page view", ps, sc.Name, st, BrowseWirePerView),
+			r.row("assets per page view", ps, sc.Name, st, BrowseAssets),
+			r.row("page views per second", ps, sc.Name, st, BrowseViewsPerSec),
+			r.row("server CPU per page view (ms)", ps, sc.Name, st, ServerCPU),
+			r.row("failed page views (%)", ps, sc.Name, st, BrowseFailedPct))
+		s.Tables = append(s.Tables, t)
+	}
+	if scs := r.scenarios(sc.Kind); len(scs) > 1 && scs[0].Name == sc.Name {
+		s.Tables = append(s.Tables, r.browseCompare(scs))
+		s.Charts = []string{"browse-compare"}
+	}
+	if t, ok := r.browseGenerators(sc); ok {
+		s.Tables = append(s.Tables, t)
+	}
+	return s
+}
+
+// browseGenerators shows, for points split between several load
+// generators, each one's share beside their merged result (page views
+// added; times from the merged histograms).
+func (r *Report) browseGenerators(sc results.Scenario) (table, bool) {
+	t := table{Caption: "Load generators: each one's share, and merged (counts added, percentiles from the merged histograms)",
+		Head: []string{"point", "load generator", "visitors", "page views", "page view p50 (ms)", "page view p99 (ms)", "bytes per page view"}}
+	for _, rec := range r.Records {
+		if rec.Scenario != sc.Name || len(rec.Generators) < 2 || rec.Browse == nil {
+			continue
+		}
+		point := fmt.Sprintf("%s, %s, rep %d", firstNonEmpty(r.Labels[rec.Profile], rec.Profile), rec.Step, rec.Rep)
+		for _, g := range append(rec.Generators, results.GeneratorResult{Host: "merged", Set: rec.Set}) {
+			b := g.Browse
+			if b == nil {
+				t.Rows = append(t.Rows, []string{point, g.Host, "–", "–", "–", "–", "–"})
+				continue
+			}
+			t.Rows = append(t.Rows, []string{point, g.Host, fmt.Sprint(b.Visitors), commas(fmt.Sprint(b.PageViews)),
+				num(b.PageView.P50), num(b.PageView.P99), num(b.WireIn.Mean)})
+		}
+	}
+	return t, len(t.Rows) > 0
+}
+
+// browseCompare puts every browse scenario's first step side by side: its
+// page-view times and bytes per view in each column (n/a where the
+// column's server does not serve the scenario's protocol).
+func (r *Report) browseCompare(scs []results.Scenario) table {
+	t := table{Caption: "Side by side: each browse scenario's first step", Head: r.head("", r.Profiles)}
+	for _, sc := range scs {
+		st := sc.Steps()[0]
+		name := fmt.Sprintf("%s (%s) %s", sc.Name, browseHow(sc), st)
+		t.Rows = append(t.Rows,
+			r.row(name+": page view p50 (ms)", r.Profiles, sc.Name, st, BrowseViewP50),
+			r.row(name+": page view p90 (ms)", r.Profiles, sc.Name, st, BrowseViewP90),
+			r.row(name+": page view p99 (ms)", r.Profiles, sc.Name, st, BrowseViewP99),
+			r.row(name+": bytes per page view", r.Profiles, sc.Name, st, BrowseWirePerView))
+	}
+	return t
+}
+
+// browseBars: per column, one bar for each browse scenario (its first
+// step's page-view p50), side by side.
+func (r *Report) browseBars(scs []results.Scenario) (*plot.Plot, error) {
+	var names []string
+	for _, p := range r.Profiles {
+		names = append(names, clean(r.Labels[p]))
+	}
+	p := newPlot("Page view, p50", "", "page-view time, p50 (ms)")
+	w := vg.Points(float64(60 / len(scs)))
+	drawn := 0
+	for i, sc := range scs {
+		st := sc.Steps()[0]
+		vals := make(plotter.Values, len(r.Profiles))
+		any := false
+		for k, pr := range r.Profiles {
+			if s := r.Metric(pr, sc.Name, st, BrowseViewP50); s.N > 0 {
+				vals[k], any = s.Med, true
+			}
+		}
+		if !any {
+			continue
+		}
+		b, err := plotter.NewBarChart(vals, w)
+		if err != nil {
+			return nil, err
+		}
+		b.Color = plotutil.Color(i)
+		b.Offset = w * vg.Length(float64(i)-float64(len(scs)-1)/2)
+		p.Add(b)
+		p.Legend.Add(clean(sc.Name+" ("+strings.SplitN(browseHow(sc), ",", 2)[0]+browseConns(sc)+")"), b)
+		drawn++
+	}
+	if drawn == 0 {
+		return nil, nil
+	}
+	p.NominalX(names...)
+	p.Y.Min = 0
+	return p, nil
+}
+
+// browseConns is " ×6" for an h1 scenario of 6 connections per visitor,
+// " ×1" otherwise.
+func browseConns(sc results.Scenario) string {
+	if sc.Browse != nil && sc.Proto == "h1" {
+		return fmt.Sprintf(" ×%d", sc.Browse.Conns)
+	}
+	return " ×1"
+}

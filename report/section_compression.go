@@ -1,0 +1,48 @@
+package report
+
+import (
+	"fmt"
+	"github.com/wptest/wptest/results"
+)
+
+// The compression kind: who compresses, and what it costs.
+var compressionReport = reportKind{section: compressionSection, perRequest: true,
+	noise: []noiseMetric{{"requests/s", RPS}, {"server CPU/request (ms)", ServerCPU}},
+	charts: func(r *Report, sc results.Scenario, add addChart) error {
+		p, err := r.bars(sc, "Bytes on the wire per response", WireBytes)
+		if err := add("compression-"+sc.Name, "Bytes on the wire per response (Accept-Encoding: gzip), median", p, err); err != nil {
+			return err
+		}
+		p, err = r.bars(sc, "Server CPU per request (ms)", ServerCPU)
+		return add("compression-cpu-"+sc.Name, "Server CPU per response, median", p, err)
+	}}
+
+func compressionSection(r *Report, sc results.Scenario) section {
+	ps := r.profilesOf(sc)
+	s := section{ID: "compression-" + sc.Name, Title: fmt.Sprintf("Compression (%s: %s)", sc.Name, sc.Path),
+		Text: []string{"The file as a browser asks for it (Accept-Encoding: gzip). Bytes are counted at the connection: headers and body as received."}}
+	t := table{Caption: "Compressed or not, and what it costs", Head: r.head("", ps)}
+	for _, st := range sc.Steps() {
+		enc := []string{st + ": Content-Encoding"}
+		size := []string{st + ": body as sent (bytes)"}
+		for _, p := range ps {
+			enc = append(enc, r.Encoding(p, sc.Name, st))
+			size = append(size, cell(r.Metric(p, sc.Name, st, func(rec results.Record) (float64, bool) {
+				if rec.Probe == nil || rec.Probe.Error != "" {
+					return 0, false
+				}
+				return float64(rec.Probe.BodyBytes), true
+			})))
+		}
+		t.Rows = append(t.Rows, enc, size,
+			r.row(st+": bytes on the wire per response", ps, sc.Name, st, WireBytes),
+			r.row(st+": requests/s", ps, sc.Name, st, RPS),
+			r.row(st+": server CPU per request (ms)", ps, sc.Name, st, ServerCPU))
+	}
+	s.Tables = append(s.Tables, t)
+	if t, ok := r.generatorTable(sc); ok {
+		s.Tables = append(s.Tables, t)
+	}
+	s.Charts = []string{"compression-" + sc.Name, "compression-cpu-" + sc.Name}
+	return s
+}

@@ -1,0 +1,69 @@
+package report
+
+import (
+	"fmt"
+	"github.com/wptest/wptest/results"
+	"strings"
+)
+
+// The page kind: a WordPress page over a sweep of visitors. Its first
+// scenario is the post's first paragraph.
+var pageReport = reportKind{section: pageSection, inShort: pageInShort, perRequest: true,
+	noise: []noiseMetric{{"server CPU/page (ms)", ServerCPU}, {"web+PHP CPU/page (ms)", WebPHPCPU}, {"pages/s", RPS}},
+	charts: func(r *Report, sc results.Scenario, add addChart) error {
+		p, err := r.bars(sc, "Web server + PHP CPU per page (ms)", WebPHPCPU)
+		return add("cpu-"+sc.Name, "CPU per WordPress page in the web server and PHP, median over repetitions", p, err)
+	}}
+
+// inShort is the post's first paragraph: page time, pages/s and CPU per page.
+func pageInShort(r *Report, pages []results.Scenario) (section, bool) {
+	if len(pages) == 0 || len(r.Profiles) < 2 {
+		return section{}, false
+	}
+	sc := pages[0]
+	step := sc.Steps()[0]
+	var parts []string
+	for _, p := range r.Profiles {
+		ms := r.Metric(p, sc.Name, step, MeanMs)
+		ps := r.Metric(p, sc.Name, step, RPS)
+		cpu := r.Metric(p, sc.Name, step, WebPHPCPU)
+		if ms.N == 0 {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("behind %s a WordPress page took %s ms, %s pages per second, %s ms of CPU per page in the web server and PHP",
+			r.Labels[p], num(ms.Med), num(ps.Med), num(cpu.Med)))
+	}
+	if len(parts) == 0 {
+		return section{}, false
+	}
+	return section{ID: "in-short", Title: "In short", Text: []string{fmt.Sprintf("At %d visitors (%s): %s.", sc.Visitors[0], sc.Name, strings.Join(parts, "; "))}}, true
+}
+
+func pageSection(r *Report, sc results.Scenario) section {
+	ps := r.profilesOf(sc)
+	s := section{ID: "page-" + sc.Name, Title: "A WordPress page (" + sc.Name + ")",
+		Text: []string{fmt.Sprintf("%s, %s per step after a %s warm-up, each visitor its own keep-alive connection (closed loop)%s.", sc.Path, amount(sc), sc.Warmup, gzipNote(sc))}}
+	for _, st := range sc.Steps() {
+		t := table{Caption: fmt.Sprintf("%s at %s", sc.Name, st), Head: r.head("", ps)}
+		t.Rows = append(t.Rows,
+			r.row("page time, mean (ms)", ps, sc.Name, st, MeanMs),
+			r.row("pages per second", ps, sc.Name, st, RPS),
+			r.row("server CPU per page (ms)", ps, sc.Name, st, ServerCPU),
+			r.row("  of which web server + PHP (ms)", ps, sc.Name, st, WebPHPCPU),
+			r.row("  of which database (ms)", ps, sc.Name, st, DBCPU),
+			r.row("memory: web server + PHP, peak PSS (MB)", ps, sc.Name, st, PSSMB),
+			r.row("bytes on the wire per page", ps, sc.Name, st, WireBytes),
+			r.row("failed (%)", ps, sc.Name, st, ErrPct))
+		enc := []string{"Content-Encoding"}
+		for _, p := range ps {
+			enc = append(enc, r.Encoding(p, sc.Name, st))
+		}
+		t.Rows = append(t.Rows, enc)
+		s.Tables = append(s.Tables, t)
+	}
+	if t, ok := r.generatorTable(sc); ok {
+		s.Tables = append(s.Tables, t)
+	}
+	s.Charts = []string{"cpu-" + sc.Name}
+	return s
+}

@@ -1,0 +1,38 @@
+package report
+
+import (
+	"fmt"
+	"github.com/wptest/wptest/results"
+)
+
+// The static kind: a file over a sweep of visitors.
+var staticReport = reportKind{section: staticSection, perRequest: true,
+	noise: []noiseMetric{{"requests/s", RPS}, {"server CPU/request (ms)", ServerCPU}},
+	charts: func(r *Report, sc results.Scenario, add addChart) error {
+		p, err := r.lines(sc, "Requests per second", RPS)
+		if err := add("rps-"+sc.Name, "Requests per second by visitors, median", p, err); err != nil {
+			return err
+		}
+		p, err = r.lines(sc, "p99 latency (ms)", P99Ms)
+		return add("p99-"+sc.Name, "Slowest visitors' wait (p99) by visitors, median", p, err)
+	}}
+
+func staticSection(r *Report, sc results.Scenario) section {
+	ps := r.profilesOf(sc)
+	s := section{ID: "static-" + sc.Name, Title: fmt.Sprintf("%s (%s: %s, %s)", "Static files", sc.Name, sc.Path, sc.Proto),
+		Text: []string{"Requests per second and the slowest visitors' wait (p99) as visitors grow." + fmt.Sprintf(" %s per step after %s of warm-up.", amount(sc), sc.Warmup)}}
+	t := table{Caption: "By visitors", Head: r.head("", ps)}
+	for _, st := range sc.Steps() {
+		t.Rows = append(t.Rows,
+			r.row(st+": requests/s", ps, sc.Name, st, RPS),
+			r.row(st+": p99 (ms)", ps, sc.Name, st, P99Ms),
+			r.row(st+": server CPU per request (ms)", ps, sc.Name, st, ServerCPU),
+			r.row(st+": failed (%)", ps, sc.Name, st, ErrPct))
+	}
+	s.Tables = append(s.Tables, t)
+	if t, ok := r.generatorTable(sc); ok {
+		s.Tables = append(s.Tables, t)
+	}
+	s.Charts = []string{"rps-" + sc.Name, "p99-" + sc.Name}
+	return s
+}
