@@ -54,79 +54,129 @@ func (l *Local) Run(ctx context.Context, cmd Cmd) (Result, error) {
 	}
 
 	out := newOutputs(cmd, l.log)
+	p, err := newLocalProc(cmd)
+	if err != nil {
+		return fail(err)
+	}
+	l.log.printf("$ %s", labelOf(cmd))
+	start := time.Now()
+	if err := p.start(cmd); err != nil {
+		return fail(err)
+	}
+	copied := p.copyOutput(out)
+	killed, err := p.wait(tctx, copied)
+	d := time.Since(start)
+	out.flush()
+	res := out.result(p.exitCode(), d)
+	return l.outcome(ctx, cmd, timeout, res, killed, err)
+}
+
+// localProc is one local command with the pipes Run owns: the script on
+// fd 3, stdout and stderr, and stdin when the command has one.
+type localProc struct {
+	c                *exec.Cmd
+	scriptR, scriptW *os.File
+	outR, outW       *os.File
+	errR, errW       *os.File
+	stdin            io.WriteCloser
+}
+
+// newLocalProc makes the command and its pipes, not yet started.
+func newLocalProc(cmd Cmd) (*localProc, error) {
+	p := &localProc{}
+	var err error
 	// The script reaches sh on fd 3, not in argv, where every local user
 	// could read it (ps, /proc/PID/cmdline) with a secret in it. sh reads
 	// it whole, closes fd 3 so no child keeps it, and runs it as -c would.
-	scriptR, scriptW, err := os.Pipe()
-	if err != nil {
-		return fail(err)
+	if p.scriptR, p.scriptW, err = os.Pipe(); err != nil {
+		return nil, err
 	}
 	c := exec.Command("/bin/sh", "-c", `wptest_script=$(cat <&3 && echo .) || exit 126; exec 3<&-; eval "${wptest_script%.}"`)
-	c.ExtraFiles = []*os.File{scriptR}
+	c.ExtraFiles = []*os.File{p.scriptR}
 	c.Env = append(os.Environ(), "LC_ALL=C")
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	p.c = c
 	// Our own pipes and copies, so the wait for output can be bounded by
 	// the timeout and the group killed then (exec's WaitDelay cannot do both).
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		scriptR.Close()
-		scriptW.Close()
-		return fail(err)
+	if p.outR, p.outW, err = os.Pipe(); err != nil {
+		p.closeAll()
+		return nil, err
 	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		scriptR.Close()
-		scriptW.Close()
-		outR.Close()
-		outW.Close()
-		return fail(err)
+	if p.errR, p.errW, err = os.Pipe(); err != nil {
+		p.closeAll()
+		return nil, err
 	}
-	c.Stdout, c.Stderr = outW, errW
-	var stdin io.WriteCloser
+	c.Stdout, c.Stderr = p.outW, p.errW
 	if cmd.Stdin != nil {
 		// Our own copy too: a reader that never ends must not block Run
 		// after the command exited.
-		if stdin, err = c.StdinPipe(); err != nil {
-			return fail(err)
+		if p.stdin, err = c.StdinPipe(); err != nil {
+			p.closeAll()
+			return nil, err
 		}
 	}
+	return p, nil
+}
 
-	l.log.printf("$ %s", labelOf(cmd))
-	start := time.Now()
-	err = c.Start()
-	outW.Close()
-	errW.Close()
-	scriptR.Close()
+// closeAll closes every pipe opened so far, for a command that never started.
+func (p *localProc) closeAll() {
+	for _, f := range []*os.File{p.scriptR, p.scriptW, p.outR, p.outW, p.errR, p.errW} {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+// start starts the command, closes the pipe ends that are now the child's,
+// and feeds it the script and stdin.
+func (p *localProc) start(cmd Cmd) error {
+	err := p.c.Start()
+	p.outW.Close()
+	p.errW.Close()
+	p.scriptR.Close()
 	if err != nil {
-		scriptW.Close()
-		outR.Close()
-		errR.Close()
-		return fail(err)
+		p.scriptW.Close()
+		p.outR.Close()
+		p.errR.Close()
+		return err
 	}
 	go func() {
 		// Ends when sh has read it all, or with EPIPE when sh is gone.
-		_, _ = io.WriteString(scriptW, cmd.Script)
-		scriptW.Close()
+		_, _ = io.WriteString(p.scriptW, cmd.Script)
+		p.scriptW.Close()
 	}()
-	if stdin != nil {
+	if p.stdin != nil {
 		go func() {
-			_, _ = io.Copy(stdin, cmd.Stdin)
-			stdin.Close()
+			_, _ = io.Copy(p.stdin, cmd.Stdin)
+			p.stdin.Close()
 		}()
 	}
+	return nil
+}
+
+// copyOutput copies stdout and stderr into out; the channel closes when
+// both pipes are done.
+func (p *localProc) copyOutput(out *outputs) <-chan struct{} {
 	copied := make(chan struct{})
 	go func() {
 		var wg sync.WaitGroup
 		wg.Add(2)
-		go func() { _, _ = io.Copy(out.stdoutW, outR); wg.Done() }()
-		go func() { _, _ = io.Copy(out.stderrW, errR); wg.Done() }()
+		go func() { _, _ = io.Copy(out.stdoutW, p.outR); wg.Done() }()
+		go func() { _, _ = io.Copy(out.stderrW, p.errR); wg.Done() }()
 		wg.Wait()
 		close(copied)
 	}()
-	pgid := c.Process.Pid
+	return copied
+}
+
+// wait waits for the command to exit and its output to end, or for tctx;
+// then it kills the process group. It returns whether it killed and the
+// error Wait returned.
+func (p *localProc) wait(tctx context.Context, copied <-chan struct{}) (killed bool, err error) {
+	pgid := p.c.Process.Pid
 	exited := make(chan error, 1)
-	go func() { exited <- c.Wait() }()
-	killed, reaped := false, false
+	go func() { exited <- p.c.Wait() }()
+	reaped := false
 	select {
 	case err = <-exited:
 		reaped = true
@@ -146,26 +196,34 @@ func (l *Local) Run(ctx context.Context, cmd Cmd) (Result, error) {
 		case <-copied:
 		case <-time.After(2 * time.Second):
 		}
-		outR.Close()
-		errR.Close()
+		p.outR.Close()
+		p.errR.Close()
 		<-copied
 		if !reaped {
 			err = <-exited // the group leader was SIGKILLed: this is quick
 		}
 	}
-	outR.Close()
-	errR.Close()
-	d := time.Since(start)
-	out.flush()
+	p.outR.Close()
+	p.errR.Close()
+	return killed, err
+}
+
+// exitCode is the exit status, 128+signal for a killed command (as sh
+// reports it), or -1 when it never ran.
+func (p *localProc) exitCode() int {
 	code := -1
-	if c.ProcessState != nil {
-		code = c.ProcessState.ExitCode()
-		if ws, ok := c.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+	if ps := p.c.ProcessState; ps != nil {
+		code = ps.ExitCode()
+		if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			code = 128 + int(ws.Signal())
 		}
 	}
-	res := out.result(code, d)
+	return code
+}
 
+// outcome turns how the command ended into Run's error: a timeout, the
+// caller's cancellation, a non-zero exit or a failure to wait.
+func (l *Local) outcome(ctx context.Context, cmd Cmd, timeout time.Duration, res Result, killed bool, err error) (Result, error) {
 	if killed && ctx.Err() == nil {
 		// Our own timeout fired (not the caller's ctx).
 		l.log.printf("%s: timed out after %s", labelOf(cmd), timeout)
@@ -176,8 +234,8 @@ func (l *Local) Run(ctx context.Context, cmd Cmd) (Result, error) {
 	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
-		l.log.printf("%s: exit status %d", labelOf(cmd), code)
-		return res, &ExitError{Host: l.name, Label: cmd.Label, Code: code, Stderr: res.Stderr, Stdout: errStdout(cmd, res)}
+		l.log.printf("%s: exit status %d", labelOf(cmd), res.Exit)
+		return res, &ExitError{Host: l.name, Label: cmd.Label, Code: res.Exit, Stderr: res.Stderr, Stdout: errStdout(cmd, res)}
 	}
 	if err != nil {
 		return res, fmt.Errorf("[%s] %s: %w", l.name, labelOf(cmd), err)

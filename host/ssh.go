@@ -75,27 +75,9 @@ func (e *HostKeyError) Mismatch() bool { return len(e.Pinned) > 0 && !e.Revoked 
 
 // DialSSH connects to t with opt, retrying as opt says (see Options).
 func DialSSH(ctx context.Context, t Target, opt Options) (*SSH, error) {
-	name := opt.Name
-	if name == "" {
-		name = t.User + "@" + t.Addr()
-	}
-	if t.Local {
-		return nil, fmt.Errorf("dial %s: target is local, not ssh", name)
-	}
-	if opt.KnownHostsFile == "" {
-		return nil, fmt.Errorf("dial %s: no known_hosts file given: host keys must be pinned", name)
-	}
-	if opt.IdentityFile == "" && opt.AgentSocket == "" {
-		return nil, fmt.Errorf("dial %s: no identity file and no ssh-agent socket given", name)
-	}
-	if opt.ConnectTimeout <= 0 {
-		opt.ConnectTimeout = 15 * time.Second
-	}
-	if opt.KeepaliveInterval <= 0 {
-		opt.KeepaliveInterval = 15 * time.Second
-	}
-	if opt.KeepaliveMaxMissed <= 0 {
-		opt.KeepaliveMaxMissed = 4
+	name, opt, err := dialOptions(t, opt)
+	if err != nil {
+		return nil, err
 	}
 	hostKeys, algos, err := pinnedHostKeys(opt.KnownHostsFile, t.Addr())
 	if err != nil {
@@ -111,10 +93,7 @@ func DialSSH(ctx context.Context, t Target, opt Options) (*SSH, error) {
 
 	deadline := time.Now().Add(opt.WaitFor)
 	backoff := 250 * time.Millisecond
-	authFailures := 0
-	// A host key mismatch seen on any attempt is what the user must hear
-	// about, even if a later attempt only timed out at the deadline.
-	var mismatch error
+	var retries dialRetries
 	for attempt := 1; ; attempt++ {
 		client, err := dialOnce(ctx, t, opt, hostKeys, algos, keySigner)
 		if err == nil {
@@ -124,31 +103,11 @@ func DialSSH(ctx context.Context, t Target, opt Options) (*SSH, error) {
 			return s, nil
 		}
 		err = fmt.Errorf("dial %s (attempt %d): %w", name, attempt, err)
-		var hke *HostKeyError
-		retry := true
-		switch {
-		case errors.As(err, &hke):
-			// Never accepted; retried only for a booting VM, and each
-			// refused attempt is logged below.
-			retry = hke.Mismatch() && opt.RetryHostKeyMismatch
-			if hke.Mismatch() {
-				mismatch = err
-			}
-		case strings.Contains(err.Error(), "unable to authenticate"):
-			// cloud-init may not have written authorized_keys yet; a few
-			// tries, not the whole wait.
-			authFailures++
-			retry = authFailures < 3
-		case ctx.Err() != nil:
-			retry = false
-		}
+		retry := retries.retry(ctx, err, opt.RetryHostKeyMismatch)
 		left := time.Until(deadline)
 		if !retry || opt.WaitFor <= 0 || left <= 0 {
 			log.printf("%v; giving up", err)
-			if mismatch != nil && !errors.As(err, &hke) {
-				return nil, fmt.Errorf("%w (last attempt: %v)", mismatch, err)
-			}
-			return nil, err
+			return nil, retries.final(err)
 		}
 		// The last try comes at the deadline, not a backoff before it.
 		wait := min(backoff, left)
@@ -160,6 +119,73 @@ func DialSSH(ctx context.Context, t Target, opt Options) (*SSH, error) {
 		}
 		backoff = min(2*backoff, 5*time.Second)
 	}
+}
+
+// dialOptions checks what DialSSH needs (pinned host keys, a way to log
+// in) and fills opt's defaults; name is the host's name in logs and errors.
+func dialOptions(t Target, opt Options) (string, Options, error) {
+	name := opt.Name
+	if name == "" {
+		name = t.User + "@" + t.Addr()
+	}
+	if t.Local {
+		return "", opt, fmt.Errorf("dial %s: target is local, not ssh", name)
+	}
+	if opt.KnownHostsFile == "" {
+		return "", opt, fmt.Errorf("dial %s: no known_hosts file given: host keys must be pinned", name)
+	}
+	if opt.IdentityFile == "" && opt.AgentSocket == "" {
+		return "", opt, fmt.Errorf("dial %s: no identity file and no ssh-agent socket given", name)
+	}
+	if opt.ConnectTimeout <= 0 {
+		opt.ConnectTimeout = 15 * time.Second
+	}
+	if opt.KeepaliveInterval <= 0 {
+		opt.KeepaliveInterval = 15 * time.Second
+	}
+	if opt.KeepaliveMaxMissed <= 0 {
+		opt.KeepaliveMaxMissed = 4
+	}
+	return name, opt, nil
+}
+
+// dialRetries decides, attempt by attempt, whether a failed dial is worth
+// another try.
+type dialRetries struct {
+	authFailures int
+	// A host key mismatch seen on any attempt is what the user must hear
+	// about, even if a later attempt only timed out at the deadline.
+	mismatch error
+}
+
+func (r *dialRetries) retry(ctx context.Context, err error, retryMismatch bool) bool {
+	var hke *HostKeyError
+	switch {
+	case errors.As(err, &hke):
+		// Never accepted; retried only for a booting VM, and each
+		// refused attempt is logged.
+		if hke.Mismatch() {
+			r.mismatch = err
+		}
+		return hke.Mismatch() && retryMismatch
+	case strings.Contains(err.Error(), "unable to authenticate"):
+		// cloud-init may not have written authorized_keys yet; a few
+		// tries, not the whole wait.
+		r.authFailures++
+		return r.authFailures < 3
+	case ctx.Err() != nil:
+		return false
+	}
+	return true
+}
+
+// final is the error DialSSH returns when it gives up after err.
+func (r *dialRetries) final(err error) error {
+	var hke *HostKeyError
+	if r.mismatch != nil && !errors.As(err, &hke) {
+		return fmt.Errorf("%w (last attempt: %v)", r.mismatch, err)
+	}
+	return err
 }
 
 // dialOnce makes one TCP connection and SSH handshake.
@@ -390,41 +416,24 @@ func (s *SSH) Run(ctx context.Context, cmd Cmd) (Result, error) {
 	}
 	label := labelOf(cmd)
 	fail := func(err error) (Result, error) {
-		if d, ok := s.deadErr.Load().(error); ok {
-			err = fmt.Errorf("%w (%v)", err, d)
-		}
-		return Result{Exit: -1}, fmt.Errorf("[%s] %s: %w", s.name, label, err)
+		return Result{Exit: -1}, s.runErr(label, err)
 	}
 	if err := ctx.Err(); err != nil {
 		return fail(err) // do not start what is already cancelled
 	}
-	select {
-	case s.sessions <- struct{}{}:
-		defer func() { <-s.sessions }()
-	case <-ctx.Done():
-		return fail(ctx.Err())
-	case <-s.done:
-		return fail(errors.New("host closed"))
+	release, err := s.acquireSession(ctx)
+	if err != nil {
+		return fail(err)
 	}
+	defer release()
 	sess, err := s.newSession(ctx)
 	if err != nil {
 		return fail(fmt.Errorf("new session: %w", err))
 	}
 	defer sess.Close()
 	out := newOutputs(cmd, s.log)
-	sess.Stdout = out.stdoutW
-	sess.Stderr = out.stderrW
-	if cmd.Stdin != nil {
-		// Our own copy, not sess.Stdin: Session.Wait would wait for a
-		// reader that never ends even after the command exits.
-		w, err := sess.StdinPipe()
-		if err != nil {
-			return fail(err)
-		}
-		go func() {
-			_, _ = io.Copy(w, cmd.Stdin)
-			w.Close()
-		}()
+	if err := attachStreams(sess, cmd, out); err != nil {
+		return fail(err)
 	}
 	s.log.printf("$ %s", label)
 	start := time.Now()
@@ -432,13 +441,63 @@ func (s *SSH) Run(ctx context.Context, cmd Cmd) (Result, error) {
 	if err := sess.Start(remoteScript(cmd.Script, timeout, tag)); err != nil {
 		return fail(fmt.Errorf("start: %w", err))
 	}
+	timedOut, err := s.waitRemote(ctx, sess, tag, timeout)
+	d := time.Since(start)
+	out.flush()
+	return s.outcome(ctx, cmd, timeout, out, d, timedOut, err)
+}
+
+// runErr wraps a failure of label with the host's name and, when the
+// connection is dead, why.
+func (s *SSH) runErr(label string, err error) error {
+	if d, ok := s.deadErr.Load().(error); ok {
+		err = fmt.Errorf("%w (%v)", err, d)
+	}
+	return fmt.Errorf("[%s] %s: %w", s.name, label, err)
+}
+
+// acquireSession takes one of the connection's session slots (sshd's
+// MaxSessions); release gives it back.
+func (s *SSH) acquireSession(ctx context.Context) (release func(), err error) {
+	select {
+	case s.sessions <- struct{}{}:
+		return func() { <-s.sessions }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-s.done:
+		return nil, errors.New("host closed")
+	}
+}
+
+// attachStreams points the session's stdout and stderr at out and copies
+// cmd.Stdin in.
+func attachStreams(sess *ssh.Session, cmd Cmd, out *outputs) error {
+	sess.Stdout = out.stdoutW
+	sess.Stderr = out.stderrW
+	if cmd.Stdin != nil {
+		// Our own copy, not sess.Stdin: Session.Wait would wait for a
+		// reader that never ends even after the command exits.
+		w, err := sess.StdinPipe()
+		if err != nil {
+			return err
+		}
+		go func() {
+			_, _ = io.Copy(w, cmd.Stdin)
+			w.Close()
+		}()
+	}
+	return nil
+}
+
+// waitRemote waits for the started command, for ctx or for a backstop
+// past timeout; on the last two it stops the remote command by its tag.
+func (s *SSH) waitRemote(ctx context.Context, sess *ssh.Session, tag string, timeout time.Duration) (timedOut bool, err error) {
 	waitc := make(chan error, 1)
 	go func() { waitc <- sess.Wait() }()
 	// The remote timeout should fire first; ours is the backstop for a
 	// host that stopped answering.
 	backstop := time.NewTimer(timeout + 10*time.Second)
 	defer backstop.Stop()
-	var timedOut bool
 	select {
 	case err = <-waitc:
 	case <-ctx.Done():
@@ -455,9 +514,14 @@ func (s *SSH) Run(ctx context.Context, cmd Cmd) (Result, error) {
 		case <-time.After(5 * time.Second):
 		}
 	}
-	d := time.Since(start)
-	out.flush()
+	return timedOut, err
+}
 
+// outcome turns how the remote command ended into Run's result and error:
+// a timeout (ours or the remote one), cancellation, an exit status, or a
+// connection lost before the status came.
+func (s *SSH) outcome(ctx context.Context, cmd Cmd, timeout time.Duration, out *outputs, d time.Duration, timedOut bool, err error) (Result, error) {
+	label := labelOf(cmd)
 	if timedOut {
 		res := out.result(-1, d)
 		s.log.printf("%s: timed out after %s", label, timeout)
@@ -482,11 +546,9 @@ func (s *SSH) Run(ctx context.Context, cmd Cmd) (Result, error) {
 		s.log.printf("%s: exit status %d", label, code)
 		return res, &ExitError{Host: s.name, Label: cmd.Label, Code: code, Stderr: res.Stderr, Stdout: errStdout(cmd, res)}
 	case errors.As(err, &missing):
-		_, e := fail(errors.New("connection lost before the exit status arrived: outcome unknown"))
-		return out.result(-1, d), e
+		return out.result(-1, d), s.runErr(label, errors.New("connection lost before the exit status arrived: outcome unknown"))
 	default:
-		_, e := fail(err)
-		return out.result(-1, d), e
+		return out.result(-1, d), s.runErr(label, err)
 	}
 }
 

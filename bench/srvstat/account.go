@@ -51,19 +51,30 @@ func recWeight(cpu uint64) uint64 {
 	return cpu + 1e9/ahz/2
 }
 
+// account settles one sample: exit records go to the processes they belong
+// to, and each group's CPU grows by what its processes used.
 func (s *Sampler) account(recs []*exitRec) {
 	if s.n == 0 {
 		s.setGroups()
 		s.roll()
 		return
 	}
-	// Exit records: of processes we saw exit (or will: zombies), or of
-	// processes we never saw, whose reapers are read again now that the
-	// record says they exited (reaped before the check below, so before
-	// that read).
-	var unseen []*exitRec
-	var reapers []*proc
 	s.indexGone()
+	unseen, reapers := s.matchRecords(recs)
+	unseen = s.settleWaiting(recs, unseen)
+	recByPid := s.rereadReapers(unseen, reapers)
+	s.setGroups()
+	s.attachUnseen(unseen, recByPid)
+	s.addCPU()
+	s.roll()
+}
+
+// matchRecords sorts this sample's exit records. Exit records are of
+// processes we saw exit (or will: zombies), or of processes we never saw,
+// whose reapers are read again now that the record says they exited
+// (reaped before the check below, so before that read). It returns the
+// records of processes never seen and the processes to read again.
+func (s *Sampler) matchRecords(recs []*exitRec) (unseen []*exitRec, reapers []*proc) {
 	for _, e := range recs {
 		if g := s.byPid[e.pid]; g != nil && g.rec == nil {
 			g.rec = e
@@ -83,6 +94,13 @@ func (s *Sampler) account(recs []*exitRec) {
 		}
 		unseen = append(unseen, e)
 	}
+	return unseen, reapers
+}
+
+// settleWaiting gives the records waiting for their process to leave /proc
+// to it once it has, or to unseen when it was never seen; it drops those
+// that waited too long.
+func (s *Sampler) settleWaiting(recs, unseen []*exitRec) []*exitRec {
 	for pid, e := range s.wait {
 		if e.since == 0 {
 			e.since = s.n
@@ -101,6 +119,13 @@ func (s *Sampler) account(recs []*exitRec) {
 			unseen = append(unseen, e)
 		}
 	}
+	return unseen
+}
+
+// rereadReapers reads again the processes that reaped what the records
+// name, so their children's CPU is counted now; records of processes that
+// left with that read go to them. It returns the unseen records by pid.
+func (s *Sampler) rereadReapers(unseen []*exitRec, reapers []*proc) map[int]*exitRec {
 	recByPid := make(map[int]*exitRec, len(unseen))
 	for _, e := range unseen {
 		recByPid[e.pid] = e
@@ -120,8 +145,12 @@ func (s *Sampler) account(recs []*exitRec) {
 			}
 		}
 	}
-	s.setGroups()
-	// Never-seen exited processes hang under their parents.
+	return recByPid
+}
+
+// attachUnseen hangs never-seen exited processes under their parents and
+// counts the exits of those rooted in a group.
+func (s *Sampler) attachUnseen(unseen []*exitRec, recByPid map[int]*exitRec) {
 	for _, e := range unseen {
 		switch {
 		case s.procs[e.ppid] != nil:
@@ -142,7 +171,12 @@ func (s *Sampler) account(recs []*exitRec) {
 			s.exits[e.group]++
 		}
 	}
-	// Own CPU.
+}
+
+// addCPU adds each process's own CPU to its group, then settles exited
+// processes children before parents: each settles what it reaped, then
+// goes to its reaper.
+func (s *Sampler) addCPU() {
 	for _, p := range s.procs {
 		s.cum[p.group] += sub(p.cpu, p.prevCPU)
 	}
@@ -150,8 +184,6 @@ func (s *Sampler) account(recs []*exitRec) {
 		s.cum[g.group] += sub(g.cpu, g.prevCPU)
 		s.exits[g.group]++
 	}
-	// Exited processes, children before parents: each settles what it
-	// reaped, then goes to its reaper.
 	for _, g := range s.gone {
 		g.depth = s.depthOf(g)
 	}
@@ -166,7 +198,6 @@ func (s *Sampler) account(recs []*exitRec) {
 			s.settle(p)
 		}
 	}
-	s.roll()
 }
 
 // indexGone maps this sample's gone processes by pid.

@@ -350,6 +350,30 @@ func (s *Sampler) Sample(ctx context.Context) (Sample, error) {
 	if err := s.readProcs(); err != nil {
 		return smp, err
 	}
+	recs := s.exitRecords()
+	s.account(recs)
+	if s.acct != nil || s.testRecs != nil {
+		smp.ExitsFrom = "acct"
+	}
+	if !s.cfg.NoPSS {
+		s.readPSS()
+	}
+	s.n++
+	s.groupUsage(&smp, now)
+	smp.Procs = len(s.procs)
+	if s.cfg.StatusURL != "" {
+		smp.Apache = s.workers(ctx)
+	}
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		smp.SelfCPUSec = float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+	}
+	return smp, nil
+}
+
+// exitRecords starts the exit log on the first sample (when asked for and
+// possible) and returns the records written since the last one.
+func (s *Sampler) exitRecords() []*exitRec {
 	if s.cfg.Acct && s.n == 0 && s.acct == nil && s.acctNo == "" {
 		if !s.sameNS() {
 			s.acctNo = "Proc is not this pid namespace's /proc"
@@ -369,14 +393,12 @@ func (s *Sampler) Sample(ctx context.Context) (Sample, error) {
 			s.acct, s.acctNo = nil, err.Error()
 		}
 	}
-	s.account(recs)
-	if s.acct != nil || s.testRecs != nil {
-		smp.ExitsFrom = "acct"
-	}
-	if !s.cfg.NoPSS {
-		s.readPSS()
-	}
-	s.n++
+	return recs
+}
+
+// groupUsage fills each group's processes, PSS, CPU and exits into smp,
+// and how far the CPU figures may be off by rounding.
+func (s *Sampler) groupUsage(smp *Sample, now time.Time) {
 	oldest := make(map[int]time.Time, len(s.groups))
 	rounding, running := uint64(0), 0
 	for _, p := range s.procs {
@@ -422,15 +444,6 @@ func (s *Sampler) Sample(ctx context.Context) (Sample, error) {
 		u.Exits = s.exits[g]
 		smp.Groups[name] = u
 	}
-	smp.Procs = len(s.procs)
-	if s.cfg.StatusURL != "" {
-		smp.Apache = s.workers(ctx)
-	}
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
-		smp.SelfCPUSec = float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
-	}
-	return smp, nil
 }
 
 // AcctError says why Config.Acct is not in use ("" when it is, or was not asked for).

@@ -88,6 +88,8 @@ func (c *statusClient) get(ctx context.Context) ([]byte, error) {
 // errStale: the kept connection was gone before the answer began.
 var errStale = errors.New("connection closed before the answer")
 
+// roundTrip sends the request on the kept connection and reads the answer
+// into c.body; a connection the server closed before answering is errStale.
 func (c *statusClient) roundTrip(ctx context.Context, deadline time.Time) ([]byte, error) {
 	conn := c.conn
 	conn.SetDeadline(deadline)
@@ -96,30 +98,69 @@ func (c *statusClient) roundTrip(ctx context.Context, deadline time.Time) ([]byt
 	if _, err := conn.Write(c.req); err != nil {
 		return nil, fmt.Errorf("%w: %v", errStale, err)
 	}
+	head, err := c.readHead()
+	if err != nil {
+		return nil, err
+	}
+	c.body = c.body[:0]
+	switch {
+	case head.chunked:
+		err = c.readChunked()
+	case head.length >= 0:
+		if head.length > 1<<20 {
+			return nil, fmt.Errorf("status page of %d bytes", head.length)
+		}
+		err = c.readBody(head.length)
+	default:
+		err = c.readToClose()
+		head.keep = false
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !head.keep {
+		c.close()
+	}
+	if head.code != 200 {
+		return nil, fmt.Errorf("status %d", head.code)
+	}
+	return c.body, nil
+}
+
+// respHead is what the status line and headers say about the body.
+type respHead struct {
+	code    int
+	length  int64 // -1: not given
+	chunked bool
+	keep    bool // the connection may be used again
+}
+
+// readHead reads the status line and the headers.
+func (c *statusClient) readHead() (respHead, error) {
 	line, err := c.br.ReadSlice('\n')
 	if err != nil {
 		if len(line) == 0 && (err == io.EOF || errors.Is(err, net.ErrClosed) || isReset(err)) {
-			return nil, fmt.Errorf("%w: %v", errStale, err)
+			return respHead{}, fmt.Errorf("%w: %v", errStale, err)
 		}
-		return nil, err
+		return respHead{}, err
 	}
 	// "HTTP/1.1 200 OK"
 	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) {
-		return nil, fmt.Errorf("bad status line %q", bytes.TrimSpace(line))
+		return respHead{}, fmt.Errorf("bad status line %q", bytes.TrimSpace(line))
 	}
 	code, err := strconv.Atoi(string(line[9:12]))
 	if err != nil {
-		return nil, fmt.Errorf("bad status line %q", bytes.TrimSpace(line))
+		return respHead{}, fmt.Errorf("bad status line %q", bytes.TrimSpace(line))
 	}
-	length, chunked, keep := int64(-1), false, line[7] == '1'
+	head := respHead{code: code, length: -1, keep: line[7] == '1'}
 	for {
 		h, err := c.br.ReadSlice('\n')
 		if err != nil {
-			return nil, fmt.Errorf("headers: %w", err)
+			return respHead{}, fmt.Errorf("headers: %w", err)
 		}
 		h = bytes.TrimRight(h, "\r\n")
 		if len(h) == 0 {
-			break
+			return head, nil
 		}
 		k, v, ok := bytes.Cut(h, []byte(":"))
 		if !ok {
@@ -128,81 +169,69 @@ func (c *statusClient) roundTrip(ctx context.Context, deadline time.Time) ([]byt
 		v = bytes.TrimSpace(v)
 		switch {
 		case bytes.EqualFold(k, []byte("Content-Length")):
-			if length, err = strconv.ParseInt(string(v), 10, 64); err != nil || length < 0 {
-				return nil, fmt.Errorf("bad Content-Length %q", v)
+			if head.length, err = strconv.ParseInt(string(v), 10, 64); err != nil || head.length < 0 {
+				return respHead{}, fmt.Errorf("bad Content-Length %q", v)
 			}
 		case bytes.EqualFold(k, []byte("Transfer-Encoding")):
-			chunked = bytes.EqualFold(v, []byte("chunked"))
+			head.chunked = bytes.EqualFold(v, []byte("chunked"))
 		case bytes.EqualFold(k, []byte("Connection")):
 			if bytes.EqualFold(v, []byte("close")) {
-				keep = false
+				head.keep = false
 			} else if bytes.EqualFold(v, []byte("keep-alive")) {
-				keep = true
+				head.keep = true
 			}
 		}
 	}
-	c.body = c.body[:0]
-	switch {
-	case chunked:
-		for {
-			l, err := c.br.ReadSlice('\n')
-			if err != nil {
-				return nil, fmt.Errorf("chunk: %w", err)
-			}
-			l, _, _ = bytes.Cut(bytes.TrimSpace(l), []byte(";"))
-			n, err := strconv.ParseInt(string(l), 16, 64)
-			if err != nil || n < 0 || int64(len(c.body))+n > 1<<20 {
-				return nil, fmt.Errorf("bad chunk size %q", l)
-			}
-			if n == 0 {
-				break
-			}
-			if err := c.readBody(n); err != nil {
-				return nil, err
-			}
-			if _, err := c.br.Discard(2); err != nil { // CRLF
-				return nil, fmt.Errorf("chunk: %w", err)
-			}
+}
+
+// readChunked reads a chunked body (at most 1 MB) and its trailers.
+func (c *statusClient) readChunked() error {
+	for {
+		l, err := c.br.ReadSlice('\n')
+		if err != nil {
+			return fmt.Errorf("chunk: %w", err)
 		}
-		for { // trailers, up to the empty line
-			l, err := c.br.ReadSlice('\n')
-			if err != nil {
-				return nil, fmt.Errorf("trailer: %w", err)
-			}
-			if len(bytes.TrimSpace(l)) == 0 {
-				break
-			}
+		l, _, _ = bytes.Cut(bytes.TrimSpace(l), []byte(";"))
+		n, err := strconv.ParseInt(string(l), 16, 64)
+		if err != nil || n < 0 || int64(len(c.body))+n > 1<<20 {
+			return fmt.Errorf("bad chunk size %q", l)
 		}
-	case length >= 0:
-		if length > 1<<20 {
-			return nil, fmt.Errorf("status page of %d bytes", length)
+		if n == 0 {
+			break
 		}
-		if err := c.readBody(length); err != nil {
-			return nil, err
+		if err := c.readBody(n); err != nil {
+			return err
 		}
-	default: // until the server closes
-		for {
-			if len(c.body) > 1<<20 {
-				return nil, fmt.Errorf("status page over 1 MB")
-			}
-			b, err := c.br.ReadSlice('\n')
-			c.body = append(c.body, b...)
-			if err == io.EOF {
-				break
-			}
-			if err != nil && err != bufio.ErrBufferFull {
-				return nil, err
-			}
+		if _, err := c.br.Discard(2); err != nil { // CRLF
+			return fmt.Errorf("chunk: %w", err)
 		}
-		keep = false
 	}
-	if !keep {
-		c.close()
+	for { // trailers, up to the empty line
+		l, err := c.br.ReadSlice('\n')
+		if err != nil {
+			return fmt.Errorf("trailer: %w", err)
+		}
+		if len(bytes.TrimSpace(l)) == 0 {
+			return nil
+		}
 	}
-	if code != 200 {
-		return nil, fmt.Errorf("status %d", code)
+}
+
+// readToClose reads a body that ends when the server closes (at most 1 MB).
+func (c *statusClient) readToClose() error {
+	for {
+		if len(c.body) > 1<<20 {
+			return fmt.Errorf("status page over 1 MB")
+		}
+		b, err := c.br.ReadSlice('\n')
+		c.body = append(c.body, b...)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil && err != bufio.ErrBufferFull {
+			return err
+		}
 	}
-	return c.body, nil
 }
 
 func (c *statusClient) readBody(n int64) error {
