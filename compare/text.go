@@ -15,7 +15,7 @@ func Num(v float64) string {
 	case v == 0:
 		return "0"
 	case a >= 1000:
-		return commas(fmt.Sprintf("%.0f", v))
+		return Commas(fmt.Sprintf("%.0f", v))
 	case a >= 100:
 		return fmt.Sprintf("%.0f", v)
 	case a >= 10:
@@ -28,7 +28,8 @@ func Num(v float64) string {
 	return fmt.Sprintf("%.2g", v)
 }
 
-func commas(s string) string {
+// Commas puts thousands separators in a formatted number.
+func Commas(s string) string {
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")
 	var b strings.Builder

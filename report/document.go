@@ -3,8 +3,8 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/wptest/wptest/compare"
 	"github.com/wptest/wptest/results"
-	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -35,41 +35,11 @@ type document struct {
 	Manifest string // indented JSON
 }
 
-// num formats v with about three significant digits.
-func num(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case v == 0:
-		return "0"
-	case a >= 1000:
-		return commas(fmt.Sprintf("%.0f", v))
-	case a >= 100:
-		return fmt.Sprintf("%.0f", v)
-	case a >= 10:
-		return fmt.Sprintf("%.1f", v)
-	case a >= 1:
-		return fmt.Sprintf("%.2f", v)
-	case a >= 0.01:
-		return fmt.Sprintf("%.3f", v)
-	}
-	return fmt.Sprintf("%.2g", v)
-}
+// num formats v with about three significant digits, as wptest compare
+// prints it, so the report's tables and compare's agree digit for digit.
+func num(v float64) string { return compare.Num(v) }
 
-func commas(s string) string {
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func commas(s string) string { return compare.Commas(s) }
 
 // cell is a Stat as "median (min–max)", or "–" when nothing was measured.
 func cell(s Stat) string {
