@@ -176,7 +176,7 @@ func TestRunOnBareHostsLoadsFromTheStaticLoadGenerator(t *testing.T) {
 	byScenario := map[string]results.Record{}
 	for _, r := range recs {
 		// The one point whose protocol the profile does not declare.
-		if na := r.Profile == "cpanel-apache" && r.Scenario == "static-h2"; na != (r.NotApplicable != "") {
+		if na := r.Column == "cpanel-apache" && r.Scenario == "static-h2"; na != (r.NotApplicable != "") {
 			t.Errorf("%s: not applicable %q", r.Key, r.NotApplicable)
 		}
 		if r.NotApplicable != "" {

@@ -136,10 +136,10 @@ func openManifest(sp *Spec, src []byte, opt Options, dir string) (*results.Manif
 	if err := results.WriteFileSync(filepath.Join(dir, results.SpecCopy), src, 0o644); err != nil {
 		return nil, err
 	}
-	vars, profs := recorded(sp)
+	vars, cols := recorded(sp)
 	return &results.Manifest{Format: results.ManifestFormat, ID: opt.ID, Experiment: sp.Name, Description: sp.Description, File: sp.File,
 		ExperimentHash: sp.SHA256, PlanHash: sp.PlanHash(), Vars: vars, Target: opt.Target, Tool: opt.Tool,
-		GoVersion: runtime.Version(), Profiles: profs, Scenarios: sp.Scenarios, Repetitions: sp.Repetitions,
+		GoVersion: runtime.Version(), Columns: cols, Scenarios: sp.Scenarios, Repetitions: sp.Repetitions,
 		Points: len(sp.Plan()), Hosts: map[string]*hostmanifest.Manifest{}, Start: stamp(opt.now())}, nil
 }
 

@@ -14,7 +14,7 @@ import (
 // Plan lists every data point in the order the runner measures them
 // (results.Plan).
 func (sp *Spec) Plan() []results.Point {
-	return results.Plan(sp.Repetitions, sp.Profiles, sp.Scenarios)
+	return results.Plan(sp.Repetitions, sp.Columns, sp.Scenarios)
 }
 
 // PlanHash identifies what a run measures: the spec's content (not its file

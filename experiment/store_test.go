@@ -77,11 +77,11 @@ func TestPlanHashGolden(t *testing.T) {
 	// embedded result.Set now (one count).
 	n += 2 + 1
 	sp := Spec{Name: "golden", Repetitions: 2, Warmup: 3 * time.Second, HTTPPort: 80}
-	golden.Fill(reflect.ValueOf(&sp.Profiles).Elem(), &n, skipTheirs)
+	golden.Fill(reflect.ValueOf(&sp.Columns).Elem(), &n, skipTheirs)
 	golden.Fill(reflect.ValueOf(&sp.Scenarios).Elem(), &n, skipTheirs)
 	golden.Fill(reflect.ValueOf(&sp.Fixture).Elem(), &n, skipTheirs)
-	sp.Profiles[0].Enabled = true
-	sp.Scenarios[0].Profiles = nil
+	sp.Columns[0].Enabled = true
+	sp.Scenarios[0].Columns = nil
 	if len(sp.Plan()) != 2 {
 		t.Fatalf("plan: %+v", sp.Plan())
 	}

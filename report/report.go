@@ -49,10 +49,11 @@ type Report struct {
 	Dir      string
 	Manifest *results.Manifest
 	Records  []results.Record
-	// Profiles are the measured columns in the file's order; Labels their titles.
-	Profiles []string
-	Labels   map[string]string
-	// byPoint: "profile/scenario/step" -> records of every repetition.
+	// Columns are the measured columns' ids in the file's order; Labels
+	// their titles.
+	Columns []string
+	Labels  map[string]string
+	// byPoint: "column/scenario/step" -> records of every repetition.
 	byPoint map[string][]results.Record
 	// Baseline, if set, is this run set against another (--baseline): the
 	// "Compared with" section.
@@ -75,29 +76,30 @@ func Load(dir string) (*Report, error) {
 // newReport groups a run's records for the tables.
 func newReport(dir string, m *results.Manifest, recs []results.Record) *Report {
 	r := &Report{Dir: dir, Manifest: m, Records: recs, Labels: map[string]string{}, byPoint: map[string][]results.Record{}}
-	for _, p := range m.Profiles {
-		r.Labels[p.Name] = p.Label
-		if p.Enabled {
-			r.Profiles = append(r.Profiles, p.Name)
+	for _, c := range m.Columns {
+		r.Labels[c.ID] = c.Label
+		if c.Enabled {
+			r.Columns = append(r.Columns, c.ID)
 		}
 	}
 	for _, rec := range recs {
-		k := rec.Profile + "/" + rec.Scenario + "/" + rec.Step
+		k := rec.Column + "/" + rec.Scenario + "/" + rec.Step
 		r.byPoint[k] = append(r.byPoint[k], rec)
 	}
 	return r
 }
 
-// Points returns the records of one data point over every repetition.
-func (r *Report) Points(profile, scenario, step string) []results.Record {
-	return r.byPoint[profile+"/"+scenario+"/"+step]
+// Points returns the records of one data point (column id, scenario,
+// step) over every repetition.
+func (r *Report) Points(column, scenario, step string) []results.Record {
+	return r.byPoint[column+"/"+scenario+"/"+step]
 }
 
 // Metric computes a Stat of f over the repetitions of a point; f returns
 // ok=false where the record has no such number.
-func (r *Report) Metric(profile, scenario, step string, f func(results.Record) (float64, bool)) Stat {
+func (r *Report) Metric(column, scenario, step string, f func(results.Record) (float64, bool)) Stat {
 	var vs []float64
-	for _, rec := range r.Points(profile, scenario, step) {
+	for _, rec := range r.Points(column, scenario, step) {
 		if v, ok := f(rec); ok {
 			vs = append(vs, v)
 		}
@@ -118,17 +120,12 @@ func (r *Report) scenarios(kinds ...string) []results.Scenario {
 	return out
 }
 
-// profilesOf are the measured profiles a scenario runs on.
+// profilesOf are the ids of the measured columns a scenario runs on.
 func (r *Report) profilesOf(s results.Scenario) []string {
-	if len(s.Profiles) == 0 {
-		return r.Profiles
-	}
 	var out []string
-	for _, p := range r.Profiles {
-		for _, q := range s.Profiles {
-			if p == q {
-				out = append(out, p)
-			}
+	for _, c := range r.Columns {
+		if s.Runs(c) {
+			out = append(out, c)
 		}
 	}
 	return out

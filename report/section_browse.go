@@ -106,7 +106,7 @@ func (r *Report) browseGenerators(sc results.Scenario) (table, bool) {
 		if rec.Scenario != sc.Name || len(rec.Generators) < 2 || rec.Browse == nil {
 			continue
 		}
-		point := fmt.Sprintf("%s, %s, rep %d", firstNonEmpty(r.Labels[rec.Profile], rec.Profile), rec.Step, rec.Rep)
+		point := fmt.Sprintf("%s, %s, rep %d", firstNonEmpty(r.Labels[rec.Column], rec.Column), rec.Step, rec.Rep)
 		for _, g := range append(rec.Generators, results.GeneratorResult{Host: "merged", Set: rec.Set}) {
 			b := g.Browse
 			if b == nil {
@@ -124,15 +124,15 @@ func (r *Report) browseGenerators(sc results.Scenario) (table, bool) {
 // page-view times and bytes per view in each column (n/a where the
 // column's server does not serve the scenario's protocol).
 func (r *Report) browseCompare(scs []results.Scenario) table {
-	t := table{Caption: "Side by side: each browse scenario's first step", Head: r.head("", r.Profiles)}
+	t := table{Caption: "Side by side: each browse scenario's first step", Head: r.head("", r.Columns)}
 	for _, sc := range scs {
 		st := sc.Steps()[0]
 		name := fmt.Sprintf("%s (%s) %s", sc.Name, browseHow(sc), st)
 		t.Rows = append(t.Rows,
-			r.row(name+": page view p50 (ms)", r.Profiles, sc.Name, st, BrowseViewP50),
-			r.row(name+": page view p90 (ms)", r.Profiles, sc.Name, st, BrowseViewP90),
-			r.row(name+": page view p99 (ms)", r.Profiles, sc.Name, st, BrowseViewP99),
-			r.row(name+": bytes per page view", r.Profiles, sc.Name, st, BrowseWirePerView))
+			r.row(name+": page view p50 (ms)", r.Columns, sc.Name, st, BrowseViewP50),
+			r.row(name+": page view p90 (ms)", r.Columns, sc.Name, st, BrowseViewP90),
+			r.row(name+": page view p99 (ms)", r.Columns, sc.Name, st, BrowseViewP99),
+			r.row(name+": bytes per page view", r.Columns, sc.Name, st, BrowseWirePerView))
 	}
 	return t
 }
@@ -141,7 +141,7 @@ func (r *Report) browseCompare(scs []results.Scenario) table {
 // step's page-view p50), side by side.
 func (r *Report) browseBars(scs []results.Scenario) (*plot.Plot, error) {
 	var names []string
-	for _, p := range r.Profiles {
+	for _, p := range r.Columns {
 		names = append(names, clean(r.Labels[p]))
 	}
 	p := newPlot("Page view, p50", "", "page-view time, p50 (ms)")
@@ -149,9 +149,9 @@ func (r *Report) browseBars(scs []results.Scenario) (*plot.Plot, error) {
 	drawn := 0
 	for i, sc := range scs {
 		st := sc.Steps()[0]
-		vals := make(plotter.Values, len(r.Profiles))
+		vals := make(plotter.Values, len(r.Columns))
 		any := false
-		for k, pr := range r.Profiles {
+		for k, pr := range r.Columns {
 			if s := r.Metric(pr, sc.Name, st, BrowseViewP50); s.N > 0 {
 				vals[k], any = s.Med, true
 			}

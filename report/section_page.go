@@ -17,13 +17,13 @@ var pageReport = reportKind{section: pageSection, inShort: pageInShort, perReque
 
 // inShort is the post's first paragraph: page time, pages/s and CPU per page.
 func pageInShort(r *Report, pages []results.Scenario) (section, bool) {
-	if len(pages) == 0 || len(r.Profiles) < 2 {
+	if len(pages) == 0 || len(r.Columns) < 2 {
 		return section{}, false
 	}
 	sc := pages[0]
 	step := sc.Steps()[0]
 	var parts []string
-	for _, p := range r.Profiles {
+	for _, p := range r.Columns {
 		ms := r.Metric(p, sc.Name, step, MeanMs)
 		ps := r.Metric(p, sc.Name, step, RPS)
 		cpu := r.Metric(p, sc.Name, step, WebPHPCPU)

@@ -18,7 +18,7 @@ func twoRuns(t *testing.T) (a, b string) {
 	a = runtest.Run{ID: "a", Reps: 5, Jitter: []float64{0, 1, -1, 2, -2}}.Write(t, dir)
 	b = runtest.Run{ID: "b", Reps: 5, Jitter: []float64{2, 0, -2, 1, -1}, Vars: map[string]string{"workers": "8"},
 		Edit: func(r *results.Record) {
-			if r.Profile == "cpanel-apache" && r.Scenario == "page" && r.Step == "c=8" {
+			if r.Column == "cpanel-apache" && r.Scenario == "page" && r.Step == "c=8" {
 				r.Run.RPS *= 2
 			}
 		}}.Write(t, dir)
