@@ -52,7 +52,7 @@ func (l *loader) columns(prs []profileHCL, cols []columnHCL) {
 	for _, b := range l.columnBlocks(prs, cols) {
 		c := b.c
 		if seen[c.ID]++; seen[c.ID] > 1 {
-			l.bad(dupRange(l.f, b.typ, c.ID, b.n), "Duplicate column", fmt.Sprintf("column %q is declared twice (a profile %q block is a column of that name too).", c.ID, c.ID))
+			l.bad(dupRange(l.f, b.typ, c.ID, b.n), "Duplicate column", dupDetail(c.ID, l.colTyp[c.ID], b.typ))
 			continue
 		}
 		l.name(b.typ, c.ID, b.n)
@@ -83,6 +83,14 @@ func (l *loader) columns(prs []profileHCL, cols []columnHCL) {
 	if len(prs)+len(cols) == 0 {
 		l.bad(l.fileRange(), "No columns", `An experiment compares at least one profile "name" { } or column "id" { profile = "name" } block.`)
 	}
+}
+
+// dupDetail says why a second block with column id is one too many.
+func dupDetail(id, first, second string) string {
+	if first == second {
+		return fmt.Sprintf("%s %q is declared twice.", first, id)
+	}
+	return fmt.Sprintf("column %q is declared twice: a profile %q block is column %q too.", id, id, id)
 }
 
 // columnBlocks are the profile and column blocks in file order (gohcl
@@ -161,12 +169,12 @@ func (l *loader) columnIDs() []string {
 	return out
 }
 
-// renamedAttrs says where an attribute gohcl refused was renamed: a
+// renamedAttrs says where an attribute HCL refused was renamed: a
 // scenario's profiles = [...] is columns = [...] since columns have ids.
 func renamedAttrs(diags hcl.Diagnostics) hcl.Diagnostics {
 	for _, d := range diags {
 		if d.Summary == "Unsupported argument" && strings.HasPrefix(d.Detail, `An argument named "profiles" is not expected here.`) {
-			d.Detail += ` A scenario names the columns it runs on: columns = ["id", ...].`
+			d.Detail += ` Since columns have ids, a scenario names the ones it runs on as columns = ["id", ...].`
 		}
 	}
 	return diags

@@ -98,7 +98,7 @@ scenario "split-page" {
   visitors = [5]
   duration = "1s"
   warmup   = "300ms"
-  profiles = ["tuned-apache"]
+  columns  = ["tuned-apache"]
 }
 
 scenario "split-crowd" {
@@ -110,7 +110,7 @@ scenario "split-crowd" {
   give_up     = "5s"
   duration    = "1s"
   warmup      = "300ms"
-  profiles    = ["tuned-apache"]
+  columns     = ["tuned-apache"]
 }
 
 scenario "kit" {

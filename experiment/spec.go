@@ -157,7 +157,7 @@ func Load(filename string, src []byte, opt LoadOptions) (*Spec, error) {
 	// Re-decode with variables in scope (the first pass had none).
 	var raw fileHCL
 	if diags := hcldiag.Sorted(gohcl.DecodeBody(f.Body, ctx, &raw)); diags.HasErrors() {
-		return nil, l.fail(renamedAttrs(diags))
+		return nil, l.fail(diags)
 	}
 	l.experiment(raw.Experiments)
 	l.fixture(raw.Fixtures, ctx)
@@ -200,7 +200,7 @@ func (l *loader) bad(r hcl.Range, summary, detail string) {
 
 // fail is diags as Load's error: file:line:col and snippets, exit 2.
 func (l *loader) fail(diags hcl.Diagnostics) error {
-	return exitcode.With(exitcode.Config, hcldiag.Error(l.p.Files(), diags))
+	return exitcode.With(exitcode.Config, hcldiag.Error(l.p.Files(), renamedAttrs(diags)))
 }
 
 // fileRange is the file's start, for what is missing from it.

@@ -61,9 +61,11 @@ func skipTheirs(t reflect.Type) bool {
 }
 
 // The plan hash of a spec whose columns, scenarios and fixture have every
-// field set is the one recorded before the recorded spec moved to package
-// results (testdata/plan_sha256.txt): a resumed run of an older run
-// directory still finds its plan.
+// field set is testdata/plan_sha256.txt, so a change to what the hash
+// covers is seen and chosen: a run directory from before it no longer
+// resumes (--resume refuses it, naming both hashes). It kept its value when
+// the recorded spec moved to package results and changed when columns got
+// ids (results.Column, Point.Column).
 func TestPlanHashGolden(t *testing.T) {
 	n := 0
 	// The same values results' TestFormatGolden fills a manifest and a
