@@ -17,7 +17,7 @@ func TestReportNamesSiteDeviations(t *testing.T) {
 	sc := results.Scenario{Name: "ab", Kind: "ab", Path: "/", Visitors: []int{4}, Requests: 100, Proto: "h1"}
 	sp := &testSpec{Name: "deviations", Repetitions: 1, Scenarios: []results.Scenario{sc},
 		Columns: []results.Column{{ID: "tuned-apache", Profile: "tuned-apache", Label: "Tuned", Enabled: true}},
-		Fixture:  results.FixtureSpec{Profile: "agency", Seed: 1}}
+		Fixture: results.FixtureSpec{Profile: "agency", Seed: 1}}
 	devs := []string{"archive elementor 4.3.2 (https://downloads.wordpress.org/plugin/elementor.4.3.2.zip): sha256 ab12 is not in the lock",
 		"plugin updraftplus 1.25.9: not installed (no connection)"}
 	man := results.Manifest{Format: results.ManifestFormat, ID: "test-run", Experiment: "deviations", PlanHash: sp.PlanHash(),

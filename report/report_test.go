@@ -58,7 +58,7 @@ func writeRun(t *testing.T, reps int) string {
 		Duration: 300 * time.Millisecond, Warmup: 50 * time.Millisecond, Gzip: true, KeepAlive: true, Proto: "h1"}
 	sp := &testSpec{Name: "synthetic", Repetitions: reps, Scenarios: []results.Scenario{sc},
 		Columns: []results.Column{{ID: "plain", Profile: "plain", Label: "Plain server", Enabled: true}, {ID: "gzip", Profile: "gzip", Label: "Gzip server", Enabled: true}},
-		Fixture:  results.FixtureSpec{Profile: "minimal", Seed: 1}}
+		Fixture: results.FixtureSpec{Profile: "minimal", Seed: 1}}
 	man := results.Manifest{Format: results.ManifestFormat, ID: "test-run", Experiment: "synthetic", PlanHash: sp.PlanHash(),
 		Columns: sp.Columns, Scenarios: sp.Scenarios, Repetitions: reps, Points: len(sp.Plan()), Complete: true,
 		Fixture: &results.FixtureRecord{Profile: "minimal", Seed: 1, Root: strings.Repeat("ab", 32), Pinned: strings.Repeat("ab", 32)}}
@@ -236,7 +236,7 @@ func TestNotApplicableProtocol(t *testing.T) {
 	sc := results.Scenario{Name: "ab-h2", Kind: "ab", Path: "/", Visitors: []int{4}, Requests: 100, Proto: "h2"}
 	sp := &testSpec{Name: "protocols", Repetitions: 1, Scenarios: []results.Scenario{sc},
 		Columns: []results.Column{{ID: "tuned-apache", Profile: "tuned-apache", Label: "Tuned", Enabled: true}, {ID: "cpanel-apache", Profile: "cpanel-apache", Label: "cPanel", Enabled: true}},
-		Fixture:  results.FixtureSpec{Profile: "minimal", Seed: 1}}
+		Fixture: results.FixtureSpec{Profile: "minimal", Seed: 1}}
 	man := results.Manifest{Format: results.ManifestFormat, ID: "test-run", Experiment: "protocols", PlanHash: sp.PlanHash(),
 		Columns: sp.Columns, Scenarios: sp.Scenarios, Repetitions: 1, Points: len(sp.Plan()), Complete: true,
 		Hosts: map[string]*hostmanifest.Manifest{"tuned-apache": {Profile: "tuned-apache"}, "cpanel-apache": {Profile: "cpanel-apache"}}}

@@ -97,7 +97,7 @@ type Scenario struct {
 	ErrorClients int
 	// Columns, if set, limits the scenario to these columns (their ids).
 	Columns []string
-	Browse   *BrowseSpec `json:",omitempty"` // kind browse
+	Browse  *BrowseSpec `json:",omitempty"` // kind browse
 }
 
 // Steps are the scenario's data points, as names ("c=50").
