@@ -1,8 +1,9 @@
 // Package experiment joins the other parts of wptest: an experiment file
-// (HCL) names the machines, the fixture and its seed, the server profiles to
-// compare, the scenarios and the repetitions; Run brings the machines up,
-// seeds and verifies the fixture once, then for every repetition and profile
-// swaps the server, warms it up and measures every scenario step with srvstat
+// (HCL) names the machines, the fixture and its seed, the columns to compare
+// (server profiles with their labels and variables, columns.go), the
+// scenarios and the repetitions; Run brings the machines up, seeds and
+// verifies the fixture once, then for every repetition and column swaps the
+// server, warms it up and measures every scenario step with srvstat
 // sampling, appending each finished data point to runs/<id>/results.jsonl.
 //
 // The load comes from the load generator machines when the machines
