@@ -105,7 +105,7 @@ func TestCompareJSON(t *testing.T) {
 // common and a bad -o are usage errors (exit 2) that say what is wrong.
 func TestCompareBadInput(t *testing.T) {
 	a, b := twoRuns(t)
-	other := runtest.Run{ID: "other", Reps: 1, Edit: func(r *results.Record) { r.Profile = "nginx" }}.Write(t, t.TempDir())
+	other := runtest.Run{ID: "other", Reps: 1, Edit: func(r *results.Record) { r.Column, r.Profile = "nginx", "nginx" }}.Write(t, t.TempDir())
 	missing := filepath.Join(t.TempDir(), "nope")
 	for _, c := range []struct {
 		args []string
