@@ -53,6 +53,7 @@ type Spec struct {
 	Warmup    time.Duration
 	Profiles  []results.ProfileSpec
 	Scenarios []results.Scenario
+	Claims    []results.Claim `json:",omitempty"` // claims.go; not in the plan hash
 }
 
 // HCL shapes. gohcl reports any attribute not listed here as an error at its
@@ -64,6 +65,8 @@ type fileHCL struct {
 	Fixtures    []fixtureHCL    `hcl:"fixture,block"`
 	Profiles    []profileHCL    `hcl:"profile,block"`
 	Scenarios   []scenarioHCL   `hcl:"scenario,block"`
+	Claims      []claimHCL      `hcl:"claim,block"`    // claims.go
+	StandIns    []standInHCL    `hcl:"stand_in,block"` // claims.go
 }
 
 type experimentHCL struct {
@@ -169,6 +172,7 @@ func Load(filename string, src []byte, opt LoadOptions) (*Spec, error) {
 	l.fixture(raw.Fixtures, ctx)
 	l.profiles(raw.Profiles)
 	l.scenarios(raw.Scenarios)
+	l.claims(raw.Claims, raw.StandIns)
 	if !l.ds.HasErrors() {
 		l.profileVars()
 	}

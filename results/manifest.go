@@ -30,6 +30,9 @@ type Manifest struct {
 	GoVersion      string            `json:"go_version"`
 	Profiles       []ProfileSpec     `json:"profiles"`
 	Scenarios      []Scenario        `json:"scenarios"`
+	// Claims are the experiment file's claim blocks: what its source
+	// published, checked by every report of the run.
+	Claims []Claim `json:"claims,omitempty"`
 	Repetitions    int               `json:"repetitions"`
 	Points         int               `json:"points"`
 	Fixture        *FixtureRecord    `json:"fixture,omitempty"`
