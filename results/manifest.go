@@ -32,10 +32,10 @@ type Manifest struct {
 	Scenarios      []Scenario        `json:"scenarios"`
 	// Claims are the experiment file's claim blocks: what its source
 	// published, checked by every report of the run.
-	Claims []Claim `json:"claims,omitempty"`
-	Repetitions    int               `json:"repetitions"`
-	Points         int               `json:"points"`
-	Fixture        *FixtureRecord    `json:"fixture,omitempty"`
+	Claims      []Claim        `json:"claims,omitempty"`
+	Repetitions int            `json:"repetitions"`
+	Points      int            `json:"points"`
+	Fixture     *FixtureRecord `json:"fixture,omitempty"`
 	// Hosts holds the host manifest written after each profile's apply.
 	Hosts    map[string]*hostmanifest.Manifest `json:"host_manifests"`
 	Machines []Machine                         `json:"machines"`
