@@ -103,7 +103,7 @@ func (l *loader) claim(ch claimHCL, standIns []results.StandIn) (results.Claim, 
 	if c.Unit == "" {
 		c.Unit = mt.Unit
 	}
-	if len(c.Order) == 0 && c.Ratio == nil && c.AtLeast == nil && c.AtMost == nil && !(mt.Unit == "yes/no" && len(c.Published) > 0) {
+	if len(l.ds) == n && len(c.Order) == 0 && c.Ratio == nil && c.AtLeast == nil && c.AtMost == nil && !(mt.Unit == "yes/no" && len(c.Published) > 0) {
 		l.bad(blockRange(l.f, "claim", ch.ID), "Claim without a test",
 			"Say what holds means: order = \"a < b\", ratio = \"a / b\" with within = N, at_least, at_most or equals (a yes/no metric: its published values).")
 	}

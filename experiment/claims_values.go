@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -44,12 +45,12 @@ func (l *loader) published(ch claimHCL, mt results.Metric, isTerm func(string) b
 	var out []results.Figure
 	for i, k := range keys {
 		if !isTerm(k) {
-			l.bad(kr[i], "Unknown "+termKind(ch), fmt.Sprintf("%q is not one of this claim's %ss.", k, termKind(ch)))
+			l.bad(kr[i], "Unknown "+termKind(ch), l.unknownTerm(ch, k))
 			continue
 		}
 		f, u, err := results.ParseFigure(vals[i], mt.Unit)
 		if err != nil {
-			l.bad(vr[i], "Invalid figure", err.Error())
+			l.bad(vr[i], figureError(err), err.Error())
 			continue
 		}
 		f.Term = k
@@ -59,6 +60,17 @@ func (l *loader) published(ch claimHCL, mt results.Metric, isTerm func(string) b
 		out = append(out, f)
 	}
 	return out
+}
+
+// figureError is the summary of a figure's error.
+func figureError(err error) string {
+	switch {
+	case errors.Is(err, results.ErrUnit):
+		return "Unknown unit"
+	case errors.Is(err, results.ErrWrongUnit):
+		return "Wrong unit"
+	}
+	return "Invalid figure"
 }
 
 func termKind(ch claimHCL) string {
@@ -75,7 +87,7 @@ func (l *loader) bound(s string, mt results.Metric, unit *string, at hcl.Range) 
 	}
 	f, u, err := results.ParseFigure(s, mt.Unit)
 	if err != nil {
-		l.bad(at, "Invalid figure", err.Error())
+		l.bad(at, figureError(err), err.Error())
 		return nil
 	}
 	if *unit == "" {
@@ -102,7 +114,7 @@ func (l *loader) order(s string, isTerm func(string) bool, at hcl.Range) []strin
 	for _, t := range strings.Split(s, sep) {
 		t = strings.TrimSpace(t)
 		if !isTerm(t) {
-			l.bad(at, "Unknown term", fmt.Sprintf("%q in order: not a column (or stand_in) or scenario this claim compares.", t))
+			l.bad(at, "Unknown term", "In order: "+unknownTermText(t))
 			return nil
 		}
 		out = append(out, t)
@@ -172,4 +184,16 @@ func (l *loader) claimStandIns(ch claimHCL, file []results.StandIn, r func(strin
 		out = append(out, si)
 	}
 	return out
+}
+
+// unknownTerm says what a term of ch may be instead of k.
+func (l *loader) unknownTerm(ch claimHCL, k string) string {
+	if len(ch.Scenarios) > 0 {
+		return fmt.Sprintf("%q is not one of the scenarios this claim compares (%s).", k, strings.Join(ch.Scenarios, ", "))
+	}
+	return fmt.Sprintf("%q is not one of this file's columns (%s), nor a stand_in's.", k, l.columnList())
+}
+
+func unknownTermText(t string) string {
+	return fmt.Sprintf("%q is not a column (nor a stand_in) or scenario this claim compares.", t)
 }

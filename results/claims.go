@@ -1,6 +1,7 @@
 package results
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -99,6 +100,12 @@ func Convert(v float64, from, to string) (float64, bool) {
 	return v * f.size / t.size, true
 }
 
+// ParseFigure's errors: a unit that is none, or one of another dimension.
+var (
+	ErrUnit      = errors.New("unknown unit")
+	ErrWrongUnit = errors.New("measures something else")
+)
+
 // ParseFigure reads "535 ms", "1,307 req/s", "yes" or "no" as a value in
 // metricUnit; the unit written is returned for display.
 func ParseFigure(s, metricUnit string) (f Figure, written string, err error) {
@@ -124,10 +131,10 @@ func ParseFigure(s, metricUnit string) (f Figure, written string, err error) {
 	}
 	u = strings.TrimSpace(u)
 	if _, known := units[u]; !known {
-		return f, "", fmt.Errorf("%q: unknown unit %q (units: %s)", s, u, strings.Join(UnitNames(), ", "))
+		return f, "", fmt.Errorf("%q: %w %q (units: %s)", s, ErrUnit, u, strings.Join(UnitNames(), ", "))
 	}
 	if f.Value, ok = Convert(v, u, metricUnit); !ok {
-		return f, "", fmt.Errorf("%q: %s is not a unit of this metric, which is in %s", s, u, metricUnit)
+		return f, "", fmt.Errorf("%q: %s %w; this metric is in %s", s, u, ErrWrongUnit, metricUnit)
 	}
 	return f, u, nil
 }
