@@ -40,7 +40,7 @@ func (r *Report) claimsSection() (section, bool) {
 func publishedCell(c results.ClaimResult) string {
 	var out []string
 	for _, f := range c.Published {
-		out = append(out, f.Term+": "+f.Text)
+		out = append(out, f.Label+": "+f.Text)
 	}
 	if len(out) == 0 {
 		return "–"

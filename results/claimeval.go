@@ -83,7 +83,7 @@ func (ev *evaluator) claim(c Claim) ClaimResult {
 	res := ClaimResult{ID: c.ID, Source: c.Source, Quote: c.Quote, Metric: c.Metric, Unit: c.Unit,
 		Point: fmt.Sprintf("%s c=%d", strings.Join(c.scenarioNames(), " vs "), c.Visitors), Holds: ev.holdsText(c)}
 	for _, f := range c.Published {
-		f.Term = ev.label(f.Term)
+		f.Label = ev.label(f.Term)
 		f.Value = ev.show(c, f.Value)
 		res.Published = append(res.Published, f)
 	}

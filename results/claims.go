@@ -39,6 +39,7 @@ type Claim struct {
 // Figure is a value as written ("11.1 GB") and in the metric's unit.
 type Figure struct {
 	Term  string  `json:"term,omitempty"`
+	Label string  `json:"label,omitempty"` // the term's title, in a claim's result
 	Text  string  `json:"text"`
 	Value float64 `json:"value"`
 }

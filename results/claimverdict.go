@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -75,7 +76,8 @@ func (ev *evaluator) checkBounds(c Claim, name, fig string, v float64) []string 
 	lo, hi := c.AtLeast, c.AtMost
 	switch {
 	case lo != nil && hi != nil && lo.Value == hi.Value && v != lo.Value:
-		return []string{fmt.Sprintf("%s: %s, not exactly %s", name, fig, lo.Text)}
+		exact := strconv.FormatFloat(ev.show(c, v), 'f', -1, 64) + " " + c.Unit // Num would round it to the bound
+		return []string{fmt.Sprintf("%s: %s, not exactly %s", name, exact, lo.Text)}
 	case lo != nil && v < lo.Value:
 		return []string{fmt.Sprintf("%s: %s, below %s", name, fig, lo.Text)}
 	case hi != nil && v > hi.Value:
