@@ -53,7 +53,7 @@ type Spec struct {
 	Warmup    time.Duration
 	Profiles  []results.ProfileSpec
 	Scenarios []results.Scenario
-	Claims    []results.Claim `json:",omitempty"` // claims.go; not in the plan hash
+	Claims    []results.Claim `json:",omitempty"` // claims.go; PlanHash leaves them out
 }
 
 // HCL shapes. gohcl reports any attribute not listed here as an error at its
