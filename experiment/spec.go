@@ -55,6 +55,7 @@ type Spec struct {
 	// Columns are the profile and column blocks, in file order.
 	Columns   []results.Column
 	Scenarios []results.Scenario
+	Claims    []results.Claim `json:",omitempty"` // claims.go; PlanHash leaves them out
 }
 
 // HCL shapes. gohcl reports any attribute not listed here as an error at its
@@ -67,6 +68,8 @@ type fileHCL struct {
 	Profiles    []profileHCL    `hcl:"profile,block"`
 	Columns     []columnHCL     `hcl:"column,block"`
 	Scenarios   []scenarioHCL   `hcl:"scenario,block"`
+	Claims      []claimHCL      `hcl:"claim,block"`    // claims.go
+	StandIns    []standInHCL    `hcl:"stand_in,block"` // claims.go
 }
 
 type experimentHCL struct {
@@ -164,6 +167,7 @@ func Load(filename string, src []byte, opt LoadOptions) (*Spec, error) {
 	l.fixture(raw.Fixtures, ctx)
 	l.columns(raw.Profiles, raw.Columns)
 	l.scenarios(raw.Scenarios)
+	l.claims(raw.Claims, raw.StandIns)
 	if !l.ds.HasErrors() {
 		l.columnVars()
 	}

@@ -25,7 +25,7 @@ func TestShippedExperiments(t *testing.T) {
 		fixture   string
 	}{
 		{"quick.hcl", "local", []string{"cpanel-apache", "tuned-apache", "caddy"}, []string{"page", "static", "compression", "crowd", "kit"}, "minimal"},
-		{"corehttpd-vs-cpanel.hcl", "hetzner", []string{"cpanel-apache", "tuned-apache", "tuned-400", "corehttpd", "caddy", "nginx"}, []string{"page", "crowd", "static", "compression", "compression-js", "h2", "browse-h1", "browse-h2"}, "agency"},
+		{"corehttpd-vs-cpanel.hcl", "hetzner", []string{"cpanel-apache", "tuned-apache", "tuned-400", "corehttpd", "caddy", "nginx"}, []string{"page", "crowd", "static", "compression", "compression-js", "h2", "h3", "browse-h1", "browse-h2"}, "agency"},
 		{"apache-kit.hcl", "local", []string{"cpanel-apache", "tuned-apache"}, []string{"kit"}, "minimal"},
 		{"ab-1k.hcl", "local", []string{"cpanel-apache", "tuned-apache"}, []string{"static", "php"}, "minimal"},
 	} {

@@ -108,6 +108,9 @@ func (r *Report) document() *document {
 	if m.Machine != nil && m.Machine.LoadLocal {
 		d.Intro = append(d.Intro, "The load generator ran on the server itself: compare CPU per request (the server's own processes: web server, PHP, database), not requests per second, which the load generator's share of the same CPUs limits.")
 	}
+	if s, ok := r.claimsSection(); ok {
+		d.Sections = append(d.Sections, s) // the report opens with it
+	}
 	d.Sections = append(d.Sections, r.setup())
 	if s, ok := r.inShort(); ok {
 		d.Sections = append(d.Sections, s)
@@ -318,15 +321,20 @@ func (r *Report) noiseSection() section {
 		Text: []string{fmt.Sprintf("Each point ran %d time(s), profiles interleaved. Spread = (max − min) ÷ median.", r.Manifest.Repetitions)}}
 	t := table{Caption: "Min / median / max over repetitions", Head: []string{"point", "profile", "metric", "n", "min", "median", "max", "spread"}}
 	for _, sc := range r.Manifest.Scenarios {
-		fs := reportKindOf(sc.Kind).noise
+		var fs []results.Metric
+		for _, m := range results.MetricsOf(sc.Kind) {
+			if m.Noise != "" {
+				fs = append(fs, m)
+			}
+		}
 		for _, st := range sc.Steps() {
 			for _, p := range r.profilesOf(sc) {
 				for _, m := range fs {
-					v := r.Metric(p, sc.Name, st, m.f)
+					v := r.Metric(p, sc.Name, st, m.Value)
 					if v.N == 0 {
 						continue
 					}
-					t.Rows = append(t.Rows, []string{sc.Name + " " + st, r.Labels[p], m.name, fmt.Sprint(v.N), num(v.Min), num(v.Med), num(v.Max), fmt.Sprintf("%.0f%%", v.Spread())})
+					t.Rows = append(t.Rows, []string{sc.Name + " " + st, r.Labels[p], m.Noise, fmt.Sprint(v.N), num(v.Min), num(v.Med), num(v.Max), fmt.Sprintf("%.0f%%", v.Spread())})
 				}
 			}
 		}

@@ -17,7 +17,6 @@ import (
 // browse section puts every browse scenario side by side (h1 over 6
 // connections against h2 over one, say) in a table and a chart.
 var browseReport = reportKind{section: browseSection,
-	noise: []noiseMetric{{"page view p50 (ms)", BrowseViewP50}, {"bytes per view", BrowseWirePerView}},
 	charts: func(r *Report, sc results.Scenario, add addChart) error {
 		if scs := r.scenarios(sc.Kind); len(scs) > 1 && scs[0].Name == sc.Name {
 			p, err := r.browseBars(scs)
@@ -26,32 +25,18 @@ var browseReport = reportKind{section: browseSection,
 		return nil
 	}}
 
-// Browse metrics: per page view, over the page views of a point.
+// Browse metrics: per page view, over the page views of a point
+// (results' registry).
 var (
-	BrowseViewP50     = browseMetric(func(rec results.Record) float64 { return rec.Browse.PageView.P50 })
-	BrowseViewP90     = browseMetric(func(rec results.Record) float64 { return rec.Browse.PageView.P90 })
-	BrowseViewP99     = browseMetric(func(rec results.Record) float64 { return rec.Browse.PageView.P99 })
-	BrowseTTFBP50     = browseMetric(func(rec results.Record) float64 { return rec.Browse.TTFB.P50 })
-	BrowseWirePerView = browseMetric(func(rec results.Record) float64 { return rec.Browse.WireIn.Mean })
-	BrowseAssets      = browseMetric(func(rec results.Record) float64 { return rec.Browse.Assets.Mean })
-	BrowseViewsPerSec = browseMetric(func(rec results.Record) float64 { return rec.Browse.PageViewsPerSec })
-	BrowseFailedPct   = func(rec results.Record) (float64, bool) {
-		if rec.Browse == nil || rec.Browse.PageViews == 0 {
-			return 0, false
-		}
-		return 100 * float64(rec.Browse.PageViewsFailed) / float64(rec.Browse.PageViews), true
-	}
+	BrowseViewP50     = results.BrowseViewP50
+	BrowseViewP90     = results.BrowseViewP90
+	BrowseViewP99     = results.BrowseViewP99
+	BrowseTTFBP50     = results.BrowseTTFBP50
+	BrowseWirePerView = results.BrowseWirePerView
+	BrowseAssets      = results.BrowseAssets
+	BrowseViewsPerSec = results.BrowseViewsPerSec
+	BrowseFailedPct   = results.BrowseFailedPct
 )
-
-// browseMetric is f over records with a browse run that has page views.
-func browseMetric(f func(results.Record) float64) func(results.Record) (float64, bool) {
-	return func(rec results.Record) (float64, bool) {
-		if rec.Browse == nil || rec.Browse.PageView.Count == 0 {
-			return 0, false
-		}
-		return f(rec), true
-	}
-}
 
 // browseHow is how a browse scenario's visitors connect: "h1, up to 6
 // connections per visitor" or "h2, one connection per visitor".

@@ -9,7 +9,6 @@ import (
 // The page kind: a WordPress page over a sweep of visitors. Its first
 // scenario is the post's first paragraph.
 var pageReport = reportKind{section: pageSection, inShort: pageInShort, perRequest: true,
-	noise: []noiseMetric{{"server CPU/page (ms)", ServerCPU}, {"web+PHP CPU/page (ms)", WebPHPCPU}, {"pages/s", RPS}},
 	charts: func(r *Report, sc results.Scenario, add addChart) error {
 		p, err := r.bars(sc, "Web server + PHP CPU per page (ms)", WebPHPCPU)
 		return add("cpu-"+sc.Name, "CPU per WordPress page in the web server and PHP, median over repetitions", p, err)

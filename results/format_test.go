@@ -32,7 +32,12 @@ func TestFormatGolden(t *testing.T) {
 	dir := t.TempDir()
 	n := 0
 	var m Manifest
-	golden.Fill(reflect.ValueOf(&m).Elem(), &n, theirs)
+	golden.Fill(reflect.ValueOf(&m).Elem(), &n, func(t reflect.Type) bool { return theirs(t) || t == reflect.TypeOf(Claim{}) })
+	// The claims came after the record's numbering was fixed: they count
+	// from 1000, and the record keeps its numbers.
+	n -= 2
+	c := 1000
+	golden.Fill(reflect.ValueOf(&m.Claims).Elem(), &c, theirs)
 	m.Format = ManifestFormat
 	m.PlanHash = strings.Repeat("5a", 32) // ReadManifest wants a plan hash's shape
 	if err := m.Write(dir); err != nil {

@@ -30,9 +30,12 @@ type Manifest struct {
 	GoVersion      string            `json:"go_version"`
 	Columns        []Column          `json:"columns"`
 	Scenarios      []Scenario        `json:"scenarios"`
-	Repetitions    int               `json:"repetitions"`
-	Points         int               `json:"points"`
-	Fixture        *FixtureRecord    `json:"fixture,omitempty"`
+	// Claims are the experiment file's claim blocks: what its source
+	// published, checked by every report of the run.
+	Claims      []Claim        `json:"claims,omitempty"`
+	Repetitions int            `json:"repetitions"`
+	Points      int            `json:"points"`
+	Fixture     *FixtureRecord `json:"fixture,omitempty"`
 	// Hosts holds the host manifest written after each column's apply, by
 	// column id.
 	Hosts    map[string]*hostmanifest.Manifest `json:"host_manifests"`

@@ -21,6 +21,9 @@ const (
 	ResultsFile  = "results.jsonl"
 	ManifestFile = "manifest.json"
 	SpecCopy     = "experiment.hcl"
+	// ClaimsFile is "Does it reproduce?" as JSON, written with the report
+	// (EvaluateClaims computes it from the manifest and the records).
+	ClaimsFile = "claims.json"
 )
 
 // SampleEvery is how often srvstat samples the server during a run: the

@@ -130,7 +130,7 @@ func TestCompareBadInput(t *testing.T) {
 func TestReportBaseline(t *testing.T) {
 	a, b := twoRuns(t)
 	code, out, stderr := runCLI(t, nil, "report", b, "--baseline", a)
-	if code != 0 || out != filepath.Join(b, "report.md")+"\n"+filepath.Join(b, "report.html")+"\n" {
+	if code != 0 || out != filepath.Join(b, "report.md")+"\n"+filepath.Join(b, "report.html")+"\n"+filepath.Join(b, "claims.json")+"\n" {
 		t.Fatalf("code %d, stdout %q, stderr %s", code, out, stderr)
 	}
 	md, err := os.ReadFile(filepath.Join(b, "report.md"))
