@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -156,6 +157,11 @@ func TestCrowdIsOnTheSiteForTheWholeProbeWindow(t *testing.T) {
 	}
 	if gone > 0 {
 		t.Errorf("%d of %d crowd connections closed before the last newcomer was answered", gone, visitors)
+	}
+	var out strings.Builder
+	WriteCrowd(&out, cr)
+	if !strings.Contains(out.String(), "warm-up raised from 0.3 s to click_every (1 s)") {
+		t.Errorf("the summary does not say the warm-up was raised:\n%s", out.String())
 	}
 	from, to := probeSpan(t, cr)
 	t.Logf("crowd window (ms from the crowd's start): %+v", *cr.Window)
