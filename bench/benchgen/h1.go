@@ -75,10 +75,10 @@ func keepDeadline(conn net.Conn, set *time.Time, deadline time.Time, a *attempt,
 		conn.SetDeadline(deadline)
 		*set = deadline
 	}
-	a.sent = now
 	if a.newConn {
-		a.sent = time.Now()
+		now = time.Now()
 	}
+	a.markSent(now)
 }
 
 func (c *h1Client) wire() (int64, int64) { return c.w.in.Load(), c.w.out.Load() }

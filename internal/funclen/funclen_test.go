@@ -14,8 +14,6 @@ const limit = 80
 // an entry whose function is gone or back under the limit fails the test,
 // so the list only shrinks.
 var allowlist = map[string]string{
-	"bench/benchgen.Crowd":                  refactoring,
-	"bench/benchgen.Run":                    refactoring,
 	"bench/benchgen.h1Client.readResponse":  refactoring,
 	"bench/benchgen.h2Client.readResponse":  refactoring,
 	"cmd/wptest/cli.runRun":                 refactoring,
