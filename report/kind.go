@@ -1,8 +1,6 @@
 package report
 
 import (
-	"gonum.org/v1/plot"
-
 	"github.com/wptest/wptest/results"
 )
 
@@ -28,7 +26,7 @@ type reportKind struct {
 }
 
 // addChart adds a drawn chart (p nil: nothing to draw).
-type addChart func(id, caption string, p *plot.Plot, err error) error
+type addChart func(id, caption string, p *chartPlot, err error) error
 
 // noiseMetric is a metric of the repetitions section.
 type noiseMetric struct {

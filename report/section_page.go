@@ -11,7 +11,7 @@ import (
 var pageReport = reportKind{section: pageSection, inShort: pageInShort, perRequest: true,
 	noise: []noiseMetric{{"server CPU/page (ms)", ServerCPU}, {"web+PHP CPU/page (ms)", WebPHPCPU}, {"pages/s", RPS}},
 	charts: func(r *Report, sc results.Scenario, add addChart) error {
-		p, err := r.bars(sc, "Web server + PHP CPU per page (ms)", WebPHPCPU)
+		p, err := r.bars(sc, "web server + PHP CPU per page (ms)", WebPHPCPU)
 		return add("cpu-"+sc.Name, "CPU per WordPress page in the web server and PHP, median over repetitions", p, err)
 	}}
 
