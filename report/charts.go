@@ -227,6 +227,7 @@ func (r *Report) columnBars(sc results.Scenario, title, xlabel, step string, y y
 	}
 	barValues(cp, xys, 0)
 	nominalX(cp, names)
+	valueRoom(cp, xys)
 	return cp, nil
 }
 
@@ -237,6 +238,14 @@ func nominalX(cp *chartPlot, names []string) {
 	cp.X.Min, cp.X.Max = -0.5, float64(len(names))-0.5
 	cp.Y.Padding = cp.X.Padding // NominalX's room for the first name: the half slot gives it
 	cp.Y.Min = 0
+}
+
+// valueRoom raises the value axis so that the values written above the
+// bars stay inside the plot area.
+func valueRoom(cp *chartPlot, xys plotter.XYs) {
+	for _, xy := range xys {
+		cp.Y.Max = math.Max(cp.Y.Max, xy.Y*1.1)
+	}
 }
 
 // bars: one bar per column, the scenario's first step.
@@ -340,6 +349,8 @@ func scaleAxes(cp *chartPlot, xlo, xhi, ylo, yhi float64, logY bool) {
 	if xlo > 0 && xhi/xlo >= 10 {
 		cp.X.Scale, cp.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 		cp.X.Min, cp.X.Max = decades(xlo, xhi)
+	} else if m := (xhi - xlo) * 0.03; m > 0 { // the end points' marks inside the plot area
+		cp.X.Min, cp.X.Max = xlo-m, xhi+m
 	}
 	if logY && ylo > 0 && yhi/ylo >= 10 {
 		cp.Y.Scale, cp.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}

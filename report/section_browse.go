@@ -146,6 +146,7 @@ func (r *Report) browseBars(scs []results.Scenario) (*chartPlot, error) {
 	}
 	p := newPlot("Page view, p50", "browse scenario (protocol ×connections per visitor)", "page-view time, p50 (ms)")
 	w := vg.Points(min(28, float64(100/len(r.Profiles))))
+	var all plotter.XYs
 	for k, pr := range r.Profiles {
 		vals := make(plotter.Values, len(scs))
 		var xys plotter.XYs
@@ -166,12 +167,14 @@ func (r *Report) browseBars(scs []results.Scenario) (*chartPlot, error) {
 		b.Color, b.LineStyle.Width, b.Offset = columnColor(r.column(pr)), 0, off
 		p.Add(b)
 		barValues(p, xys, off)
+		all = append(all, xys...)
 		p.legend = append(p.legend, legendEntry{clean(r.Labels[pr]), []plot.Thumbnailer{b}})
 	}
 	if len(p.legend) == 0 {
 		return nil, nil
 	}
 	nominalX(p, names)
+	valueRoom(p, all)
 	return p, nil
 }
 
