@@ -304,6 +304,31 @@ func Run(ctx context.Context, cfg Config) (result.Run, error) {
 	if err != nil {
 		return result.Run{}, err
 	}
+	if err := settleRun(&cfg); err != nil {
+		return result.Run{}, err
+	}
+	if err := waitUntil(ctx, cfg.StartAt); err != nil {
+		return result.Run{}, err
+	}
+	rs := newRunState(ctx, t, &cfg, time.Now())
+	cpu := startWindowCPU(cfg.Warmup)
+	shards := make([]*stats, numShards(cfg.Visitors))
+	for i := range shards {
+		shards[i] = newStats()
+	}
+	waiting := rs.startVisitors(shards)
+	if rs.open {
+		defer abandonOnCancel(ctx, waiting)()
+	}
+	stopProgress := rs.reportProgress()
+	rs.wg.Wait()
+	stopProgress()
+	return merge(&cfg, t, rs.open, shards, rs.winStart, cpu.used()), nil
+}
+
+// settleRun fills in a run's defaults and checks what it asks of the
+// numbers and of this machine's open-file limit.
+func settleRun(cfg *Config) error {
 	if cfg.Visitors <= 0 {
 		cfg.Visitors = 1
 	}
@@ -311,62 +336,46 @@ func Run(ctx context.Context, cfg Config) (result.Run, error) {
 		cfg.Timeout = DefaultTimeout
 	}
 	if cfg.Requests <= 0 && cfg.Duration <= 0 {
-		return result.Run{}, errors.New("give a number of requests or a duration")
+		return errors.New("give a number of requests or a duration")
 	}
-	if err := checkNumbers(cfg); err != nil {
-		return result.Run{}, err
+	if err := checkNumbers(*cfg); err != nil {
+		return err
 	}
 	if err := ensureFiles(cfg.Visitors, fmt.Sprintf("%d connections", cfg.Visitors)); err != nil {
-		return result.Run{}, err
+		return err
 	}
-	open := cfg.Rate > 0
-	if open && cfg.Requests > 0 && cfg.Duration <= 0 {
+	if cfg.Rate > 0 && cfg.Requests > 0 && cfg.Duration <= 0 {
+		// Open loop: -n requests at the rate take this long.
 		cfg.Duration = time.Duration(float64(cfg.Requests) / cfg.Rate * float64(time.Second))
 	}
-	if err := waitUntil(ctx, cfg.StartAt); err != nil {
-		return result.Run{}, err
-	}
+	return nil
+}
 
-	start := time.Now()
-	winStart := start.Add(cfg.Warmup)
-	var winEnd time.Time // zero: -n mode without a time limit
-	if cfg.Duration > 0 {
-		winEnd = winStart.Add(cfg.Duration)
+// newRunState lays out a run that starts at start: its window after the
+// warm-up, its budget of attempts and, open loop, its schedule's step.
+func newRunState(ctx context.Context, t *target, cfg *Config, start time.Time) *runState {
+	rs := &runState{t: t, cfg: cfg, ctx: ctx, open: cfg.Rate > 0, done: new(atomic.Int64),
+		winStart: start.Add(cfg.Warmup), budget: new(atomic.Int64), wg: new(sync.WaitGroup), start: start}
+	if cfg.Duration > 0 { // else winEnd stays zero: -n mode without a time limit
+		rs.winEnd = rs.winStart.Add(cfg.Duration)
 	}
-	var budget atomic.Int64 // -n: attempts left to start
-	budget.Store(cfg.Requests)
-	var done atomic.Int64
-
-	// Client CPU over the window: snapshot when the warm-up ends.
-	var cpu0 time.Duration
-	var cpuOnce sync.Once
-	snapCPU := func() { cpuOnce.Do(func() { cpu0 = selfCPU() }) }
-	if cfg.Warmup <= 0 {
-		snapCPU()
-	} else {
-		tm := time.AfterFunc(cfg.Warmup, snapCPU)
-		defer tm.Stop()
-	}
-
-	shards := make([]*stats, numShards(cfg.Visitors))
-	for i := range shards {
-		shards[i] = newStats()
-	}
-	rs := &runState{t: t, cfg: &cfg, ctx: ctx, open: open, done: &done, winStart: winStart, winEnd: winEnd,
-		budget: &budget, start: start}
-	if open {
+	rs.budget.Store(cfg.Requests) // -n: attempts left to start
+	if rs.open {
 		// No two intended sends of a visitor closer than a nanosecond
 		// (time's unit): at any higher rate the schedule is that dense,
 		// and still advances, so it ends with its window.
 		rs.step = max(float64(time.Second)/cfg.Rate, 1)
 	}
-	var wg sync.WaitGroup
-	wg.Add(cfg.Visitors)
-	rs.wg = &wg
-	var waiting []*visitor // open loop: visitors that wait on their timers
-	for i := range cfg.Visitors {
-		v := &visitor{runState: rs, c: t.newClient(), st: shards[i%len(shards)], i: i}
-		if open {
+	return rs
+}
+
+// startVisitors starts the run's visitors, spread over the shards: closed
+// loop, a goroutine each; open loop, a timer each, returned (they wait on it).
+func (rs *runState) startVisitors(shards []*stats) (waiting []*visitor) {
+	rs.wg.Add(rs.cfg.Visitors)
+	for i := range rs.cfg.Visitors {
+		v := &visitor{runState: rs, c: rs.t.newClient(), st: shards[i%len(shards)], i: i}
+		if rs.open {
 			waiting = append(waiting, v)
 			// Made first, started after: its run may come at once and uses v.timer.
 			v.timer = time.AfterFunc(time.Duration(math.MaxInt64), v.wake)
@@ -374,43 +383,77 @@ func Run(ctx context.Context, cfg Config) (result.Run, error) {
 			continue
 		}
 		go func() {
-			defer wg.Done()
+			defer rs.wg.Done()
 			defer v.c.close()
-			v.closedLoop(ctx)
+			v.closedLoop(rs.ctx)
 		}()
 	}
-	if open {
-		// A cancelled run ends its waiting visitors at once: a timer stopped
-		// before it fired leaves its visitor to us (nobody else runs it).
-		stop := context.AfterFunc(ctx, func() {
-			for _, v := range waiting {
-				if v.timer.Stop() {
-					v.abandon()
-				}
+	return waiting
+}
+
+// abandonOnCancel makes a cancelled run end its waiting visitors at once: a
+// timer stopped before it fired leaves its visitor to us (nobody else runs
+// it). The returned func stops the watch.
+func abandonOnCancel(ctx context.Context, waiting []*visitor) (stop func() bool) {
+	return context.AfterFunc(ctx, func() {
+		for _, v := range waiting {
+			if v.timer.Stop() {
+				v.abandon()
 			}
-		})
-		defer stop()
+		}
+	})
+}
+
+// reportProgress calls cfg.Progress, if set, about once a second until the
+// returned func is called.
+func (rs *runState) reportProgress() (stop func()) {
+	if rs.cfg.Progress == nil {
+		return func() {}
 	}
-	stopProgress := make(chan struct{})
-	if cfg.Progress != nil {
-		go func() {
-			tk := time.NewTicker(time.Second)
-			defer tk.Stop()
-			for {
-				select {
-				case <-stopProgress:
-					return
-				case now := <-tk.C:
-					cfg.Progress(done.Load(), now.Sub(start))
-				}
+	stopc := make(chan struct{})
+	go func() {
+		tk := time.NewTicker(time.Second)
+		defer tk.Stop()
+		for {
+			select {
+			case <-stopc:
+				return
+			case now := <-tk.C:
+				rs.cfg.Progress(rs.done.Load(), now.Sub(rs.start))
 			}
-		}()
+		}
+	}()
+	return func() { close(stopc) }
+}
+
+// windowCPU is the client's CPU time over the measured window: a snapshot
+// when the warm-up ends (at once without one), and the difference at the end.
+type windowCPU struct {
+	once  sync.Once
+	at0   time.Duration
+	timer *time.Timer // the end of the warm-up, if there is one
+}
+
+func startWindowCPU(warmup time.Duration) *windowCPU {
+	w := &windowCPU{}
+	if warmup <= 0 {
+		w.snap()
+	} else {
+		w.timer = time.AfterFunc(warmup, w.snap)
 	}
-	wg.Wait()
-	close(stopProgress)
-	snapCPU()
-	cpu := selfCPU() - cpu0
-	return merge(&cfg, t, open, shards, winStart, cpu), nil
+	return w
+}
+
+func (w *windowCPU) snap() { w.once.Do(func() { w.at0 = selfCPU() }) }
+
+// used is the CPU time since the snapshot (since now, if the run ended
+// within its warm-up).
+func (w *windowCPU) used() time.Duration {
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	w.snap()
+	return selfCPU() - w.at0
 }
 
 // numShards: how many sets of counts a run keeps. Up to 4 per CPU every
