@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/fixture"
 )
 
@@ -29,6 +30,7 @@ func WritePlan(w io.Writer, sp *Spec) error {
 	}
 	fmt.Fprintf(w, "experiment %s (%s)\nexperiment_sha256 %s\nplan_sha256 %s\nfixture %s seed %d root %s (%s)\nmachines %s\n",
 		sp.Name, sp.File, sp.SHA256, sp.PlanHash(), sp.Fixture.Profile, sp.Fixture.Seed, m.Root, pin, sp.Machines.Driver)
+	stage.WriteLocalFiles(w, sp.Uploads)
 	for _, p := range sp.Profiles {
 		if !p.Enabled {
 			fmt.Fprintf(w, "profile %s: left out (%s)\n", p.Name, p.Reason)

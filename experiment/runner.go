@@ -173,6 +173,7 @@ func (r *runner) preflight(ctx context.Context, ps results.ProfileSpec) error {
 	if err != nil {
 		return err
 	}
+	stage.WriteLocalFiles(r.opt.Log, r.sp.Uploads)
 	return stage.Run(ctx, r.state(), stage.Render{Profile: p, Refuse: true}, stage.Preflight{Out: r.opt.Log})
 }
 

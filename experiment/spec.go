@@ -31,6 +31,7 @@ import (
 	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/wptest/wptest/bench/benchgen"
+	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/internal/hcldiag"
 	"github.com/wptest/wptest/provision/cloud"
@@ -53,6 +54,8 @@ type Spec struct {
 	Warmup    time.Duration
 	Profiles  []results.ProfileSpec
 	Scenarios []results.Scenario
+	// Uploads are the local files the profiles' vars name (localFiles).
+	Uploads []stage.LocalFile
 }
 
 // HCL shapes. gohcl reports any attribute not listed here as an error at its
@@ -170,6 +173,7 @@ func Load(filename string, src []byte, opt LoadOptions) (*Spec, error) {
 	l.profiles(raw.Profiles)
 	l.scenarios(raw.Scenarios)
 	if !l.ds.HasErrors() {
+		l.localFiles()
 		l.profileVars()
 	}
 	if l.ds.HasErrors() {
