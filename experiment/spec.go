@@ -54,8 +54,9 @@ type Spec struct {
 	Warmup    time.Duration
 	Profiles  []results.ProfileSpec
 	Scenarios []results.Scenario
-	// Uploads are the local files the profiles' vars name (localFiles).
-	Uploads []stage.LocalFile
+	// Uploads are the local files the profiles' vars name (localFiles);
+	// out of the plan's hash, which has their hashes in those vars.
+	Uploads []stage.LocalFile `json:"-"`
 }
 
 // HCL shapes. gohcl reports any attribute not listed here as an error at its
@@ -174,6 +175,8 @@ func Load(filename string, src []byte, opt LoadOptions) (*Spec, error) {
 	l.scenarios(raw.Scenarios)
 	if !l.ds.HasErrors() {
 		l.localFiles()
+	}
+	if !l.ds.HasErrors() {
 		l.profileVars()
 	}
 	if l.ds.HasErrors() {
