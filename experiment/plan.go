@@ -10,8 +10,8 @@ import (
 
 // WritePlan prints what Run would measure, without touching any machine:
 // the plan's hash, the fixture's root (generated here: it is a pure
-// function of profile and seed) and every point in order.
-func WritePlan(w io.Writer, sp *Spec) error {
+// function of profile and seed), every point in order, and the estimate.
+func WritePlan(w io.Writer, sp *Spec, est Estimate) error {
 	fp, err := fixture.LoadProfile(sp.Fixture.Profile)
 	if err != nil {
 		return err
@@ -39,5 +39,6 @@ func WritePlan(w io.Writer, sp *Spec) error {
 	for _, p := range sp.Plan() {
 		fmt.Fprintln(w, p.Key)
 	}
+	est.WriteText(w)
 	return nil
 }
