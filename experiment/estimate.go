@@ -58,13 +58,13 @@ type Estimate struct {
 	PriceErr                      string // why there is no price where the driver has prices
 }
 
-// Rates are measured request rates per visitor by "profile/scenario": the
+// Rates are measured request rates per visitor by "column/scenario": the
 // run's, so a request-count point's time follows what the server did.
 type Rates map[string]float64
 
 // pointTime is a data point's planned wall time: its kind's estimate (its
 // windows), plus, for a point that counts requests, the requests at the
-// measured rate of its profile and scenario, else the default rate.
+// measured rate of its column and scenario, else the default rate.
 func pointTime(sc results.Scenario, p results.Point, rates Rates) time.Duration {
 	d := kindOf(sc).estimate(sc)
 	if sc.Duration != 0 || sc.Requests <= 0 {
@@ -77,7 +77,7 @@ func pointTime(sc results.Scenario, p results.Point, rates Rates) time.Duration 
 // requestRate is the rate a request-count point is planned at, and where it comes from.
 func requestRate(sc results.Scenario, p results.Point, rates Rates) (float64, string) {
 	v := max(p.Visitors, 1)
-	if r := rates[p.Profile+"/"+sc.Name]; r > 0 {
+	if r := rates[p.Column+"/"+sc.Name]; r > 0 {
 		return r * float64(v), "measured in this run"
 	}
 	if sc.Kind == "page" {
@@ -98,7 +98,7 @@ func EstimateOf(sp *Spec) Estimate {
 	}
 	groups, profiles := 0, map[string]bool{}
 	for i, p := range plan {
-		if i == 0 || p.Rep != plan[i-1].Rep || p.Profile != plan[i-1].Profile {
+		if i == 0 || p.Rep != plan[i-1].Rep || p.Column != plan[i-1].Column {
 			groups++
 			profiles[p.Profile] = true
 		}

@@ -101,10 +101,10 @@ func TestPlanEstimateFromParts(t *testing.T) {
 }
 
 // During the run a request-count point's time is its requests at the
-// rate measured for its profile and scenario; others keep the default.
+// rate measured for its column and scenario; others keep the default.
 func TestPointTimeUsesMeasuredRate(t *testing.T) {
 	sc := results.Scenario{Name: "php", Kind: "ab", Requests: 1000}
-	p := results.Point{Profile: "caddy", Scenario: "php", Visitors: 5}
+	p := results.Point{Column: "caddy", Profile: "caddy", Scenario: "php", Visitors: 5}
 	def := pointTime(sc, p, nil)
 	if want := estimateOverhead + time.Duration(1000/estStaticRate.perSec*float64(time.Second)); def != want {
 		t.Errorf("default %s, want %s", def, want)
@@ -114,12 +114,12 @@ func TestPointTimeUsesMeasuredRate(t *testing.T) {
 		t.Errorf("measured: %s, want 1000 requests at 200/s + overhead", got)
 	}
 	other := p
-	other.Profile = "tuned-apache"
+	other.Column = "tuned-apache"
 	if got := pointTime(sc, other, rates); got != def {
-		t.Errorf("another profile's rate was used: %s", got)
+		t.Errorf("another column's rate was used: %s", got)
 	}
 	win := results.Scenario{Name: "w", Kind: "static", Duration: 3 * time.Second, Warmup: time.Second}
-	if got := pointTime(win, results.Point{Profile: "caddy", Scenario: "w"}, Rates{"caddy/w": 1}); got != 4*time.Second+estimateOverhead {
+	if got := pointTime(win, results.Point{Column: "caddy", Scenario: "w"}, Rates{"caddy/w": 1}); got != 4*time.Second+estimateOverhead {
 		t.Errorf("a windowed point %s, want its windows", got)
 	}
 }
