@@ -16,7 +16,8 @@ cd "$(dirname "$0")/.."
 export GOTOOLCHAIN=local
 [ "$(id -u)" = 0 ] || { echo "post-on-bare-hosts: needs root (network namespaces)" >&2; exit 2; }
 go build -o bin/wptest ./cmd/wptest
-vars=(-var load_generators=2)
+# The file's machines block is Hetzner's (image alma-9): name the netns image.
+vars=(-var load_generators=2 -var image=debian-13)
 if [ -n "${RUID2:-}" ]; then
 	vars+=(-var "ruid2_source_url=local+file://$(realpath "$RUID2")")
 elif [ -f ../shared/third_party/mod_ruid2-0.9.8/mod_ruid2.c ]; then
