@@ -41,6 +41,7 @@ type runner struct {
 	started  time.Time
 	measured int
 	estDone  time.Duration // estimated time of the points measured so far
+	last     string        // the last point measured and its headline figure, for the progress line
 }
 
 func (r *runner) logf(format string, v ...any) { fmt.Fprintf(r.opt.Log, format+"\n", v...) }
@@ -173,7 +174,7 @@ func (r *runner) preflight(ctx context.Context, ps results.ProfileSpec) error {
 	if err != nil {
 		return err
 	}
-	return stage.Run(ctx, r.state(), stage.Render{Profile: p, Refuse: true}, stage.Preflight{Out: r.opt.Log})
+	return stage.Run(ctx, r.state(), stage.Render{Profile: p, Refuse: true}, stage.Preflight{Out: keepWriter{r}})
 }
 
 // nextProfile is the profile the run applies first: the first enabled one
@@ -287,6 +288,7 @@ func (r *runner) measureGroup(ctx context.Context, ps results.ProfileSpec, todo 
 		}
 		r.measured++
 		r.estDone += kindOf(sc).estimate(sc)
+		r.last = fmt.Sprintf("%s %s %s: %s", p.Profile, p.Scenario, p.Step, headline(rec))
 		r.man.Sessions[r.si].Measured = append(r.man.Sessions[r.si].Measured, p.Key)
 		if err := r.man.Write(r.dir); err != nil {
 			return err
@@ -334,7 +336,11 @@ func (r *runner) progress(p results.Point, sc results.Scenario) {
 	if r.measured > 0 && r.estDone > 0 {
 		left = time.Duration(float64(left) * float64(r.since(r.started)) / float64(r.estDone))
 	}
-	r.logf("[%d/%d] rep %d/%d · %s · %s %s (%d done) · ETA %s", idx, len(plan), p.Rep, r.sp.Repetitions, p.Profile, p.Scenario, p.Step, done, left.Round(time.Second))
+	last := ""
+	if r.last != "" {
+		last = " · last " + r.last
+	}
+	r.say(Point, "[%d/%d] rep %d/%d · %s · %s %s (%d done) · ETA %s%s", idx, len(plan), p.Rep, r.sp.Repetitions, p.Profile, p.Scenario, p.Step, done, left.Round(time.Second), last)
 }
 
 func (r *runner) baseConfig(sc results.Scenario, visitors int) benchgen.Config {

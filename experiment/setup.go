@@ -50,9 +50,9 @@ func (r *runner) apply(ctx context.Context, ps results.ProfileSpec) error {
 			live = st.Live.Profile
 		}
 		if live == p.Name {
-			r.logf("[%s] profile %s (already live: re-applied, checks run again)", r.h.Name(), p.Name)
+			r.say(Busy, "[%s] profile %s (already live: re-applied, checks run again)", r.h.Name(), p.Name)
 		} else {
-			r.logf("[%s] swap: %s -> %s", r.h.Name(), orNone(live), p.Name)
+			r.say(Busy, "[%s] swap: %s -> %s", r.h.Name(), orNone(live), p.Name)
 		}
 		return nil
 	})
@@ -70,7 +70,7 @@ func (r *runner) apply(ctx context.Context, ps results.ProfileSpec) error {
 	}
 	m := st.Manifest
 	r.man.Hosts[ps.Name] = m
-	r.logf("[%s] %s live after %.1fs (%d change(s), %d deviation(s))", r.h.Name(), p.Name, r.since(t0).Seconds(), m.Changes, len(m.Deviations))
+	r.say(Stage, "[%s] %s live after %.1fs (%d change(s), %d deviation(s))", r.h.Name(), p.Name, r.since(t0).Seconds(), m.Changes, len(m.Deviations))
 	return r.man.Write(r.dir)
 }
 
@@ -134,7 +134,7 @@ func (r *runner) seed(ctx context.Context, site fixture.Site, decl *provision.Si
 	}
 	r.man.Fixture.Deviations = m.Deviations
 	r.man.Fixture.Docroot = site.Docroot
-	r.logf("[%s] fixture %s seed %d seeded in %.1fs (root %s)", r.h.Name(), r.sp.Fixture.Profile, r.sp.Fixture.Seed, r.since(t0).Seconds(), m.Short)
+	r.say(Stage, "[%s] fixture %s seed %d seeded in %.1fs (root %s)", r.h.Name(), r.sp.Fixture.Profile, r.sp.Fixture.Seed, r.since(t0).Seconds(), m.Short)
 	return r.verify(ctx, site, true)
 }
 
@@ -166,7 +166,7 @@ func (r *runner) verify(ctx context.Context, site fixture.Site, http bool) error
 	}
 	r.man.Fixture.Verified = rep.Root
 	r.man.Fixture.Lazy = len(rep.Lazy)
-	r.logf("[%s] fixture verified: root %s (%d page(s) over HTTP, %d lazy row(s) apart)", r.h.Name(), rep.Root[:16], r.man.Fixture.HTTPPages, len(rep.Lazy))
+	r.say(Stage, "[%s] fixture verified: root %s (%d page(s) over HTTP, %d lazy row(s) apart)", r.h.Name(), rep.Root[:16], r.man.Fixture.HTTPPages, len(rep.Lazy))
 	return r.man.Write(r.dir)
 }
 
@@ -214,7 +214,7 @@ func (r *runner) startSampler(ctx context.Context) (*sampler, error) {
 		return nil, fmt.Errorf("the live profile on %s declares no process groups (process_group blocks): the server's CPU could not be told apart", r.h.Name())
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	s := &sampler{cancel: cancel, done: make(chan struct{}), workers: ws, logf: r.logf,
+	s := &sampler{cancel: cancel, done: make(chan struct{}), workers: ws, logf: func(f string, v ...any) { r.say(Keep, f, v...) },
 		theirs: func(t time.Time) time.Time { return r.theirTime(r.h.Name(), t) }}
 	if _, ok := r.h.(*host.Local); ok {
 		// In this process, on the user's own machine: no process

@@ -20,6 +20,9 @@ const (
 	ResultsFile  = "results.jsonl"
 	ManifestFile = "manifest.json"
 	SpecCopy     = "experiment.hcl"
+	// LogFile is the run's log: host commands and their output, samples,
+	// manifests (what --verbose shows on stderr), secrets masked.
+	LogFile = "log.txt"
 )
 
 // SampleEvery is how often srvstat samples the server during a run: the

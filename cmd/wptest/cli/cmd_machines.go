@@ -65,6 +65,9 @@ type cloudSession struct {
 	out    *cloud.RedactWriter // data
 	errw   *cloud.RedactWriter // progress
 	debugF *os.File
+	// log, if set, is where the driver logs (a command's detail log);
+	// nil: errw.
+	log io.Writer
 }
 
 func newCloudSession(a *App) *cloudSession {
@@ -115,7 +118,11 @@ func (s *cloudSession) driver(name, debugFile string) (cloud.Cloud, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := cloud.OpenOptions{Getenv: s.a.Getenv, Redactor: s.red, Log: s.errw, Version: Version, Backoff: s.a.CloudBackoff}
+	var log io.Writer = s.errw
+	if s.log != nil {
+		log = s.log
+	}
+	o := cloud.OpenOptions{Getenv: s.a.Getenv, Redactor: s.red, Log: log, Version: Version, Backoff: s.a.CloudBackoff}
 	if debugFile != "" {
 		f, err := os.OpenFile(s.path(debugFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 		if err != nil {

@@ -45,6 +45,7 @@ func runRun(ctx context.Context, a *App, args []string) error {
 	keep := fs.Bool("keep", false, "leave cloud machines up after the run (until their ttl)")
 	agent := fs.String("agent", "", "wptest binary for the server and the load generator machine (default: this executable)")
 	planOnly := fs.Bool("plan", false, "print the plan, its hash and the fixture root; measure nothing")
+	verbose := fs.Bool("verbose", false, "show the whole log on stderr too: host commands and their output, samples, manifests")
 	file := ""
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		file, args = args[0], args[1:]
@@ -86,6 +87,14 @@ func runRun(ctx context.Context, a *App, args []string) error {
 	}
 	s := newCloudSession(a)
 	defer s.close()
+	id := *resume
+	if id == "" {
+		id = newRunID(a.Now())
+	}
+	// The run's detail goes to its log.txt (a new run's is a new file).
+	con := newConsole(a, s.red, filepath.Join(absPath(a, *runsDir), id, results.LogFile), *resume == "", *verbose)
+	defer con.close()
+	s.log = con.Detail()
 	c, err := s.driver(sp.Machines.Driver, "")
 	if err != nil {
 		return err
@@ -93,10 +102,6 @@ func runRun(ctx context.Context, a *App, args []string) error {
 	exe := absPath(a, *agent)
 	if exe == "" {
 		exe = a.Executable
-	}
-	id := *resume
-	if id == "" {
-		id = newRunID(a.Now())
 	}
 	owner := a.Getenv("USER")
 	if a.Hostname != "" {
@@ -106,15 +111,18 @@ func runRun(ctx context.Context, a *App, args []string) error {
 	if tgt == "" {
 		tgt = sp.Machines.Driver
 	}
-	fmt.Fprintf(s.errw, "run %s: %s (%d points)\n", id, file, len(sp.Plan()))
+	con.say("%s", runHeader(id, file, sp, con.path))
 	dir, err := experiment.Run(ctx, sp, src, experiment.Options{RunsDir: absPath(a, *runsDir), ID: id, Resume: *resume != "",
-		Cloud: c, Exe: exe, Tool: "wptest " + Version, Target: tgt, Owner: owner, Keep: *keep, Log: s.errw, Now: a.Now})
+		Cloud: c, Exe: exe, Tool: "wptest " + Version, Target: tgt, Owner: owner, Keep: *keep,
+		Log: con.Detail(), Progress: con.progress(), Now: a.Now})
 	if err != nil {
+		con.failed()
 		// Only a run that started (its manifest is there) can be resumed.
 		if _, merr := results.ReadManifest(dir); dir != "" && merr == nil {
-			fmt.Fprintf(s.errw, "run %s stopped: continue it with: wptest run %s --resume %s%s\n", id, file, id, varArgs(vars, *target))
+			con.say("run %s stopped: continue it with: wptest run %s --resume %s%s", id, file, id, varArgs(vars, *target))
 		}
-		return err
+		con.close() // the live line cleared before the error is printed
+		return s.redacted(err)
 	}
 	out, err := report.Write(dir)
 	if err != nil {
@@ -124,9 +132,15 @@ func runRun(ctx context.Context, a *App, args []string) error {
 	if r, err := filepath.Rel(absPath(a, "."), out.HTML); err == nil && !strings.HasPrefix(r, "..") {
 		rel = r
 	}
-	fmt.Fprintf(s.errw, "report: %s and %s\n", out.Markdown, out.HTML)
+	con.say("report: %s and %s", out.Markdown, out.HTML)
 	fmt.Fprintln(s.out, rel)
 	return nil
+}
+
+// runHeader is the run's first line: what runs, how many points, and
+// where its log is.
+func runHeader(id, file string, sp *experiment.Spec, logPath string) string {
+	return fmt.Sprintf("run %s: %s (%d points) · log %s", id, file, len(sp.Plan()), logPath)
 }
 
 func varArgs(vars []string, target string) string {
