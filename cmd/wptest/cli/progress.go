@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,9 +14,11 @@ import (
 	"sync"
 
 	"github.com/wptest/wptest/experiment"
+	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/internal/redact"
 	"github.com/wptest/wptest/provision"
 	"github.com/wptest/wptest/provision/cloud"
+	"github.com/wptest/wptest/results"
 )
 
 // newProgress returns the provision progress sink for a command: plain
@@ -83,6 +86,7 @@ type console struct {
 	red    *cloud.Redactor
 	detail *cloud.RedactWriter // the file (and stderr with --verbose), masked
 	path   string              // the log file as the lines name it
+	header string              // what the first line names (commandConsole)
 }
 
 // newConsole makes the console of a command whose log is the file at path
@@ -211,7 +215,10 @@ type logFile struct {
 	mu   sync.Mutex
 	path string
 	excl bool
-	f    *os.File
+	// unarmed: hold everything until arm (a command that must make
+	// nothing before its input is known to be good).
+	unarmed bool
+	f       *os.File
 	held bytes.Buffer
 	err  error // the file could not be opened: the detail is dropped
 }
@@ -221,7 +228,7 @@ const maxHeld = 1 << 20
 func (l *logFile) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.f == nil && l.err == nil {
+	if l.f == nil && l.err == nil && !l.unarmed {
 		flags := os.O_WRONLY | os.O_APPEND | os.O_CREATE
 		if l.excl {
 			flags |= os.O_EXCL
@@ -245,6 +252,14 @@ func (l *logFile) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	return l.f.Write(p)
+}
+
+// arm lets the file be made (its directory too) at the next write.
+func (l *logFile) arm() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.unarmed = false
+	return os.MkdirAll(filepath.Dir(l.path), 0o755)
 }
 
 func (l *logFile) opened() bool {
@@ -271,4 +286,49 @@ func shownPath(a *App, p string) string {
 		return r
 	}
 	return p
+}
+
+// verboseUsage is the help line of --verbose.
+const verboseUsage = "show the whole log on stderr too: host commands and their output"
+
+// lines is a writer whose every line is a line of the command's own (say):
+// the stages' "[host] ..." lines and the preflight.
+func (c *console) lines() io.Writer { return sayWriter{c} }
+
+type sayWriter struct{ c *console }
+
+func (w sayWriter) Write(p []byte) (int, error) {
+	for _, l := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
+		w.c.say("%s", l)
+	}
+	return len(p), nil
+}
+
+// commandConsole is the console of up, swap and seed. Their log is the run
+// directory's log.txt for a machine of a run (--target run:ID[/MACHINE]),
+// else a file of its own in runs/ (runs/up-<time>.log). Nothing is made
+// until the host is open (startStage): bad input leaves nothing behind.
+func commandConsole(a *App, name, target string, verbose bool) *console {
+	runs := absPath(a, "runs")
+	path := filepath.Join(runs, name+"-"+newRunID(a.Now())+".log")
+	if spec, ok := strings.CutPrefix(target, "run:"); ok {
+		id, _, _ := strings.Cut(spec, "/")
+		path = filepath.Join(runs, id, results.LogFile)
+	}
+	c := newConsole(a, &cloud.Redactor{}, path, false, verbose)
+	c.file.unarmed = true
+	c.header = name + " " + target
+	return c
+}
+
+// startStage makes the log file and says where it is: the command's first
+// line, once its host is open.
+func (c *console) startStage() stage.Step {
+	return stage.Do(func(ctx context.Context, st *stage.State) error {
+		if err := c.file.arm(); err != nil {
+			return fmt.Errorf("log: %w", err)
+		}
+		c.say("%s: log %s", c.header, c.path)
+		return nil
+	})
 }
