@@ -219,8 +219,8 @@ type logFile struct {
 	// nothing before its input is known to be good).
 	unarmed bool
 	f       *os.File
-	held bytes.Buffer
-	err  error // the file could not be opened: the detail is dropped
+	held    bytes.Buffer
+	err     error // the file could not be opened: the detail is dropped
 }
 
 const maxHeld = 1 << 20
