@@ -28,6 +28,8 @@ this process; each machine's clock offset is measured and recorded first.
 Each record names its load hosts. Each finished point is appended to runs/<id>/results.jsonl (fsynced);
 --resume ID continues after the last complete point. Ends with the report
 (runs/<id>/report.md and report.html), whose path is printed on stdout.
+stderr shows the stages and points; host commands and their output, samples
+and manifests go to runs/<id>/log.txt (--verbose: to stderr too).
 
 flags:
 `
