@@ -43,6 +43,9 @@ type Options struct {
 	// Progress, if set, receives the lines a person watching the run
 	// wants: stages, points, the preflight, warnings.
 	Progress func(Progress)
+	// Redactor, if set, masks what goes to Log: the run adds the secrets it
+	// learns (the site's database password) to it.
+	Redactor *cloud.Redactor
 	// Now is the clock (nil: time.Now; the CLI passes App.Now): the
 	// manifest's and the records' times, the machines' creation and expiry
 	// labels, the durations in the log and the ETA. The start all load

@@ -127,6 +127,9 @@ func (r *runner) site(ctx context.Context, first results.ProfileSpec) error {
 	if err != nil {
 		return exitcode.With(exitcode.Provision, err)
 	}
+	if r.opt.Redactor != nil {
+		r.opt.Redactor.Add(site.DB.Password)
+	}
 	if fresh {
 		return r.seed(ctx, site, decl)
 	}

@@ -116,7 +116,7 @@ func runRun(ctx context.Context, a *App, args []string) error {
 	con.say("%s", runHeader(id, file, sp, con.path))
 	dir, err := experiment.Run(ctx, sp, src, experiment.Options{RunsDir: absPath(a, *runsDir), ID: id, Resume: *resume != "",
 		Cloud: c, Exe: exe, Tool: "wptest " + Version, Target: tgt, Owner: owner, Keep: *keep,
-		Log: con.Detail(), Progress: con.progress(), Now: a.Now})
+		Log: con.Detail(), Progress: con.progress(), Redactor: s.red, Now: a.Now})
 	if err != nil {
 		con.failed()
 		// Only a run that started (its manifest is there) can be resumed.
