@@ -205,10 +205,10 @@ func runSeed(ctx context.Context, a *App, args []string) error {
 }
 
 // SeedFixture seeds fx into s (and what the declared site's server needs
-// for permalinks) and reports: progress to con's log, deviations to
-// stderr too, the root to stdout.
+// for permalinks) and reports: its stages and deviations on stderr (the
+// host's commands are in con's log), the root on stdout.
 func SeedFixture(ctx context.Context, a *App, con *console, s fixture.Site, decl *provision.Site, fx *fixture.Fixture, src fixture.CoreSource) (*fixture.Manifest, error) {
-	m, err := stage.SeedSite(ctx, s, decl, fx, src, con.Detail())
+	m, err := stage.SeedSite(ctx, s, decl, fx, src, con.lines())
 	if fixture.IsMismatch(err) {
 		// An archive that is not the one locked: a hash mismatch.
 		return nil, exitcode.With(exitcode.Mismatch, err)
