@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -78,7 +79,7 @@ func TestRunMainJobQuietStderrLogInRun(t *testing.T) {
 		t.Errorf("stderr has %d lines, want under 60:\n%s", len(lines), r.stderr)
 	}
 	t.Logf("stderr: %d lines, log.txt: %d lines", len(lines), strings.Count(r.logTxt, "\n"))
-	for _, w := range []string{"log " + filepath.Join(r.runDir, results.LogFile), "preflight on local", "[1/36] rep 1/2 · cpanel-apache · page c=2",
+	for _, w := range []string{"log " + filepath.Join("runs", filepath.Base(r.runDir), results.LogFile), "preflight on local", "[1/36] rep 1/2 · cpanel-apache · page c=2",
 		"[36/36] rep 2/2 · caddy · kit c=10", " · last caddy crowd c=100: newcomer wait p50 ", "report: "} {
 		if !strings.Contains(r.stderr, w) {
 			t.Errorf("stderr lacks %q:\n%s", w, r.stderr)
@@ -102,18 +103,17 @@ func TestRunMainJobQuietStderrLogInRun(t *testing.T) {
 }
 
 // smallRun is a run of one profile and one scenario: quick, for what
-// needs a run but not the main job's.
+// needs a run but not the main job's; on ports 8080/8443 unless given.
 const smallRun = `
 experiment "small" {
   repetitions = 1
   warmup      = "0s"
-  http_port   = 8080
-  https_port  = 8443
+  http_port   = %d
+  https_port  = %d
 }
-variable "ruid2_source_url" { default = "" }
 machines "local" {}
 fixture "minimal" { seed = 1 }
-profile "%s" { %s }
+profile "caddy" {}
 scenario "static" {
   kind     = "static"
   path     = "/wptest-probe.js"
@@ -123,9 +123,9 @@ scenario "static" {
 }
 `
 
-func smallFile(t *testing.T, profile, body string) string {
+func smallFile(t *testing.T, httpPort, httpsPort int) string {
 	p := filepath.Join(t.TempDir(), "small.hcl")
-	if err := os.WriteFile(p, []byte(fmt.Sprintf(smallRun, profile, body)), 0o644); err != nil {
+	if err := os.WriteFile(p, []byte(fmt.Sprintf(smallRun, httpPort, httpsPort)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -135,7 +135,7 @@ func smallFile(t *testing.T, profile, body string) string {
 // their output, and each point's line once.
 func TestRunVerboseRestoresTheStream(t *testing.T) {
 	needLocalRunStack(t)
-	r := runLocal(t, buildAgent(t), smallFile(t, "caddy", ""), "--verbose")
+	r := runLocal(t, buildAgent(t), smallFile(t, 8080, 8443), "--verbose")
 	if r.code != 0 {
 		t.Fatalf("run: code %d\n%s", r.code, host.Tail([]byte(r.stderr), 40))
 	}
@@ -153,19 +153,41 @@ func TestRunVerboseRestoresTheStream(t *testing.T) {
 }
 
 // A step that fails still shows, on stderr, the host, the step and what
-// its command printed, and where the whole log is: here cPanel's Apache
-// told to build mod_ruid2 from a file that is not there.
+// its command printed, and where the whole log is: here Caddy's port is
+// taken by a listener that answers nothing, so Caddy is never ready.
 func TestRunFailedStepOnStderr(t *testing.T) {
 	needLocalRunStack(t)
-	missing := "file://" + filepath.Join(t.TempDir(), "no-such-mod_ruid2.c")
-	r := runLocal(t, buildAgent(t), smallFile(t, "cpanel-apache", "vars = { ruid2_source_url = \""+missing+"\" }"))
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	go func() {
+		for {
+			c, err := taken.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	httpsPort := free.Addr().(*net.TCPAddr).Port
+	free.Close()
+	r := runLocal(t, buildAgent(t), smallFile(t, taken.Addr().(*net.TCPAddr).Port, httpsPort))
 	if r.code != 4 {
 		t.Fatalf("run: code %d, want 4 (provisioning)\n%s", r.code, r.stderr)
 	}
 	t.Logf("stderr:\n%s", r.stderr)
-	for _, w := range []string{"[local] ", "ruid2", "no-such-mod_ruid2.c", "the whole log: " + filepath.Join(r.runDir, results.LogFile), "--resume"} {
+	for _, w := range []string{"[local] service.caddy", "exit status", "curl: (", "the whole log: " + filepath.Join("runs", filepath.Base(r.runDir), results.LogFile), "--resume"} {
 		if !strings.Contains(r.stderr, w) {
 			t.Errorf("stderr lacks %q", w)
 		}
+	}
+	if !strings.Contains(r.logTxt, "[local] $ service.caddy") {
+		t.Errorf("log.txt lacks the failed step's command")
 	}
 }
