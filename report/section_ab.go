@@ -6,8 +6,7 @@ import (
 )
 
 // The ab kind: Rasmus's ab test, ab's numbers.
-var abReport = reportKind{section: abSection, perRequest: true,
-	noise: []noiseMetric{{"requests/s", RPS}, {"server CPU/request (ms)", ServerCPU}}}
+var abReport = reportKind{section: abSection, perRequest: true}
 
 func abSection(r *Report, sc results.Scenario) section {
 	ps := r.profilesOf(sc)
