@@ -71,7 +71,7 @@ func (r *runner) measureClocks(ctx context.Context) error {
 			return exitcode.With(exitcode.Provision, fmt.Errorf("[%s] measure its clock: %w", m.name, err))
 		}
 		co := results.ClockOffset{Host: m.name, OffsetMs: durMs(c.Offset), UncertaintyMs: durMs(c.Uncertainty), RoundTrips: c.Rounds}
-		r.logf("[%s] clock %s from this host", m.name, co)
+		r.say(Stage, "[%s] clock %s from this host", m.name, co)
 		cs = append(cs, co)
 	}
 	r.man.Clocks = cs

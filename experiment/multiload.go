@@ -177,7 +177,7 @@ func (g *loadGroup) noteLate(host string, at time.Time, w benchgen.Window) {
 		return
 	}
 	if late := w.From.Sub(at.Add(w.Warmup)); late > lateStart {
-		g.r.logf("note: %s began %.2fs after the agreed start: its job reached it late (the shares' windows overlap less)", host, late.Seconds())
+		g.r.say(Keep, "note: %s began %.2fs after the agreed start: its job reached it late (the shares' windows overlap less)", host, late.Seconds())
 	}
 }
 
@@ -224,7 +224,7 @@ func (r *runner) noteLoadMachines(ctx context.Context) {
 			r.man.LoadMachines = append(r.man.LoadMachines, li)
 		}
 		if isLoopback(r.addr) {
-			r.logf("note: the server's address %s is a loopback address: load generator %s reaches it only if it is the same machine", r.addr, rl.name)
+			r.say(Keep, "note: the server's address %s is a loopback address: load generator %s reaches it only if it is the same machine", r.addr, rl.name)
 		}
 	}
 }

@@ -36,7 +36,16 @@ type Options struct {
 	Owner  string
 	// Keep leaves cloud machines up after the run (until their ttl).
 	Keep bool
-	Log  io.Writer // progress and host output
+	// Log is the run's detail: host commands and their output, samples,
+	// manifests, and every Progress line among them (the CLI writes it to
+	// runs/<id>/log.txt). nil: discarded.
+	Log io.Writer
+	// Progress, if set, receives the lines a person watching the run
+	// wants: stages, points, the preflight, warnings.
+	Progress func(Progress)
+	// Redactor, if set, masks what goes to Log: the run adds the secrets it
+	// learns (the site's database password) to it.
+	Redactor *cloud.Redactor
 	// Now is the clock (nil: time.Now; the CLI passes App.Now): the
 	// manifest's and the records' times, the machines' creation and expiry
 	// labels, the durations in the log and the ETA. The start all load
@@ -122,6 +131,9 @@ func openManifest(sp *Spec, src []byte, opt Options, dir string) (*results.Manif
 		man.Claims = sp.Claims // claims check the run; the file's latest are the ones to check
 		if man.Complete {
 			fmt.Fprintf(opt.Log, "run %s is already complete\n", opt.ID)
+			if opt.Progress != nil {
+				opt.Progress(Progress{Kind: Keep, Text: "run " + opt.ID + " is already complete"})
+			}
 		}
 		if man.Hosts == nil {
 			man.Hosts = map[string]*hostmanifest.Manifest{}
@@ -213,6 +225,7 @@ func (r *runner) up(ctx context.Context, body func(context.Context, []cloud.Mach
 	if err != nil {
 		return err
 	}
+	r.sayPlan(plan)
 	_, err = stage.Machines{Cloud: c, Plan: plan, Driver: r.sp.Machines.Driver, Keep: r.opt.Keep,
 		Wait: 10 * time.Minute, Log: r.opt.Log, Now: r.opt.Now, Then: body}.Up(ctx)
 	return err

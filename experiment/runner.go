@@ -45,6 +45,7 @@ type runner struct {
 	measured   int
 	estDone    time.Duration // estimated time of the points measured so far
 	rates      Rates         // request rates measured so far (pointTime)
+	last       string        // the last point measured and its headline figure, for the progress line
 }
 
 func (r *runner) logf(format string, v ...any) { fmt.Fprintf(r.opt.Log, format+"\n", v...) }
@@ -130,6 +131,9 @@ func (r *runner) site(ctx context.Context, first results.Column) error {
 	if err != nil {
 		return exitcode.With(exitcode.Provision, err)
 	}
+	if r.opt.Redactor != nil {
+		r.opt.Redactor.Add(site.DB.Password)
+	}
 	if fresh {
 		return r.seed(ctx, site, decl)
 	}
@@ -177,8 +181,8 @@ func (r *runner) preflight(ctx context.Context, ps results.Column) error {
 	if err != nil {
 		return err
 	}
-	stage.WriteLocalFiles(r.opt.Log, r.sp.Uploads)
-	return stage.Run(ctx, r.state(), stage.Render{Profile: p, Refuse: true}, stage.Preflight{Out: r.opt.Log})
+	stage.WriteLocalFiles(keepWriter{r}, r.sp.Uploads)
+	return stage.Run(ctx, r.state(), stage.Render{Profile: p, Refuse: true}, stage.Preflight{Out: keepWriter{r}})
 }
 
 // nextColumn is the column the run applies first: the first enabled one
@@ -293,6 +297,7 @@ func (r *runner) measureGroup(ctx context.Context, ps results.Column, todo []res
 		r.measured++
 		r.noteRate(sc, p, rec)
 		r.estDone += pointTime(sc, p, r.rates)
+		r.last = fmt.Sprintf("%s %s %s: %s", p.Column, p.Scenario, p.Step, headline(rec))
 		r.man.Sessions[r.si].Measured = append(r.man.Sessions[r.si].Measured, p.Key)
 		if err := r.man.Write(r.dir); err != nil {
 			return err
@@ -340,7 +345,11 @@ func (r *runner) progress(p results.Point, sc results.Scenario) {
 	if r.measured > 0 && r.estDone > 0 {
 		left = time.Duration(float64(left) * float64(r.since(r.started)) / float64(r.estDone))
 	}
-	r.logf("[%d/%d] rep %d/%d · %s · %s %s (%d done) · ETA %s", idx, len(plan), p.Rep, r.sp.Repetitions, p.Column, p.Scenario, p.Step, done, left.Round(time.Second))
+	last := ""
+	if r.last != "" {
+		last = " · last " + r.last
+	}
+	r.say(Point, "[%d/%d] rep %d/%d · %s · %s %s (%d done) · ETA %s%s", idx, len(plan), p.Rep, r.sp.Repetitions, p.Column, p.Scenario, p.Step, done, left.Round(time.Second), last)
 }
 
 // noteRate keeps a request-count point's measured rate per visitor, for

@@ -51,11 +51,11 @@ func (r *runner) apply(ctx context.Context, ps results.Column) error {
 		}
 		switch {
 		case live != p.Name:
-			r.logf("[%s] swap: %s -> %s (column %s)", r.h.Name(), orNone(live), p.Name, ps.ID)
+			r.say(Busy, "[%s] swap: %s -> %s (column %s)", r.h.Name(), orNone(live), p.Name, ps.ID)
 		case r.liveColumn != "" && r.liveColumn != ps.ID:
-			r.logf("[%s] column %s -> %s: profile %s with the other column's variables (only what differs changes)", r.h.Name(), r.liveColumn, ps.ID, p.Name)
+			r.say(Busy, "[%s] column %s -> %s: profile %s with the other column's variables (only what differs changes)", r.h.Name(), r.liveColumn, ps.ID, p.Name)
 		default:
-			r.logf("[%s] profile %s (already live: re-applied, checks run again)", r.h.Name(), p.Name)
+			r.say(Busy, "[%s] profile %s (already live: re-applied, checks run again)", r.h.Name(), p.Name)
 		}
 		return nil
 	})
@@ -75,7 +75,7 @@ func (r *runner) apply(ctx context.Context, ps results.Column) error {
 	m := st.Manifest
 	r.man.Hosts[ps.ID] = m
 	r.liveColumn = ps.ID
-	r.logf("[%s] %s live after %.1fs (%d change(s), %d deviation(s))", r.h.Name(), ps.ID, r.since(t0).Seconds(), m.Changes, len(m.Deviations))
+	r.say(Stage, "[%s] %s live after %.1fs (%d change(s), %d deviation(s))", r.h.Name(), ps.ID, r.since(t0).Seconds(), m.Changes, len(m.Deviations))
 	return r.man.Write(r.dir)
 }
 
@@ -145,7 +145,7 @@ func (r *runner) seed(ctx context.Context, site fixture.Site, decl *provision.Si
 	}
 	r.man.Fixture.Deviations = m.Deviations
 	r.man.Fixture.Docroot = site.Docroot
-	r.logf("[%s] fixture %s seed %d seeded in %.1fs (root %s)", r.h.Name(), r.sp.Fixture.Profile, r.sp.Fixture.Seed, r.since(t0).Seconds(), m.Short)
+	r.say(Stage, "[%s] fixture %s seed %d seeded in %.1fs (root %s)", r.h.Name(), r.sp.Fixture.Profile, r.sp.Fixture.Seed, r.since(t0).Seconds(), m.Short)
 	return r.verify(ctx, site, true)
 }
 
@@ -177,7 +177,7 @@ func (r *runner) verify(ctx context.Context, site fixture.Site, http bool) error
 	}
 	r.man.Fixture.Verified = rep.Root
 	r.man.Fixture.Lazy = len(rep.Lazy)
-	r.logf("[%s] fixture verified: root %s (%d page(s) over HTTP, %d lazy row(s) apart)", r.h.Name(), rep.Root[:16], r.man.Fixture.HTTPPages, len(rep.Lazy))
+	r.say(Stage, "[%s] fixture verified: root %s (%d page(s) over HTTP, %d lazy row(s) apart)", r.h.Name(), rep.Root[:16], r.man.Fixture.HTTPPages, len(rep.Lazy))
 	return r.man.Write(r.dir)
 }
 
@@ -225,7 +225,7 @@ func (r *runner) startSampler(ctx context.Context) (*sampler, error) {
 		return nil, fmt.Errorf("the live profile on %s declares no process groups (process_group blocks): the server's CPU could not be told apart", r.h.Name())
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	s := &sampler{cancel: cancel, done: make(chan struct{}), workers: ws, logf: r.logf,
+	s := &sampler{cancel: cancel, done: make(chan struct{}), workers: ws, logf: func(f string, v ...any) { r.say(Keep, f, v...) },
 		theirs: func(t time.Time) time.Time { return r.theirTime(r.h.Name(), t) }}
 	if _, ok := r.h.(*host.Local); ok {
 		// In this process, on the user's own machine: no process

@@ -21,6 +21,9 @@ const (
 	ResultsFile  = "results.jsonl"
 	ManifestFile = "manifest.json"
 	SpecCopy     = "experiment.hcl"
+	// LogFile is the run's log: host commands and their output, samples,
+	// manifests (what --verbose shows on stderr), secrets masked.
+	LogFile = "log.txt"
 	// ClaimsFile is "Does it reproduce?" as JSON, written with the report
 	// (EvaluateClaims computes it from the manifest and the records).
 	ClaimsFile = "claims.json"

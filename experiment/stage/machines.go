@@ -28,7 +28,10 @@ type Machines struct {
 	Driver string      // its name, in run.json for `wptest down`
 	Keep   bool        // leave them up after success (until their ttl)
 	Wait   time.Duration
-	Log    io.Writer
+	Log    io.Writer // the detail: waiting for SSH and cloud-init, retries
+	// Steps receives the plan, the `wptest down` command and each step as
+	// it starts ("==> create machines"); nil: Log.
+	Steps io.Writer
 	// Now is the clock the journal stamps its entries with (nil: time.Now);
 	// the CLI injects its own.
 	Now func() time.Time
@@ -59,12 +62,16 @@ func (m Machines) Up(ctx context.Context) ([]cloud.Machine, error) {
 		return nil, err
 	}
 	defer j.Close()
-	m.Plan.WriteText(m.Log)
+	steps := m.Steps
+	if steps == nil {
+		steps = m.Log
+	}
+	m.Plan.WriteText(steps)
 	if m.Plan.Owned {
-		fmt.Fprintf(m.Log, "run %s: if this is interrupted, remove what it made with: %s\n", run.ID, cloud.DownCommand(run.ID))
+		fmt.Fprintf(steps, "run %s: if this is interrupted, remove what it made with: %s\n", run.ID, cloud.DownCommand(run.ID))
 	}
 	return cloud.Up(ctx, m.Cloud, m.Plan, j, cloud.UpOptions{
-		Keep: m.Keep, Log: m.Log, Then: m.Then,
+		Keep: m.Keep, Log: steps, Then: m.Then,
 		Wait: cloud.WaitOptions{Timeout: m.Wait, RetryHostKeyMismatch: m.Plan.Owned, Log: m.Log},
 	})
 }

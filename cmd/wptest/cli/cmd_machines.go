@@ -19,6 +19,7 @@ import (
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/provision/cloud"
 	_ "github.com/wptest/wptest/provision/cloud/drivers" // the compiled-in machines drivers
+	"github.com/wptest/wptest/results"
 )
 
 const machinesUsage = `usage: wptest machines <plan|up|list|drivers> [flags]
@@ -65,6 +66,9 @@ type cloudSession struct {
 	out    *cloud.RedactWriter // data
 	errw   *cloud.RedactWriter // progress
 	debugF *os.File
+	// log, if set, is where the driver logs (a command's detail log);
+	// nil: errw.
+	log io.Writer
 }
 
 func newCloudSession(a *App) *cloudSession {
@@ -115,7 +119,11 @@ func (s *cloudSession) driver(name, debugFile string) (cloud.Cloud, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := cloud.OpenOptions{Getenv: s.a.Getenv, Redactor: s.red, Log: s.errw, Version: Version, Backoff: s.a.CloudBackoff}
+	var log io.Writer = s.errw
+	if s.log != nil {
+		log = s.log
+	}
+	o := cloud.OpenOptions{Getenv: s.a.Getenv, Redactor: s.red, Log: log, Version: Version, Backoff: s.a.CloudBackoff}
 	if debugFile != "" {
 		f, err := os.OpenFile(s.path(debugFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 		if err != nil {
@@ -186,6 +194,7 @@ type machinesFlags struct {
 	file, driver, knownHosts, identity, runID, profile, debugFile, output *string
 	vars, targets                                                         multiFlag
 	wait                                                                  *time.Duration
+	verbose                                                               *bool
 }
 
 func (s *cloudSession) machinesFlags(name string) (*flag.FlagSet, *machinesFlags) {
@@ -202,6 +211,9 @@ func (s *cloudSession) machinesFlags(name string) (*flag.FlagSet, *machinesFlags
 	f.debugFile = fs.String("debug-file", "", "write the driver's API requests and responses here (secrets redacted)")
 	f.output = outputFlag(fs)
 	f.wait = fs.Duration("wait", 10*time.Minute, "how long to wait for SSH and cloud-init")
+	if name == "machines up" {
+		f.verbose = fs.Bool("verbose", false, verboseUsage)
+	}
 	return fs, f
 }
 
@@ -222,6 +234,13 @@ func (s *cloudSession) planUp(ctx context.Context, args []string, up bool) error
 	if err != nil {
 		return err
 	}
+	var con *console
+	if up {
+		// The driver's and the SSH wait's detail go to the run's log.txt.
+		con = newConsole(s.a, s.red, filepath.Join(run.Dir, results.LogFile), false, *f.verbose)
+		defer con.close()
+		s.log = con.Detail()
+	}
 	c, err := s.driver(m.Driver, *f.debugFile)
 	if err != nil {
 		return err
@@ -237,8 +256,10 @@ func (s *cloudSession) planUp(ctx context.Context, args []string, up bool) error
 		plan.WriteText(s.out)
 		return nil
 	}
-	ms, err := stage.Machines{Cloud: c, Plan: plan, Driver: m.Driver, Keep: true, Wait: *f.wait, Log: s.errw, Now: s.a.Now}.Up(ctx)
+	ms, err := stage.Machines{Cloud: c, Plan: plan, Driver: m.Driver, Keep: true, Wait: *f.wait,
+		Log: con.Detail(), Steps: con.lines(), Now: s.a.Now}.Up(ctx)
 	if err != nil {
+		con.failed()
 		return err
 	}
 	if *f.output == "json" {
@@ -246,6 +267,7 @@ func (s *cloudSession) planUp(ctx context.Context, args []string, up bool) error
 	}
 	printMachines(s.out, ms)
 	s.printUp(m, plan, run)
+	con.say("log: %s", con.path)
 	return nil
 }
 

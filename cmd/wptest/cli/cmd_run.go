@@ -28,6 +28,8 @@ this process; each machine's clock offset is measured and recorded first.
 Each record names its load hosts. Each finished point is appended to runs/<id>/results.jsonl (fsynced);
 --resume ID continues after the last complete point. Ends with the report
 (runs/<id>/report.md and report.html), whose path is printed on stdout.
+stderr shows the stages and points; host commands and their output, samples
+and manifests go to runs/<id>/log.txt (--verbose: to stderr too).
 
 flags:
 `
@@ -45,6 +47,7 @@ func runRun(ctx context.Context, a *App, args []string) error {
 	keep := fs.Bool("keep", false, "leave cloud machines up after the run (until their ttl)")
 	agent := fs.String("agent", "", "wptest binary for the server and the load generator machine (default: this executable)")
 	planOnly := fs.Bool("plan", false, "print the plan, its hash and the fixture root; measure nothing")
+	verbose := fs.Bool("verbose", false, "show the whole log on stderr too: host commands and their output, samples, manifests")
 	file := ""
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		file, args = args[0], args[1:]
@@ -88,6 +91,14 @@ func runRun(ctx context.Context, a *App, args []string) error {
 	}
 	s := newCloudSession(a)
 	defer s.close()
+	id := *resume
+	if id == "" {
+		id = newRunID(a.Now())
+	}
+	// The run's detail goes to its log.txt (a new run's is a new file).
+	con := newConsole(a, s.red, filepath.Join(absPath(a, *runsDir), id, results.LogFile), *resume == "", *verbose)
+	defer con.close()
+	s.log = con.Detail()
 	c, err := s.driver(sp.Machines.Driver, "")
 	if err != nil {
 		return err
@@ -95,10 +106,6 @@ func runRun(ctx context.Context, a *App, args []string) error {
 	exe := absPath(a, *agent)
 	if exe == "" {
 		exe = a.Executable
-	}
-	id := *resume
-	if id == "" {
-		id = newRunID(a.Now())
 	}
 	owner := a.Getenv("USER")
 	if a.Hostname != "" {
@@ -108,15 +115,18 @@ func runRun(ctx context.Context, a *App, args []string) error {
 	if tgt == "" {
 		tgt = sp.Machines.Driver
 	}
-	fmt.Fprintf(s.errw, "run %s: %s (%d points, %s)\n", id, file, len(sp.Plan()), runEstimate(ctx, s, sp, id).Short())
+	con.say("%s", runHeader(id, file, sp, runEstimate(ctx, s, sp, id).Short(), con.path))
 	dir, err := experiment.Run(ctx, sp, src, experiment.Options{RunsDir: absPath(a, *runsDir), ID: id, Resume: *resume != "",
-		Cloud: c, Exe: exe, Tool: "wptest " + Version, Target: tgt, Owner: owner, Keep: *keep, Log: s.errw, Now: a.Now})
+		Cloud: c, Exe: exe, Tool: "wptest " + Version, Target: tgt, Owner: owner, Keep: *keep,
+		Log: con.Detail(), Progress: con.progress(), Redactor: s.red, Now: a.Now})
 	if err != nil {
+		con.failed()
 		// Only a run that started (its manifest is there) can be resumed.
 		if _, merr := results.ReadManifest(dir); dir != "" && merr == nil {
-			fmt.Fprintf(s.errw, "run %s stopped: continue it with: wptest run %s --resume %s%s\n", id, file, id, varArgs(vars, *target))
+			con.say("run %s stopped: continue it with: wptest run %s --resume %s%s", id, file, id, varArgs(vars, *target))
 		}
-		return err
+		con.close() // the live line cleared before the error is printed
+		return s.redacted(err)
 	}
 	out, err := report.Write(dir)
 	if err != nil {
@@ -126,9 +136,15 @@ func runRun(ctx context.Context, a *App, args []string) error {
 	if r, err := filepath.Rel(absPath(a, "."), out.HTML); err == nil && !strings.HasPrefix(r, "..") {
 		rel = r
 	}
-	fmt.Fprintf(s.errw, "report: %s and %s\n", out.Markdown, out.HTML)
+	con.say("report: %s and %s", out.Markdown, out.HTML)
 	fmt.Fprintln(s.out, rel)
 	return nil
+}
+
+// runHeader is the run's first line: what runs, how many points, and
+// where its log is.
+func runHeader(id, file string, sp *experiment.Spec, estimate, logPath string) string {
+	return fmt.Sprintf("run %s: %s (%d points, %s) · log %s", id, file, len(sp.Plan()), estimate, logPath)
 }
 
 func varArgs(vars []string, target string) string {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"strings"
@@ -68,7 +69,12 @@ func (f *siteFlags) password(a *App) (string, error) {
 // siteStages are the first stages of seed and verify: the target, then
 // the site the live profile declares in its host manifest, with the flags
 // given over it; without one, the flags and their defaults.
-func (f *siteFlags) siteStages(a *App) ([]stage.Step, error) {
+func (f *siteFlags) siteStages(a *App) ([]stage.Step, error) { return f.siteStagesLog(a, nil) }
+
+// siteStagesLog is siteStages with the host's commands logged to con's
+// log, the site's database password among the secrets it masks (nil: not
+// logged).
+func (f *siteFlags) siteStagesLog(a *App, con *console) ([]stage.Step, error) {
 	// Bad flags fail before anything connects.
 	var pw string
 	if f.dbPassFile != "" || f.dbPassStdin {
@@ -77,11 +83,22 @@ func (f *siteFlags) siteStages(a *App) ([]stage.Step, error) {
 			return nil, err
 		}
 	}
-	return []stage.Step{targetStage(a, f.target, f.knownHosts, f.identity), stage.Do(func(ctx context.Context, st *stage.State) error {
+	var log io.Writer
+	if con != nil {
+		log = con.Detail()
+	}
+	steps := []stage.Step{targetStageLog(a, f.target, f.knownHosts, f.identity, log)}
+	if con != nil {
+		steps = append(steps, con.startStage())
+	}
+	return append(steps, stage.Do(func(ctx context.Context, st *stage.State) error {
 		s, decl, err := f.site(ctx, st.Host, pw)
 		st.Site, st.SiteDecl = s, decl
+		if con != nil {
+			con.red.Add(s.DB.Password)
+		}
 		return err
-	})}, nil
+	})), nil
 }
 
 func (f *siteFlags) site(ctx context.Context, h host.Host, pw string) (fixture.Site, *provision.Site, error) {
@@ -130,6 +147,7 @@ func runSeed(ctx context.Context, a *App, args []string) error {
 	var af archiveFlags
 	addArchiveFlags(fs, &af)
 	manifestOut := fs.String("manifest-out", "", "also write the manifest (with deviations) to this local file")
+	verbose := fs.Bool("verbose", false, verboseUsage)
 	createDB := fs.Bool("create-db", false, "create the database and user on the host first (runs mariadb as the host's root; password on stdin)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -147,7 +165,9 @@ func runSeed(ctx context.Context, a *App, args []string) error {
 	if err != nil {
 		return err
 	}
-	steps, err := sf.siteStages(a)
+	con := commandConsole(a, "seed", sf.target, *verbose)
+	defer con.close()
+	steps, err := sf.siteStagesLog(a, con)
 	if err != nil {
 		return err
 	}
@@ -160,7 +180,7 @@ func runSeed(ctx context.Context, a *App, args []string) error {
 		}))
 	}
 	var m *fixture.Manifest
-	err = stage.Run(ctx, &stage.State{Log: a.Stderr}, append(steps, stage.Do(func(ctx context.Context, st *stage.State) error {
+	err = stage.Run(ctx, &stage.State{Log: con.lines()}, append(steps, stage.Do(func(ctx context.Context, st *stage.State) error {
 		if src.Dir == "" && src.Archive == "" && !src.Download {
 			def := fixture.PinnedCore(fixture.DebianCore.Dir)
 			if st.SiteDecl != nil {
@@ -169,10 +189,11 @@ func runSeed(ctx context.Context, a *App, args []string) error {
 			src.Download, src.Fallback = def.Download, def.Fallback
 		}
 		var err error
-		m, err = SeedFixture(ctx, a, st.Site, st.SiteDecl, fx, src)
+		m, err = SeedFixture(ctx, a, con, st.Site, st.SiteDecl, fx, src)
 		return err
 	}))...)
 	if err != nil {
+		con.failed()
 		return err
 	}
 	if *manifestOut != "" {
@@ -184,10 +205,10 @@ func runSeed(ctx context.Context, a *App, args []string) error {
 }
 
 // SeedFixture seeds fx into s (and what the declared site's server needs
-// for permalinks) and reports on a's streams: progress and deviations to
-// stderr, the root to stdout.
-func SeedFixture(ctx context.Context, a *App, s fixture.Site, decl *provision.Site, fx *fixture.Fixture, src fixture.CoreSource) (*fixture.Manifest, error) {
-	m, err := stage.SeedSite(ctx, s, decl, fx, src, a.Stderr)
+// for permalinks) and reports: its stages and deviations on stderr (the
+// host's commands are in con's log), the root on stdout.
+func SeedFixture(ctx context.Context, a *App, con *console, s fixture.Site, decl *provision.Site, fx *fixture.Fixture, src fixture.CoreSource) (*fixture.Manifest, error) {
+	m, err := stage.SeedSite(ctx, s, decl, fx, src, con.lines())
 	if fixture.IsMismatch(err) {
 		// An archive that is not the one locked: a hash mismatch.
 		return nil, exitcode.With(exitcode.Mismatch, err)
@@ -197,7 +218,7 @@ func SeedFixture(ctx context.Context, a *App, s fixture.Site, decl *provision.Si
 		return nil, exitcode.With(exitcode.Provision, err)
 	}
 	for _, d := range m.Deviations {
-		fmt.Fprintf(a.Stderr, "[%s] deviation: %s\n", s.Host.Name(), d)
+		con.say("[%s] deviation: %s", s.Host.Name(), d)
 	}
 	fmt.Fprintf(a.Stdout, "seeded %s seed %d into %s:%s root %s\n", fx.Profile.Name, fx.Seed, s.Host.Name(), s.Docroot, m.Short)
 	return m, nil

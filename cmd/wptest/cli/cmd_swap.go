@@ -21,8 +21,8 @@ func runSwap(ctx context.Context, a *App, args []string) error {
 }
 
 // swapCheck refuses a host without a live profile and says what is swapped.
-func swapCheck(a *App) func(*serverFlags, *provision.Profile) stage.Step {
-	return func(f *serverFlags, p *provision.Profile) stage.Step {
+func swapCheck(a *App) func(*console, *serverFlags, *provision.Profile) stage.Step {
+	return func(con *console, f *serverFlags, p *provision.Profile) stage.Step {
 		return stage.Do(func(ctx context.Context, st *stage.State) error {
 			prev, h := st.Live, st.Host
 			if prev == nil {
@@ -30,9 +30,9 @@ func swapCheck(a *App) func(*serverFlags, *provision.Profile) stage.Step {
 					h.Name(), hostmanifest.Path, p.Name, f.target))
 			}
 			if prev.Profile == p.Name {
-				fmt.Fprintf(a.Stderr, "[%s] swap: %s is already the live profile; re-applying it\n", h.Name(), p.Name)
+				con.say("[%s] swap: %s is already the live profile; re-applying it", h.Name(), p.Name)
 			} else {
-				fmt.Fprintf(a.Stderr, "[%s] swap: %s -> %s\n", h.Name(), prev.Profile, p.Name)
+				con.say("[%s] swap: %s -> %s", h.Name(), prev.Profile, p.Name)
 			}
 			return nil
 		})

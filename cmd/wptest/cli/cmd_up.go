@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"time"
@@ -32,6 +33,7 @@ type serverFlags struct {
 	identity   string
 	agent      string
 	output     string
+	verbose    bool
 	vars       multiFlag
 	varFiles   multiFlag
 	uploads    []stage.LocalFile // the local files -var names (set by loadServerProfile)
@@ -44,6 +46,7 @@ func addServerFlags(a *App, name string, f *serverFlags) *flag.FlagSet {
 	addTargetFlags(fs, &f.target, &f.knownHosts, &f.identity)
 	fs.StringVar(&f.agent, "agent", "", "wptest binary to install on the host as "+agentPath+" (default: this executable, when it runs on the host's OS and arch)")
 	outputVar(fs, &f.output)
+	fs.BoolVar(&f.verbose, "verbose", false, verboseUsage)
 	fs.Var(&f.vars, "var", "set a profile variable: name=value (repeatable)")
 	fs.Var(&f.varFiles, "var-file", "read profile variables from an HCL file (repeatable)")
 	return fs
@@ -55,20 +58,25 @@ func addTargetFlags(fs *flag.FlagSet, target, knownHosts, identity *string) {
 	fs.StringVar(identity, "identity", "", "private key file for ssh (else $SSH_AUTH_SOCK's agent)")
 }
 
-// openTarget opens the --target host. Progress lines of the host's commands
-// go to stderr.
+// openTarget opens the --target host.
 func openTarget(ctx context.Context, a *App, target, knownHosts, identity string) (host.Host, error) {
+	return openTargetLog(ctx, a, target, knownHosts, identity, nil)
+}
+
+// openTargetLog opens the --target host; its commands and their output go
+// to log (nil: nowhere).
+func openTargetLog(ctx context.Context, a *App, target, knownHosts, identity string, log io.Writer) (host.Host, error) {
 	if target == "" {
 		return nil, exitcode.With(exitcode.Config, fmt.Errorf("--target is required (local or ssh://user@host:port)"))
 	}
 	if id, ok := strings.CutPrefix(target, "run:"); ok {
-		return openRunMachine(ctx, a, id)
+		return openRunMachine(ctx, a, id, log)
 	}
 	t, err := host.ParseTarget(target)
 	if err != nil {
 		return nil, exitcode.With(exitcode.Config, err)
 	}
-	opt := host.Options{KnownHostsFile: absPath(a, knownHosts), IdentityFile: absPath(a, identity), AgentSocket: a.Getenv("SSH_AUTH_SOCK")}
+	opt := host.Options{KnownHostsFile: absPath(a, knownHosts), IdentityFile: absPath(a, identity), AgentSocket: a.Getenv("SSH_AUTH_SOCK"), Log: log}
 	if !t.Local && opt.KnownHostsFile == "" {
 		return nil, exitcode.With(exitcode.Config, fmt.Errorf("--known-hosts is required for %s: wptest only talks to hosts whose key is pinned", t))
 	}
@@ -87,7 +95,7 @@ func openTarget(ctx context.Context, a *App, target, knownHosts, identity string
 // openRunMachine opens a machine that `wptest machines up` made:
 // run:ID picks the server, run:ID/NAME a machine by name or role. Its key is
 // the one pinned in the run's own known_hosts.
-func openRunMachine(ctx context.Context, a *App, spec string) (host.Host, error) {
+func openRunMachine(ctx context.Context, a *App, spec string, log io.Writer) (host.Host, error) {
 	id, name, _ := strings.Cut(spec, "/")
 	if name == "" {
 		name = "server"
@@ -104,7 +112,7 @@ func openRunMachine(ctx context.Context, a *App, spec string) (host.Host, error)
 	if err != nil {
 		return nil, exitcode.With(exitcode.Config, fmt.Errorf("--target run:%s: %w", spec, err))
 	}
-	h, err := cloud.Connect(ctx, dir, m, nil)
+	h, err := cloud.Connect(ctx, dir, m, log)
 	if err != nil {
 		return nil, exitcode.With(exitcode.Provision, err)
 	}
@@ -138,27 +146,33 @@ type upResult struct {
 	Seconds   float64                `json:"seconds"`
 }
 
-// serverStage is the server stage as up and swap run it: diagnostics,
-// preflight and the apply's events on stderr; the agent from --agent, else
-// this executable.
-func serverStage(a *App, f *serverFlags, p *provision.Profile) []stage.Step {
-	return stage.Server(stage.ServerOptions{Profile: p, Diagnostics: a.Stderr, Preflight: a.Stderr,
+// serverStage is the server stage as up and swap run it: diagnostics and
+// the preflight on stderr, the apply's events in the log (on a terminal,
+// the latest on the live line); the agent from --agent, else this
+// executable.
+func serverStage(a *App, con *console, f *serverFlags, p *provision.Profile) []stage.Step {
+	return stage.Server(stage.ServerOptions{Profile: p, Diagnostics: a.Stderr, Preflight: con.lines(),
 		Agent:    &stage.Agent{Exe: absPath(a, f.agent), Self: a.Executable},
-		Progress: func(e provision.Event) { fmt.Fprintf(a.Stderr, "[%s] %s: %s\n", e.Host, e.Op, e.Msg) },
+		Progress: con.events(),
 		Tool:     "wptest " + Version, Uploads: f.uploads})
 }
 
 // targetStage opens --target for a command's stages and closes it after.
 func targetStage(a *App, target, knownHosts, identity string) stage.Step {
+	return targetStageLog(a, target, knownHosts, identity, nil)
+}
+
+// targetStageLog is targetStage with the host's commands logged to log.
+func targetStageLog(a *App, target, knownHosts, identity string, log io.Writer) stage.Step {
 	return stage.Host(func(ctx context.Context) (host.Host, error) {
-		return openTarget(ctx, a, target, knownHosts, identity)
+		return openTargetLog(ctx, a, target, knownHosts, identity, log)
 	})
 }
 
 // runServer is up and swap: their flags and profile, then the host, the
 // profile live there, check (swap's; nil: none), the server stage; then
 // the result on stdout, also when the apply failed.
-func runServer(ctx context.Context, a *App, name string, args []string, check func(*serverFlags, *provision.Profile) stage.Step) error {
+func runServer(ctx context.Context, a *App, name string, args []string, check func(*console, *serverFlags, *provision.Profile) stage.Step) error {
 	var f serverFlags
 	fs := addServerFlags(a, name, &f)
 	if err := parseFlags(fs, args); err != nil {
@@ -169,12 +183,17 @@ func runServer(ctx context.Context, a *App, name string, args []string, check fu
 		return err
 	}
 	start := a.Now()
-	st := &stage.State{Log: a.Stderr}
-	steps := []stage.Step{targetStage(a, f.target, f.knownHosts, f.identity), stage.Live()}
+	con := commandConsole(a, name, f.target, f.verbose)
+	defer con.close()
+	st := &stage.State{Log: con.lines()}
+	steps := []stage.Step{targetStageLog(a, f.target, f.knownHosts, f.identity, con.Detail()), con.startStage(), stage.Live()}
 	if check != nil {
-		steps = append(steps, check(&f, p))
+		steps = append(steps, check(con, &f, p))
 	}
-	err = stage.Run(ctx, st, append(steps, serverStage(a, &f, p)...)...)
+	err = stage.Run(ctx, st, append(steps, serverStage(a, con, &f, p)...)...)
+	if err != nil {
+		con.failed()
+	}
 	if st.Report == nil || err != st.ApplyErr {
 		return err
 	}

@@ -1,0 +1,193 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wptest/wptest/experiment/stage"
+	"github.com/wptest/wptest/host"
+	"github.com/wptest/wptest/internal/testenv"
+	"github.com/wptest/wptest/results"
+)
+
+// localRun is `wptest run` in this process against --target local, with
+// the real wptest binary as the agent.
+type localRun struct {
+	code           int
+	stderr, logTxt string
+	runDir         string
+}
+
+func needLocalRunStack(t *testing.T) {
+	testenv.Integration(t)
+	testenv.NeedRoot(t)
+	for _, b := range []string{"apache2ctl", "php-fpm8.2", "php-cgi8.2", "caddy", "mariadb", "php", "go"} {
+		testenv.NeedBinary(t, b)
+	}
+	_, err := os.Stat("/usr/share/wordpress/wp-includes/version.php")
+	testenv.Need(t, err == nil, "Debian's wordpress package")
+	testenv.LockLocalServer(t)
+}
+
+func buildAgent(t *testing.T) string {
+	t.Helper()
+	agent := filepath.Join(t.TempDir(), "wptest")
+	if out, err := exec.Command("go", "build", "-o", agent, "github.com/wptest/wptest/cmd/wptest").CombinedOutput(); err != nil {
+		t.Fatalf("go build wptest: %v\n%s", err, out)
+	}
+	return agent
+}
+
+func runLocal(t *testing.T, agent, file string, extra ...string) localRun {
+	t.Helper()
+	wd := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	args := append([]string{"run", file, "--target", "local", "--agent", agent}, extra...)
+	var out, errb bytes.Buffer
+	code := Run(ctx, &App{Args: args, Stdout: &out, Stderr: &errb, WorkDir: wd, Env: []string{"USER=tester"}})
+	r := localRun{code: code, stderr: errb.String()}
+	if ds, _ := filepath.Glob(filepath.Join(wd, "runs", "*")); len(ds) == 1 {
+		r.runDir = ds[0]
+		b, _ := os.ReadFile(filepath.Join(ds[0], results.LogFile))
+		r.logTxt = string(b)
+	}
+	return r
+}
+
+// The README's main job, in process: stderr fits on a screen (under 60
+// lines: the stages, every point, the report), while runs/ID/log.txt has
+// the host commands and their output, and not the site's database
+// password, which wptest read from the host.
+func TestRunMainJobQuietStderrLogInRun(t *testing.T) {
+	needLocalRunStack(t)
+	quick, _ := filepath.Abs("../../../experiments/quick.hcl")
+	r := runLocal(t, buildAgent(t), quick, "-var", "ruid2_source_url=file://"+testenv.Ruid2Source(t))
+	if r.code != 0 {
+		t.Fatalf("run: code %d\n%s\nlog tail:\n%s", r.code, r.stderr, host.Tail([]byte(r.logTxt), 40))
+	}
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	if len(lines) >= 60 {
+		t.Errorf("stderr has %d lines, want under 60:\n%s", len(lines), r.stderr)
+	}
+	t.Logf("stderr: %d lines, log.txt: %d lines", len(lines), strings.Count(r.logTxt, "\n"))
+	for _, w := range []string{"log " + filepath.Join("runs", filepath.Base(r.runDir), results.LogFile), "preflight on local", "[1/36] rep 1/2 · cpanel-apache · page c=2",
+		"[36/36] rep 2/2 · caddy · kit c=10", " · last caddy crowd c=100: newcomer wait p50 ", "report: "} {
+		if !strings.Contains(r.stderr, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, r.stderr)
+		}
+	}
+	if strings.Contains(r.stderr, "[local] $ ") {
+		t.Errorf("stderr has host commands:\n%s", r.stderr)
+	}
+	for _, w := range []string{"[local] $ facts", "[local] facts: WPTEST_ARCH=", "[local] $ host manifest", "[local] package.server: ", "[1/36] rep 1/2"} {
+		if !strings.Contains(r.logTxt, w) {
+			t.Errorf("log.txt lacks %q", w)
+		}
+	}
+	site, _, err := stage.HostSite(context.Background(), host.NewLocal(nil))
+	if err != nil || len(site.DB.Password) < 8 {
+		t.Fatalf("the site's database credentials: %v (password of %d bytes)", err, len(site.DB.Password))
+	}
+	if strings.Contains(r.logTxt, site.DB.Password) || strings.Contains(r.stderr, site.DB.Password) {
+		t.Error("the site's database password reached log.txt or stderr")
+	}
+}
+
+// smallRun is a run of one profile and one scenario: quick, for what
+// needs a run but not the main job's; on ports 8080/8443 unless given.
+const smallRun = `
+experiment "small" {
+  repetitions = 1
+  warmup      = "0s"
+  http_port   = %d
+  https_port  = %d
+}
+machines "local" {}
+fixture "minimal" { seed = 1 }
+profile "caddy" {}
+scenario "static" {
+  kind     = "static"
+  path     = "/wptest-probe.js"
+  visitors = [5]
+  duration = "500ms"
+  warmup   = "100ms"
+}
+`
+
+func smallFile(t *testing.T, httpPort, httpsPort int) string {
+	p := filepath.Join(t.TempDir(), "small.hcl")
+	if err := os.WriteFile(p, []byte(fmt.Sprintf(smallRun, httpPort, httpsPort)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// --verbose brings the whole stream back on stderr: host commands and
+// their output, and each point's line once.
+func TestRunVerboseRestoresTheStream(t *testing.T) {
+	needLocalRunStack(t)
+	r := runLocal(t, buildAgent(t), smallFile(t, 8080, 8443), "--verbose")
+	if r.code != 0 {
+		t.Fatalf("run: code %d\n%s", r.code, host.Tail([]byte(r.stderr), 40))
+	}
+	for _, w := range []string{"[local] $ facts", "[local] facts: WPTEST_ARCH=", "[local] $ host manifest", "preflight on local"} {
+		if !strings.Contains(r.stderr, w) {
+			t.Errorf("--verbose stderr lacks %q", w)
+		}
+	}
+	if n := strings.Count(r.stderr, "[1/1] rep 1/1 · caddy · static c=5"); n != 1 {
+		t.Errorf("--verbose: the point's line %d times, want once", n)
+	}
+	if !strings.Contains(r.logTxt, "[local] $ facts") {
+		t.Error("--verbose: log.txt lacks the host commands")
+	}
+}
+
+// A step that fails still shows, on stderr, the host, the step and what
+// its command printed, and where the whole log is: here Caddy's port is
+// taken by a listener that answers nothing, so Caddy is never ready.
+func TestRunFailedStepOnStderr(t *testing.T) {
+	needLocalRunStack(t)
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	go func() {
+		for {
+			c, err := taken.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	httpsPort := free.Addr().(*net.TCPAddr).Port
+	free.Close()
+	r := runLocal(t, buildAgent(t), smallFile(t, taken.Addr().(*net.TCPAddr).Port, httpsPort))
+	if r.code != 4 {
+		t.Fatalf("run: code %d, want 4 (provisioning)\n%s", r.code, r.stderr)
+	}
+	t.Logf("stderr:\n%s", r.stderr)
+	for _, w := range []string{"[local] service.caddy", "exit status", "curl: (", "the whole log: " + filepath.Join("runs", filepath.Base(r.runDir), results.LogFile), "--resume"} {
+		if !strings.Contains(r.stderr, w) {
+			t.Errorf("stderr lacks %q", w)
+		}
+	}
+	if !strings.Contains(r.logTxt, "[local] $ service.caddy") {
+		t.Errorf("log.txt lacks the failed step's command")
+	}
+}

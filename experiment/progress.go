@@ -1,0 +1,100 @@
+package experiment
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/wptest/wptest/provision/cloud"
+	"github.com/wptest/wptest/results"
+)
+
+// Progress is one line for the person watching a run: a stage begun or
+// done, a point begun, or a block to keep (the preflight, a note). The
+// log (Options.Log) has every such line too, among the detail; how it is
+// shown (one live line on a terminal, a line each elsewhere) is the
+// caller's.
+type Progress struct {
+	Kind ProgressKind
+	Text string // the line as the log has it, without a newline
+}
+
+// ProgressKind says how a Progress line is shown.
+type ProgressKind int
+
+const (
+	// Stage is a stage done or a fact about the run: a line on plain
+	// output, the live line on a terminal.
+	Stage ProgressKind = iota
+	// Point is a point begun, with the count, the ETA and the last point's
+	// headline figure: shown as a Stage is.
+	Point
+	// Busy is a stage begun, worth seeing while it lasts (a swap): only on
+	// a terminal's live line; plain output waits for the stage's end.
+	Busy
+	// Keep is a line to keep on every output (the preflight, a warning).
+	Keep
+)
+
+// say writes a progress line to the log and hands it to Options.Progress.
+func (r *runner) say(kind ProgressKind, format string, v ...any) {
+	text := fmt.Sprintf(format, v...)
+	fmt.Fprintln(r.opt.Log, text)
+	if r.opt.Progress != nil {
+		r.opt.Progress(Progress{Kind: kind, Text: text})
+	}
+}
+
+// keepWriter hands what is written to it (the preflight's lines) to the
+// log and, line by line, to Options.Progress as Keep lines.
+type keepWriter struct{ r *runner }
+
+func (w keepWriter) Write(p []byte) (int, error) {
+	for _, l := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
+		w.r.say(Keep, "%s", l)
+	}
+	return len(p), nil
+}
+
+// headline is a record's figure for the progress line: requests per
+// second and the server's CPU per request for a run (the kit: its
+// throughput run), a newcomer's median wait in a crowd, the median page
+// view of a browse run.
+func headline(rec results.Record) string {
+	cpu := ""
+	if rec.ServerCPUMsPerReq > 0 {
+		cpu = fmt.Sprintf(", %.2f ms CPU/req", rec.ServerCPUMsPerReq)
+	}
+	switch {
+	case rec.NotApplicable != "":
+		return "n/a"
+	case rec.Run != nil:
+		return fmt.Sprintf("%.0f req/s%s", rec.Run.RPS, cpu)
+	case rec.Kit != nil:
+		return fmt.Sprintf("%.0f req/s%s", rec.Kit.Throughput.RPS, cpu)
+	case rec.Crowd != nil:
+		return fmt.Sprintf("newcomer wait p50 %.1f ms, %d gave up", rec.Crowd.Wait.P50, rec.Crowd.GaveUp)
+	case rec.Browse != nil:
+		return fmt.Sprintf("%.1f page views/s", rec.Browse.PageViewsPerSec)
+	}
+	return ""
+}
+
+// sayPlan shows the machines the run will use (their cost, the driver's
+// notes and, for machines it makes, how to remove them if it is cut off)
+// before any is made; the log has the whole plan.
+func (r *runner) sayPlan(p *cloud.Plan) {
+	var ms []string
+	for _, m := range p.Machines {
+		ms = append(ms, fmt.Sprintf("%s (%s)", m.Name, m.Role))
+	}
+	r.say(Stage, "machines (%s): %s", p.Driver, strings.Join(ms, ", "))
+	if p.HourlyGross != "" {
+		r.say(Keep, "cost: %s %s per hour for %d machines", p.HourlyGross, p.Currency, len(p.Machines))
+	}
+	for _, n := range p.Notes {
+		r.say(Keep, "note: %s", n)
+	}
+	if p.Owned {
+		r.say(Keep, "if this run is cut off, remove what it made with: %s", cloud.DownCommand(p.Spec.Run.ID))
+	}
+}
