@@ -30,10 +30,23 @@ type reportKind struct {
 // addChart adds a drawn chart (p nil: nothing to draw).
 type addChart func(id, caption string, p *plot.Plot, err error) error
 
-// noiseMetric is a metric of the repetitions section.
+// noiseMetric is a metric of the repetitions section; f nil is the
+// server CPU per request (cpuNoise).
 type noiseMetric struct {
 	name string
 	f    func(results.Record) (float64, bool)
+}
+
+// cpuNoise is the run's server CPU per request (Report.ServerCPUPerReq)
+// as a noise metric.
+func cpuNoise(name string) noiseMetric { return noiseMetric{name: name} }
+
+// of is m's extractor for r's records.
+func (m noiseMetric) of(r *Report) func(results.Record) (float64, bool) {
+	if m.f == nil {
+		return r.ServerCPUPerReq
+	}
+	return m.f
 }
 
 // reportKinds are the kinds' report halves, in the report's order.

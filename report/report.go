@@ -134,6 +134,29 @@ func (r *Report) profilesOf(s results.Scenario) []string {
 	return out
 }
 
+// ServerCPUPerReq is a point's server CPU ms per answered request: the
+// figure results.CPUPerRequest picks for this run (the whole machine's when
+// the server had one of its own, else its process groups').
+func (r *Report) ServerCPUPerReq(rec results.Record) (float64, bool) {
+	f, ok := results.CPUPerRequest(rec, r.Manifest.Machine)
+	return f.Ms, ok
+}
+
+// CPUScope is which server CPU figure the report shows, and why.
+func (r *Report) CPUScope() results.CPUScope { return results.CPUScopeOf(r.Manifest.Machine) }
+
+// cpuRows are a section's server CPU rows: "server CPU per WHAT, FIGURE
+// (ms)" and, when that is the whole machine's, the process groups' share
+// beside it.
+func (r *Report) cpuRows(prefix, what string, ps []string, sc, st string) [][]string {
+	scope := r.CPUScope()
+	rows := [][]string{r.row(fmt.Sprintf("%sserver CPU per %s, %s (ms)", prefix, what, scope.Label), ps, sc, st, r.ServerCPUPerReq)}
+	if scope.Machine {
+		rows = append(rows, r.row(fmt.Sprintf("%s  of which %s (ms)", prefix, results.GroupsCPULabel), ps, sc, st, GroupsCPU))
+	}
+	return rows
+}
+
 // Metric extractors shared by the tables, charts and tests.
 var (
 	RPS = func(rec results.Record) (float64, bool) {
@@ -154,9 +177,10 @@ var (
 		}
 		return rec.Run.Latency.P99, true
 	}
-	// ServerCPU is CPU ms per answered request of the server's own
-	// processes (web, PHP, database).
-	ServerCPU = func(rec results.Record) (float64, bool) {
+	// GroupsCPU is CPU ms per answered request of the server's own
+	// processes (web, PHP, database); the report's figure is
+	// Report.ServerCPUPerReq, which is this or MachineCPU.
+	GroupsCPU = func(rec results.Record) (float64, bool) {
 		if rec.Server == nil || rec.ServerCPUMsPerReq == 0 {
 			return 0, false
 		}

@@ -7,13 +7,13 @@ import (
 
 // The compression kind: who compresses, and what it costs.
 var compressionReport = reportKind{section: compressionSection, perRequest: true,
-	noise: []noiseMetric{{"requests/s", RPS}, {"server CPU/request (ms)", ServerCPU}},
+	noise: []noiseMetric{{"requests/s", RPS}, cpuNoise("server CPU/request (ms)")},
 	charts: func(r *Report, sc results.Scenario, add addChart) error {
 		p, err := r.bars(sc, "Bytes on the wire per response", WireBytes)
 		if err := add("compression-"+sc.Name, "Bytes on the wire per response (Accept-Encoding: gzip), median", p, err); err != nil {
 			return err
 		}
-		p, err = r.bars(sc, "Server CPU per request (ms)", ServerCPU)
+		p, err = r.bars(sc, "Server CPU per request, "+r.CPUScope().Label+" (ms)", r.ServerCPUPerReq)
 		return add("compression-cpu-"+sc.Name, "Server CPU per response, median", p, err)
 	}}
 
@@ -36,8 +36,8 @@ func compressionSection(r *Report, sc results.Scenario) section {
 		}
 		t.Rows = append(t.Rows, enc, size,
 			r.row(st+": bytes on the wire per response", ps, sc.Name, st, WireBytes),
-			r.row(st+": requests/s", ps, sc.Name, st, RPS),
-			r.row(st+": server CPU per request (ms)", ps, sc.Name, st, ServerCPU))
+			r.row(st+": requests/s", ps, sc.Name, st, RPS))
+		t.Rows = append(t.Rows, r.cpuRows(st+": ", "request", ps, sc.Name, st)...)
 	}
 	s.Tables = append(s.Tables, t)
 	if t, ok := r.generatorTable(sc); ok {

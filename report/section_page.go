@@ -9,7 +9,7 @@ import (
 // The page kind: a WordPress page over a sweep of visitors. Its first
 // scenario is the post's first paragraph.
 var pageReport = reportKind{section: pageSection, inShort: pageInShort, perRequest: true,
-	noise: []noiseMetric{{"server CPU/page (ms)", ServerCPU}, {"web+PHP CPU/page (ms)", WebPHPCPU}, {"pages/s", RPS}},
+	noise: []noiseMetric{cpuNoise("server CPU/page (ms)"), {"web+PHP CPU/page (ms)", WebPHPCPU}, {"pages/s", RPS}},
 	charts: func(r *Report, sc results.Scenario, add addChart) error {
 		p, err := r.bars(sc, "Web server + PHP CPU per page (ms)", WebPHPCPU)
 		return add("cpu-"+sc.Name, "CPU per WordPress page in the web server and PHP, median over repetitions", p, err)
@@ -47,8 +47,9 @@ func pageSection(r *Report, sc results.Scenario) section {
 		t := table{Caption: fmt.Sprintf("%s at %s", sc.Name, st), Head: r.head("", ps)}
 		t.Rows = append(t.Rows,
 			r.row("page time, mean (ms)", ps, sc.Name, st, MeanMs),
-			r.row("pages per second", ps, sc.Name, st, RPS),
-			r.row("server CPU per page (ms)", ps, sc.Name, st, ServerCPU),
+			r.row("pages per second", ps, sc.Name, st, RPS))
+		t.Rows = append(t.Rows, r.cpuRows("", "page", ps, sc.Name, st)...)
+		t.Rows = append(t.Rows,
 			r.row("  of which web server + PHP (ms)", ps, sc.Name, st, WebPHPCPU),
 			r.row("  of which database (ms)", ps, sc.Name, st, DBCPU),
 			r.row("memory: web server + PHP, peak PSS (MB)", ps, sc.Name, st, PSSMB),

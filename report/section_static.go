@@ -7,7 +7,7 @@ import (
 
 // The static kind: a file over a sweep of visitors.
 var staticReport = reportKind{section: staticSection, perRequest: true,
-	noise: []noiseMetric{{"requests/s", RPS}, {"server CPU/request (ms)", ServerCPU}},
+	noise: []noiseMetric{{"requests/s", RPS}, cpuNoise("server CPU/request (ms)")},
 	charts: func(r *Report, sc results.Scenario, add addChart) error {
 		p, err := r.lines(sc, "Requests per second", RPS)
 		if err := add("rps-"+sc.Name, "Requests per second by visitors, median", p, err); err != nil {
@@ -25,9 +25,9 @@ func staticSection(r *Report, sc results.Scenario) section {
 	for _, st := range sc.Steps() {
 		t.Rows = append(t.Rows,
 			r.row(st+": requests/s", ps, sc.Name, st, RPS),
-			r.row(st+": p99 (ms)", ps, sc.Name, st, P99Ms),
-			r.row(st+": server CPU per request (ms)", ps, sc.Name, st, ServerCPU),
-			r.row(st+": failed (%)", ps, sc.Name, st, ErrPct))
+			r.row(st+": p99 (ms)", ps, sc.Name, st, P99Ms))
+		t.Rows = append(t.Rows, r.cpuRows(st+": ", "request", ps, sc.Name, st)...)
+		t.Rows = append(t.Rows, r.row(st+": failed (%)", ps, sc.Name, st, ErrPct))
 	}
 	s.Tables = append(s.Tables, t)
 	if t, ok := r.generatorTable(sc); ok {
