@@ -43,8 +43,8 @@ func rasmusRun(machine *results.MachineInfo) (*results.Manifest, []results.Recor
 			Bytes: result.Bytes{WireIn: a.total, Body: a.html}, Latency: result.Latency{Count: 50000, Mean: a.secs * 1000 * 5 / 50000}}
 		groups := a.machineMs * 3 / 4
 		recs = append(recs, results.Record{Point: p, Set: result.Set{Run: run},
-			Probe:  &results.Probe{URL: "http://203.0.113.7" + scs[0].Path, Status: 200, Proto: "HTTP/1.1", BodyBytes: 1024},
-			Server: &result.Server{WindowMs: a.secs * 1000, CPUMsPerRequest: a.machineMs, Groups: map[string]result.GroupUse{}},
+			Probe:             &results.Probe{URL: "http://203.0.113.7" + scs[0].Path, Status: 200, Proto: "HTTP/1.1", BodyBytes: 1024},
+			Server:            &result.Server{WindowMs: a.secs * 1000, CPUMsPerRequest: a.machineMs, Groups: map[string]result.GroupUse{}},
 			ServerCPUMsPerReq: groups, WebPHPCPUMsPerReq: groups, LoadHost: "loadgen-1"})
 	}
 	return m, recs
