@@ -8,6 +8,10 @@
 # counted 3,072 bytes too many on the static file).
 #
 #   wptest run experiments/ab-1k.hcl --target local
+#
+# On a machine without internet, give cPanel's Apache its mod_ruid2 source
+# from a copy (still checked against its SHA-256):
+#   -var ruid2_source_url=file:///path/to/mod_ruid2.c
 
 experiment "ab-1k" {
   description = "ab -c 5 -n 50000 -k: Rasmus's 1,024-byte HTML file and its PHP twin, prefork vs event"
@@ -21,6 +25,11 @@ variable "requests" {
   default = 50000
 }
 
+variable "ruid2_source_url" {
+  default     = "https://raw.githubusercontent.com/mind04/mod-ruid2/90af81cca03c149e5cf54488a43cc1b021d2cb98/mod_ruid2.c"
+  description = "where the server fetches mod_ruid2 0.9.8's mod_ruid2.c (the profile checks its SHA-256); file:// for a local copy"
+}
+
 machines "local" {}
 
 fixture "minimal" {
@@ -30,6 +39,7 @@ fixture "minimal" {
 
 profile "cpanel-apache" {
   label = "Apache prefork (cPanel)"
+  vars  = { ruid2_source_url = var.ruid2_source_url }
 }
 
 profile "tuned-apache" {
