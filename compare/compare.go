@@ -193,7 +193,7 @@ func samples(recs []results.Record) map[pointKey][]results.Record {
 		if r.Error != "" || r.NotApplicable != "" {
 			continue
 		}
-		k := pointKey{r.Profile, r.Scenario, r.Step}
+		k := pointKey{r.Column, r.Scenario, r.Step}
 		out[k] = append(out[k], r)
 	}
 	for _, rs := range out {
@@ -208,9 +208,9 @@ func order(m *results.Manifest) []pointKey {
 	var out []pointKey
 	for _, sc := range m.Scenarios {
 		for _, st := range sc.Steps() {
-			for _, p := range m.Profiles {
-				if len(sc.Profiles) == 0 || contains(sc.Profiles, p.Name) {
-					out = append(out, pointKey{p.Name, sc.Name, st})
+			for _, c := range m.Columns {
+				if sc.Runs(c.ID) {
+					out = append(out, pointKey{c.ID, sc.Name, st})
 				}
 			}
 		}

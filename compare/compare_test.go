@@ -16,7 +16,7 @@ var jitter = []float64{0, 1, -1, 2, -2}
 
 // doubled doubles the rate of one point: cpanel-apache, page, c=8.
 func doubled(r *results.Record) {
-	if r.Profile == "cpanel-apache" && r.Scenario == "page" && r.Step == "c=8" {
+	if r.Column == "cpanel-apache" && r.Scenario == "page" && r.Step == "c=8" {
 		r.Run.RPS *= 2
 	}
 }
@@ -166,7 +166,7 @@ func rowsOf(t *testing.T, a, b []float64) Row {
 	mk := func(id string, vs []float64) string {
 		rep := 0
 		return runtest.Run{ID: id, Reps: len(vs), Edit: func(r *results.Record) {
-			if r.Profile == "cpanel-apache" && r.Scenario == "page" && r.Step == "c=2" {
+			if r.Column == "cpanel-apache" && r.Scenario == "page" && r.Step == "c=2" {
 				r.Run.RPS = vs[rep]
 				rep++
 			}

@@ -27,29 +27,30 @@ func Differences(a, b *results.Manifest) []string {
 		out = append(out, fmt.Sprintf("plan: %s → %s", short(a.PlanHash), short(b.PlanHash)))
 	}
 	out = append(out, vars("var", a.Vars, b.Vars)...)
-	pa, pb := map[string]results.ProfileSpec{}, map[string]results.ProfileSpec{}
-	for _, p := range a.Profiles {
-		pa[p.Name] = p
+	pa, pb := map[string]results.Column{}, map[string]results.Column{}
+	for _, p := range a.Columns {
+		pa[p.ID] = p
 	}
-	for _, p := range b.Profiles {
-		pb[p.Name] = p
+	for _, p := range b.Columns {
+		pb[p.ID] = p
 	}
-	for _, p := range a.Profiles {
-		if _, ok := pb[p.Name]; !ok {
-			out = append(out, "column "+p.Name+": only in A")
+	for _, p := range a.Columns {
+		if _, ok := pb[p.ID]; !ok {
+			out = append(out, "column "+p.ID+": only in A")
 		}
 	}
-	for _, q := range b.Profiles {
-		p, ok := pa[q.Name]
+	for _, q := range b.Columns {
+		p, ok := pa[q.ID]
 		if !ok {
-			out = append(out, "column "+q.Name+": only in B")
+			out = append(out, "column "+q.ID+": only in B")
 			continue
 		}
-		str("column "+q.Name+" label", p.Label, q.Label)
+		str("column "+q.ID+" profile", p.Profile, q.Profile)
+		str("column "+q.ID+" label", p.Label, q.Label)
 		if p.Enabled != q.Enabled {
-			out = append(out, fmt.Sprintf("column %s enabled: %v → %v", q.Name, p.Enabled, q.Enabled))
+			out = append(out, fmt.Sprintf("column %s enabled: %v → %v", q.ID, p.Enabled, q.Enabled))
 		}
-		out = append(out, vars("column "+q.Name+" var", p.Vars, q.Vars)...)
+		out = append(out, vars("column "+q.ID+" var", p.Vars, q.Vars)...)
 	}
 	sa := map[string]results.Scenario{}
 	for _, s := range a.Scenarios {

@@ -63,10 +63,10 @@ func TestAB1KServesRasmusDocuments(t *testing.T) {
 	}
 	checkABReport(t, dir, sp)
 	// The run leaves its last profile live; the first comes back by a swap.
-	profs := sp.Profiles
-	last := profs[len(profs)-1].Name
+	cols := sp.Columns
+	last := cols[len(cols)-1].Profile
 	fetchDocuments(t, hs[0].IP, last, want)
-	first := profs[0].Name
+	first := cols[0].Profile
 	swap := append([]string{"swap", "--profile", first, "--agent", exe, "-var", "ruid2_source_url=file:///root/mod_ruid2.c",
 		"-var", fmt.Sprintf("http_port=%d", sp.HTTPPort), "-var", fmt.Sprintf("https_port=%d", sp.HTTPSPort)}, conn...)
 	if out, err := exec.Command(exe, swap...).CombinedOutput(); err != nil {
@@ -107,7 +107,7 @@ func runAB1K(t *testing.T, exe, file string, args []string) string {
 func checkABBytes(t *testing.T, rec results.Record) {
 	t.Helper()
 	if pr := rec.Probe; pr == nil || pr.Status != 200 || pr.BodyBytes != 1024 || pr.Error != "" {
-		t.Errorf("%s: the probe through %s got %+v, want 200 and 1,024 bytes", rec.Key, rec.Profile, rec.Probe)
+		t.Errorf("%s: the probe through %s got %+v, want 200 and 1,024 bytes", rec.Key, rec.Column, rec.Probe)
 	}
 	r := rec.Run
 	if r == nil {
@@ -129,8 +129,8 @@ func checkABReport(t *testing.T, dir string, sp *experiment.Spec) {
 	t.Helper()
 	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
 	s := string(md)
-	html := fmt.Sprintf("| HTML transferred (bytes) |%s", strings.Repeat(" "+commas(abRequests*1024)+" |", len(sp.Profiles)))
-	zero := "| HTML transferred − complete requests × document length (bytes) |" + strings.Repeat(" 0 |", len(sp.Profiles))
+	html := fmt.Sprintf("| HTML transferred (bytes) |%s", strings.Repeat(" "+commas(abRequests*1024)+" |", len(sp.Columns)))
+	zero := "| HTML transferred − complete requests × document length (bytes) |" + strings.Repeat(" 0 |", len(sp.Columns))
 	if strings.Count(s, html) != 2 || strings.Count(s, zero) != 2 {
 		t.Errorf("report.md: want %q and %q in both ab sections:\n%s\n%s", html, zero, lineWith(s, "| HTML transferred (bytes)"), lineWith(s, "| HTML transferred −"))
 	}

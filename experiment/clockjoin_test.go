@@ -172,7 +172,7 @@ func waitSample(ctx context.Context, t *testing.T, s *sampler, unix float64) {
 
 // clockSpec is a one-scenario experiment whose warm-up is warm.
 func clockSpec(warm time.Duration) *Spec {
-	return &Spec{Repetitions: 1, Profiles: []results.ProfileSpec{{Name: "clock-test", Enabled: true}},
+	return &Spec{Repetitions: 1, Columns: []results.Column{{ID: "clock-test", Profile: "clock-test", Enabled: true}},
 		Scenarios: []results.Scenario{{Name: "page", Kind: "page", Visitors: []int{2}, Warmup: warm}}}
 }
 

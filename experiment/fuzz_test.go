@@ -90,7 +90,7 @@ func recordJSON(t *testing.T, recs []results.Record) string {
 // being written; and on --resume a record appended after it reads back
 // whole, after the records that were there.
 func FuzzResults(f *testing.F) {
-	rec := results.Record{Point: results.Point{Key: "r1/a/s/c=1", Rep: 1, Profile: "a", Scenario: "s", Kind: "page", Step: "c=1", Visitors: 1},
+	rec := results.Record{Point: results.Point{Key: "r1/a/s/c=1", Rep: 1, Column: "a", Profile: "a", Scenario: "s", Kind: "page", Step: "c=1", Visitors: 1},
 		Start: "2026-01-01T00:00:00Z", End: "2026-01-01T00:00:01Z", ServerCPUMsPerReq: 1.5, Error: "x"}
 	line, _ := json.Marshal(rec)
 	f.Add(append(append([]byte{}, line...), '\n'))
@@ -166,7 +166,7 @@ func FuzzManifest(f *testing.F) {
 		f.Fatal(err)
 	}
 	m := &results.Manifest{Format: results.ManifestFormat, ID: "r1", Experiment: sp.Name, File: sp.File, ExperimentHash: sp.SHA256,
-		PlanHash: sp.PlanHash(), Vars: sp.Vars, Profiles: sp.Profiles, Scenarios: sp.Scenarios,
+		PlanHash: sp.PlanHash(), Vars: sp.Vars, Columns: sp.Columns, Scenarios: sp.Scenarios,
 		Repetitions: sp.Repetitions, Points: len(sp.Plan()), Sessions: []results.Session{{Start: "s", Measured: []string{"k"}}}}
 	good, _ := json.MarshalIndent(m, "", "  ")
 	f.Add(good)

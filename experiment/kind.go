@@ -35,7 +35,7 @@ type scenarioKind interface {
 
 // point is what a kind makes a data point's job from.
 type point struct {
-	ps  results.ProfileSpec
+	ps  results.Column
 	sc  results.Scenario
 	p   results.Point
 	cfg benchgen.Config // the scenario's base config at the point's visitors (runner.baseConfig)

@@ -80,10 +80,11 @@ func TestBrowseKindBlockAndJob(t *testing.T) {
 	}
 }
 
-// The shipped experiments without a browse scenario plan as they did
-// before the kind (and its field of the recorded scenario) existed: their
-// plan hashes are the ones main computed then (testdata/plan_hashes.txt),
-// so a resumed run of an older run directory still finds its plan.
+// The shipped experiments without a browse scenario plan as they did when
+// testdata/plan_hashes.txt was written, so a change to their plans is seen
+// and chosen (a run directory from before it no longer resumes). The browse
+// kind changed none of them; columns getting ids (Spec.Columns,
+// Point.Column) changed every one.
 func TestPlanHashesWithoutBrowseKept(t *testing.T) {
 	var b strings.Builder
 	for _, f := range []string{"quick.hcl", "apache-kit.hcl", "ab-1k.hcl"} {

@@ -261,7 +261,7 @@ func (p *linePrefixer) flush() {
 // it with the agent binary (`wptest bench-job`, kind startup); this
 // machine's server in-process. Without a restart command for the profile:
 // nil.
-func (r *runner) startup(ctx context.Context, ps results.ProfileSpec, base benchgen.Config) (*result.Startup, error) {
+func (r *runner) startup(ctx context.Context, ps results.Column, base benchgen.Config) (*result.Startup, error) {
 	script := r.restartScript(ps)
 	if script == "" {
 		return nil, nil

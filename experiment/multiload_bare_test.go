@@ -55,11 +55,11 @@ func TestSplitLoadOverTwoBareLoadGenerators(t *testing.T) {
 	}
 	defer lo.Close()
 
-	page, err := lo.Measure(ctx, results.Point{Key: "r1/nginx/page/c=5", Rep: 1, Profile: "nginx", Scenario: "page", Kind: "page", Step: "c=5", Visitors: 5})
+	page, err := lo.Measure(ctx, results.Point{Key: "r1/nginx/page/c=5", Rep: 1, Column: "nginx", Profile: "nginx", Scenario: "page", Kind: "page", Step: "c=5", Visitors: 5})
 	if err != nil {
 		t.Fatalf("page: %v\n%s", err, log.String())
 	}
-	crowd, err := lo.Measure(ctx, results.Point{Key: "r1/nginx/crowd/c=7", Rep: 1, Profile: "nginx", Scenario: "crowd", Kind: "crowd", Step: "c=7", Visitors: 7})
+	crowd, err := lo.Measure(ctx, results.Point{Key: "r1/nginx/crowd/c=7", Rep: 1, Column: "nginx", Profile: "nginx", Scenario: "crowd", Kind: "crowd", Step: "c=7", Visitors: 7})
 	if err != nil {
 		t.Fatalf("crowd: %v\n%s", err, log.String())
 	}
@@ -81,7 +81,7 @@ func TestSplitLoadOverTwoBareLoadGenerators(t *testing.T) {
 
 func splitSpec() *experiment.Spec {
 	return &experiment.Spec{Name: "split", Repetitions: 1, HTTPPort: 80, HTTPSPort: 443,
-		Profiles: []results.ProfileSpec{{Name: "nginx", Label: "Debian's nginx", Enabled: true}},
+		Columns: []results.Column{{ID: "nginx", Profile: "nginx", Label: "Debian's nginx", Enabled: true}},
 		Scenarios: []results.Scenario{
 			{Name: "page", Kind: "page", Path: "/page.html", Visitors: []int{5}, Duration: 1500 * time.Millisecond, Warmup: 300 * time.Millisecond, KeepAlive: true, Proto: "h1"},
 			{Name: "crowd", Kind: "crowd", Path: "/page.html", Visitors: []int{7}, ClickEvery: 300 * time.Millisecond, ProbeEvery: 100 * time.Millisecond,

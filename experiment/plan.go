@@ -9,7 +9,8 @@ import (
 
 // WritePlan prints what Run would measure, without touching any machine:
 // the plan's hash, the fixture's root (generated here: it is a pure
-// function of profile and seed) and every point in order.
+// function of profile and seed), the columns with their profiles and
+// every point in order.
 func WritePlan(w io.Writer, sp *Spec) error {
 	fp, err := fixture.LoadProfile(sp.Fixture.Profile)
 	if err != nil {
@@ -29,9 +30,11 @@ func WritePlan(w io.Writer, sp *Spec) error {
 	}
 	fmt.Fprintf(w, "experiment %s (%s)\nexperiment_sha256 %s\nplan_sha256 %s\nfixture %s seed %d root %s (%s)\nmachines %s\n",
 		sp.Name, sp.File, sp.SHA256, sp.PlanHash(), sp.Fixture.Profile, sp.Fixture.Seed, m.Root, pin, sp.Machines.Driver)
-	for _, p := range sp.Profiles {
-		if !p.Enabled {
-			fmt.Fprintf(w, "profile %s: left out (%s)\n", p.Name, p.Reason)
+	for _, c := range sp.Columns {
+		if c.Enabled {
+			fmt.Fprintf(w, "column %s (profile %s) %q\n", c.ID, c.Profile, c.Label)
+		} else {
+			fmt.Fprintf(w, "column %s (profile %s): left out (%q)\n", c.ID, c.Profile, c.Reason)
 		}
 	}
 	for _, p := range sp.Plan() {

@@ -266,7 +266,7 @@ wait:
 			continue
 		}
 		t.Logf("%s: worker usage %.1f%% (peak %d busy of %d)", rec.Key, srv.WorkerUsagePct, srv.MaxBusyWorkers, srv.WorkerLimit)
-		switch rec.Profile {
+		switch rec.Column {
 		case "cpanel-apache", "tuned-apache":
 			if srv.WorkerLimit != 150 || srv.MaxBusyWorkers < 1 || srv.WorkerUsagePct <= 0 {
 				t.Errorf("%s: worker usage %.1f%%, peak %d busy of %d: want mod_status read, of MaxRequestWorkers 150", rec.Key, srv.WorkerUsagePct, srv.MaxBusyWorkers, srv.WorkerLimit)

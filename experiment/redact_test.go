@@ -34,7 +34,7 @@ func TestRunRecordsNoUserinfo(t *testing.T) {
 		t.Fatal(err)
 	}
 	used := false
-	for _, p := range sp.Profiles {
+	for _, p := range sp.Columns {
 		used = used || p.Vars["ruid2_source_url"] == srcURL
 	}
 	if sp.Vars["ruid2_source_url"] != srcURL || !used {

@@ -98,7 +98,7 @@ scenario "split-page" {
   visitors = [5]
   duration = "1s"
   warmup   = "300ms"
-  profiles = ["tuned-apache"]
+  columns  = ["tuned-apache"]
 }
 
 scenario "split-crowd" {
@@ -110,7 +110,7 @@ scenario "split-crowd" {
   give_up     = "5s"
   duration    = "1s"
   warmup      = "300ms"
-  profiles    = ["tuned-apache"]
+  columns     = ["tuned-apache"]
 }
 
 scenario "kit" {
@@ -176,7 +176,7 @@ func TestRunOnBareHostsLoadsFromTheStaticLoadGenerator(t *testing.T) {
 	byScenario := map[string]results.Record{}
 	for _, r := range recs {
 		// The one point whose protocol the profile does not declare.
-		if na := r.Profile == "cpanel-apache" && r.Scenario == "static-h2"; na != (r.NotApplicable != "") {
+		if na := r.Column == "cpanel-apache" && r.Scenario == "static-h2"; na != (r.NotApplicable != "") {
 			t.Errorf("%s: not applicable %q", r.Key, r.NotApplicable)
 		}
 		if r.NotApplicable != "" {

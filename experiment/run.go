@@ -119,6 +119,7 @@ func openManifest(sp *Spec, src []byte, opt Options, dir string) (*results.Manif
 			return nil, exitcode.With(exitcode.Config, fmt.Errorf("--resume %s: the experiment changed since the run started (plan %s, now %s): run it with the same file and -var values (%s)",
 				opt.ID, man.PlanHash[:12], sp.PlanHash()[:12], filepath.Join(dir, results.SpecCopy)))
 		}
+		man.Claims = sp.Claims // claims check the run; the file's latest are the ones to check
 		if man.Complete {
 			fmt.Fprintf(opt.Log, "run %s is already complete\n", opt.ID)
 		}
@@ -136,10 +137,10 @@ func openManifest(sp *Spec, src []byte, opt Options, dir string) (*results.Manif
 	if err := results.WriteFileSync(filepath.Join(dir, results.SpecCopy), src, 0o644); err != nil {
 		return nil, err
 	}
-	vars, profs := recorded(sp)
+	vars, cols := recorded(sp)
 	return &results.Manifest{Format: results.ManifestFormat, ID: opt.ID, Experiment: sp.Name, Description: sp.Description, File: sp.File,
 		ExperimentHash: sp.SHA256, PlanHash: sp.PlanHash(), Vars: vars, Target: opt.Target, Tool: opt.Tool,
-		GoVersion: runtime.Version(), Profiles: profs, Scenarios: sp.Scenarios, Repetitions: sp.Repetitions,
+		GoVersion: runtime.Version(), Columns: cols, Scenarios: sp.Scenarios, Claims: sp.Claims, Repetitions: sp.Repetitions,
 		Points: len(sp.Plan()), Hosts: map[string]*hostmanifest.Manifest{}, Start: stamp(opt.now())}, nil
 }
 

@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"fmt"
 	"github.com/wptest/wptest/results"
 	"io"
@@ -32,15 +33,17 @@ type runner struct {
 	fx  *fixture.Fixture
 	si  int // this session's index in man.Sessions
 
-	h        host.Host
-	facts    host.Facts
-	lg       loadGen        // where the load comes from (loadgen.go)
-	addr     string         // the server's address as the load generator dials it
-	ports    map[string]int // where the live profile's server listens (server { ports })
-	sources  []string       // who may reach the web ports (webSources): the profiles' allow_from
-	started  time.Time
-	measured int
-	estDone  time.Duration // estimated time of the points measured so far
+	h       host.Host
+	facts   host.Facts
+	lg      loadGen        // where the load comes from (loadgen.go)
+	addr    string         // the server's address as the load generator dials it
+	ports   map[string]int // where the live profile's server listens (server { ports })
+	sources []string       // who may reach the web ports (webSources): the profiles' allow_from
+	// liveColumn is the column this session applied last ("": none yet).
+	liveColumn string
+	started    time.Time
+	measured   int
+	estDone    time.Duration // estimated time of the points measured so far
 }
 
 func (r *runner) logf(format string, v ...any) { fmt.Fprintf(r.opt.Log, format+"\n", v...) }
@@ -59,11 +62,11 @@ func (r *runner) run(ctx context.Context, ms []cloud.Machine) error {
 	defer r.h.Close()
 	r.sources = r.webSources(ctx, ms, sm)
 	plan := r.sp.Plan()
-	enabled := r.enabledProfiles()
+	enabled := r.enabledColumns()
 	if len(enabled) == 0 {
-		return exitcode.With(exitcode.Config, fmt.Errorf("no profile of %s is enabled", r.sp.File))
+		return exitcode.With(exitcode.Config, fmt.Errorf("no column of %s is enabled", r.sp.File))
 	}
-	if err := r.preflight(ctx, r.nextProfile(plan, enabled)); err != nil {
+	if err := r.preflight(ctx, r.nextColumn(plan, enabled)); err != nil {
 		return err
 	}
 	if r.lg, err = r.loadGenerator(ctx, ms); err != nil {
@@ -116,7 +119,7 @@ func (r *runner) machines(ctx context.Context, sm cloud.Machine) error {
 // for the site (database, PHP, core), and the fixture is seeded once into
 // the site it declares and verified, files, rows and every page over
 // HTTP; a resumed run verifies what the first session seeded.
-func (r *runner) site(ctx context.Context, first results.ProfileSpec) error {
+func (r *runner) site(ctx context.Context, first results.Column) error {
 	fresh := r.man.Fixture.Verified == ""
 	if fresh {
 		if err := r.apply(ctx, first); err != nil {
@@ -134,11 +137,11 @@ func (r *runner) site(ctx context.Context, first results.ProfileSpec) error {
 }
 
 // measurePlan measures the points not measured yet, one (repetition,
-// profile) group at a time: one swap for each.
+// column) group at a time: one swap for each.
 func (r *runner) measurePlan(ctx context.Context, plan []results.Point) error {
 	for i := 0; i < len(plan); {
 		j := i
-		for j < len(plan) && plan[j].Rep == plan[i].Rep && plan[j].Profile == plan[i].Profile {
+		for j < len(plan) && plan[j].Rep == plan[i].Rep && plan[j].Column == plan[i].Column {
 			j++
 		}
 		group := plan[i:j]
@@ -155,7 +158,7 @@ func (r *runner) measurePlan(ctx context.Context, plan []results.Point) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		ps := r.profile(group[0].Profile)
+		ps := r.column(group[0].Column)
 		if err := r.apply(ctx, ps); err != nil {
 			return err
 		}
@@ -169,7 +172,7 @@ func (r *runner) measurePlan(ctx context.Context, plan []results.Point) error {
 // preflight prints, before anything on the server changes, what the
 // server is and what profile ps, the first the run applies, will change
 // there (provision's preflight, as `wptest up` prints it).
-func (r *runner) preflight(ctx context.Context, ps results.ProfileSpec) error {
+func (r *runner) preflight(ctx context.Context, ps results.Column) error {
 	p, err := loadProfile(ps, r.sources)
 	if err != nil {
 		return err
@@ -177,23 +180,23 @@ func (r *runner) preflight(ctx context.Context, ps results.ProfileSpec) error {
 	return stage.Run(ctx, r.state(), stage.Render{Profile: p, Refuse: true}, stage.Preflight{Out: r.opt.Log})
 }
 
-// nextProfile is the profile the run applies first: the first enabled one
+// nextColumn is the column the run applies first: the first enabled one
 // on a fresh run (it readies the server for the site), else the first with
 // points still to measure.
-func (r *runner) nextProfile(plan []results.Point, enabled []results.ProfileSpec) results.ProfileSpec {
+func (r *runner) nextColumn(plan []results.Point, enabled []results.Column) results.Column {
 	if r.man.Fixture.Verified != "" {
 		for _, p := range plan {
 			if !r.st.Done(p.Key) {
-				return r.profile(p.Profile)
+				return r.column(p.Column)
 			}
 		}
 	}
 	return enabled[0]
 }
 
-func (r *runner) enabledProfiles() []results.ProfileSpec {
-	var out []results.ProfileSpec
-	for _, p := range r.sp.Profiles {
+func (r *runner) enabledColumns() []results.Column {
+	var out []results.Column
+	for _, p := range r.sp.Columns {
 		if p.Enabled {
 			out = append(out, p)
 		}
@@ -201,13 +204,13 @@ func (r *runner) enabledProfiles() []results.ProfileSpec {
 	return out
 }
 
-func (r *runner) profile(name string) results.ProfileSpec {
-	for _, p := range r.sp.Profiles {
-		if p.Name == name {
-			return p
+func (r *runner) column(id string) results.Column {
+	for _, c := range r.sp.Columns {
+		if c.ID == id {
+			return c
 		}
 	}
-	return results.ProfileSpec{Name: name}
+	return results.Column{ID: id, Profile: id}
 }
 
 // url is where the load generator finds path p over proto: on the port the
@@ -232,10 +235,10 @@ func hostPort(h string, p int) string {
 
 // measureGroup warms the live profile up and measures its points, with
 // srvstat sampling the server for the whole group.
-func (r *runner) measureGroup(ctx context.Context, ps results.ProfileSpec, todo []results.Point) error {
+func (r *runner) measureGroup(ctx context.Context, ps results.Column, todo []results.Point) error {
 	live, err := hostmanifest.Read(ctx, r.h)
 	if err != nil || live == nil {
-		return exitcode.With(exitcode.Provision, fmt.Errorf("%s on %s: no host manifest after its apply: %v", ps.Name, r.h.Name(), err))
+		return exitcode.With(exitcode.Provision, fmt.Errorf("%s on %s: no host manifest after its apply: %v", ps.ID, r.h.Name(), err))
 	}
 	r.ports = nil
 	if live.Server != nil {
@@ -254,7 +257,7 @@ func (r *runner) measureGroup(ctx context.Context, ps results.ProfileSpec, todo 
 	}
 	defer smp.stop()
 	if err := smp.ready(ctx, 5*time.Minute); err != nil {
-		return exitcode.With(exitcode.Load, fmt.Errorf("%s on %s: %w", ps.Name, r.h.Name(), err))
+		return exitcode.With(exitcode.Load, fmt.Errorf("%s on %s: %w", ps.ID, r.h.Name(), err))
 	}
 	for _, p := range todo {
 		if ctx.Err() != nil {
@@ -272,9 +275,9 @@ func (r *runner) measureGroup(ctx context.Context, ps results.ProfileSpec, todo 
 			return exitcode.With(exitcode.Load, fmt.Errorf("%s: %w", p.Key, err))
 		}
 		// A point is only kept if the server it measured is still the
-		// profile that was applied: on a shared machine another process
-		// may have swapped it meanwhile.
-		if hm, err := hostmanifest.Read(ctx, r.h); err != nil || hm == nil || hm.Profile != ps.Name {
+		// column that was applied (its profile with its variables): on a
+		// shared machine another process may have swapped it meanwhile.
+		if hm, err := hostmanifest.Read(ctx, r.h); err != nil || !sameApply(hm, r.man.Hosts[ps.ID]) {
 			who := "no host manifest"
 			if hm != nil {
 				who = "the host manifest now says " + hm.Profile
@@ -335,7 +338,7 @@ func (r *runner) progress(p results.Point, sc results.Scenario) {
 	if r.measured > 0 && r.estDone > 0 {
 		left = time.Duration(float64(left) * float64(r.since(r.started)) / float64(r.estDone))
 	}
-	r.logf("[%d/%d] rep %d/%d · %s · %s %s (%d done) · ETA %s", idx, len(plan), p.Rep, r.sp.Repetitions, p.Profile, p.Scenario, p.Step, done, left.Round(time.Second))
+	r.logf("[%d/%d] rep %d/%d · %s · %s %s (%d done) · ETA %s", idx, len(plan), p.Rep, r.sp.Repetitions, p.Column, p.Scenario, p.Step, done, left.Round(time.Second))
 }
 
 func (r *runner) baseConfig(sc results.Scenario, visitors int) benchgen.Config {
@@ -351,7 +354,7 @@ func (r *runner) baseConfig(sc results.Scenario, visitors int) benchgen.Config {
 	return cfg
 }
 
-func (r *runner) measure(ctx context.Context, ps results.ProfileSpec, sc results.Scenario, p results.Point, smp *sampler) (results.Record, error) {
+func (r *runner) measure(ctx context.Context, ps results.Column, sc results.Scenario, p results.Point, smp *sampler) (results.Record, error) {
 	rec := results.Record{Point: p, Start: stamp(r.opt.now()), LoadHost: r.lg.Name()}
 	pr := r.probe(ctx, sc)
 	rec.Probe = &pr
@@ -433,8 +436,8 @@ func (r *runner) probe(ctx context.Context, sc results.Scenario) results.Probe {
 // restartScript restarts the live web server for the kit's startup metric:
 // the restart commands of the services its profile declares as its server
 // (host manifest); "" when it declares none.
-func (r *runner) restartScript(ps results.ProfileSpec) string {
-	hm := r.man.Hosts[ps.Name]
+func (r *runner) restartScript(ps results.Column) string {
+	hm := r.man.Hosts[ps.ID]
 	if hm == nil || hm.Server == nil {
 		return ""
 	}
@@ -443,6 +446,18 @@ func (r *runner) restartScript(ps results.ProfileSpec) string {
 		cmds = append(cmds, s.Restart)
 	}
 	return strings.Join(cmds, " && ")
+}
+
+// sameApply says whether host manifest a records the same profile with the
+// same variables as b (b: what the run's apply wrote; a: read back, its
+// numbers decoded from JSON).
+func sameApply(a, b *hostmanifest.Manifest) bool {
+	if a == nil || b == nil || a.Profile != b.Profile {
+		return false
+	}
+	va, _ := json.Marshal(a.Variables)
+	vb, _ := json.Marshal(b.Variables)
+	return string(va) == string(vb)
 }
 
 // machineInfo reads what the server is: kernel, CPUs, memory.

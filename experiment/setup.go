@@ -31,11 +31,11 @@ func (r *runner) state() *stage.State {
 	return &stage.State{Host: r.h, Facts: r.facts, Log: r.opt.Log}
 }
 
-// apply makes ps the live profile with the server stage (stage.Server:
+// apply makes column ps's profile, with its variables, live with the server stage (stage.Server:
 // render with the spec's variables, retiring what another profile left
 // running, refuse blocked ops, agent, apply, checks, host manifest), and
 // keeps the host manifest in the run manifest.
-func (r *runner) apply(ctx context.Context, ps results.ProfileSpec) error {
+func (r *runner) apply(ctx context.Context, ps results.Column) error {
 	p, err := loadProfile(ps, r.sources)
 	if err != nil {
 		return err
@@ -49,10 +49,13 @@ func (r *runner) apply(ctx context.Context, ps results.ProfileSpec) error {
 		if st.Live != nil {
 			live = st.Live.Profile
 		}
-		if live == p.Name {
+		switch {
+		case live != p.Name:
+			r.logf("[%s] swap: %s -> %s (column %s)", r.h.Name(), orNone(live), p.Name, ps.ID)
+		case r.liveColumn != "" && r.liveColumn != ps.ID:
+			r.logf("[%s] column %s -> %s: profile %s with the other column's variables (only what differs changes)", r.h.Name(), r.liveColumn, ps.ID, p.Name)
+		default:
 			r.logf("[%s] profile %s (already live: re-applied, checks run again)", r.h.Name(), p.Name)
-		} else {
-			r.logf("[%s] swap: %s -> %s", r.h.Name(), orNone(live), p.Name)
 		}
 		return nil
 	})
@@ -62,6 +65,7 @@ func (r *runner) apply(ctx context.Context, ps results.ProfileSpec) error {
 		Profile: p, Agent: agent, Tool: r.opt.Tool,
 		Progress: func(e provision.Event) { fmt.Fprintf(r.opt.Log, "[%s] %s: %s\n", e.Host, e.Op, e.Msg) },
 	})...)...)
+	r.liveColumn = ""
 	if err != nil && err == st.ApplyErr {
 		return exitcode.With(exitcode.Provision, fmt.Errorf("apply %s on %s: %w", p.Name, r.h.Name(), err))
 	}
@@ -69,22 +73,29 @@ func (r *runner) apply(ctx context.Context, ps results.ProfileSpec) error {
 		return err
 	}
 	m := st.Manifest
-	r.man.Hosts[ps.Name] = m
-	r.logf("[%s] %s live after %.1fs (%d change(s), %d deviation(s))", r.h.Name(), p.Name, r.since(t0).Seconds(), m.Changes, len(m.Deviations))
+	r.man.Hosts[ps.ID] = m
+	r.liveColumn = ps.ID
+	r.logf("[%s] %s live after %.1fs (%d change(s), %d deviation(s))", r.h.Name(), ps.ID, r.since(t0).Seconds(), m.Changes, len(m.Deviations))
 	return r.man.Write(r.dir)
 }
 
-// loadProfile loads the shipped profile ps names with the spec's
-// variables, and sources (who may reach the web ports, webSources) added
-// to its allow_from where it has one.
-func loadProfile(ps results.ProfileSpec, sources []string) (*provision.Profile, error) {
-	dir, err := profiles.Lookup(ps.Name, func(d string) []string {
+// lookupProfile is the folder of the shipped profile called name (or
+// aliased so).
+func lookupProfile(name string) (string, error) {
+	return profiles.Lookup(name, func(d string) []string {
 		lp, _ := provision.Load(profiles.FS, d, provision.Vars{})
 		if lp == nil {
 			return nil
 		}
 		return lp.Aliases
 	})
+}
+
+// loadProfile loads the shipped profile column ps names with the column's
+// variables, and sources (who may reach the web ports, webSources) added
+// to its allow_from where it has one.
+func loadProfile(ps results.Column, sources []string) (*provision.Profile, error) {
+	dir, err := lookupProfile(ps.Profile)
 	if err != nil {
 		return nil, exitcode.With(exitcode.Config, err)
 	}
@@ -109,7 +120,7 @@ func loadProfile(ps results.ProfileSpec, sources []string) (*provision.Profile, 
 		} else {
 			_ = provision.WriteDiagnostics(&b, nil, diags, true)
 		}
-		return nil, exitcode.With(exitcode.Config, fmt.Errorf("profile %s: %s", ps.Name, strings.TrimSpace(b.String())))
+		return nil, exitcode.With(exitcode.Config, fmt.Errorf("profile %s: %s", ps.Profile, strings.TrimSpace(b.String())))
 	}
 	return p, nil
 }

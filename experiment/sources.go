@@ -48,7 +48,7 @@ func (r *runner) webSources(ctx context.Context, ms []cloud.Machine, sm cloud.Ma
 
 // withSources is ps with sources added to its allow_from (the column's
 // own kept), when the profile has that variable.
-func withSources(ps results.ProfileSpec, sources []string, declared bool) (results.ProfileSpec, error) {
+func withSources(ps results.Column, sources []string, declared bool) (results.Column, error) {
 	if len(sources) == 0 || !declared {
 		return ps, nil
 	}
@@ -56,7 +56,7 @@ func withSources(ps results.ProfileSpec, sources []string, declared bool) (resul
 	if raw, ok := ps.Vars[AllowFromVar]; ok {
 		given, err := stringList(raw)
 		if err != nil {
-			return ps, fmt.Errorf("profile %s: -var %s: %w", ps.Name, AllowFromVar, err)
+			return ps, fmt.Errorf("profile %s: -var %s: %w", ps.ID, AllowFromVar, err)
 		}
 		all = append(given, all...)
 	}

@@ -26,7 +26,7 @@ func TestWithSources(t *testing.T) {
 		{"not a list", map[string]string{"allow_from": `"192.0.2.1"`}, src, true, "", "want a list of addresses"},
 		{"not strings", map[string]string{"allow_from": `[1, 2]`}, src, true, "", "want a list of addresses"},
 	} {
-		ps, err := withSources(results.ProfileSpec{Name: "p", Vars: c.vars}, c.sources, c.declared)
+		ps, err := withSources(results.Column{ID: "p", Profile: "p", Vars: c.vars}, c.sources, c.declared)
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) || !strings.Contains(err.Error(), "allow_from") {
 				t.Errorf("%s: %v, want an error naming allow_from: %s", c.name, err, c.err)

@@ -1,8 +1,9 @@
 // Package experiment joins the other parts of wptest: an experiment file
-// (HCL) names the machines, the fixture and its seed, the server profiles to
-// compare, the scenarios and the repetitions; Run brings the machines up,
-// seeds and verifies the fixture once, then for every repetition and profile
-// swaps the server, warms it up and measures every scenario step with srvstat
+// (HCL) names the machines, the fixture and its seed, the columns to compare
+// (server profiles with their labels and variables, columns.go), the
+// scenarios and the repetitions; Run brings the machines up, seeds and
+// verifies the fixture once, then for every repetition and column swaps the
+// server, warms it up and measures every scenario step with srvstat
 // sampling, appending each finished data point to runs/<id>/results.jsonl.
 //
 // The load comes from the load generator machines when the machines
@@ -50,9 +51,11 @@ type Spec struct {
 	HTTPSPort   int
 	Repetitions int
 	// Warmup is the unmeasured load after each swap, before the first scenario.
-	Warmup    time.Duration
-	Profiles  []results.ProfileSpec
+	Warmup time.Duration
+	// Columns are the profile and column blocks, in file order.
+	Columns   []results.Column
 	Scenarios []results.Scenario
+	Claims    []results.Claim `json:",omitempty"` // claims.go; PlanHash leaves them out
 }
 
 // HCL shapes. gohcl reports any attribute not listed here as an error at its
@@ -63,7 +66,10 @@ type fileHCL struct {
 	Machines    []machinesHCL   `hcl:"machines,block"`
 	Fixtures    []fixtureHCL    `hcl:"fixture,block"`
 	Profiles    []profileHCL    `hcl:"profile,block"`
+	Columns     []columnHCL     `hcl:"column,block"`
 	Scenarios   []scenarioHCL   `hcl:"scenario,block"`
+	Claims      []claimHCL      `hcl:"claim,block"`    // claims.go
+	StandIns    []standInHCL    `hcl:"stand_in,block"` // claims.go
 }
 
 type experimentHCL struct {
@@ -95,14 +101,6 @@ type fixtureHCL struct {
 	Root    string         `hcl:"root,optional"`
 }
 
-type profileHCL struct {
-	Name    string            `hcl:"name,label"`
-	Label   string            `hcl:"label,optional"`
-	Vars    map[string]string `hcl:"vars,optional"`
-	Enabled *bool             `hcl:"enabled,optional"`
-	Reason  string            `hcl:"reason,optional"`
-}
-
 type scenarioHCL struct {
 	Name         string   `hcl:"name,label"`
 	Kind         string   `hcl:"kind"`
@@ -123,7 +121,7 @@ type scenarioHCL struct {
 	GiveUp       string   `hcl:"give_up,optional"`
 	Levels       []int    `hcl:"levels,optional"`
 	ErrorClients int      `hcl:"error_clients,optional"`
-	Profiles     []string `hcl:"profiles,optional"`
+	Columns      []string `hcl:"columns,optional"`
 	Body         hcl.Body `hcl:",remain"`
 }
 
@@ -167,10 +165,11 @@ func Load(filename string, src []byte, opt LoadOptions) (*Spec, error) {
 	}
 	l.experiment(raw.Experiments)
 	l.fixture(raw.Fixtures, ctx)
-	l.profiles(raw.Profiles)
+	l.columns(raw.Profiles, raw.Columns)
 	l.scenarios(raw.Scenarios)
+	l.claims(raw.Claims, raw.StandIns)
 	if !l.ds.HasErrors() {
-		l.profileVars()
+		l.columnVars()
 	}
 	if l.ds.HasErrors() {
 		return nil, l.fail(l.ds)
@@ -194,6 +193,8 @@ type loader struct {
 	// ctx has the file's variables in scope: a scenario kind evaluates
 	// its own attributes with it (scenarioKind.decode).
 	ctx *hcl.EvalContext
+	// colTyp is each column id's block type: "profile" or "column".
+	colTyp map[string]string
 }
 
 // bad records an error at r.
@@ -204,7 +205,7 @@ func (l *loader) bad(r hcl.Range, summary, detail string) {
 
 // fail is diags as Load's error: file:line:col and snippets, exit 2.
 func (l *loader) fail(diags hcl.Diagnostics) error {
-	return exitcode.With(exitcode.Config, hcldiag.Error(l.p.Files(), diags))
+	return exitcode.With(exitcode.Config, hcldiag.Error(l.p.Files(), renamedAttrs(diags)))
 }
 
 // fileRange is the file's start, for what is missing from it.
@@ -362,52 +363,6 @@ func (l *loader) fixture(fxs []fixtureHCL, ctx *hcl.EvalContext) {
 	}
 }
 
-// profiles checks the profile blocks: at least one, each once, the ports
-// set by the experiment block alone (and passed to every profile).
-func (l *loader) profiles(prs []profileHCL) {
-	seen := map[string]int{}
-	for _, pr := range prs {
-		if seen[pr.Name]++; seen[pr.Name] > 1 {
-			l.bad(dupRange(l.f, "profile", pr.Name, seen[pr.Name]-1), "Duplicate profile", fmt.Sprintf("profile %q is listed twice.", pr.Name))
-			continue
-		}
-		l.name("profile", pr.Name, 0)
-		ps := results.ProfileSpec{Name: pr.Name, Label: pr.Label, Vars: pr.Vars, Enabled: pr.Enabled == nil || *pr.Enabled, Reason: pr.Reason}
-		if ps.Label == "" {
-			ps.Label = pr.Name
-		}
-		if ps.Vars == nil {
-			ps.Vars = map[string]string{}
-		}
-		for _, k := range []string{"http_port", "https_port"} {
-			if _, ok := ps.Vars[k]; ok {
-				l.bad(attrRange(l.f, "profile", pr.Name, "vars"), "Port set per profile", "http_port and https_port are set once, in the experiment block, so every column serves the same URLs.")
-			}
-		}
-		ps.Vars["http_port"] = strconv.Itoa(l.sp.HTTPPort)
-		ps.Vars["https_port"] = strconv.Itoa(l.sp.HTTPSPort)
-		l.sp.Profiles = append(l.sp.Profiles, ps)
-	}
-	if len(prs) == 0 {
-		l.bad(l.fileRange(), "No profiles", `An experiment compares at least one profile "name" { } block.`)
-	}
-}
-
-// profileVars loads every enabled profile with its vars, so a name that is
-// no shipped profile, or a value the profile's validation refuses (a quote
-// in a URL that a command would paste into a root shell), stops the file
-// here (exit 2), before a plan is printed or anything is made.
-func (l *loader) profileVars() {
-	for _, ps := range l.sp.Profiles {
-		if !ps.Enabled {
-			continue
-		}
-		if _, err := loadProfile(ps, nil); err != nil {
-			l.bad(attrRange(l.f, "profile", ps.Name, "vars"), "Invalid profile", err.Error())
-		}
-	}
-}
-
 // scenarios checks the scenario blocks: at least one, each once.
 func (l *loader) scenarios(scs []scenarioHCL) {
 	seen := map[string]int{}
@@ -432,7 +387,7 @@ func (l *loader) scenario(sc scenarioHCL) results.Scenario {
 	r := func(attr string) hcl.Range { return attrRange(l.f, "scenario", sc.Name, attr) }
 	s := results.Scenario{Name: sc.Name, Kind: sc.Kind, Path: sc.Path, ProbePath: sc.ProbePath, TransferPath: sc.TransferPath,
 		Visitors: sc.Visitors, Requests: sc.Requests, Proto: sc.Proto, Rate: sc.Rate, KeepAlive: sc.KeepAlive == nil || *sc.KeepAlive,
-		Gzip: sc.Gzip != nil && *sc.Gzip, Levels: sc.Levels, ErrorClients: sc.ErrorClients, Profiles: sc.Profiles}
+		Gzip: sc.Gzip != nil && *sc.Gzip, Levels: sc.Levels, ErrorClients: sc.ErrorClients, Columns: sc.Columns}
 	l.checkKind(s, r)
 	if s.Path == "" {
 		s.Path = "/"
@@ -455,11 +410,7 @@ func (l *loader) scenario(sc scenarioHCL) results.Scenario {
 	s.ClickEvery = dur(sc.ClickEvery, 10*time.Second, r("click_every"), &l.ds)
 	s.ProbeEvery = dur(sc.ProbeEvery, 500*time.Millisecond, r("probe_every"), &l.ds)
 	s.GiveUp = dur(sc.GiveUp, 30*time.Second, r("give_up"), &l.ds)
-	for _, pn := range s.Profiles {
-		if !l.hasProfile(pn) {
-			l.bad(r("profiles"), "Unknown profile", fmt.Sprintf("%q is not one of this file's profile blocks.", pn))
-		}
-	}
+	l.scenarioColumns(s, r)
 	return s
 }
 
@@ -492,16 +443,6 @@ func sameLabel(a, b string) int {
 		return 1
 	}
 	return 0
-}
-
-// hasProfile says whether the file has a profile block called name.
-func (l *loader) hasProfile(name string) bool {
-	for _, p := range l.sp.Profiles {
-		if p.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // machines is the experiment's machines block (provision/cloud owns it and

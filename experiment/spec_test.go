@@ -20,12 +20,12 @@ func TestShippedExperiments(t *testing.T) {
 	for _, tc := range []struct {
 		file      string
 		driver    string
-		profiles  []string
+		columns   []string
 		scenarios []string
 		fixture   string
 	}{
 		{"quick.hcl", "local", []string{"cpanel-apache", "tuned-apache", "caddy"}, []string{"page", "static", "compression", "crowd", "kit"}, "minimal"},
-		{"corehttpd-vs-cpanel.hcl", "hetzner", []string{"cpanel-apache", "tuned-apache", "corehttpd", "caddy"}, []string{"page", "crowd", "static", "compression", "compression-js", "h2", "browse-h1", "browse-h2"}, "agency"},
+		{"corehttpd-vs-cpanel.hcl", "hetzner", []string{"cpanel-apache", "tuned-apache", "tuned-400", "corehttpd", "caddy", "nginx"}, []string{"page", "crowd", "static", "compression", "compression-js", "h2", "h3", "browse-h1", "browse-h2"}, "agency"},
 		{"apache-kit.hcl", "local", []string{"cpanel-apache", "tuned-apache"}, []string{"kit"}, "minimal"},
 		{"ab-1k.hcl", "local", []string{"cpanel-apache", "tuned-apache"}, []string{"static", "php"}, "minimal"},
 	} {
@@ -35,14 +35,14 @@ func TestShippedExperiments(t *testing.T) {
 				t.Errorf("driver %q, want %q", sp.Machines.Driver, tc.driver)
 			}
 			var ps, ss []string
-			for _, p := range sp.Profiles {
-				ps = append(ps, p.Name)
+			for _, p := range sp.Columns {
+				ps = append(ps, p.ID)
 			}
 			for _, s := range sp.Scenarios {
 				ss = append(ss, s.Name)
 			}
-			if strings.Join(ps, ",") != strings.Join(tc.profiles, ",") || strings.Join(ss, ",") != strings.Join(tc.scenarios, ",") {
-				t.Errorf("profiles %v scenarios %v", ps, ss)
+			if strings.Join(ps, ",") != strings.Join(tc.columns, ",") || strings.Join(ss, ",") != strings.Join(tc.scenarios, ",") {
+				t.Errorf("columns %v scenarios %v", ps, ss)
 			}
 			if sp.Fixture.Profile != tc.fixture || len(sp.Fixture.Root) != 64 {
 				t.Errorf("fixture %+v", sp.Fixture)
@@ -60,9 +60,9 @@ func TestQuickDetails(t *testing.T) {
 	if sp.HTTPPort != 8080 || sp.HTTPSPort != 8443 || sp.Repetitions != 2 || sp.Warmup != time.Second {
 		t.Errorf("experiment block: %+v", sp)
 	}
-	for _, p := range sp.Profiles {
+	for _, p := range sp.Columns {
 		if p.Vars["http_port"] != "8080" || p.Vars["https_port"] != "8443" || !p.Enabled {
-			t.Errorf("profile %s vars %v enabled %v", p.Name, p.Vars, p.Enabled)
+			t.Errorf("column %s vars %v enabled %v", p.ID, p.Vars, p.Enabled)
 		}
 	}
 	c := sp.Scenarios[2]
@@ -86,11 +86,11 @@ func TestQuickDetails(t *testing.T) {
 
 func TestCorehttpdColumnFollowsItsPackage(t *testing.T) {
 	sp := loadFile(t, "../experiments/corehttpd-vs-cpanel.hcl", LoadOptions{})
-	if p := sp.Profiles[2]; p.Enabled || !strings.Contains(p.Reason, "corehttpd_package") {
+	if p := sp.Columns[3]; p.ID != "corehttpd" || p.Enabled || !strings.Contains(p.Reason, "corehttpd_package") {
 		t.Errorf("corehttpd without package: %+v", p)
 	}
 	sp = loadFile(t, "../experiments/corehttpd-vs-cpanel.hcl", LoadOptions{Vars: []string{"corehttpd_package=/root/c.rpm"}})
-	if p := sp.Profiles[2]; !p.Enabled || p.Vars["package_source"] != "/root/c.rpm" {
+	if p := sp.Columns[3]; p.ID != "corehttpd" || !p.Enabled || p.Vars["package_source"] != "/root/c.rpm" {
 		t.Errorf("corehttpd with package: %+v", p)
 	}
 }

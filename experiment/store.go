@@ -14,7 +14,7 @@ import (
 // Plan lists every data point in the order the runner measures them
 // (results.Plan).
 func (sp *Spec) Plan() []results.Point {
-	return results.Plan(sp.Repetitions, sp.Profiles, sp.Scenarios)
+	return results.Plan(sp.Repetitions, sp.Columns, sp.Scenarios)
 }
 
 // PlanHash identifies what a run measures: the spec's content (not its file
@@ -23,6 +23,7 @@ func (sp *Spec) Plan() []results.Point {
 func (sp *Spec) PlanHash() string {
 	c := *sp
 	c.File = ""
+	c.Claims = nil // they check what is measured, they do not change it (the file's bytes are in SHA256)
 	b, _ := json.Marshal(struct {
 		Spec   Spec
 		Points []results.Point

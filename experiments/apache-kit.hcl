@@ -44,3 +44,96 @@ scenario "kit" {
   duration      = "10s"
   warmup        = "3s"
 }
+
+# The kit's own targets (its settings.conf defaults), as claims: the kit
+# table's PASS / FAIL and these verdicts read the same metrics.
+
+claim "kit-startup" {
+  source   = "the Apache kit"
+  quote    = "over 5 s: investigate (slow DNS lookups at start, huge configuration, slow disk)"
+  scenario = "kit"
+  visitors = 50
+  metric   = "startup_ms"
+  at_most  = "5 s"
+}
+
+claim "kit-throughput" {
+  source   = "the Apache kit"
+  quote    = "The default target in settings.conf is 2,000 req/s."
+  scenario = "kit"
+  visitors = 50
+  metric   = "rps"
+  at_least = "2,000 req/s"
+}
+
+claim "kit-p95" {
+  source   = "the Apache kit"
+  quote    = "The default targets are p95 at most 50 ms and p99 at most 100 ms."
+  scenario = "kit"
+  visitors = 50
+  metric   = "p95_ms"
+  at_most  = "50 ms"
+}
+
+claim "kit-p99" {
+  source   = "the Apache kit"
+  quote    = "The default targets are p95 at most 50 ms and p99 at most 100 ms."
+  scenario = "kit"
+  visitors = 50
+  metric   = "p99_ms"
+  at_most  = "100 ms"
+}
+
+claim "kit-scaling" {
+  source   = "the Apache kit"
+  quote    = "The test fails if the highest step keeps less than TARGET_SCALING_MIN_PCT (50%) of the peak."
+  scenario = "kit"
+  visitors = 50
+  metric   = "scaling_pct"
+  at_least = "50 %"
+}
+
+claim "kit-transfer" {
+  source   = "the Apache kit"
+  quote    = "The default target is 100 MB/s, which a healthy server always passes over localhost."
+  scenario = "kit"
+  visitors = 50
+  metric   = "transfer_mb_s"
+  at_least = "100 MB/s"
+}
+
+claim "kit-errors" {
+  source   = "the Apache kit"
+  quote    = "the target is at most 0.1%, and a healthy server shows 0%"
+  scenario = "kit"
+  visitors = 50
+  metric   = "error_pct"
+  at_most  = "0.1 %"
+}
+
+claim "kit-cpu" {
+  source   = "the Apache kit"
+  quote    = "The default target is at most 90%."
+  scenario = "kit"
+  visitors = 50
+  metric   = "cpu_pct"
+  at_most  = "90 %"
+}
+
+claim "kit-memory" {
+  source   = "the Apache kit"
+  quote    = "The default target is at most 1024 MB."
+  scenario = "kit"
+  visitors = 50
+  metric   = "pss_mb"
+  at_most  = "1,024 MB"
+}
+
+claim "kit-workers" {
+  source   = "the Apache kit"
+  quote    = "over 90%: FAIL: at the limit, requests will queue"
+  scenario = "kit"
+  visitors = 50
+  metric   = "worker_pct"
+  at_most  = "90 %"
+}

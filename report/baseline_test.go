@@ -17,7 +17,7 @@ func TestReportBaselineSection(t *testing.T) {
 	a := runtest.Run{ID: "a", Reps: 5, Jitter: []float64{0, 1, -1, 2, -2}}.Write(t, dir)
 	b := runtest.Run{ID: "b", Reps: 5, Jitter: []float64{1, -2, 2, 0, -1}, Vars: map[string]string{"workers": "<8>"},
 		Edit: func(r *results.Record) {
-			if r.Profile == "corehttpd" && r.Scenario == "page" && r.Step == "c=2" {
+			if r.Column == "corehttpd" && r.Scenario == "page" && r.Step == "c=2" {
 				r.Run.RPS *= 2
 			}
 		}}.Write(t, dir)

@@ -108,6 +108,9 @@ func (r *Report) document() *document {
 	if m.Machine != nil && m.Machine.LoadLocal {
 		d.Intro = append(d.Intro, "The load generator ran on the server itself: compare CPU per request (the server's own processes: web server, PHP, database), not requests per second, which the load generator's share of the same CPUs limits.")
 	}
+	if s, ok := r.claimsSection(); ok {
+		d.Sections = append(d.Sections, s) // the report opens with it
+	}
 	d.Sections = append(d.Sections, r.setup())
 	if s, ok := r.inShort(); ok {
 		d.Sections = append(d.Sections, s)
@@ -170,23 +173,37 @@ func (r *Report) setup() section {
 		}
 	}
 	t := table{Caption: "Columns", Head: []string{"", "profile", "server", "deviations"}}
-	for _, p := range m.Profiles {
-		if !p.Enabled {
-			t.Rows = append(t.Rows, []string{p.Label, p.Name, "left out", p.Reason})
+	for _, c := range m.Columns {
+		prof := profileText(c)
+		if !c.Enabled {
+			t.Rows = append(t.Rows, []string{c.Label, prof, "left out", c.Reason})
 			continue
 		}
-		hm := m.Hosts[p.Name]
+		hm := m.Hosts[c.ID]
 		if hm == nil {
-			t.Rows = append(t.Rows, []string{p.Label, p.Name, "not applied", ""})
+			t.Rows = append(t.Rows, []string{c.Label, prof, "not applied", ""})
 			continue
 		}
-		t.Rows = append(t.Rows, []string{p.Label, p.Name, serverText(hm), strings.Join(hm.Deviations, "; ")})
+		t.Rows = append(t.Rows, []string{c.Label, prof, serverText(hm), strings.Join(hm.Deviations, "; ")})
 	}
 	s.Tables = append(s.Tables, t)
 	if na := r.notMeasured(); len(na) > 0 {
 		s.Text = append(s.Text, "n/a in the tables: not measured, because the profile's server does not serve the scenario's protocol: "+strings.Join(na, "; ")+".")
 	}
 	return s
+}
+
+// profileText is a column's profile with the variables the experiment
+// gave it (the ports are every column's): "tuned-apache,
+// max_request_workers = 400".
+func profileText(c results.Column) string {
+	parts := []string{c.Profile}
+	for _, k := range sortedKeys(c.Vars) {
+		if k != "http_port" && k != "https_port" {
+			parts = append(parts, k+" = "+c.Vars[k])
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // serverText is what the profile says the report shows for it (the facts
@@ -240,10 +257,10 @@ func firstNonEmpty(a, b string) string {
 func (r *Report) costSection() (section, bool) {
 	s := section{ID: "cost", Title: "What each request costs the server",
 		Text: []string{r.CPUScope().Why}}
-	t := table{Caption: "Server CPU per request, " + r.CPUScope().Label + " (ms)", Head: r.head("point", r.Profiles)}
+	t := table{Caption: "Server CPU per request (ms)", Head: r.head("point", r.Columns)}
 	for _, sc := range r.perRequestScenarios() {
 		for _, st := range sc.Steps() {
-			t.Rows = append(t.Rows, r.row(sc.Name+" "+st, r.Profiles, sc.Name, st, r.ServerCPUPerReq))
+			t.Rows = append(t.Rows, r.row(sc.Name+" "+st, r.Columns, sc.Name, st, r.ServerCPUPerReq))
 		}
 	}
 	if len(t.Rows) == 0 {
@@ -255,13 +272,13 @@ func (r *Report) costSection() (section, bool) {
 
 // ratioSection: every column against the first, on the medians.
 func (r *Report) ratioSection() (section, bool) {
-	if len(r.Profiles) < 2 {
+	if len(r.Columns) < 2 {
 		return section{}, false
 	}
-	base := r.Profiles[0]
+	base := r.Columns[0]
 	s := section{ID: "ratios", Title: "Ratios between profiles",
 		Text: []string{fmt.Sprintf("Each column's median against %s's (CPU: how many times %s's cost; throughput: how many times its rate).", r.Labels[base], r.Labels[base])}}
-	others := r.Profiles[1:]
+	others := r.Columns[1:]
 	t := table{Caption: "Against " + r.Labels[base], Head: r.head("metric", others)}
 	add := func(name, sc, st string, f func(results.Record) (float64, bool), inverse bool) {
 		b := r.Metric(base, sc, st, f)
@@ -304,15 +321,20 @@ func (r *Report) noiseSection() section {
 		Text: []string{fmt.Sprintf("Each point ran %d time(s), profiles interleaved. Spread = (max − min) ÷ median.", r.Manifest.Repetitions)}}
 	t := table{Caption: "Min / median / max over repetitions", Head: []string{"point", "profile", "metric", "n", "min", "median", "max", "spread"}}
 	for _, sc := range r.Manifest.Scenarios {
-		fs := reportKindOf(sc.Kind).noise
+		var fs []results.Metric
+		for _, m := range results.MetricsOf(sc.Kind) {
+			if m.Noise != "" {
+				fs = append(fs, m)
+			}
+		}
 		for _, st := range sc.Steps() {
 			for _, p := range r.profilesOf(sc) {
 				for _, m := range fs {
-					v := r.Metric(p, sc.Name, st, m.of(r))
+					v := r.Metric(p, sc.Name, st, m.Of(r.Manifest.Machine))
 					if v.N == 0 {
 						continue
 					}
-					t.Rows = append(t.Rows, []string{sc.Name + " " + st, r.Labels[p], m.name, fmt.Sprint(v.N), num(v.Min), num(v.Med), num(v.Max), fmt.Sprintf("%.0f%%", v.Spread())})
+					t.Rows = append(t.Rows, []string{sc.Name + " " + st, r.Labels[p], m.Noise, fmt.Sprint(v.N), num(v.Min), num(v.Med), num(v.Max), fmt.Sprintf("%.0f%%", v.Spread())})
 				}
 			}
 		}
@@ -369,7 +391,7 @@ func (r *Report) manifestSection() section {
 		}
 		add(fmt.Sprintf("session %d", i+1), msg)
 	}
-	for _, p := range r.Profiles {
+	for _, p := range r.Columns {
 		if hm := m.Hosts[p]; hm != nil {
 			add("host manifest "+p, fmt.Sprintf("profile hash %s, platform %s, %d check(s), %d deviation(s)", short(hm.ProfileHash), hm.Platform, len(hm.Checks), len(hm.Deviations)))
 		}

@@ -16,12 +16,12 @@ func TestReportNamesSiteDeviations(t *testing.T) {
 	dir := t.TempDir()
 	sc := results.Scenario{Name: "ab", Kind: "ab", Path: "/", Visitors: []int{4}, Requests: 100, Proto: "h1"}
 	sp := &testSpec{Name: "deviations", Repetitions: 1, Scenarios: []results.Scenario{sc},
-		Profiles: []results.ProfileSpec{{Name: "tuned-apache", Label: "Tuned", Enabled: true}},
-		Fixture:  results.FixtureSpec{Profile: "agency", Seed: 1}}
+		Columns: []results.Column{{ID: "tuned-apache", Profile: "tuned-apache", Label: "Tuned", Enabled: true}},
+		Fixture: results.FixtureSpec{Profile: "agency", Seed: 1}}
 	devs := []string{"archive elementor 4.3.2 (https://downloads.wordpress.org/plugin/elementor.4.3.2.zip): sha256 ab12 is not in the lock",
 		"plugin updraftplus 1.25.9: not installed (no connection)"}
 	man := results.Manifest{Format: results.ManifestFormat, ID: "test-run", Experiment: "deviations", PlanHash: sp.PlanHash(),
-		Profiles: sp.Profiles, Scenarios: sp.Scenarios, Repetitions: 1, Points: len(sp.Plan()), Complete: true,
+		Columns: sp.Columns, Scenarios: sp.Scenarios, Repetitions: 1, Points: len(sp.Plan()), Complete: true,
 		Hosts:   map[string]*hostmanifest.Manifest{"tuned-apache": {Profile: "tuned-apache"}},
 		Fixture: &results.FixtureRecord{Profile: "agency", Seed: 1, Root: strings.Repeat("ab", 32), Deviations: devs}}
 	var recs []results.Record

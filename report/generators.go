@@ -29,7 +29,7 @@ func (r *Report) generatorTable(sc results.Scenario) (table, bool) {
 		if rec.Scenario != sc.Name || len(rec.Generators) < 2 {
 			continue
 		}
-		point := fmt.Sprintf("%s, %s, rep %d", firstNonEmpty(r.Labels[rec.Profile], rec.Profile), rec.Step, rec.Rep)
+		point := fmt.Sprintf("%s, %s, rep %d", firstNonEmpty(r.Labels[rec.Column], rec.Column), rec.Step, rec.Rep)
 		for _, g := range rec.Generators {
 			t.Rows = append(t.Rows, generatorRow(point, g.Host, g.Run, g.Crowd, rec))
 		}

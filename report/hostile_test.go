@@ -44,9 +44,9 @@ func hostileRun(name, s string) (*results.Manifest, []results.Record) {
 		}
 		scs = append(scs, sc)
 	}
-	profs := []results.ProfileSpec{{Name: n(1), Label: s, Enabled: true, Vars: map[string]string{s: s}},
-		{Name: n(2), Label: n(2), Enabled: true}, {Name: n(3), Label: s, Reason: s}}
-	sp := &testSpec{Name: s, Repetitions: 2, Scenarios: scs, Profiles: profs}
+	profs := []results.Column{{ID: n(1), Profile: n(1), Label: s, Enabled: true, Vars: map[string]string{s: s}},
+		{ID: n(2), Profile: s, Label: n(2), Enabled: true}, {ID: n(3), Profile: n(3), Label: s, Reason: s}}
+	sp := &testSpec{Name: s, Repetitions: 2, Scenarios: scs, Columns: profs}
 	hm := func(p string) *hostmanifest.Manifest {
 		return &hostmanifest.Manifest{Profile: s, Host: s, Platform: s, ProfileHash: s, Deviations: []string{s, s},
 			Server:   &provision.Server{Shows: []string{"x", "y_version"}},
@@ -55,7 +55,7 @@ func hostileRun(name, s string) (*results.Manifest, []results.Record) {
 	}
 	mi := &results.MachineInfo{Host: s, OS: s, Platform: s, Arch: s, Kernel: s, CPUs: 2, CPUModel: s, MemKB: 1 << 20, LoadHost: s}
 	m := &results.Manifest{Format: results.ManifestFormat, ID: s, Experiment: s, Description: s, File: s, ExperimentHash: s, PlanHash: strings.Repeat("0", 64),
-		Vars: map[string]string{s: s}, Target: s, Tool: s, GoVersion: s, Profiles: profs, Scenarios: scs, Repetitions: 2, Points: 99,
+		Vars: map[string]string{s: s}, Target: s, Tool: s, GoVersion: s, Columns: profs, Scenarios: scs, Repetitions: 2, Points: 99,
 		Fixture:  &results.FixtureRecord{Profile: s, Seed: 1, Root: s, Pinned: s + "x", Verified: s + "y", Pixels: s, Deviations: []string{s, s}},
 		Hosts:    map[string]*hostmanifest.Manifest{n(1): hm(n(1)), n(2): hm(n(2))},
 		Machines: []results.Machine{{Name: s, Role: s, Driver: s, ServerType: s, Image: s, ImageID: 1, Location: s}},
@@ -79,7 +79,7 @@ func hostileRun(name, s string) (*results.Manifest, []results.Record) {
 			rec.Run, rec.Generators = nil, nil
 			rec.Kit = &result.Kit{Throughput: *run, Scaling: []result.Run{*run, *run}, Server: srv}
 		}
-		if p.Profile == n(2) && p.Step == "c=10" {
+		if p.Column == n(2) && p.Step == "c=10" {
 			rec = results.Record{Point: p, NotApplicable: s}
 		}
 		recs = append(recs, rec)

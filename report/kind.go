@@ -8,8 +8,9 @@ import (
 
 // reportKind is the report half of a scenario kind (results.Registered
 // names the kinds; their run halves are in experiment and bench/benchgen):
-// its section for each of its scenarios, its charts, what the noise
-// section shows of it, and where it stands in the report. Each kind is its
+// its section for each of its scenarios, its charts, and where it stands
+// in the report (what the repetitions section shows of it is results'
+// metric registry's Noise). Each kind is its
 // own file (section_*.go, kit.go), listed in reportKinds.
 type reportKind struct {
 	// section is a scenario's section of the report.
@@ -19,8 +20,6 @@ type reportKind struct {
 	// inShort, if set, is the post's first paragraph from the kind's
 	// scenarios (the first kind with one and a paragraph has it).
 	inShort func(r *Report, scs []results.Scenario) (section, bool)
-	// noise: the metrics the repetitions section shows.
-	noise []noiseMetric
 	// perRequest: its points are rows of the cost and ratio sections.
 	perRequest bool
 	// afterCost: its sections come after the cost section.
@@ -29,25 +28,6 @@ type reportKind struct {
 
 // addChart adds a drawn chart (p nil: nothing to draw).
 type addChart func(id, caption string, p *plot.Plot, err error) error
-
-// noiseMetric is a metric of the repetitions section; f nil is the
-// server CPU per request (cpuNoise).
-type noiseMetric struct {
-	name string
-	f    func(results.Record) (float64, bool)
-}
-
-// cpuNoise is the run's server CPU per request (Report.ServerCPUPerReq)
-// as a noise metric.
-func cpuNoise(name string) noiseMetric { return noiseMetric{name: name} }
-
-// of is m's extractor for r's records.
-func (m noiseMetric) of(r *Report) func(results.Record) (float64, bool) {
-	if m.f == nil {
-		return r.ServerCPUPerReq
-	}
-	return m.f
-}
 
 // reportKinds are the kinds' report halves, in the report's order.
 var reportKinds = []struct {

@@ -4,103 +4,48 @@ import (
 	"fmt"
 	"github.com/wptest/wptest/results"
 	"strconv"
-
-	"github.com/wptest/wptest/bench/result"
 )
 
 // The kit kind: the Apache kit's ten metrics, after the cost section.
 var kitReport = reportKind{section: kitSection, afterCost: true,
-	noise: []noiseMetric{{"throughput (req/s)", kitThroughput}},
 	charts: func(r *Report, sc results.Scenario, add addChart) error {
 		p, err := r.kitScaling(sc)
 		return add("kit-scaling-"+sc.Name, "Kit: throughput by concurrency step, median", p, err)
 	}}
 
-// KitMetric is one of the Apache kit's ten metrics (the Apache performance kit) with its
-// target: Pass says whether a value meets it; nil Pass is information only.
+// KitMetric is one of the Apache kit's ten metrics (the Apache performance
+// kit) with its target: Metric names its value in results' registry (kind
+// kit, where apache-kit.hcl's claims name it too); Pass says whether a
+// value meets the target; nil Pass is information only.
 type KitMetric struct {
 	N      int
 	Name   string
 	Unit   string
 	Target string
-	Value  func(k *result.Kit) (float64, bool)
+	Metric string
 	Pass   func(v float64) bool
-}
-
-func kitThroughput(rec results.Record) (float64, bool) {
-	if rec.Kit == nil {
-		return 0, false
-	}
-	return rec.Kit.Throughput.RPS, true
-}
-
-// serverUse sums the web server's and PHP's share of the throughput window.
-func serverUse(k *result.Kit) (cpuPct float64, pssKB int64, ok bool) {
-	if k.Server == nil {
-		return 0, 0, false
-	}
-	for _, g := range results.WebPHPGroups {
-		cpuPct += k.Server.Groups[g].CPUPct
-		pssKB += k.Server.Groups[g].PSSPeakKB
-	}
-	return cpuPct, pssKB, true
 }
 
 // KitMetrics are the kit's ten metrics with its default targets.
 var KitMetrics = []KitMetric{
-	{1, "Startup time", "ms", "≤ 5,000 (under 500 normal)", func(k *result.Kit) (float64, bool) {
-		if k.Startup == nil {
-			return 0, false
-		}
-		return k.Startup.MeanMs, true
-	}, func(v float64) bool { return v <= 5000 }},
-	{2, "Throughput", "req/s", "≥ 2,000", func(k *result.Kit) (float64, bool) { return k.Throughput.RPS, true },
-		func(v float64) bool { return v >= 2000 }},
-	{3, "Latency p95", "ms", "≤ 50", func(k *result.Kit) (float64, bool) { return k.Throughput.Latency.P95, k.Throughput.Latency.Count > 0 },
-		func(v float64) bool { return v <= 50 }},
-	{3, "Latency p99", "ms", "≤ 100", func(k *result.Kit) (float64, bool) { return k.Throughput.Latency.P99, k.Throughput.Latency.Count > 0 },
-		func(v float64) bool { return v <= 100 }},
-	{4, "Concurrency scaling", "% of peak", "≥ 50", func(k *result.Kit) (float64, bool) { return k.ScalingPct, len(k.Scaling) > 0 },
-		func(v float64) bool { return v >= 50 }},
-	{5, "Keep-alive effect", "x", "information", func(k *result.Kit) (float64, bool) { return k.KeepAliveX, k.KeepAliveX > 0 }, nil},
-	{6, "Transfer rate", "MB/s", "≥ 100", func(k *result.Kit) (float64, bool) { return k.TransferMBs, k.Transfer != nil },
-		func(v float64) bool { return v >= 100 }},
-	{7, "Error rate", "%", "≤ 0.1", func(k *result.Kit) (float64, bool) { return k.Errors.ErrorRatePct, k.Errors.Attempts > 0 },
-		func(v float64) bool { return v <= 0.1 }},
-	{8, "CPU usage (web server + PHP)", "% of all CPUs", "≤ 90", func(k *result.Kit) (float64, bool) {
-		c, _, ok := serverUse(k)
-		return c, ok
-	}, func(v float64) bool { return v <= 90 }},
-	{8, "CPU time per 1,000 requests", "ms", "information", func(k *result.Kit) (float64, bool) {
-		if k.Server == nil || k.Throughput.Outcomes.OK == 0 {
-			return 0, false
-		}
-		var ms float64
-		for _, g := range results.WebPHPGroups {
-			ms += k.Server.Groups[g].CPUMs
-		}
-		return 1000 * ms / float64(k.Throughput.Outcomes.OK), true
-	}, nil},
-	{9, "Memory usage, peak PSS", "MB", "≤ 1,024", func(k *result.Kit) (float64, bool) {
-		_, p, ok := serverUse(k)
-		return float64(p) / 1024, ok
-	}, func(v float64) bool { return v <= 1024 }},
-	{10, "Worker usage", "% of MaxRequestWorkers", "≤ 90", func(k *result.Kit) (float64, bool) {
-		if k.Server == nil || k.Server.WorkerLimit == 0 {
-			return 0, false
-		}
-		return k.Server.WorkerUsagePct, true
-	}, func(v float64) bool { return v <= 90 }},
+	{1, "Startup time", "ms", "≤ 5,000 (under 500 normal)", "startup_ms", func(v float64) bool { return v <= 5000 }},
+	{2, "Throughput", "req/s", "≥ 2,000", "rps", func(v float64) bool { return v >= 2000 }},
+	{3, "Latency p95", "ms", "≤ 50", "p95_ms", func(v float64) bool { return v <= 50 }},
+	{3, "Latency p99", "ms", "≤ 100", "p99_ms", func(v float64) bool { return v <= 100 }},
+	{4, "Concurrency scaling", "% of peak", "≥ 50", "scaling_pct", func(v float64) bool { return v >= 50 }},
+	{5, "Keep-alive effect", "x", "information", "keep_alive_x", nil},
+	{6, "Transfer rate", "MB/s", "≥ 100", "transfer_mb_s", func(v float64) bool { return v >= 100 }},
+	{7, "Error rate", "%", "≤ 0.1", "error_pct", func(v float64) bool { return v <= 0.1 }},
+	{8, "CPU usage (web server + PHP)", "% of all CPUs", "≤ 90", "cpu_pct", func(v float64) bool { return v <= 90 }},
+	{8, "CPU time per 1,000 requests", "ms", "information", "cpu_ms_per_1000", nil},
+	{9, "Memory usage, peak PSS", "MB", "≤ 1,024", "pss_mb", func(v float64) bool { return v <= 1024 }},
+	{10, "Worker usage", "% of MaxRequestWorkers", "≤ 90", "worker_pct", func(v float64) bool { return v <= 90 }},
 }
 
 // KitValue is a kit metric over the repetitions of a kit point.
 func (r *Report) KitValue(profile, scenario, step string, m KitMetric) Stat {
-	return r.Metric(profile, scenario, step, func(rec results.Record) (float64, bool) {
-		if rec.Kit == nil {
-			return 0, false
-		}
-		return m.Value(rec.Kit)
-	})
+	mt, _ := results.MetricOf("kit", m.Metric)
+	return r.Metric(profile, scenario, step, mt.Value)
 }
 
 // Verdict is PASS, FAIL (on the median), "info" or "n/a".

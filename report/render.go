@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/wptest/wptest/results"
 )
 
 func writeFile(path string, b []byte) error {
@@ -201,6 +203,10 @@ var numeric = regexp.MustCompile(`^[-–0-9.,()% x]+( (PASS|FAIL|info|n/a))?$`)
 
 func cellClass(c string) string {
 	switch {
+	case c == results.Holds || strings.HasPrefix(c, results.Holds+" ("):
+		return "PASS text"
+	case strings.HasPrefix(c, results.Differs+":"):
+		return "FAIL text"
 	case strings.HasSuffix(c, " PASS"):
 		return "PASS"
 	case strings.HasSuffix(c, " FAIL"):

@@ -7,8 +7,10 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"github.com/wptest/wptest/compare"
+	"github.com/wptest/wptest/internal/redact"
 	"github.com/wptest/wptest/results"
 	"math"
 	"path/filepath"
@@ -49,14 +51,17 @@ type Report struct {
 	Dir      string
 	Manifest *results.Manifest
 	Records  []results.Record
-	// Profiles are the measured columns in the file's order; Labels their titles.
-	Profiles []string
-	Labels   map[string]string
-	// byPoint: "profile/scenario/step" -> records of every repetition.
+	// Columns are the measured columns' ids in the file's order; Labels
+	// their titles.
+	Columns []string
+	Labels  map[string]string
+	// byPoint: "column/scenario/step" -> records of every repetition.
 	byPoint map[string][]results.Record
 	// Baseline, if set, is this run set against another (--baseline): the
 	// "Compared with" section.
 	Baseline *compare.Comparison
+	// Claims are the experiment's claims checked against this run.
+	Claims []results.ClaimResult
 }
 
 // Load reads a run directory.
@@ -75,29 +80,31 @@ func Load(dir string) (*Report, error) {
 // newReport groups a run's records for the tables.
 func newReport(dir string, m *results.Manifest, recs []results.Record) *Report {
 	r := &Report{Dir: dir, Manifest: m, Records: recs, Labels: map[string]string{}, byPoint: map[string][]results.Record{}}
-	for _, p := range m.Profiles {
-		r.Labels[p.Name] = p.Label
-		if p.Enabled {
-			r.Profiles = append(r.Profiles, p.Name)
+	for _, c := range m.Columns {
+		r.Labels[c.ID] = c.Label
+		if c.Enabled {
+			r.Columns = append(r.Columns, c.ID)
 		}
 	}
 	for _, rec := range recs {
-		k := rec.Profile + "/" + rec.Scenario + "/" + rec.Step
+		k := rec.Column + "/" + rec.Scenario + "/" + rec.Step
 		r.byPoint[k] = append(r.byPoint[k], rec)
 	}
+	r.Claims = results.EvaluateClaims(m, recs)
 	return r
 }
 
-// Points returns the records of one data point over every repetition.
-func (r *Report) Points(profile, scenario, step string) []results.Record {
-	return r.byPoint[profile+"/"+scenario+"/"+step]
+// Points returns the records of one data point (column id, scenario,
+// step) over every repetition.
+func (r *Report) Points(column, scenario, step string) []results.Record {
+	return r.byPoint[column+"/"+scenario+"/"+step]
 }
 
 // Metric computes a Stat of f over the repetitions of a point; f returns
 // ok=false where the record has no such number.
-func (r *Report) Metric(profile, scenario, step string, f func(results.Record) (float64, bool)) Stat {
+func (r *Report) Metric(column, scenario, step string, f func(results.Record) (float64, bool)) Stat {
 	var vs []float64
-	for _, rec := range r.Points(profile, scenario, step) {
+	for _, rec := range r.Points(column, scenario, step) {
 		if v, ok := f(rec); ok {
 			vs = append(vs, v)
 		}
@@ -118,17 +125,12 @@ func (r *Report) scenarios(kinds ...string) []results.Scenario {
 	return out
 }
 
-// profilesOf are the measured profiles a scenario runs on.
+// profilesOf are the ids of the measured columns a scenario runs on.
 func (r *Report) profilesOf(s results.Scenario) []string {
-	if len(s.Profiles) == 0 {
-		return r.Profiles
-	}
 	var out []string
-	for _, p := range r.Profiles {
-		for _, q := range s.Profiles {
-			if p == q {
-				out = append(out, p)
-			}
+	for _, c := range r.Columns {
+		if s.Runs(c) {
+			out = append(out, c)
 		}
 	}
 	return out
@@ -138,8 +140,7 @@ func (r *Report) profilesOf(s results.Scenario) []string {
 // figure results.CPUPerRequest picks for this run (the whole machine's when
 // the server had one of its own, else its process groups').
 func (r *Report) ServerCPUPerReq(rec results.Record) (float64, bool) {
-	f, ok := results.CPUPerRequest(rec, r.Manifest.Machine)
-	return f.Ms, ok
+	return results.ServerCPUIn(rec, r.Manifest.Machine)
 }
 
 // CPUScope is which server CPU figure the report shows, and why.
@@ -152,107 +153,28 @@ func (r *Report) cpuRows(prefix, what string, ps []string, sc, st string) [][]st
 	scope := r.CPUScope()
 	rows := [][]string{r.row(fmt.Sprintf("%sserver CPU per %s, %s (ms)", prefix, what, scope.Label), ps, sc, st, r.ServerCPUPerReq)}
 	if scope.Machine {
-		rows = append(rows, r.row(fmt.Sprintf("%s  of which %s (ms)", prefix, results.GroupsCPULabel), ps, sc, st, GroupsCPU))
+		rows = append(rows, r.row(fmt.Sprintf("%s  of which %s (ms)", prefix, results.GroupsCPULabel), ps, sc, st, ServerCPU))
 	}
 	return rows
 }
 
-// Metric extractors shared by the tables, charts and tests.
+// Metric extractors shared by the tables, charts and tests: the metric
+// registry's (results.Metrics) functions.
 var (
-	RPS = func(rec results.Record) (float64, bool) {
-		if rec.Run == nil {
-			return 0, false
-		}
-		return rec.Run.RPS, true
-	}
-	MeanMs = func(rec results.Record) (float64, bool) {
-		if rec.Run == nil || rec.Run.Latency.Count == 0 {
-			return 0, false
-		}
-		return rec.Run.Latency.Mean, true
-	}
-	P99Ms = func(rec results.Record) (float64, bool) {
-		if rec.Run == nil || rec.Run.Latency.Count == 0 {
-			return 0, false
-		}
-		return rec.Run.Latency.P99, true
-	}
-	// GroupsCPU is CPU ms per answered request of the server's own
-	// processes (web, PHP, database); the report's figure is
-	// Report.ServerCPUPerReq, which is this or MachineCPU.
-	GroupsCPU = func(rec results.Record) (float64, bool) {
-		if rec.Server == nil || rec.ServerCPUMsPerReq == 0 {
-			return 0, false
-		}
-		return rec.ServerCPUMsPerReq, true
-	}
-	// WebPHPCPU is the web server's and PHP's CPU ms per answered request.
-	WebPHPCPU = func(rec results.Record) (float64, bool) {
-		if rec.Server == nil || rec.WebPHPCPUMsPerReq == 0 {
-			return 0, false
-		}
-		return rec.WebPHPCPUMsPerReq, true
-	}
-	DBCPU = func(rec results.Record) (float64, bool) {
-		if rec.Server == nil || rec.ServerCPUMsPerReq == 0 {
-			return 0, false
-		}
-		return rec.DBCPUMsPerReq, true
-	}
-	// MachineCPU is the whole machine's CPU ms per answered request.
-	MachineCPU = func(rec results.Record) (float64, bool) {
-		if rec.Server == nil || rec.Server.CPUMsPerRequest == 0 {
-			return 0, false
-		}
-		return rec.Server.CPUMsPerRequest, true
-	}
-	PSSMB = func(rec results.Record) (float64, bool) {
-		if rec.PSSKB == 0 {
-			return 0, false
-		}
-		return float64(rec.PSSKB) / 1024, true
-	}
-	// WireBytes is bytes received per answered request (headers included).
-	WireBytes = func(rec results.Record) (float64, bool) {
-		if rec.Run == nil || rec.Run.Outcomes.OK == 0 {
-			return 0, false
-		}
-		return float64(rec.Run.Bytes.WireIn) / float64(rec.Run.Attempts), true
-	}
-	ErrPct = func(rec results.Record) (float64, bool) {
-		if rec.Run == nil {
-			return 0, false
-		}
-		return rec.Run.ErrorRatePct, true
-	}
-	CrowdWaitP50 = func(rec results.Record) (float64, bool) {
-		if rec.Crowd == nil || rec.Crowd.Wait.Count == 0 {
-			return 0, false
-		}
-		return rec.Crowd.Wait.P50, true
-	}
-	CrowdWaitP99 = func(rec results.Record) (float64, bool) {
-		if rec.Crowd == nil || rec.Crowd.Wait.Count == 0 {
-			return 0, false
-		}
-		return rec.Crowd.Wait.P99, true
-	}
-	CrowdGaveUp = func(rec results.Record) (float64, bool) {
-		if rec.Crowd == nil {
-			return 0, false
-		}
-		return float64(rec.Crowd.GaveUp), true
-	}
-	CrowdCPUPct = func(rec results.Record) (float64, bool) {
-		if rec.Server == nil {
-			return 0, false
-		}
-		var p float64
-		for _, g := range results.ServerGroups {
-			p += rec.Server.Groups[g].CPUPct
-		}
-		return p, true
-	}
+	RPS          = results.RPS
+	MeanMs       = results.MeanMs
+	P99Ms        = results.P99Ms
+	ServerCPU    = results.ServerCPU // the process groups' (web, PHP, db): the report's figure is Report.ServerCPUPerReq
+	WebPHPCPU    = results.WebPHPCPU
+	DBCPU        = results.DBCPU
+	MachineCPU   = results.MachineCPU
+	PSSMB        = results.PSSMB
+	WireBytes    = results.WireBytes
+	ErrPct       = results.ErrPct
+	CrowdWaitP50 = results.CrowdWaitP50
+	CrowdWaitP99 = results.CrowdWaitP99
+	CrowdGaveUp  = results.CrowdGaveUp
+	CrowdCPUPct  = results.CrowdCPUPct
 )
 
 // Encoding is the Content-Encoding the server answered a scenario's probe
@@ -284,6 +206,18 @@ func (r *Report) Encoding(profile, scenario, step string) string {
 // Output names the files Write wrote.
 type Output struct {
 	Markdown, HTML string
+	// Claims is claims.json: "Does it reproduce?" as JSON.
+	Claims string
+	// Table is what claims.json holds.
+	Table ClaimsTable
+}
+
+// ClaimsTable is "Does it reproduce?" as `wptest report -o json` and
+// claims.json give it.
+type ClaimsTable struct {
+	Run        string                `json:"run"`
+	Experiment string                `json:"experiment"`
+	Claims     []results.ClaimResult `json:"claims"`
 }
 
 // Options are what a report may be asked for besides its run.
@@ -315,9 +249,17 @@ func WriteWith(dir string, o Options) (Output, error) {
 			return Output{}, fmt.Errorf("baseline %s: %w", o.Baseline, err)
 		}
 	}
-	out := Output{Markdown: filepath.Join(dir, "report.md"), HTML: filepath.Join(dir, "report.html")}
+	out := Output{Markdown: filepath.Join(dir, "report.md"), HTML: filepath.Join(dir, "report.html"), Claims: filepath.Join(dir, results.ClaimsFile),
+		Table: r.claimsTable()}
 	md, h, err := r.render()
 	if err != nil {
+		return out, err
+	}
+	cj, err := out.Table.JSON()
+	if err != nil {
+		return out, err
+	}
+	if err := writeFile(out.Claims, cj); err != nil {
 		return out, err
 	}
 	if err := writeFile(out.Markdown, md); err != nil {
@@ -327,6 +269,24 @@ func WriteWith(dir string, o Options) (Output, error) {
 		return out, err
 	}
 	return out, nil
+}
+
+// JSON is t as claims.json holds it (and -o json prints it).
+func (t ClaimsTable) JSON() ([]byte, error) {
+	b, err := json.MarshalIndent(t, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(redact.URLsJSON(b), '\n'), nil
+}
+
+// claimsTable is the claims' table of the run (never null in JSON).
+func (r *Report) claimsTable() ClaimsTable {
+	t := ClaimsTable{Run: r.Manifest.ID, Experiment: r.Manifest.Experiment, Claims: r.Claims}
+	if t.Claims == nil {
+		t.Claims = []results.ClaimResult{}
+	}
+	return t
 }
 
 // render is report.md and report.html.

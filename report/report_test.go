@@ -57,10 +57,10 @@ func writeRun(t *testing.T, reps int) string {
 	sc := results.Scenario{Name: "compression", Kind: "compression", Path: "/style.css", Visitors: []int{2, 8},
 		Duration: 300 * time.Millisecond, Warmup: 50 * time.Millisecond, Gzip: true, KeepAlive: true, Proto: "h1"}
 	sp := &testSpec{Name: "synthetic", Repetitions: reps, Scenarios: []results.Scenario{sc},
-		Profiles: []results.ProfileSpec{{Name: "plain", Label: "Plain server", Enabled: true}, {Name: "gzip", Label: "Gzip server", Enabled: true}},
-		Fixture:  results.FixtureSpec{Profile: "minimal", Seed: 1}}
+		Columns: []results.Column{{ID: "plain", Profile: "plain", Label: "Plain server", Enabled: true}, {ID: "gzip", Profile: "gzip", Label: "Gzip server", Enabled: true}},
+		Fixture: results.FixtureSpec{Profile: "minimal", Seed: 1}}
 	man := results.Manifest{Format: results.ManifestFormat, ID: "test-run", Experiment: "synthetic", PlanHash: sp.PlanHash(),
-		Profiles: sp.Profiles, Scenarios: sp.Scenarios, Repetitions: reps, Points: len(sp.Plan()), Complete: true,
+		Columns: sp.Columns, Scenarios: sp.Scenarios, Repetitions: reps, Points: len(sp.Plan()), Complete: true,
 		Fixture: &results.FixtureRecord{Profile: "minimal", Seed: 1, Root: strings.Repeat("ab", 32), Pinned: strings.Repeat("ab", 32)}}
 	f, err := os.Create(filepath.Join(dir, results.ResultsFile))
 	if err != nil {
@@ -69,7 +69,7 @@ func writeRun(t *testing.T, reps int) string {
 	defer f.Close()
 	enc := json.NewEncoder(f)
 	for _, p := range sp.Plan() {
-		cfg := benchgen.Config{URL: srv[p.Profile] + sc.Path, Visitors: p.Visitors, KeepAlive: true, Duration: sc.Duration,
+		cfg := benchgen.Config{URL: srv[p.Column] + sc.Path, Visitors: p.Visitors, KeepAlive: true, Duration: sc.Duration,
 			Warmup: sc.Warmup, Header: []string{benchgen.AcceptGzip}}
 		run, err := benchgen.Run(context.Background(), cfg)
 		if err != nil {
@@ -77,7 +77,7 @@ func writeRun(t *testing.T, reps int) string {
 		}
 
 		ce := ""
-		if p.Profile == "gzip" {
+		if p.Column == "gzip" {
 			ce = "gzip"
 		}
 		rec := results.Record{Point: p, Set: result.Set{Run: &run}, Probe: &results.Probe{Status: 200, ContentEncoding: ce, BodyBytes: run.Bytes.Body / max(run.Outcomes.OK, 1)}}
@@ -188,20 +188,20 @@ func TestKitWorkerUsage(t *testing.T) {
 	sc := results.Scenario{Name: "kit", Kind: "kit", Path: "/probe.js", Visitors: []int{10}, Levels: []int{1, 10},
 		ErrorClients: 40, Duration: 700 * time.Millisecond}
 	sp := &testSpec{Name: "workers", Repetitions: 2, Scenarios: []results.Scenario{sc},
-		Profiles: []results.ProfileSpec{{Name: "cpanel-apache", Label: "cPanel", Enabled: true}, {Name: "tuned-apache", Label: "Tuned", Enabled: true},
-			{Name: "caddy", Label: "Caddy", Enabled: true}},
+		Columns: []results.Column{{ID: "cpanel-apache", Profile: "cpanel-apache", Label: "cPanel", Enabled: true}, {ID: "tuned-apache", Profile: "tuned-apache", Label: "Tuned", Enabled: true},
+			{ID: "caddy", Profile: "caddy", Label: "Caddy", Enabled: true}},
 		Fixture: results.FixtureSpec{Profile: "minimal", Seed: 1}}
 	apache := &hostmanifest.Manifest{Profile: "cpanel-apache", Server: &provision.Server{Status: &provision.Status{URL: "http://127.0.0.1:8080/whm-server-status?auto", Format: "apache"}, WorkerLimit: 150, Shows: []string{"apache_mpm", "apache_version", "php_fpm_version"}},
 		Facts: map[string]string{"apache_mpm": "prefork"}, Versions: map[string]string{"apache": "Apache/2.4.66", "php_fpm": "not installed", "caddy": "v2.6.2"}}
 	man := results.Manifest{Format: results.ManifestFormat, ID: "test-run", Experiment: "workers", PlanHash: sp.PlanHash(),
-		Profiles: sp.Profiles, Scenarios: sp.Scenarios, Repetitions: 2, Points: len(sp.Plan()), Complete: true,
+		Columns: sp.Columns, Scenarios: sp.Scenarios, Repetitions: 2, Points: len(sp.Plan()), Complete: true,
 		Hosts:   map[string]*hostmanifest.Manifest{"cpanel-apache": apache, "tuned-apache": apache, "caddy": {Profile: "caddy"}},
 		Fixture: &results.FixtureRecord{Profile: "minimal", Seed: 1, Root: strings.Repeat("ab", 32), Pinned: strings.Repeat("ab", 32)}}
 	busy := map[string][]int{"cpanel-apache": {11, 13}, "tuned-apache": {140, 140}}
 	var recs []results.Record
 	for _, p := range sp.Plan() {
 		srv := &result.Server{Groups: map[string]result.GroupUse{}}
-		if b := busy[p.Profile]; b != nil {
+		if b := busy[p.Column]; b != nil {
 			srv.MaxBusyWorkers, srv.WorkerLimit = b[p.Rep-1], 150
 			srv.WorkerUsagePct = 100 * float64(srv.MaxBusyWorkers) / 150
 		}
@@ -235,16 +235,16 @@ func TestNotApplicableProtocol(t *testing.T) {
 	dir := t.TempDir()
 	sc := results.Scenario{Name: "ab-h2", Kind: "ab", Path: "/", Visitors: []int{4}, Requests: 100, Proto: "h2"}
 	sp := &testSpec{Name: "protocols", Repetitions: 1, Scenarios: []results.Scenario{sc},
-		Profiles: []results.ProfileSpec{{Name: "tuned-apache", Label: "Tuned", Enabled: true}, {Name: "cpanel-apache", Label: "cPanel", Enabled: true}},
-		Fixture:  results.FixtureSpec{Profile: "minimal", Seed: 1}}
+		Columns: []results.Column{{ID: "tuned-apache", Profile: "tuned-apache", Label: "Tuned", Enabled: true}, {ID: "cpanel-apache", Profile: "cpanel-apache", Label: "cPanel", Enabled: true}},
+		Fixture: results.FixtureSpec{Profile: "minimal", Seed: 1}}
 	man := results.Manifest{Format: results.ManifestFormat, ID: "test-run", Experiment: "protocols", PlanHash: sp.PlanHash(),
-		Profiles: sp.Profiles, Scenarios: sp.Scenarios, Repetitions: 1, Points: len(sp.Plan()), Complete: true,
+		Columns: sp.Columns, Scenarios: sp.Scenarios, Repetitions: 1, Points: len(sp.Plan()), Complete: true,
 		Hosts: map[string]*hostmanifest.Manifest{"tuned-apache": {Profile: "tuned-apache"}, "cpanel-apache": {Profile: "cpanel-apache"}}}
 	why := "cpanel-apache serves h1, not h2"
 	var recs []results.Record
 	for _, p := range sp.Plan() {
 		rec := results.Record{Point: p, Set: result.Set{Run: &result.Run{RPS: 500, ElapsedMs: 200, Outcomes: result.Outcomes{OK: 100}}}}
-		if p.Profile == "cpanel-apache" {
+		if p.Column == "cpanel-apache" {
 			rec = results.Record{Point: p, NotApplicable: why}
 		}
 		recs = append(recs, rec)
@@ -291,12 +291,12 @@ type testSpec struct {
 	Name        string
 	Repetitions int
 	Scenarios   []results.Scenario
-	Profiles    []results.ProfileSpec
+	Columns     []results.Column
 	Fixture     results.FixtureSpec
 }
 
 func (s *testSpec) Plan() []results.Point {
-	return results.Plan(s.Repetitions, s.Profiles, s.Scenarios)
+	return results.Plan(s.Repetitions, s.Columns, s.Scenarios)
 }
 
 // PlanHash is a hash of the plan (the runner's also covers the spec; the

@@ -6,8 +6,7 @@ import (
 )
 
 // The ab kind: Rasmus's ab test, ab's numbers.
-var abReport = reportKind{section: abSection, perRequest: true,
-	noise: []noiseMetric{{"requests/s", RPS}, cpuNoise("server CPU/request (ms)")}}
+var abReport = reportKind{section: abSection, perRequest: true}
 
 func abSection(r *Report, sc results.Scenario) section {
 	ps := r.profilesOf(sc)
@@ -47,7 +46,7 @@ func abSection(r *Report, sc results.Scenario) section {
 			}
 			return float64(rec.Run.Bytes.WireIn), true
 		}),
-		r.row("Document length (bytes)", ps, sc.Name, st, abDocLength),
+		r.row("Document length (bytes)", ps, sc.Name, st, results.ProbeBody),
 		r.row("Complete requests", ps, sc.Name, st, func(rec results.Record) (float64, bool) {
 			if rec.Run == nil {
 				return 0, false
@@ -60,31 +59,11 @@ func abSection(r *Report, sc results.Scenario) section {
 			}
 			return float64(rec.Run.Bytes.Body), true
 		}),
-		r.row("HTML transferred − complete requests × document length (bytes)", ps, sc.Name, st, ABExtraHTML))
+		r.row("HTML transferred − complete requests × document length (bytes)", ps, sc.Name, st, results.HTMLBeyondDocuments))
 	t.Rows = append(t.Rows, r.cpuRows("", "request", ps, sc.Name, st)...)
 	s.Tables = append(s.Tables, t)
 	if t, ok := r.generatorTable(sc); ok {
 		s.Tables = append(s.Tables, t)
 	}
 	return s
-}
-
-// abDocLength is ab's "Document Length": the body of the plain request
-// made before the run.
-func abDocLength(rec results.Record) (float64, bool) {
-	if rec.Probe == nil || rec.Probe.Error != "" || rec.Probe.Status != 200 {
-		return 0, false
-	}
-	return float64(rec.Probe.BodyBytes), true
-}
-
-// ABExtraHTML is HTML transferred beyond complete requests × document
-// length: 0 when every request got the whole document, Rasmus's 3,072 for
-// his Apache 2's static file.
-func ABExtraHTML(rec results.Record) (float64, bool) {
-	doc, ok := abDocLength(rec)
-	if !ok || rec.Run == nil {
-		return 0, false
-	}
-	return float64(rec.Run.Bytes.Body) - float64(rec.Run.Attempts)*doc, true
 }

@@ -20,10 +20,10 @@ func rasmusRun(machine *results.MachineInfo) (*results.Manifest, []results.Recor
 		{Name: "static", Kind: "ab", Path: "/wptest-1k.html", Proto: "h1", Visitors: []int{5}, Requests: 50000, KeepAlive: true},
 		{Name: "php", Kind: "ab", Path: "/wptest-1k.php", Proto: "h1", Visitors: []int{5}, Requests: 50000, KeepAlive: true},
 	}
-	profs := []results.ProfileSpec{{Name: "apache2", Label: "Apache 2 prefork", Enabled: true}, {Name: "apache13", Label: "Apache 1.3", Enabled: true}}
-	sp := &testSpec{Name: "ab-1k", Repetitions: 1, Scenarios: scs, Profiles: profs}
+	profs := []results.Column{{ID: "apache2", Profile: "apache2", Label: "Apache 2 prefork", Enabled: true}, {ID: "apache13", Profile: "apache13", Label: "Apache 1.3", Enabled: true}}
+	sp := &testSpec{Name: "ab-1k", Repetitions: 1, Scenarios: scs, Columns: profs}
 	m := &results.Manifest{Format: results.ManifestFormat, ID: "rasmus", Experiment: "ab-1k", PlanHash: sp.PlanHash(),
-		Profiles: profs, Scenarios: scs, Repetitions: 1, Points: len(sp.Plan()), Complete: true, Machine: machine}
+		Columns: profs, Scenarios: scs, Repetitions: 1, Points: len(sp.Plan()), Complete: true, Machine: machine}
 	type ab struct {
 		ka, total, html int64
 		rps, secs       float64
@@ -37,7 +37,7 @@ func rasmusRun(machine *results.MachineInfo) (*results.Manifest, []results.Recor
 	}
 	var recs []results.Record
 	for _, p := range sp.Plan() {
-		a := his[p.Profile+"/"+p.Scenario]
+		a := his[p.Column+"/"+p.Scenario]
 		run := &result.Run{Name: p.Step, Proto: "h1", HTTP10: true, Visitors: 5, KeepAlive: true, Requests: 50000,
 			Attempts: 50000, Outcomes: result.Outcomes{OK: 50000}, KeepAliveReqs: a.ka, RPS: a.rps, ElapsedMs: a.secs * 1000,
 			Bytes: result.Bytes{WireIn: a.total, Body: a.html}, Latency: result.Latency{Count: 50000, Mean: a.secs * 1000 * 5 / 50000}}

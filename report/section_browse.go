@@ -17,7 +17,6 @@ import (
 // browse section puts every browse scenario side by side (h1 over 6
 // connections against h2 over one, say) in a table and a chart.
 var browseReport = reportKind{section: browseSection,
-	noise: []noiseMetric{{"page view p50 (ms)", BrowseViewP50}, {"bytes per view", BrowseWirePerView}},
 	charts: func(r *Report, sc results.Scenario, add addChart) error {
 		if scs := r.scenarios(sc.Kind); len(scs) > 1 && scs[0].Name == sc.Name {
 			p, err := r.browseBars(scs)
@@ -26,32 +25,18 @@ var browseReport = reportKind{section: browseSection,
 		return nil
 	}}
 
-// Browse metrics: per page view, over the page views of a point.
+// Browse metrics: per page view, over the page views of a point
+// (results' registry).
 var (
-	BrowseViewP50     = browseMetric(func(rec results.Record) float64 { return rec.Browse.PageView.P50 })
-	BrowseViewP90     = browseMetric(func(rec results.Record) float64 { return rec.Browse.PageView.P90 })
-	BrowseViewP99     = browseMetric(func(rec results.Record) float64 { return rec.Browse.PageView.P99 })
-	BrowseTTFBP50     = browseMetric(func(rec results.Record) float64 { return rec.Browse.TTFB.P50 })
-	BrowseWirePerView = browseMetric(func(rec results.Record) float64 { return rec.Browse.WireIn.Mean })
-	BrowseAssets      = browseMetric(func(rec results.Record) float64 { return rec.Browse.Assets.Mean })
-	BrowseViewsPerSec = browseMetric(func(rec results.Record) float64 { return rec.Browse.PageViewsPerSec })
-	BrowseFailedPct   = func(rec results.Record) (float64, bool) {
-		if rec.Browse == nil || rec.Browse.PageViews == 0 {
-			return 0, false
-		}
-		return 100 * float64(rec.Browse.PageViewsFailed) / float64(rec.Browse.PageViews), true
-	}
+	BrowseViewP50     = results.BrowseViewP50
+	BrowseViewP90     = results.BrowseViewP90
+	BrowseViewP99     = results.BrowseViewP99
+	BrowseTTFBP50     = results.BrowseTTFBP50
+	BrowseWirePerView = results.BrowseWirePerView
+	BrowseAssets      = results.BrowseAssets
+	BrowseViewsPerSec = results.BrowseViewsPerSec
+	BrowseFailedPct   = results.BrowseFailedPct
 )
-
-// browseMetric is f over records with a browse run that has page views.
-func browseMetric(f func(results.Record) float64) func(results.Record) (float64, bool) {
-	return func(rec results.Record) (float64, bool) {
-		if rec.Browse == nil || rec.Browse.PageView.Count == 0 {
-			return 0, false
-		}
-		return f(rec), true
-	}
-}
 
 // browseHow is how a browse scenario's visitors connect: "h1, up to 6
 // connections per visitor" or "h2, one connection per visitor".
@@ -107,7 +92,7 @@ func (r *Report) browseGenerators(sc results.Scenario) (table, bool) {
 		if rec.Scenario != sc.Name || len(rec.Generators) < 2 || rec.Browse == nil {
 			continue
 		}
-		point := fmt.Sprintf("%s, %s, rep %d", firstNonEmpty(r.Labels[rec.Profile], rec.Profile), rec.Step, rec.Rep)
+		point := fmt.Sprintf("%s, %s, rep %d", firstNonEmpty(r.Labels[rec.Column], rec.Column), rec.Step, rec.Rep)
 		for _, g := range append(rec.Generators, results.GeneratorResult{Host: "merged", Set: rec.Set}) {
 			b := g.Browse
 			if b == nil {
@@ -125,15 +110,15 @@ func (r *Report) browseGenerators(sc results.Scenario) (table, bool) {
 // page-view times and bytes per view in each column (n/a where the
 // column's server does not serve the scenario's protocol).
 func (r *Report) browseCompare(scs []results.Scenario) table {
-	t := table{Caption: "Side by side: each browse scenario's first step", Head: r.head("", r.Profiles)}
+	t := table{Caption: "Side by side: each browse scenario's first step", Head: r.head("", r.Columns)}
 	for _, sc := range scs {
 		st := sc.Steps()[0]
 		name := fmt.Sprintf("%s (%s) %s", sc.Name, browseHow(sc), st)
 		t.Rows = append(t.Rows,
-			r.row(name+": page view p50 (ms)", r.Profiles, sc.Name, st, BrowseViewP50),
-			r.row(name+": page view p90 (ms)", r.Profiles, sc.Name, st, BrowseViewP90),
-			r.row(name+": page view p99 (ms)", r.Profiles, sc.Name, st, BrowseViewP99),
-			r.row(name+": bytes per page view", r.Profiles, sc.Name, st, BrowseWirePerView))
+			r.row(name+": page view p50 (ms)", r.Columns, sc.Name, st, BrowseViewP50),
+			r.row(name+": page view p90 (ms)", r.Columns, sc.Name, st, BrowseViewP90),
+			r.row(name+": page view p99 (ms)", r.Columns, sc.Name, st, BrowseViewP99),
+			r.row(name+": bytes per page view", r.Columns, sc.Name, st, BrowseWirePerView))
 	}
 	return t
 }
@@ -142,7 +127,7 @@ func (r *Report) browseCompare(scs []results.Scenario) table {
 // step's page-view p50), side by side.
 func (r *Report) browseBars(scs []results.Scenario) (*plot.Plot, error) {
 	var names []string
-	for _, p := range r.Profiles {
+	for _, p := range r.Columns {
 		names = append(names, clean(r.Labels[p]))
 	}
 	p := newPlot("Page view, p50", "", "page-view time, p50 (ms)")
@@ -150,9 +135,9 @@ func (r *Report) browseBars(scs []results.Scenario) (*plot.Plot, error) {
 	drawn := 0
 	for i, sc := range scs {
 		st := sc.Steps()[0]
-		vals := make(plotter.Values, len(r.Profiles))
+		vals := make(plotter.Values, len(r.Columns))
 		any := false
-		for k, pr := range r.Profiles {
+		for k, pr := range r.Columns {
 			if s := r.Metric(pr, sc.Name, st, BrowseViewP50); s.N > 0 {
 				vals[k], any = s.Med, true
 			}

@@ -19,13 +19,13 @@ func browseRun() (*results.Manifest, []results.Record) {
 		{Name: "browse-h1", Kind: "browse", Path: "/", Proto: "h1", Visitors: []int{10}, Duration: 20 * time.Second, Warmup: 5 * time.Second, Browse: &results.BrowseSpec{Conns: 6}},
 		{Name: "browse-h2", Kind: "browse", Path: "/", Proto: "h2", Visitors: []int{10}, Duration: 20 * time.Second, Warmup: 5 * time.Second, Browse: &results.BrowseSpec{Conns: 1, Think: time.Second}},
 	}
-	profs := []results.ProfileSpec{{Name: "nginx", Label: "nginx", Enabled: true}, {Name: "old", Label: "h1 only", Enabled: true}}
-	sp := &testSpec{Name: "browse", Repetitions: 2, Scenarios: scs, Profiles: profs}
+	profs := []results.Column{{ID: "nginx", Profile: "nginx", Label: "nginx", Enabled: true}, {ID: "old", Profile: "old", Label: "h1 only", Enabled: true}}
+	sp := &testSpec{Name: "browse", Repetitions: 2, Scenarios: scs, Columns: profs}
 	m := &results.Manifest{Format: results.ManifestFormat, ID: "browse-run", Experiment: "browse", PlanHash: sp.PlanHash(),
-		Profiles: profs, Scenarios: scs, Repetitions: 2, Points: len(sp.Plan()), Complete: true}
+		Columns: profs, Scenarios: scs, Repetitions: 2, Points: len(sp.Plan()), Complete: true}
 	var recs []results.Record
 	for _, p := range sp.Plan() {
-		if p.Profile == "old" && p.Scenario == "browse-h2" {
+		if p.Column == "old" && p.Scenario == "browse-h2" {
 			recs = append(recs, results.Record{Point: p, NotApplicable: "old serves h1, not h2"})
 			continue
 		}
@@ -34,14 +34,14 @@ func browseRun() (*results.Manifest, []results.Record) {
 		if p.Scenario == "browse-h2" {
 			view = 30.0 + f
 		}
-		if p.Profile == "old" {
+		if p.Column == "old" {
 			view += 100
 		}
 		b := &result.Browse{Name: p.Step, Proto: "h1", Visitors: 10, PageViews: 100, PageViewsOK: 99, PageViewsFailed: 1, PageViewsPerSec: 5 * f,
 			PageView: result.Latency{Count: 100, P50: view, P90: view + 10, P99: view + 20}, TTFB: result.Latency{Count: 100, P50: 3},
 			WireIn: result.Count{Count: 100, Mean: 123456}, Assets: result.Count{Count: 100, Mean: 14}}
 		rec := results.Record{Point: p, Set: result.Set{Browse: b}, ServerCPUMsPerReq: 2}
-		if p.Profile == "nginx" && p.Scenario == "browse-h1" {
+		if p.Column == "nginx" && p.Scenario == "browse-h1" {
 			half := *b
 			half.Visitors, half.PageViews = 5, 50
 			rec.Generators = []results.GeneratorResult{{Host: "lg1", Visitors: 5, Set: result.Set{Browse: &half}}, {Host: "lg2", Visitors: 5, Set: result.Set{Browse: &half}}}

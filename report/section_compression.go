@@ -7,7 +7,6 @@ import (
 
 // The compression kind: who compresses, and what it costs.
 var compressionReport = reportKind{section: compressionSection, perRequest: true,
-	noise: []noiseMetric{{"requests/s", RPS}, cpuNoise("server CPU/request (ms)")},
 	charts: func(r *Report, sc results.Scenario, add addChart) error {
 		p, err := r.bars(sc, "Bytes on the wire per response", WireBytes)
 		if err := add("compression-"+sc.Name, "Bytes on the wire per response (Accept-Encoding: gzip), median", p, err); err != nil {

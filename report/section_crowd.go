@@ -7,7 +7,6 @@ import (
 
 // The crowd kind: a new visitor's wait while a crowd browses.
 var crowdReport = reportKind{section: crowdSection,
-	noise: []noiseMetric{{"wait median (ms)", CrowdWaitP50}},
 	charts: func(r *Report, sc results.Scenario, add addChart) error {
 		p, err := r.lines(sc, "New visitor's wait, median (ms)", CrowdWaitP50)
 		return add("crowd-"+sc.Name, "A new visitor's wait by crowd size, median", p, err)

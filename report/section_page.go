@@ -9,7 +9,6 @@ import (
 // The page kind: a WordPress page over a sweep of visitors. Its first
 // scenario is the post's first paragraph.
 var pageReport = reportKind{section: pageSection, inShort: pageInShort, perRequest: true,
-	noise: []noiseMetric{cpuNoise("server CPU/page (ms)"), {"web+PHP CPU/page (ms)", WebPHPCPU}, {"pages/s", RPS}},
 	charts: func(r *Report, sc results.Scenario, add addChart) error {
 		p, err := r.bars(sc, "Web server + PHP CPU per page (ms)", WebPHPCPU)
 		return add("cpu-"+sc.Name, "CPU per WordPress page in the web server and PHP, median over repetitions", p, err)
@@ -17,13 +16,13 @@ var pageReport = reportKind{section: pageSection, inShort: pageInShort, perReque
 
 // inShort is the post's first paragraph: page time, pages/s and CPU per page.
 func pageInShort(r *Report, pages []results.Scenario) (section, bool) {
-	if len(pages) == 0 || len(r.Profiles) < 2 {
+	if len(pages) == 0 || len(r.Columns) < 2 {
 		return section{}, false
 	}
 	sc := pages[0]
 	step := sc.Steps()[0]
 	var parts []string
-	for _, p := range r.Profiles {
+	for _, p := range r.Columns {
 		ms := r.Metric(p, sc.Name, step, MeanMs)
 		ps := r.Metric(p, sc.Name, step, RPS)
 		cpu := r.Metric(p, sc.Name, step, WebPHPCPU)

@@ -7,7 +7,6 @@ import (
 
 // The static kind: a file over a sweep of visitors.
 var staticReport = reportKind{section: staticSection, perRequest: true,
-	noise: []noiseMetric{{"requests/s", RPS}, cpuNoise("server CPU/request (ms)")},
 	charts: func(r *Report, sc results.Scenario, add addChart) error {
 		p, err := r.lines(sc, "Requests per second", RPS)
 		if err := add("rps-"+sc.Name, "Requests per second by visitors, median", p, err); err != nil {

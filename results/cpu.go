@@ -71,3 +71,21 @@ func CPUPerRequest(rec Record, m *MachineInfo) (f CPUFigure, ok bool) {
 	}
 	return f, f.Ms > 0
 }
+
+// ServerCPUIn is CPUPerRequest's figure alone: the metric server_cpu_ms
+// (report and claims read it so). Value of that metric, without the
+// machine, is the groups' sum (ServerCPU), as groups_cpu_ms.
+func ServerCPUIn(rec Record, m *MachineInfo) (float64, bool) {
+	f, ok := CPUPerRequest(rec, m)
+	return f.Ms, ok
+}
+
+// HTMLBeyondDocuments is ab's HTML transferred beyond complete requests ×
+// the document's length (the probe's body before the run): 0 when every
+// request got the whole document, 3,072 for Rasmus's Apache 2 static file.
+func HTMLBeyondDocuments(rec Record) (float64, bool) {
+	if rec.Run == nil || rec.Probe == nil || rec.Probe.Error != "" || rec.Probe.Status != 200 {
+		return 0, false
+	}
+	return float64(rec.Run.Bytes.Body) - float64(rec.Run.Attempts)*float64(rec.Probe.BodyBytes), true
+}

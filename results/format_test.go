@@ -24,15 +24,20 @@ func theirs(t reflect.Type) bool {
 
 // The files a run writes keep their bytes: a manifest and a record with
 // every field set, written the way the runner writes them, are the golden
-// files under testdata (manifest.json written by package experiment before
-// the schema moved here, to prove the move changed no byte; the record's
-// numbering follows the struct's fields, so TestRecordBytesKept holds the
-// record's bytes to the file experiment wrote).
+// files under testdata (manifest.json as package experiment wrote it before
+// the schema moved here, then with columns as columns got ids; the
+// record's numbering follows the struct's fields, so TestRecordBytesKept
+// holds the record's bytes to the file experiment wrote).
 func TestFormatGolden(t *testing.T) {
 	dir := t.TempDir()
 	n := 0
 	var m Manifest
-	golden.Fill(reflect.ValueOf(&m).Elem(), &n, theirs)
+	golden.Fill(reflect.ValueOf(&m).Elem(), &n, func(t reflect.Type) bool { return theirs(t) || t == reflect.TypeOf(Claim{}) })
+	// The claims came after the record's numbering was fixed: they count
+	// from 1000, and the record keeps its numbers.
+	n -= 2
+	c := 1000
+	golden.Fill(reflect.ValueOf(&m.Claims).Elem(), &c, theirs)
 	m.Format = ManifestFormat
 	m.PlanHash = strings.Repeat("5a", 32) // ReadManifest wants a plan hash's shape
 	if err := m.Write(dir); err != nil {
@@ -71,19 +76,29 @@ func TestFormatGolden(t *testing.T) {
 	}
 }
 
-// A record as package experiment wrote it before the schema moved here and
-// before the kinds' results became one union (result.Set, embedded): read
-// and written again, every byte is the same, so no field was renamed,
-// reordered, dropped or reshaped.
+// A record as package experiment wrote it before the schema moved here,
+// before the kinds' results became one union (result.Set, embedded) and
+// before columns had ids: read and written again, every byte is the same
+// but the column it now names first (its profile, as the record keyed it),
+// so no field was renamed, reordered, dropped or reshaped.
 func TestRecordBytesKept(t *testing.T) {
-	want, err := os.ReadFile(filepath.Join("testdata", ResultsFile))
+	old, err := os.ReadFile(filepath.Join("testdata", ResultsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rec Record
-	if err := json.Unmarshal(want, &rec); err != nil {
+	in := t.TempDir()
+	if err := os.WriteFile(filepath.Join(in, ResultsFile), old, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	recs, err := ReadResults(in)
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("old record: %v, %v", recs, err)
+	}
+	rec := recs[0]
+	if rec.Column != "s153" || rec.Profile != "s153" {
+		t.Errorf("old record read as column %q profile %q, want both s153 (its profile)", rec.Column, rec.Profile)
+	}
+	want := strings.Replace(string(old), `"profile":"s153"`, `"column":"s153","profile":"s153"`, 1)
 	// Every union field the old record had (Fill leaves bench/result's
 	// types to their package, so they are set here).
 	rec.Run, rec.Crowd, rec.Kit = &result.Run{Name: "r"}, &result.Crowd{Visitors: 1}, &result.Kit{}
@@ -119,5 +134,62 @@ func TestRecordBytesKept(t *testing.T) {
 	}
 	if i, j, k := strings.Index(string(got), `"run":{"name":"r"`), strings.Index(string(got), `"crowd":{"visitors":1`), strings.Index(string(got), `"kit":{`); !(i < j && j < k) {
 		t.Errorf("run, crowd, kit out of order in %s", got)
+	}
+}
+
+// A manifest written before columns had ids (testdata/manifest_before_columns.json:
+// "profiles": [{"Name": ...}] and each scenario's "Profiles") reads with
+// its columns: one per profile, called by it, and each scenario's list as
+// its columns, so report and compare work on runs made then.
+func TestOldManifestReadsColumns(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "manifest_before_columns.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ManifestFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Column{{ID: "s17", Profile: "s17", Label: "s18", Vars: map[string]string{"s20": "s21"}, Enabled: true, Reason: "s23"}}
+	if !reflect.DeepEqual(m.Columns, want) {
+		t.Errorf("columns %+v, want %+v", m.Columns, want)
+	}
+	if len(m.Scenarios) != 1 || !reflect.DeepEqual(m.Scenarios[0].Columns, []string{"s48"}) || !m.Scenarios[0].Runs("s48") || m.Scenarios[0].Runs("s17") {
+		t.Errorf("scenarios %+v: want columns [s48]", m.Scenarios)
+	}
+	// A new manifest's columns are not overwritten by anything old-shaped.
+	m.Columns[0].ID = "new"
+	if err := m.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadManifest(dir)
+	if err != nil || back.Columns[0].ID != "new" || back.Columns[0].Profile != "s17" {
+		t.Errorf("written again: %+v, %v", back.Columns, err)
+	}
+}
+
+// Plan keys points by column id and records each column's profile: two
+// columns of one profile are two sets of points.
+func TestPlanKeysByColumn(t *testing.T) {
+	cols := []Column{{ID: "tuned-apache", Profile: "tuned-apache", Enabled: true}, {ID: "tuned-400", Profile: "tuned-apache", Enabled: true},
+		{ID: "corehttpd", Profile: "corehttpd", Enabled: false}}
+	scs := []Scenario{{Name: "page", Kind: "page", Visitors: []int{4}, Columns: []string{"tuned-apache"}}, {Name: "crowd", Kind: "crowd", Visitors: []int{300, 1000}}}
+	var got []string
+	for _, p := range Plan(1, cols, scs) {
+		got = append(got, p.Key+" "+p.Column+" "+p.Profile)
+	}
+	want := []string{
+		"r1/tuned-apache/page/c=4 tuned-apache tuned-apache",
+		"r1/tuned-apache/crowd/c=300 tuned-apache tuned-apache",
+		"r1/tuned-apache/crowd/c=1000 tuned-apache tuned-apache",
+		"r1/tuned-400/crowd/c=300 tuned-400 tuned-apache",
+		"r1/tuned-400/crowd/c=1000 tuned-400 tuned-apache",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("plan:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

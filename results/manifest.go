@@ -28,12 +28,16 @@ type Manifest struct {
 	Target         string            `json:"target"`
 	Tool           string            `json:"tool"`
 	GoVersion      string            `json:"go_version"`
-	Profiles       []ProfileSpec     `json:"profiles"`
+	Columns        []Column          `json:"columns"`
 	Scenarios      []Scenario        `json:"scenarios"`
-	Repetitions    int               `json:"repetitions"`
-	Points         int               `json:"points"`
-	Fixture        *FixtureRecord    `json:"fixture,omitempty"`
-	// Hosts holds the host manifest written after each profile's apply.
+	// Claims are the experiment file's claim blocks: what its source
+	// published, checked by every report of the run.
+	Claims      []Claim        `json:"claims,omitempty"`
+	Repetitions int            `json:"repetitions"`
+	Points      int            `json:"points"`
+	Fixture     *FixtureRecord `json:"fixture,omitempty"`
+	// Hosts holds the host manifest written after each column's apply, by
+	// column id.
 	Hosts    map[string]*hostmanifest.Manifest `json:"host_manifests"`
 	Machines []Machine                         `json:"machines"`
 	// Firewall is the inbound rules the cloud driver applied to the run's
@@ -174,6 +178,7 @@ func ReadManifest(dir string) (*Manifest, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestFile), err)
 	}
+	readOldColumns(b, &m)
 	if m.Format != ManifestFormat {
 		return nil, fmt.Errorf("%s: format %q, want %q", filepath.Join(dir, ManifestFile), m.Format, ManifestFormat)
 	}
@@ -182,6 +187,24 @@ func ReadManifest(dir string) (*Manifest, error) {
 		return nil, fmt.Errorf("%s: plan_sha256 %q: want 64 hex digits", filepath.Join(dir, ManifestFile), m.PlanHash)
 	}
 	return &m, nil
+}
+
+// readOldColumns reads the columns of a manifest written before columns
+// had ids: listed as "profiles", and each scenario's as its "Profiles".
+func readOldColumns(b []byte, m *Manifest) {
+	var old struct {
+		Profiles  []Column `json:"profiles"`
+		Scenarios []struct{ Profiles []string }
+	}
+	if len(m.Columns) > 0 || json.Unmarshal(b, &old) != nil {
+		return
+	}
+	m.Columns = old.Profiles
+	for i, s := range old.Scenarios {
+		if i < len(m.Scenarios) && len(m.Scenarios[i].Columns) == 0 {
+			m.Scenarios[i].Columns = s.Profiles
+		}
+	}
 }
 
 func isHex(s string, n int) bool {

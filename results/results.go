@@ -11,6 +11,7 @@
 package results
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -20,6 +21,9 @@ const (
 	ResultsFile  = "results.jsonl"
 	ManifestFile = "manifest.json"
 	SpecCopy     = "experiment.hcl"
+	// ClaimsFile is "Does it reproduce?" as JSON, written with the report
+	// (EvaluateClaims computes it from the manifest and the records).
+	ClaimsFile = "claims.json"
 )
 
 // SampleEvery is how often srvstat samples the server during a run: the
@@ -35,15 +39,41 @@ type FixtureSpec struct {
 	Root    string
 }
 
-// ProfileSpec is one column of the comparison.
-type ProfileSpec struct {
-	Name  string            // shipped profile name or alias
-	Label string            // the column's title
-	Vars  map[string]string // profile variables (-var of wptest up)
+// Column is one column of the comparison: a shipped profile with its own
+// label and variables. Several columns may use one profile (Apache tuned
+// with 150 workers and with 400). Records, the manifest and the report key
+// everything by ID; Profile is what is loaded and applied.
+type Column struct {
+	ID      string            // the column block's label (a profile block's: its name)
+	Profile string            // shipped profile name or alias
+	Label   string            // the column's title
+	Vars    map[string]string // profile variables (-var of wptest up)
 	// Enabled false keeps the column in the file but out of the run (e.g.
 	// corehttpd without its package); Reason says why, in the report.
 	Enabled bool
 	Reason  string
+}
+
+// UnmarshalJSON also reads a column as manifests recorded it before
+// columns had their own ids ({"Name": ...}: one column per profile, called
+// by it).
+func (c *Column) UnmarshalJSON(b []byte) error {
+	type plain Column
+	var v struct {
+		plain
+		Name string
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*c = Column(v.plain)
+	if c.ID == "" {
+		c.ID = v.Name
+	}
+	if c.Profile == "" {
+		c.Profile = v.Name
+	}
+	return nil
 }
 
 // Scenario is one scenario block. A kind has one data point per visitor
@@ -68,9 +98,9 @@ type Scenario struct {
 	GiveUp       time.Duration
 	Levels       []int
 	ErrorClients int
-	// Profiles, if set, limits the scenario to these columns.
-	Profiles []string
-	Browse   *BrowseSpec `json:",omitempty"` // kind browse
+	// Columns, if set, limits the scenario to these columns (their ids).
+	Columns []string
+	Browse  *BrowseSpec `json:",omitempty"` // kind browse
 }
 
 // Steps are the scenario's data points, as names ("c=50").
@@ -85,11 +115,14 @@ func (s Scenario) Steps() []string {
 	return out
 }
 
-// Point is one data point of the plan: a scenario step for a profile in a
+// Point is one data point of the plan: a scenario step for a column in a
 // repetition. Key is unique in a run.
 type Point struct {
-	Key      string `json:"key"`
-	Rep      int    `json:"rep"`
+	Key    string `json:"key"`
+	Rep    int    `json:"rep"`
+	Column string `json:"column"`
+	// Profile is the column's profile. Records written before columns had
+	// ids hold the column here alone (readRecords fills Column from it).
 	Profile  string `json:"profile"`
 	Scenario string `json:"scenario"`
 	Kind     string `json:"kind"`
@@ -97,24 +130,29 @@ type Point struct {
 	Visitors int    `json:"visitors"`
 }
 
+// Runs says whether the scenario runs on column id.
+func (s Scenario) Runs(id string) bool {
+	return len(s.Columns) == 0 || contains(s.Columns, id)
+}
+
 // Plan lists every data point of reps repetitions of scenarios over the
-// enabled profiles, in the order the runner measures them: repetitions
-// outermost, then profiles (interleaved A B C A B C, so slow drift of the
+// enabled columns, in the order the runner measures them: repetitions
+// outermost, then columns (interleaved A B C A B C, so slow drift of the
 // machine spreads over every column), scenarios, steps.
-func Plan(reps int, profiles []ProfileSpec, scenarios []Scenario) []Point {
+func Plan(reps int, columns []Column, scenarios []Scenario) []Point {
 	var ps []Point
 	for rep := 1; rep <= reps; rep++ {
-		for _, pr := range profiles {
-			if !pr.Enabled {
+		for _, c := range columns {
+			if !c.Enabled {
 				continue
 			}
 			for _, sc := range scenarios {
-				if len(sc.Profiles) > 0 && !contains(sc.Profiles, pr.Name) {
+				if !sc.Runs(c.ID) {
 					continue
 				}
 				for i, st := range sc.Steps() {
-					ps = append(ps, Point{Key: fmt.Sprintf("r%d/%s/%s/%s", rep, pr.Name, sc.Name, st),
-						Rep: rep, Profile: pr.Name, Scenario: sc.Name, Kind: sc.Kind, Step: st, Visitors: sc.Visitors[i]})
+					ps = append(ps, Point{Key: fmt.Sprintf("r%d/%s/%s/%s", rep, c.ID, sc.Name, st),
+						Rep: rep, Column: c.ID, Profile: c.Profile, Scenario: sc.Name, Kind: sc.Kind, Step: st, Visitors: sc.Visitors[i]})
 				}
 			}
 		}

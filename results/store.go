@@ -122,6 +122,9 @@ func readRecords(path string) ([]Record, int64, error) {
 			if err := json.Unmarshal(line, &r); err != nil {
 				return nil, 0, fmt.Errorf("%s: line %d: %w", path, n, err)
 			}
+			if r.Column == "" { // written before columns had ids: one per profile
+				r.Column = r.Profile
+			}
 			recs = append(recs, r)
 		}
 		good += int64(i) + 1

@@ -42,18 +42,18 @@ var (
 func (r Run) Write(t testing.TB, parent string) string {
 	t.Helper()
 	dir := filepath.Join(parent, r.ID)
-	var profiles []results.ProfileSpec
+	var cols []results.Column
 	for _, c := range Columns {
-		profiles = append(profiles, results.ProfileSpec{Name: c, Label: c, Vars: map[string]string{}, Enabled: true})
+		cols = append(cols, results.Column{ID: c, Profile: c, Label: c, Vars: map[string]string{}, Enabled: true})
 	}
 	vars := r.Vars
 	if vars == nil {
 		vars = map[string]string{}
 	}
-	plan := results.Plan(r.Reps, profiles, Scenarios)
+	plan := results.Plan(r.Reps, cols, Scenarios)
 	m := &results.Manifest{Format: results.ManifestFormat, ID: r.ID, Experiment: "quick", File: "experiments/quick.hcl",
 		ExperimentHash: strings.Repeat("ab", 32), PlanHash: strings.Repeat("cd", 32), Vars: vars, Target: "local",
-		Tool: "wptest test", Profiles: profiles, Scenarios: Scenarios, Repetitions: r.Reps, Points: len(plan),
+		Tool: "wptest test", Columns: cols, Scenarios: Scenarios, Repetitions: r.Reps, Points: len(plan),
 		Start: "2025-01-01T00:00:00Z", End: "2025-01-01T01:00:00Z", Complete: true}
 	if err := mkdir(dir); err != nil {
 		t.Fatal(err)
@@ -86,7 +86,7 @@ func (r Run) Write(t testing.TB, parent string) string {
 // the visitors, times j.
 func record(p results.Point, j float64) results.Record {
 	base := 1000.0
-	if p.Profile == "corehttpd" {
+	if p.Column == "corehttpd" {
 		base = 1500
 	}
 	rec := results.Record{Point: p, Start: "2025-01-01T00:00:00Z", End: "2025-01-01T00:00:10Z",

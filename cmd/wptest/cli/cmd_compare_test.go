@@ -18,7 +18,7 @@ func twoRuns(t *testing.T) (a, b string) {
 	a = runtest.Run{ID: "a", Reps: 5, Jitter: []float64{0, 1, -1, 2, -2}}.Write(t, dir)
 	b = runtest.Run{ID: "b", Reps: 5, Jitter: []float64{2, 0, -2, 1, -1}, Vars: map[string]string{"workers": "8"},
 		Edit: func(r *results.Record) {
-			if r.Profile == "cpanel-apache" && r.Scenario == "page" && r.Step == "c=8" {
+			if r.Column == "cpanel-apache" && r.Scenario == "page" && r.Step == "c=8" {
 				r.Run.RPS *= 2
 			}
 		}}.Write(t, dir)
@@ -105,7 +105,7 @@ func TestCompareJSON(t *testing.T) {
 // common and a bad -o are usage errors (exit 2) that say what is wrong.
 func TestCompareBadInput(t *testing.T) {
 	a, b := twoRuns(t)
-	other := runtest.Run{ID: "other", Reps: 1, Edit: func(r *results.Record) { r.Profile = "nginx" }}.Write(t, t.TempDir())
+	other := runtest.Run{ID: "other", Reps: 1, Edit: func(r *results.Record) { r.Column, r.Profile = "nginx", "nginx" }}.Write(t, t.TempDir())
 	missing := filepath.Join(t.TempDir(), "nope")
 	for _, c := range []struct {
 		args []string
@@ -130,7 +130,7 @@ func TestCompareBadInput(t *testing.T) {
 func TestReportBaseline(t *testing.T) {
 	a, b := twoRuns(t)
 	code, out, stderr := runCLI(t, nil, "report", b, "--baseline", a)
-	if code != 0 || out != filepath.Join(b, "report.md")+"\n"+filepath.Join(b, "report.html")+"\n" {
+	if code != 0 || out != filepath.Join(b, "report.md")+"\n"+filepath.Join(b, "report.html")+"\n"+filepath.Join(b, "claims.json")+"\n" {
 		t.Fatalf("code %d, stdout %q, stderr %s", code, out, stderr)
 	}
 	md, err := os.ReadFile(filepath.Join(b, "report.md"))

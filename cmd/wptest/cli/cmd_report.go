@@ -15,10 +15,11 @@ func flagErrHelp() error { return flag.ErrHelp }
 func runReport(ctx context.Context, a *App, args []string) error {
 	fs := newFlags(a, "report")
 	fs.Usage = func() {
-		fmt.Fprintln(a.Stderr, "usage: wptest report runs/<id> [--baseline runs/<other id>]")
+		fmt.Fprintln(a.Stderr, "usage: wptest report runs/<id> [--baseline runs/<other id>] [-o text|json]")
 		fs.PrintDefaults()
 	}
 	baseline := fs.String("baseline", "", "another run `dir`ectory: add a section comparing this run with it (as wptest compare does)")
+	output := outputFlag(fs)
 	dir := ""
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
 		dir, args = args[0], args[1:]
@@ -34,7 +35,16 @@ func runReport(ctx context.Context, a *App, args []string) error {
 	if err != nil {
 		return exitcode.With(exitcode.Config, err)
 	}
+	if *output == "json" { // "Does it reproduce?", as claims.json holds it
+		b, err := out.Table.JSON()
+		if err != nil {
+			return err
+		}
+		_, err = a.Stdout.Write(b)
+		return err
+	}
 	fmt.Fprintln(a.Stdout, out.Markdown)
 	fmt.Fprintln(a.Stdout, out.HTML)
+	fmt.Fprintln(a.Stdout, out.Claims)
 	return nil
 }

@@ -1,0 +1,93 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/wptest/wptest/results"
+)
+
+// claimsSection is "Does it reproduce?": one row per claim the experiment
+// file carries, with the source's figures, this run's, the ratios in each
+// and the verdict (results.EvaluateClaims). It opens the report.
+func (r *Report) claimsSection() (section, bool) {
+	if len(r.Claims) == 0 {
+		return section{}, false
+	}
+	n := map[string]int{}
+	for _, c := range r.Claims {
+		n[c.Verdict]++
+	}
+	s := section{ID: "claims", Title: "Does it reproduce?",
+		Text: []string{fmt.Sprintf("%d claim(s) of the experiment's sources, each checked against this run: %d hold, %d differ, %d not measured. Absolute figures depend on the machine; a claim holds on the order between columns, the ratio between them within the stated factor, or an absolute bound, as it says. This run's figures are medians over the repetitions.",
+			len(r.Claims), n[results.Holds], n[results.Differs], n[results.NotMeasured])}}
+	t := table{Head: []string{"claim", "point", "published", "this run", "ratio", "holds if", "verdict"}}
+	for _, c := range r.Claims {
+		t.Rows = append(t.Rows, []string{
+			fmt.Sprintf("%s: “%s” (%s)", c.ID, c.Quote, c.Source),
+			c.Point + ", " + c.Metric,
+			publishedCell(c),
+			measuredCell(c),
+			ratioCell(c),
+			c.Holds,
+			verdictCell(c),
+		})
+	}
+	s.Tables = append(s.Tables, t)
+	return s, true
+}
+
+func publishedCell(c results.ClaimResult) string {
+	var out []string
+	for _, f := range c.Published {
+		out = append(out, f.Label+": "+f.Text)
+	}
+	if len(out) == 0 {
+		return "–"
+	}
+	return strings.Join(out, "; ")
+}
+
+func measuredCell(c results.ClaimResult) string {
+	var out []string
+	for _, m := range c.Measured {
+		who := m.Label
+		if strings.Contains(c.Point, " vs ") {
+			who = m.Scenario + " on " + m.Label
+		}
+		v := num(m.Value) + " " + c.Unit
+		if c.Unit == "yes/no" {
+			v = map[bool]string{true: "yes", false: "no"}[m.Value != 0]
+		}
+		out = append(out, who+": "+v)
+	}
+	if len(out) == 0 {
+		return "–"
+	}
+	return strings.Join(out, "; ")
+}
+
+func ratioCell(c results.ClaimResult) string {
+	var out []string
+	if c.PublishedRatio > 0 {
+		out = append(out, "published "+num(c.PublishedRatio)+"x")
+	}
+	for _, rv := range c.Ratios {
+		out = append(out, fmt.Sprintf("this run %sx (%s)", num(rv.Value), rv.Of))
+	}
+	if len(out) == 0 {
+		return "–"
+	}
+	return strings.Join(out, "; ")
+}
+
+func verdictCell(c results.ClaimResult) string {
+	v := c.Verdict
+	if c.How != "" {
+		v += ": " + c.How
+	}
+	if c.Substitution != "" {
+		v += " (" + c.Substitution + ")"
+	}
+	return v
+}

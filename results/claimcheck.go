@@ -1,0 +1,191 @@
+package results
+
+import (
+	"fmt"
+	"strings"
+)
+
+// variant is one way of measuring a claim's terms: each term bound to a
+// column and a scenario (several where a stand-in has several columns, or
+// a comparison of scenarios is made on each of several columns).
+type variant []binding
+
+// of is the binding of term t.
+func (v variant) of(t string) (binding, bool) {
+	for _, b := range v {
+		if b.term == t {
+			return b, true
+		}
+	}
+	return binding{}, false
+}
+
+// variants are the claim's ways of being measured in this run, the
+// substitution they make (said, never silent) and, if some term has no
+// column at all, why.
+func (ev *evaluator) variants(c Claim) (vs []variant, subst, missing string) {
+	var notes []string
+	resolveAll := func(cols []string) ([][]string, bool) {
+		var out [][]string
+		for _, t := range cols {
+			got, note, why := ev.resolve(c, t)
+			if len(got) == 0 {
+				missing = why
+				return nil, false
+			}
+			if note != "" {
+				notes = appendOnce(notes, note)
+			}
+			out = append(out, got)
+		}
+		return out, true
+	}
+	if len(c.Scenarios) > 0 {
+		cands, ok := resolveAll(ev.columnsOr(c, c.Columns))
+		if !ok {
+			return nil, "", missing
+		}
+		for _, cs := range cands {
+			for _, col := range cs {
+				var v variant
+				for _, s := range c.Scenarios {
+					v = append(v, binding{term: s, col: col, sc: s})
+				}
+				vs = append(vs, v)
+			}
+		}
+		return vs, strings.Join(notes, "; "), ""
+	}
+	terms := c.terms()
+	if len(terms) == 0 {
+		terms = ev.columnsOr(c, nil)
+	}
+	cands, ok := resolveAll(terms)
+	if !ok {
+		return nil, "", missing
+	}
+	vs = []variant{{}}
+	for i, t := range terms {
+		var next []variant
+		for _, v := range vs {
+			for _, col := range cands[i] {
+				w := append(append(variant{}, v...), binding{term: t, col: col, sc: c.Scenario})
+				next = append(next, w)
+			}
+		}
+		vs = next
+	}
+	return vs, strings.Join(notes, "; "), ""
+}
+
+// columnsOr is cols, or every enabled column the claim's scenario runs on.
+func (ev *evaluator) columnsOr(c Claim, cols []string) []string {
+	if len(cols) > 0 {
+		return cols
+	}
+	var limit []string
+	for _, s := range ev.m.Scenarios {
+		if s.Name == c.scenarioNames()[0] {
+			limit = s.Columns
+		}
+	}
+	var out []string
+	for _, p := range ev.m.Columns {
+		if p.Enabled && (len(limit) == 0 || contains(limit, p.ID)) {
+			out = append(out, p.ID)
+		}
+	}
+	return out
+}
+
+// resolve is the columns term is measured on: itself if this run measured
+// it, else its stand-ins (with the note that says so), else none and why.
+func (ev *evaluator) resolve(c Claim, term string) (cols []string, note, why string) {
+	p, known := ev.cols[term]
+	if known && p.Enabled {
+		return []string{term}, "", ""
+	}
+	for _, si := range c.StandIns {
+		if si.For != term {
+			continue
+		}
+		var labels []string
+		for _, s := range si.Columns {
+			if q, ok := ev.cols[s]; ok && q.Enabled {
+				cols = append(cols, s)
+				labels = append(labels, ev.label(s))
+			}
+		}
+		if len(cols) > 0 {
+			note = fmt.Sprintf("%s not given; compared with %s", ev.label(term), andList(labels))
+			if si.As != "" {
+				note += ", " + si.As
+			}
+			return cols, note, ""
+		}
+	}
+	if known {
+		why = ev.label(term) + " is left out of this run"
+		if p.Reason != "" {
+			why += ": " + p.Reason
+		}
+		return nil, "", why
+	}
+	return nil, "", "no column " + term + " in this run"
+}
+
+func andList(l []string) string {
+	if len(l) < 2 {
+		return strings.Join(l, "")
+	}
+	return strings.Join(l[:len(l)-1], ", ") + " and " + l[len(l)-1]
+}
+
+// values are v's terms' medians over the repetitions (in the metric's
+// unit), each added to res.Measured once; gap says why one is missing.
+func (ev *evaluator) values(c Claim, v variant, res *ClaimResult) (map[string]float64, string) {
+	vals := map[string]float64{}
+	step := fmt.Sprintf("c=%d", c.Visitors)
+	for _, b := range v {
+		t := b.term
+		recs := ev.recs[b.col+"/"+b.sc+"/"+step]
+		var xs []float64
+		why := ""
+		for _, r := range recs {
+			if mt, ok := ev.metric(b.sc, c.Metric); ok {
+				if x, ok := mt.Of(ev.m.Machine)(r); ok {
+					xs = append(xs, x)
+				} else if r.NotApplicable != "" {
+					why = r.NotApplicable
+				}
+			}
+		}
+		if len(xs) == 0 {
+			if why == "" {
+				why = "no " + c.Metric + " in this run's records"
+			}
+			return nil, fmt.Sprintf("%s at %s %s: %s", ev.label(b.col), b.sc, step, why)
+		}
+		vals[t] = median(xs)
+		res.addMeasured(Measured{Term: t, Column: b.col, Label: ev.label(b.col), Scenario: b.sc, Value: ev.show(c, vals[t]), N: len(xs)})
+	}
+	return vals, ""
+}
+
+func (res *ClaimResult) addMeasured(m Measured) {
+	for _, x := range res.Measured {
+		if x.Column == m.Column && x.Scenario == m.Scenario {
+			return
+		}
+	}
+	res.Measured = append(res.Measured, m)
+}
+
+func (ev *evaluator) metric(scenario, name string) (Metric, bool) {
+	for _, s := range ev.m.Scenarios {
+		if s.Name == scenario {
+			return MetricOf(s.Kind, name)
+		}
+	}
+	return Metric{}, false
+}

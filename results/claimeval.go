@@ -1,0 +1,243 @@
+package results
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Verdicts of a claim.
+const (
+	Holds       = "holds"
+	Differs     = "differs"
+	NotMeasured = "not measured"
+)
+
+// ClaimResult is one row of "Does it reproduce?": the claim's published
+// figures, this run's, the ratios in each, and the verdict with how it
+// differs or why it was not measured. Values are in the claim's unit.
+type ClaimResult struct {
+	ID        string   `json:"id"`
+	Source    string   `json:"source"`
+	Quote     string   `json:"quote"`
+	Point     string   `json:"point"` // "page c=4"
+	Metric    string   `json:"metric"`
+	Unit      string   `json:"unit"`
+	Holds     string   `json:"holds"` // what holds means, in words
+	Published []Figure `json:"published,omitempty"`
+	// PublishedRatio is the source's Num/Den (0: none).
+	PublishedRatio float64      `json:"published_ratio,omitempty"`
+	Measured       []Measured   `json:"measured,omitempty"`
+	Ratios         []RatioValue `json:"ratios,omitempty"`
+	Verdict        string       `json:"verdict"`
+	How            string       `json:"how,omitempty"` // how it differs, or why not measured
+	Substitution   string       `json:"substitution,omitempty"`
+}
+
+// Measured is this run's median of a term, on the column it was measured on.
+type Measured struct {
+	Term     string  `json:"term"`
+	Column   string  `json:"column"`
+	Label    string  `json:"label"`
+	Scenario string  `json:"scenario"`
+	Value    float64 `json:"value"`
+	N        int     `json:"repetitions"`
+}
+
+// RatioValue is this run's Num/Den on the columns named.
+type RatioValue struct {
+	Of    string  `json:"of"` // "Apache, as cPanel ships it / Caddy"
+	Value float64 `json:"value"`
+}
+
+// EvaluateClaims checks every claim the run's manifest records against its
+// records.
+func EvaluateClaims(m *Manifest, recs []Record) []ClaimResult {
+	ev := &evaluator{m: m, cols: map[string]Column{}, recs: map[string][]Record{}}
+	for _, p := range m.Columns {
+		ev.cols[p.ID] = p
+	}
+	for _, r := range recs {
+		k := r.Column + "/" + r.Scenario + "/" + r.Step
+		ev.recs[k] = append(ev.recs[k], r)
+	}
+	var out []ClaimResult
+	for _, c := range m.Claims {
+		out = append(out, ev.claim(c))
+	}
+	return out
+}
+
+type evaluator struct {
+	m    *Manifest
+	cols map[string]Column
+	recs map[string][]Record
+}
+
+// binding is a term measured on a column in a scenario.
+type binding struct{ term, col, sc string }
+
+func (ev *evaluator) claim(c Claim) ClaimResult {
+	res := ClaimResult{ID: c.ID, Source: c.Source, Quote: c.Quote, Metric: c.Metric, Unit: c.Unit,
+		Point: fmt.Sprintf("%s c=%d", strings.Join(c.scenarioNames(), " vs "), c.Visitors), Holds: ev.holdsText(c)}
+	for _, f := range c.Published {
+		f.Label = ev.label(f.Term)
+		f.Value = ev.show(c, f.Value)
+		res.Published = append(res.Published, f)
+	}
+	if p := c.publishedRatio(); p > 0 {
+		res.PublishedRatio = p
+	}
+	variants, subst, missing := ev.variants(c)
+	res.Substitution = subst
+	if missing != "" {
+		res.Verdict, res.How = NotMeasured, missing
+		return res
+	}
+	var fails, gaps []string
+	for _, v := range variants {
+		vals, gap := ev.values(c, v, &res)
+		if gap != "" {
+			gaps = appendOnce(gaps, gap)
+			continue
+		}
+		for _, f := range ev.check(c, v, vals, &res) {
+			fails = appendOnce(fails, f)
+		}
+	}
+	switch {
+	case len(gaps) > 0:
+		res.Verdict, res.How = NotMeasured, strings.Join(gaps, "; ")
+	case len(fails) > 0:
+		res.Verdict, res.How = Differs, strings.Join(fails, "; ")
+	default:
+		res.Verdict = Holds
+	}
+	return res
+}
+
+func (c Claim) scenarioNames() []string {
+	if len(c.Scenarios) > 0 {
+		return c.Scenarios
+	}
+	return []string{c.Scenario}
+}
+
+// terms are what the claim compares: its scenarios, or the columns it
+// names (published, ordered, in its ratio, bounded), in that order.
+func (c Claim) terms() []string {
+	if len(c.Scenarios) > 0 {
+		return c.Scenarios
+	}
+	var out []string
+	for _, f := range c.Published {
+		out = appendOnce(out, f.Term)
+	}
+	for _, t := range c.Order {
+		out = appendOnce(out, t)
+	}
+	if c.Ratio != nil {
+		out = appendOnce(appendOnce(out, c.Ratio.Num), c.Ratio.Den)
+	}
+	for _, t := range c.Columns {
+		out = appendOnce(out, t)
+	}
+	return out
+}
+
+func (c Claim) publishedRatio() float64 {
+	if c.Ratio == nil {
+		return 0
+	}
+	if c.Ratio.Published > 0 {
+		return c.Ratio.Published
+	}
+	var n, d float64
+	for _, f := range c.Published {
+		switch f.Term {
+		case c.Ratio.Num:
+			n = f.Value
+		case c.Ratio.Den:
+			d = f.Value
+		}
+	}
+	if n == 0 || d == 0 {
+		return 0
+	}
+	return n / d
+}
+
+func appendOnce(l []string, s string) []string {
+	for _, x := range l {
+		if x == s {
+			return l
+		}
+	}
+	return append(l, s)
+}
+
+// label is a column's title (a scenario's name stays).
+func (ev *evaluator) label(term string) string {
+	if p, ok := ev.cols[term]; ok && p.Label != "" {
+		return p.Label
+	}
+	return term
+}
+
+// show is v (in the metric's unit) in the claim's unit.
+func (ev *evaluator) show(c Claim, v float64) float64 {
+	if mu := ev.metricUnit(c); mu != "" {
+		if x, ok := Convert(v, mu, c.Unit); ok {
+			return x
+		}
+	}
+	return v
+}
+
+func (ev *evaluator) metricUnit(c Claim) string {
+	for _, s := range ev.m.Scenarios {
+		if s.Name == c.scenarioNames()[0] {
+			if mt, ok := MetricOf(s.Kind, c.Metric); ok {
+				return mt.Unit
+			}
+		}
+	}
+	return ""
+}
+
+// Num formats a figure with about three significant digits.
+func Num(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 100 || a == math.Trunc(a):
+		return commas(strconv.FormatFloat(math.Round(v), 'f', 0, 64))
+	case a >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case a >= 1:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+func commas(s string) string {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		return "-" + s
+	}
+	return s
+}
+
+func median(vs []float64) float64 {
+	s := append([]float64(nil), vs...)
+	sort.Float64s(s)
+	if len(s)%2 == 0 {
+		return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return s[len(s)/2]
+}
