@@ -20,7 +20,7 @@ DEB_PKGS = apache2 apache2-utils libapache2-mpm-itk php8.2 php8.2-cgi php8.2-cli
 RPM_PKGS = python3 httpd mod_ssl mod_http2 php-cli php-fpm php-mysqlnd php-gd php-opcache \
 	mariadb-server mariadb openssh-server openssh-clients curl iproute procps-ng
 
-.PHONY: all build test test-short lint deps bench fuzz clean
+.PHONY: all build test test-short lint deps bench fuzz post-bare clean
 all: build
 
 build:
@@ -59,6 +59,11 @@ deps:
 	elif command -v dnf >/dev/null 2>&1; then \
 		dnf install -y epel-release && dnf install -y $(RPM_PKGS); \
 	else echo "make deps: need apt-get or dnf" >&2; exit 1; fi
+
+# The whole cPanel vs corehttpd post on bare hosts on this machine (root,
+# about 45 minutes; not in CI): scripts/post-on-bare-hosts.sh.
+post-bare:
+	scripts/post-on-bare-hosts.sh
 
 clean:
 	rm -rf bin

@@ -80,10 +80,7 @@ func (l *loader) checkKind(s results.Scenario, r func(string) hcl.Range) {
 const estimateOverhead = 800 * time.Millisecond
 
 // sweepEstimate is the planned time of a step of a kind measured over a
-// window (or, without one, a request count: about ten seconds).
+// window (a request count's time is pointTime's: requests at a rate).
 func sweepEstimate(sc results.Scenario) time.Duration {
-	if sc.Duration == 0 {
-		return 10*time.Second + estimateOverhead
-	}
 	return sc.Warmup + sc.Duration + estimateOverhead
 }

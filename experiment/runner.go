@@ -44,6 +44,7 @@ type runner struct {
 	started    time.Time
 	measured   int
 	estDone    time.Duration // estimated time of the points measured so far
+	rates      Rates         // request rates measured so far (pointTime)
 }
 
 func (r *runner) logf(format string, v ...any) { fmt.Fprintf(r.opt.Log, format+"\n", v...) }
@@ -177,6 +178,7 @@ func (r *runner) preflight(ctx context.Context, ps results.Column) error {
 	if err != nil {
 		return err
 	}
+	stage.WriteLocalFiles(r.opt.Log, r.sp.Uploads)
 	return stage.Run(ctx, r.state(), stage.Render{Profile: p, Refuse: true}, stage.Preflight{Out: r.opt.Log})
 }
 
@@ -290,7 +292,8 @@ func (r *runner) measureGroup(ctx context.Context, ps results.Column, todo []res
 			return fmt.Errorf("write %s: %w", results.ResultsFile, err)
 		}
 		r.measured++
-		r.estDone += kindOf(sc).estimate(sc)
+		r.noteRate(sc, p, rec)
+		r.estDone += pointTime(sc, p, r.rates)
 		r.man.Sessions[r.si].Measured = append(r.man.Sessions[r.si].Measured, p.Key)
 		if err := r.man.Write(r.dir); err != nil {
 			return err
@@ -333,12 +336,24 @@ func (r *runner) progress(p results.Point, sc results.Scenario) {
 			done++
 			continue
 		}
-		left += kindOf(r.scenario(q.Scenario)).estimate(r.scenario(q.Scenario))
+		left += pointTime(r.scenario(q.Scenario), q, r.rates)
 	}
 	if r.measured > 0 && r.estDone > 0 {
 		left = time.Duration(float64(left) * float64(r.since(r.started)) / float64(r.estDone))
 	}
 	r.logf("[%d/%d] rep %d/%d · %s · %s %s (%d done) · ETA %s", idx, len(plan), p.Rep, r.sp.Repetitions, p.Column, p.Scenario, p.Step, done, left.Round(time.Second))
+}
+
+// noteRate keeps a request-count point's measured rate per visitor, for
+// the ETA of the points of its column and scenario still to come.
+func (r *runner) noteRate(sc results.Scenario, p results.Point, rec results.Record) {
+	if sc.Duration != 0 || rec.Run == nil || rec.Run.AttemptRate <= 0 {
+		return
+	}
+	if r.rates == nil {
+		r.rates = Rates{}
+	}
+	r.rates[p.Column+"/"+sc.Name] = rec.Run.AttemptRate / float64(max(p.Visitors, 1))
 }
 
 func (r *runner) baseConfig(sc results.Scenario, visitors int) benchgen.Config {

@@ -62,7 +62,7 @@ func (r *runner) apply(ctx context.Context, ps results.Column) error {
 	t0 := r.opt.now()
 	st := r.state()
 	err = stage.Run(ctx, st, append([]stage.Step{stage.Live(), announce}, stage.Server(stage.ServerOptions{
-		Profile: p, Agent: agent, Tool: r.opt.Tool,
+		Profile: p, Agent: agent, Tool: r.opt.Tool, Uploads: r.sp.Uploads,
 		Progress: func(e provision.Event) { fmt.Fprintf(r.opt.Log, "[%s] %s: %s\n", e.Host, e.Op, e.Msg) },
 	})...)...)
 	r.liveColumn = ""

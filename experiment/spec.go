@@ -32,6 +32,7 @@ import (
 	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/wptest/wptest/bench/benchgen"
+	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/internal/hcldiag"
 	"github.com/wptest/wptest/provision/cloud"
@@ -56,6 +57,9 @@ type Spec struct {
 	Columns   []results.Column
 	Scenarios []results.Scenario
 	Claims    []results.Claim `json:",omitempty"` // claims.go; PlanHash leaves them out
+	// Uploads are the local files the profiles' vars name (localFiles);
+	// out of the plan's hash, which has their hashes in those vars.
+	Uploads []stage.LocalFile `json:"-"`
 }
 
 // HCL shapes. gohcl reports any attribute not listed here as an error at its
@@ -168,6 +172,9 @@ func Load(filename string, src []byte, opt LoadOptions) (*Spec, error) {
 	l.columns(raw.Profiles, raw.Columns)
 	l.scenarios(raw.Scenarios)
 	l.claims(raw.Claims, raw.StandIns)
+	if !l.ds.HasErrors() {
+		l.localFiles()
+	}
 	if !l.ds.HasErrors() {
 		l.columnVars()
 	}

@@ -32,6 +32,11 @@ variable "corehttpd_sha256" {
   default = ""
 }
 
+variable "ruid2_source_url" {
+  default     = "https://raw.githubusercontent.com/mind04/mod-ruid2/90af81cca03c149e5cf54488a43cc1b021d2cb98/mod_ruid2.c"
+  description = "where cPanel's Apache gets mod_ruid2 0.9.8's mod_ruid2.c (the profile checks its SHA-256); local+file:///PATH uploads a copy from this machine"
+}
+
 machines "hetzner" {
   server_type     = "ccx23"
   image           = "alma-9"
@@ -47,6 +52,7 @@ fixture "agency" {
 
 profile "cpanel-apache" {
   label = "Apache, as cPanel ships it"
+  vars  = { ruid2_source_url = var.ruid2_source_url }
 }
 
 profile "tuned-apache" {

@@ -20,6 +20,7 @@ func TestCorehttpdNeedsPackageSource(t *testing.T) {
 		{nil, true},
 		{[]string{"package_source=https://packages.example.invalid/corehttpd_1.3.1_amd64.deb"}, true}, // no checksum
 		{[]string{"package_source=/root/corehttpd_1.3.1_amd64.deb", "package_sha256=" + strings.Repeat("ab", 32)}, false},
+		{[]string{"package_source=file:///var/lib/wptest/uploads/" + strings.Repeat("ab", 32) + "-corehttpd_1.3.1_amd64.deb", "package_sha256=" + strings.Repeat("ab", 32)}, false},
 	} {
 		p, diags := provision.Load(profiles.FS, "corehttpd", provision.Vars{Args: tc.args})
 		if diags.HasErrors() {

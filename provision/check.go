@@ -123,6 +123,36 @@ func (c *HTTPCheck) once(ctx context.Context, h host.Host, timeout time.Duration
 	if err != nil {
 		return err
 	}
+	tr := c.transport(h, u)
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, Timeout: min(timeout, 10*time.Second) + time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	req, err := c.request(ctx)
+	if err != nil {
+		return err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", c.Method, c.URL, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	if err != nil {
+		return fmt.Errorf("%s %s: read body: %w", c.Method, c.URL, err)
+	}
+	fails, err := c.mismatches(resp, body)
+	if err != nil {
+		return err
+	}
+	if len(fails) > 0 {
+		return fmt.Errorf("%s %s: %s", c.Method, c.URL, strings.Join(fails, "; "))
+	}
+	return nil
+}
+
+// transport dials through h, one connection per check, in the check's
+// protocol only.
+func (c *HTTPCheck) transport(h host.Host, u *url.URL) *http.Transport {
 	tr := &http.Transport{
 		DialContext:        h.DialContext,
 		DisableKeepAlives:  true,
@@ -143,12 +173,15 @@ func (c *HTTPCheck) once(ctx context.Context, h host.Host, timeout time.Duration
 	default:
 		tr.Protocols.SetHTTP1(true)
 	}
-	defer tr.CloseIdleConnections()
-	client := &http.Client{Transport: tr, Timeout: min(timeout, 10*time.Second) + time.Second,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return tr
+}
+
+// request is the check's request with its headers (a Host header sets the
+// request's host).
+func (c *HTTPCheck) request(ctx context.Context) (*http.Request, error) {
 	req, err := http.NewRequestWithContext(ctx, c.Method, c.URL, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, k := range sortedKeys(c.Headers) {
 		if strings.EqualFold(k, "Host") {
@@ -157,15 +190,12 @@ func (c *HTTPCheck) once(ctx context.Context, h host.Host, timeout time.Duration
 		}
 		req.Header.Set(k, c.Headers[k])
 	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return fmt.Errorf("%s %s: %w", c.Method, c.URL, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-	if err != nil {
-		return fmt.Errorf("%s %s: read body: %w", c.Method, c.URL, err)
-	}
+	return req, nil
+}
+
+// mismatches names every way the answer differs from what the check
+// expects (status, protocol, headers, body), in that order.
+func (c *HTTPCheck) mismatches(resp *http.Response, body []byte) ([]string, error) {
 	var fails []string
 	if resp.StatusCode != c.ExpectStatus {
 		fails = append(fails, fmt.Sprintf("status %d, want %d", resp.StatusCode, c.ExpectStatus))
@@ -176,7 +206,7 @@ func (c *HTTPCheck) once(ctx context.Context, h host.Host, timeout time.Duration
 	for _, k := range sortedKeys(c.ExpectHeader) {
 		re, err := regexp.Compile(c.ExpectHeader[k])
 		if err != nil {
-			return err
+			return nil, err
 		}
 		vals, ok := resp.Header[http.CanonicalHeaderKey(k)]
 		if !ok {
@@ -193,16 +223,13 @@ func (c *HTTPCheck) once(ctx context.Context, h host.Host, timeout time.Duration
 	if c.ExpectBodyRegex != "" {
 		re, err := regexp.Compile(c.ExpectBodyRegex)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if !re.Match(body) {
 			fails = append(fails, fmt.Sprintf("body does not match /%s/: %q", c.ExpectBodyRegex, abbrev(string(body), 200)))
 		}
 	}
-	if len(fails) > 0 {
-		return fmt.Errorf("%s %s: %s", c.Method, c.URL, strings.Join(fails, "; "))
-	}
-	return nil
+	return fails, nil
 }
 
 func abbrev(s string, n int) string {

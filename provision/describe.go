@@ -116,42 +116,24 @@ func decodeDescriptions(r *Rendered, blocks hcl.Blocks, ctx *hcl.EvalContext) hc
 				continue
 			}
 			siteAt = b.DefRange.Ptr()
-			var sb siteBlock
-			d := decodeBody(b.Body, ctx, &sb)
+			site, d := decodeSite(b, ctx)
 			diags = append(diags, d...)
-			if d.HasErrors() {
-				continue
+			if site != nil {
+				r.Site = site
 			}
-			diags = append(diags, absPath(sb.Docroot, sb.DocrootRange)...)
-			if sb.Rewrite != "htaccess" && sb.Rewrite != "server" {
-				diags = append(diags, errDiag("Invalid rewrite", fmt.Sprintf("%q: want \"htaccess\" or \"server\".", sb.Rewrite), sb.RewriteRange.Ptr()))
-			}
-			r.Site = &Site{Docroot: path.Clean(sb.Docroot), Owner: sb.Owner, Group: sb.Group, PHP: sb.PHP, Core: sb.Core, Database: sb.Database, Rewrite: sb.Rewrite}
 		case "site_refresh":
-			when, rest, d := decodeWhen(b, ctx)
+			run, ok, d := decodeRun(b, ctx)
 			diags = append(diags, d...)
-			if d.HasErrors() || !when {
-				continue
+			if ok {
+				refresh = append(refresh, run)
+				refreshAt = b.DefRange.Ptr()
 			}
-			var rb refreshBlock
-			if d := decodeBody(rest, ctx, &rb); d.HasErrors() {
-				diags = append(diags, d...)
-				continue
-			}
-			refresh = append(refresh, rb.Run)
-			refreshAt = b.DefRange.Ptr()
 		case "teardown":
-			when, rest, d := decodeWhen(b, ctx)
+			run, ok, d := decodeRun(b, ctx)
 			diags = append(diags, d...)
-			if d.HasErrors() || !when {
-				continue
+			if ok {
+				r.Teardown = append(r.Teardown, run)
 			}
-			var tb refreshBlock
-			if d := decodeBody(rest, ctx, &tb); d.HasErrors() {
-				diags = append(diags, d...)
-				continue
-			}
-			r.Teardown = append(r.Teardown, tb.Run)
 		case "site_files":
 			sf, ok, d := decodeSiteFiles(b, ctx, seenMade)
 			diags = append(diags, d...)
@@ -163,32 +145,11 @@ func decodeDescriptions(r *Rendered, blocks hcl.Blocks, ctx *hcl.EvalContext) hc
 				madeAt = b.DefRange.Ptr()
 			}
 		case "process_group":
-			name := b.Labels[0]
-			if !hclsyntax.ValidIdentifier(name) || name == "other" {
-				diags = append(diags, errDiag("Invalid process group name", fmt.Sprintf("%q: an identifier other than \"other\" (everything outside the groups).", name), b.LabelRanges[0].Ptr()))
-				continue
-			}
-			if prev, dup := seen[name]; dup {
-				diags = append(diags, errDiag("Duplicate process group", fmt.Sprintf("process_group %q was already declared at %s.", name, prev), b.DefRange.Ptr()))
-				continue
-			}
-			seen[name] = b.DefRange
-			when, rest, d := decodeWhen(b, ctx)
+			g, ok, d := decodeProcessGroup(b, ctx, seen)
 			diags = append(diags, d...)
-			if d.HasErrors() || !when {
-				continue
+			if ok {
+				r.Groups = append(r.Groups, g)
 			}
-			var gb groupBlock
-			d = decodeBody(rest, ctx, &gb)
-			diags = append(diags, d...)
-			if d.HasErrors() {
-				continue
-			}
-			if len(gb.Exe) == 0 {
-				diags = append(diags, errDiag("Empty process group", "exe must name at least one executable.", gb.ExeRange.Ptr()))
-				continue
-			}
-			r.Groups = append(r.Groups, ProcessGroup{Name: name, Exe: gb.Exe, Users: gb.Users})
 		}
 	}
 	if len(refresh) > 0 {
@@ -204,6 +165,62 @@ func decodeDescriptions(r *Rendered, blocks hcl.Blocks, ctx *hcl.EvalContext) hc
 		r.Site.Made = made
 	}
 	return diags
+}
+
+// decodeSite reads the site block; the site is nil when its body does not
+// decode (a bad docroot or rewrite is named, and the site still read).
+func decodeSite(b *hcl.Block, ctx *hcl.EvalContext) (*Site, hcl.Diagnostics) {
+	var sb siteBlock
+	diags := decodeBody(b.Body, ctx, &sb)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	diags = append(diags, absPath(sb.Docroot, sb.DocrootRange)...)
+	if sb.Rewrite != "htaccess" && sb.Rewrite != "server" {
+		diags = append(diags, errDiag("Invalid rewrite", fmt.Sprintf("%q: want \"htaccess\" or \"server\".", sb.Rewrite), sb.RewriteRange.Ptr()))
+	}
+	return &Site{Docroot: path.Clean(sb.Docroot), Owner: sb.Owner, Group: sb.Group, PHP: sb.PHP, Core: sb.Core, Database: sb.Database, Rewrite: sb.Rewrite}, diags
+}
+
+// decodeRun reads a site_refresh or teardown block's run; ok is false when
+// it has errors or its when is false.
+func decodeRun(b *hcl.Block, ctx *hcl.EvalContext) (run string, ok bool, diags hcl.Diagnostics) {
+	when, rest, diags := decodeWhen(b, ctx)
+	if diags.HasErrors() || !when {
+		return "", false, diags
+	}
+	var rb refreshBlock
+	if d := decodeBody(rest, ctx, &rb); d.HasErrors() {
+		return "", false, append(diags, d...)
+	}
+	return rb.Run, true, diags
+}
+
+// decodeProcessGroup reads one process_group block; ok is false when it
+// has errors or its when is false. seen holds the names declared so far.
+func decodeProcessGroup(b *hcl.Block, ctx *hcl.EvalContext, seen map[string]hcl.Range) (ProcessGroup, bool, hcl.Diagnostics) {
+	name := b.Labels[0]
+	if !hclsyntax.ValidIdentifier(name) || name == "other" {
+		return ProcessGroup{}, false, hcl.Diagnostics{errDiag("Invalid process group name", fmt.Sprintf("%q: an identifier other than \"other\" (everything outside the groups).", name), b.LabelRanges[0].Ptr())}
+	}
+	if prev, dup := seen[name]; dup {
+		return ProcessGroup{}, false, hcl.Diagnostics{errDiag("Duplicate process group", fmt.Sprintf("process_group %q was already declared at %s.", name, prev), b.DefRange.Ptr())}
+	}
+	seen[name] = b.DefRange
+	when, rest, diags := decodeWhen(b, ctx)
+	if diags.HasErrors() || !when {
+		return ProcessGroup{}, false, diags
+	}
+	var gb groupBlock
+	d := decodeBody(rest, ctx, &gb)
+	diags = append(diags, d...)
+	if d.HasErrors() {
+		return ProcessGroup{}, false, diags
+	}
+	if len(gb.Exe) == 0 {
+		return ProcessGroup{}, false, append(diags, errDiag("Empty process group", "exe must name at least one executable.", gb.ExeRange.Ptr()))
+	}
+	return ProcessGroup{Name: name, Exe: gb.Exe, Users: gb.Users}, true, diags
 }
 
 // decodeSiteFiles reads one site_files block; ok is false when it has

@@ -6,14 +6,17 @@ import (
 	"fmt"
 	"github.com/wptest/wptest/results"
 	"html/template"
+	"image/color"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // chart is one rendered SVG with its caption.
@@ -22,12 +25,24 @@ type chart struct {
 	SVG         []byte
 }
 
-// charts draws every chart the sections name: lines per profile over
-// visitors (log scales where the values span more than 10x, as the post's
-// spread needs), bars for per-profile costs.
+// chartPlot is a chart before it is drawn: the plot, and the legend that
+// render draws below it, outside the plot area.
+type chartPlot struct {
+	*plot.Plot
+	legend []legendEntry
+	layers *layered // while render draws it
+}
+
+type legendEntry struct {
+	name   string
+	thumbs []plot.Thumbnailer
+}
+
+// charts draws every chart the sections name: lines per column over
+// visitors, bars with their values where there is one point per column.
 func (r *Report) charts() (map[string]chart, error) {
 	out := map[string]chart{}
-	add := func(id, caption string, p *plot.Plot, err error) error {
+	add := func(id, caption string, p *chartPlot, err error) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", id, err)
 		}
@@ -51,130 +66,303 @@ func (r *Report) charts() (map[string]chart, error) {
 	return out, nil
 }
 
-func render(p *plot.Plot) ([]byte, error) {
-	wt, err := p.WriterTo(16*vg.Centimeter, 9*vg.Centimeter, "svg")
-	if err != nil {
-		return nil, err
+var (
+	// palette: Okabe and Ito's colours, told apart with colour blindness
+	// too (their yellow, faint on white, left out), then two darker ones.
+	palette = []color.Color{
+		color.RGBA{0x00, 0x72, 0xb2, 0xff}, color.RGBA{0xe6, 0x9f, 0x00, 0xff}, color.RGBA{0x00, 0x9e, 0x73, 0xff},
+		color.RGBA{0xd5, 0x5e, 0x00, 0xff}, color.RGBA{0xcc, 0x79, 0xa7, 0xff}, color.RGBA{0x56, 0xb4, 0xe9, 0xff},
+		color.RGBA{0x8c, 0x6d, 0x1f, 0xff}, color.RGBA{0x55, 0x55, 0x55, 0xff},
 	}
-	var b bytes.Buffer
-	if _, err := wt.WriteTo(&b); err != nil {
-		return nil, err
+	areaColor = color.RGBA{0xf7, 0xf9, 0xfb, 0xff}
+	gridColor = color.RGBA{0xdd, 0xe3, 0xea, 0xff}
+)
+
+// column is a column's place among the experiment's columns (disabled
+// ones included): its colour, dashes and marks in every chart.
+func (r *Report) column(profile string) int {
+	for i, p := range r.Manifest.Columns {
+		if p.ID == profile {
+			return i
+		}
 	}
-	return b.Bytes(), nil
+	return len(r.Manifest.Columns)
 }
 
-func newPlot(title, x, y string) *plot.Plot {
+func columnColor(i int) color.Color { return palette[i%len(palette)] }
+
+// yAxis is what a chart's values are: its label with the unit, and
+// whether a log scale may show them (latencies spanning 10x or more); a
+// rate, a size or a cost is on a linear axis from zero.
+type yAxis struct {
+	label string
+	logOK bool
+}
+
+func newPlot(title, x, y string) *chartPlot {
 	p := plot.New()
+	cp := &chartPlot{Plot: p}
 	p.Title.Text = clean(title)
-	p.X.Label.Text = clean(x)
-	p.Y.Label.Text = clean(y)
-	p.Legend.Top = true
-	return p
+	p.Title.TextStyle = textStyle(titleSize)
+	p.Title.Padding = vg.Points(6)
+	p.X.Label.Text, p.Y.Label.Text = clean(x), clean(y)
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle = textStyle(labelSize)
+		a.Label.TextStyle.YAlign = draw.YBottom // as gonum lays its axes out
+		a.Tick.Label = textStyle(tickSize)
+		a.Tick.Label.Handler = p.TextHandler
+		a.Padding = vg.Points(4)
+	}
+	p.X.Tick.Label.YAlign = draw.YTop
+	p.Y.Tick.Label.XAlign, p.Y.Tick.Label.YAlign = draw.XRight, draw.YCenter
+	g := plotter.NewGrid()
+	g.Vertical.Color = nil
+	g.Horizontal = draw.LineStyle{Color: gridColor, Width: vg.Points(0.5)}
+	p.Add(areaMark{cp}, g)
+	return cp
 }
 
-// bars: one bar per profile, the scenario's first step.
-func (r *Report) bars(sc results.Scenario, ylabel string, f func(results.Record) (float64, bool)) (*plot.Plot, error) {
-	ps := r.profilesOf(sc)
-	st := sc.Steps()[0]
-	var vals plotter.Values
+// readableTicks writes whole-number tick labels with thousands
+// separators (20,000, not 20000).
+type readableTicks struct{ plot.Ticker }
+
+func (t readableTicks) Ticks(min, max float64) []plot.Tick {
+	ts := t.Ticker.Ticks(min, max)
+	for i, tk := range ts {
+		if v, err := strconv.ParseFloat(tk.Label, 64); err == nil && !strings.Contains(tk.Label, ".") && math.Abs(v) < 1e15 {
+			ts[i].Label = commas(strconv.FormatFloat(v, 'f', 0, 64))
+		}
+	}
+	return ts
+}
+
+// niceTicks labels a linear axis every 1, 2, 2.5 or 5 times a power of
+// ten, four to eight labels over the axis (gonum's default gives two or
+// three), with a minor tick between each.
+type niceTicks struct{}
+
+func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) {
+		return plot.DefaultTicks{}.Ticks(lo, hi)
+	}
+	step, mag := niceStep(lo, hi)
+	prec := max(0, int(-math.Floor(math.Log10(mag)+1e-9)))
+	if step == 2.5*mag && mag < 10 {
+		prec++
+	}
+	var ts []plot.Tick
+	for i := math.Ceil(lo/step - 1e-9); i*step <= hi+step*1e-9; i++ {
+		v := i*step + 0 // not -0
+		ts = append(ts, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', prec, 64)})
+		if m := v + step/2; m <= hi {
+			ts = append(ts, plot.Tick{Value: m})
+		}
+	}
+	return ts
+}
+
+// niceStep is the labels' step for an axis from lo to hi, and the power
+// of ten it is a multiple of.
+func niceStep(lo, hi float64) (step, mag float64) {
+	raw := (hi - lo) / 5
+	mag = math.Pow(10, math.Floor(math.Log10(raw)))
+	for _, m := range []float64{1, 2, 2.5, 5} {
+		if m*mag >= raw {
+			return m * mag, mag
+		}
+	}
+	return 10 * mag, 10 * mag
+}
+
+// readable gives a linear axis niceTicks (top, for the value axis: up to
+// the next label, so the highest value is under one) and every axis
+// thousands separators.
+func readable(a *plot.Axis, top bool) {
+	if _, ok := a.Tick.Marker.(plot.DefaultTicks); ok {
+		a.Tick.Marker = niceTicks{}
+		if top && a.Max > a.Min {
+			step, _ := niceStep(a.Min, a.Max)
+			a.Max = math.Ceil(a.Max/step-1e-9) * step
+		}
+	}
+	if _, ok := a.Tick.Marker.(readableTicks); !ok {
+		a.Tick.Marker = readableTicks{a.Tick.Marker}
+	}
+}
+
+// barValues writes each bar's value above it.
+func barValues(cp *chartPlot, xys plotter.XYs, offset vg.Length) {
+	st := textStyle(valueSize)
+	st.YAlign = draw.YBottom
+	l := &plotter.Labels{XYs: xys, Offset: vg.Point{X: offset, Y: vg.Points(3)}}
+	for _, xy := range xys {
+		l.Labels = append(l.Labels, num(xy.Y))
+		l.TextStyle = append(l.TextStyle, st)
+	}
+	cp.Add(l)
+}
+
+// columnBars: one bar per column at one step, in the column's colour,
+// with its value; the columns name the bars on the x axis.
+func (r *Report) columnBars(sc results.Scenario, title, xlabel, step string, y yAxis, f func(results.Record) (float64, bool)) (*chartPlot, error) {
+	cp := newPlot(title, xlabel, y.label)
 	var names []string
-	for _, p := range ps {
-		s := r.Metric(p, sc.Name, st, f)
+	var xys plotter.XYs
+	for _, pr := range r.profilesOf(sc) {
+		s := r.Metric(pr, sc.Name, step, f)
 		if s.N == 0 {
 			continue
 		}
-		vals = append(vals, s.Med)
-		names = append(names, clean(r.Labels[p]))
+		b, err := plotter.NewBarChart(plotter.Values{s.Med}, vg.Points(40))
+		if err != nil {
+			return nil, err
+		}
+		b.XMin, b.Color, b.LineStyle.Width = float64(len(names)), columnColor(r.column(pr)), 0
+		cp.Add(b)
+		xys = append(xys, plotter.XY{X: float64(len(names)), Y: s.Med})
+		names = append(names, clean(r.Labels[pr]))
 	}
-	if len(vals) == 0 {
+	if len(names) == 0 {
 		return nil, nil
 	}
-	p := newPlot(fmt.Sprintf("%s, %s (%s)", sc.Name, st, sc.Path), "", ylabel)
-	b, err := plotter.NewBarChart(vals, vg.Points(40))
-	if err != nil {
-		return nil, err
-	}
-	b.Color = plotutil.Color(0)
-	p.Add(b)
-	p.NominalX(names...)
-	p.Y.Min = 0
-	return p, nil
+	barValues(cp, xys, 0)
+	nominalX(cp, names)
+	valueRoom(cp, xys)
+	return cp, nil
 }
 
-// lines: one line per profile over the scenario's visitor counts.
-func (r *Report) lines(sc results.Scenario, ylabel string, f func(results.Record) (float64, bool)) (*plot.Plot, error) {
-	p := newPlot(fmt.Sprintf("%s (%s)", sc.Name, sc.Path), "visitors", ylabel)
-	var args []any
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, pr := range r.profilesOf(sc) {
-		var pts plotter.XYs
-		for i, st := range sc.Steps() {
-			s := r.Metric(pr, sc.Name, st, f)
-			if s.N == 0 || s.Med <= 0 {
-				continue
-			}
-			pts = append(pts, plotter.XY{X: float64(sc.Visitors[i]), Y: s.Med})
-			lo, hi = math.Min(lo, s.Med), math.Max(hi, s.Med)
-		}
-		if len(pts) > 0 {
-			args = append(args, clean(r.Labels[pr]), pts)
-		}
-	}
-	if len(args) == 0 {
-		return nil, nil
-	}
-	if err := plotutil.AddLinePoints(p, args...); err != nil {
-		return nil, err
-	}
-	logAxes(p, float64(minInt(sc.Visitors)), float64(maxInt(sc.Visitors)), lo, hi)
-	return p, nil
+// nominalX names the bars' places on the x axis, each in the middle of
+// its slot (the bars stay inside the plot area); the y axis from zero.
+func nominalX(cp *chartPlot, names []string) {
+	cp.NominalX(names...)
+	cp.X.Min, cp.X.Max = -0.5, float64(len(names))-0.5
+	cp.Y.Padding = cp.X.Padding // NominalX's room for the first name: the half slot gives it
+	cp.Y.Min = 0
 }
 
-func (r *Report) kitScaling(sc results.Scenario) (*plot.Plot, error) {
-	p := newPlot(fmt.Sprintf("%s scaling (%s)", sc.Name, sc.Path), "clients", "requests per second")
-	var args []any
-	lo, hi := math.Inf(1), math.Inf(-1)
+// valueRoom raises the value axis so that the values written above the
+// bars stay inside the plot area.
+func valueRoom(cp *chartPlot, xys plotter.XYs) {
+	for _, xy := range xys {
+		cp.Y.Max = math.Max(cp.Y.Max, xy.Y*1.1)
+	}
+}
+
+// bars: one bar per column, the scenario's first step.
+func (r *Report) bars(sc results.Scenario, ylabel string, f func(results.Record) (float64, bool)) (*chartPlot, error) {
 	st := sc.Steps()[0]
-	for _, pr := range r.profilesOf(sc) {
-		var pts plotter.XYs
-		for i, lv := range sc.Levels {
-			s := r.Metric(pr, sc.Name, st, func(rec results.Record) (float64, bool) {
+	return r.columnBars(sc, fmt.Sprintf("%s, %s (%s)", sc.Name, st, sc.Path), setupAt(sc.Visitors[0], "visitors"), st, yAxis{label: ylabel}, f)
+}
+
+// setupAt labels an axis of columns at one step: "setup, at 100 visitors".
+func setupAt(x int, unit string) string {
+	if x == 1 {
+		unit = strings.TrimSuffix(unit, "s")
+	}
+	return fmt.Sprintf("setup, at %d %s", x, unit)
+}
+
+// sweep is a chart of one metric per column over a scenario's steps or
+// levels (xs); point is the step and the record metric of xs[i].
+type sweep struct {
+	title, xlabel, xunit string
+	xs                   []int
+	y                    yAxis
+	point                func(i int) (string, func(results.Record) (float64, bool))
+}
+
+// lines: one line per column over the scenario's visitor counts.
+func (r *Report) lines(sc results.Scenario, y yAxis, f func(results.Record) (float64, bool)) (*chartPlot, error) {
+	steps := sc.Steps()
+	return r.sweep(sc, sweep{title: fmt.Sprintf("%s (%s)", sc.Name, sc.Path), xlabel: "visitors (concurrent)", xunit: "visitors",
+		xs: sc.Visitors, y: y, point: func(i int) (string, func(results.Record) (float64, bool)) { return steps[i], f }})
+}
+
+func (r *Report) kitScaling(sc results.Scenario) (*chartPlot, error) {
+	st := sc.Steps()[0]
+	return r.sweep(sc, sweep{title: fmt.Sprintf("%s scaling (%s)", sc.Name, sc.Path), xlabel: "clients (concurrent)", xunit: "clients",
+		xs: sc.Levels, y: yAxis{label: "throughput (requests/s)"}, point: func(i int) (string, func(results.Record) (float64, bool)) {
+			return st, func(rec results.Record) (float64, bool) {
 				if rec.Kit == nil || i >= len(rec.Kit.Scaling) {
 					return 0, false
 				}
 				return rec.Kit.Scaling[i].RPS, true
-			})
-			if s.N == 0 || s.Med <= 0 {
-				continue
 			}
-			pts = append(pts, plotter.XY{X: float64(lv), Y: s.Med})
-			lo, hi = math.Min(lo, s.Med), math.Max(hi, s.Med)
-		}
-		if len(pts) > 0 {
-			args = append(args, clean(r.Labels[pr]), pts)
-		}
-	}
-	if len(args) == 0 {
-		return nil, nil
-	}
-	if err := plotutil.AddLinePoints(p, args...); err != nil {
-		return nil, err
-	}
-	logAxes(p, float64(minInt(sc.Levels)), float64(maxInt(sc.Levels)), lo, hi)
-	return p, nil
+		}})
 }
 
-// logAxes switches an axis to log scale when its values span 10x or more.
-func logAxes(p *plot.Plot, xlo, xhi, ylo, yhi float64) {
+// sweep draws s: lines with marks in each column's colour and dashes, a
+// legend below; where the columns have figures at one x alone, bars at it
+// (a line over one point is no line).
+func (r *Report) sweep(sc results.Scenario, s sweep) (*chartPlot, error) {
+	type series struct {
+		pr  string
+		pts plotter.XYs
+	}
+	var all []series
+	at := map[int]bool{}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, pr := range r.profilesOf(sc) {
+		var pts plotter.XYs
+		for i, x := range s.xs {
+			st, f := s.point(i)
+			m := r.Metric(pr, sc.Name, st, f)
+			if m.N == 0 || m.Med < 0 {
+				continue
+			}
+			pts, at[i] = append(pts, plotter.XY{X: float64(x), Y: m.Med}), true
+			lo, hi = math.Min(lo, m.Med), math.Max(hi, m.Med)
+		}
+		if len(pts) > 0 {
+			all = append(all, series{pr, pts})
+		}
+	}
+	switch len(at) {
+	case 0:
+		return nil, nil
+	case 1:
+		for i := range at {
+			st, f := s.point(i)
+			return r.columnBars(sc, s.title, setupAt(s.xs[i], s.xunit), st, s.y, f)
+		}
+	}
+	cp := newPlot(s.title, s.xlabel, s.y.label)
+	for _, se := range all {
+		l, sp, err := plotter.NewLinePoints(se.pts)
+		if err != nil {
+			return nil, err
+		}
+		i := r.column(se.pr)
+		l.Color, l.Width, l.Dashes = columnColor(i), vg.Points(1.5), plotutil.Dashes(i)
+		sp.Color, sp.Shape, sp.Radius = columnColor(i), plotutil.Shape(i), vg.Points(3)
+		cp.Add(l, sp)
+		cp.legend = append(cp.legend, legendEntry{clean(r.Labels[se.pr]), []plot.Thumbnailer{l, sp}})
+	}
+	scaleAxes(cp, float64(minInt(s.xs)), float64(maxInt(s.xs)), lo, hi, s.y.logOK)
+	return cp, nil
+}
+
+// scaleAxes: x on a log scale when it spans 10x or more, y too if its
+// values may be (and do span 10x), each log axis widened to whole decades
+// so that it has two labelled ticks; a linear y axis from zero.
+func scaleAxes(cp *chartPlot, xlo, xhi, ylo, yhi float64, logY bool) {
 	if xlo > 0 && xhi/xlo >= 10 {
-		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		cp.X.Scale, cp.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		cp.X.Min, cp.X.Max = decades(xlo, xhi)
+	} else if m := (xhi - xlo) * 0.03; m > 0 { // the end points' marks inside the plot area
+		cp.X.Min, cp.X.Max = xlo-m, xhi+m
 	}
-	if ylo > 0 && yhi/ylo >= 10 {
-		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
-		p.Y.Label.Text += " (log)"
+	if logY && ylo > 0 && yhi/ylo >= 10 {
+		cp.Y.Scale, cp.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		cp.Y.Min, cp.Y.Max = decades(ylo, yhi)
+		cp.Y.Label.Text += ", log scale"
+		return
 	}
+	cp.Y.Min = 0
+}
+
+func decades(lo, hi float64) (float64, float64) {
+	return math.Pow(10, math.Floor(math.Log10(lo))), math.Pow(10, math.Ceil(math.Log10(hi)))
 }
 
 func minInt(v []int) int {
@@ -196,12 +384,13 @@ func maxInt(v []int) int {
 }
 
 // svgElements and svgAttrs are what gonum's SVG canvas writes for the
-// charts here (no images, scripts, links, styles or fonts): checkedSVG
+// charts here (no images, scripts, links, styles or fonts; class names
+// the layers): checkedSVG
 // refuses anything else.
 var (
 	svgElements = map[string]bool{"svg": true, "g": true, "path": true, "text": true}
 	svgAttrs    = map[string]bool{"width": true, "height": true, "viewBox": true, "xmlns": true, "xmlns:xlink": true,
-		"transform": true, "d": true, "style": true, "x": true, "y": true}
+		"transform": true, "d": true, "style": true, "x": true, "y": true, "class": true}
 )
 
 // checkedSVG is a chart's SVG as markup for report.html: parsed as XML

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"gonum.org/v1/plot"
-
 	"github.com/wptest/wptest/results"
 )
 
@@ -27,7 +25,7 @@ type reportKind struct {
 }
 
 // addChart adds a drawn chart (p nil: nothing to draw).
-type addChart func(id, caption string, p *plot.Plot, err error) error
+type addChart func(id, caption string, p *chartPlot, err error) error
 
 // reportKinds are the kinds' report halves, in the report's order.
 var reportKinds = []struct {

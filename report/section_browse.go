@@ -6,7 +6,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/wptest/wptest/results"
@@ -123,43 +122,45 @@ func (r *Report) browseCompare(scs []results.Scenario) table {
 	return t
 }
 
-// browseBars: per column, one bar for each browse scenario (its first
-// step's page-view p50), side by side.
-func (r *Report) browseBars(scs []results.Scenario) (*plot.Plot, error) {
+// browseBars: per browse scenario (its first step's page-view p50), one
+// bar for each column in the column's colour, with its value; the legend
+// names the columns.
+func (r *Report) browseBars(scs []results.Scenario) (*chartPlot, error) {
 	var names []string
-	for _, p := range r.Columns {
-		names = append(names, clean(r.Labels[p]))
+	for _, sc := range scs {
+		names = append(names, clean(sc.Name+" ("+strings.SplitN(browseHow(sc), ",", 2)[0]+browseConns(sc)+")"))
 	}
-	p := newPlot("Page view, p50", "", "page-view time, p50 (ms)")
-	w := vg.Points(float64(60 / len(scs)))
-	drawn := 0
-	for i, sc := range scs {
-		st := sc.Steps()[0]
-		vals := make(plotter.Values, len(r.Columns))
-		any := false
-		for k, pr := range r.Columns {
-			if s := r.Metric(pr, sc.Name, st, BrowseViewP50); s.N > 0 {
-				vals[k], any = s.Med, true
+	p := newPlot("Page view, p50", "browse scenario (protocol ×connections per visitor)", "page-view time, p50 (ms)")
+	w := vg.Points(min(28, float64(100/len(r.Columns))))
+	var all plotter.XYs
+	for k, pr := range r.Columns {
+		vals := make(plotter.Values, len(scs))
+		var xys plotter.XYs
+		for i, sc := range scs {
+			if s := r.Metric(pr, sc.Name, sc.Steps()[0], BrowseViewP50); s.N > 0 {
+				vals[i] = s.Med
+				xys = append(xys, plotter.XY{X: float64(i), Y: s.Med})
 			}
 		}
-		if !any {
+		if len(xys) == 0 {
 			continue
 		}
 		b, err := plotter.NewBarChart(vals, w)
 		if err != nil {
 			return nil, err
 		}
-		b.Color = plotutil.Color(i)
-		b.Offset = w * vg.Length(float64(i)-float64(len(scs)-1)/2)
+		off := w * vg.Length(float64(k)-float64(len(r.Columns)-1)/2)
+		b.Color, b.LineStyle.Width, b.Offset = columnColor(r.column(pr)), 0, off
 		p.Add(b)
-		p.Legend.Add(clean(sc.Name+" ("+strings.SplitN(browseHow(sc), ",", 2)[0]+browseConns(sc)+")"), b)
-		drawn++
+		barValues(p, xys, off)
+		all = append(all, xys...)
+		p.legend = append(p.legend, legendEntry{clean(r.Labels[pr]), []plot.Thumbnailer{b}})
 	}
-	if drawn == 0 {
+	if len(p.legend) == 0 {
 		return nil, nil
 	}
-	p.NominalX(names...)
-	p.Y.Min = 0
+	nominalX(p, names)
+	valueRoom(p, all)
 	return p, nil
 }
 

@@ -8,11 +8,11 @@ import (
 // The compression kind: who compresses, and what it costs.
 var compressionReport = reportKind{section: compressionSection, perRequest: true,
 	charts: func(r *Report, sc results.Scenario, add addChart) error {
-		p, err := r.bars(sc, "Bytes on the wire per response", WireBytes)
+		p, err := r.bars(sc, "bytes on the wire per response (bytes)", WireBytes)
 		if err := add("compression-"+sc.Name, "Bytes on the wire per response (Accept-Encoding: gzip), median", p, err); err != nil {
 			return err
 		}
-		p, err = r.bars(sc, "Server CPU per request, "+r.CPUScope().Label+" (ms)", r.ServerCPUPerReq)
+		p, err = r.bars(sc, "server CPU per request (ms)", r.ServerCPUPerReq) // the tables name the figure
 		return add("compression-cpu-"+sc.Name, "Server CPU per response, median", p, err)
 	}}
 

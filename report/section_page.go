@@ -10,7 +10,7 @@ import (
 // scenario is the post's first paragraph.
 var pageReport = reportKind{section: pageSection, inShort: pageInShort, perRequest: true,
 	charts: func(r *Report, sc results.Scenario, add addChart) error {
-		p, err := r.bars(sc, "Web server + PHP CPU per page (ms)", WebPHPCPU)
+		p, err := r.bars(sc, "web server + PHP CPU per page (ms)", WebPHPCPU)
 		return add("cpu-"+sc.Name, "CPU per WordPress page in the web server and PHP, median over repetitions", p, err)
 	}}
 

@@ -8,11 +8,11 @@ import (
 // The static kind: a file over a sweep of visitors.
 var staticReport = reportKind{section: staticSection, perRequest: true,
 	charts: func(r *Report, sc results.Scenario, add addChart) error {
-		p, err := r.lines(sc, "Requests per second", RPS)
+		p, err := r.lines(sc, yAxis{label: "throughput (requests/s)"}, RPS)
 		if err := add("rps-"+sc.Name, "Requests per second by visitors, median", p, err); err != nil {
 			return err
 		}
-		p, err = r.lines(sc, "p99 latency (ms)", P99Ms)
+		p, err = r.lines(sc, yAxis{label: "p99 latency (ms)", logOK: true}, P99Ms)
 		return add("p99-"+sc.Name, "Slowest visitors' wait (p99) by visitors, median", p, err)
 	}}
 

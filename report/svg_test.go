@@ -1,6 +1,17 @@
 package report
 
-import "testing"
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/wptest/wptest/internal/runtest"
+	"github.com/wptest/wptest/results"
+)
 
 // checkedSVG admits a chart's SVG and nothing else: what gonum writes comes
 // out as markup (prolog and comments left out), while an element, an
@@ -40,4 +51,69 @@ func TestCheckedSVG(t *testing.T) {
 			t.Errorf("%q admitted as %q", bad, h)
 		}
 	}
+}
+
+// Each column keeps its colour in every chart, from its place among the
+// experiment's columns: corehttpd (the second) is drawn in the second
+// colour in a chart of both columns, and in a chart of corehttpd alone.
+// Every chart's text is sans-serif, and a step of one point is bars.
+func TestChartColumnColours(t *testing.T) {
+	scs := append(append([]results.Scenario(nil), runtest.Scenarios...),
+		results.Scenario{Name: "static", Kind: "static", Path: "/", Visitors: []int{10, 50}, Proto: "h1"},
+		results.Scenario{Name: "alone", Kind: "static", Path: "/", Visitors: []int{10, 50}, Proto: "h1", Columns: []string{"corehttpd"}})
+	r, err := Load(runtest.Run{ID: "colours", Reps: 2, Scenarios: scs}.Write(t, t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	charts, err := r.charts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, second := rgbHex(columnColor(0)), rgbHex(columnColor(1))
+	for id, want := range map[string][]string{
+		"rps-static": {first, second}, "crowd-crowd": {first, second}, "cpu-page": {first, second}, "rps-alone": {second},
+	} {
+		c, ok := charts[id]
+		if !ok {
+			t.Fatalf("no chart %s", id)
+		}
+		if got := dataColours(t, c.SVG); !slices.Equal(got, want) {
+			t.Errorf("%s: data drawn in %v, want %v", id, got, want)
+		}
+		if s := string(c.SVG); strings.Contains(s, "Serif") || !strings.Contains(s, svgFont) {
+			t.Errorf("%s: text not in %s", id, svgFont)
+		}
+	}
+	// The crowd's one step: bars (filled), no line (stroked in a colour).
+	if s := string(charts["crowd-crowd"].SVG); strings.Contains(s, "stroke:"+first) || !strings.Contains(s, "fill:"+first) {
+		t.Errorf("the crowd's single step is not drawn as bars")
+	}
+}
+
+func rgbHex(c color.Color) string {
+	r, g, b, _ := c.RGBA()
+	return fmt.Sprintf("#%02X%02X%02X", r>>8, g>>8, b>>8)
+}
+
+// dataColours are the colours of the chart's data layer (the grid's left
+// out), sorted.
+func dataColours(t *testing.T, svg []byte) []string {
+	t.Helper()
+	at := bytes.Index(svg, []byte(`<g class="data">`))
+	end := bytes.Index(svg, []byte(`<g class="legend">`))
+	if at < 0 || end < at {
+		t.Fatalf("no data layer in %s", svg)
+	}
+	seen := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?:fill|stroke):(#[0-9A-F]{6})`).FindAllSubmatch(svg[at:end], -1) {
+		if c := string(m[1]); c != rgbHex(gridColor) && c != "#000000" {
+			seen[c] = true
+		}
+	}
+	var out []string
+	for c := range seen {
+		out = append(out, c)
+	}
+	slices.Sort(out)
+	return out
 }

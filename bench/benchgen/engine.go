@@ -81,6 +81,8 @@ type Config struct {
 	// Raw keeps the run's histograms in the result (result.Run.Raw), for
 	// merging with other load generators' shares of the same run.
 	Raw bool
+	// hooks: the crowd's say over its background run (nil: none).
+	hooks *runHooks
 }
 
 // target is the parsed, prebuilt request.
@@ -204,6 +206,15 @@ type attempt struct {
 	gotHead                bool
 	kaClose, kaCloseBefore bool
 	headerBytes, bodyBytes int64
+	// onSent, if set, is told when the request is sent (its connection open).
+	onSent func(time.Time)
+}
+
+func (a *attempt) markSent(t time.Time) {
+	a.sent = t
+	if a.onSent != nil {
+		a.onSent(t)
+	}
 }
 
 func (a *attempt) fail(err error, ph phase) {
@@ -300,9 +311,54 @@ func (s *stats) add(a *attempt, wIn, wOut int64, open bool) {
 // Run runs one load run and returns its result. An error means the run could
 // not run at all (bad config); failed attempts are counted, not returned.
 func Run(ctx context.Context, cfg Config) (result.Run, error) {
-	t, err := newTarget(&cfg)
+	t, err := prepare(&cfg)
 	if err != nil {
 		return result.Run{}, err
+	}
+	if err := waitUntil(ctx, cfg.StartAt); err != nil {
+		return result.Run{}, err
+	}
+	rs := newRunState(ctx, t, &cfg, time.Now())
+	if h := cfg.hooks; h != nil && h.started != nil {
+		h.started(rs.start)
+	}
+	cpu := rs.windowCPU()
+	shards := make([]*stats, numShards(cfg.Visitors))
+	for i := range shards {
+		shards[i] = newStats()
+	}
+	waiting := rs.startVisitors(shards)
+	if rs.open {
+		// A cancelled run ends its waiting visitors at once.
+		stop := context.AfterFunc(ctx, func() { stopWaiting(waiting) })
+		defer stop()
+	}
+	endWatch := rs.watchStop(waiting)
+	endProgress := rs.progress()
+	rs.wg.Wait()
+	endProgress()
+	endWatch()
+	return merge(&cfg, t, rs.open, shards, rs.winStart, cpu()), nil
+}
+
+// runHooks let the crowd steer its background run: started is told the
+// schedule's origin, firstClick each visitor's first send (once each: its
+// connection open, its first click on the way; or its end, if it failed
+// unsent), and a close of stop ends the window then: nothing intended
+// after it is sent, waiting visitors end at once, clicks in flight are
+// waited for.
+type runHooks struct {
+	started    func(origin time.Time)
+	firstClick func(at time.Time)
+	stop       <-chan struct{}
+	stoppedAt  time.Time // set by the run: its window's end, once stop ended it
+}
+
+// prepare checks cfg and fills in its defaults; the target is its request.
+func prepare(cfg *Config) (*target, error) {
+	t, err := newTarget(cfg)
+	if err != nil {
+		return nil, err
 	}
 	if cfg.Visitors <= 0 {
 		cfg.Visitors = 1
@@ -310,63 +366,65 @@ func Run(ctx context.Context, cfg Config) (result.Run, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}
-	if cfg.Requests <= 0 && cfg.Duration <= 0 {
-		return result.Run{}, errors.New("give a number of requests or a duration")
+	if cfg.Requests <= 0 && cfg.Duration <= 0 && (cfg.hooks == nil || cfg.hooks.stop == nil) {
+		return nil, errors.New("give a number of requests or a duration")
 	}
-	if err := checkNumbers(cfg); err != nil {
-		return result.Run{}, err
+	if err := checkNumbers(*cfg); err != nil {
+		return nil, err
 	}
 	if err := ensureFiles(cfg.Visitors, fmt.Sprintf("%d connections", cfg.Visitors)); err != nil {
-		return result.Run{}, err
+		return nil, err
 	}
-	open := cfg.Rate > 0
-	if open && cfg.Requests > 0 && cfg.Duration <= 0 {
+	if cfg.Rate > 0 && cfg.Requests > 0 && cfg.Duration <= 0 {
 		cfg.Duration = time.Duration(float64(cfg.Requests) / cfg.Rate * float64(time.Second))
 	}
-	if err := waitUntil(ctx, cfg.StartAt); err != nil {
-		return result.Run{}, err
-	}
+	return t, nil
+}
 
-	start := time.Now()
-	winStart := start.Add(cfg.Warmup)
-	var winEnd time.Time // zero: -n mode without a time limit
+// newRunState is the state a run's visitors share, the run starting at start.
+func newRunState(ctx context.Context, t *target, cfg *Config, start time.Time) *runState {
+	rs := &runState{t: t, cfg: cfg, ctx: ctx, open: cfg.Rate > 0, done: new(atomic.Int64), winStart: start.Add(cfg.Warmup),
+		budget: new(atomic.Int64), start: start, wg: new(sync.WaitGroup)}
+	rs.budget.Store(cfg.Requests)
 	if cfg.Duration > 0 {
-		winEnd = winStart.Add(cfg.Duration)
+		end := rs.winStart.Add(cfg.Duration)
+		rs.end.Store(&end)
 	}
-	var budget atomic.Int64 // -n: attempts left to start
-	budget.Store(cfg.Requests)
-	var done atomic.Int64
-
-	// Client CPU over the window: snapshot when the warm-up ends.
-	var cpu0 time.Duration
-	var cpuOnce sync.Once
-	snapCPU := func() { cpuOnce.Do(func() { cpu0 = selfCPU() }) }
-	if cfg.Warmup <= 0 {
-		snapCPU()
-	} else {
-		tm := time.AfterFunc(cfg.Warmup, snapCPU)
-		defer tm.Stop()
-	}
-
-	shards := make([]*stats, numShards(cfg.Visitors))
-	for i := range shards {
-		shards[i] = newStats()
-	}
-	rs := &runState{t: t, cfg: &cfg, ctx: ctx, open: open, done: &done, winStart: winStart, winEnd: winEnd,
-		budget: &budget, start: start}
-	if open {
+	if rs.open {
 		// No two intended sends of a visitor closer than a nanosecond
 		// (time's unit): at any higher rate the schedule is that dense,
 		// and still advances, so it ends with its window.
 		rs.step = max(float64(time.Second)/cfg.Rate, 1)
 	}
-	var wg sync.WaitGroup
-	wg.Add(cfg.Visitors)
-	rs.wg = &wg
-	var waiting []*visitor // open loop: visitors that wait on their timers
-	for i := range cfg.Visitors {
-		v := &visitor{runState: rs, c: t.newClient(), st: shards[i%len(shards)], i: i}
-		if open {
+	return rs
+}
+
+// windowCPU snapshots the client's CPU when the warm-up ends; the function
+// it returns is the CPU used since (call it once the run is over).
+func (rs *runState) windowCPU() func() time.Duration {
+	var cpu0 time.Duration
+	var once sync.Once
+	snap := func() { once.Do(func() { cpu0 = selfCPU() }) }
+	if rs.cfg.Warmup <= 0 {
+		snap()
+		return func() time.Duration { return selfCPU() - cpu0 }
+	}
+	tm := time.AfterFunc(rs.cfg.Warmup, snap)
+	return func() time.Duration {
+		tm.Stop()
+		snap()
+		return selfCPU() - cpu0
+	}
+}
+
+// startVisitors starts every visitor: closed loop, a goroutine each; open
+// loop, a timer each, returned (the visitors that wait on their timers).
+func (rs *runState) startVisitors(shards []*stats) []*visitor {
+	rs.wg.Add(rs.cfg.Visitors)
+	var waiting []*visitor
+	for i := range rs.cfg.Visitors {
+		v := &visitor{runState: rs, c: rs.t.newClient(), st: shards[i%len(shards)], i: i}
+		if rs.open {
 			waiting = append(waiting, v)
 			// Made first, started after: its run may come at once and uses v.timer.
 			v.timer = time.AfterFunc(time.Duration(math.MaxInt64), v.wake)
@@ -374,43 +432,67 @@ func Run(ctx context.Context, cfg Config) (result.Run, error) {
 			continue
 		}
 		go func() {
-			defer wg.Done()
+			defer rs.wg.Done()
 			defer v.c.close()
-			v.closedLoop(ctx)
+			v.closedLoop(rs.ctx)
 		}()
 	}
-	if open {
-		// A cancelled run ends its waiting visitors at once: a timer stopped
-		// before it fired leaves its visitor to us (nobody else runs it).
-		stop := context.AfterFunc(ctx, func() {
-			for _, v := range waiting {
-				if v.timer.Stop() {
-					v.abandon()
-				}
-			}
-		})
-		defer stop()
+	return waiting
+}
+
+// stopWaiting ends the visitors waiting on their timers: a timer stopped
+// before it fired leaves its visitor to us (nobody else runs it).
+func stopWaiting(waiting []*visitor) {
+	for _, v := range waiting {
+		if v.timer.Stop() {
+			v.abandon()
+		}
 	}
-	stopProgress := make(chan struct{})
-	if cfg.Progress != nil {
-		go func() {
-			tk := time.NewTicker(time.Second)
-			defer tk.Stop()
-			for {
-				select {
-				case <-stopProgress:
-					return
-				case now := <-tk.C:
-					cfg.Progress(done.Load(), now.Sub(start))
-				}
-			}
-		}()
+}
+
+// watchStop ends the window when the hooks' stop closes; the function it
+// returns ends the watch.
+func (rs *runState) watchStop(waiting []*visitor) func() {
+	h := rs.cfg.hooks
+	if h == nil || h.stop == nil {
+		return func() {}
 	}
-	wg.Wait()
-	close(stopProgress)
-	snapCPU()
-	cpu := selfCPU() - cpu0
-	return merge(&cfg, t, open, shards, winStart, cpu), nil
+	over := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		select {
+		case <-h.stop:
+			rs.endNow()
+			h.stoppedAt = rs.winEnd()
+			stopWaiting(waiting)
+		case <-over:
+		}
+	}()
+	return func() { close(over); wg.Wait() }
+}
+
+// progress calls cfg.Progress about once a second; the function it returns
+// stops it.
+func (rs *runState) progress() func() {
+	if rs.cfg.Progress == nil {
+		return func() {}
+	}
+	stop := make(chan struct{})
+	go func() {
+		tk := time.NewTicker(time.Second)
+		defer tk.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case now := <-tk.C:
+				rs.cfg.Progress(rs.done.Load(), now.Sub(rs.start))
+			}
+		}
+	}()
+	return func() { close(stop) }
 }
 
 // numShards: how many sets of counts a run keeps. Up to 4 per CPU every
@@ -429,11 +511,37 @@ type runState struct {
 	open     bool
 	done     *atomic.Int64
 	winStart time.Time
-	winEnd   time.Time
+	end      atomic.Pointer[time.Time] // the window's end (winEnd)
 	budget   *atomic.Int64
 	wg       *sync.WaitGroup
 	start    time.Time // open loop: the schedule's origin
 	step     float64   // open loop: ns between two intended sends (1/rate)
+}
+
+// winEnd is the window's end: planned (Duration), or earlier once the run
+// was stopped (runHooks.stop); zero: -n mode without a time limit.
+func (rs *runState) winEnd() time.Time {
+	if e := rs.end.Load(); e != nil {
+		return *e
+	}
+	return time.Time{}
+}
+
+// ended says whether an attempt intended at at falls after the window.
+func (rs *runState) ended(at time.Time) bool {
+	e := rs.winEnd()
+	return !e.IsZero() && !at.Before(e)
+}
+
+// endNow ends the window now, unless it ended before.
+func (rs *runState) endNow() {
+	now := time.Now()
+	for {
+		old := rs.end.Load()
+		if old != nil && !old.After(now) || rs.end.CompareAndSwap(old, &now) {
+			return
+		}
+	}
 }
 
 // visitor is one connection and its place in the schedule. A closed-loop
@@ -447,6 +555,8 @@ type visitor struct {
 	c  client
 	st *stats
 	i  int // its index among the visitors
+	// clicked: its first attempt was made (runHooks.firstClick was told).
+	clicked bool
 
 	// Open loop only.
 	timer *time.Timer
@@ -473,7 +583,7 @@ func (v *visitor) admit(ctx context.Context, at time.Time) (run, counted bool) {
 	if at.Before(v.winStart) {
 		return true, false
 	}
-	if !v.winEnd.IsZero() && !at.Before(v.winEnd) {
+	if v.ended(at) {
 		return false, false
 	}
 	if v.cfg.Requests > 0 && v.budget.Add(-1) < 0 {
@@ -508,8 +618,8 @@ func (v *visitor) at(k int) time.Time {
 // from the intended time.
 func (v *visitor) wake() {
 	if w := v.waiting.Swap(waitNone); w != waitNone {
-		if v.ctx.Err() != nil {
-			// Not yet due when the run was cancelled: never started.
+		if v.ctx.Err() != nil || v.ended(v.due) {
+			// Not yet due when the run was cancelled or stopped: never started.
 			v.giveBack(w)
 			v.finish()
 			return
@@ -535,8 +645,8 @@ func (v *visitor) wake() {
 			}
 			v.waiting.Store(w)
 			v.timer.Reset(d)
-			// A cancel that came before the Reset found no timer to stop.
-			if v.ctx.Err() != nil && v.timer.Stop() {
+			// A cancel or stop that came before the Reset found no timer to stop.
+			if (v.ctx.Err() != nil || v.ended(at)) && v.timer.Stop() {
 				v.abandon()
 			}
 			return
@@ -587,8 +697,8 @@ func (v *visitor) skipExpired(at time.Time) bool {
 		return false
 	}
 	k := v.index(now.Add(-v.cfg.Timeout))
-	if !v.winEnd.IsZero() {
-		k = min(k, v.index(v.winEnd))
+	if end := v.winEnd(); !end.IsZero() {
+		k = min(k, v.index(end))
 	}
 	n := int64(k - v.k)
 	if n <= 0 {
@@ -657,8 +767,13 @@ func (v *visitor) attemptAt(at time.Time, counted bool) {
 }
 
 func (v *visitor) one(ctx context.Context, a *attempt, deadline time.Time, counted bool) {
+	first := v.firstClick()
+	a.onSent = first
 	in0, out0 := v.c.wire()
 	v.c.do(ctx, deadline, a)
+	if first != nil && a.sent.IsZero() {
+		first(a.end) // failed unsent: its first click is over all the same
+	}
 	if !v.t.keepAlive {
 		v.c.close()
 	}
@@ -670,6 +785,16 @@ func (v *visitor) one(ctx context.Context, a *attempt, deadline time.Time, count
 	v.st.mu.Lock()
 	v.st.warm++
 	v.st.mu.Unlock()
+}
+
+// firstClick is the hook for this visitor's first attempt (nil after it,
+// or without one).
+func (v *visitor) firstClick() func(time.Time) {
+	if v.clicked || v.cfg.hooks == nil {
+		return nil
+	}
+	v.clicked = true
+	return v.cfg.hooks.firstClick
 }
 
 func (v *visitor) record(a *attempt, wIn, wOut int64) {

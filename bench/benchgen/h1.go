@@ -75,10 +75,10 @@ func keepDeadline(conn net.Conn, set *time.Time, deadline time.Time, a *attempt,
 		conn.SetDeadline(deadline)
 		*set = deadline
 	}
-	a.sent = now
 	if a.newConn {
-		a.sent = time.Now()
+		now = time.Now()
 	}
+	a.markSent(now)
 }
 
 func (c *h1Client) wire() (int64, int64) { return c.w.in.Load(), c.w.out.Load() }
@@ -226,6 +226,14 @@ var (
 	hdrConnection       = []byte("connection:")
 )
 
+// h1Head is what a response's head says about its body and its connection.
+type h1Head struct {
+	status     int
+	length     int64 // Content-Length; -1 when none was given
+	chunked    bool
+	closeAfter bool
+}
+
 // readResponse reads one response. closeAfter says the server will close
 // (Connection: close, HTTP/1.0 without keep-alive, or a body delimited by EOF).
 func (c *h1Client) readResponse(a *attempt) (closeAfter bool, err error) {
@@ -237,6 +245,44 @@ func (c *h1Client) readResponse(a *attempt) (closeAfter bool, err error) {
 		return false, err
 	}
 	a.firstByte = time.Now()
+	h, err := c.readHead(br, a)
+	if err != nil {
+		return false, err
+	}
+	a.gotHead = true
+	if h.status >= 100 && h.status < 200 {
+		// Interim responses (100 Continue, 103 Early Hints): read the final one.
+		return c.readResponse(a)
+	}
+	return c.discardBody(br, a, h)
+}
+
+// readHead reads the status line and the headers, up to the empty line.
+func (c *h1Client) readHead(br *bufio.Reader, a *attempt) (h1Head, error) {
+	http10, err := readStatusLine(br, a)
+	if err != nil {
+		return h1Head{}, err
+	}
+	// An HTTP/1.0 request or answer means close, unless the answer says keep-alive.
+	h := h1Head{status: a.status, length: -1, closeAfter: http10 || c.t.http10}
+	for {
+		line, err := br.ReadSlice('\n')
+		if err != nil {
+			return h, headErr(err)
+		}
+		a.headerBytes += int64(len(line))
+		if len(line) <= 2 {
+			return h, nil
+		}
+		if err := h.parseHeader(line); err != nil {
+			return h, err
+		}
+	}
+}
+
+// readStatusLine reads "HTTP/1.x NNN ..." into a.status; http10 says the
+// server answered as HTTP/1.0.
+func readStatusLine(br *bufio.Reader, a *attempt) (http10 bool, err error) {
 	line, err := br.ReadSlice('\n')
 	if err != nil {
 		return false, headErr(err)
@@ -245,56 +291,48 @@ func (c *h1Client) readResponse(a *attempt) (closeAfter bool, err error) {
 	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[8] != ' ' {
 		return false, &errProtocol{"bad status line " + strconv.Quote(string(trimCRLF(line)))}
 	}
-	http10 := line[7] == '0'
 	status, perr := strconv.Atoi(string(line[9:12]))
 	if perr != nil {
 		return false, &errProtocol{"bad status code " + strconv.Quote(string(line[9:12]))}
 	}
 	a.status = status
-	cl := int64(-1)
-	chunked := false
-	// An HTTP/1.0 request or answer means close, unless the answer says keep-alive.
-	closeAfter = http10 || c.t.http10
-	for {
-		line, err = br.ReadSlice('\n')
-		if err != nil {
-			return false, headErr(err)
-		}
-		a.headerBytes += int64(len(line))
-		if len(line) <= 2 {
-			break
-		}
-		switch {
-		case hasPrefixFold(line, hdrContentLength):
-			v, perr := strconv.ParseInt(string(bytes.TrimSpace(line[len(hdrContentLength):])), 10, 64)
-			if perr != nil || v < 0 {
-				return false, &errProtocol{"bad Content-Length " + strconv.Quote(string(trimCRLF(line)))}
-			}
-			cl = v
-		case hasPrefixFold(line, hdrTransferEncoding):
-			chunked = containsFold(line, "chunked")
-		case hasPrefixFold(line, hdrConnection):
-			v := line[len(hdrConnection):]
-			if containsFold(v, "close") {
-				closeAfter = true
-			} else if containsFold(v, "keep-alive") {
-				closeAfter = false
-			}
-		}
-	}
-	a.gotHead = true
-	if status >= 100 && status < 200 {
-		// Interim responses (100 Continue, 103 Early Hints): read the final one.
-		return c.readResponse(a)
-	}
+	return line[7] == '0', nil
+}
+
+// parseHeader notes the one header line among those that say how the body
+// is delimited and whether the connection is kept; others are skipped.
+func (h *h1Head) parseHeader(line []byte) error {
 	switch {
-	case c.t.method == "HEAD" || status == 204 || status == 304:
-	case chunked:
+	case hasPrefixFold(line, hdrContentLength):
+		v, perr := strconv.ParseInt(string(bytes.TrimSpace(line[len(hdrContentLength):])), 10, 64)
+		if perr != nil || v < 0 {
+			return &errProtocol{"bad Content-Length " + strconv.Quote(string(trimCRLF(line)))}
+		}
+		h.length = v
+	case hasPrefixFold(line, hdrTransferEncoding):
+		h.chunked = containsFold(line, "chunked")
+	case hasPrefixFold(line, hdrConnection):
+		v := line[len(hdrConnection):]
+		if containsFold(v, "close") {
+			h.closeAfter = true
+		} else if containsFold(v, "keep-alive") {
+			h.closeAfter = false
+		}
+	}
+	return nil
+}
+
+// discardBody reads the body the head announces and throws it away;
+// closeAfter is also true when the body runs to the end of the connection.
+func (c *h1Client) discardBody(br *bufio.Reader, a *attempt, h h1Head) (closeAfter bool, err error) {
+	switch {
+	case c.t.method == "HEAD" || h.status == 204 || h.status == 304:
+	case h.chunked:
 		if err := c.discardChunked(a); err != nil {
 			return false, err
 		}
-	case cl >= 0:
-		n, err := br.Discard(int(cl))
+	case h.length >= 0:
+		n, err := br.Discard(int(h.length))
 		a.bodyBytes += int64(n)
 		if err != nil {
 			return false, bodyErr(err)
@@ -308,7 +346,7 @@ func (c *h1Client) readResponse(a *attempt) (closeAfter bool, err error) {
 		}
 		return true, nil
 	}
-	return closeAfter, nil
+	return h.closeAfter, nil
 }
 
 func (c *h1Client) discardChunked(a *attempt) error {

@@ -268,88 +268,115 @@ func (c *h2Client) readResponse(a *attempt) error {
 	c.resp = h2Resp{cl: -1}
 	c.reader()
 	for {
-		if _, err := io.ReadFull(c.br, c.fh[:]); err != nil {
-			return c.ioErr(err, a)
+		length, typ, flags, sid, err := c.frameHeader(a)
+		if err != nil {
+			return err
 		}
-		length := int(c.fh[0])<<16 | int(c.fh[1])<<8 | int(c.fh[2])
-		typ, flags := c.fh[3], c.fh[4]
-		sid := binary.BigEndian.Uint32(c.fh[5:]) & h2MaxStreamID
-		if length > h2MaxFrame {
-			return h2Protocol("a frame of %d bytes, over SETTINGS_MAX_FRAME_SIZE", length)
-		}
+		done := false
 		switch typ {
 		case frameData:
-			done, err := c.data(a, length, flags, sid)
-			if err != nil || done {
-				return err
-			}
+			done, err = c.data(a, length, flags, sid)
 		case frameHeaders:
-			done, err := c.headers(a, length, flags, sid)
-			if err != nil || done {
-				return err
-			}
+			done, err = c.headers(a, length, flags, sid)
 		case frameSettings:
-			if sid != 0 || flags&flagAck != 0 && length != 0 || length%6 != 0 {
-				return h2Protocol("bad SETTINGS frame")
-			}
-			if _, err := c.br.Discard(length); err != nil {
-				return c.ioErr(err, a)
-			}
-			if flags&flagAck == 0 {
-				// Nothing in the server's settings binds a client that
-				// sends one small HEADERS frame at a time; the ACK is owed.
-				if err := c.write(appendFrameHeader(c.out[:0], 0, frameSettings, flagAck, 0)); err != nil {
-					return err
-				}
-			}
+			err = c.settings(a, length, flags, sid)
 		case framePing:
-			if sid != 0 || length != 8 {
-				return h2Protocol("bad PING frame")
-			}
-			p, err := c.payload(length)
-			if err != nil {
-				return c.ioErr(err, a)
-			}
-			if flags&flagAck == 0 {
-				if err := c.write(append(appendFrameHeader(c.out[:0], 8, framePing, flagAck, 0), p...)); err != nil {
-					return err
-				}
-			}
+			err = c.ping(a, length, flags, sid)
 		case frameGoAway:
-			if sid != 0 || length < 8 {
-				return h2Protocol("bad GOAWAY frame")
-			}
-			p, err := c.payload(length)
-			if err != nil {
-				return c.ioErr(err, a)
-			}
-			c.goAway = true
-			last := binary.BigEndian.Uint32(p) & h2MaxStreamID
-			if c.stream > last {
-				return &errGoAway{code: binary.BigEndian.Uint32(p[4:]), last: last}
-			}
-			// Our stream is below the last one: it is answered.
+			err = c.goAwayFrame(a, length, sid)
 		case frameRSTStream:
-			if sid == 0 || length != 4 {
-				return h2Protocol("bad RST_STREAM frame")
-			}
-			p, err := c.payload(length)
-			if err != nil {
-				return c.ioErr(err, a)
-			}
-			if sid == c.stream {
-				return &errStreamReset{code: binary.BigEndian.Uint32(p)}
-			}
+			err = c.rstStream(a, length, sid)
 		case framePushPromise:
-			return h2Protocol("PUSH_PROMISE, though push is off")
+			err = h2Protocol("PUSH_PROMISE, though push is off")
 		case frameContinuation:
-			return h2Protocol("CONTINUATION outside a header block")
+			err = h2Protocol("CONTINUATION outside a header block")
 		default: // WINDOW_UPDATE (we send no DATA), PRIORITY, unknown types
-			if _, err := c.br.Discard(length); err != nil {
-				return c.ioErr(err, a)
+			if _, derr := c.br.Discard(length); derr != nil {
+				err = c.ioErr(derr, a)
 			}
 		}
+		if err != nil || done {
+			return err
+		}
 	}
+}
+
+// frameHeader reads the next frame's 9-byte header into c.fh.
+func (c *h2Client) frameHeader(a *attempt) (length int, typ, flags byte, sid uint32, err error) {
+	if _, err := io.ReadFull(c.br, c.fh[:]); err != nil {
+		return 0, 0, 0, 0, c.ioErr(err, a)
+	}
+	length = int(c.fh[0])<<16 | int(c.fh[1])<<8 | int(c.fh[2])
+	if length > h2MaxFrame {
+		return 0, 0, 0, 0, h2Protocol("a frame of %d bytes, over SETTINGS_MAX_FRAME_SIZE", length)
+	}
+	return length, c.fh[3], c.fh[4], binary.BigEndian.Uint32(c.fh[5:]) & h2MaxStreamID, nil
+}
+
+// settings reads a SETTINGS frame and acknowledges it (an ACK of ours is
+// only checked).
+func (c *h2Client) settings(a *attempt, length int, flags byte, sid uint32) error {
+	if sid != 0 || flags&flagAck != 0 && length != 0 || length%6 != 0 {
+		return h2Protocol("bad SETTINGS frame")
+	}
+	if _, err := c.br.Discard(length); err != nil {
+		return c.ioErr(err, a)
+	}
+	if flags&flagAck != 0 {
+		return nil
+	}
+	// Nothing in the server's settings binds a client that sends one small
+	// HEADERS frame at a time; the ACK is owed.
+	return c.write(appendFrameHeader(c.out[:0], 0, frameSettings, flagAck, 0))
+}
+
+// ping reads a PING frame and answers it (an answer to ours is only read).
+func (c *h2Client) ping(a *attempt, length int, flags byte, sid uint32) error {
+	if sid != 0 || length != 8 {
+		return h2Protocol("bad PING frame")
+	}
+	p, err := c.payload(length)
+	if err != nil {
+		return c.ioErr(err, a)
+	}
+	if flags&flagAck != 0 {
+		return nil
+	}
+	return c.write(append(appendFrameHeader(c.out[:0], 8, framePing, flagAck, 0), p...))
+}
+
+// goAwayFrame reads a GOAWAY frame: no new stream on this connection, and
+// an error if ours is above the last one the server will process.
+func (c *h2Client) goAwayFrame(a *attempt, length int, sid uint32) error {
+	if sid != 0 || length < 8 {
+		return h2Protocol("bad GOAWAY frame")
+	}
+	p, err := c.payload(length)
+	if err != nil {
+		return c.ioErr(err, a)
+	}
+	c.goAway = true
+	last := binary.BigEndian.Uint32(p) & h2MaxStreamID
+	if c.stream > last {
+		return &errGoAway{code: binary.BigEndian.Uint32(p[4:]), last: last}
+	}
+	// Our stream is below the last one: it is answered.
+	return nil
+}
+
+// rstStream reads a RST_STREAM frame: an error if it resets our stream.
+func (c *h2Client) rstStream(a *attempt, length int, sid uint32) error {
+	if sid == 0 || length != 4 {
+		return h2Protocol("bad RST_STREAM frame")
+	}
+	p, err := c.payload(length)
+	if err != nil {
+		return c.ioErr(err, a)
+	}
+	if sid == c.stream {
+		return &errStreamReset{code: binary.BigEndian.Uint32(p)}
+	}
+	return nil
 }
 
 // data reads a DATA frame; done at the end of our stream.

@@ -115,7 +115,7 @@ func (c *h3Client) do(ctx context.Context, deadline time.Time, a *attempt) {
 		a.reused = true
 	}
 	c.cur = a
-	a.sent = time.Now()
+	a.markSent(time.Now())
 	roundTrip(c.cc, c.req.WithContext(ctx), 3, a)
 	c.cur = nil
 	c.lastUsed = a.end

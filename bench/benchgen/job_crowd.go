@@ -34,14 +34,10 @@ func (crowdJob) timeout(j Job, one time.Duration) time.Duration {
 	if cr == nil {
 		return one
 	}
-	d := cr.Warmup + cr.Duration + cr.GiveUp + 2*time.Minute
-	if cr.Warmup == 0 {
-		d += cr.ClickEvery + 10*time.Second
-	}
-	if cr.Duration == 0 || cr.GiveUp == 0 {
-		d += time.Minute
-	}
-	return d
+	cc, _ := CrowdConfig{ClickEvery: cr.ClickEvery, ProbeEvery: cr.ProbeEvery, GiveUp: cr.GiveUp, Warmup: cr.Warmup, Duration: cr.Duration}.withDefaults()
+	// The warm-up, a first click that takes up to GiveUp, the newcomers'
+	// schedule, the last newcomer's GiveUp and the crowd's clicks in flight.
+	return cc.Warmup + cc.Duration + 3*cc.GiveUp + 2*time.Minute
 }
 
 func (crowdJob) clock(res *JobResult, f func(time.Time) time.Time) {

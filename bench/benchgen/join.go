@@ -151,7 +151,40 @@ func JoinCrowds(parts []result.Crowd) (result.Crowd, error) {
 	}
 	sort.SliceStable(j.Probes, func(a, b int) bool { return j.Probes[a].At < j.Probes[b].At })
 	j.Background, j.ProbeOutcomes = bg, result.FromArray(outs)
+	j.Window = joinWindows(parts, bg)
 	j.Wait, j.ConnectWait = Summary(wait, true), Summary(conn, false)
 	j.Raw = &result.CrowdRaw{Wait: wait, Connect: conn}
 	return j, nil
+}
+
+// joinWindows is the crowd's window of its shares, each moved from its own
+// start to the joined one: complete when the last share was, stopped when
+// the first did, newcomers from the first share's to the last one's end.
+// Nil if a share has none (recorded before it was).
+func joinWindows(parts []result.Crowd, joined result.Run) *result.CrowdWindow {
+	origin := func(r result.Run) (time.Time, bool) {
+		s, err := time.Parse(time.RFC3339Nano, r.Start)
+		return s.Add(-time.Duration(r.WarmupMs * float64(time.Millisecond))), err == nil
+	}
+	o, ok := origin(joined)
+	if !ok {
+		return nil
+	}
+	var j *result.CrowdWindow
+	for _, p := range parts {
+		po, ok := origin(p.Background)
+		if p.Window == nil || !ok {
+			return nil
+		}
+		w := *p.Window
+		d := ms(po.Sub(o))
+		w.CompleteMs, w.ProbeStartMs, w.FirstProbeMs, w.LastProbeEndMs, w.StoppedMs = w.CompleteMs+d, w.ProbeStartMs+d, w.FirstProbeMs+d, w.LastProbeEndMs+d, w.StoppedMs+d
+		if j == nil {
+			j = &w
+			continue
+		}
+		j.CompleteMs, j.LastProbeEndMs = max(j.CompleteMs, w.CompleteMs), max(j.LastProbeEndMs, w.LastProbeEndMs)
+		j.ProbeStartMs, j.FirstProbeMs, j.StoppedMs = min(j.ProbeStartMs, w.ProbeStartMs), min(j.FirstProbeMs, w.FirstProbeMs), min(j.StoppedMs, w.StoppedMs)
+	}
+	return j
 }

@@ -123,6 +123,16 @@ func TestJoinCrowdsKeepsTheProbeSchedule(t *testing.T) {
 		j.Background.Attempts != shares[0].Background.Attempts+shares[1].Background.Attempts {
 		t.Errorf("joined crowd: visitors %d, probes ok %d, wait %+v, background attempts %d", j.Visitors, j.ProbeOutcomes.OK, j.Wait, j.Background.Attempts)
 	}
+	// The window: from the joined crowd's start, the earliest share's
+	// first newcomer and the latest share's end; shares recorded before
+	// windows were join without one.
+	if w := j.Window; w == nil || w.FirstProbeMs > w.LastProbeEndMs || w.LastProbeEndMs < max(shares[0].Window.LastProbeEndMs, shares[1].Window.LastProbeEndMs)-50 {
+		t.Errorf("joined window %+v of %+v and %+v", j.Window, shares[0].Window, shares[1].Window)
+	}
+	shares[1].Window = nil
+	if j, err := JoinCrowds(shares); err != nil || j.Window != nil {
+		t.Errorf("a share without a window: joined window %+v, %v", j.Window, err)
+	}
 }
 
 // Shares without their histograms cannot be joined exactly: refused.

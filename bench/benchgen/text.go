@@ -132,6 +132,13 @@ func failureLine(o result.Outcomes) string {
 func WriteCrowd(w io.Writer, c result.Crowd) {
 	fmt.Fprintf(w, "crowd: %d visitors clicking every %g s; a new visitor every %g s; gave up after %g s\n",
 		c.Visitors, c.ClickEveryMs/1000, c.ProbeEveryMs/1000, c.GiveUpMs/1000)
+	if cw := c.Window; cw != nil {
+		if cw.WarmupRaisedFromMs > 0 {
+			fmt.Fprintf(w, "warm-up raised from %g s to click_every (%g s): every visitor clicks once before the first new visitor\n", cw.WarmupRaisedFromMs/1000, cw.WarmupMs/1000)
+		}
+		fmt.Fprintf(w, "crowd complete at %.2f s, new visitors from %.2f s to %.2f s, crowd stopped at %.2f s\n",
+			cw.CompleteMs/1000, cw.FirstProbeMs/1000, cw.LastProbeEndMs/1000, cw.StoppedMs/1000)
+	}
 	fmt.Fprintf(w, "new visitors: %d, answered %d, gave up %d (%s)\n", len(c.Probes), c.Wait.Count, c.GaveUp, failureLine(c.ProbeOutcomes))
 	fmt.Fprintf(w, "wait (connect + answer): p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms\n", c.Wait.P50, c.Wait.P90, c.Wait.P99, c.Wait.Max)
 	fmt.Fprintf(w, "connect: p50 %.2f ms, max %.2f ms\n", c.ConnectWait.P50, c.ConnectWait.Max)

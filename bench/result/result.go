@@ -226,7 +226,7 @@ type ErrorSample struct {
 // Probe is one crowd newcomer: a fresh connection and one request, started on
 // a fixed schedule. Times in ms from the probe's intended start.
 type Probe struct {
-	At        float64 `json:"at_ms"` // intended start, from the crowd window start
+	At        float64 `json:"at_ms"` // intended start, from the newcomers' schedule start (CrowdWindow.ProbeStartMs; before it was recorded, Background.Start)
 	Outcome   string  `json:"outcome"`
 	ConnectMs float64 `json:"connect_ms"`
 	TTFBMs    float64 `json:"ttfb_ms"`
@@ -250,6 +250,25 @@ type Crowd struct {
 	ClientRSSKB int64 `json:"client_rss_kb"`
 	// Raw: the probes' histograms, when asked for (Run.Raw).
 	Raw *CrowdRaw `json:"raw,omitempty"`
+	// Window: when the crowd was complete and when it stopped, beside the
+	// newcomers' first and last times (nil in runs recorded before it was).
+	Window *CrowdWindow `json:"window,omitempty"`
+}
+
+// CrowdWindow is when the crowd was on the site, in ms from the crowd's
+// start (its first intended click: Background.Start minus its warm-up),
+// on the load generator's clock. A crowd on the site for the whole probe
+// window has CompleteMs <= FirstProbeMs and LastProbeEndMs <= StoppedMs.
+type CrowdWindow struct {
+	WarmupMs float64 `json:"warmup_ms"` // at least click_every: each visitor's first click falls in it
+	// WarmupRaisedFromMs: the warm-up asked for, when it was shorter than
+	// click_every and raised to it (0: not raised).
+	WarmupRaisedFromMs float64 `json:"warmup_raised_from_ms,omitempty"`
+	CompleteMs         float64 `json:"complete_ms"`       // every visitor had connected and sent its first click
+	ProbeStartMs       float64 `json:"probe_start_ms"`    // the newcomers' schedule start (Probe.At's origin): the warm-up's end, or CompleteMs if later
+	FirstProbeMs       float64 `json:"first_probe_ms"`    // the first newcomer's intended start
+	LastProbeEndMs     float64 `json:"last_probe_end_ms"` // the last newcomer's end: answered or gave up
+	StoppedMs          float64 `json:"stopped_ms"`        // the crowd's last click was intended before it; its connections closed once their clicks in flight ended
 }
 
 // Startup is the kit's startup metric: restart command → first good answer.

@@ -27,6 +27,9 @@ type ServerOptions struct {
 	Agent       *Agent             // nil: no agent installed
 	Progress    provision.Progress // the apply's events
 	Tool        string             // "wptest 0.1.0", recorded in the host manifest
+	// Uploads are the local files the profile's variables name
+	// (ResolveArgs), put on the host before the apply.
+	Uploads []LocalFile
 }
 
 // Server is the whole server stage (after Live has read the host manifest).
@@ -34,9 +37,15 @@ func Server(o ServerOptions) []Step {
 	steps := []Step{Render{Profile: o.Profile, Diagnostics: o.Diagnostics, Refuse: true}}
 	if o.Preflight != nil {
 		steps = append(steps, Preflight{Out: o.Preflight})
+		if len(o.Uploads) > 0 {
+			steps = append(steps, Do(func(ctx context.Context, st *State) error { WriteLocalFiles(o.Preflight, o.Uploads); return nil }))
+		}
 	}
 	if o.Agent != nil {
 		steps = append(steps, *o.Agent)
+	}
+	if len(o.Uploads) > 0 {
+		steps = append(steps, Upload{Files: o.Uploads})
 	}
 	return append(steps, Apply{Progress: o.Progress}, HostManifest{Tool: o.Tool})
 }

@@ -14,25 +14,10 @@ const limit = 80
 // an entry whose function is gone or back under the limit fails the test,
 // so the list only shrinks.
 var allowlist = map[string]string{
-	"bench/benchgen.Crowd":                  refactoring,
-	"bench/benchgen.Run":                    refactoring,
-	"bench/benchgen.h1Client.readResponse":  refactoring,
-	"bench/benchgen.h2Client.readResponse":  refactoring,
-	"cmd/wptest/cli.runRun":                 refactoring,
-	"provision/cloud/netns/machine.newHost": splitting,
-	"internal/hcloudfake.Fake.handle":       splitting,
-	"fixture.Seed":                          splitting,
-	"fixture.verifyTable":                   splitting,
-	"fixture.verifyTree":                    splitting,
-	"fixture.readIndexes":                   splitting,
-	"provision.decodeDescriptions":          splitting,
-	"provision.HTTPCheck.once":              splitting,
+	"cmd/wptest/cli.runRun": refactoring,
 }
 
-const (
-	refactoring = "being refactored by the scenario-kinds work"
-	splitting   = "being split by the s-funcs branch"
-)
+const refactoring = "being refactored by the scenario-kinds work"
 
 func TestFunctionLength(t *testing.T) {
 	funcs, err := Scan(filepath.Join("..", ".."))

@@ -215,14 +215,36 @@ func (f *Fake) action(command string) schema.Action {
 	return a
 }
 
-// handle performs c on the state (the lock is held).
+// handle performs c on the state (the lock is held): the route's resource,
+// its first path segment, picks the handler.
 func (f *Fake) handle(c Call) (int, any) {
 	seg := strings.Split(strings.Trim(c.Path, "/"), "/")
 	var rid int64
 	if len(seg) > 1 {
 		rid, _ = strconv.ParseInt(seg[1], 10, 64)
 	}
-	switch strings.Replace(c.Pattern(), " /", " ", 1) {
+	route := strings.Replace(c.Pattern(), " /", " ", 1)
+	switch seg[0] {
+	case "ssh_keys":
+		return f.handleSSHKeys(route, c, rid)
+	case "placement_groups":
+		return f.handlePlacementGroups(route, c, rid)
+	case "firewalls":
+		return f.handleFirewalls(route, c, rid)
+	case "servers":
+		return f.handleServers(route, c, rid)
+	}
+	return f.handleCatalog(route, c)
+}
+
+func notImplemented(c Call) (int, any) {
+	return 400, apiErr{"hcloudfake: not implemented: " + c.Pattern()}
+}
+
+// handleCatalog answers what the fake offers (locations, server types,
+// images, prices) and the actions' progress.
+func (f *Fake) handleCatalog(route string, c Call) (int, any) {
+	switch route {
 	case "GET locations":
 		return 200, schema.LocationListResponse{Locations: filterName(c, []schema.Location{{ID: 1, Name: "fsn1", NetworkZone: "eu-central"}, {ID: 2, Name: "nbg1", NetworkZone: "eu-central"}}, func(l schema.Location) string { return l.Name })}
 	case "GET server_types":
@@ -247,7 +269,12 @@ func (f *Fake) handle(c Call) (int, any) {
 			}
 		}
 		return 200, schema.ActionListResponse{Actions: orEmpty(out)}
+	}
+	return notImplemented(c)
+}
 
+func (f *Fake) handleSSHKeys(route string, c Call, rid int64) (int, any) {
+	switch route {
 	case "POST ssh_keys":
 		var req schema.SSHKeyCreateRequest
 		json.Unmarshal(c.Body, &req)
@@ -267,7 +294,12 @@ func (f *Fake) handle(c Call) (int, any) {
 		}
 		delete(f.keys, rid)
 		return 204, nil
+	}
+	return notImplemented(c)
+}
 
+func (f *Fake) handlePlacementGroups(route string, c Call, rid int64) (int, any) {
+	switch route {
 	case "POST placement_groups":
 		var req schema.PlacementGroupCreateRequest
 		json.Unmarshal(c.Body, &req)
@@ -287,7 +319,13 @@ func (f *Fake) handle(c Call) (int, any) {
 		}
 		delete(f.pgs, rid)
 		return 204, nil
+	}
+	return notImplemented(c)
+}
 
+// handleFirewalls keeps every rule set a firewall was given, in f.ruleSets.
+func (f *Fake) handleFirewalls(route string, c Call, rid int64) (int, any) {
+	switch route {
 	case "POST firewalls":
 		var req schema.FirewallCreateRequest
 		json.Unmarshal(c.Body, &req)
@@ -320,38 +358,14 @@ func (f *Fake) handle(c Call) (int, any) {
 		}
 		delete(f.firewalls, rid)
 		return 204, nil
+	}
+	return notImplemented(c)
+}
 
+func (f *Fake) handleServers(route string, c Call, rid int64) (int, any) {
+	switch route {
 	case "POST servers":
-		var req schema.ServerCreateRequest
-		json.Unmarshal(c.Body, &req)
-		f.creates = append(f.creates, req)
-		for _, s := range f.servers {
-			if s.s.Name == req.Name {
-				return 409, apiErr{"uniqueness_error"}
-			}
-		}
-		id := f.id()
-		ip := fmt.Sprintf("203.0.113.%d", id)
-		if f.ServerIP != nil {
-			ip = f.ServerIP(id, req.Name)
-		}
-		s := &server{s: schema.Server{ID: id, Name: req.Name, Status: "initializing", Created: epoch, Labels: deref(req.Labels),
-			PublicNet:  schema.ServerPublicNet{IPv4: schema.ServerPublicNetIPv4{IP: ip}, IPv6: schema.ServerPublicNetIPv6{IP: fmt.Sprintf("2001:db8:0:%x::/64", id)}},
-			ServerType: schema.ServerType{ID: 98, Name: "ccx23"}, Location: schema.Location{ID: 1, Name: "fsn1"}}}
-		if req.PlacementGroup != 0 {
-			if p, ok := f.pgs[req.PlacementGroup]; ok {
-				s.s.PlacementGroup = p
-			}
-		}
-		for _, fc := range req.Firewalls {
-			if _, ok := f.firewalls[fc.Firewall]; !ok {
-				return 404, apiErr{"not_found"}
-			}
-			s.firewalls = append(s.firewalls, fc.Firewall)
-			s.s.PublicNet.Firewalls = append(s.s.PublicNet.Firewalls, schema.ServerFirewall{ID: fc.Firewall, Status: "applied"})
-		}
-		f.servers[id] = s
-		return 201, schema.ServerCreateResponse{Server: s.s, Action: f.action("create_server"), NextActions: []schema.Action{f.action("start_server")}}
+		return f.createServer(c)
 	case "GET servers":
 		var all []schema.Server
 		for _, s := range selectLabels(c, f.servers, func(s *server) map[string]string { return s.s.Labels }) {
@@ -372,7 +386,41 @@ func (f *Fake) handle(c Call) (int, any) {
 		delete(f.servers, rid)
 		return 200, schema.ServerDeleteResponse{Action: f.action("delete_server")}
 	}
-	return 400, apiErr{"hcloudfake: not implemented: " + c.Pattern()}
+	return notImplemented(c)
+}
+
+// createServer records every create request (f.creates), even refused ones.
+func (f *Fake) createServer(c Call) (int, any) {
+	var req schema.ServerCreateRequest
+	json.Unmarshal(c.Body, &req)
+	f.creates = append(f.creates, req)
+	for _, s := range f.servers {
+		if s.s.Name == req.Name {
+			return 409, apiErr{"uniqueness_error"}
+		}
+	}
+	id := f.id()
+	ip := fmt.Sprintf("203.0.113.%d", id)
+	if f.ServerIP != nil {
+		ip = f.ServerIP(id, req.Name)
+	}
+	s := &server{s: schema.Server{ID: id, Name: req.Name, Status: "initializing", Created: epoch, Labels: deref(req.Labels),
+		PublicNet:  schema.ServerPublicNet{IPv4: schema.ServerPublicNetIPv4{IP: ip}, IPv6: schema.ServerPublicNetIPv6{IP: fmt.Sprintf("2001:db8:0:%x::/64", id)}},
+		ServerType: schema.ServerType{ID: 98, Name: "ccx23"}, Location: schema.Location{ID: 1, Name: "fsn1"}}}
+	if req.PlacementGroup != 0 {
+		if p, ok := f.pgs[req.PlacementGroup]; ok {
+			s.s.PlacementGroup = p
+		}
+	}
+	for _, fc := range req.Firewalls {
+		if _, ok := f.firewalls[fc.Firewall]; !ok {
+			return 404, apiErr{"not_found"}
+		}
+		s.firewalls = append(s.firewalls, fc.Firewall)
+		s.s.PublicNet.Firewalls = append(s.s.PublicNet.Firewalls, schema.ServerFirewall{ID: fc.Firewall, Status: "applied"})
+	}
+	f.servers[id] = s
+	return 201, schema.ServerCreateResponse{Server: s.s, Action: f.action("create_server"), NextActions: []schema.Action{f.action("start_server")}}
 }
 
 func rules(in []schema.FirewallRuleRequest) []schema.FirewallRule {

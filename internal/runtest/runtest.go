@@ -1,7 +1,7 @@
 // Package runtest writes run directories for tests of what reads them
 // (compare, report, the CLI): a manifest and results.jsonl through
 // package results' own writers, with records shaped as the runner writes
-// them (page sweeps, a crowd, the kit, server figures).
+// them (page sweeps, static files, a crowd, the kit, server figures).
 package runtest
 
 import (
@@ -26,6 +26,9 @@ type Run struct {
 	Vars   map[string]string
 	// Edit, if set, changes each record before it is written.
 	Edit func(*results.Record)
+	// Scenarios, if set, are the run's scenarios instead of Scenarios
+	// (of the kinds record writes: page, static, crowd, kit).
+	Scenarios []results.Scenario
 }
 
 // Columns and scenarios of every run written here.
@@ -50,10 +53,14 @@ func (r Run) Write(t testing.TB, parent string) string {
 	if vars == nil {
 		vars = map[string]string{}
 	}
-	plan := results.Plan(r.Reps, cols, Scenarios)
+	scs := r.Scenarios
+	if scs == nil {
+		scs = Scenarios
+	}
+	plan := results.Plan(r.Reps, cols, scs)
 	m := &results.Manifest{Format: results.ManifestFormat, ID: r.ID, Experiment: "quick", File: "experiments/quick.hcl",
 		ExperimentHash: strings.Repeat("ab", 32), PlanHash: strings.Repeat("cd", 32), Vars: vars, Target: "local",
-		Tool: "wptest test", Columns: cols, Scenarios: Scenarios, Repetitions: r.Reps, Points: len(plan),
+		Tool: "wptest test", Columns: cols, Scenarios: scs, Repetitions: r.Reps, Points: len(plan),
 		Start: "2025-01-01T00:00:00Z", End: "2025-01-01T01:00:00Z", Complete: true}
 	if err := mkdir(dir); err != nil {
 		t.Fatal(err)
@@ -102,6 +109,9 @@ func record(p results.Point, j float64) results.Record {
 	switch p.Kind {
 	case "page":
 		r := run(base*j*float64(p.Visitors)/2, p.Visitors)
+		rec.Run = &r
+	case "static":
+		r := run(base*j*(4+float64(p.Visitors)/50), p.Visitors)
 		rec.Run = &r
 	case "crowd":
 		rec.Crowd = &result.Crowd{Visitors: p.Visitors, ClickEveryMs: 1000, ProbeEveryMs: 200, GiveUpMs: 10000,

@@ -18,10 +18,10 @@ profile {
 variable "package_source" {
   type        = string
   default     = ""
-  description = "Where to install corehttpd from: an https URL or an absolute path on the host of the package file (.deb on debian-12 and debian-13, .rpm on almalinux-9). corehttpd is not public; there is no default."
+  description = "Where to install corehttpd from: an https:// or file:// URL or an absolute path on the host of the package file (.deb on debian-12 and debian-13, .rpm on almalinux-9); local+file:///PATH names a file on the machine wptest runs on, uploaded first. corehttpd is not public; there is no default."
   validation {
-    condition     = var.package_source == "" || can(regex("^(https://[[:graph:]]+|/[^[:cntrl:]]+)$", var.package_source))
-    error_message = "package_source must be an https:// URL (without spaces) or an absolute path on the host, without control characters."
+    condition     = var.package_source == "" || can(regex("^(https://[[:graph:]]+|file:///[^%[:space:][:cntrl:]]+|/[^[:cntrl:]]+)$", var.package_source))
+    error_message = "package_source must be an https:// URL (without spaces), a file:/// URL (without spaces or percent signs), an absolute path on the host without control characters, or local+file:///PATH for a file on this machine."
   }
 }
 
@@ -47,7 +47,7 @@ variable "h3probe" {
 
 precondition {
   condition     = var.package_source != ""
-  error_message = "corehttpd is not publicly available, so wptest cannot install it by itself: pass -var package_source=<https URL or absolute path on the host of the corehttpd package (.deb for debian-12 and debian-13, .rpm for almalinux-9)> and -var package_sha256=<its SHA-256>. To run the open event-driven peer instead, use --profile caddy."
+  error_message = "corehttpd is not publicly available, so wptest cannot install it by itself: pass -var package_source=<https:// or file:// URL, absolute path on the host, or local+file:///PATH on this machine, of the corehttpd package (.deb for debian-12 and debian-13, .rpm for almalinux-9)> and -var package_sha256=<its SHA-256>. To run the open event-driven peer instead, use --profile caddy."
 }
 
 precondition {
@@ -123,6 +123,7 @@ command "install_corehttpd" {
     pkg="$tmp/corehttpd.${platform.values.pkg_ext}"
     case "$src" in
       https://*) curl -fsSL --retry 3 -o "$pkg" "$src" ;;
+      file://*) cp -- "$${src#file://}" "$pkg" ;;
       *) cp -- "$src" "$pkg" ;;
     esac
     got=$(sha256sum "$pkg" | cut -d' ' -f1)

@@ -26,6 +26,7 @@ func runApply(ctx context.Context, a *App, args []string) error {
 	st := &stage.State{Log: a.Stderr}
 	err = stage.Run(ctx, st, targetStage(a, f.target, f.knownHosts, f.identity),
 		stage.Render{Profile: p, Diagnostics: a.Stderr}, // blocked ops: refused in the report
+		stage.Upload{Files: f.uploads},
 		stage.Apply{Progress: newProgress(a)})
 	if st.Report != nil {
 		if err := writeReport(a, f.output, st.Report); err != nil {

@@ -30,6 +30,7 @@ type profileFlags struct {
 	compact    bool
 	vars       multiFlag
 	varFiles   multiFlag
+	uploads    []stage.LocalFile // the local files -var names (set by loadProfile)
 }
 
 func addProfileFlags(a *App, name string, f *profileFlags) *flag.FlagSet {
@@ -48,7 +49,12 @@ func addProfileFlags(a *App, name string, f *profileFlags) *flag.FlagSet {
 // with the variable values, printing every HCL error (with snippets, or
 // compact) to stderr. Errors are config errors (exit 2).
 func loadProfile(a *App, f *profileFlags) (*provision.Profile, error) {
-	vars := provision.Vars{Args: f.vars}
+	args, uploads, err := stage.ResolveArgs(f.vars)
+	if err != nil {
+		return nil, err
+	}
+	f.uploads = uploads
+	vars := provision.Vars{Args: args}
 	for _, vf := range f.varFiles {
 		b, err := os.ReadFile(absPath(a, vf))
 		if err != nil {
@@ -114,6 +120,7 @@ func runPlan(ctx context.Context, a *App, args []string) error {
 			_ = provision.WriteDiagnostics(a.Stderr, p.Files(), diags, f.compact)
 			return exitcode.With(exitcode.Config, fmt.Errorf("cannot render %s for %s", p.Name, f.platform))
 		}
+		writeUploads(a, &f)
 		return writeReport(a, f.output, r.Offline())
 	}
 	var rep *provision.Report
@@ -125,9 +132,20 @@ func runPlan(ctx context.Context, a *App, args []string) error {
 			return err
 		}))
 	if rep != nil {
+		writeUploads(a, &f)
 		if err := writeReport(a, f.output, rep); err != nil {
 			return err
 		}
 	}
 	return err
+}
+
+// writeUploads shows the local files the plan would upload: on stdout with
+// the text report, on stderr beside JSON.
+func writeUploads(a *App, f *profileFlags) {
+	w := a.Stdout
+	if f.output == "json" {
+		w = a.Stderr
+	}
+	stage.WriteLocalFiles(w, f.uploads)
 }

@@ -77,7 +77,9 @@ func runRun(ctx context.Context, a *App, args []string) error {
 		return err
 	}
 	if *planOnly {
-		return experiment.WritePlan(a.Stdout, sp)
+		s := newCloudSession(a)
+		defer s.close()
+		return experiment.WritePlan(s.out, sp, runEstimate(ctx, s, sp, newRunID(a.Now())))
 	}
 	if *resume == "" && sp.Machines.Driver == "static" {
 		if err := checkStaticMachines(ctx, sp.Machines); err != nil {
@@ -106,7 +108,7 @@ func runRun(ctx context.Context, a *App, args []string) error {
 	if tgt == "" {
 		tgt = sp.Machines.Driver
 	}
-	fmt.Fprintf(s.errw, "run %s: %s (%d points)\n", id, file, len(sp.Plan()))
+	fmt.Fprintf(s.errw, "run %s: %s (%d points, %s)\n", id, file, len(sp.Plan()), runEstimate(ctx, s, sp, id).Short())
 	dir, err := experiment.Run(ctx, sp, src, experiment.Options{RunsDir: absPath(a, *runsDir), ID: id, Resume: *resume != "",
 		Cloud: c, Exe: exe, Tool: "wptest " + Version, Target: tgt, Owner: owner, Keep: *keep, Log: s.errw, Now: a.Now})
 	if err != nil {

@@ -34,6 +34,7 @@ type serverFlags struct {
 	output     string
 	vars       multiFlag
 	varFiles   multiFlag
+	uploads    []stage.LocalFile // the local files -var names (set by loadServerProfile)
 }
 
 func addServerFlags(a *App, name string, f *serverFlags) *flag.FlagSet {
@@ -120,7 +121,10 @@ func absPath(a *App, p string) string {
 // loadServerProfile loads --profile or --profile-dir with the -var and
 // -var-file values, through the same loader as plan and apply.
 func loadServerProfile(a *App, f *serverFlags) (*provision.Profile, error) {
-	return loadProfile(a, &profileFlags{profile: f.profile, profileDir: f.profileDir, output: f.output, vars: f.vars, varFiles: f.varFiles})
+	pf := &profileFlags{profile: f.profile, profileDir: f.profileDir, output: f.output, vars: f.vars, varFiles: f.varFiles}
+	p, err := loadProfile(a, pf)
+	f.uploads = pf.uploads
+	return p, err
 }
 
 // upResult is what up and swap print with -o json.
@@ -141,7 +145,7 @@ func serverStage(a *App, f *serverFlags, p *provision.Profile) []stage.Step {
 	return stage.Server(stage.ServerOptions{Profile: p, Diagnostics: a.Stderr, Preflight: a.Stderr,
 		Agent:    &stage.Agent{Exe: absPath(a, f.agent), Self: a.Executable},
 		Progress: func(e provision.Event) { fmt.Fprintf(a.Stderr, "[%s] %s: %s\n", e.Host, e.Op, e.Msg) },
-		Tool:     "wptest " + Version})
+		Tool:     "wptest " + Version, Uploads: f.uploads})
 }
 
 // targetStage opens --target for a command's stages and closes it after.

@@ -193,55 +193,88 @@ func newHost(w Want, o Options, rootfs string) (*Host, error) {
 	h := &Host{Name: w.Name, ID: "wptn-" + tag, Suite: o.Suite, Platform: Platform(o.Suite), Labels: w.Labels, done: make(chan struct{})}
 	h.dir = filepath.Join(hostsDir, h.ID)
 	h.Root = filepath.Join(h.dir, "root")
-	unlock, err := lockFile(filepath.Join(CacheDir, "hosts.lock"), syscall.LOCK_EX)
-	if err != nil {
-		return nil, err
-	}
-	err = os.MkdirAll(h.dir, 0o700)
-	if err == nil {
-		h.state, err = os.OpenFile(filepath.Join(h.dir, "state"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	}
-	unlock()
-	if err != nil {
+	if err := h.openState(); err != nil {
 		return nil, err
 	}
 	// The state file is written as the machine is made, so a later
 	// process removes a machine whose maker died half-way.
-	if o.Tied {
-		h.record("owner", strconv.Itoa(os.Getpid())+":"+procStart(os.Getpid()))
-	}
-	h.record("name", h.Name)
-	h.record("suite", h.Suite)
-	keys := make([]string, 0, len(w.Labels))
-	for k := range w.Labels {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		h.record("label", k+"="+w.Labels[k])
-	}
+	h.recordIdentity(o.Tied)
+	var err error
 	if h.link, err = subnet.Claim(); err != nil {
 		return h, err
 	}
 	h.record("subnet", h.link.Lock)
 	h.Gateway, h.IP = h.link.Gateway, h.link.Peer
 	h.record("ip", h.IP)
+	if err := h.mountRoot(rootfs, o.logw()); err != nil {
+		return h, err
+	}
+	if err := h.wireNetns(tag); err != nil {
+		return h, err
+	}
+	h.cg, h.cgErr = newCPUCgroup("wptest-" + h.ID)
+	if h.cg != nil {
+		h.record("cgroup", h.cg.dir)
+	}
+	return h, nil
+}
 
+// openState makes the machine's directory and opens its state file, under
+// the hosts lock (Sweep reads the machines' directories under it).
+func (h *Host) openState() error {
+	unlock, err := lockFile(filepath.Join(CacheDir, "hosts.lock"), syscall.LOCK_EX)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if err := os.MkdirAll(h.dir, 0o700); err != nil {
+		return err
+	}
+	h.state, err = os.OpenFile(filepath.Join(h.dir, "state"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	return err
+}
+
+// recordIdentity records who owns the machine (tied: this process), its
+// name, suite and labels, in the labels' order.
+func (h *Host) recordIdentity(tied bool) {
+	if tied {
+		h.record("owner", strconv.Itoa(os.Getpid())+":"+procStart(os.Getpid()))
+	}
+	h.record("name", h.Name)
+	h.record("suite", h.Suite)
+	keys := make([]string, 0, len(h.Labels))
+	for k := range h.Labels {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		h.record("label", k+"="+h.Labels[k])
+	}
+}
+
+// mountRoot gives the machine its root: an overlay on rootfs, or a copy of
+// it where overlayfs cannot be mounted.
+func (h *Host) mountRoot(rootfs string, log io.Writer) error {
 	for _, d := range []string{"upper", "work", "root"} {
 		if err := os.Mkdir(filepath.Join(h.dir, d), 0o755); err != nil {
-			return h, err
+			return err
 		}
 	}
 	h.record("mount", h.Root)
 	opts := "lowerdir=" + rootfs + ",upperdir=" + filepath.Join(h.dir, "upper") + ",workdir=" + filepath.Join(h.dir, "work")
 	if err := syscall.Mount("overlay", h.Root, "overlay", 0, opts); err != nil {
 		// No overlayfs here (e.g. the cache is itself on an overlay): a copy.
-		fmt.Fprintf(o.logw(), "netns: machine %s: overlay mount failed (%v): copying the rootfs\n", h.Name, err)
+		fmt.Fprintf(log, "netns: machine %s: overlay mount failed (%v): copying the rootfs\n", h.Name, err)
 		if out, err := exec.Command("cp", "-a", rootfs+"/.", h.Root).CombinedOutput(); err != nil {
-			return h, fmt.Errorf("copy rootfs: %v\n%s", err, out)
+			return fmt.Errorf("copy rootfs: %v\n%s", err, out)
 		}
 	}
+	return nil
+}
 
+// wireNetns makes the machine's network namespace and the veth between it
+// (eth0, h.IP) and this host (h.Gateway), with a route to apt-cacher-ng.
+func (h *Host) wireNetns(tag string) error {
 	h.record("netns", h.ID)
 	gw, peer := "wb"+tag+"g", "wb"+tag+"h"
 	h.links = append(h.links, gw)
@@ -260,14 +293,10 @@ func newHost(w Want, o Options, rootfs string) (*Host, error) {
 		{"-n", h.ID, "route", "add", AptCacherAddr + "/32", "via", h.Gateway, "dev", "eth0"},
 	} {
 		if err := ip(args...); err != nil {
-			return h, err
+			return err
 		}
 	}
-	h.cg, h.cgErr = newCPUCgroup("wptest-" + h.ID)
-	if h.cg != nil {
-		h.record("cgroup", h.cg.dir)
-	}
-	return h, nil
+	return nil
 }
 
 func (o Options) logw() io.Writer {

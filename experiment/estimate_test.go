@@ -1,0 +1,125 @@
+package experiment
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wptest/wptest/results"
+)
+
+const estimateHCL = `
+experiment "est" {
+  repetitions = 2
+  warmup      = "2s"
+}
+machines "local" {}
+fixture "minimal" {
+  seed = 1
+}
+profile "tuned-apache" {}
+profile "caddy" {}
+scenario "static" {
+  kind     = "static"
+  path     = "/wptest-probe.js"
+  visitors = [10, 50]
+  duration = "%s"
+  warmup   = "1s"
+}
+scenario "page" {
+  kind     = "page"
+  path     = "/"
+  visitors = [4]
+  requests = 66
+  duration = "0s"
+  warmup   = "0s"
+}
+`
+
+func estimateFor(t *testing.T, window string) Estimate {
+	t.Helper()
+	sp, err := Load("est.hcl", []byte(fmt.Sprintf(estimateHCL, window)), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return EstimateOf(sp)
+}
+
+func partOf(t *testing.T, e Estimate, what string) EstimatePart {
+	t.Helper()
+	for _, p := range e.Parts {
+		if p.What == what {
+			return p
+		}
+	}
+	t.Fatalf("no part %q in %+v", what, e.Parts)
+	return EstimatePart{}
+}
+
+// The plan's estimate is its parts: two repetitions of two profiles are
+// four swaps (two first applies, two back), a warm-up each, one seed; the
+// windowed scenario's points at their windows, the request-count one's at
+// the default page rate; the total is their sum, and a longer window adds
+// exactly its difference for each of the scenario's points.
+func TestPlanEstimateFromParts(t *testing.T) {
+	e := estimateFor(t, "4s")
+	var sum time.Duration
+	for _, p := range e.Parts {
+		if p.Total != time.Duration(p.N)*p.Each || p.From == "" {
+			t.Errorf("part %+v: total is not N × each, or says not where it comes from", p)
+		}
+		sum += p.Total
+	}
+	if sum != e.Total {
+		t.Errorf("total %s, parts sum to %s", e.Total, sum)
+	}
+	for what, n := range map[string]int{"first apply on the server": 1, "first apply of each other profile": 1,
+		"swaps back to a profile applied before": 2, "seed and verify the fixture": 1, "warm-up after each swap": 4,
+		"scenario static": 8, "scenario page": 4} {
+		if p := partOf(t, e, what); p.N != n {
+			t.Errorf("%s: %d, want %d", what, p.N, n)
+		}
+	}
+	if p := partOf(t, e, "warm-up after each swap"); p.Each != 2*time.Second {
+		t.Errorf("warm-up each %s, want the experiment's 2s", p.Each)
+	}
+	if p := partOf(t, e, "scenario static"); p.Each != 5*time.Second+estimateOverhead {
+		t.Errorf("static point %s, want warmup 1s + duration 4s + overhead", p.Each)
+	}
+	// 66 requests at 4 visitors × the default page rate per visitor.
+	want := estimateOverhead + time.Duration(66/(4*estPageRate.perSec)*float64(time.Second))
+	if p := partOf(t, e, "scenario page"); p.Each != want || !strings.Contains(p.From, "66 requests") {
+		t.Errorf("page point %s (%s), want %s from the default rate", p.Each, p.From, want)
+	}
+	if longer := estimateFor(t, "9s"); longer.Total-e.Total != 8*5*time.Second {
+		t.Errorf("a window 5s longer adds %s to the total, want 8 points × 5s", longer.Total-e.Total)
+	}
+	if strings.Contains(fmt.Sprint(e.Parts), "machines made") {
+		t.Errorf("the local driver makes no machines, yet the estimate counts them: %+v", e.Parts)
+	}
+}
+
+// During the run a request-count point's time is its requests at the
+// rate measured for its column and scenario; others keep the default.
+func TestPointTimeUsesMeasuredRate(t *testing.T) {
+	sc := results.Scenario{Name: "php", Kind: "ab", Requests: 1000}
+	p := results.Point{Column: "caddy", Profile: "caddy", Scenario: "php", Visitors: 5}
+	def := pointTime(sc, p, nil)
+	if want := estimateOverhead + time.Duration(1000/estStaticRate.perSec*float64(time.Second)); def != want {
+		t.Errorf("default %s, want %s", def, want)
+	}
+	rates := Rates{"caddy/php": 40} // per visitor: 200 req/s at 5
+	if got := pointTime(sc, p, rates); got != estimateOverhead+5*time.Second {
+		t.Errorf("measured: %s, want 1000 requests at 200/s + overhead", got)
+	}
+	other := p
+	other.Column = "tuned-apache"
+	if got := pointTime(sc, other, rates); got != def {
+		t.Errorf("another column's rate was used: %s", got)
+	}
+	win := results.Scenario{Name: "w", Kind: "static", Duration: 3 * time.Second, Warmup: time.Second}
+	if got := pointTime(win, results.Point{Column: "caddy", Scenario: "w"}, Rates{"caddy/w": 1}); got != 4*time.Second+estimateOverhead {
+		t.Errorf("a windowed point %s, want its windows", got)
+	}
+}
