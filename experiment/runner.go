@@ -112,6 +112,7 @@ func (r *runner) machines(ctx context.Context, sm cloud.Machine) error {
 	info := machineInfo(ctx, r.h, r.facts)
 	info.LoadLocal = sm.Local && r.lg.Name() == LocalLoadHost
 	info.LoadHost = r.lg.Name()
+	r.ownMachine(ctx, sm, &info)
 	r.man.Machine = &info
 	return r.man.Write(r.dir)
 }
@@ -487,7 +488,7 @@ func sameApply(a, b *hostmanifest.Manifest) bool {
 func machineInfo(ctx context.Context, h host.Host, f host.Facts) results.MachineInfo {
 	mi := results.MachineInfo{Host: h.Name(), OS: strings.TrimSpace(f.OSID + " " + f.OSVersion), Platform: f.Platform, Arch: f.Arch}
 	res, err := h.Run(ctx, host.Cmd{Label: "machine info", Timeout: time.Minute,
-		Script: "uname -r; nproc; awk '/^MemTotal:/{print $2}' /proc/meminfo; awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo"})
+		Script: "uname -r; nproc; awk '/^MemTotal:/{print $2}' /proc/meminfo; cat /proc/sys/kernel/random/boot_id 2>/dev/null || echo; awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo"})
 	if err != nil {
 		return mi
 	}
@@ -498,7 +499,10 @@ func machineInfo(ctx context.Context, h host.Host, f host.Facts) results.Machine
 		mi.MemKB, _ = strconv.ParseInt(l[2], 10, 64)
 	}
 	if len(l) >= 4 {
-		mi.CPUModel = l[3]
+		mi.BootID = strings.TrimSpace(l[3])
+	}
+	if len(l) >= 5 {
+		mi.CPUModel = l[4]
 	}
 	return mi
 }

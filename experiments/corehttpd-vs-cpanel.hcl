@@ -245,7 +245,7 @@ claim "page-cpu" {
   quote     = "That is 0.87 seconds of CPU per page, against 0.26 seconds behind corehttpd"
   scenario  = "page"
   visitors  = 4
-  metric    = "machine_cpu_ms"
+  metric    = "server_cpu_ms"
   published = { cpanel-apache = "0.87 s", corehttpd = "0.26 s" }
   order     = "corehttpd < cpanel-apache"
   ratio     = "cpanel-apache / corehttpd"
@@ -257,7 +257,7 @@ claim "page-cpu-tuned" {
   quote     = "260 ms for corehttpd and 263 ms for tuned Apache on the same PHP-FPM pool, 870 ms when PHP runs through CGI"
   scenario  = "page"
   visitors  = 4
-  metric    = "machine_cpu_ms"
+  metric    = "server_cpu_ms"
   published = { corehttpd = "260 ms", tuned-apache = "263 ms", cpanel-apache = "870 ms" }
   order     = "tuned-apache < cpanel-apache"
   ratio     = "tuned-apache / corehttpd"
@@ -484,7 +484,7 @@ claim "cpu-static-50" {
   quote     = "0.135 ms of CPU for the small file at 50 visitors, against 0.167 ms for Apache as shipped and 0.153 ms tuned"
   scenario  = "static"
   visitors  = 50
-  metric    = "machine_cpu_ms"
+  metric    = "server_cpu_ms"
   published = { corehttpd = "0.135 ms", cpanel-apache = "0.167 ms", tuned-apache = "0.153 ms" }
   order     = "corehttpd < tuned-apache < cpanel-apache"
   ratio     = "cpanel-apache / corehttpd"
@@ -496,7 +496,7 @@ claim "cpu-static-1000" {
   quote     = "At 1,000 visitors corehttpd still spent 0.15 ms per request, while Apache as shipped spent 0.58 ms and tuned Apache 1.76 ms"
   scenario  = "static"
   visitors  = 1000
-  metric    = "machine_cpu_ms"
+  metric    = "server_cpu_ms"
   published = { corehttpd = "0.15 ms", cpanel-apache = "0.58 ms", tuned-apache = "1.76 ms" }
   order     = "corehttpd < cpanel-apache < tuned-apache"
   ratio     = "tuned-apache / corehttpd"
@@ -508,7 +508,7 @@ claim "cpu-stylesheet" {
   quote     = "corehttpd served the compressed stylesheet for 0.19 ms of CPU; Apache with mod_deflate spent 2.30 ms compressing it again every time, twelve times as much. Apache as shipped spent 0.38 ms"
   scenario  = "compression"
   visitors  = 50
-  metric    = "machine_cpu_ms"
+  metric    = "server_cpu_ms"
   published = { corehttpd = "0.19 ms", tuned-apache = "2.30 ms", cpanel-apache = "0.38 ms" }
   order     = "corehttpd < cpanel-apache < tuned-apache"
   ratio     = "tuned-apache / corehttpd"

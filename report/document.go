@@ -256,11 +256,11 @@ func firstNonEmpty(a, b string) string {
 // costSection is the post's "What each request costs the server".
 func (r *Report) costSection() (section, bool) {
 	s := section{ID: "cost", Title: "What each request costs the server",
-		Text: []string{"CPU time of the server's processes (web server, PHP, database) over each measured window, divided by the requests answered in it. The machine-wide figure (kernel and everything else included) is in results.jsonl as server.cpu_ms_per_request."}}
+		Text: []string{r.CPUScope().Why}}
 	t := table{Caption: "Server CPU per request (ms)", Head: r.head("point", r.Columns)}
 	for _, sc := range r.perRequestScenarios() {
 		for _, st := range sc.Steps() {
-			t.Rows = append(t.Rows, r.row(sc.Name+" "+st, r.Columns, sc.Name, st, ServerCPU))
+			t.Rows = append(t.Rows, r.row(sc.Name+" "+st, r.Columns, sc.Name, st, r.ServerCPUPerReq))
 		}
 	}
 	if len(t.Rows) == 0 {
@@ -303,7 +303,7 @@ func (r *Report) ratioSection() (section, bool) {
 	}
 	for _, sc := range r.perRequestScenarios() {
 		for _, st := range sc.Steps() {
-			add(fmt.Sprintf("%s %s: CPU per request, %s ÷ column", sc.Name, st, base), sc.Name, st, ServerCPU, true)
+			add(fmt.Sprintf("%s %s: CPU per request, %s ÷ column", sc.Name, st, base), sc.Name, st, r.ServerCPUPerReq, true)
 			add(fmt.Sprintf("%s %s: web server + PHP CPU per request, %s ÷ column", sc.Name, st, base), sc.Name, st, WebPHPCPU, true)
 			add(fmt.Sprintf("%s %s: requests/s, column ÷ %s", sc.Name, st, base), sc.Name, st, RPS, false)
 		}
@@ -330,7 +330,7 @@ func (r *Report) noiseSection() section {
 		for _, st := range sc.Steps() {
 			for _, p := range r.profilesOf(sc) {
 				for _, m := range fs {
-					v := r.Metric(p, sc.Name, st, m.Value)
+					v := r.Metric(p, sc.Name, st, m.Of(r.Manifest.Machine))
 					if v.N == 0 {
 						continue
 					}

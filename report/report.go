@@ -136,13 +136,35 @@ func (r *Report) profilesOf(s results.Scenario) []string {
 	return out
 }
 
+// ServerCPUPerReq is a point's server CPU ms per answered request: the
+// figure results.CPUPerRequest picks for this run (the whole machine's when
+// the server had one of its own, else its process groups').
+func (r *Report) ServerCPUPerReq(rec results.Record) (float64, bool) {
+	return results.ServerCPUIn(rec, r.Manifest.Machine)
+}
+
+// CPUScope is which server CPU figure the report shows, and why.
+func (r *Report) CPUScope() results.CPUScope { return results.CPUScopeOf(r.Manifest.Machine) }
+
+// cpuRows are a section's server CPU rows: "server CPU per WHAT, FIGURE
+// (ms)" and, when that is the whole machine's, the process groups' share
+// beside it.
+func (r *Report) cpuRows(prefix, what string, ps []string, sc, st string) [][]string {
+	scope := r.CPUScope()
+	rows := [][]string{r.row(fmt.Sprintf("%sserver CPU per %s, %s (ms)", prefix, what, scope.Label), ps, sc, st, r.ServerCPUPerReq)}
+	if scope.Machine {
+		rows = append(rows, r.row(fmt.Sprintf("%s  of which %s (ms)", prefix, results.GroupsCPULabel), ps, sc, st, ServerCPU))
+	}
+	return rows
+}
+
 // Metric extractors shared by the tables, charts and tests: the metric
 // registry's (results.Metrics) functions.
 var (
 	RPS          = results.RPS
 	MeanMs       = results.MeanMs
 	P99Ms        = results.P99Ms
-	ServerCPU    = results.ServerCPU
+	ServerCPU    = results.ServerCPU // the process groups' (web, PHP, db): the report's figure is Report.ServerCPUPerReq
 	WebPHPCPU    = results.WebPHPCPU
 	DBCPU        = results.DBCPU
 	MachineCPU   = results.MachineCPU

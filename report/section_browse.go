@@ -66,8 +66,9 @@ func browseSection(r *Report, sc results.Scenario) section {
 			r.row("bytes on the wire per page view", ps, sc.Name, st, BrowseWirePerView),
 			r.row("assets per page view", ps, sc.Name, st, BrowseAssets),
 			r.row("page views per second", ps, sc.Name, st, BrowseViewsPerSec),
-			r.row("server CPU per page view (ms)", ps, sc.Name, st, ServerCPU),
-			r.row("failed page views (%)", ps, sc.Name, st, BrowseFailedPct))
+		)
+		t.Rows = append(t.Rows, r.cpuRows("", "page view", ps, sc.Name, st)...)
+		t.Rows = append(t.Rows, r.row("failed page views (%)", ps, sc.Name, st, BrowseFailedPct))
 		s.Tables = append(s.Tables, t)
 	}
 	if scs := r.scenarios(sc.Kind); len(scs) > 1 && scs[0].Name == sc.Name {

@@ -12,7 +12,7 @@ var compressionReport = reportKind{section: compressionSection, perRequest: true
 		if err := add("compression-"+sc.Name, "Bytes on the wire per response (Accept-Encoding: gzip), median", p, err); err != nil {
 			return err
 		}
-		p, err = r.bars(sc, "server CPU per request (ms)", ServerCPU)
+		p, err = r.bars(sc, "server CPU per request (ms)", r.ServerCPUPerReq) // the tables name the figure
 		return add("compression-cpu-"+sc.Name, "Server CPU per response, median", p, err)
 	}}
 
@@ -35,8 +35,8 @@ func compressionSection(r *Report, sc results.Scenario) section {
 		}
 		t.Rows = append(t.Rows, enc, size,
 			r.row(st+": bytes on the wire per response", ps, sc.Name, st, WireBytes),
-			r.row(st+": requests/s", ps, sc.Name, st, RPS),
-			r.row(st+": server CPU per request (ms)", ps, sc.Name, st, ServerCPU))
+			r.row(st+": requests/s", ps, sc.Name, st, RPS))
+		t.Rows = append(t.Rows, r.cpuRows(st+": ", "request", ps, sc.Name, st)...)
 	}
 	s.Tables = append(s.Tables, t)
 	if t, ok := r.generatorTable(sc); ok {

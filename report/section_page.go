@@ -46,8 +46,9 @@ func pageSection(r *Report, sc results.Scenario) section {
 		t := table{Caption: fmt.Sprintf("%s at %s", sc.Name, st), Head: r.head("", ps)}
 		t.Rows = append(t.Rows,
 			r.row("page time, mean (ms)", ps, sc.Name, st, MeanMs),
-			r.row("pages per second", ps, sc.Name, st, RPS),
-			r.row("server CPU per page (ms)", ps, sc.Name, st, ServerCPU),
+			r.row("pages per second", ps, sc.Name, st, RPS))
+		t.Rows = append(t.Rows, r.cpuRows("", "page", ps, sc.Name, st)...)
+		t.Rows = append(t.Rows,
 			r.row("  of which web server + PHP (ms)", ps, sc.Name, st, WebPHPCPU),
 			r.row("  of which database (ms)", ps, sc.Name, st, DBCPU),
 			r.row("memory: web server + PHP, peak PSS (MB)", ps, sc.Name, st, PSSMB),

@@ -24,9 +24,9 @@ func staticSection(r *Report, sc results.Scenario) section {
 	for _, st := range sc.Steps() {
 		t.Rows = append(t.Rows,
 			r.row(st+": requests/s", ps, sc.Name, st, RPS),
-			r.row(st+": p99 (ms)", ps, sc.Name, st, P99Ms),
-			r.row(st+": server CPU per request (ms)", ps, sc.Name, st, ServerCPU),
-			r.row(st+": failed (%)", ps, sc.Name, st, ErrPct))
+			r.row(st+": p99 (ms)", ps, sc.Name, st, P99Ms))
+		t.Rows = append(t.Rows, r.cpuRows(st+": ", "request", ps, sc.Name, st)...)
+		t.Rows = append(t.Rows, r.row(st+": failed (%)", ps, sc.Name, st, ErrPct))
 	}
 	s.Tables = append(s.Tables, t)
 	if t, ok := r.generatorTable(sc); ok {

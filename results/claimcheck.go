@@ -153,7 +153,7 @@ func (ev *evaluator) values(c Claim, v variant, res *ClaimResult) (map[string]fl
 		why := ""
 		for _, r := range recs {
 			if mt, ok := ev.metric(b.sc, c.Metric); ok {
-				if x, ok := mt.Value(r); ok {
+				if x, ok := mt.Of(ev.m.Machine)(r); ok {
 					xs = append(xs, x)
 				} else if r.NotApplicable != "" {
 					why = r.NotApplicable

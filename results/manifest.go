@@ -94,6 +94,16 @@ type MachineInfo struct {
 	CPUModel  string `json:"cpu_model"`
 	MemKB     int64  `json:"mem_total_kb"`
 	LoadLocal bool   `json:"load_generator_on_server"`
+	// BootID is the kernel's boot ID (/proc/sys/kernel/random/boot_id):
+	// two hosts with the same one are one kernel (namespaces, containers).
+	BootID string `json:"boot_id,omitempty"`
+	// OwnMachine: the server's kernel ran nothing else of the run (its
+	// boot ID differs from the machine running wptest's and every load
+	// generator's), so the machine-wide CPU is the server's (CPUScopeOf).
+	// SharedWith names what shared it otherwise ("the machine running
+	// wptest"); both are empty in runs recorded before wptest looked.
+	OwnMachine bool   `json:"own_machine,omitempty"`
+	SharedWith string `json:"shared_with,omitempty"`
 	// LoadHost is where the load came from (Record.LoadHost).
 	LoadHost string `json:"load_host,omitempty"`
 }

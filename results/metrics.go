@@ -17,13 +17,26 @@ type Metric struct {
 	// Noise, if set, is the label the repetitions section shows it under.
 	Noise string
 	Value func(Record) (float64, bool)
+	// Scoped, if set, reads it as the run's machine decides (server_cpu_ms:
+	// CPUPerRequest); Of picks it over Value.
+	Scoped func(Record, *MachineInfo) (float64, bool)
+}
+
+// Of is m's reader for the records of a run whose server machine is mi
+// (Manifest.Machine): Scoped bound to mi, else Value.
+func (m Metric) Of(mi *MachineInfo) func(Record) (float64, bool) {
+	if m.Scoped == nil {
+		return m.Value
+	}
+	return func(rec Record) (float64, bool) { return m.Scoped(rec, mi) }
 }
 
 // Metrics is the registry, kind by kind, each kind's repetitions figures
 // in the order the report lists them.
 var Metrics = join(
 	kindMetrics("page", []Metric{
-		{Name: "server_cpu_ms", Unit: "ms", Noise: "server CPU/page (ms)", Value: ServerCPU},
+		{Name: "server_cpu_ms", Unit: "ms", Noise: "server CPU/page (ms)", Value: ServerCPU, Scoped: ServerCPUIn},
+		{Name: "groups_cpu_ms", Unit: "ms", Value: ServerCPU},
 		{Name: "web_php_cpu_ms", Unit: "ms", Noise: "web+PHP CPU/page (ms)", Value: WebPHPCPU},
 		{Name: "rps", Unit: "req/s", Noise: "pages/s", Value: RPS},
 		{Name: "mean_ms", Unit: "ms", Value: MeanMs},
@@ -47,6 +60,7 @@ var Metrics = join(
 	kindMetrics("ab", append(runMetrics("requests/s"),
 		Metric{Name: "html_bytes", Unit: "B", Value: runField(func(r *result.Run) float64 { return float64(r.Bytes.Body) })},
 		Metric{Name: "html_bytes_per_request", Unit: "B", Value: HTMLPerRequest},
+		Metric{Name: "html_bytes_beyond_documents", Unit: "B", Value: HTMLBeyondDocuments},
 		Metric{Name: "total_bytes", Unit: "B", Value: runField(func(r *result.Run) float64 { return float64(r.Bytes.WireIn) })},
 		Metric{Name: "failed", Unit: "requests", Value: runField(func(r *result.Run) float64 { return float64(r.Outcomes.Failed()) })},
 	)),
@@ -65,7 +79,8 @@ var Metrics = join(
 func runMetrics(label string) []Metric {
 	return []Metric{
 		{Name: "rps", Unit: "req/s", Noise: label, Value: RPS},
-		{Name: "server_cpu_ms", Unit: "ms", Noise: "server CPU/request (ms)", Value: ServerCPU},
+		{Name: "server_cpu_ms", Unit: "ms", Noise: "server CPU/request (ms)", Value: ServerCPU, Scoped: ServerCPUIn},
+		{Name: "groups_cpu_ms", Unit: "ms", Value: ServerCPU},
 		{Name: "web_php_cpu_ms", Unit: "ms", Value: WebPHPCPU},
 		{Name: "machine_cpu_ms", Unit: "ms", Value: MachineCPU},
 		{Name: "mean_ms", Unit: "ms", Value: MeanMs},

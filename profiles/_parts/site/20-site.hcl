@@ -167,6 +167,24 @@ file "hello_php" {
   group  = var.site_user
 }
 
+# Rasmus's ab test's two documents, as his message shows them: a static
+# HTML file of exactly 1,024 bytes (a title, a heading, 24 lines of one
+# letter repeated) and its PHP twin, which prints the same 1,024 bytes with
+# one <?= ?> line; ab's "HTML transferred" is then requests × 1,024.
+file "ab_1k_html" {
+  path   = "${local.docroot}/wptest-1k.html"
+  source = "templates/shared/wptest-1k.html"
+  owner  = var.site_user
+  group  = var.site_user
+}
+
+file "ab_1k_php" {
+  path   = "${local.docroot}/wptest-1k.php"
+  source = "templates/shared/wptest-1k.php"
+  owner  = var.site_user
+  group  = var.site_user
+}
+
 # Static files for the compression checks (15 KB of CSS, 6.5 KB of JS).
 file "probe_css" {
   path   = "${local.docroot}/wptest-probe.css"
