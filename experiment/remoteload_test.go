@@ -164,7 +164,13 @@ func TestRunOnBareHostsLoadsFromTheStaticLoadGenerator(t *testing.T) {
 		t.Fatalf("wptest run: %v\n%s", err, lastLines(stderr.String(), 60))
 	}
 	t.Logf("run took %.0fs", time.Since(t0).Seconds())
-	log := stderr.String()
+	// The host commands and the load generators' lines are the run's
+	// detail: in its log.txt, not on stderr.
+	logTxt, err := os.ReadFile(filepath.Join(dir, results.LogFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := string(logTxt)
 
 	recs, err := results.ReadResults(dir)
 	if err != nil {
