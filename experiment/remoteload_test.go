@@ -322,7 +322,9 @@ func columnsRow(md, profile string) []string {
 		for i := range cells {
 			cells[i] = strings.TrimSpace(cells[i])
 		}
-		if len(cells) == 4 && cells[1] == profile {
+		// The profile cell names the variables the file sets after it
+		// ("cpanel-apache, ruid2_source_url = ...").
+		if len(cells) == 4 && (cells[1] == profile || strings.HasPrefix(cells[1], profile+", ")) {
 			return cells
 		}
 	}
