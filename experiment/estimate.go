@@ -56,6 +56,10 @@ type Estimate struct {
 	Machines                      int
 	Cost                          float64
 	PriceErr                      string // why there is no price where the driver has prices
+	// Machines' driver and attributes, and what of the file's block the
+	// command line's driver left (cloud.Machines.NotCarried), for the
+	// run's first line when it left something.
+	On, NotCarried string
 }
 
 // Rates are measured request rates per visitor by "column/scenario": the
@@ -89,7 +93,7 @@ func requestRate(sc results.Scenario, p results.Point, rates Rates) (float64, st
 // EstimateOf is sp's estimate before anything runs: nothing measured yet.
 func EstimateOf(sp *Spec) Estimate {
 	plan := sp.Plan()
-	var e Estimate
+	e := Estimate{On: sp.Machines.Describe(), NotCarried: sp.Machines.NotCarried}
 	add := func(what string, n int, each time.Duration, from string) {
 		e.add(EstimatePart{What: what, N: n, Each: each, Total: time.Duration(n) * each, From: from})
 	}
@@ -158,6 +162,9 @@ func (e Estimate) Short() string {
 	s := "about " + roundDur(e.Total).String()
 	if e.Hourly != "" {
 		s += fmt.Sprintf(", ≈ %.4f %s for %d machines", e.Cost, e.Currency, e.Machines)
+	}
+	if e.NotCarried != "" {
+		s += "; machines " + e.On + " (" + e.NotCarried + ")"
 	}
 	return s
 }

@@ -123,3 +123,19 @@ func TestPointTimeUsesMeasuredRate(t *testing.T) {
 		t.Errorf("a windowed point %s, want its windows", got)
 	}
 }
+
+// The run's first line says on which machines when --target picked
+// another driver than the file's block: the post's file, whose block is
+// Hetzner's, on netns names netns's image and what of the block it left;
+// as the file says, it adds nothing.
+func TestEstimateShortSaysWhatTargetLeft(t *testing.T) {
+	on := EstimateOf(loadFile(t, "../experiments/corehttpd-vs-cpanel.hcl", LoadOptions{Target: "netns"})).Short()
+	for _, want := range []string{`; machines netns: image "debian-13", load_generators 1`, `block's server_type "ccx23", image "alma-9", location "fsn1" are for hetzner, not used)`} {
+		if !strings.Contains(on, want) {
+			t.Errorf("--target netns: %q lacks %q", on, want)
+		}
+	}
+	if s := EstimateOf(loadFile(t, "../experiments/corehttpd-vs-cpanel.hcl", LoadOptions{})).Short(); strings.Contains(s, "machines") {
+		t.Errorf("the file's own machines: %q names them", s)
+	}
+}

@@ -30,7 +30,10 @@ func WritePlan(w io.Writer, sp *Spec, est Estimate) error {
 		pin = "MISMATCH: pinned " + sp.Fixture.Root
 	}
 	fmt.Fprintf(w, "experiment %s (%s)\nexperiment_sha256 %s\nplan_sha256 %s\nfixture %s seed %d root %s (%s)\nmachines %s\n",
-		sp.Name, sp.File, sp.SHA256, sp.PlanHash(), sp.Fixture.Profile, sp.Fixture.Seed, m.Root, pin, sp.Machines.Driver)
+		sp.Name, sp.File, sp.SHA256, sp.PlanHash(), sp.Fixture.Profile, sp.Fixture.Seed, m.Root, pin, sp.Machines.Describe())
+	if sp.Machines.NotCarried != "" {
+		fmt.Fprintf(w, "machines not carried: %s\n", sp.Machines.NotCarried)
+	}
 	stage.WriteLocalFiles(w, sp.Uploads)
 	for _, c := range sp.Columns {
 		if c.Enabled {

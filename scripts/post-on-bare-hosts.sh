@@ -16,7 +16,9 @@ cd "$(dirname "$0")/.."
 export GOTOOLCHAIN=local
 [ "$(id -u)" = 0 ] || { echo "post-on-bare-hosts: needs root (network namespaces)" >&2; exit 2; }
 go build -o bin/wptest ./cmd/wptest
-# The file's machines block is Hetzner's (image alma-9): name the netns image.
+# The file's machines block is Hetzner's: --target netns leaves its server
+# type, image and location and takes netns's own (Debian 13, named here so
+# the post's release does not follow the driver's default).
 vars=(-var load_generators=2 -var image=debian-13)
 if [ -n "${RUID2:-}" ]; then
 	vars+=(-var "ruid2_source_url=local+file://$(realpath "$RUID2")")

@@ -123,6 +123,9 @@ type Plan struct {
 // WriteText prints the plan for humans.
 func (p *Plan) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "driver %s, run %s\n", p.Driver, p.Spec.Run.ID)
+	if p.Spec.Machines.NotCarried != "" {
+		fmt.Fprintf(w, "not carried: %s\n", p.Spec.Machines.NotCarried)
+	}
 	for _, m := range p.Machines {
 		desc := m.Address
 		if m.ServerType != "" {

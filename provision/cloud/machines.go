@@ -54,6 +54,10 @@ type Machines struct {
 	Targets        []string `hcl:"targets,optional"`
 	KnownHosts     string   `hcl:"known_hosts,optional"`
 	IdentityFile   string   `hcl:"identity_file,optional"`
+	// NotCarried says which of the file block's attributes were left
+	// because the command line picked another driver (Resolve), for the
+	// plan; "" if none. Not hashed: what is measured is the rest.
+	NotCarried string `json:"-"`
 }
 
 // DefaultTTL is how long a run's machines may live before gc removes them.
@@ -123,6 +127,38 @@ func (m *Machines) str(name string) *string {
 		return &m.IdentityFile
 	}
 	return nil
+}
+
+// attr is the value of the string or list attribute name as m holds it
+// ("" unset; lists comma-separated) and a function that unsets it.
+func (m *Machines) attr(name string) (string, func()) {
+	if f := m.str(name); f != nil {
+		return *f, func() { *f = "" }
+	}
+	switch name {
+	case "user":
+		return m.User, func() { m.User = "" }
+	case "targets":
+		return strings.Join(m.Targets, ","), func() { m.Targets = nil }
+	}
+	return "", func() {}
+}
+
+// Describe is the driver and what it reads of m, for the plan:
+// `netns: image "debian-13", load_generators 1, ttl "6h", user "root"`.
+func (m Machines) Describe() string {
+	d, err := Lookup(m.Driver)
+	if err != nil {
+		return m.Driver
+	}
+	var parts []string
+	for _, a := range d.Attributes {
+		if v, _ := m.attr(a.Name); v != "" {
+			parts = append(parts, a.Name+" "+strconv.Quote(v))
+		}
+	}
+	parts = append(parts, "load_generators "+strconv.Itoa(m.LoadGens()), "ttl "+strconv.Quote(m.TTL), "user "+strconv.Quote(m.User))
+	return m.Driver + ": " + strings.Join(parts, ", ")
 }
 
 // notPublic are address blocks IANA reserves for uses other than the

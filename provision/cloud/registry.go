@@ -46,6 +46,10 @@ type Attribute struct {
 	Name    string `json:"name"`
 	Default string `json:"default,omitempty"`
 	Doc     string `json:"doc"`
+	// Portable: a common attribute that means the same to every driver,
+	// so a block keeps it when the command line picks another driver
+	// (Resolve). A driver's own attributes never are.
+	Portable bool `json:"portable,omitempty"`
 }
 
 // Credential is one place a driver reads a secret or a setting from.
@@ -83,13 +87,15 @@ type OpenOptions struct {
 }
 
 // Common are the attributes every driver reads, with their defaults.
+// The user is the image's (its SSH user), so it is not Portable: a block
+// switched to another driver leaves it.
 var Common = []Attribute{
-	{Name: "load_generators", Default: "1", Doc: "load generator machines besides the server (0 to 9)"},
-	{Name: "ttl", Default: DefaultTTL, Doc: "gc may remove the run after this"},
-	{Name: "user", Default: "root", Doc: "the SSH user"},
-	{Name: "open_ports", Default: strings.Join(DefaultOpenPorts, ","), Doc: "ports the firewall opens"},
-	{Name: "allow_from", Default: "", Doc: "who else may reach the web ports (IP or CIDR)"},
-	{Name: "allow_ssh_from", Default: "this host's public address, else anywhere (key-only)", Doc: "who may reach SSH"},
+	{Name: "load_generators", Default: "1", Doc: "load generator machines besides the server (0 to 9)", Portable: true},
+	{Name: "ttl", Default: DefaultTTL, Doc: "gc may remove the run after this", Portable: true},
+	{Name: "user", Default: "root", Doc: "the SSH user (the image's: not kept when --target/--driver picks another driver)"},
+	{Name: "open_ports", Default: strings.Join(DefaultOpenPorts, ","), Doc: "ports the firewall opens", Portable: true},
+	{Name: "allow_from", Default: "", Doc: "who else may reach the web ports (IP or CIDR)", Portable: true},
+	{Name: "allow_ssh_from", Default: "this host's public address, else anywhere (key-only)", Doc: "who may reach SSH", Portable: true},
 }
 
 var (

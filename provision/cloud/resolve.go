@@ -1,6 +1,12 @@
 package cloud
 
-import "net/netip"
+import (
+	"fmt"
+	"net/netip"
+	"sort"
+	"strconv"
+	"strings"
+)
 
 // Choice is what a command knows about its machines: a file that may hold
 // a machines block, and the command line's say over it. Resolve turns it
@@ -29,9 +35,12 @@ type Choice struct {
 }
 
 // Resolve reads c's machines block, picks the driver, fills the driver's
-// defaults, applies the command line and validates the result. unused are
-// the Vars that are not machines attributes, sorted, for the caller (a
-// profile may read them). Errors carry exit code 2.
+// defaults, applies the command line and validates the result. A command
+// line that picks another driver than the block's keeps only the block's
+// Portable attributes (the rest are the block driver's: Hetzner's image
+// is no netns image); NotCarried says what was left. unused are the Vars
+// that are not machines attributes, sorted, for the caller (a profile may
+// read them). Errors carry exit code 2.
 func Resolve(c Choice) (m Machines, unused []string, err error) {
 	hasBlock := false
 	if c.Src != nil {
@@ -46,34 +55,26 @@ func Resolve(c Choice) (m Machines, unused []string, err error) {
 		}
 		m.Driver = d.Name
 	}
-	if c.Target != "" {
-		d, err := ForTarget(c.Target)
-		if err != nil {
-			return m, nil, err
-		}
-		m.Driver = d.Name
-		if c.Target != d.Name {
-			m.Targets = []string{c.Target}
-		}
-	}
-	if len(c.Targets) > 0 {
-		m.Targets = c.Targets
-		if c.Driver == "" {
-			d, err := ForTarget(c.Targets[0])
-			if err != nil {
-				return m, nil, err
-			}
-			m.Driver = d.Name
-		}
-	}
-	if c.Driver != "" {
-		m.Driver = c.Driver
-	}
-	d, err := Lookup(m.Driver)
+	name, targets, by, err := c.choose(m.Driver)
 	if err != nil {
 		return m, nil, err
 	}
+	d, err := Lookup(name)
+	if err != nil {
+		return m, nil, err
+	}
+	if hasBlock && name != m.Driver {
+		from, _ := Lookup(m.Driver) // block checked it
+		m.leave(from, d, by)
+	}
+	m.Driver = name
+	if targets != nil {
+		m.Targets = targets
+	}
 	m.fill(d)
+	if err := unread(d, c.Vars); err != nil {
+		return m, nil, err
+	}
 	if unused, err = m.ApplyVars(c.Vars); err != nil {
 		return m, nil, err
 	}
@@ -85,4 +86,73 @@ func Resolve(c Choice) (m Machines, unused []string, err error) {
 	}
 	m.SSHFromThisHost(c.ThisHost)
 	return m, unused, m.Validate()
+}
+
+// choose is the driver the command line picks over driver (the block's or
+// the default), the targets it gives (nil: none) and the flag that picked
+// it, for messages ("" if none did).
+func (c Choice) choose(driver string) (name string, targets []string, by string, err error) {
+	name = driver
+	if c.Target != "" {
+		d, err := ForTarget(c.Target)
+		if err != nil {
+			return "", nil, "", err
+		}
+		name, by = d.Name, "--target "+c.Target
+		if c.Target != d.Name {
+			targets = []string{c.Target}
+		}
+	}
+	if len(c.Targets) > 0 {
+		targets = c.Targets
+		if c.Driver == "" {
+			d, err := ForTarget(c.Targets[0])
+			if err != nil {
+				return "", nil, "", err
+			}
+			name, by = d.Name, "--target "+c.Targets[0]
+		}
+	}
+	if c.Driver != "" {
+		name, by = c.Driver, "--driver "+c.Driver
+	}
+	return name, targets, by, nil
+}
+
+// leave unsets what the block said for driver from that driver to would
+// misread: from's own attributes and the common ones that are not
+// Portable. The block's Portable attributes (load_generators, ttl, the
+// firewall's) mean the same to every driver and stay. NotCarried names
+// what was left, for the plan.
+func (m *Machines) leave(from, to Driver, by string) {
+	var left []string
+	for _, a := range append(append([]Attribute(nil), from.Attributes...), Common...) {
+		if a.Portable {
+			continue
+		}
+		if v, unset := m.attr(a.Name); v != "" {
+			left = append(left, a.Name+" "+strconv.Quote(v))
+			unset()
+		}
+	}
+	if len(left) > 0 {
+		m.NotCarried = fmt.Sprintf("%s chose the %s driver: the file's machines %q block's %s are for %s, not used",
+			by, to.Name, from.Name, strings.Join(left, ", "), from.Name)
+	}
+}
+
+// unread refuses a -var that sets a machines attribute d does not read: it
+// would be ignored (-var server_type=ccx33 with --target netns).
+func unread(d Driver, vars map[string]string) error {
+	var bad []string
+	for k := range vars {
+		if _, ok := overridable[k]; ok && !d.reads(k) {
+			bad = append(bad, k)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	sort.Strings(bad)
+	return ConfigErr(fmt.Errorf("-var %s: the %s driver does not read it; it reads %s", strings.Join(bad, ", "), d.Name, d.attrNames()))
 }

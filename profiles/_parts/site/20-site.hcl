@@ -159,14 +159,6 @@ file "info_php" {
   group  = var.site_user
 }
 
-# A small PHP page anyone may load (wptest-info.php answers only this host).
-file "hello_php" {
-  path   = "${local.docroot}/wptest-hello.php"
-  source = "templates/shared/wptest-hello.php"
-  owner  = var.site_user
-  group  = var.site_user
-}
-
 # Rasmus's ab test's two documents, as his message shows them: a static
 # HTML file of exactly 1,024 bytes (a title, a heading, 24 lines of one
 # letter repeated) and its PHP twin, which prints the same 1,024 bytes with
