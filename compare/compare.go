@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/wptest/wptest/results"
 )
@@ -149,8 +150,8 @@ type Comparison struct {
 	// plan, variables, columns, scenarios, repetitions, target.
 	Differences []string `json:"differences"`
 	Rows        []Row    `json:"rows"`
-	// Note is said once when some rows could never be significant ("need
-	// at least 4 repetitions per run for p < 0.05").
+	// Note is said once when some rows could never be significant: their
+	// sample sizes, the smallest p those allow, the repetitions needed.
 	Note string `json:"note,omitempty"`
 	// OnlyA and OnlyB are the points ("column scenario step") one run has
 	// and the other has not.
@@ -246,7 +247,6 @@ func Compare(a, b Run) (*Comparison, error) {
 	// measured that its manifest no longer lists cannot happen).
 	seen := map[pointKey]bool{}
 	keys := append(order(b.m), order(a.m)...)
-	tooFew := false
 	for _, k := range keys {
 		if seen[k] {
 			continue
@@ -277,18 +277,41 @@ func Compare(a, b Run) (*Comparison, error) {
 			row.P = MannWhitney(xa, xb).P
 			row.TooFew = MinP(len(xa), len(xb)) >= c.Alpha
 			row.Significant = !row.TooFew && row.P < c.Alpha
-			tooFew = tooFew || row.TooFew
 			c.Rows = append(c.Rows, row)
 		}
 	}
 	if len(c.Rows) == 0 {
 		return c, ErrNothingInCommon
 	}
-	if tooFew {
-		c.Note = fmt.Sprintf("need at least %d repetitions per run for p < %g (A has %d, B has %d): those lines are ~ whatever they show",
-			NeedReps(c.Alpha), c.Alpha, a.Repetitions, b.Repetitions)
-	}
+	c.Note = tooFewNote(c)
 	return c, nil
+}
+
+// tooFewNote says, once, which sample sizes can never reach Alpha and
+// what they would need: "n=2+2: the smallest possible p is 0.333, ...".
+func tooFewNote(c *Comparison) string {
+	var ns []string
+	var ps []string
+	seen := map[[2]int]bool{}
+	for _, r := range c.Rows {
+		k := [2]int{len(r.A), len(r.B)}
+		if !r.TooFew || seen[k] {
+			continue
+		}
+		seen[k] = true
+		ns = append(ns, fmt.Sprintf("n=%d+%d", k[0], k[1]))
+		ps = append(ps, fmt.Sprintf("%.3f", MinP(k[0], k[1])))
+	}
+	if len(ns) == 0 {
+		return ""
+	}
+	is := "is"
+	if len(ns) > 1 {
+		is = "are"
+	}
+	return fmt.Sprintf("%s: the smallest possible p %s %s, not below %g, so no difference there can be significant and those lines read ~ whatever they show; "+
+		"p < %g needs at least %d repetitions per run (A has %d, B has %d)",
+		strings.Join(ns, ", "), is, strings.Join(ps, ", "), c.Alpha, c.Alpha, NeedReps(c.Alpha), c.A.Repetitions, c.B.Repetitions)
 }
 
 func values(recs []results.Record, m Metric, machine *results.MachineInfo) []float64 {

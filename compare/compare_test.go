@@ -130,10 +130,60 @@ func TestTooFewRepetitions(t *testing.T) {
 			t.Errorf("doubled point with 2+2: p=%v change=%v, want 1/3 and +100", r.P, *r.ChangePct)
 		}
 	}
+	want := "n=2+2: the smallest possible p is 0.333, not below 0.05, so no difference there can be significant " +
+		"and those lines read ~ whatever they show; p < 0.05 needs at least 4 repetitions per run (A has 2, B has 2)"
+	if c.Note != want {
+		t.Errorf("note %q\nwant %q", c.Note, want)
+	}
 	var out bytes.Buffer
 	c.WriteText(&out)
-	if n := strings.Count(out.String(), "need at least 4 repetitions per run for p < 0.05"); n != 1 {
-		t.Errorf("the note appears %d times, want once:\n%s", n, out.String())
+	if n := strings.Count(out.String(), "the smallest possible p is"); n != 1 || !strings.Contains(out.String(), "\n"+want+"\n") {
+		t.Errorf("the note appears %d times, want once on a line of its own:\n%s", n, out.String())
+	}
+}
+
+// A point that lost repetitions to errors can be too small where the rest
+// are not: the note names its sample sizes alone, and its doubled rate
+// stays ~ while the same doubling elsewhere is significant.
+func TestTooFewSamplesAtOnePoint(t *testing.T) {
+	dir := t.TempDir()
+	a := runtest.Run{ID: "a", Reps: 5, Jitter: jitter}.Write(t, dir)
+	b := runtest.Run{ID: "b", Reps: 5, Jitter: jitter, Edit: func(r *results.Record) {
+		doubled(r)
+		if r.Column == "corehttpd" && r.Scenario == "page" && r.Step == "c=8" {
+			r.Run.RPS *= 2
+			if r.Rep > 2 {
+				r.Error = "apply corehttpd on local: exit status 1"
+			}
+		}
+	}}.Write(t, dir)
+	c, err := Dirs(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var other, cpanel *Row
+	for i, r := range c.Rows {
+		if r.Scenario == "page" && r.Step == "c=8" && r.Metric == "req/s" {
+			switch r.Column {
+			case "corehttpd":
+				other = &c.Rows[i]
+			case "cpanel-apache":
+				cpanel = &c.Rows[i]
+			}
+		}
+		if r.TooFew != (r.Column == "corehttpd" && r.Scenario == "page" && r.Step == "c=8") {
+			t.Errorf("%s %s %s %s: too few %v over n=%d+%d", r.Column, r.Scenario, r.Step, r.Metric, r.TooFew, len(r.A), len(r.B))
+		}
+	}
+	if other == nil || cpanel == nil {
+		t.Fatal("no page c=8 req/s rows for other and cpanel-apache")
+	}
+	if other.Change() != "~" || len(other.B) != 2 || cpanel.Change() != "+100.0%" {
+		t.Errorf("other %s over n=%d+%d, cpanel-apache %s: want ~ over 5+2 and +100.0%%", other.Change(), len(other.A), len(other.B), cpanel.Change())
+	}
+	if want := "n=5+2: the smallest possible p is 0.095, not below 0.05,"; !strings.HasPrefix(c.Note, want) ||
+		!strings.HasSuffix(c.Note, "(A has 5, B has 5)") {
+		t.Errorf("note %q, want it to start %q", c.Note, want)
 	}
 }
 

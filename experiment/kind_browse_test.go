@@ -84,7 +84,8 @@ func TestBrowseKindBlockAndJob(t *testing.T) {
 // testdata/plan_hashes.txt was written, so a change to their plans is seen
 // and chosen (a run directory from before it no longer resumes). The browse
 // kind changed none of them; columns getting ids (Spec.Columns,
-// Point.Column) changed every one.
+// Point.Column) changed every one; quick.hcl's repetitions and
+// cpanel_max_request_workers variables changed its own.
 func TestPlanHashesWithoutBrowseKept(t *testing.T) {
 	var b strings.Builder
 	for _, f := range []string{"quick.hcl", "apache-kit.hcl", "ab-1k.hcl"} {

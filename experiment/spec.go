@@ -21,7 +21,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/wptest/wptest/results"
+	"math/big"
 	"net/netip"
 	"sort"
 	"strconv"
@@ -36,7 +36,9 @@ import (
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/internal/hcldiag"
 	"github.com/wptest/wptest/provision/cloud"
+	"github.com/wptest/wptest/results"
 	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
 )
 
 // Spec is a loaded experiment file, with variables resolved.
@@ -77,13 +79,13 @@ type fileHCL struct {
 }
 
 type experimentHCL struct {
-	Name        string   `hcl:"name,label"`
-	Description string   `hcl:"description,optional"`
-	Repetitions *int     `hcl:"repetitions,optional"`
-	Warmup      string   `hcl:"warmup,optional"`
-	HTTPPort    *int     `hcl:"http_port,optional"`
-	HTTPSPort   *int     `hcl:"https_port,optional"`
-	Remain      hcl.Body `hcl:",remain"`
+	Name        string         `hcl:"name,label"`
+	Description string         `hcl:"description,optional"`
+	Repetitions hcl.Expression `hcl:"repetitions,optional"`
+	Warmup      string         `hcl:"warmup,optional"`
+	HTTPPort    *int           `hcl:"http_port,optional"`
+	HTTPSPort   *int           `hcl:"https_port,optional"`
+	Remain      hcl.Body       `hcl:",remain"`
 }
 
 type variableHCL struct {
@@ -287,7 +289,11 @@ func (l *loader) variable(v variableHCL, cli map[string]string) (val cty.Value, 
 	if s, ok := cli[v.Name]; ok {
 		cv, err := fromString(val.Type(), s)
 		if err != nil {
-			return cty.NilVal, false, exitcode.With(exitcode.Config, fmt.Errorf("-var %s: %v (the variable's default is a %s)", v.Name, err, val.Type().FriendlyName()))
+			// Said at the default, which is what makes the value a number
+			// or a bool: the command line has no file:line:col.
+			r := v.Default.Range()
+			return cty.NilVal, false, l.fail(hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid -var value",
+				Detail: fmt.Sprintf("-var %s: %v; the variable's default makes it a %s.", v.Name, err, val.Type().FriendlyName()), Subject: &r}})
 		}
 		val = cv
 	}
@@ -316,12 +322,7 @@ func (l *loader) experiment(es []experimentHCL) {
 	}
 	l.name("experiment", e.Name, 0)
 	sp.Name, sp.Description = e.Name, e.Description
-	if e.Repetitions != nil {
-		sp.Repetitions = *e.Repetitions
-		if sp.Repetitions < 1 || sp.Repetitions > 100 {
-			l.bad(at("repetitions"), "Invalid repetitions", "repetitions must be 1 to 100.")
-		}
-	}
+	l.repetitions(e.Repetitions)
 	if e.HTTPPort != nil {
 		sp.HTTPPort = *e.HTTPPort
 	}
@@ -337,6 +338,41 @@ func (l *loader) experiment(es []experimentHCL) {
 		}
 	}
 	sp.Warmup = dur(e.Warmup, 3*time.Second, at("warmup"), &l.ds)
+}
+
+// repetitions checks the experiment's repetitions (default 1): a whole
+// number from 1 to 100, written or a variable's (-var repetitions=5). The
+// error names the value, which a variable's snippet does not show.
+func (l *loader) repetitions(x hcl.Expression) {
+	if x == nil {
+		return
+	}
+	v, d := x.Value(l.ctx)
+	if d.HasErrors() {
+		l.ds = append(l.ds, d...)
+		return
+	}
+	if v.IsNull() {
+		return
+	}
+	r := x.Range()
+	bad := func(got string) {
+		l.ds = append(l.ds, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid repetitions",
+			Detail: fmt.Sprintf("repetitions %s: want a whole number from 1 to 100.", got), Subject: &r,
+			Expression: x, EvalContext: l.ctx})
+	}
+	num, err := convert.Convert(v, cty.Number) // "5" is 5, as HCL converts
+	if err != nil || !num.IsKnown() {
+		bad("is a " + v.Type().FriendlyName())
+		return
+	}
+	bf := num.AsBigFloat()
+	n, acc := bf.Int64()
+	if !bf.IsInt() || acc != big.Exact || n < 1 || n > 100 {
+		bad("= " + bf.Text('g', 10))
+		return
+	}
+	l.sp.Repetitions = int(n)
 }
 
 // fixture checks the one fixture block: its seed (evaluated in ctx: it may

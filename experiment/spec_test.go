@@ -162,3 +162,68 @@ func TestABKindSendsHTTP10(t *testing.T) {
 		}
 	}
 }
+
+// quick.hcl's repetitions come from a variable: 2 unless -var says
+// otherwise, and the plan and its estimate follow it. A bad value is an
+// error at file:line:col that names it.
+func TestQuickRepetitionsVar(t *testing.T) {
+	two := loadFile(t, "../experiments/quick.hcl", LoadOptions{})
+	five := loadFile(t, "../experiments/quick.hcl", LoadOptions{Vars: []string{"repetitions=5"}})
+	if two.Repetitions != 2 || five.Repetitions != 5 || five.Vars["repetitions"] != "5" {
+		t.Fatalf("repetitions %d and %d (vars %v), want 2 and 5", two.Repetitions, five.Repetitions, five.Vars)
+	}
+	if n2, n5 := len(two.Plan()), len(five.Plan()); n2 != 36 || n5 != 90 {
+		t.Errorf("plan points %d and %d, want 36 and 90", n2, n5)
+	}
+	e2, e5 := EstimateOf(two), EstimateOf(five)
+	if p := partOf(t, e5, "scenario crowd"); p.N != 15 {
+		t.Errorf("crowd points in the estimate: %d, want 3 columns × 5 repetitions", p.N)
+	}
+	if p := partOf(t, e5, "warm-up after each swap"); p.N != 15 {
+		t.Errorf("swaps in the estimate: %d, want 15", p.N)
+	}
+	if e5.Total <= e2.Total {
+		t.Errorf("estimate with 5 repetitions %s, with 2 %s", e5.Total, e2.Total)
+	}
+	src, err := os.ReadFile("../experiments/quick.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// at is "quick.hcl:line:col: " of the value of the first attr after
+	// the first line holding after.
+	at := func(after, attr string) string {
+		lines := strings.Split(string(src), "\n")
+		for i, l := range lines {
+			if !strings.Contains(l, after) {
+				continue
+			}
+			for j := i; j < len(lines); j++ {
+				if c := strings.Index(lines[j], attr); c >= 0 {
+					return fmt.Sprintf("quick.hcl:%d:%d: ", j+1, c+len(attr)+1)
+				}
+			}
+		}
+		t.Fatalf("no %q after %q in quick.hcl", attr, after)
+		return ""
+	}
+	use, decl := at(`experiment "quick"`, "repetitions = "), at(`variable "repetitions"`, "default     = ")
+	for _, tc := range []struct{ val, pos, want string }{
+		{"0", use, "repetitions = 0: want a whole number from 1 to 100."},
+		{"-1", use, "repetitions = -1: want a whole number from 1 to 100."},
+		{"10000", use, "repetitions = 10000: want a whole number from 1 to 100."},
+		{"2.5", use, "repetitions = 2.5: want a whole number from 1 to 100."},
+		{"1e400", use, "repetitions = 1e+400: want a whole number from 1 to 100."},
+		{"x", decl, `-var repetitions: "x" is not a number; the variable's default makes it a number.`},
+		{"", decl, `-var repetitions: "" is not a number; the variable's default makes it a number.`},
+		{"5;reboot", decl, `-var repetitions: "5;reboot" is not a number; the variable's default makes it a number.`},
+	} {
+		_, err := Load("quick.hcl", src, LoadOptions{Vars: []string{"repetitions=" + tc.val}})
+		if err == nil {
+			t.Errorf("-var repetitions=%s: no error", tc.val)
+			continue
+		}
+		if exitcode.Of(err) != exitcode.Config || !strings.HasPrefix(err.Error(), tc.pos) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("-var repetitions=%s (exit %d):\n%v\nwant it at %q saying %q", tc.val, exitcode.Of(err), err, tc.pos, tc.want)
+		}
+	}
+}

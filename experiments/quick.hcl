@@ -6,6 +6,10 @@
 # from a copy (still checked against its SHA-256):
 #   -var ruid2_source_url=file:///path/to/mod_ruid2.c
 #
+# Repetitions: two by default, which shows how much the numbers move but
+# is too few for `wptest compare` to call any change significant (2 against 2:
+# the smallest possible p is 0.33); give -var repetitions=5 to compare runs.
+#
 # Three columns (cPanel's Apache, Apache tuned, Caddy as the open
 # event-driven peer) on ports 8080/8443, the "minimal" fixture, short windows
 # and low concurrency, two repetitions interleaved (A B C A B C) so the
@@ -14,10 +18,20 @@
 
 experiment "quick" {
   description = "cPanel's Apache vs Apache tuned vs Caddy, small and fast (newcomers and CI)"
-  repetitions = 2
+  repetitions = var.repetitions
   warmup      = "1s"
   http_port   = 8080
   https_port  = 8443
+}
+
+variable "repetitions" {
+  default     = 2
+  description = "repetitions of every point (1 to 100); compare needs at least 4 a run for p < 0.05"
+}
+
+variable "cpanel_max_request_workers" {
+  default     = 150
+  description = "MaxRequestWorkers of cPanel's Apache (cPanel's value: 150; 1 to 256)"
 }
 
 variable "seed" {
@@ -40,7 +54,10 @@ fixture "minimal" {
 
 profile "cpanel-apache" {
   label = "Apache as cPanel ships it"
-  vars  = { ruid2_source_url = var.ruid2_source_url }
+  vars = {
+    ruid2_source_url    = var.ruid2_source_url
+    max_request_workers = var.cpanel_max_request_workers
+  }
 }
 
 profile "tuned-apache" {

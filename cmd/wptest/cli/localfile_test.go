@@ -89,7 +89,7 @@ func TestLocalFileMissingExits2(t *testing.T) {
 		}
 		want := []string{"ruid2_source_url", filepath.Dir(filepath.Dir(missing))}
 		if args[0] == "run" {
-			want = append(want, "quick.hcl:4")
+			want = append(want, fmt.Sprintf("quick.hcl:%d:", quickLine(t, "  vars = {")))
 		}
 		for _, w := range want {
 			if !strings.Contains(errOut, w) {
@@ -97,4 +97,21 @@ func TestLocalFileMissingExits2(t *testing.T) {
 			}
 		}
 	}
+}
+
+// quickLine is the number of quick.hcl's first line that starts with
+// prefix: where an error about it points.
+func quickLine(t *testing.T, prefix string) int {
+	t.Helper()
+	b, err := os.ReadFile(quickFile(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, prefix) {
+			return i + 1
+		}
+	}
+	t.Fatalf("no line of quick.hcl starts with %q", prefix)
+	return 0
 }
