@@ -1,5 +1,6 @@
 # wptest. `make test-short` runs the unit and golden tests (no root, services
-# or namespaces: every integration test skips under -short; under a minute).
+# or namespaces: every integration test skips under -short; under a minute;
+# -vet=off there because `make lint` runs all of go vet).
 # `make deps` installs the system packages the tests need (as root), `make
 # test` runs every test, integration tests included, as CI (.ci/run) does.
 GO      ?= go
@@ -30,7 +31,7 @@ test:
 	$(GO) test -count=1 -timeout 60m ./...
 
 test-short:
-	$(GO) test -short -count=1 -timeout 5m ./...
+	$(GO) test -short -count=1 -vet=off -timeout 5m ./...
 
 lint:
 	$(GO) vet ./...

@@ -2,6 +2,7 @@ package provision
 
 import (
 	"crypto/sha256"
+	"embed"
 	"encoding/hex"
 	"fmt"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/ext/typeexpr"
@@ -237,13 +239,46 @@ func (p *Profile) parseDir(fsys fs.FS, dir string) ([]*hcl.File, hcl.Diagnostics
 			diags = append(diags, errDiag("Cannot read profile file", fmt.Sprintf("%s: %v", name, err), nil))
 			continue
 		}
-		f, d := parseHCL(p.parser, src, name)
+		f, d := p.parseFile(fsys, src, name)
 		diags = append(diags, d...)
 		if f != nil {
 			files = append(files, f)
 		}
 	}
 	return files, diags
+}
+
+// embedParsed holds the files of an embed.FS (the shipped profiles) as
+// parsed once: their bytes cannot change and there are few of them, while
+// a process (tests, `plan` of every profile) loads each profile many times
+// and parsing was most of a load. The *hcl.File is shared: nothing here
+// or in HCL changes a parsed file (bodies are wrapped or copied, never
+// written). Only files that parse cleanly are kept, so no diagnostic (a
+// pointer that redaction may rewrite) is shared.
+var embedParsed sync.Map // embedKey -> *hcl.File
+
+type embedKey struct {
+	fsys embed.FS
+	name string
+}
+
+// parseFile is parseHCL, from embedParsed when fsys is an embed.FS; the
+// file joins p.parser's files either way (diagnostics print from them).
+func (p *Profile) parseFile(fsys fs.FS, src []byte, name string) (*hcl.File, hcl.Diagnostics) {
+	efs, ok := fsys.(embed.FS)
+	if !ok {
+		return parseHCL(p.parser, src, name)
+	}
+	key := embedKey{efs, name}
+	if f, ok := embedParsed.Load(key); ok {
+		p.parser.AddFile(name, f.(*hcl.File))
+		return f.(*hcl.File), nil
+	}
+	f, diags := parseHCL(p.parser, src, name)
+	if f != nil && len(diags) == 0 {
+		embedParsed.Store(key, f)
+	}
+	return f, diags
 }
 
 // usedParts reads profile.uses from the parsed files before anything is
