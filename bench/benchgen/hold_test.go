@@ -4,9 +4,12 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/wptest/wptest/bench/result"
 )
 
 // A crowd split between two load generators (Job.Share, each share sent
@@ -120,5 +123,15 @@ func TestHoldLines(t *testing.T) {
 	}
 	if _, ok := ParseHold("bench-job crowd c=7: done after 1.0s"); ok {
 		t.Error("a progress line taken for a hold")
+	}
+}
+
+// A crowd whose newcomers all gave up has no wait to show, and its summary
+// says none was answered rather than a wait of 0 ms.
+func TestCrowdSummaryWithNoneAnswered(t *testing.T) {
+	var b strings.Builder
+	WriteCrowd(&b, result.Crowd{Visitors: 300, Probes: make([]result.Probe, 60), GaveUp: 60})
+	if out := b.String(); !strings.Contains(out, "answered 0, gave up 60") || !strings.Contains(out, "wait (connect + answer): none answered") || strings.Contains(out, "p50 0.00 ms, p90") {
+		t.Errorf("summary:\n%s", out)
 	}
 }
