@@ -20,9 +20,12 @@ const Alpha = 0.05
 
 // Metric is one headline figure of a record; Value says ok=false when the
 // record has none (another kind, nothing answered, no server figures).
+// InRun, if set, is used instead where the figure depends on what the run
+// recorded of the server's machine (CPU per request, as the report counts it).
 type Metric struct {
 	Name  string
 	Value func(results.Record) (float64, bool)
+	InRun func(results.Record, *results.MachineInfo) (float64, bool)
 }
 
 func run(f func(*results.Record) (float64, bool)) func(results.Record) (float64, bool) {
@@ -36,53 +39,54 @@ func run(f func(*results.Record) (float64, bool)) func(results.Record) (float64,
 
 // Metrics are the figures a reader looks at, in the order they are shown.
 var Metrics = []Metric{
-	{"req/s", run(func(r *results.Record) (float64, bool) { return r.Run.RPS, true })},
-	{"latency p50 (ms)", run(func(r *results.Record) (float64, bool) { return r.Run.Latency.P50, r.Run.Latency.Count > 0 })},
-	{"latency p99 (ms)", run(func(r *results.Record) (float64, bool) { return r.Run.Latency.P99, r.Run.Latency.Count > 0 })},
-	{"errors (%)", run(func(r *results.Record) (float64, bool) { return r.Run.ErrorRatePct, r.Run.Attempts > 0 })},
-	{"newcomer wait p50 (ms)", func(r results.Record) (float64, bool) {
+	{Name: "req/s", Value: run(func(r *results.Record) (float64, bool) { return r.Run.RPS, true })},
+	{Name: "latency p50 (ms)", Value: run(func(r *results.Record) (float64, bool) { return r.Run.Latency.P50, r.Run.Latency.Count > 0 })},
+	{Name: "latency p99 (ms)", Value: run(func(r *results.Record) (float64, bool) { return r.Run.Latency.P99, r.Run.Latency.Count > 0 })},
+	{Name: "errors (%)", Value: run(func(r *results.Record) (float64, bool) { return r.Run.ErrorRatePct, r.Run.Attempts > 0 })},
+	{Name: "newcomer wait p50 (ms)", Value: func(r results.Record) (float64, bool) {
 		if r.Crowd == nil || r.Crowd.Wait.Count == 0 {
 			return 0, false
 		}
 		return r.Crowd.Wait.P50, true
 	}},
-	{"newcomers gave up", func(r results.Record) (float64, bool) {
+	{Name: "newcomers gave up", Value: func(r results.Record) (float64, bool) {
 		if r.Crowd == nil {
 			return 0, false
 		}
 		return float64(r.Crowd.GaveUp), true
 	}},
-	{"kit throughput (req/s)", func(r results.Record) (float64, bool) {
+	{Name: "kit throughput (req/s)", Value: func(r results.Record) (float64, bool) {
 		if r.Kit == nil {
 			return 0, false
 		}
 		return r.Kit.Throughput.RPS, true
 	}},
-	{"kit latency p99 (ms)", func(r results.Record) (float64, bool) {
+	{Name: "kit latency p99 (ms)", Value: func(r results.Record) (float64, bool) {
 		if r.Kit == nil || r.Kit.Throughput.Latency.Count == 0 {
 			return 0, false
 		}
 		return r.Kit.Throughput.Latency.P99, true
 	}},
-	{"kit errors (%)", func(r results.Record) (float64, bool) {
+	{Name: "kit errors (%)", Value: func(r results.Record) (float64, bool) {
 		if r.Kit == nil || r.Kit.Errors.Attempts == 0 {
 			return 0, false
 		}
 		return r.Kit.Errors.ErrorRatePct, true
 	}},
-	{"kit keep-alive effect (x)", func(r results.Record) (float64, bool) {
+	{Name: "kit keep-alive effect (x)", Value: func(r results.Record) (float64, bool) {
 		if r.Kit == nil || r.Kit.KeepAliveX == 0 {
 			return 0, false
 		}
 		return r.Kit.KeepAliveX, true
 	}},
-	{"server CPU/req (ms)", func(r results.Record) (float64, bool) {
-		return r.ServerCPUMsPerReq, r.Server != nil && r.ServerCPUMsPerReq > 0
-	}},
-	{"web+PHP CPU/req (ms)", func(r results.Record) (float64, bool) {
+	// The report's figure: the whole machine's where the server had one of
+	// its own, else the process groups' (Differences says when the runs
+	// count it differently).
+	{Name: "server CPU/req (ms)", InRun: results.ServerCPUIn},
+	{Name: "web+PHP CPU/req (ms)", Value: func(r results.Record) (float64, bool) {
 		return r.WebPHPCPUMsPerReq, r.Server != nil && r.WebPHPCPUMsPerReq > 0
 	}},
-	{"PSS peak (MB)", func(r results.Record) (float64, bool) {
+	{Name: "PSS peak (MB)", Value: func(r results.Record) (float64, bool) {
 		return float64(r.PSSKB) / 1024, r.PSSKB > 0
 	}},
 }
@@ -260,7 +264,7 @@ func Compare(a, b Run) (*Comparison, error) {
 			continue
 		}
 		for _, mt := range Metrics {
-			xa, xb := values(ra, mt), values(rb, mt)
+			xa, xb := values(ra, mt, a.m.Machine), values(rb, mt, b.m.Machine)
 			if len(xa) == 0 || len(xb) == 0 {
 				continue
 			}
@@ -287,10 +291,16 @@ func Compare(a, b Run) (*Comparison, error) {
 	return c, nil
 }
 
-func values(recs []results.Record, m Metric) []float64 {
+func values(recs []results.Record, m Metric, machine *results.MachineInfo) []float64 {
 	var out []float64
 	for _, r := range recs {
-		if v, ok := m.Value(r); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
+		v, ok := 0.0, false
+		if m.InRun != nil {
+			v, ok = m.InRun(r, machine)
+		} else {
+			v, ok = m.Value(r)
+		}
+		if ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
 			out = append(out, v)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -223,5 +224,49 @@ func TestDifferencesAndErrors(t *testing.T) {
 	os.WriteFile(filepath.Join(b, results.ResultsFile), []byte("{bad\n"), 0o644)
 	if _, err := Dirs(a, b); err == nil || !strings.Contains(err.Error(), "run B") {
 		t.Errorf("unreadable B: %v", err)
+	}
+}
+
+// Server CPU per request is the report's figure: the whole machine's for a
+// server that had a machine of its own, the process groups' otherwise; two
+// runs that count it differently say so.
+func TestServerCPUAsTheRunCountsIt(t *testing.T) {
+	dir := t.TempDir()
+	own := &results.MachineInfo{OwnMachine: true}
+	a := runtest.Run{ID: "a", Reps: 5, Machine: own}.Write(t, dir)
+	b := runtest.Run{ID: "b", Reps: 5, Machine: own}.Write(t, dir)
+	shared := runtest.Run{ID: "shared", Reps: 5, Machine: &results.MachineInfo{SharedWith: "the load generator"}}.Write(t, dir)
+	medians := func(c *Comparison) (float64, float64) {
+		for _, r := range c.Rows {
+			if r.Metric == "server CPU/req (ms)" {
+				return r.MedianA, r.MedianB
+			}
+		}
+		t.Fatal("no server CPU/req row")
+		return 0, 0
+	}
+	c, err := Dirs(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// runtest writes the machine-wide figure as 2 ms and the groups' as 1.8.
+	if ma, mb := medians(c); ma != 2 || mb != 2 {
+		t.Errorf("own machines: server CPU/req medians %v, %v; want the machine-wide 2, 2", ma, mb)
+	}
+	for _, d := range c.Differences {
+		if strings.Contains(d, "CPU") {
+			t.Errorf("same scope, yet a difference: %q", d)
+		}
+	}
+	c, err = Dirs(a, shared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ma, mb := medians(c); ma != 2 || mb != 1.8 {
+		t.Errorf("own vs shared machine: medians %v, %v; want 2 (whole machine), 1.8 (process groups)", ma, mb)
+	}
+	want := `server CPU/req counts: "whole machine" → "web server + PHP + database processes"`
+	if !slices.Contains(c.Differences, want) {
+		t.Errorf("differences %q lack %q", c.Differences, want)
 	}
 }

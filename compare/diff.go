@@ -77,6 +77,9 @@ func Differences(a, b *results.Manifest) []string {
 		out = append(out, fmt.Sprintf("repetitions: %d → %d", a.Repetitions, b.Repetitions))
 	}
 	str("target", a.Target, b.Target)
+	// CPU per request is the whole machine's or the process groups' by
+	// where each server ran: rows of two scopes are not like for like.
+	str("server CPU/req counts", results.CPUScopeOf(a.Machine).Label, results.CPUScopeOf(b.Machine).Label)
 	str("tool", a.Tool, b.Tool)
 	str("server", machine(a.Machine), machine(b.Machine))
 	return out

@@ -2,8 +2,11 @@ package report
 
 import (
 	"fmt"
-	"github.com/wptest/wptest/results"
+	"slices"
 	"strconv"
+	"strings"
+
+	"github.com/wptest/wptest/results"
 )
 
 // The kit kind: the Apache kit's ten metrics, after the cost section.
@@ -48,6 +51,33 @@ func (r *Report) KitValue(profile, scenario, step string, m KitMetric) Stat {
 	return r.Metric(profile, scenario, step, mt.Value)
 }
 
+// kitTarget is m's target on a column of scenario sc: the experiment's
+// claim that bounds m there (apache-kit.hcl writes the kit's settings.conf
+// defaults as claims, so a user who moves a target edits it once, and the
+// table and "Does it reproduce?" agree), else the kit's default.
+func (r *Report) kitTarget(sc, column string, m KitMetric) KitMetric {
+	for _, c := range r.Manifest.Claims {
+		if c.Scenario != sc || len(c.Scenarios) > 0 || c.Metric != m.Metric || (c.AtLeast == nil && c.AtMost == nil) {
+			continue
+		}
+		if len(c.Columns) > 0 && !slices.Contains(c.Columns, column) {
+			continue
+		}
+		lo, hi := c.AtLeast, c.AtMost
+		var parts []string
+		if lo != nil {
+			parts = append(parts, "≥ "+lo.Text)
+		}
+		if hi != nil {
+			parts = append(parts, "≤ "+hi.Text)
+		}
+		m.Target = strings.Join(parts, ", ") + " (claim " + c.ID + ")"
+		m.Pass = func(v float64) bool { return (lo == nil || v >= lo.Value) && (hi == nil || v <= hi.Value) }
+		return m
+	}
+	return m
+}
+
 // Verdict is PASS, FAIL (on the median), "info" or "n/a".
 func Verdict(m KitMetric, s Stat) string {
 	switch {
@@ -65,7 +95,7 @@ func kitSection(r *Report, sc results.Scenario) section {
 	ps := r.profilesOf(sc)
 	st := sc.Steps()[0]
 	s := section{ID: "kit-" + sc.Name, Title: "The Apache kit's ten metrics (" + sc.Name + ")",
-		Text: []string{fmt.Sprintf("%s at %d clients with keep-alive for throughput, latency, CPU and memory; scaling over %v; errors at %d clients without keep-alive; %s per run. Verdicts on the median over repetitions. Worker usage is the peak of busy workers as the server's status page reported them (the page its profile declares, on the server's loopback, sampled every %s during the throughput run; the worker answering the status request counts) as %% of the worker limit the profile declares (Apache's MaxRequestWorkers); n/a for servers that declare no status page.",
+		Text: []string{fmt.Sprintf("%s at %d clients with keep-alive for throughput, latency, CPU and memory; scaling over %v; errors at %d clients without keep-alive; %s per run. Verdicts on the median over repetitions, against the experiment's claims where it states a bound (the target names the claim), else the kit's default. Worker usage is the peak of busy workers as the server's status page reported them (the page its profile declares, on the server's loopback, sampled every %s during the throughput run; the worker answering the status request counts) as %% of the worker limit the profile declares (Apache's MaxRequestWorkers); n/a for servers that declare no status page.",
 			sc.Path, sc.Visitors[0], sc.Levels, sc.ErrorClients, sc.Duration, results.SampleEvery)}}
 	head := []string{"#", "metric", "target"}
 	for _, p := range ps {
@@ -73,8 +103,9 @@ func kitSection(r *Report, sc results.Scenario) section {
 	}
 	t := table{Caption: "PASS / FAIL against the kit's targets", Head: head}
 	for _, m := range KitMetrics {
-		row := []string{fmt.Sprint(m.N), m.Name + " (" + m.Unit + ")", m.Target}
+		row := []string{fmt.Sprint(m.N), m.Name + " (" + m.Unit + ")", r.targetText(sc.Name, ps, m)}
 		for _, p := range ps {
+			m := r.kitTarget(sc.Name, p, m)
 			v := r.KitValue(p, sc.Name, st, m)
 			c := cell(v) + " " + Verdict(m, v)
 			if m.N == 10 {
@@ -87,6 +118,26 @@ func kitSection(r *Report, sc results.Scenario) section {
 	s.Tables = append(s.Tables, t)
 	s.Charts = []string{"kit-scaling-" + sc.Name}
 	return s
+}
+
+// targetText is the target column's text: the one target every column has,
+// or each column's where claims give columns their own.
+func (r *Report) targetText(sc string, ps []string, m KitMetric) string {
+	var ts []string
+	for _, p := range ps {
+		t := r.kitTarget(sc, p, m).Target
+		if !slices.Contains(ts, t) {
+			ts = append(ts, t)
+		}
+	}
+	if len(ts) == 1 {
+		return ts[0]
+	}
+	ts = ts[:0]
+	for _, p := range ps {
+		ts = append(ts, r.Labels[p]+": "+r.kitTarget(sc, p, m).Target)
+	}
+	return strings.Join(ts, "; ")
 }
 
 // workerCell is the worker usage with the numbers behind it (the peak busy

@@ -1,6 +1,11 @@
 package report
 
 import (
+	"strings"
+	"time"
+
+	"github.com/wptest/wptest/bench/result"
+	"github.com/wptest/wptest/provision/hostmanifest"
 	"testing"
 
 	"github.com/wptest/wptest/results"
@@ -12,6 +17,51 @@ func TestKitMetricsInRegistry(t *testing.T) {
 	for _, m := range KitMetrics {
 		if _, ok := results.MetricOf("kit", m.Metric); !ok {
 			t.Errorf("kit metric %q (%s): not in results.Metrics", m.Metric, m.Name)
+		}
+	}
+}
+
+// The kit table's targets are the experiment's claims where it states a
+// bound on the kit's metric (as apache-kit.hcl does), so a target moved
+// there moves the table's PASS/FAIL with "Does it reproduce?"; a claim
+// limited to some columns sets only theirs, and the rest keep the kit's
+// default.
+func TestKitTargetsFromClaims(t *testing.T) {
+	sc := results.Scenario{Name: "kit", Kind: "kit", Path: "/", Visitors: []int{10}, Levels: []int{1, 10},
+		ErrorClients: 4, Duration: time.Second}
+	sp := &testSpec{Name: "targets", Repetitions: 1, Scenarios: []results.Scenario{sc},
+		Columns: []results.Column{{ID: "a", Profile: "a", Label: "A", Enabled: true}, {ID: "b", Profile: "b", Label: "B", Enabled: true}},
+		Fixture: results.FixtureSpec{Profile: "minimal", Seed: 1}}
+	claims := []results.Claim{
+		{ID: "kit-throughput", Source: "the Apache kit", Scenario: "kit", Visitors: 10, Metric: "rps", Unit: "req/s",
+			AtLeast: &results.Figure{Text: "5,000 req/s", Value: 5000}},
+		{ID: "b-p95", Source: "the Apache kit", Scenario: "kit", Visitors: 10, Metric: "p95_ms", Unit: "ms", Columns: []string{"b"},
+			AtMost: &results.Figure{Text: "10 ms", Value: 10}},
+	}
+	man := results.Manifest{Format: results.ManifestFormat, ID: "test-run", Experiment: "targets", PlanHash: sp.PlanHash(),
+		Columns: sp.Columns, Scenarios: sp.Scenarios, Repetitions: 1, Points: len(sp.Plan()), Complete: true, Claims: claims,
+		Hosts:   map[string]*hostmanifest.Manifest{"a": {Profile: "a"}, "b": {Profile: "b"}},
+		Fixture: &results.FixtureRecord{Profile: "minimal", Seed: 1, Root: strings.Repeat("ab", 32), Pinned: strings.Repeat("ab", 32)}}
+	var recs []results.Record
+	for _, p := range sp.Plan() {
+		k := &result.Kit{Throughput: result.Run{RPS: 3000, Outcomes: result.Outcomes{OK: 3000}, Latency: result.Latency{Count: 3000, P95: 20, P99: 30}}}
+		recs = append(recs, results.Record{Point: p, Set: result.Set{Kit: k}})
+	}
+	md := writeReport(t, t.TempDir(), man, recs)
+	rows := map[string]string{}
+	for _, l := range strings.Split(md, "\n") {
+		for _, name := range []string{"| 2 | Throughput", "| 3 | Latency p95"} {
+			if strings.HasPrefix(l, name) {
+				rows[name] = l
+			}
+		}
+	}
+	for name, want := range map[string]string{
+		"| 2 | Throughput":  "| ≥ 5,000 req/s (claim kit-throughput) | 3,000 FAIL | 3,000 FAIL |",
+		"| 3 | Latency p95": "| A: ≤ 50; B: ≤ 10 ms (claim b-p95) | 20.0 PASS | 20.0 FAIL |",
+	} {
+		if !strings.Contains(rows[name], want) {
+			t.Errorf("kit row %q lacks %q:\n%s", name, want, rows[name])
 		}
 	}
 }

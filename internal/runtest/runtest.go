@@ -26,6 +26,9 @@ type Run struct {
 	Vars   map[string]string
 	// Edit, if set, changes each record before it is written.
 	Edit func(*results.Record)
+	// Machine is what the run recorded of the server's machine (nil:
+	// nothing, as runs before it was recorded).
+	Machine *results.MachineInfo
 	// Scenarios, if set, are the run's scenarios instead of Scenarios
 	// (of the kinds record writes: page, static, crowd, kit).
 	Scenarios []results.Scenario
@@ -61,7 +64,7 @@ func (r Run) Write(t testing.TB, parent string) string {
 	m := &results.Manifest{Format: results.ManifestFormat, ID: r.ID, Experiment: "quick", File: "experiments/quick.hcl",
 		ExperimentHash: strings.Repeat("ab", 32), PlanHash: strings.Repeat("cd", 32), Vars: vars, Target: "local",
 		Tool: "wptest test", Columns: cols, Scenarios: scs, Repetitions: r.Reps, Points: len(plan),
-		Start: "2025-01-01T00:00:00Z", End: "2025-01-01T01:00:00Z", Complete: true}
+		Start: "2025-01-01T00:00:00Z", End: "2025-01-01T01:00:00Z", Complete: true, Machine: r.Machine}
 	if err := mkdir(dir); err != nil {
 		t.Fatal(err)
 	}
