@@ -35,6 +35,16 @@ func (r *runner) theirTime(machine string, t time.Time) time.Time {
 	return t
 }
 
+// clockUncertainty is how far machine's offset may be off (0: not measured).
+func (r *runner) clockUncertainty(machine string) time.Duration {
+	for _, c := range r.man.Clocks {
+		if c.Host == machine {
+			return time.Duration(c.UncertaintyMs * float64(time.Millisecond))
+		}
+	}
+	return 0
+}
+
 // ClockRounds is how many exchanges measure a machine's clock (the
 // fastest one counts).
 const ClockRounds = 12

@@ -166,7 +166,15 @@ func (l *remoteLoad) Close() error { return l.h.Close() }
 
 // Do runs j on l's machine; its windows come back on our clock.
 func (l *remoteLoad) Do(ctx context.Context, j benchgen.Job) (benchgen.JobResult, error) {
-	res, err := l.do(ctx, j)
+	return l.doHeld(ctx, j, nil)
+}
+
+// doHeld is Do for a share of a job whose shares wait for each other
+// (benchgen.Job.Holds): each stage the share says it waits at (its
+// benchgen.HoldLine on stderr) is answered on its stdin once hold returns.
+// hold nil: the job runs alone.
+func (l *remoteLoad) doHeld(ctx context.Context, j benchgen.Job, hold func(ctx context.Context, stage string) error) (benchgen.JobResult, error) {
+	res, err := l.run(ctx, j, hold)
 	if err != nil {
 		return res, err
 	}
@@ -193,6 +201,11 @@ func (l *remoteLoad) Startup(ctx context.Context, base benchgen.Config, restart 
 // do runs one job on l's machine. Errors name the machine, the step and
 // what the job printed.
 func (l *remoteLoad) do(ctx context.Context, j benchgen.Job) (benchgen.JobResult, error) {
+	return l.run(ctx, j, nil)
+}
+
+// run is do, answering the job's holds with hold (doHeld).
+func (l *remoteLoad) run(ctx context.Context, j benchgen.Job, hold func(ctx context.Context, stage string) error) (benchgen.JobResult, error) {
 	label := "bench-job " + j.Kind
 	if j.Config.Name != "" {
 		label += " " + j.Config.Name
@@ -202,8 +215,16 @@ func (l *remoteLoad) do(ctx context.Context, j benchgen.Job) (benchgen.JobResult
 		return benchgen.JobResult{}, err
 	}
 	cmd := host.Cmd{Script: host.Quote(l.exe) + " bench-job", Stdin: bytes.NewReader(b), Label: label, Timeout: j.Timeout()}
-	if l.log != nil {
+	if l.log != nil || hold != nil {
 		relay := &linePrefixer{w: l.log, prefix: "[" + l.name + "] "}
+		if relay.w == nil {
+			relay.w = io.Discard
+		}
+		if hold != nil {
+			answer := answerHolds(ctx, &cmd, hold)
+			defer answer.Close()
+			relay.hold = answer.held
+		}
 		defer relay.flush()
 		cmd.Stderr = relay
 	}
@@ -228,6 +249,9 @@ type linePrefixer struct {
 	w       io.Writer
 	prefix  string
 	partial []byte
+	// hold, if set, is given the stage of each benchgen.HoldLine, which
+	// is then not relayed (it is the job speaking to us, not to the log).
+	hold func(stage string)
 }
 
 func (p *linePrefixer) Write(b []byte) (int, error) {
@@ -239,8 +263,13 @@ func (p *linePrefixer) Write(b []byte) (int, error) {
 		if i < 0 {
 			break
 		}
-		_, _ = io.WriteString(p.w, p.prefix+string(p.partial[:i+1]))
+		line := string(p.partial[:i+1])
 		p.partial = p.partial[i+1:]
+		if stage, ok := benchgen.ParseHold(line); ok && p.hold != nil {
+			p.hold(stage)
+			continue
+		}
+		_, _ = io.WriteString(p.w, p.prefix+line)
 	}
 	return len(b), nil
 }
@@ -253,6 +282,38 @@ func (p *linePrefixer) flush() {
 		p.partial = nil
 	}
 }
+
+// holdAnswers answers a job's holds on its stdin: after the job itself,
+// a pipe that stays open while the job runs (Close ends it).
+type holdAnswers struct {
+	ctx  context.Context
+	hold func(ctx context.Context, stage string) error
+	pw   *io.PipeWriter
+	mu   sync.Mutex
+}
+
+// answerHolds makes cmd's stdin its job, then the answers to its holds.
+func answerHolds(ctx context.Context, cmd *host.Cmd, hold func(ctx context.Context, stage string) error) *holdAnswers {
+	pr, pw := io.Pipe()
+	cmd.Stdin = io.MultiReader(cmd.Stdin, pr)
+	return &holdAnswers{ctx: ctx, hold: hold, pw: pw}
+}
+
+// held answers the job's hold at stage once hold returns (not at all if
+// ctx ended first: the job is being stopped).
+func (a *holdAnswers) held(stage string) {
+	go func() {
+		if a.hold(a.ctx, stage) != nil {
+			return
+		}
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		_, _ = io.WriteString(a.pw, benchgen.ReleaseLine(stage))
+	}()
+}
+
+// Close ends the job's stdin (a write still waiting returns).
+func (a *holdAnswers) Close() error { return a.pw.Close() }
 
 // startup measures the kit's startup metric (restart → first good answer)
 // on the server itself: restart is a local command there, and polling

@@ -120,11 +120,17 @@ func (g *loadGroup) do(ctx context.Context, j benchgen.Job) (benchgen.JobResult,
 	sh, text := splitLoad(visitors, requests, rate, len(g.gens))
 	at := g.agree(j.Config.Name, text)
 	parts := make([]benchgen.JobResult, len(sh))
+	rv := benchgen.NewRendezvous(len(sh), g.holdMargin(len(sh)))
 	err := g.each(ctx, len(sh), func(ctx context.Context, i int, l *remoteLoad) error {
 		c := j.Share(i, len(sh), benchgen.Share{Visitors: sh[i].Visitors, Requests: sh[i].Requests, Rate: sh[i].Rate})
 		c.Config.StartAt, c.Config.Raw = g.r.theirTime(l.name, at), true
+		var hold func(ctx context.Context, stage string) error
+		if c.Holds() {
+			hold = func(ctx context.Context, stage string) error { return rv.Hold(ctx, i, stage) }
+		}
+		defer rv.Leave(i) // ended: the others go on without it
 		var err error
-		parts[i], err = l.Do(ctx, c)
+		parts[i], err = l.doHeld(ctx, c, hold)
 		return err
 	})
 	if err != nil {
@@ -140,6 +146,25 @@ func (g *loadGroup) do(ctx context.Context, j benchgen.Job) (benchgen.JobResult,
 		g.noteLate(g.gens[i].name, at, j.Window(parts[i]))
 	}
 	return joined, gens, text, nil
+}
+
+// holdMargin is how long after the last of n shares came to a stage the
+// rendezvous lets them go on (benchgen.Rendezvous): the two largest clock
+// uncertainties of the load generators, so that what one share did before
+// the stage and another after it stay in that order once each is moved to
+// our clock by its own offset.
+func (g *loadGroup) holdMargin(n int) time.Duration {
+	var a, b time.Duration // the largest two
+	for _, l := range g.gens[:n] {
+		u := g.r.clockUncertainty(l.name)
+		switch {
+		case u > a:
+			a, b = u, a
+		case u > b:
+			b = u
+		}
+	}
+	return a + b
 }
 
 // agree picks the start, on our clock, and logs it with the split.

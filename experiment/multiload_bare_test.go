@@ -195,6 +195,11 @@ func checkSplitCrowd(t *testing.T, rec results.Record) {
 			t.Errorf("newcomer %d at %v ms, want %d: the generators did not take turns", k, p.At, 100*k)
 		}
 	}
+	// The generators waited for each other: the whole crowd, both shares,
+	// on the site from before the first newcomer to after the last.
+	if w := m.Window; w == nil || !(w.CompleteMs <= w.FirstProbeMs && w.FirstProbeMs < w.LastProbeEndMs && w.LastProbeEndMs <= w.StoppedMs) {
+		t.Errorf("crowd merged: window out of order: %+v", w)
+	}
 	wb, ww := merged(t, bg...), merged(t, waits...)
 	if m.Background.Latency.P50 != wb.P50 || m.Background.Latency.P99 != wb.P99 || m.Wait.P50 != ww.P50 || m.Wait.P99 != ww.P99 || m.Wait.Count != 10 {
 		t.Errorf("crowd merged: background %+v want %+v; wait %+v want %+v", m.Background.Latency, wb, m.Wait, ww)

@@ -71,8 +71,11 @@ func headline(rec results.Record) string {
 		return fmt.Sprintf("%.0f req/s%s", rec.Run.RPS, cpu)
 	case rec.Kit != nil:
 		return fmt.Sprintf("%.0f req/s%s", rec.Kit.Throughput.RPS, cpu)
+	case rec.Crowd != nil && rec.Crowd.Wait.Count == 0:
+		// No wait to show: a median of none would read as 0 ms.
+		return fmt.Sprintf("no newcomer answered, %d of %d gave up", rec.Crowd.GaveUp, len(rec.Crowd.Probes))
 	case rec.Crowd != nil:
-		return fmt.Sprintf("newcomer wait p50 %.1f ms, %d gave up", rec.Crowd.Wait.P50, rec.Crowd.GaveUp)
+		return fmt.Sprintf("newcomer wait p50 %.1f ms, %d of %d gave up", rec.Crowd.Wait.P50, rec.Crowd.GaveUp, len(rec.Crowd.Probes))
 	case rec.Browse != nil:
 		return fmt.Sprintf("%.1f page views/s", rec.Browse.PageViewsPerSec)
 	}

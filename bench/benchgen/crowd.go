@@ -32,6 +32,12 @@ type CrowdConfig struct {
 	// newcomers ProbeSlot, ProbeSlot+ProbeSlots, ... of the schedule, so
 	// together they keep one newcomer every ProbeEvery (0 of 0: all).
 	ProbeSlot, ProbeSlots int
+	// Hold, with several load generators, waits at a stage (HoldComplete,
+	// HoldProbed) until every share has come to it: the newcomers of any
+	// share start once every share's crowd is complete, and every share's
+	// crowd clicks until the last newcomer of any share has been answered
+	// or has given up. nil: this share is the whole crowd.
+	Hold func(ctx context.Context, stage string) error
 }
 
 // withDefaults is cc with its defaults, and the warm-up asked for if it
@@ -98,9 +104,10 @@ func (cc CrowdConfig) plan() (Config, *target, error) {
 
 // Crowd runs the crowd scenario. The crowd connects first, each visitor's
 // first click spread over one ClickEvery; the newcomers' schedule starts
-// once the warm-up is over and every visitor has clicked once, and the
-// crowd keeps clicking until the last newcomer has been answered or has
-// given up. It returns when the crowd's clicks in flight have ended too.
+// once the warm-up is over and every visitor has clicked once (on every
+// share: Hold), and the crowd keeps clicking until the last newcomer (of
+// every share) has been answered or has given up. It returns when the
+// crowd's clicks in flight have ended too.
 func Crowd(ctx context.Context, cc CrowdConfig) (result.Crowd, error) {
 	cc, raisedFrom := cc.withDefaults()
 	bg, pt, err := cc.plan()
@@ -115,6 +122,9 @@ func Crowd(ctx context.Context, cc CrowdConfig) (result.Crowd, error) {
 	p0, ok := c.awaitComplete(ctx)
 	if ok {
 		ps = sendProbes(ctx, cc, pt, p0)
+		// The other shares' newcomers may not have ended: this crowd is
+		// theirs too. A cancel ends the wait, and the run.
+		_ = cc.hold(ctx, HoldProbed)
 	}
 	c.end()
 	if c.err != nil {
@@ -173,9 +183,9 @@ func (c *crowdRun) firstClick(at time.Time) {
 	}
 }
 
-// awaitComplete waits for the newcomers' schedule start: the warm-up over
-// and every visitor clicked once. Not ok: the run was cancelled, or the
-// background run ended first (its error).
+// awaitComplete waits for the newcomers' schedule start: the warm-up over,
+// every visitor clicked once, and every other share's too (Hold). Not ok:
+// the run was cancelled, or the background run ended first (its error).
 func (c *crowdRun) awaitComplete(ctx context.Context) (time.Time, bool) {
 	select {
 	case <-c.started:
@@ -189,13 +199,31 @@ func (c *crowdRun) awaitComplete(ctx context.Context) (time.Time, bool) {
 	case <-ctx.Done():
 		return time.Time{}, false
 	}
+	if c.cc.hold(ctx, HoldComplete) != nil {
+		return time.Time{}, false
+	}
+	held := time.Now()
 	p0 := c.origin.Add(c.cc.Warmup)
 	c.mu.Lock()
 	if c.complete.After(p0) {
 		p0 = c.complete
 	}
 	c.mu.Unlock()
+	if c.cc.Hold != nil && held.After(p0) {
+		p0 = held // another share's crowd was complete later
+	}
 	return p0, waitUntil(ctx, p0) == nil
+}
+
+// hold waits at stage for the other shares (none: at once).
+func (cc CrowdConfig) hold(ctx context.Context, stage string) error {
+	if cc.Hold == nil {
+		return nil
+	}
+	if err := cc.Hold(ctx, stage); err != nil {
+		return fmt.Errorf("crowd: wait for the other load generators (%s): %w", stage, err)
+	}
+	return nil
 }
 
 // end stops the crowd and waits for its clicks in flight.

@@ -99,6 +99,9 @@ type JobOptions struct {
 	Progress func(done int64, elapsed time.Duration)
 	// Shell runs a startup job's restart command (e.g. /bin/sh -c).
 	Shell func(ctx context.Context, script string) error
+	// Hold waits, in a job whose shares wait for each other (Job.Holds),
+	// until every share has come to stage (CrowdConfig.Hold).
+	Hold func(ctx context.Context, stage string) error
 }
 
 func toJobConfig(c Config) (JobConfig, error) {

@@ -20,7 +20,7 @@ func (crowdJob) do(ctx context.Context, j Job, cfg Config, opt JobOptions) (JobR
 	}
 	c := j.Crowd
 	cr, err := Crowd(ctx, CrowdConfig{Base: cfg, ProbeURL: c.ProbeURL, Visitors: c.Visitors, ClickEvery: c.ClickEvery,
-		ProbeEvery: c.ProbeEvery, GiveUp: c.GiveUp, Warmup: c.Warmup, Duration: c.Duration, ProbeSlot: c.ProbeSlot, ProbeSlots: c.ProbeSlots})
+		ProbeEvery: c.ProbeEvery, GiveUp: c.GiveUp, Warmup: c.Warmup, Duration: c.Duration, ProbeSlot: c.ProbeSlot, ProbeSlots: c.ProbeSlots, Hold: opt.Hold})
 	if err != nil {
 		return JobResult{}, err
 	}

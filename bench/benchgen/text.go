@@ -140,7 +140,11 @@ func WriteCrowd(w io.Writer, c result.Crowd) {
 			cw.CompleteMs/1000, cw.FirstProbeMs/1000, cw.LastProbeEndMs/1000, cw.StoppedMs/1000)
 	}
 	fmt.Fprintf(w, "new visitors: %d, answered %d, gave up %d (%s)\n", len(c.Probes), c.Wait.Count, c.GaveUp, failureLine(c.ProbeOutcomes))
-	fmt.Fprintf(w, "wait (connect + answer): p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms\n", c.Wait.P50, c.Wait.P90, c.Wait.P99, c.Wait.Max)
+	if c.Wait.Count == 0 {
+		fmt.Fprintf(w, "wait (connect + answer): none answered\n") // not a wait of 0 ms
+	} else {
+		fmt.Fprintf(w, "wait (connect + answer): p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms\n", c.Wait.P50, c.Wait.P90, c.Wait.P99, c.Wait.Max)
+	}
 	fmt.Fprintf(w, "connect: p50 %.2f ms, max %.2f ms\n", c.ConnectWait.P50, c.ConnectWait.Max)
 	fmt.Fprintf(w, "background clicks:\n")
 	WriteRuns(w, []result.Run{c.Background})

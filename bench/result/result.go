@@ -259,13 +259,17 @@ type Crowd struct {
 // start (its first intended click: Background.Start minus its warm-up),
 // on the load generator's clock. A crowd on the site for the whole probe
 // window has CompleteMs <= FirstProbeMs and LastProbeEndMs <= StoppedMs.
+// Joined from several load generators' shares (on the controller's clock):
+// complete when the last share was, stopped when the first did, the first
+// share's first newcomer to the last one's end; the shares wait for each
+// other (benchgen.CrowdConfig.Hold) so that the same holds.
 type CrowdWindow struct {
 	WarmupMs float64 `json:"warmup_ms"` // at least click_every: each visitor's first click falls in it
 	// WarmupRaisedFromMs: the warm-up asked for, when it was shorter than
 	// click_every and raised to it (0: not raised).
 	WarmupRaisedFromMs float64 `json:"warmup_raised_from_ms,omitempty"`
 	CompleteMs         float64 `json:"complete_ms"`       // every visitor had connected and sent its first click
-	ProbeStartMs       float64 `json:"probe_start_ms"`    // the newcomers' schedule start (Probe.At's origin): the warm-up's end, or CompleteMs if later
+	ProbeStartMs       float64 `json:"probe_start_ms"`    // the newcomers' schedule start (Probe.At's origin): the warm-up's end, or CompleteMs if later (several load generators: or when every share's crowd was)
 	FirstProbeMs       float64 `json:"first_probe_ms"`    // the first newcomer's intended start
 	LastProbeEndMs     float64 `json:"last_probe_end_ms"` // the last newcomer's end: answered or gave up
 	StoppedMs          float64 `json:"stopped_ms"`        // the crowd's last click was intended before it; its connections closed once their clicks in flight ended

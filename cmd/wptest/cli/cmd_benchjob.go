@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"sync"
@@ -65,7 +67,11 @@ func runBenchJob(ctx context.Context, a *App, args []string) error {
 		}
 		return nil
 	}
-	res, err := job.Do(ctx, benchgen.JobOptions{Progress: progress, Shell: shell})
+	opt := benchgen.JobOptions{Progress: progress, Shell: shell}
+	if job.Holds() {
+		opt.Hold = holdOnStdin(a.Stderr, io.MultiReader(dec.Buffered(), a.Stdin))
+	}
+	res, err := job.Do(ctx, opt)
 	if err != nil {
 		return exitcode.With(exitcode.Load, fmt.Errorf("%s: %w", what, err))
 	}
@@ -88,4 +94,52 @@ func jobSummary(r benchgen.JobResult) string {
 		return fmt.Sprintf(": startup %v ms", r.Startup.Rounds)
 	}
 	return ""
+}
+
+// holdOnStdin is a split crowd's Hold over the job's own pipes: the share
+// says on stderr that it waits at a stage (benchgen.HoldLine), and the
+// controller, once every share has, answers on stdin (ReleaseLine). The
+// end of stdin releases every stage: the controller is gone, or never
+// meant to answer (a job run by hand), and the share goes on alone.
+func holdOnStdin(stderr io.Writer, stdin io.Reader) func(ctx context.Context, stage string) error {
+	released := map[string]chan struct{}{}
+	var mu sync.Mutex
+	stageCh := func(stage string) chan struct{} {
+		mu.Lock()
+		defer mu.Unlock()
+		c, ok := released[stage]
+		if !ok {
+			c = make(chan struct{})
+			released[stage] = c
+		}
+		return c
+	}
+	eof := make(chan struct{})
+	go func() {
+		defer close(eof)
+		sc := bufio.NewScanner(stdin)
+		for sc.Scan() {
+			if stage, ok := benchgen.ParseRelease(sc.Text()); ok {
+				c := stageCh(stage)
+				mu.Lock()
+				select {
+				case <-c:
+				default:
+					close(c)
+				}
+				mu.Unlock()
+			}
+		}
+	}()
+	return func(ctx context.Context, stage string) error {
+		c := stageCh(stage)
+		fmt.Fprint(stderr, benchgen.HoldLine(stage))
+		select {
+		case <-c:
+		case <-eof:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		return nil
+	}
 }

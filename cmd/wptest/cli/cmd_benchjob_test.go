@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -111,5 +113,60 @@ func TestBenchJobErrors(t *testing.T) {
 		if code != c.code || !strings.Contains(stderr, c.want) || out != "" {
 			t.Errorf("%s: exit %d (want %d), stdout %q, stderr:\n%s", c.name, code, c.code, out, stderr)
 		}
+	}
+}
+
+// holdAnswerer is a split crowd's controller on the job's pipes: it
+// answers each hold line on stderr with its release on stdin, and keeps
+// the stages in the order they came.
+type holdAnswerer struct {
+	mu     sync.Mutex
+	stdin  *io.PipeWriter
+	stages []string
+	errb   bytes.Buffer
+}
+
+func (h *holdAnswerer) Write(b []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.errb.Write(b)
+	for _, l := range strings.SplitAfter(string(b), "\n") {
+		if stage, ok := benchgen.ParseHold(l); ok {
+			h.stages = append(h.stages, stage)
+			go io.WriteString(h.stdin, benchgen.ReleaseLine(stage))
+		}
+	}
+	return len(b), nil
+}
+
+// A share of a split crowd says on stderr where it waits for the other
+// load generators and goes on when stdin releases it, the stdin staying
+// open (as the controller keeps it); run by hand, with nothing after the
+// job on stdin, it goes on alone.
+func TestBenchJobCrowdShareWaitsForItsRelease(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("hello")) }))
+	defer srv.Close()
+	j, err := benchgen.NewCrowdJob(benchgen.CrowdConfig{Base: benchgen.Config{Name: "c=3", URL: srv.URL + "/"}, Visitors: 3,
+		ClickEvery: 100 * time.Millisecond, ProbeEvery: 100 * time.Millisecond, GiveUp: 5 * time.Second, Duration: 400 * time.Millisecond,
+		ProbeSlot: 1, ProbeSlots: 2})
+	in := jobJSON(t)(j, err)
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	h := &holdAnswerer{stdin: pw}
+	var out bytes.Buffer
+	code := Run(context.Background(), &App{Args: []string{"bench-job"}, Stdin: io.MultiReader(strings.NewReader(in), pr), Stdout: &out, Stderr: h, WorkDir: t.TempDir()})
+	h.mu.Lock()
+	stages, stderr := h.stages, h.errb.String()
+	h.mu.Unlock()
+	var res benchgen.JobResult
+	if code != 0 || json.Unmarshal(out.Bytes(), &res) != nil || res.Crowd == nil || len(res.Crowd.Probes) != 2 {
+		t.Fatalf("exit %d, result %s\n%s", code, out.String(), stderr)
+	}
+	if strings.Join(stages, ",") != benchgen.HoldComplete+","+benchgen.HoldProbed {
+		t.Errorf("held at %q, want complete then probed:\n%s", stages, stderr)
+	}
+	code, outs, stderr := runJobCLI(t, in)
+	if code != 0 || !strings.Contains(outs, `"crowd"`) || !strings.Contains(stderr, strings.TrimSpace(benchgen.HoldLine(benchgen.HoldProbed))) {
+		t.Errorf("run by hand: exit %d, stdout %q, stderr:\n%s", code, outs, stderr)
 	}
 }
