@@ -17,9 +17,10 @@ import (
 
 // The machines stage: plan with the cloud driver, then create the
 // machines (journaled), wait until each answers SSH with its pinned key and
-// cloud-init is done, run what comes next with them, and remove them
-// unless kept (cloud.Up: those steps with their cleanups, on
-// internal/multistep). `machines up` and `run` compose it.
+// cloud-init is done, and remove them unless kept (cloud.Lease: create,
+// wait, release). `machines up` runs it whole (Up, on cloud.Up); `run`
+// makes its steps part of its own list (Open, Lease), the rest of the run
+// between the wait and the release.
 
 // Machines says how a command brings its machines up.
 type Machines struct {
@@ -35,8 +36,6 @@ type Machines struct {
 	// Now is the clock the journal stamps its entries with (nil: time.Now);
 	// the CLI injects its own.
 	Now func() time.Time
-	// Then runs with the ready machines; nil: none.
-	Then func(ctx context.Context, ms []cloud.Machine) error
 }
 
 // Up brings the machines of m.Plan up: run.json and the journal in the
@@ -49,14 +48,14 @@ func (m Machines) Up(ctx context.Context) ([]cloud.Machine, error) {
 	}
 	defer j.Close()
 	return cloud.Up(ctx, m.Cloud, m.Plan, j, cloud.UpOptions{
-		Keep: m.Keep, Log: steps, Then: m.Then,
+		Keep: m.Keep, Log: steps,
 		Wait: cloud.WaitOptions{Timeout: m.Wait, RetryHostKeyMismatch: m.Plan.Owned, Log: m.Log},
 	})
 }
 
 // Lease is the machines stage as steps of a command that runs its own
 // (`wptest run`): Open (Close in its cleanup), then the steps Create and
-// Wait, with Release in the cleanup of Create's. m.Then is not run.
+// Wait, with Release in the cleanup of Create's.
 type Lease struct {
 	*cloud.Lease
 	j *cloud.FileJournal
