@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/fixture"
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/exitcode"
@@ -168,24 +167,11 @@ func startSession(man *results.Manifest, sp *Spec, fm *fixture.Manifest, resumed
 	man.Sessions = append(man.Sessions, results.Session{Start: start, Resumed: resumed})
 }
 
-// session runs this session on the run's machines (a resumed run's, or
-// new ones from the cloud driver) and closes it in the manifest.
+// session runs this session's steps on the run's machines (a resumed
+// run's, or new ones from the cloud driver) and closes it in the manifest.
 func (r *runner) session(ctx context.Context) error {
 	man := r.man
-	body := func(ctx context.Context, ms []cloud.Machine) error {
-		if err := recordMachines(man, r.dir, ms); err != nil {
-			return err
-		}
-		return r.run(ctx, ms)
-	}
-	var runErr error
-	if r.opt.Resume && len(man.Machines) > 0 {
-		// The machines of the first session: local ones are always there;
-		// kept cloud machines are reached with the run's pinned keys.
-		runErr = body(ctx, cloudMachines(man.Machines))
-	} else {
-		runErr = r.up(ctx, body)
-	}
+	runErr := r.runSteps(ctx, r.sessionSteps())
 	man.Sessions[r.si].End = stamp(r.opt.now())
 	if runErr != nil {
 		man.Sessions[r.si].Error = runErr.Error()
@@ -198,37 +184,6 @@ func (r *runner) session(ctx context.Context) error {
 		runErr = err
 	}
 	return runErr
-}
-
-// up creates the machines with the cloud driver and runs body with them;
-// they are removed afterwards unless Keep (Up's step cleanups run on error
-// and Ctrl-C too).
-func (r *runner) up(ctx context.Context, body func(context.Context, []cloud.Machine) error) error {
-	c := r.opt.Cloud
-	if c == nil {
-		// No driver from the caller: one that needs no credentials opens
-		// with none; the others say what they miss.
-		d, err := cloud.Lookup(r.sp.Machines.Driver)
-		if err != nil {
-			return err
-		}
-		if c, err = d.Open(cloud.OpenOptions{Log: r.opt.Log}); err != nil {
-			return err
-		}
-	}
-	ttl, err := r.sp.Machines.TTLDuration()
-	if err != nil {
-		return exitcode.With(exitcode.Config, err)
-	}
-	run := cloud.Run{ID: r.opt.ID, Dir: r.dir, Profile: r.sp.Name, Owner: r.opt.Owner, Created: r.opt.now(), TTL: ttl}
-	plan, err := c.Plan(ctx, cloud.Spec{Machines: r.sp.Machines, Run: run})
-	if err != nil {
-		return err
-	}
-	r.sayPlan(plan)
-	_, err = stage.Machines{Cloud: c, Plan: plan, Driver: r.sp.Machines.Driver, Keep: r.opt.Keep,
-		Wait: 10 * time.Minute, Log: r.opt.Log, Now: r.opt.Now, Then: body}.Up(ctx)
-	return err
 }
 
 func serverMachine(ms []cloud.Machine) (cloud.Machine, error) {

@@ -33,6 +33,15 @@ type runner struct {
 	fx  *fixture.Fixture
 	si  int // this session's index in man.Sessions
 
+	ms      []cloud.Machine // the run's machines (machineSteps)
+	sm      cloud.Machine   // the server among them
+	lease   *stage.Lease    // a new run's machines, until released; nil: a resumed run's
+	points  []results.Point // the plan
+	enabled []results.Column
+	// succeeded is set by the session's last step: the machines' cleanup
+	// keeps them after success only with Keep.
+	succeeded bool
+
 	h       host.Host
 	facts   host.Facts
 	lg      loadGen        // where the load comes from (loadgen.go)
@@ -53,38 +62,6 @@ func (r *runner) logf(format string, v ...any) { fmt.Fprintf(r.opt.Log, format+"
 // since is how long ago t was on the run's clock (Options.Now).
 func (r *runner) since(t time.Time) time.Duration { return r.opt.now().Sub(t) }
 
-func (r *runner) run(ctx context.Context, ms []cloud.Machine) error {
-	sm, err := serverMachine(ms)
-	if err != nil {
-		return err
-	}
-	if err := r.connect(ctx, sm); err != nil {
-		return err
-	}
-	defer r.h.Close()
-	r.sources = r.webSources(ctx, ms, sm)
-	plan := r.sp.Plan()
-	enabled := r.enabledColumns()
-	if len(enabled) == 0 {
-		return exitcode.With(exitcode.Config, fmt.Errorf("no column of %s is enabled", r.sp.File))
-	}
-	if err := r.preflight(ctx, r.nextColumn(plan, enabled)); err != nil {
-		return err
-	}
-	if r.lg, err = r.loadGenerator(ctx, ms); err != nil {
-		return err
-	}
-	defer r.lg.Close()
-	if err := r.machines(ctx, sm); err != nil {
-		return err
-	}
-	if err := r.site(ctx, enabled[0]); err != nil {
-		return err
-	}
-	r.started = r.opt.now()
-	return r.measurePlan(ctx, plan)
-}
-
 // connect opens the server and reads its facts.
 func (r *runner) connect(ctx context.Context, sm cloud.Machine) error {
 	var err error
@@ -96,38 +73,16 @@ func (r *runner) connect(ctx context.Context, sm cloud.Machine) error {
 		r.addr = sm.Address
 	}
 	if r.facts, err = r.h.Facts(ctx); err != nil {
-		r.h.Close()
 		return exitcode.With(exitcode.Provision, fmt.Errorf("facts of %s: %w", r.h.Name(), err))
 	}
 	return nil
 }
 
-// machines records the server and the load machines in the manifest, with
-// every other machine's clock offset (which may stop the run).
-func (r *runner) machines(ctx context.Context, sm cloud.Machine) error {
-	r.noteLoadMachines(ctx)
-	if err := r.measureClocks(ctx); err != nil {
-		return err
-	}
-	info := machineInfo(ctx, r.h, r.facts)
-	info.LoadLocal = sm.Local && r.lg.Name() == LocalLoadHost
-	info.LoadHost = r.lg.Name()
-	r.ownMachine(ctx, sm, &info)
-	r.man.Machine = &info
-	return r.man.Write(r.dir)
-}
-
-// site: on a fresh run, the first column's profile makes the server ready
-// for the site (database, PHP, core), and the fixture is seeded once into
-// the site it declares and verified, files, rows and every page over
-// HTTP; a resumed run verifies what the first session seeded.
-func (r *runner) site(ctx context.Context, first results.Column) error {
-	fresh := r.man.Fixture.Verified == ""
-	if fresh {
-		if err := r.apply(ctx, first); err != nil {
-			return err
-		}
-	}
+// site: on a fresh run, the fixture is seeded once into the site the
+// first column's profile declares (applyFirst made it ready) and verified,
+// files, rows and every page over HTTP; a resumed run verifies what the
+// first session seeded.
+func (r *runner) site(ctx context.Context) error {
 	site, decl, err := stage.HostSite(ctx, r.h)
 	if err != nil {
 		return exitcode.With(exitcode.Provision, err)
@@ -135,15 +90,18 @@ func (r *runner) site(ctx context.Context, first results.Column) error {
 	if r.opt.Redactor != nil {
 		r.opt.Redactor.Add(site.DB.Password)
 	}
-	if fresh {
+	if r.man.Fixture.Verified == "" {
 		return r.seed(ctx, site, decl)
 	}
 	return r.verify(ctx, site, false)
 }
 
 // measurePlan measures the points not measured yet, one (repetition,
-// column) group at a time: one swap for each.
-func (r *runner) measurePlan(ctx context.Context, plan []results.Point) error {
+// column) group at a time: one swap and one sampler for each, their steps
+// undone before the next group's (groupSteps).
+func (r *runner) measurePlan(ctx context.Context) error {
+	r.started = r.opt.now()
+	plan := r.points
 	for i := 0; i < len(plan); {
 		j := i
 		for j < len(plan) && plan[j].Rep == plan[i].Rep && plan[j].Column == plan[i].Column {
@@ -163,11 +121,7 @@ func (r *runner) measurePlan(ctx context.Context, plan []results.Point) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		ps := r.column(group[0].Column)
-		if err := r.apply(ctx, ps); err != nil {
-			return err
-		}
-		if err := r.measureGroup(ctx, ps, todo); err != nil {
+		if err := r.runSteps(ctx, r.groupSteps(&colGroup{ps: r.column(group[0].Column), todo: todo})); err != nil {
 			return err
 		}
 	}
@@ -239,72 +193,54 @@ func hostPort(h string, p int) string {
 	return h + ":" + strconv.Itoa(p)
 }
 
-// measureGroup warms the live profile up and measures its points, with
-// srvstat sampling the server for the whole group.
-func (r *runner) measureGroup(ctx context.Context, ps results.Column, todo []results.Point) error {
-	live, err := hostmanifest.Read(ctx, r.h)
-	if err != nil || live == nil {
-		return exitcode.With(exitcode.Provision, fmt.Errorf("%s on %s: no host manifest after its apply: %v", ps.ID, r.h.Name(), err))
-	}
-	r.ports = nil
-	if live.Server != nil {
-		r.ports = live.Server.Ports
-	}
-	if r.sp.Warmup > 0 {
-		// Unmeasured: fills OPcache and the FPM pool, starts Apache children.
-		if j, err := benchgen.NewRunJob(benchgen.Config{Name: "warm-up", URL: r.url("/", "h1"), Visitors: 2, KeepAlive: true,
-			Duration: r.sp.Warmup, Timeout: 30 * time.Second}); err == nil {
-			_, _ = r.lg.Do(ctx, j)
-		}
-	}
-	smp, err := r.startSampler(ctx)
-	if err != nil {
-		return err
-	}
-	defer smp.stop()
-	if err := smp.ready(ctx, 5*time.Minute); err != nil {
-		return exitcode.With(exitcode.Load, fmt.Errorf("%s on %s: %w", ps.ID, r.h.Name(), err))
-	}
-	for _, p := range todo {
+// measurePoints measures g's points with the sampler running: the one
+// place a point's load is made (measure, through runner.load).
+func (r *runner) measurePoints(ctx context.Context, g *colGroup) error {
+	for _, p := range g.todo {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		sc := r.scenario(p.Scenario)
 		r.progress(p, sc)
 		var rec results.Record
-		if why := notServed(live, sc); why != "" {
+		var err error
+		if why := notServed(g.live, sc); why != "" {
 			r.logf("  n/a: %s", why)
 			rec = results.Record{Point: p, NotApplicable: why}
-		} else if rec, err = r.measure(ctx, ps, sc, p, smp); ctx.Err() != nil {
+		} else if rec, err = r.measure(ctx, g.ps, sc, p, g.smp); ctx.Err() != nil {
 			return ctx.Err() // a point cut short is not written: --resume measures it again
 		} else if err != nil {
 			return exitcode.With(exitcode.Load, fmt.Errorf("%s: %w", p.Key, err))
 		}
-		// A point is only kept if the server it measured is still the
-		// column that was applied (its profile with its variables): on a
-		// shared machine another process may have swapped it meanwhile.
-		if hm, err := hostmanifest.Read(ctx, r.h); err != nil || !sameApply(hm, r.man.Hosts[ps.ID]) {
-			who := "no host manifest"
-			if hm != nil {
-				who = "the host manifest now says " + hm.Profile
-			} else if err != nil {
-				who = err.Error()
-			}
-			return exitcode.With(exitcode.Load, fmt.Errorf("%s: the server changed under the run (%s): another process applied a profile on %s; the point was not kept, --resume measures it again", p.Key, who, r.h.Name()))
-		}
-		if err := r.st.Append(rec); err != nil {
-			return fmt.Errorf("write %s: %w", results.ResultsFile, err)
-		}
-		r.measured++
-		r.noteRate(sc, p, rec)
-		r.estDone += pointTime(sc, p, r.rates)
-		r.last = fmt.Sprintf("%s %s %s: %s", p.Column, p.Scenario, p.Step, headline(rec))
-		r.man.Sessions[r.si].Measured = append(r.man.Sessions[r.si].Measured, p.Key)
-		if err := r.man.Write(r.dir); err != nil {
+		if err := r.keep(ctx, g.ps, sc, p, rec); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// keep writes point p's record, unless the server it measured is no
+// longer the column that was applied (its profile with its variables): on
+// a shared machine another process may have swapped it meanwhile.
+func (r *runner) keep(ctx context.Context, ps results.Column, sc results.Scenario, p results.Point, rec results.Record) error {
+	if hm, err := hostmanifest.Read(ctx, r.h); err != nil || !sameApply(hm, r.man.Hosts[ps.ID]) {
+		who := "no host manifest"
+		if hm != nil {
+			who = "the host manifest now says " + hm.Profile
+		} else if err != nil {
+			who = err.Error()
+		}
+		return exitcode.With(exitcode.Load, fmt.Errorf("%s: the server changed under the run (%s): another process applied a profile on %s; the point was not kept, --resume measures it again", p.Key, who, r.h.Name()))
+	}
+	if err := r.st.Append(rec); err != nil {
+		return fmt.Errorf("write %s: %w", results.ResultsFile, err)
+	}
+	r.measured++
+	r.noteRate(sc, p, rec)
+	r.estDone += pointTime(sc, p, r.rates)
+	r.last = fmt.Sprintf("%s %s %s: %s", p.Column, p.Scenario, p.Step, headline(rec))
+	r.man.Sessions[r.si].Measured = append(r.man.Sessions[r.si].Measured, p.Key)
+	return r.man.Write(r.dir)
 }
 
 // notServed says why the live server cannot be measured with sc: its

@@ -17,9 +17,10 @@ import (
 
 // The machines stage: plan with the cloud driver, then create the
 // machines (journaled), wait until each answers SSH with its pinned key and
-// cloud-init is done, run what comes next with them, and remove them
-// unless kept (cloud.Up: those steps with their cleanups, on
-// internal/multistep). `machines up` and `run` compose it.
+// cloud-init is done, and remove them unless kept (cloud.Lease: create,
+// wait, release). `machines up` runs it whole (Up, on cloud.Up); `run`
+// makes its steps part of its own list (Open, Lease), the rest of the run
+// between the wait and the release.
 
 // Machines says how a command brings its machines up.
 type Machines struct {
@@ -35,22 +36,56 @@ type Machines struct {
 	// Now is the clock the journal stamps its entries with (nil: time.Now);
 	// the CLI injects its own.
 	Now func() time.Time
-	// Then runs with the ready machines; nil: none.
-	Then func(ctx context.Context, ms []cloud.Machine) error
 }
 
 // Up brings the machines of m.Plan up: run.json and the journal in the
 // run's directory, the plan printed, the `wptest down` command given
 // before anything is created, then cloud.Up.
 func (m Machines) Up(ctx context.Context) ([]cloud.Machine, error) {
+	j, steps, err := m.open()
+	if err != nil {
+		return nil, err
+	}
+	defer j.Close()
+	return cloud.Up(ctx, m.Cloud, m.Plan, j, cloud.UpOptions{
+		Keep: m.Keep, Log: steps,
+		Wait: cloud.WaitOptions{Timeout: m.Wait, RetryHostKeyMismatch: m.Plan.Owned, Log: m.Log},
+	})
+}
+
+// Lease is the machines stage as steps of a command that runs its own
+// (`wptest run`): Open (Close in its cleanup), then the steps Create and
+// Wait, with Release in the cleanup of Create's.
+type Lease struct {
+	*cloud.Lease
+	j *cloud.FileJournal
+}
+
+// Open writes run.json, opens the journal and prints the plan and the
+// `wptest down` command, as Up does before anything is created.
+func (m Machines) Open() (*Lease, error) {
+	j, steps, err := m.open()
+	if err != nil {
+		return nil, err
+	}
+	return &Lease{Lease: cloud.NewLease(m.Cloud, m.Plan, j, cloud.UpOptions{Keep: m.Keep, Log: steps,
+		Wait: cloud.WaitOptions{Timeout: m.Wait, RetryHostKeyMismatch: m.Plan.Owned, Log: m.Log}}), j: j}, nil
+}
+
+// Close closes the journal (after Release: it journals the removal).
+func (l *Lease) Close() error { return l.j.Close() }
+
+// open writes run.json, opens the journal, and prints the plan and the
+// `wptest down` command to the steps' writer, which it returns.
+func (m Machines) open() (*cloud.FileJournal, io.Writer, error) {
 	run := m.Plan.Spec.Run
 	if err := os.MkdirAll(run.Dir, 0o700); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ri := RunInfo{ID: run.ID, Driver: m.Driver, Profile: run.Profile, Created: run.Created.UTC().Truncate(time.Second), Expires: run.Expires().UTC().Truncate(time.Second)}
 	if b, err := json.MarshalIndent(ri, "", "  "); err == nil {
 		if err := os.WriteFile(filepath.Join(run.Dir, RunInfoFile), append(b, '\n'), 0o644); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	now := m.Now
@@ -59,9 +94,8 @@ func (m Machines) Up(ctx context.Context) ([]cloud.Machine, error) {
 	}
 	j, err := cloud.OpenJournal(filepath.Join(run.Dir, cloud.JournalFile), now)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	defer j.Close()
 	steps := m.Steps
 	if steps == nil {
 		steps = m.Log
@@ -70,10 +104,7 @@ func (m Machines) Up(ctx context.Context) ([]cloud.Machine, error) {
 	if m.Plan.Owned {
 		fmt.Fprintf(steps, "run %s: if this is interrupted, remove what it made with: %s\n", run.ID, cloud.DownCommand(run.ID))
 	}
-	return cloud.Up(ctx, m.Cloud, m.Plan, j, cloud.UpOptions{
-		Keep: m.Keep, Log: steps, Then: m.Then,
-		Wait: cloud.WaitOptions{Timeout: m.Wait, RetryHostKeyMismatch: m.Plan.Owned, Log: m.Log},
-	})
+	return j, steps, nil
 }
 
 // RunInfo is runs/<id>/run.json: enough for `wptest down` to find the driver.

@@ -60,68 +60,99 @@ func Up(ctx context.Context, c Cloud, p *Plan, j Journal, opt UpOptions) ([]Mach
 	if opt.CleanupTimeout == 0 {
 		opt.CleanupTimeout = 10 * time.Minute
 	}
-	log := opt.Log
-	if log == nil {
-		log = io.Discard
-	}
-	run := p.Spec.Run
-	var ms []Machine
-	succeeded, created := false, false
+	l := NewLease(c, p, j, opt)
+	succeeded := false
 	steps := []Step{
-		{
-			Name: "create machines (" + p.Driver + ")",
-			Run: func(ctx context.Context) error {
-				var err error
-				ms, err = c.Create(ctx, p, j)
-				if err != nil {
-					return err
-				}
-				created = true
-				return writeMachines(run.Dir, ms)
-			},
-			Cleanup: func(ctx context.Context) error {
-				if !created {
-					// A failed Create has removed what it made and
-					// confirmed it, or its error names what is left.
-					return nil
-				}
-				if !p.Owned {
-					return nil // given machines: nothing of ours to remove
-				}
-				if (succeeded && opt.Keep) || (!succeeded && opt.KeepOnError) {
-					fmt.Fprintf(log, "kept run %s (expires %s); remove it with: %s\n", run.ID, run.Expires().UTC().Format(time.RFC3339), DownCommand(run.ID))
-					return nil
-				}
-				return c.Destroy(ctx, Selector{Run: run.ID, Journal: j})
-			},
-		},
-		{
-			Name: "wait for ssh and cloud-init",
-			Run: func(ctx context.Context) error {
-				errs := make([]error, len(ms))
-				var wg sync.WaitGroup
-				for i, m := range ms {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						errs[i] = WaitReady(ctx, run.Dir, m, opt.Wait)
-					}()
-				}
-				wg.Wait()
-				return errors.Join(errs...)
-			},
-		},
+		{Name: l.CreateName(), Run: l.Create, Cleanup: func(ctx context.Context) error { return l.Release(ctx, succeeded) }},
+		{Name: WaitName, Run: l.Wait},
 	}
 	if opt.Then != nil {
-		steps = append(steps, Step{Name: "run", Run: func(ctx context.Context) error { return opt.Then(ctx, ms) }})
+		steps = append(steps, Step{Name: "run", Run: func(ctx context.Context) error { return opt.Then(ctx, l.Machines) }})
 	}
 	// The last step only marks success, so the first step's cleanup knows
 	// which Keep applies.
 	steps = append(steps, Step{Run: func(context.Context) error { succeeded = true; return nil }})
-	if err := RunSteps(ctx, steps, opt.CleanupTimeout, log); err != nil {
+	if err := RunSteps(ctx, steps, opt.CleanupTimeout, l.log); err != nil {
 		return nil, err
 	}
-	return ms, nil
+	return l.Machines, nil
+}
+
+// Lease is the machines of one plan while a command uses them: Create
+// makes them (journaled), Wait waits until each is ready, Release removes
+// them unless kept. Up is made of it, and so is the machines step of a
+// command that runs its own steps (`wptest run`).
+type Lease struct {
+	Machines []Machine // what Create made (or was given)
+
+	c       Cloud
+	p       *Plan
+	j       Journal
+	opt     UpOptions // Keep, KeepOnError, Wait
+	log     io.Writer
+	created bool
+}
+
+// NewLease is the lease of p's machines, journaled in j (opt.Then and
+// opt.CleanupTimeout are Up's, not the lease's).
+func NewLease(c Cloud, p *Plan, j Journal, opt UpOptions) *Lease {
+	log := opt.Log
+	if log == nil {
+		log = io.Discard
+	}
+	return &Lease{c: c, p: p, j: j, opt: opt, log: log}
+}
+
+// WaitName is the name of the step that runs Lease.Wait.
+const WaitName = "wait for ssh and cloud-init"
+
+// CreateName is the name of the step that runs Lease.Create.
+func (l *Lease) CreateName() string { return "create machines (" + l.p.Driver + ")" }
+
+// Create makes the machines and writes runs/<id>/machines.json.
+func (l *Lease) Create(ctx context.Context) error {
+	ms, err := l.c.Create(ctx, l.p, l.j)
+	if err != nil {
+		return err
+	}
+	l.Machines, l.created = ms, true
+	return writeMachines(l.p.Spec.Run.Dir, ms)
+}
+
+// Wait waits until every machine answers SSH with its pinned key and
+// cloud-init is done.
+func (l *Lease) Wait(ctx context.Context) error {
+	errs := make([]error, len(l.Machines))
+	var wg sync.WaitGroup
+	for i, m := range l.Machines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = WaitReady(ctx, l.p.Spec.Run.Dir, m, l.opt.Wait)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// Release removes what Create made, by the run's label, unless Keep
+// (after success) or KeepOnError (after a failure) keeps it, which it
+// says with the `wptest down` command.
+func (l *Lease) Release(ctx context.Context, succeeded bool) error {
+	if !l.created {
+		// A failed Create has removed what it made and confirmed it, or
+		// its error names what is left.
+		return nil
+	}
+	if !l.p.Owned {
+		return nil // given machines: nothing of ours to remove
+	}
+	run := l.p.Spec.Run
+	if (succeeded && l.opt.Keep) || (!succeeded && l.opt.KeepOnError) {
+		fmt.Fprintf(l.log, "kept run %s (expires %s); remove it with: %s\n", run.ID, run.Expires().UTC().Format(time.RFC3339), DownCommand(run.ID))
+		return nil
+	}
+	return l.c.Destroy(ctx, Selector{Run: run.ID, Journal: l.j})
 }
 
 func writeMachines(dir string, ms []Machine) error { return writeRunFile(dir, MachinesFile, ms) }

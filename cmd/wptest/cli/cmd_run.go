@@ -34,76 +34,119 @@ and manifests go to runs/<id>/log.txt (--verbose: to stderr too).
 flags:
 `
 
+// runFlags are wptest run's flags and its FILE.
+type runFlags struct {
+	file                                          string
+	vars                                          multiFlag
+	target, resume, runsDir, knownHosts, identity *string
+	agent                                         *string
+	keep, planOnly, verbose                       *bool
+}
+
 func runRun(ctx context.Context, a *App, args []string) error {
-	fs := newFlags(a, "run")
-	fs.Usage = func() { fmt.Fprint(a.Stderr, runUsage); fs.PrintDefaults() }
-	var vars multiFlag
-	target := fs.String("target", "", cloud.TargetForms()+" (default: the file's machines block)")
-	fs.Var(&vars, "var", "set an experiment variable or a machines attribute: name=value (repeatable)")
-	resume := fs.String("resume", "", "continue run ID after its last complete point")
-	runsDir := fs.String("runs", "runs", "directory of run directories")
-	knownHosts := fs.String("known-hosts", "", "known_hosts pinning an ssh:// target's key")
-	identity := fs.String("identity", "", "private key an ssh:// target accepts")
-	keep := fs.Bool("keep", false, "leave cloud machines up after the run (until their ttl)")
-	agent := fs.String("agent", "", "wptest binary for the server and the load generator machine (default: this executable)")
-	planOnly := fs.Bool("plan", false, "print the plan, its hash and the fixture root; measure nothing")
-	verbose := fs.Bool("verbose", false, "show the whole log on stderr too: host commands and their output, samples, manifests")
-	file := ""
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		file, args = args[0], args[1:]
-	}
-	if err := fs.Parse(args); err != nil {
-		if err == flagErrHelp() {
-			return err
-		}
-		return exitcode.With(exitcode.Config, err)
-	}
-	if file == "" && fs.NArg() == 1 {
-		file = fs.Arg(0)
-	} else if fs.NArg() > 0 {
-		return exitcode.With(exitcode.Config, fmt.Errorf("unexpected argument %q", fs.Arg(0)))
-	}
-	if file == "" {
-		fs.Usage()
-		return exitcode.With(exitcode.Config, fmt.Errorf("an experiment FILE is required"))
-	}
-	if err := dirFlag("--runs", absPath(a, *runsDir)); err != nil {
-		return err
-	}
-	src, err := os.ReadFile(absPath(a, file))
-	if err != nil {
-		return exitcode.With(exitcode.Config, err)
-	}
-	sp, err := experiment.Load(file, src, experiment.LoadOptions{Vars: vars, Target: *target,
-		KnownHosts: absPath(a, *knownHosts), Identity: absPath(a, *identity), ThisHost: a.addrs()})
+	f, err := parseRunFlags(a, args)
 	if err != nil {
 		return err
 	}
-	if *planOnly {
+	src, err := os.ReadFile(absPath(a, f.file))
+	if err != nil {
+		return exitcode.With(exitcode.Config, err)
+	}
+	sp, err := experiment.Load(f.file, src, experiment.LoadOptions{Vars: f.vars, Target: *f.target,
+		KnownHosts: absPath(a, *f.knownHosts), Identity: absPath(a, *f.identity), ThisHost: a.addrs()})
+	if err != nil {
+		return err
+	}
+	if *f.planOnly {
 		s := newCloudSession(a)
 		defer s.close()
 		return experiment.WritePlan(s.out, sp, runEstimate(ctx, s, sp, newRunID(a.Now())))
 	}
-	if *resume == "" && sp.Machines.Driver == "static" {
+	if *f.resume == "" && sp.Machines.Driver == "static" {
 		if err := checkStaticMachines(ctx, sp.Machines); err != nil {
 			return err
 		}
 	}
+	return runExperiment(ctx, a, f, sp, src)
+}
+
+// parseRunFlags reads wptest run's command line: FILE before or after
+// the flags.
+func parseRunFlags(a *App, args []string) (*runFlags, error) {
+	fs := newFlags(a, "run")
+	fs.Usage = func() { fmt.Fprint(a.Stderr, runUsage); fs.PrintDefaults() }
+	f := &runFlags{}
+	f.target = fs.String("target", "", cloud.TargetForms()+" (default: the file's machines block)")
+	fs.Var(&f.vars, "var", "set an experiment variable or a machines attribute: name=value (repeatable)")
+	f.resume = fs.String("resume", "", "continue run ID after its last complete point")
+	f.runsDir = fs.String("runs", "runs", "directory of run directories")
+	f.knownHosts = fs.String("known-hosts", "", "known_hosts pinning an ssh:// target's key")
+	f.identity = fs.String("identity", "", "private key an ssh:// target accepts")
+	f.keep = fs.Bool("keep", false, "leave cloud machines up after the run (until their ttl)")
+	f.agent = fs.String("agent", "", "wptest binary for the server and the load generator machine (default: this executable)")
+	f.planOnly = fs.Bool("plan", false, "print the plan, its hash and the fixture root; measure nothing")
+	f.verbose = fs.Bool("verbose", false, "show the whole log on stderr too: host commands and their output, samples, manifests")
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		f.file, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == flagErrHelp() {
+			return nil, err
+		}
+		return nil, exitcode.With(exitcode.Config, err)
+	}
+	if f.file == "" && fs.NArg() == 1 {
+		f.file = fs.Arg(0)
+	} else if fs.NArg() > 0 {
+		return nil, exitcode.With(exitcode.Config, fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	}
+	if f.file == "" {
+		fs.Usage()
+		return nil, exitcode.With(exitcode.Config, fmt.Errorf("an experiment FILE is required"))
+	}
+	if err := dirFlag("--runs", absPath(a, *f.runsDir)); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// runExperiment runs sp (a new run, or --resume's) with its detail in the
+// run's log.txt, then writes the report.
+func runExperiment(ctx context.Context, a *App, f *runFlags, sp *experiment.Spec, src []byte) error {
 	s := newCloudSession(a)
 	defer s.close()
-	id := *resume
+	id := *f.resume
 	if id == "" {
 		id = newRunID(a.Now())
 	}
 	// The run's detail goes to its log.txt (a new run's is a new file).
-	con := newConsole(a, s.red, filepath.Join(absPath(a, *runsDir), id, results.LogFile), *resume == "", *verbose)
+	con := newConsole(a, s.red, filepath.Join(absPath(a, *f.runsDir), id, results.LogFile), *f.resume == "", *f.verbose)
 	defer con.close()
 	s.log = con.Detail()
 	c, err := s.driver(sp.Machines.Driver, "")
 	if err != nil {
 		return err
 	}
-	exe := absPath(a, *agent)
+	con.say("%s", runHeader(id, f.file, sp, runEstimate(ctx, s, sp, id).Short(), con.path))
+	opt := runOptions(a, f, sp, id)
+	opt.Cloud, opt.Log, opt.Progress, opt.Redactor = c, con.Detail(), con.progress(), s.red
+	dir, err := experiment.Run(ctx, sp, src, opt)
+	if err != nil {
+		con.failed()
+		// Only a run that started (its manifest is there) can be resumed.
+		if _, merr := results.ReadManifest(dir); dir != "" && merr == nil {
+			con.say("run %s stopped: continue it with: wptest run %s --resume %s%s", id, f.file, id, varArgs(f.vars, *f.target))
+		}
+		con.close() // the live line cleared before the error is printed
+		return s.redacted(err)
+	}
+	return writeRunReport(a, s, con, dir)
+}
+
+// runOptions are the run's options from its flags and the App, besides
+// the driver and where its output goes.
+func runOptions(a *App, f *runFlags, sp *experiment.Spec, id string) experiment.Options {
+	exe := absPath(a, *f.agent)
 	if exe == "" {
 		exe = a.Executable
 	}
@@ -111,23 +154,16 @@ func runRun(ctx context.Context, a *App, args []string) error {
 	if a.Hostname != "" {
 		owner += "@" + a.Hostname
 	}
-	tgt := *target
+	tgt := *f.target
 	if tgt == "" {
 		tgt = sp.Machines.Driver
 	}
-	con.say("%s", runHeader(id, file, sp, runEstimate(ctx, s, sp, id).Short(), con.path))
-	dir, err := experiment.Run(ctx, sp, src, experiment.Options{RunsDir: absPath(a, *runsDir), ID: id, Resume: *resume != "",
-		Cloud: c, Exe: exe, Tool: "wptest " + Version, Target: tgt, Owner: owner, Keep: *keep,
-		Log: con.Detail(), Progress: con.progress(), Redactor: s.red, Now: a.Now})
-	if err != nil {
-		con.failed()
-		// Only a run that started (its manifest is there) can be resumed.
-		if _, merr := results.ReadManifest(dir); dir != "" && merr == nil {
-			con.say("run %s stopped: continue it with: wptest run %s --resume %s%s", id, file, id, varArgs(vars, *target))
-		}
-		con.close() // the live line cleared before the error is printed
-		return s.redacted(err)
-	}
+	return experiment.Options{RunsDir: absPath(a, *f.runsDir), ID: id, Resume: *f.resume != "",
+		Exe: exe, Tool: "wptest " + Version, Target: tgt, Owner: owner, Keep: *f.keep, Now: a.Now}
+}
+
+// writeRunReport writes the run's report and prints its path on stdout.
+func writeRunReport(a *App, s *cloudSession, con *console, dir string) error {
 	out, err := report.Write(dir)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
