@@ -50,11 +50,9 @@ type runner struct {
 	sources []string       // who may reach the web ports (webSources): the profiles' allow_from
 	// liveColumn is the column this session applied last ("": none yet).
 	liveColumn string
-	started    time.Time
-	measured   int
-	estDone    time.Duration // estimated time of the points measured so far
-	rates      Rates         // request rates measured so far (pointTime)
-	last       string        // the last point measured and its headline figure, for the progress line
+	started    time.Time // when measuring began, for the ETA
+	eta        *eta
+	last       string // the last point measured and its headline figure, for the progress line
 }
 
 func (r *runner) logf(format string, v ...any) { fmt.Fprintf(r.opt.Log, format+"\n", v...) }
@@ -121,6 +119,7 @@ func (r *runner) measurePlan(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		r.eta.group(group[0].Profile)
 		if err := r.runSteps(ctx, r.groupSteps(&colGroup{ps: r.column(group[0].Column), todo: todo})); err != nil {
 			return err
 		}
@@ -201,7 +200,7 @@ func (r *runner) measurePoints(ctx context.Context, g *colGroup) error {
 			return ctx.Err()
 		}
 		sc := r.scenario(p.Scenario)
-		r.progress(p, sc)
+		r.progress(p)
 		var rec results.Record
 		var err error
 		if why := notServed(g.live, sc); why != "" {
@@ -235,9 +234,7 @@ func (r *runner) keep(ctx context.Context, ps results.Column, sc results.Scenari
 	if err := r.st.Append(rec); err != nil {
 		return fmt.Errorf("write %s: %w", results.ResultsFile, err)
 	}
-	r.measured++
-	r.noteRate(sc, p, rec)
-	r.estDone += pointTime(sc, p, r.rates)
+	r.eta.point(sc, p, rec)
 	r.last = fmt.Sprintf("%s %s %s: %s", p.Column, p.Scenario, p.Step, headline(rec))
 	r.man.Sessions[r.si].Measured = append(r.man.Sessions[r.si].Measured, p.Key)
 	return r.man.Write(r.dir)
@@ -253,21 +250,12 @@ func notServed(hm *hostmanifest.Manifest, sc results.Scenario) string {
 	return fmt.Sprintf("%s serves %s, not %s", hm.Profile, strings.Join(hm.Server.Protocols, ", "), sc.Proto)
 }
 
-func (r *runner) scenario(name string) results.Scenario {
-	for _, s := range r.sp.Scenarios {
-		if s.Name == name {
-			return s
-		}
-	}
-	return results.Scenario{}
-}
+func (r *runner) scenario(name string) results.Scenario { return r.sp.scenario(name) }
 
-// progress prints which profile, scenario and point run now, and the ETA:
-// the remaining points' planned time, scaled by how the measured points
-// compared with their plan.
-func (r *runner) progress(p results.Point, sc results.Scenario) {
+// progress prints which profile, scenario and point run now, and the ETA
+// (eta.left).
+func (r *runner) progress(p results.Point) {
 	plan := r.sp.Plan()
-	var left time.Duration
 	idx, done := 0, 0
 	for i, q := range plan {
 		if q.Key == p.Key {
@@ -275,30 +263,14 @@ func (r *runner) progress(p results.Point, sc results.Scenario) {
 		}
 		if r.st.Done(q.Key) {
 			done++
-			continue
 		}
-		left += pointTime(r.scenario(q.Scenario), q, r.rates)
 	}
-	if r.measured > 0 && r.estDone > 0 {
-		left = time.Duration(float64(left) * float64(r.since(r.started)) / float64(r.estDone))
-	}
+	left := r.eta.left(plan, p.Key, r.st.Done, r.since(r.started))
 	last := ""
 	if r.last != "" {
 		last = " · last " + r.last
 	}
 	r.say(Point, "[%d/%d] rep %d/%d · %s · %s %s (%d done) · ETA %s%s", idx, len(plan), p.Rep, r.sp.Repetitions, p.Column, p.Scenario, p.Step, done, left.Round(time.Second), last)
-}
-
-// noteRate keeps a request-count point's measured rate per visitor, for
-// the ETA of the points of its column and scenario still to come.
-func (r *runner) noteRate(sc results.Scenario, p results.Point, rec results.Record) {
-	if sc.Duration != 0 || rec.Run == nil || rec.Run.AttemptRate <= 0 {
-		return
-	}
-	if r.rates == nil {
-		r.rates = Rates{}
-	}
-	r.rates[p.Column+"/"+sc.Name] = rec.Run.AttemptRate / float64(max(p.Visitors, 1))
 }
 
 func (r *runner) baseConfig(sc results.Scenario, visitors int) benchgen.Config {

@@ -600,3 +600,13 @@ func contains(l []string, s string) bool {
 	}
 	return false
 }
+
+// scenario is the scenario named name (zero when there is none).
+func (sp *Spec) scenario(name string) results.Scenario {
+	for _, s := range sp.Scenarios {
+		if s.Name == name {
+			return s
+		}
+	}
+	return results.Scenario{}
+}

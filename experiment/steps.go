@@ -189,7 +189,11 @@ func (r *runner) applyFirst(ctx context.Context) error {
 	if r.man.Fixture.Verified != "" {
 		return nil
 	}
-	return r.apply(ctx, r.enabled[0])
+	if err := r.apply(ctx, r.enabled[0]); err != nil {
+		return err
+	}
+	r.eta.applyDone(r.enabled[0].Profile)
+	return nil
 }
 
 // colGroup is one (repetition, column) group of points: one swap, one
