@@ -150,6 +150,12 @@ type Comparison struct {
 	// plan, variables, columns, scenarios, repetitions, target.
 	Differences []string `json:"differences"`
 	Rows        []Row    `json:"rows"`
+	// Significant is how many rows are; ByChance how many would be,
+	// expected, were nothing different between the runs: the sum of each
+	// row's ChanceSignificant. A reader of 120 rows told that 4 would be
+	// significant by chance alone reads 3 significant rows as noise.
+	Significant int     `json:"significant"`
+	ByChance    float64 `json:"by_chance"`
 	// Note is said once when some rows could never be significant: their
 	// sample sizes, the smallest p those allow, the repetitions needed.
 	Note string `json:"note,omitempty"`
@@ -277,6 +283,10 @@ func Compare(a, b Run) (*Comparison, error) {
 			row.P = MannWhitney(xa, xb).P
 			row.TooFew = MinP(len(xa), len(xb)) >= c.Alpha
 			row.Significant = !row.TooFew && row.P < c.Alpha
+			if row.Significant {
+				c.Significant++
+			}
+			c.ByChance += ChanceSignificant(xa, xb, c.Alpha)
 			c.Rows = append(c.Rows, row)
 		}
 	}

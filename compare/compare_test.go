@@ -3,6 +3,7 @@ package compare
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -53,6 +54,17 @@ func TestSameDistributionsAllTilde(t *testing.T) {
 	if len(c.Differences) != 0 || c.Note != "" {
 		t.Errorf("differences %q, note %q: want none", c.Differences, c.Note)
 	}
+	// A valid test's chance of p < 0.05 when nothing differs is at most
+	// 0.05 a row; rows of one value throughout (no errors) have none.
+	var distinct int
+	for _, r := range c.Rows {
+		if r.MedianA != 0 || r.MedianB != 0 {
+			distinct++
+		}
+	}
+	if c.Significant != 0 || c.ByChance <= 0 || c.ByChance > float64(distinct)*0.05+1e-9 {
+		t.Errorf("significant %d, by chance %v: want 0 and (0, %d × 0.05]", c.Significant, c.ByChance, distinct)
+	}
 }
 
 func TestDoubledRateSignificant(t *testing.T) {
@@ -80,8 +92,8 @@ func TestDoubledRateSignificant(t *testing.T) {
 			t.Errorf("%s %s %s %s: %s p=%v, want ~", r.Column, r.Scenario, r.Step, r.Metric, r.Change(), r.P)
 		}
 	}
-	if sig != 1 {
-		t.Errorf("%d rows for the doubled point, want 1", sig)
+	if sig != 1 || c.Significant != 1 {
+		t.Errorf("%d rows for the doubled point, %d significant: want 1 and 1", sig, c.Significant)
 	}
 	if want := `var note: unset → "doubled"`; len(c.Differences) != 1 || c.Differences[0] != want {
 		t.Errorf("differences %q, want [%s]", c.Differences, want)
@@ -92,7 +104,8 @@ func TestDoubledRateSignificant(t *testing.T) {
 	}
 	text := out.String()
 	for _, want := range []string{"differs: var note: unset → \"doubled\"", "\npage (page)\n", "\ncrowd (crowd)\n", "\nkit (kit)\n",
-		"+100.0%", "p=0.008 n=5+5", "p=1.000 n=5+5"} {
+		"+100.0%", "p=0.008 n=5+5", "p=1.000 n=5+5",
+		fmt.Sprintf("\n1 of %d lines are significant; were nothing different between the runs, about %.1f would be by chance alone", len(c.Rows), c.ByChance)} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text lacks %q:\n%s", want, text)
 		}
@@ -134,6 +147,9 @@ func TestTooFewRepetitions(t *testing.T) {
 		"and those lines read ~ whatever they show; p < 0.05 needs at least 4 repetitions per run (A has 2, B has 2)"
 	if c.Note != want {
 		t.Errorf("note %q\nwant %q", c.Note, want)
+	}
+	if c.ByChance != 0 || c.Chance() != "" {
+		t.Errorf("by chance %v (%q): want 0 and no line where no row can be significant", c.ByChance, c.Chance())
 	}
 	var out bytes.Buffer
 	c.WriteText(&out)

@@ -72,6 +72,16 @@ func (c *Comparison) Legend() string {
 	return fmt.Sprintf("A and B are medians over the repetitions; change is (B − A) ÷ A, shown where a two-sided Mann–Whitney U test gives p < %g, else ~ (no significant difference).", c.Alpha)
 }
 
+// Chance says how many rows are significant against how many would be by
+// chance alone ("" when none could be).
+func (c *Comparison) Chance() string {
+	if c.ByChance == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d lines are significant; were nothing different between the runs, about %.1f would be by chance alone (each line's chance of p < %g, summed)",
+		c.Significant, len(c.Rows), c.ByChance, c.Alpha)
+}
+
 func (r Run) line() string {
 	s := fmt.Sprintf("%s (experiment %s, run %s, %d repetition(s)", r.Dir, r.Experiment, r.ID, r.Repetitions)
 	if !r.Complete {
@@ -101,6 +111,9 @@ func (c *Comparison) WriteText(w io.Writer) error {
 		tw.Flush()
 	}
 	fmt.Fprintf(&b, "\n%s\n", c.Legend())
+	if ch := c.Chance(); ch != "" {
+		fmt.Fprintf(&b, "%s\n", ch)
+	}
 	if c.Note != "" {
 		fmt.Fprintf(&b, "%s\n", c.Note)
 	}

@@ -178,3 +178,46 @@ func TestMinPAndNeedReps(t *testing.T) {
 		t.Errorf("NeedReps(0.01) = %d, want 5 (4 vs 4 gives at best 0.029, 5 vs 5 0.0079)", n)
 	}
 }
+
+// ChanceSignificant is the share of all splits of the pooled values into
+// samples of a's and b's sizes whose p (by brute force) is below alpha:
+// for two samples of 5 apart, 8 of 252 splits (U of 0, 1 or 2 on either
+// side); none for one value throughout or for samples too small to reach
+// alpha; and it is the same whichever split the pool arrived in.
+func TestChanceSignificantMatchesEnumeration(t *testing.T) {
+	five := func(base float64) []float64 { return []float64{base, base + 1, base + 2, base + 3, base + 4} }
+	for _, c := range []struct {
+		a, b []float64
+		want float64
+	}{
+		{five(0), five(100), 8.0 / 252},
+		{five(0), five(0.5), 8.0 / 252},
+		{[]float64{3, 3, 3, 3, 3}, []float64{3, 3, 3, 3, 3}, 0},
+		{[]float64{1, 2}, []float64{3, 4}, 0},
+		{[]float64{0, 0, 0, 1, 1}, []float64{0, 1, 1, 1, 2}, -1}, // ties: by enumeration only
+	} {
+		pool := append(append([]float64{}, c.a...), c.b...)
+		var below, tot float64
+		for mask := 0; mask < 1<<len(pool); mask++ {
+			var x, y []float64
+			for i, v := range pool {
+				if mask&(1<<i) != 0 {
+					x = append(x, v)
+				} else {
+					y = append(y, v)
+				}
+			}
+			if len(x) != len(c.a) {
+				continue
+			}
+			tot++
+			if enumerate(x, y) < 0.05 {
+				below++
+			}
+		}
+		got := ChanceSignificant(c.a, c.b, 0.05)
+		if !close(got, below/tot) || (c.want >= 0 && !close(got, c.want)) {
+			t.Errorf("ChanceSignificant(%v, %v) = %v; enumeration %v, want %v", c.a, c.b, got, below/tot, c.want)
+		}
+	}
+}

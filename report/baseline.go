@@ -23,6 +23,9 @@ func (r *Report) baselineSection() (section, bool) {
 	} else {
 		s.Text = append(s.Text, "What differs from A to B: "+joinSemi(c.Differences)+".")
 	}
+	if ch := c.Chance(); ch != "" {
+		s.Text = append(s.Text, strings.ToUpper(ch[:1])+ch[1:]+".")
+	}
 	if c.Note != "" {
 		s.Text = append(s.Text, "Note: "+c.Note+".")
 	}
