@@ -97,6 +97,37 @@ func columnColor(i int) color.Color { return palette[i%len(palette)] }
 type yAxis struct {
 	label string
 	logOK bool
+	// floor is, for a record without a figure, the least the figure
+	// would have been, and floorWhy says why there is none: a crowd whose
+	// new visitors all gave up waited at least give_up. Such a point is
+	// drawn at its floor, paler, labelled "≥ 5,000: none answered", so
+	// that the worst column does not vanish from its chart.
+	floor    func(results.Record) (float64, bool)
+	floorWhy string
+}
+
+// at is column pr's figure at step (its median), or else its floor:
+// ok=false when it has neither.
+func (r *Report) at(pr, scenario, step string, y yAxis, f func(results.Record) (float64, bool)) (v float64, floored, ok bool) {
+	if s := r.Metric(pr, scenario, step, f); s.N > 0 {
+		return s.Med, false, true
+	}
+	if y.floor != nil {
+		if s := r.Metric(pr, scenario, step, y.floor); s.N > 0 {
+			return s.Med, true, true
+		}
+	}
+	return 0, false, false
+}
+
+// floorLabel is a floored point's value label.
+func floorLabel(v float64, y yAxis) string { return "≥ " + num(v) + ": " + y.floorWhy }
+
+// pale is c lightened halfway to white: a floor, not a figure.
+func pale(c color.Color) color.Color {
+	r, g, b, _ := c.RGBA()
+	mix := func(v uint32) uint8 { return uint8((v>>8 + 255) / 2) }
+	return color.RGBA{mix(r), mix(g), mix(b), 0xff}
 }
 
 func newPlot(title, x, y string) *chartPlot {
@@ -190,13 +221,18 @@ func readable(a *plot.Axis, top bool) {
 	}
 }
 
-// barValues writes each bar's value above it.
-func barValues(cp *chartPlot, xys plotter.XYs, offset vg.Length) {
+// barValues writes each bar's value above it, or its text where texts
+// has one.
+func barValues(cp *chartPlot, xys plotter.XYs, texts map[int]string, offset vg.Length) {
 	st := textStyle(valueSize)
 	st.YAlign = draw.YBottom
 	l := &plotter.Labels{XYs: xys, Offset: vg.Point{X: offset, Y: vg.Points(3)}}
-	for _, xy := range xys {
-		l.Labels = append(l.Labels, num(xy.Y))
+	for i, xy := range xys {
+		text, ok := texts[i]
+		if !ok {
+			text = num(xy.Y)
+		}
+		l.Labels = append(l.Labels, text)
 		l.TextStyle = append(l.TextStyle, st)
 	}
 	cp.Add(l)
@@ -208,24 +244,28 @@ func (r *Report) columnBars(sc results.Scenario, title, xlabel, step string, y y
 	cp := newPlot(title, xlabel, y.label)
 	var names []string
 	var xys plotter.XYs
+	texts := map[int]string{}
 	for _, pr := range r.profilesOf(sc) {
-		s := r.Metric(pr, sc.Name, step, f)
-		if s.N == 0 {
+		v, floored, ok := r.at(pr, sc.Name, step, y, f)
+		if !ok {
 			continue
 		}
-		b, err := plotter.NewBarChart(plotter.Values{s.Med}, vg.Points(40))
+		b, err := plotter.NewBarChart(plotter.Values{v}, vg.Points(40))
 		if err != nil {
 			return nil, err
 		}
 		b.XMin, b.Color, b.LineStyle.Width = float64(len(names)), columnColor(r.column(pr)), 0
+		if floored {
+			b.Color, texts[len(xys)] = pale(b.Color), floorLabel(v, y)
+		}
 		cp.Add(b)
-		xys = append(xys, plotter.XY{X: float64(len(names)), Y: s.Med})
+		xys = append(xys, plotter.XY{X: float64(len(names)), Y: v})
 		names = append(names, clean(r.Labels[pr]))
 	}
 	if len(names) == 0 {
 		return nil, nil
 	}
-	barValues(cp, xys, 0)
+	barValues(cp, xys, texts, 0)
 	nominalX(cp, names)
 	valueRoom(cp, xys)
 	return cp, nil
@@ -302,16 +342,20 @@ func (r *Report) sweep(sc results.Scenario, s sweep) (*chartPlot, error) {
 	var all []series
 	at := map[int]bool{}
 	lo, hi := math.Inf(1), math.Inf(-1)
+	var floors plotter.XYs // points drawn at their floor, labelled
 	for _, pr := range r.profilesOf(sc) {
 		var pts plotter.XYs
 		for i, x := range s.xs {
 			st, f := s.point(i)
-			m := r.Metric(pr, sc.Name, st, f)
-			if m.N == 0 || m.Med < 0 {
+			v, floored, ok := r.at(pr, sc.Name, st, s.y, f)
+			if !ok || v < 0 {
 				continue
 			}
-			pts, at[i] = append(pts, plotter.XY{X: float64(x), Y: m.Med}), true
-			lo, hi = math.Min(lo, m.Med), math.Max(hi, m.Med)
+			pts, at[i] = append(pts, plotter.XY{X: float64(x), Y: v}), true
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+			if floored {
+				floors = append(floors, plotter.XY{X: float64(x), Y: v})
+			}
 		}
 		if len(pts) > 0 {
 			all = append(all, series{pr, pts})
@@ -337,6 +381,13 @@ func (r *Report) sweep(sc results.Scenario, s sweep) (*chartPlot, error) {
 		sp.Color, sp.Shape, sp.Radius = columnColor(i), plotutil.Shape(i), vg.Points(3)
 		cp.Add(l, sp)
 		cp.legend = append(cp.legend, legendEntry{clean(r.Labels[se.pr]), []plot.Thumbnailer{l, sp}})
+	}
+	if len(floors) > 0 {
+		texts := map[int]string{}
+		for i, xy := range floors {
+			texts[i] = floorLabel(xy.Y, s.y)
+		}
+		barValues(cp, floors, texts, 0)
 	}
 	scaleAxes(cp, float64(minInt(s.xs)), float64(maxInt(s.xs)), lo, hi, s.y.logOK)
 	return cp, nil

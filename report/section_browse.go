@@ -152,7 +152,7 @@ func (r *Report) browseBars(scs []results.Scenario) (*chartPlot, error) {
 		off := w * vg.Length(float64(k)-float64(len(r.Columns)-1)/2)
 		b.Color, b.LineStyle.Width, b.Offset = columnColor(r.column(pr)), 0, off
 		p.Add(b)
-		barValues(p, xys, off)
+		barValues(p, xys, nil, off)
 		all = append(all, xys...)
 		p.legend = append(p.legend, legendEntry{clean(r.Labels[pr]), []plot.Thumbnailer{b}})
 	}

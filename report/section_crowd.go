@@ -10,7 +10,14 @@ import (
 // The crowd kind: a new visitor's wait while a crowd browses.
 var crowdReport = reportKind{section: crowdSection,
 	charts: func(r *Report, sc results.Scenario, add addChart) error {
-		p, err := r.lines(sc, yAxis{label: "new visitor's wait, median (ms)", logOK: true}, CrowdWaitP50)
+		// No newcomer answered: each waited give_up, and gave up.
+		giveUp := func(rec results.Record) (float64, bool) {
+			if c := rec.Crowd; c != nil && c.Wait.Count == 0 && c.GaveUp > 0 && c.GiveUpMs > 0 {
+				return float64(c.GiveUpMs), true
+			}
+			return 0, false
+		}
+		p, err := r.lines(sc, yAxis{label: "new visitor's wait, median (ms)", logOK: true, floor: giveUp, floorWhy: "none answered"}, CrowdWaitP50)
 		return add("crowd-"+sc.Name, "A new visitor's wait by crowd size, median", p, err)
 	}}
 
