@@ -68,3 +68,80 @@ kill $other
 		t.Errorf("wptest-svc with a pidfile naming another program, then its own:\n got %s\nwant %s", got, want)
 	}
 }
+
+// TestSvcCaddyLogOpenedAsCaddy starts the real caddy through wptest-svc,
+// both ways it can (start-stop-daemon on Debian; setpriv where there is
+// none, as on AlmaLinux), in mount and network namespaces of their own
+// with an empty /run, /var/log and /var/lib. /var/log/caddy is caddy's: a
+// caddy.log that caddy replaced with a link to a root-only file must not
+// get caddy's output (root opening the log would follow the link and
+// append to any file); without the link, caddy writes its own log, and a
+// caddy that cannot start says why from it.
+func TestSvcCaddyLogOpenedAsCaddy(t *testing.T) {
+	testenv.NeedRoot(t)
+	testenv.NeedBinary(t, "unshare")
+	testenv.NeedBinary(t, "caddy")
+	_, err := exec.Command("id", "caddy").Output()
+	testenv.Need(t, err == nil, "no caddy user (Debian's caddy package makes it)")
+	svc, err := filepath.Abs("_parts/site/templates/shared/wptest-svc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "etc-caddy")
+	if err := os.Mkdir(conf, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	caddyfile := "{\n\tadmin off\n\tauto_https off\n}\nhttp://127.0.0.1:18080 {\n\trespond \"caddy-ok\"\n}\n"
+	if err := os.WriteFile(filepath.Join(conf, "Caddyfile"), []byte(caddyfile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(dir, "root-only")
+	const rootOnly = "root's file\n"
+	if err := os.WriteFile(target, []byte(rootOnly), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// $1 is "" or "nossd" (a PATH without start-stop-daemon's /usr/sbin).
+	script := `set -u
+mount -t tmpfs tmpfs /run && mount -t tmpfs tmpfs /var/log && mount -t tmpfs tmpfs /var/lib &&
+mount --bind "$CONF" /etc/caddy && ip link set lo up || exit 1
+[ "$1" = nossd ] && PATH=/usr/local/bin:/usr/bin:/bin
+command -v start-stop-daemon >/dev/null && echo via=ssd || echo via=setpriv
+trap 'sh "$SVC" caddy stop' EXIT
+install -d -o caddy -g caddy /var/log/caddy
+ln -s "$TARGET" /var/log/caddy/caddy.log
+sh "$SVC" caddy start 2>/run/why; echo planted-start=$?
+grep -q 'did not start' /run/why && echo said=did-not-start
+rm /var/log/caddy/caddy.log
+sh "$SVC" caddy start 2>/run/why; echo start=$?
+curl -fsS http://127.0.0.1:18080/; echo
+echo log-owner=$(stat -c %U /var/log/caddy/caddy.log)
+grep -q 'serving initial configuration' /var/log/caddy/caddy.log && echo log=caddy
+sh "$SVC" caddy stop; echo stop=$?
+# A Caddyfile caddy validates but cannot serve: the port is taken.
+python3 -c 'import socket,time; s=socket.socket(); s.bind(("127.0.0.1",18080)); s.listen(); time.sleep(60)' & busy=$!
+until python3 -c 'import socket; socket.create_connection(("127.0.0.1",18080))' 2>/dev/null; do sleep 0.05; done
+sh "$SVC" caddy start 2>/run/why; echo busy-start=$?
+grep -q 'address already in use' /run/why && echo said=address-in-use
+kill $busy
+`
+	for _, variant := range []string{"", "nossd"} {
+		cmd := exec.Command("unshare", "--mount", "--net", "--propagation", "private", "sh", "-c", script, "sh", variant)
+		cmd.Env = append(os.Environ(), "SVC="+svc, "CONF="+conf, "TARGET="+target)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", variant, err, out)
+		}
+		via := "via=ssd"
+		if variant == "nossd" {
+			via = "via=setpriv"
+		}
+		want := via + " planted-start=1 said=did-not-start start=0 caddy-ok log-owner=caddy log=caddy stop=0 busy-start=1 said=address-in-use"
+		if got := strings.Join(strings.Fields(string(out)), " "); !strings.Contains(got, want) {
+			t.Errorf("%s: wptest-svc caddy with a planted log link, then without, then on a taken port:\n got %s\nwant %s", variant, got, want)
+		}
+		if b, err := os.ReadFile(target); err != nil || string(b) != rootOnly {
+			t.Errorf("%s: the root-only file a planted caddy.log named now reads %q (%v), want %q", variant, b, err, rootOnly)
+		}
+	}
+}
