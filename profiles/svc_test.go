@@ -73,9 +73,10 @@ kill $other
 // both ways it can (start-stop-daemon on Debian; setpriv where there is
 // none, as on AlmaLinux), in mount and network namespaces of their own
 // with an empty /run, /var/log and /var/lib. /var/log/caddy is caddy's: a
-// caddy.log that caddy replaced with a link to a root-only file must not
-// get caddy's output (root opening the log would follow the link and
-// append to any file); without the link, caddy writes its own log, and a
+// log that caddy replaced with a link to a root-only file must not get
+// caddy's output (root opening the log would follow the link and
+// append to any file); without the link, caddy writes its own log (beside
+// the root-owned caddy.log an earlier wptest-svc left), and a
 // caddy that cannot start says why from it.
 func TestSvcCaddyLogOpenedAsCaddy(t *testing.T) {
 	testenv.NeedRoot(t)
@@ -109,14 +110,15 @@ mount --bind "$CONF" /etc/caddy && ip link set lo up || exit 1
 command -v start-stop-daemon >/dev/null && echo via=ssd || echo via=setpriv
 trap 'sh "$SVC" caddy stop' EXIT
 install -d -o caddy -g caddy /var/log/caddy
-ln -s "$TARGET" /var/log/caddy/caddy.log
+echo old >/var/log/caddy/caddy.log # root's, as an earlier wptest-svc left it
+ln -s "$TARGET" /var/log/caddy/caddy-run.log
 sh "$SVC" caddy start 2>/run/why; echo planted-start=$?
 grep -q 'did not start' /run/why && echo said=did-not-start
-rm /var/log/caddy/caddy.log
+rm /var/log/caddy/caddy-run.log
 sh "$SVC" caddy start 2>/run/why; echo start=$?
 curl -fsS http://127.0.0.1:18080/; echo
-echo log-owner=$(stat -c %U /var/log/caddy/caddy.log)
-grep -q 'serving initial configuration' /var/log/caddy/caddy.log && echo log=caddy
+echo log-owner=$(stat -c %U /var/log/caddy/caddy-run.log)
+grep -q 'serving initial configuration' /var/log/caddy/caddy-run.log && echo log=caddy
 sh "$SVC" caddy stop; echo stop=$?
 # A Caddyfile caddy validates but cannot serve: the port is taken.
 python3 -c 'import socket,time; s=socket.socket(); s.bind(("127.0.0.1",18080)); s.listen(); time.sleep(60)' & busy=$!
@@ -141,7 +143,7 @@ kill $busy
 			t.Errorf("%s: wptest-svc caddy with a planted log link, then without, then on a taken port:\n got %s\nwant %s", variant, got, want)
 		}
 		if b, err := os.ReadFile(target); err != nil || string(b) != rootOnly {
-			t.Errorf("%s: the root-only file a planted caddy.log named now reads %q (%v), want %q", variant, b, err, rootOnly)
+			t.Errorf("%s: the root-only file a planted log named now reads %q (%v), want %q", variant, b, err, rootOnly)
 		}
 	}
 }
