@@ -126,6 +126,20 @@ func enumerate(a, b []float64) float64 {
 	}
 	obs := u(a, b)
 	var lo, hi, tot float64
+	splits(pool, len(a), func(x, y []float64) {
+		tot++
+		if v := u(x, y); v <= obs {
+			lo++
+		}
+		if v := u(x, y); v >= obs {
+			hi++
+		}
+	})
+	return math.Min(1, 2*math.Min(lo, hi)/tot)
+}
+
+// splits calls f with every split of pool into x of na values and y of the rest.
+func splits(pool []float64, na int, f func(x, y []float64)) {
 	for mask := 0; mask < 1<<len(pool); mask++ {
 		var x, y []float64
 		for i, v := range pool {
@@ -135,18 +149,10 @@ func enumerate(a, b []float64) float64 {
 				y = append(y, v)
 			}
 		}
-		if len(x) != len(a) {
-			continue
-		}
-		tot++
-		if v := u(x, y); v <= obs {
-			lo++
-		}
-		if v := u(x, y); v >= obs {
-			hi++
+		if len(x) == na {
+			f(x, y)
 		}
 	}
-	return math.Min(1, 2*math.Min(lo, hi)/tot)
 }
 
 func TestMinPAndNeedReps(t *testing.T) {
@@ -198,23 +204,12 @@ func TestChanceSignificantMatchesEnumeration(t *testing.T) {
 	} {
 		pool := append(append([]float64{}, c.a...), c.b...)
 		var below, tot float64
-		for mask := 0; mask < 1<<len(pool); mask++ {
-			var x, y []float64
-			for i, v := range pool {
-				if mask&(1<<i) != 0 {
-					x = append(x, v)
-				} else {
-					y = append(y, v)
-				}
-			}
-			if len(x) != len(c.a) {
-				continue
-			}
+		splits(pool, len(c.a), func(x, y []float64) {
 			tot++
 			if enumerate(x, y) < 0.05 {
 				below++
 			}
-		}
+		})
 		got := ChanceSignificant(c.a, c.b, 0.05)
 		if !close(got, below/tot) || (c.want >= 0 && !close(got, c.want)) {
 			t.Errorf("ChanceSignificant(%v, %v) = %v; enumeration %v, want %v", c.a, c.b, got, below/tot, c.want)
