@@ -778,6 +778,12 @@ func (v *visitor) one(ctx context.Context, a *attempt, deadline time.Time, count
 		v.c.close()
 	}
 	in1, out1 := v.c.wire()
+	if a.outcome != result.OK && a.sent.IsZero() && ctx.Err() != nil && errors.Is(a.err, context.Canceled) {
+		// Cut short by the caller before it reached the server (a dial
+		// the cancel ended): not an attempt the server failed, so not
+		// counted, as browse does.
+		return
+	}
 	if counted {
 		v.record(a, in1-in0, out1-out0)
 		return
