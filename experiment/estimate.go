@@ -102,7 +102,7 @@ func EstimateOf(sp *Spec) Estimate {
 	}
 	groups, profiles := 0, map[string]bool{}
 	for i, p := range plan {
-		if i == 0 || p.Rep != plan[i-1].Rep || p.Column != plan[i-1].Column {
+		if startsGroup(plan, i) {
 			groups++
 			profiles[p.Profile] = true
 		}

@@ -67,8 +67,7 @@ func (e *eta) left(plan []results.Point, cur string, done func(string) bool, ela
 	}
 	past := true // in the groups up to cur's, begun already
 	for i, q := range plan {
-		newGroup := i == 0 || q.Rep != plan[i-1].Rep || q.Column != plan[i-1].Column
-		if newGroup && !past && groupTodo(plan[i:], done) {
+		if startsGroup(plan, i) && !past && groupTodo(plan[i:], done) {
 			left += e.overhead(q.Profile, applied)
 			applied[q.Profile] = true
 		}
@@ -88,7 +87,7 @@ func (e *eta) left(plan []results.Point, cur string, done func(string) bool, ela
 // groupTodo: the group plan begins with has a point not done.
 func groupTodo(plan []results.Point, done func(string) bool) bool {
 	for i, q := range plan {
-		if i > 0 && (q.Rep != plan[0].Rep || q.Column != plan[0].Column) {
+		if i > 0 && startsGroup(plan, i) {
 			break
 		}
 		if !done(q.Key) {
@@ -96,4 +95,9 @@ func groupTodo(plan []results.Point, done func(string) bool) bool {
 		}
 	}
 	return false
+}
+
+// startsGroup: plan[i] begins a (repetition, column) group, one swap.
+func startsGroup(plan []results.Point, i int) bool {
+	return i == 0 || plan[i].Rep != plan[i-1].Rep || plan[i].Column != plan[i-1].Column
 }

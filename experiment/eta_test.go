@@ -29,7 +29,7 @@ func TestETAIsTheTimeStillToGo(t *testing.T) {
 		at := map[string]time.Duration{} // elapsed when each point began
 		etas := map[string]time.Duration{}
 		for i, p := range plan {
-			if i == 0 || p.Rep != plan[i-1].Rep || p.Column != plan[i-1].Column {
+			if startsGroup(plan, i) {
 				apply := estNewProf.d
 				if applied[p.Profile] {
 					apply = estSwap.d
@@ -70,7 +70,7 @@ func TestETASkipsWhatWasDone(t *testing.T) {
 			done[p.Key] = true
 			continue
 		}
-		if p.Rep != plan[i-1].Rep || p.Column != plan[i-1].Column {
+		if startsGroup(plan, i) {
 			if applied[p.Profile] {
 				want += estSwap.d + sp.Warmup
 			} else {
