@@ -18,21 +18,23 @@ import (
 // column called name of profile name. Both share one namespace of column
 // ids, in file order.
 
+// Vars is an expression: where each value comes from matters
+// (columnvars.go).
 type profileHCL struct {
-	Name    string            `hcl:"name,label"`
-	Label   string            `hcl:"label,optional"`
-	Vars    map[string]string `hcl:"vars,optional"`
-	Enabled *bool             `hcl:"enabled,optional"`
-	Reason  string            `hcl:"reason,optional"`
+	Name    string         `hcl:"name,label"`
+	Label   string         `hcl:"label,optional"`
+	Vars    hcl.Expression `hcl:"vars,optional"`
+	Enabled *bool          `hcl:"enabled,optional"`
+	Reason  string         `hcl:"reason,optional"`
 }
 
 type columnHCL struct {
-	ID      string            `hcl:"id,label"`
-	Profile string            `hcl:"profile"`
-	Label   string            `hcl:"label,optional"`
-	Vars    map[string]string `hcl:"vars,optional"`
-	Enabled *bool             `hcl:"enabled,optional"`
-	Reason  string            `hcl:"reason,optional"`
+	ID      string         `hcl:"id,label"`
+	Profile string         `hcl:"profile"`
+	Label   string         `hcl:"label,optional"`
+	Vars    hcl.Expression `hcl:"vars,optional"`
+	Enabled *bool          `hcl:"enabled,optional"`
+	Reason  string         `hcl:"reason,optional"`
 }
 
 // columnBlock is one column as written: its block type ("profile" or
@@ -49,6 +51,7 @@ type columnBlock struct {
 func (l *loader) columns(prs []profileHCL, cols []columnHCL) {
 	seen := map[string]int{}
 	l.colTyp = map[string]string{}
+	l.sp.VarFrom = map[string]map[string]VarOrigin{}
 	for _, b := range l.columnBlocks(prs, cols) {
 		c := b.c
 		if seen[c.ID]++; seen[c.ID] > 1 {
@@ -57,7 +60,8 @@ func (l *loader) columns(prs []profileHCL, cols []columnHCL) {
 		}
 		l.name(b.typ, c.ID, b.n)
 		l.colTyp[c.ID] = b.typ
-		col := results.Column{ID: c.ID, Profile: c.Profile, Label: c.Label, Vars: c.Vars, Enabled: c.Enabled == nil || *c.Enabled, Reason: c.Reason}
+		vars, from := l.columnVarValues(c.Vars)
+		col := results.Column{ID: c.ID, Profile: c.Profile, Label: c.Label, Vars: vars, Enabled: c.Enabled == nil || *c.Enabled, Reason: c.Reason}
 		if _, err := lookupProfile(c.Profile); err != nil {
 			r := labelRange(l.f, b.typ, c.ID, b.n)
 			if b.typ == "column" {
@@ -68,9 +72,6 @@ func (l *loader) columns(prs []profileHCL, cols []columnHCL) {
 		if col.Label == "" {
 			col.Label = c.ID
 		}
-		if col.Vars == nil {
-			col.Vars = map[string]string{}
-		}
 		for _, k := range []string{"http_port", "https_port"} {
 			if _, ok := col.Vars[k]; ok {
 				l.bad(attrRange(l.f, b.typ, c.ID, "vars"), "Port set per column", "http_port and https_port are set once, in the experiment block, so every column serves the same URLs.")
@@ -78,6 +79,8 @@ func (l *loader) columns(prs []profileHCL, cols []columnHCL) {
 		}
 		col.Vars["http_port"] = strconv.Itoa(l.sp.HTTPPort)
 		col.Vars["https_port"] = strconv.Itoa(l.sp.HTTPSPort)
+		from["http_port"], from["https_port"] = VarOrigin{Kind: FromExperiment}, VarOrigin{Kind: FromExperiment}
+		l.sp.VarFrom[c.ID] = from
 		l.sp.Columns = append(l.sp.Columns, col)
 	}
 	if len(prs)+len(cols) == 0 {

@@ -85,7 +85,9 @@ func TestBrowseKindBlockAndJob(t *testing.T) {
 // and chosen (a run directory from before it no longer resumes). The browse
 // kind changed none of them; columns getting ids (Spec.Columns,
 // Point.Column) changed every one; quick.hcl's repetitions and
-// cpanel_max_request_workers variables changed its own.
+// cpanel_max_request_workers variables changed its own; a source URL no
+// longer passed to cPanel's Apache unless -var gives one (operator_only)
+// changed quick.hcl's and ab-1k.hcl's.
 func TestPlanHashesWithoutBrowseKept(t *testing.T) {
 	var b strings.Builder
 	for _, f := range []string{"quick.hcl", "apache-kit.hcl", "ab-1k.hcl"} {

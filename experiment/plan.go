@@ -6,6 +6,7 @@ import (
 
 	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/fixture"
+	"github.com/wptest/wptest/results"
 )
 
 // WritePlan prints what Run would measure, without touching any machine:
@@ -38,6 +39,9 @@ func WritePlan(w io.Writer, sp *Spec, est Estimate) error {
 	for _, c := range sp.Columns {
 		if c.Enabled {
 			fmt.Fprintf(w, "column %s (profile %s) %q\n", c.ID, c.Profile, c.Label)
+			if err := writeColumnVars(w, c, sp.VarFrom[c.ID]); err != nil {
+				return err
+			}
 		} else {
 			fmt.Fprintf(w, "column %s (profile %s): left out (%q)\n", c.ID, c.Profile, c.Reason)
 		}
@@ -46,5 +50,31 @@ func WritePlan(w io.Writer, sp *Spec, est Estimate) error {
 		fmt.Fprintln(w, p.Key)
 	}
 	est.WriteText(w)
+	return nil
+}
+
+// writeColumnVars prints every variable of column c's profile, as terraform
+// plan prints every attribute: its value (sensitive ones hidden) and where
+// it came from (the profile's default, the experiment file, the command
+// line), operator_only ones marked.
+func writeColumnVars(w io.Writer, c results.Column, from map[string]VarOrigin) error {
+	p, err := loadProfile(c, nil)
+	if err != nil {
+		return err
+	}
+	width := 0
+	for _, v := range p.Variables {
+		width = max(width, len(v.Name))
+	}
+	for _, v := range p.Variables {
+		origin := "profile default"
+		if o, ok := from[v.Name]; ok {
+			origin = o.String()
+		}
+		if v.OperatorOnly {
+			origin += "; operator only"
+		}
+		fmt.Fprintf(w, "  var %-*s = %s  (%s)\n", width, v.Name, p.Shown(v), origin)
+	}
 	return nil
 }

@@ -59,6 +59,9 @@ type Spec struct {
 	Columns   []results.Column
 	Scenarios []results.Scenario
 	Claims    []results.Claim `json:",omitempty"` // claims.go; PlanHash leaves them out
+	// VarFrom says where each column's variables came from (column id,
+	// then variable): the plan shows it; operatorVars holds it to the rules.
+	VarFrom map[string]map[string]VarOrigin `json:"-"`
 	// Uploads are the local files the profiles' vars name (localFiles);
 	// out of the plan's hash, which has their hashes in those vars.
 	Uploads []stage.LocalFile `json:"-"`
@@ -175,6 +178,9 @@ func Load(filename string, src []byte, opt LoadOptions) (*Spec, error) {
 	l.scenarios(raw.Scenarios)
 	l.claims(raw.Claims, raw.StandIns)
 	if !l.ds.HasErrors() {
+		l.operatorVars()
+	}
+	if !l.ds.HasErrors() {
 		l.localFiles()
 	}
 	if !l.ds.HasErrors() {
@@ -204,6 +210,8 @@ type loader struct {
 	ctx *hcl.EvalContext
 	// colTyp is each column id's block type: "profile" or "column".
 	colTyp map[string]string
+	// given are the file's variables the command line set (-var).
+	given map[string]bool
 }
 
 // bad records an error at r.
@@ -245,6 +253,7 @@ func (l *loader) variables(args []string) (*hcl.EvalContext, map[string]string, 
 	}
 	vals := map[string]cty.Value{}
 	seen := map[string]int{}
+	l.given = map[string]bool{}
 	for _, v := range decls {
 		if seen[v.Name]++; seen[v.Name] > 1 {
 			l.bad(dupRange(l.f, "variable", v.Name, seen[v.Name]-1), "Duplicate variable", fmt.Sprintf("variable %q is declared twice.", v.Name))
@@ -257,6 +266,7 @@ func (l *loader) variables(args []string) (*hcl.EvalContext, map[string]string, 
 		if ok {
 			vals[v.Name] = val
 			l.sp.Vars[v.Name] = toString(val)
+			_, l.given[v.Name] = cli[v.Name]
 		}
 	}
 	machineVars := map[string]string{}

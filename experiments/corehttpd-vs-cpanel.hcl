@@ -33,8 +33,8 @@ variable "corehttpd_sha256" {
 }
 
 variable "ruid2_source_url" {
-  default     = "https://raw.githubusercontent.com/mind04/mod-ruid2/90af81cca03c149e5cf54488a43cc1b021d2cb98/mod_ruid2.c"
-  description = "where cPanel's Apache gets mod_ruid2 0.9.8's mod_ruid2.c (the profile checks its SHA-256); local+file:///PATH uploads a copy from this machine"
+  default     = ""
+  description = "where the server gets mod_ruid2 0.9.8's mod_ruid2.c, which the profile checks against its pinned SHA-256 (file:// for a copy on the server, local+file:///PATH for one on this machine); empty: upstream's file at the release's commit, the profile's default. Only -var sets it: an experiment file supplies no source."
 }
 
 machines "hetzner" {

@@ -57,6 +57,13 @@
 //	                                # output and errors, and so is every string computed
 //	                                # from it (functions, templates, locals) wherever
 //	                                # it appears in a file body or command shown
+//	operator_only = false           # true: only the person running wptest sets it
+//	                                # (-var, -var-file); an experiment file may pass
+//	                                # their -var through (vars = { x = var.y }) but
+//	                                # never supply a value of its own. For anything
+//	                                # that brings code or bytes onto the machine (a
+//	                                # command, a source URL, a package, the hash that
+//	                                # vouches for one) or opens the server to others
 //	  validation {                  # any number; condition must be true
 //	    condition     = var.http_port > 0 && var.http_port < 65536
 //	    error_message = "http_port must be between 1 and 65535."

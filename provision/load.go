@@ -44,8 +44,13 @@ type Variable struct {
 	// is the value on one platform (a platform_default where one applies).
 	Value     cty.Value
 	Sensitive bool
-	Range     hcl.Range
-	invalid   bool // a value was given but had the wrong type
+	// OperatorOnly: only the person running wptest may set it (-var,
+	// -var-file), never an experiment file: it brings code or bytes onto
+	// the machine (a command, a source URL, a package, the hash that
+	// vouches for one) or opens the server to others.
+	OperatorOnly bool
+	Range        hcl.Range
+	invalid      bool // a value was given but had the wrong type
 	// given: set by a -var-file or -var, which wins over every default.
 	given bool
 	// platformDefault: the default on each platform named in
@@ -445,7 +450,7 @@ type varRule struct {
 
 var (
 	varSchema = &hcl.BodySchema{
-		Attributes: []hcl.AttributeSchema{{Name: "type"}, {Name: "default"}, {Name: "platform_default"}, {Name: "description"}, {Name: "sensitive"}},
+		Attributes: []hcl.AttributeSchema{{Name: "type"}, {Name: "default"}, {Name: "platform_default"}, {Name: "description"}, {Name: "sensitive"}, {Name: "operator_only"}},
 		Blocks:     []hcl.BlockHeaderSchema{{Type: "validation"}},
 	}
 	validationSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "condition", Required: true}, {Name: "error_message", Required: true}}}
@@ -480,6 +485,9 @@ func (vd *varDecoder) declare(b *hcl.Block) {
 	}
 	if a, ok := c.Attributes["sensitive"]; ok {
 		vd.diags = append(vd.diags, gohcl.DecodeExpression(a.Expr, nil, &v.Sensitive)...)
+	}
+	if a, ok := c.Attributes["operator_only"]; ok {
+		vd.diags = append(vd.diags, gohcl.DecodeExpression(a.Expr, nil, &v.OperatorOnly)...)
 	}
 	v.Value = cty.NullVal(v.Type)
 	if a, ok := c.Attributes["default"]; ok {

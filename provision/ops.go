@@ -533,6 +533,9 @@ func (u *UserOp) Check(ctx context.Context, h host.Host) (Change, error) {
 	if len(f) < 7 {
 		return Change{}, fmt.Errorf("unexpected getent output %q", lines[0])
 	}
+	if err := u.notSystemAccount(f); err != nil {
+		return Change{}, err
+	}
 	uf := userFacts{exists: true}
 	var details []string
 	if u.Home != "" && f[5] != u.Home {
@@ -559,6 +562,29 @@ func (u *UserOp) Check(ctx context.Context, h host.Host) (Change, error) {
 		return noChange(), nil
 	}
 	return Change{Needed: true, Action: "update", Details: details, state: uf}, nil
+}
+
+// Accounts for people have uids from UID_MIN to UID_MAX (login.defs: 1000
+// and 60000 on Debian and AlmaLinux); below are root and the system's own,
+// above them nobody (65534) and other reserved ones.
+const firstUserUID, lastUserUID = 1000, 60000
+
+// notSystemAccount refuses to take over an existing system account (root,
+// sshd, www-data, ...) for a user op that is not one: usermod would give it
+// the op's home and shell (root's login shell nologin) and the profile its
+// files (a site user's docroot, PHP running as it).
+func (u *UserOp) notSystemAccount(passwd []string) error {
+	if u.System {
+		return nil
+	}
+	uid, err := strconv.Atoi(passwd[2])
+	if err != nil {
+		return fmt.Errorf("user %s: unexpected uid %q", u.Name, passwd[2])
+	}
+	if uid < firstUserUID || uid > lastUserUID {
+		return fmt.Errorf("user %s exists on the host as a system account (uid %d): refusing to make it this profile's user (its home, shell and files would change); choose another name", u.Name, uid)
+	}
+	return nil
 }
 
 func (u *UserOp) Apply(ctx context.Context, h host.Host, c Change) error {

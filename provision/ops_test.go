@@ -282,3 +282,23 @@ func TestOpsInAUsersDirectoryFollowNoLink(t *testing.T) {
 	}
 	intact("the end")
 }
+
+// A user op that is no system account's never takes one over: root (whose
+// shell would become nologin, cutting wptest's own SSH) or a daemon's. The
+// check reads the host's passwd, so nothing is changed to find out.
+func TestUserOpRefusesASystemAccount(t *testing.T) {
+	testenv.NeedRoot(t)
+	h := host.NewLocal(nil)
+	for _, name := range []string{"root", "daemon", "nobody"} {
+		op := &UserOp{opBase: opBase{id: "user.site", kind: "user"}, Name: name, Home: "/home/" + name, Shell: "/usr/sbin/nologin"}
+		_, err := op.Check(context.Background(), h)
+		if err == nil || !strings.Contains(err.Error(), "system account") {
+			t.Errorf("user %s: check gave %v, want a refusal naming a system account", name, err)
+		}
+	}
+	// A system user op (caddy's) may be one: the check goes on.
+	op := &UserOp{opBase: opBase{id: "user.d", kind: "user"}, Name: "daemon", System: true}
+	if _, err := op.Check(context.Background(), h); err != nil {
+		t.Errorf("system user op: %v", err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/exitcode"
@@ -72,9 +73,12 @@ func (f LocalFile) String() string {
 }
 
 // ReadLocalFile reads the file value (local+file:///PATH, percent-encoded as
-// a URL's path) names for variable name. A missing or unreadable file, one
-// that is no regular file (a directory, a device, a link to one) or one
-// larger than MaxLocalFile is a config error naming the variable and path.
+// a URL's path) names for variable name. It must be a regular file on a
+// real file system (not /proc's environ, a device, a FIFO, a socket), named
+// directly or through links that stay in its directory, of at most
+// MaxLocalFile bytes; anything else is a config error naming the variable
+// and path. It never blocks: the file is opened non-blocking and judged by
+// what was opened, so a FIFO swapped in after the check is refused too.
 func ReadLocalFile(name, value string) (LocalFile, error) {
 	bad := func(p string, err error) (LocalFile, error) {
 		return LocalFile{}, exitcode.With(exitcode.Config, fmt.Errorf("variable %s: local file %q: %w", name, p, err))
@@ -88,30 +92,66 @@ func ReadLocalFile(name, value string) (LocalFile, error) {
 		return bad(p, fmt.Errorf("want %s/ABSOLUTE/PATH (three slashes)", LocalFilePrefix))
 	}
 	p = filepath.Clean(p)
-	fh, err := os.Open(p)
+	real, err := inItsDirectory(p)
 	if err != nil {
 		return bad(p, err)
 	}
-	defer fh.Close()
-	fi, err := fh.Stat()
+	b, err := readRegular(real)
 	if err != nil {
 		return bad(p, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return bad(p, fmt.Errorf("not a regular file (%s)", fi.Mode().Type()))
-	}
-	if fi.Size() > MaxLocalFile {
-		return bad(p, fmt.Errorf("%d bytes, more than the %d a local file may have", fi.Size(), MaxLocalFile))
-	}
-	b, err := io.ReadAll(io.LimitReader(fh, MaxLocalFile+1))
-	if err != nil {
-		return bad(p, err)
-	}
-	if len(b) > MaxLocalFile {
-		return bad(p, fmt.Errorf("more than the %d bytes a local file may have", MaxLocalFile))
 	}
 	sum := sha256.Sum256(b)
 	return LocalFile{Var: name, Path: p, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(b)), data: b}, nil
+}
+
+// inItsDirectory is p with its links resolved, when they lead to a file
+// in p's own directory: a link out of it (to a key in ~/.ssh, to /proc)
+// is refused.
+func inItsDirectory(p string) (string, error) {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", err
+	}
+	dir, err := filepath.EvalSymlinks(filepath.Dir(p))
+	if err != nil {
+		return "", err
+	}
+	if filepath.Dir(real) != dir {
+		return "", fmt.Errorf("a link out of its directory (to %s): name the file itself", real)
+	}
+	return real, nil
+}
+
+// readRegular reads the regular file at p (no link followed), at most
+// MaxLocalFile bytes.
+func readRegular(p string) ([]byte, error) {
+	fd, err := syscall.Open(p, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: p, Err: err}
+	}
+	fh := os.NewFile(uintptr(fd), p)
+	defer fh.Close()
+	fi, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
+	}
+	if err := onRealFileSystem(fh); err != nil {
+		return nil, err
+	}
+	if fi.Size() > MaxLocalFile {
+		return nil, fmt.Errorf("%d bytes, more than the %d a local file may have", fi.Size(), MaxLocalFile)
+	}
+	b, err := io.ReadAll(io.LimitReader(fh, MaxLocalFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxLocalFile {
+		return nil, fmt.Errorf("more than the %d bytes a local file may have", MaxLocalFile)
+	}
+	return b, nil
 }
 
 // ResolveArgs reads every local file -var arguments ("name=value") name and

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/wptest/wptest/internal/exitcode"
@@ -71,19 +72,31 @@ func TestResolveLocalFileHostileNames(t *testing.T) {
 
 // What cannot be read as a regular file of this machine is a config error
 // (exit 2) naming the variable and the path: missing, a directory, a
-// device, a link to a directory or to nothing, a relative path, a bad
-// percent sign.
+// device, a FIFO (refused without blocking), /proc's files, a link out of
+// the file's directory (to a key elsewhere, a directory, a device) or to
+// nothing, a relative path, a bad percent sign.
 func TestResolveLocalFileRefuses(t *testing.T) {
-	dir := t.TempDir()
+	dir, elsewhere := t.TempDir(), t.TempDir()
+	key := filepath.Join(elsewhere, "id_ed25519")
+	os.WriteFile(key, []byte("PRIVATE KEY"), 0o600)
 	os.Symlink(dir, filepath.Join(dir, "dirlink"))
 	os.Symlink(filepath.Join(dir, "gone"), filepath.Join(dir, "dangling"))
 	os.Symlink("/dev/zero", filepath.Join(dir, "zero"))
+	os.Symlink(key, filepath.Join(dir, "key.c"))
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.c"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct{ value, path, why string }{
 		{"local+file://" + dir + "/missing.c", dir + "/missing.c", "no such file"},
 		{"local+file://" + dir, dir, "not a regular file"},
-		{"local+file://" + dir + "/dirlink", dir + "/dirlink", "not a regular file"},
+		{"local+file://" + dir + "/dirlink", dir + "/dirlink", "a link out of its directory"},
 		{"local+file://" + dir + "/dangling", dir + "/dangling", "no such file"},
-		{"local+file://" + dir + "/zero", dir + "/zero", "not a regular file"},
+		{"local+file://" + dir + "/zero", dir + "/zero", "a link out of its directory"},
+		{"local+file://" + dir + "/key.c", dir + "/key.c", "a link out of its directory"},
+		{"local+file://" + dir + "/fifo.c", dir + "/fifo.c", "not a regular file"},
+		{"local+file:///dev/null", "/dev/null", "not a regular file"},
+		{"local+file:///proc/self/environ", "/proc/self/environ", "on proc"},
+		{"local+file:///sys/kernel/uevent_seqnum", "/sys/kernel/uevent_seqnum", "on sysfs"},
 		{"local+file://" + dir + "/../" + filepath.Base(dir) + "/x/../missing", dir + "/missing", "no such file"},
 		{"local+file://relative/x.c", "relative/x.c", "three slashes"},
 		{"local+file:///tmp/%zz", "/tmp/%zz", "percent-encoding"},

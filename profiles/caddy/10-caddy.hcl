@@ -11,24 +11,14 @@ profile {
   uses        = ["site", "fpm", "precompressed"]
 }
 
-variable "h3probe" {
-  type        = list(string)
-  default     = ["/usr/local/lib/wptest/wptest", "h3probe"]
-  description = "Command (program and arguments, each one word) that makes one HTTP/3 request on the host (wptest's quic-go client; `wptest up` installs the binary there), e.g. -var 'h3probe=[\"/opt/wptest\", \"h3probe\"]'."
-  validation {
-    condition     = startswith(try(var.h3probe[0], ""), "/")
-    error_message = "h3probe must be a list whose first element is the program's absolute path, e.g. [\"/usr/local/lib/wptest/wptest\", \"h3probe\"]."
-  }
-}
-
 platform "debian-12" {
   package_manager = "apt"
   packages = {
-    caddy       = "caddy"
-    setcap      = "libcap2-bin"
+    caddy  = "caddy"
+    setcap = "libcap2-bin"
   }
   paths = {
-    caddy_bin       = "/usr/bin/caddy"
+    caddy_bin = "/usr/bin/caddy"
   }
   services = {
     caddy = "caddy"
@@ -41,11 +31,11 @@ platform "debian-12" {
 platform "debian-13" {
   package_manager = "apt"
   packages = {
-    caddy       = "caddy"
-    setcap      = "libcap2-bin"
+    caddy  = "caddy"
+    setcap = "libcap2-bin"
   }
   paths = {
-    caddy_bin       = "/usr/bin/caddy"
+    caddy_bin = "/usr/bin/caddy"
   }
   services = {
     caddy = "caddy"
@@ -58,11 +48,11 @@ platform "debian-13" {
 platform "almalinux-9" {
   package_manager = "dnf"
   packages = {
-    caddy       = "caddy" # EPEL's package (05-repos.hcl enables EPEL)
-    setcap      = "libcap"
+    caddy  = "caddy" # EPEL's package (05-repos.hcl enables EPEL)
+    setcap = "libcap"
   }
   paths = {
-    caddy_bin       = "/usr/bin/caddy"
+    caddy_bin = "/usr/bin/caddy"
   }
   services = {
     caddy = "caddy"

@@ -94,11 +94,12 @@ check "h2c" {
 
 # HTTP/3 needs UDP, which the SSH connection does not carry: the request is
 # made on the host by wptest's own quic-go client, trusting only the host's
-# certificate.
+# certificate. It is the wptest binary `wptest up` installs there, never a
+# variable's: what a check runs as root is the profile's choice alone.
 check "h3" {
   timeout = "20s"
   command {
-    run          = "${shelljoin(var.h3probe)} --server-name localhost --ca-file ${local.tls_cert} --body --expect-body '\"protocol\":\"HTTP/3.0\"' https://127.0.0.1:${var.https_port}/wptest-info.php"
+    run          = "${local.lib_dir}/wptest h3probe --server-name localhost --ca-file ${local.tls_cert} --body --expect-body '\"protocol\":\"HTTP/3.0\"' https://127.0.0.1:${var.https_port}/wptest-info.php"
     expect_regex = "^HTTP/3.0 200"
   }
 }

@@ -16,9 +16,10 @@ profile {
 }
 
 variable "package_source" {
-  type        = string
-  default     = ""
-  description = "Where to install corehttpd from: an https:// or file:// URL or an absolute path on the host of the package file (.deb on debian-12 and debian-13, .rpm on almalinux-9); local+file:///PATH names a file on the machine wptest runs on, uploaded first. corehttpd is not public; there is no default."
+  type          = string
+  operator_only = true
+  default       = ""
+  description   = "Where to install corehttpd from: an https:// or file:// URL or an absolute path on the host of the package file (.deb on debian-12 and debian-13, .rpm on almalinux-9); local+file:///PATH names a file on the machine wptest runs on, uploaded first. corehttpd is not public; there is no default."
   validation {
     condition     = var.package_source == "" || can(regex("^(https://[[:graph:]]+|file:///[^%[:space:][:cntrl:]]+|/[^[:cntrl:]]+)$", var.package_source))
     error_message = "package_source must be an https:// URL (without spaces), a file:/// URL (without spaces or percent signs), an absolute path on the host without control characters, or local+file:///PATH for a file on this machine."
@@ -26,22 +27,13 @@ variable "package_source" {
 }
 
 variable "package_sha256" {
-  type        = string
-  default     = ""
-  description = "SHA-256 of the package file at package_source (checked before it is installed)."
+  type          = string
+  operator_only = true
+  default       = ""
+  description   = "SHA-256 of the package file at package_source (checked before it is installed)."
   validation {
     condition     = var.package_sha256 == "" || can(regex("^[0-9a-f]{64}$", var.package_sha256))
     error_message = "package_sha256 must be 64 lower-case hex digits."
-  }
-}
-
-variable "h3probe" {
-  type        = list(string)
-  default     = ["/usr/local/lib/wptest/wptest", "h3probe"]
-  description = "Command (program and arguments, each one word) that makes one HTTP/3 request on the host (wptest's quic-go client; `wptest up` installs the binary there), e.g. -var 'h3probe=[\"/opt/wptest\", \"h3probe\"]'."
-  validation {
-    condition     = startswith(try(var.h3probe[0], ""), "/")
-    error_message = "h3probe must be a list whose first element is the program's absolute path, e.g. [\"/usr/local/lib/wptest/wptest\", \"h3probe\"]."
   }
 }
 

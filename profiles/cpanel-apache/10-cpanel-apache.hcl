@@ -14,9 +14,10 @@ profile {
 }
 
 variable "ruid2_source_url" {
-  type        = string
-  default     = "https://raw.githubusercontent.com/mind04/mod-ruid2/90af81cca03c149e5cf54488a43cc1b021d2cb98/mod_ruid2.c"
-  description = "mod_ruid2.c of mod_ruid2 0.9.8 (the version cPanel ships), built with apxs on the host. The default is upstream's file at the release's commit; any https://, http:// or file:// URL curl reads will do (file:// for a copy already on the host)."
+  type          = string
+  operator_only = true
+  default       = "https://raw.githubusercontent.com/mind04/mod-ruid2/90af81cca03c149e5cf54488a43cc1b021d2cb98/mod_ruid2.c"
+  description   = "mod_ruid2.c of mod_ruid2 0.9.8 (the version cPanel ships), built with apxs on the host. The default is upstream's file at the release's commit; any https://, http:// or file:// URL curl reads will do (file:// for a copy already on the host)."
   validation {
     condition     = can(regex("^(https?|file)://[[:graph:]]+$", var.ruid2_source_url))
     error_message = "ruid2_source_url must be an https://, http:// or file:// URL without spaces or control characters (percent-encode them)."
@@ -24,9 +25,10 @@ variable "ruid2_source_url" {
 }
 
 variable "ruid2_source_sha256" {
-  type        = string
-  default     = "37f5c38fc6b5d685f9d464ff74b0663d5c4e296ff12eea404837fd53f6399e80"
-  description = "SHA-256 of mod_ruid2.c: the build refuses any other file. The default is upstream's 0.9.8 mod_ruid2.c (tag mod_ruid2-0.9.8, commit 90af81c)."
+  type          = string
+  operator_only = true
+  default       = "37f5c38fc6b5d685f9d464ff74b0663d5c4e296ff12eea404837fd53f6399e80"
+  description   = "SHA-256 of mod_ruid2.c: the build refuses any other file. The default is upstream's 0.9.8 mod_ruid2.c (tag mod_ruid2-0.9.8, commit 90af81c)."
   validation {
     condition     = can(regex("^[0-9a-f]{64}$", var.ruid2_source_sha256))
     error_message = "ruid2_source_sha256 must be 64 lower-case hex digits."

@@ -65,7 +65,9 @@ func TestPlanQuotesShellCharactersInVar(t *testing.T) {
 
 // The same through an experiment file: run --plan loads every enabled
 // profile with its vars, so the refused value stops the file (exit 2)
-// at the profile block, before a plan is printed.
+// at the profile block, before a plan is printed. The value comes from the
+// command line, passed through (a source URL written in the file is refused
+// before that: operator_only).
 func TestRunPlanRefusesShellInjectionInProfileVars(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "x.hcl")
@@ -86,13 +88,13 @@ scenario "static" {
   duration = "1s"
 }
 variable "url" {
-  default = "https://x/'; touch /tmp/PWNED; echo '"
+  default = ""
 }
 `
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr := runCLI(t, nil, "run", file, "--plan")
+	code, stdout, stderr := runCLI(t, nil, "run", file, "--plan", "-var", "url=https://x/'; touch /tmp/PWNED; echo '")
 	if code != 2 || !strings.Contains(stderr, `profile "cpanel-apache"`) || !strings.Contains(stderr, "var.ruid2_source_url") || strings.Contains(stdout, "plan_sha256") {
 		t.Fatalf("exit %d, want 2 naming the profile and var.ruid2_source_url before any plan\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}

@@ -91,6 +91,13 @@ variable "site_user" {
     condition     = can(regex("^[a-z_][a-z0-9_-]{0,30}$", var.site_user))
     error_message = "site_user must be a valid user name: a lower-case letter or _, then up to 30 of a-z, 0-9, _ and -."
   }
+  # PHP runs as this user and it owns the docroot; root's home, shell and
+  # files would be the site's (the user op also refuses any other system
+  # account that exists on the host).
+  validation {
+    condition     = var.site_user != "root"
+    error_message = "site_user must not be root: PHP runs as the site's user and it owns the docroot."
+  }
 }
 
 locals {

@@ -10,6 +10,13 @@ variable "db_name" {
     condition     = can(regex("^[a-z0-9_]{1,32}$", var.db_name))
     error_message = "db_name must be 1 to 32 of a-z, 0-9 and _."
   }
+  # The site's user gets ALL on this database and is a MariaDB user of this
+  # name: MariaDB's own (root, the grant tables) would hand the site, whose
+  # password any PHP of the site reads, the whole server.
+  validation {
+    condition     = !contains(["root", "mysql", "information_schema", "performance_schema", "sys", "mariadb"], var.db_name)
+    error_message = "db_name must not be one of MariaDB's own databases or users (root, mysql, information_schema, performance_schema, sys, mariadb): the site's user gets every privilege on it."
+  }
 }
 
 platform "debian-12" {

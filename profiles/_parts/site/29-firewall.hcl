@@ -11,9 +11,10 @@
 # without firewalld, or with it stopped, is left alone.
 
 variable "allow_from" {
-  type        = list(string)
-  default     = []
-  description = "Addresses (IP or CIDR) that may reach the web ports where firewalld runs; `wptest run` adds its load generators. Empty: only the host itself."
+  type          = list(string)
+  operator_only = true
+  default       = []
+  description   = "Addresses (IP or CIDR) that may reach the web ports where firewalld runs; `wptest run` adds its load generators. Empty: only the host itself."
   validation {
     condition     = length([for s in var.allow_from : s if !can(regex("^(([0-9]{1,3}[.]){3}[0-9]{1,3}(/[0-9]{1,2})?|[0-9a-fA-F:]*:[0-9a-fA-F:.]*(/[0-9]{1,3})?)$", s))]) == 0
     error_message = "allow_from: each entry must be an IPv4 or IPv6 address or CIDR, such as 203.0.113.7 or 2001:db8::/64."
