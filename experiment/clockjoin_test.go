@@ -240,9 +240,7 @@ experiment "clock-off" {
 }
 
 machines "static" {
-  targets       = [%q, %q]
-  known_hosts   = %q
-  identity_file = %q
+  targets = [%q, %q]
 }
 
 fixture "minimal" {
@@ -272,14 +270,14 @@ func TestRunStopsOnAClockOffByMoreThanTheWarmup(t *testing.T) {
 	exe := buildLibcClockAgent(t)
 	work := t.TempDir()
 	file := filepath.Join(work, "clock-off.hcl")
-	src := fmt.Sprintf(clockRunHCL, hs[0].Target, hs[1].Target, hs[0].KnownHosts, hs[0].Identity)
+	src := fmt.Sprintf(clockRunHCL, hs[0].Target, hs[1].Target)
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	runs := filepath.Join(work, "runs")
-	cmd := exec.CommandContext(ctx, exe, "run", file, "--runs", runs)
+	cmd := exec.CommandContext(ctx, exe, "run", file, "--runs", runs, "--known-hosts", hs[0].KnownHosts, "--identity", hs[0].Identity)
 	var stderr bytes.Buffer
 	cmd.Dir, cmd.Stderr = work, &stderr
 	err := cmd.Run()

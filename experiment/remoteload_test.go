@@ -30,9 +30,11 @@ experiment "remote-load" {
 }
 
 machines "static" {
-  targets       = [%q, %q, %q]
-  known_hosts   = %q
-  identity_file = %q
+  targets = [%q, %q, %q]
+}
+
+variable "ruid2_source_url" {
+  default = ""
 }
 
 fixture "minimal" {
@@ -40,7 +42,7 @@ fixture "minimal" {
 }
 
 profile "cpanel-apache" {
-  vars = { ruid2_source_url = "file:///root/mod_ruid2.c" }
+  vars = { ruid2_source_url = var.ruid2_source_url }
 }
 
 profile "tuned-apache" {}
@@ -140,7 +142,7 @@ func TestRunOnBareHostsLoadsFromTheStaticLoadGenerator(t *testing.T) {
 	work := t.TempDir()
 	putOnHost(t, hs[0], testenv.Ruid2Source(t), "/root/mod_ruid2.c")
 	file := filepath.Join(work, "remote-load.hcl")
-	src := fmt.Sprintf(remoteLoadHCL, hs[0].Target, hs[1].Target, hs[2].Target, hs[0].KnownHosts, hs[0].Identity)
+	src := fmt.Sprintf(remoteLoadHCL, hs[0].Target, hs[1].Target, hs[2].Target)
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +150,8 @@ func TestRunOnBareHostsLoadsFromTheStaticLoadGenerator(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
 	defer cancel()
 	runs := filepath.Join(work, "runs")
-	cmd := exec.CommandContext(ctx, exe, "run", file, "--runs", runs)
+	cmd := exec.CommandContext(ctx, exe, "run", file, "--runs", runs, "--known-hosts", hs[0].KnownHosts, "--identity", hs[0].Identity,
+		"-var", "ruid2_source_url=file:///root/mod_ruid2.c")
 	cmd.Dir = work
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -366,12 +366,19 @@ func (m *Machines) check(blk *hcl.Block) hcl.Diagnostics {
 		for n := range b.Attributes {
 			names = append(names, n)
 		}
-		sort.Strings(names)
+		sort.Slice(names, func(i, j int) bool {
+			return b.Attributes[names[i]].NameRange.Start.Byte < b.Attributes[names[j]].NameRange.Start.Byte
+		})
 		for _, n := range names {
-			if !d.reads(n) {
-				r := b.Attributes[n].NameRange
+			a, ok := d.attr(n)
+			r := b.Attributes[n].NameRange
+			switch {
+			case !ok:
 				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Attribute not read by this driver",
 					Detail: fmt.Sprintf("The %s driver does not read %s; it reads %s.", d.Name, n, d.attrNames()), Subject: &r})
+			case a.Operator != "":
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Attribute only the operator sets",
+					Detail: fmt.Sprintf("Only the person running wptest sets %s, on the command line (%s): a file may come from anyone, so it may not name a file on this machine nor open the server to others.", n, a.Operator), Subject: &r})
 			}
 		}
 	}
@@ -387,14 +394,6 @@ func (m *Machines) check(blk *hcl.Block) hcl.Diagnostics {
 	for _, p := range m.OpenPorts {
 		if _, _, err := parsePort(p); err != nil {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid open_ports entry", Detail: err.Error(), Subject: at("open_ports")})
-		}
-	}
-	for _, a := range []struct {
-		name string
-		list []string
-	}{{"allow_from", m.AllowFrom}, {"allow_ssh_from", m.AllowSSHFrom}} {
-		if err := checkSources(a.list); err != nil {
-			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid " + a.name + " entry", Detail: err.Error(), Subject: at(a.name)})
 		}
 	}
 	return diags

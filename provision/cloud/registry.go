@@ -50,6 +50,11 @@ type Attribute struct {
 	// so a block keeps it when the command line picks another driver
 	// (Resolve). A driver's own attributes never are.
 	Portable bool `json:"portable,omitempty"`
+	// Operator: only the person running wptest sets it, on the command
+	// line (this flag or -var), never a file: a file on this machine (a
+	// key, known_hosts) or who may reach the server. Files travel between
+	// people; what they say is data.
+	Operator string `json:"operator,omitempty"`
 }
 
 // Credential is one place a driver reads a secret or a setting from.
@@ -94,8 +99,8 @@ var Common = []Attribute{
 	{Name: "ttl", Default: DefaultTTL, Doc: "gc may remove the run after this", Portable: true},
 	{Name: "user", Default: "root", Doc: "the SSH user (the image's: not kept when --target/--driver picks another driver)"},
 	{Name: "open_ports", Default: strings.Join(DefaultOpenPorts, ","), Doc: "ports the firewall opens", Portable: true},
-	{Name: "allow_from", Default: "", Doc: "who else may reach the web ports (IP or CIDR)", Portable: true},
-	{Name: "allow_ssh_from", Default: "this host's public address, else anywhere (key-only)", Doc: "who may reach SSH", Portable: true},
+	{Name: "allow_from", Default: "", Doc: "who else may reach the web ports (IP or CIDR)", Portable: true, Operator: "-var allow_from=ADDR,..."},
+	{Name: "allow_ssh_from", Default: "this host's public address, else anywhere (key-only)", Doc: "who may reach SSH", Portable: true, Operator: "-var allow_ssh_from=ADDR,..."},
 }
 
 var (
@@ -216,12 +221,18 @@ func TargetForms() string {
 
 // reads says whether d reads attribute name (its own or a common one).
 func (d Driver) reads(name string) bool {
+	_, ok := d.attr(name)
+	return ok
+}
+
+// attr is d's (or the common) attribute name.
+func (d Driver) attr(name string) (Attribute, bool) {
 	for _, a := range append(append([]Attribute(nil), Common...), d.Attributes...) {
 		if a.Name == name {
-			return true
+			return a, true
 		}
 	}
-	return false
+	return Attribute{}, false
 }
 
 // attrNames are d's own attribute names and the common ones, for messages.

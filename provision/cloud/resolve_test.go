@@ -20,8 +20,7 @@ import (
 func TestResolveSwitchedDriver(t *testing.T) {
 	post := "machines \"hetzner\" {\n  server_type = \"ccx33\"\n  image = \"alma-9\"\n  location = \"hel1\"\n" +
 		"  load_generators = 2\n  ttl = \"3h\"\n  user = \"admin\"\n}\n"
-	static := "machines \"static\" {\n  targets = [\"ssh://root@192.0.2.7\"]\n  known_hosts = \"/etc/h.known\"\n" +
-		"  identity_file = \"/k\"\n  load_generators = 0\n}\n"
+	static := "machines \"static\" {\n  targets = [\"ssh://root@192.0.2.7\"]\n  load_generators = 0\n}\n"
 	type want struct {
 		driver, serverType, image, location, ttl, user, knownHosts, identity string
 		loadGens                                                             int
@@ -50,11 +49,11 @@ func TestResolveSwitchedDriver(t *testing.T) {
 		{"hetzner block, machines --target ssh://", post, cloud.Choice{Targets: []string{"ssh://root@192.0.2.1", "ssh://root@192.0.2.2"}},
 			want{driver: "static", ttl: "3h", user: "root", loadGens: 2, targets: []string{"ssh://root@192.0.2.1", "ssh://root@192.0.2.2"},
 				notCarried: []string{`location "hel1"`}}},
-		{"static block, --target ssh:// keeps known_hosts", static, cloud.Choice{Run: true, Target: "ssh://root@192.0.2.9"},
+		{"static block, --target ssh:// with --known-hosts and --identity", static, cloud.Choice{Run: true, Target: "ssh://root@192.0.2.9", KnownHosts: "/etc/h.known", Identity: "/k"},
 			want{driver: "static", ttl: cloud.DefaultTTL, user: "root", knownHosts: "/etc/h.known", identity: "/k", targets: []string{"ssh://root@192.0.2.9"}}},
 		{"static block, --driver hetzner", static, cloud.Choice{Driver: hetzner.Name},
 			want{driver: "hetzner", serverType: hetzner.DefaultServerType, image: hetzner.DefaultImage, location: hetzner.DefaultLocation,
-				ttl: cloud.DefaultTTL, user: "root", notCarried: []string{"--driver hetzner", `targets "ssh://root@192.0.2.7"`, `known_hosts "/etc/h.known"`, `identity_file "/k"`}}},
+				ttl: cloud.DefaultTTL, user: "root", notCarried: []string{"--driver hetzner", `targets "ssh://root@192.0.2.7"`}}},
 		{"netns block, --target hetzner: its image is not Hetzner's", "machines \"netns\" {\n  image = \"debian-12\"\n}\n", cloud.Choice{Run: true, Target: hetzner.Name},
 			want{driver: "hetzner", serverType: hetzner.DefaultServerType, image: hetzner.DefaultImage, location: hetzner.DefaultLocation,
 				ttl: cloud.DefaultTTL, user: "root", loadGens: 1, notCarried: []string{`image "debian-12"`}}},
@@ -100,8 +99,8 @@ func TestResolveLeavesEveryDriverAttribute(t *testing.T) {
 	for _, from := range cloud.Drivers() {
 		var lines, names []string
 		for _, a := range append(append([]cloud.Attribute(nil), from.Attributes...), cloud.Common...) {
-			if a.Portable {
-				continue
+			if a.Portable || a.Operator != "" {
+				continue // carried; or no file's to set
 			}
 			v := `"zq-` + a.Name + `"`
 			if a.Name == "targets" {

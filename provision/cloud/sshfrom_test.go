@@ -49,13 +49,19 @@ func TestSSHFromThisHost(t *testing.T) {
 	if !slices.Equal(m.AllowSSHFrom, []string{"198.51.100.0/24"}) || m.SSHFromWhy != "" {
 		t.Errorf("a given allow_ssh_from: %v (%q), want it kept", m.AllowSSHFrom, m.SSHFromWhy)
 	}
-	src := []byte("machines \"hetzner\" {\n  allow_ssh_from = [\"0.0.0.0/0\", \"::/0\"]\n}\n")
-	m, err := LoadMachines("e.hcl", src, nil)
+	src := []byte("machines \"hetzner\" {}\n")
+	m, err := LoadMachines("e.hcl", src, map[string]string{"allow_ssh_from": "0.0.0.0/0,::/0"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	m.SSHFromThisHost(addrs("95.216.10.20"))
 	if !slices.Equal(m.AllowSSHFrom, Anywhere) || m.SSHFromWhy != "" {
-		t.Errorf("anywhere given in the file: %v (%q), want it kept", m.AllowSSHFrom, m.SSHFromWhy)
+		t.Errorf("anywhere given on the command line: %v (%q), want it kept", m.AllowSSHFrom, m.SSHFromWhy)
+	}
+	// A file may not open SSH (or the web ports) to anyone: that is the
+	// operator's call, on the command line.
+	src = []byte("machines \"hetzner\" {\n  allow_ssh_from = [\"0.0.0.0/0\", \"::/0\"]\n}\n")
+	if _, err := LoadMachines("e.hcl", src, nil); err == nil || !strings.Contains(err.Error(), "e.hcl:2:3: Attribute only the operator sets") {
+		t.Errorf("allow_ssh_from in a file: %v, want it refused at e.hcl:2:3", err)
 	}
 }

@@ -37,8 +37,8 @@ func init() {
 		Summary: "hosts you already have; the first target is the server, the others load generators; creates nothing",
 		Attributes: []Attribute{
 			{Name: "targets", Doc: "ssh://user@host[:port], one a machine (or --target)"},
-			{Name: "known_hosts", Doc: "known_hosts file pinning every target (required)"},
-			{Name: "identity_file", Doc: "private key the targets accept (default: the run's own)"},
+			{Name: "known_hosts", Doc: "known_hosts file pinning every target (required)", Operator: "--known-hosts FILE"},
+			{Name: "identity_file", Doc: "private key the targets accept (default: the run's own)", Operator: "--identity KEY"},
 		},
 		Capabilities: Capabilities{Targets: true},
 		TargetForm:   "ssh://user@host:port",

@@ -71,7 +71,7 @@ func checkStaticMachines(ctx context.Context, m cloud.Machines) error {
 		return exitcode.With(exitcode.Config, err)
 	}
 	if m.IdentityFile == "" {
-		return exitcode.With(exitcode.Config, errors.New("static machines: no identity: give --identity KEY (or identity_file in the machines block)"))
+		return exitcode.With(exitcode.Config, errors.New("static machines: no identity: give --identity KEY"))
 	}
 	return checkIdentity("identity", m.IdentityFile)
 }
