@@ -74,6 +74,9 @@ func writeColumnVars(w io.Writer, c results.Column, from map[string]VarOrigin) e
 		if v.OperatorOnly {
 			origin += "; operator only"
 		}
+		if v.Name == AllowFromVar {
+			origin += "; the run adds its load generators"
+		}
 		fmt.Fprintf(w, "  var %-*s = %s  (%s)\n", width, v.Name, p.Shown(v), origin)
 	}
 	return nil
