@@ -75,6 +75,10 @@ func (l *loader) columnVarValues(expr hcl.Expression) (map[string]string, map[st
 		}
 		for it := v.ElementIterator(); it.Next(); {
 			k, ev := it.Element()
+			if !hclsyntax.ValidIdentifier(k.AsString()) {
+				l.bad(expr.Range(), "Invalid vars", fmt.Sprintf("%q: a variable's name is an identifier: letters, digits, '_' and '-', starting with a letter.", k.AsString()))
+				continue
+			}
 			if s, ok := l.varString(ev, expr.Range()); ok {
 				vars[k.AsString()], from[k.AsString()] = s, VarOrigin{Kind: FromFile, Range: expr.Range()}
 			}
@@ -87,8 +91,10 @@ func (l *loader) columnVarValues(expr hcl.Expression) (map[string]string, map[st
 		if d.HasErrors() {
 			continue
 		}
-		if kv.Type() != cty.String || kv.IsNull() || !kv.IsKnown() {
-			l.bad(item.KeyExpr.Range(), "Invalid vars", "A variable's name must be a string.")
+		if kv.Type() != cty.String || kv.IsNull() || !kv.IsKnown() || !hclsyntax.ValidIdentifier(kv.AsString()) {
+			// A name is an identifier: one with "=" in it would be read
+			// as another variable's name=value by the profile's loader.
+			l.bad(item.KeyExpr.Range(), "Invalid vars", "A variable's name is an identifier: letters, digits, '_' and '-', starting with a letter.")
 			continue
 		}
 		v, d := item.ValueExpr.Value(l.ctx)

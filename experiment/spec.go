@@ -255,6 +255,12 @@ func (l *loader) variables(args []string) (*hcl.EvalContext, map[string]string, 
 	seen := map[string]int{}
 	l.given = map[string]bool{}
 	for _, v := range decls {
+		if cloud.IsMachineVar(v.Name) {
+			// It would take the operator's -var meant for the machines.
+			l.bad(labelRange(l.f, "variable", v.Name, seen[v.Name]), "Variable named like a machines attribute",
+				fmt.Sprintf("-var %s=... sets the machines' %s; a variable of the file may not take that name (and the value the operator gives for the machines).", v.Name, v.Name))
+			continue
+		}
 		if seen[v.Name]++; seen[v.Name] > 1 {
 			l.bad(dupRange(l.f, "variable", v.Name, seen[v.Name]-1), "Duplicate variable", fmt.Sprintf("variable %q is declared twice.", v.Name))
 			continue
@@ -511,7 +517,7 @@ func machines(filename string, src []byte, machineVars, fileVars map[string]stri
 	}
 	var unknown []string
 	for k := range machineVars {
-		if !isMachineVar(k) {
+		if !cloud.IsMachineVar(k) {
 			unknown = append(unknown, k)
 		}
 	}
@@ -526,14 +532,6 @@ func machines(filename string, src []byte, machineVars, fileVars map[string]stri
 			strings.Join(unknown, ", "), filename, strings.Join(names, ", "), cloud.MachineVars))
 	}
 	return m, nil
-}
-
-func isMachineVar(k string) bool {
-	switch k {
-	case "server_type", "image", "location", "load_generators", "ttl", "user":
-		return true
-	}
-	return false
 }
 
 // noBlocks rejects nested blocks in a body whose attributes gohcl decoded,

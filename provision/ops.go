@@ -584,7 +584,17 @@ func (u *UserOp) notSystemAccount(passwd []string) error {
 	if uid < firstUserUID || uid > lastUserUID {
 		return fmt.Errorf("user %s exists on the host as a system account (uid %d): refusing to make it this profile's user (its home, shell and files would change); choose another name", u.Name, uid)
 	}
+	// A person's account (a login shell) made a service account: its owner
+	// locked out, their files and keys the profile's.
+	if shell := passwd[6]; u.Shell != "" && noLogin(u.Shell) && !noLogin(shell) {
+		return fmt.Errorf("user %s exists on the host with the login shell %s: refusing to make it this profile's user (shell %s), which would lock its owner out and hand the profile their files; choose another name", u.Name, shell, u.Shell)
+	}
 	return nil
+}
+
+// noLogin says whether shell lets nobody log in.
+func noLogin(shell string) bool {
+	return strings.HasSuffix(shell, "/nologin") || strings.HasSuffix(shell, "/false")
 }
 
 func (u *UserOp) Apply(ctx context.Context, h host.Host, c Change) error {

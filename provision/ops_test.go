@@ -3,6 +3,7 @@ package provision
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -296,8 +297,25 @@ func TestUserOpRefusesASystemAccount(t *testing.T) {
 			t.Errorf("user %s: check gave %v, want a refusal naming a system account", name, err)
 		}
 	}
+	// A person's account (uid 1000 and up, a login shell) is not taken
+	// either: its owner would be locked out and their files the profile's.
+	person := "wptest-person"
+	if out, err := exec.Command("useradd", "--shell", "/bin/bash", person).CombinedOutput(); err != nil {
+		t.Fatalf("useradd: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("userdel", person).Run() })
+	op := &UserOp{opBase: opBase{id: "user.site", kind: "user"}, Name: person, Home: "/home/" + person, Shell: "/usr/sbin/nologin"}
+	if _, err := op.Check(context.Background(), h); err == nil || !strings.Contains(err.Error(), "login shell /bin/bash") {
+		t.Errorf("a person's account: %v, want a refusal naming its login shell", err)
+	}
+	if out, err := exec.Command("usermod", "--shell", "/usr/sbin/nologin", person).CombinedOutput(); err != nil {
+		t.Fatalf("usermod: %v %s", err, out)
+	}
+	if _, err := op.Check(context.Background(), h); err != nil {
+		t.Errorf("an account that logs nobody in (the site's own): %v", err)
+	}
 	// A system user op (caddy's) may be one: the check goes on.
-	op := &UserOp{opBase: opBase{id: "user.d", kind: "user"}, Name: "daemon", System: true}
+	op = &UserOp{opBase: opBase{id: "user.d", kind: "user"}, Name: "daemon", System: true}
 	if _, err := op.Check(context.Background(), h); err != nil {
 		t.Errorf("system user op: %v", err)
 	}

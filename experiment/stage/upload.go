@@ -104,15 +104,20 @@ func ReadLocalFile(name, value string) (LocalFile, error) {
 	return LocalFile{Var: name, Path: p, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(b)), data: b}, nil
 }
 
-// inItsDirectory is p with its links resolved, when they lead to a file
-// in p's own directory: a link out of it (to a key in ~/.ssh, to /proc)
-// is refused.
+// inItsDirectory is p with its links resolved, when its directory has no
+// link on the way (/proc/self/root/..., a link to /etc) and the file is
+// named directly or by a link to a file in that same directory: a link
+// out of it (to a key in ~/.ssh, to /proc) is refused.
 func inItsDirectory(p string) (string, error) {
-	real, err := filepath.EvalSymlinks(p)
+	dir := filepath.Dir(p)
+	realDir, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return "", err
 	}
-	dir, err := filepath.EvalSymlinks(filepath.Dir(p))
+	if realDir != dir {
+		return "", fmt.Errorf("its directory is reached through a link (to %s): name the file by its own path", realDir)
+	}
+	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
 		return "", err
 	}
@@ -131,6 +136,11 @@ func readRegular(p string) ([]byte, error) {
 	}
 	fh := os.NewFile(uintptr(fd), p)
 	defer fh.Close()
+	// What was opened is what was judged: a directory on the way swapped
+	// for a link since would show here.
+	if at, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", fd)); err == nil && at != p {
+		return nil, fmt.Errorf("changed while it was opened (it is now %s)", at)
+	}
 	fi, err := fh.Stat()
 	if err != nil {
 		return nil, err

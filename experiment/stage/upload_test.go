@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"path"
 	"path/filepath"
@@ -86,6 +87,8 @@ func TestResolveLocalFileRefuses(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.c"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	os.Symlink(elsewhere, filepath.Join(dir, "dlink"))
+	environ := fmt.Sprintf("/proc/%d/environ", os.Getpid())
 	for _, tc := range []struct{ value, path, why string }{
 		{"local+file://" + dir + "/missing.c", dir + "/missing.c", "no such file"},
 		{"local+file://" + dir, dir, "not a regular file"},
@@ -95,7 +98,10 @@ func TestResolveLocalFileRefuses(t *testing.T) {
 		{"local+file://" + dir + "/key.c", dir + "/key.c", "a link out of its directory"},
 		{"local+file://" + dir + "/fifo.c", dir + "/fifo.c", "not a regular file"},
 		{"local+file:///dev/null", "/dev/null", "not a regular file"},
-		{"local+file:///proc/self/environ", "/proc/self/environ", "on proc"},
+		{"local+file:///proc/self/environ", "/proc/self/environ", "reached through a link"},
+		{"local+file://" + environ, environ, "on proc"},
+		{"local+file:///proc/self/root/etc/hostname", "/proc/self/root/etc/hostname", "reached through a link"},
+		{"local+file://" + dir + "/dlink/id_ed25519", dir + "/dlink/id_ed25519", "reached through a link"},
 		{"local+file:///sys/kernel/uevent_seqnum", "/sys/kernel/uevent_seqnum", "on sysfs"},
 		{"local+file://" + dir + "/../" + filepath.Base(dir) + "/x/../missing", dir + "/missing", "no such file"},
 		{"local+file://relative/x.c", "relative/x.c", "three slashes"},

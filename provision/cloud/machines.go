@@ -158,6 +158,13 @@ func (m Machines) Describe() string {
 		}
 	}
 	parts = append(parts, "load_generators "+strconv.Itoa(m.LoadGens()), "ttl "+strconv.Quote(m.TTL), "user "+strconv.Quote(m.User))
+	// Who may reach the server: the command line's alone (Operator).
+	if len(m.AllowFrom) > 0 {
+		parts = append(parts, "allow_from "+strings.Join(m.AllowFrom, ","))
+	}
+	if !m.SSHFromDefault {
+		parts = append(parts, "allow_ssh_from "+strings.Join(m.AllowSSHFrom, ","))
+	}
 	return m.Driver + ": " + strings.Join(parts, ", ")
 }
 
@@ -237,6 +244,12 @@ func (m Machines) TTLDuration() (time.Duration, error) {
 
 // MachineVars names the attributes -var may set, for messages.
 const MachineVars = "server_type, image, location, load_generators, ttl, user, allow_from, allow_ssh_from (lists comma-separated)"
+
+// IsMachineVar says whether -var name=... sets a machines attribute.
+func IsMachineVar(name string) bool {
+	_, ok := overridable[name]
+	return ok
+}
 
 // overridable are the attributes -var may set, with how to parse them.
 var overridable = map[string]func(m *Machines, v string) error{

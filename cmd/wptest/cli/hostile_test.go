@@ -172,3 +172,19 @@ func TestCommandLineLocalFileRefusesWhatIsNoFile(t *testing.T) {
 		b.untouched(t, p)
 	}
 }
+
+// What a file may not say the operator still can, on the command line: who
+// may reach the server, and the plan shows it.
+func TestOperatorMachinesVarsOnTheCommandLine(t *testing.T) {
+	post, err := filepath.Abs("../../../experiments/corehttpd-vs-cpanel.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, nil, "run", post, "--plan", "-var", "allow_ssh_from=203.0.113.41", "-var", "allow_from=198.51.100.7,2001:db8::/48")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	if want := "allow_from 198.51.100.7,2001:db8::/48, allow_ssh_from 203.0.113.41"; !strings.Contains(out, want) {
+		t.Errorf("the plan's machines line lacks %q:\n%.600s", want, out)
+	}
+}

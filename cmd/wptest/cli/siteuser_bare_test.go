@@ -221,4 +221,20 @@ ln -sfn /srv/target wp-includes/js/planted.js.gz`)
 	if got := sh(`find / -xdev \( -path /proc -o -path /sys -o -path /dev -o -path /run -o -path /home/wpsite \) -prune -o -user wpsite -print`); got != "" {
 		t.Errorf("files of the site user's outside their home:\n%s", got)
 	}
+
+	// Someone else's account and database on the host are never taken over
+	// by a site_user or db_name of theirs (an experiment file may set both):
+	// up stops at the op (exit 4, naming the account or database), their
+	// login shell and password stay.
+	sh(`useradd --create-home --shell /bin/bash alice
+mariadb -e "CREATE DATABASE shop; CREATE USER 'shop'@'localhost' IDENTIFIED BY 'shop-own-pw'; GRANT ALL ON shop.* TO 'shop'@'localhost'"`)
+	for _, tc := range []struct{ v, want string }{{"site_user=alice", "login shell /bin/bash"}, {"db_name=shop", "a database or user named shop exists"}} {
+		code, out := wptest("up", "--profile", "tuned-apache", "--agent", agent, "-var", tc.v)
+		if code != 4 || !strings.Contains(out, tc.want) {
+			t.Errorf("up -var %s: exit %d, want 4 saying %q\n%s", tc.v, code, tc.want, out)
+		}
+	}
+	if got := sh(`getent passwd alice | cut -d: -f6,7; MYSQL_PWD=shop-own-pw mariadb -u shop -N -e 'SELECT 1' shop`); got != "/home/alice:/bin/bash\n1" {
+		t.Errorf("alice's account and shop's login after the refused ups: %q", got)
+	}
 }
