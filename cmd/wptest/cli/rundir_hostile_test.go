@@ -30,16 +30,22 @@ import (
 // is), DEL, a carriage return and a direction override.
 const esc = "\x1b[2J\x1b]0;pwned\x07\u009b31m\x7f\r\u202e"
 
-// controls lists the control characters (other than newline and tab) and
-// direction overrides in s.
+// controls lists, once each, the control characters (other than newline
+// and tab), direction overrides and invalid bytes in s.
 func controls(s string) []string {
 	var bad []string
+	seen := map[string]bool{}
 	for i, c := range s {
-		if c == utf8.RuneError && !strings.HasPrefix(s[i:], "\ufffd") {
-			bad = append(bad, "invalid UTF-8")
+		q := ""
+		switch {
+		case c == utf8.RuneError && !strings.HasPrefix(s[i:], "\ufffd"):
+			q = "invalid UTF-8"
+		case (c < 0x20 && c != '\n' && c != '\t') || (c >= 0x7f && c <= 0x9f) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069):
+			q = strconv.QuoteRune(c)
 		}
-		if (c < 0x20 && c != '\n' && c != '\t') || (c >= 0x7f && c <= 0x9f) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) {
-			bad = append(bad, strconv.QuoteRune(c))
+		if q != "" && !seen[q] {
+			seen[q] = true
+			bad = append(bad, q)
 		}
 	}
 	return bad
@@ -76,7 +82,7 @@ func canary(t *testing.T) string {
 func checkCanary(t *testing.T, p string) {
 	t.Helper()
 	if b, err := os.ReadFile(p); err != nil || string(b) != "ssh-ed25519 AAAA the owner's key\n" {
-		t.Errorf("the file a planted link points at changed: %q, %v", b, err)
+		t.Errorf("the file a planted link points at changed: now %d bytes starting %.60q, %v", len(b), b, err)
 	}
 }
 
@@ -104,7 +110,7 @@ func TestReportHostileRunDir(t *testing.T) {
 			t.Fatalf("%q: exit %d: %s", args[2:], code, stderr)
 		}
 		if bad := controls(out + stderr); len(bad) > 0 {
-			t.Errorf("%q: printed control characters %q:\n%s%s", args[2:], bad, out, stderr)
+			t.Errorf("%q: printed control characters %q", args[2:], bad)
 		}
 		checkCanary(t, can)
 		for _, f := range files {
@@ -127,17 +133,17 @@ func TestCompareHostileRunDir(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	if bad := controls(out + stderr); len(bad) > 0 {
-		t.Errorf("text: printed control characters %q:\n%s%s", bad, out, stderr)
+		t.Errorf("text: printed control characters %q", bad)
 	}
 	if !strings.Contains(out, "differs: var w\ufffd[2J") || !strings.Contains(out, "\npage\ufffd[2J") {
-		t.Errorf("text: want the names, their controls replaced:\n%s", out)
+		t.Errorf("text: want the names, their controls replaced:\n%q", out)
 	}
 	code, out, stderr = runCLI(t, nil, "compare", "-o", "json", a, b)
 	if code != 0 {
 		t.Fatalf("json: exit %d: %s", code, stderr)
 	}
 	if bad := controls(out + stderr); len(bad) > 0 {
-		t.Errorf("json: printed control characters %q:\n%s%s", bad, out, stderr)
+		t.Errorf("json: printed control characters %q", bad)
 	}
 	var got struct{ B struct{ Experiment, Dir string } }
 	if err := json.Unmarshal([]byte(out), &got); err != nil || got.B.Experiment != "exp"+esc || got.B.Dir != b {
@@ -182,10 +188,10 @@ func TestHostileRunDirReads(t *testing.T) {
 			for _, args := range [][]string{{"report", dir}, {"compare", good, dir}, {"report", good, "--baseline", dir}} {
 				code, out, stderr := runCLIWithin(t, p, args...)
 				if code != 2 || !strings.Contains(stderr, tc.file+": "+tc.want) {
-					t.Errorf("%s: exit %d, want 2 naming %s (%s):\n%s", args[0], code, tc.file, tc.want, stderr)
+					t.Errorf("%s: exit %d, want 2 naming %s (%s): %q", args[0], code, tc.file, tc.want, stderr)
 				}
 				if bad := controls(out + stderr); len(bad) > 0 {
-					t.Errorf("%s: printed control characters %q:\n%s%s", args[0], bad, out, stderr)
+					t.Errorf("%s: printed control characters %q: %q", args[0], bad, stderr)
 				}
 			}
 			checkCanary(t, can)
@@ -233,7 +239,7 @@ func TestRunResumeIDIsAnID(t *testing.T) {
 		var out, errb bytes.Buffer
 		code := Run(context.Background(), &App{Args: []string{"run", quick, "--target", "local", "--resume", id}, Stdout: &out, Stderr: &errb, WorkDir: work})
 		if code != 2 || !strings.Contains(errb.String(), "--resume: run id") {
-			t.Errorf("--resume %q: exit %d, want 2 naming --resume:\n%s", id, code, errb.String())
+			t.Errorf("--resume %q: exit %d, want 2 naming --resume: %q", id, code, errb.String())
 		}
 		if bad := controls(out.String() + errb.String()); len(bad) > 0 {
 			t.Errorf("--resume %q: printed control characters %q", id, bad)
@@ -278,7 +284,7 @@ func TestRunResumeHostileRunDir(t *testing.T) {
 		t.Errorf("stderr does not say the log is refused:\n%s", errb.String())
 	}
 	if bad := controls(out.String() + errb.String()); len(bad) > 0 {
-		t.Errorf("printed control characters %q:\n%s", bad, errb.String())
+		t.Errorf("printed control characters %q: %q", bad, errb.String())
 	}
 	if fi, err := os.Lstat(filepath.Join(dir, "report.md")); err != nil || !fi.Mode().IsRegular() {
 		t.Errorf("report.md: %v, %v", fi, err)
