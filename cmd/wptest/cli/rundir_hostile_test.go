@@ -145,7 +145,9 @@ func TestCompareHostileRunDir(t *testing.T) {
 	if bad := controls(out + stderr); len(bad) > 0 {
 		t.Errorf("json: printed control characters %q", bad)
 	}
-	var got struct{ B struct{ Experiment, Dir string } }
+	var got struct {
+		B struct{ Experiment, Dir string }
+	}
 	if err := json.Unmarshal([]byte(out), &got); err != nil || got.B.Experiment != "exp"+esc || got.B.Dir != b {
 		t.Errorf("json: B = %+v, %v; want the names as they are, escaped", got.B, err)
 	}
