@@ -14,7 +14,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/wptest/wptest/experiment"
+	"github.com/wptest/wptest/internal/hcloudfake"
 	"github.com/wptest/wptest/internal/runtest"
+	"github.com/wptest/wptest/provision/cloud"
 	"github.com/wptest/wptest/results"
 )
 
@@ -290,5 +292,49 @@ func TestRunResumeHostileRunDir(t *testing.T) {
 	}
 	if fi, err := os.Lstat(filepath.Join(dir, "report.md")); err != nil || !fi.Mode().IsRegular() {
 		t.Errorf("report.md: %v, %v", fi, err)
+	}
+}
+
+// TestDownJournalHostileNames: down names the journal's unfinished
+// mutations, from a file of the run directory: their names reach stderr
+// without a control character.
+func TestDownJournalHostileNames(t *testing.T) {
+	fake := hcloudfake.New(t)
+	dir := t.TempDir()
+	runDir := filepath.Join(dir, "runs", "t1")
+	if err := os.MkdirAll(runDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	j, err := cloud.OpenJournal(filepath.Join(runDir, cloud.JournalFile), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Append(cloud.Event{Phase: cloud.PhaseBefore, Op: "create" + esc, Kind: "server" + esc, Name: "wptest-t1-server" + esc}); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	r := runIn(dir, []string{"HCLOUD_TOKEN=" + cliToken, "HCLOUD_ENDPOINT=" + fake.URL}, "down", "--run", "t1")
+	if r.code != 0 || !strings.Contains(r.stderr, `does not know how "create`) {
+		t.Fatalf("down: code %d: %q", r.code, r.stderr)
+	}
+	if bad := controls(r.stdout + r.stderr); len(bad) > 0 {
+		t.Errorf("down printed control characters %q: %q", bad, r.stderr)
+	}
+}
+
+// TestConsoleLinesHoldNoControls: a run's lines on stderr (kept and live,
+// on a terminal and not) may quote its run directory or a host: what is
+// printed holds no control character but the console's own redraw.
+func TestConsoleLinesHoldNoControls(t *testing.T) {
+	for _, tty := range []bool{false, true} {
+		var errb bytes.Buffer
+		c := newConsole(&App{Stderr: &errb, StderrTTY: tty}, &cloud.Redactor{}, filepath.Join(t.TempDir(), "log.txt"), true, false)
+		c.say("resuming %s", "run"+esc)
+		c.progress()(experiment.Progress{Kind: experiment.Busy, Text: "point " + esc})
+		c.close()
+		got := strings.ReplaceAll(strings.ReplaceAll(errb.String(), "\r\x1b[K", ""), "\x1b[K", "")
+		if bad := controls(got); len(bad) > 0 {
+			t.Errorf("tty %v: printed control characters %q: %q", tty, bad, errb.String())
+		}
 	}
 }
