@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/wptest/wptest/internal/termsafe"
 )
 
 // Num formats v with about three significant digits, thousands separated.
@@ -83,7 +85,7 @@ func (c *Comparison) Chance() string {
 }
 
 func (r Run) line() string {
-	s := fmt.Sprintf("%s (experiment %s, run %s, %d repetition(s)", r.Dir, r.Experiment, r.ID, r.Repetitions)
+	s := fmt.Sprintf("%s (experiment %s, run %s, %d repetition(s)", termsafe.Line(r.Dir), termsafe.Line(r.Experiment), termsafe.Line(r.ID), r.Repetitions)
 	if !r.Complete {
 		s += ", incomplete"
 	}
@@ -91,22 +93,30 @@ func (r Run) line() string {
 }
 
 // WriteText prints the comparison as benchstat does: what each run is and
-// how they differ, then a table per scenario.
+// how they differ, then a table per scenario. It is text for a terminal,
+// and the names in it come from two run directories anyone may have
+// written: each is one line with no control character (termsafe), and
+// what is printed passes termsafe once more as a whole.
 func (c *Comparison) WriteText(w io.Writer) error {
+	line := termsafe.Line
 	var b strings.Builder
 	fmt.Fprintf(&b, "A: %s\nB: %s\n", c.A.line(), c.B.line())
 	if len(c.Differences) == 0 {
 		b.WriteString("same setup: experiment, plan, variables, columns and scenarios\n")
 	}
 	for _, d := range c.Differences {
-		fmt.Fprintf(&b, "differs: %s\n", d)
+		fmt.Fprintf(&b, "differs: %s\n", line(d))
 	}
 	for _, g := range c.Groups() {
-		fmt.Fprintf(&b, "\n%s (%s)\n", g[0].Scenario, g[0].Kind)
+		fmt.Fprintf(&b, "\n%s (%s)\n", line(g[0].Scenario), line(g[0].Kind))
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, strings.Join(Head, "\t"))
 		for _, r := range g {
-			fmt.Fprintln(tw, strings.Join(r.Cells(), "\t"))
+			cells := r.Cells()
+			for i := range cells {
+				cells[i] = line(cells[i])
+			}
+			fmt.Fprintln(tw, strings.Join(cells, "\t"))
 		}
 		tw.Flush()
 	}
@@ -118,11 +128,11 @@ func (c *Comparison) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "%s\n", c.Note)
 	}
 	if len(c.OnlyA) > 0 {
-		fmt.Fprintf(&b, "only in A: %s\n", strings.Join(c.OnlyA, "; "))
+		fmt.Fprintf(&b, "only in A: %s\n", line(strings.Join(c.OnlyA, "; ")))
 	}
 	if len(c.OnlyB) > 0 {
-		fmt.Fprintf(&b, "only in B: %s\n", strings.Join(c.OnlyB, "; "))
+		fmt.Fprintf(&b, "only in B: %s\n", line(strings.Join(c.OnlyB, "; ")))
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, termsafe.Text(b.String()))
 	return err
 }

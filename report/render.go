@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"html/template"
-	"os"
 	"regexp"
 	"strings"
 	"unicode"
@@ -13,12 +12,11 @@ import (
 	"github.com/wptest/wptest/results"
 )
 
+// writeFile replaces a report file of the run directory: a new file,
+// renamed into place, never written through a link someone planted there
+// (report.md, report.md.tmp) (results.WriteFileSync).
 func writeFile(path string, b []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return results.WriteFileSync(path, b, 0o644)
 }
 
 // clean is s as text any reader (and any XML parser) takes: invalid UTF-8

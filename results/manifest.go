@@ -3,12 +3,12 @@ package results
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/wptest/wptest/internal/redact"
+	"github.com/wptest/wptest/internal/safefile"
 	"github.com/wptest/wptest/provision/hostmanifest"
 )
 
@@ -170,7 +170,7 @@ func (c ClockOffset) String() string {
 
 // ReadManifest reads runs/<id>/manifest.json.
 func ReadManifest(dir string) (*Manifest, error) {
-	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	b, err := safefile.ReadFile(filepath.Join(dir, ManifestFile), MaxManifestBytes)
 	if err != nil {
 		return nil, err
 	}

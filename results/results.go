@@ -125,7 +125,7 @@ type Point struct {
 	Rep    int    `json:"rep"`
 	Column string `json:"column"`
 	// Profile is the column's profile. Records written before columns had
-	// ids hold the column here alone (readRecords fills Column from it).
+	// ids hold the column here alone (parseRecords fills Column from it).
 	Profile  string `json:"profile"`
 	Scenario string `json:"scenario"`
 	Kind     string `json:"kind"`

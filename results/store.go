@@ -9,28 +9,28 @@ import (
 	"path/filepath"
 
 	"github.com/wptest/wptest/internal/redact"
+	"github.com/wptest/wptest/internal/safefile"
 )
 
-// WriteFileSync writes path atomically and durably: temp file, fsync, rename.
+// WriteFileSync writes path atomically and durably: a new file in its
+// directory, fsynced, renamed over path. A run directory is a file anyone
+// can send, so nothing is written through a link planted at path or at
+// any temporary name (safefile.Write).
 func WriteFileSync(path string, b []byte, mode os.FileMode) error {
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return safefile.Write(path, b, mode)
 }
+
+// Bounds of what is read back from a run directory, far above what a run
+// writes and small enough to hold in memory: a record is a few KB (a
+// crowd's, with every newcomer, some 100 KB), and a run has hundreds of
+// points at most, so results.jsonl stays under a few MB; the manifest
+// holds a host manifest per column and each session's keys, well under
+// 1 MB. A file over its bound (or a link to /dev/zero, which is refused
+// as a link first) is an error naming it, not a process out of memory.
+const (
+	MaxResultsBytes  = 64 << 20
+	MaxManifestBytes = 16 << 20
+)
 
 // Store appends records to results.jsonl, one fsynced line per point.
 type Store struct {
@@ -44,20 +44,33 @@ type Store struct {
 // measured again.
 func OpenStore(dir string) (*Store, []Record, error) {
 	path := filepath.Join(dir, ResultsFile)
-	recs, good, err := readRecords(path)
-	if err != nil && !os.IsNotExist(err) {
+	f, err := safefile.Open(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
 		return nil, nil, err
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	s, recs, err := openStore(f, path)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return s, recs, nil
+}
+
+// openStore reads f's records and places its end after the last complete
+// one.
+func openStore(f *os.File, path string) (*Store, []Record, error) {
+	b, err := safefile.ReadAll(f, MaxResultsBytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	recs, good, err := parseRecords(path, b)
 	if err != nil {
 		return nil, nil, err
 	}
 	if err := f.Truncate(good); err != nil {
-		f.Close()
 		return nil, nil, err
 	}
 	if _, err := f.Seek(good, io.SeekStart); err != nil {
-		f.Close()
 		return nil, nil, err
 	}
 	s := &Store{f: f, done: map[string]bool{}}
@@ -95,20 +108,21 @@ func (s *Store) Close() error { return s.f.Close() }
 
 // ReadResults reads results.jsonl; an unterminated last line is ignored.
 func ReadResults(dir string) ([]Record, error) {
-	recs, _, err := readRecords(filepath.Join(dir, ResultsFile))
+	path := filepath.Join(dir, ResultsFile)
+	b, err := safefile.ReadFile(path, MaxResultsBytes)
+	if err != nil {
+		return nil, err
+	}
+	recs, _, err := parseRecords(path, b)
 	return recs, err
 }
 
-// readRecords returns the complete records and the byte length they span.
+// parseRecords returns the complete records of path's bytes and the byte length they span.
 // A line ends at its '\n' (a '\r' before it is JSON whitespace, so a file
 // an editor saved with CRLF reads the same), and the length counts every
 // byte of it, so what --resume appends starts right after the last
 // complete line. Blank lines carry no record and are skipped.
-func readRecords(path string) ([]Record, int64, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, 0, err
-	}
+func parseRecords(path string, b []byte) ([]Record, int64, error) {
 	var recs []Record
 	var good int64
 	for n := 1; int(good) < len(b); n++ {

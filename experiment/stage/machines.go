@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wptest/wptest/host"
+	"github.com/wptest/wptest/internal/safefile"
 	"github.com/wptest/wptest/provision/cloud"
 	"github.com/wptest/wptest/provision/hostmanifest"
 )
@@ -84,7 +85,7 @@ func (m Machines) open() (*cloud.FileJournal, io.Writer, error) {
 	}
 	ri := RunInfo{ID: run.ID, Driver: m.Driver, Profile: run.Profile, Created: run.Created.UTC().Truncate(time.Second), Expires: run.Expires().UTC().Truncate(time.Second)}
 	if b, err := json.MarshalIndent(ri, "", "  "); err == nil {
-		if err := os.WriteFile(filepath.Join(run.Dir, RunInfoFile), append(b, '\n'), 0o644); err != nil {
+		if err := safefile.Write(filepath.Join(run.Dir, RunInfoFile), append(b, '\n'), 0o644); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -119,10 +120,14 @@ type RunInfo struct {
 // RunInfoFile is run.json's name in the run's directory.
 const RunInfoFile = "run.json"
 
-// ReadRunInfo reads the run.json of the run directory dir.
+// maxRunInfo bounds what is read of run.json (a few lines).
+const maxRunInfo = 1 << 20
+
+// ReadRunInfo reads the run.json of the run directory dir (a regular
+// file, never through a link, bounded: safefile).
 func ReadRunInfo(dir string) (RunInfo, error) {
 	var ri RunInfo
-	b, err := os.ReadFile(filepath.Join(dir, RunInfoFile))
+	b, err := safefile.ReadFile(filepath.Join(dir, RunInfoFile), maxRunInfo)
 	if err != nil {
 		return ri, err
 	}

@@ -32,6 +32,10 @@ type Run struct {
 	// Scenarios, if set, are the run's scenarios instead of Scenarios
 	// (of the kinds record writes: page, static, crowd, kit).
 	Scenarios []results.Scenario
+	// Columns, if set, are the run's column ids instead of Columns.
+	Columns []string
+	// Manifest, if set, changes the manifest before it is written.
+	Manifest func(*results.Manifest)
 }
 
 // Columns and scenarios of every run written here.
@@ -48,8 +52,12 @@ var (
 func (r Run) Write(t testing.TB, parent string) string {
 	t.Helper()
 	dir := filepath.Join(parent, r.ID)
+	ids := r.Columns
+	if ids == nil {
+		ids = Columns
+	}
 	var cols []results.Column
-	for _, c := range Columns {
+	for _, c := range ids {
 		cols = append(cols, results.Column{ID: c, Profile: c, Label: c, Vars: map[string]string{}, Enabled: true})
 	}
 	vars := r.Vars
@@ -65,6 +73,9 @@ func (r Run) Write(t testing.TB, parent string) string {
 		ExperimentHash: strings.Repeat("ab", 32), PlanHash: strings.Repeat("cd", 32), Vars: vars, Target: "local",
 		Tool: "wptest test", Columns: cols, Scenarios: scs, Repetitions: r.Reps, Points: len(plan),
 		Start: "2025-01-01T00:00:00Z", End: "2025-01-01T01:00:00Z", Complete: true, Machine: r.Machine}
+	if r.Manifest != nil {
+		r.Manifest(m)
+	}
 	if err := mkdir(dir); err != nil {
 		t.Fatal(err)
 	}

@@ -1,12 +1,14 @@
 package cloud
 
 import (
-	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"sync"
 	"time"
+
+	"github.com/wptest/wptest/internal/safefile"
 )
 
 // Journal receives an event before and after every cloud mutation, so that a
@@ -54,14 +56,15 @@ type FileJournal struct {
 	seq int
 }
 
-// OpenJournal opens (or creates) path for appending. now stamps events; nil
-// leaves Time empty.
+// OpenJournal opens (or creates) path for appending, as a run directory's
+// files are opened (a regular file, never through a link: safefile). now
+// stamps events; nil leaves Time empty.
 func OpenJournal(path string, now func() time.Time) (*FileJournal, error) {
 	seq := 0
 	if old, err := ReadJournal(path); err == nil && len(old) > 0 {
 		seq = old[len(old)-1].Seq
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := safefile.Append(path, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open journal: %w", err)
 	}
@@ -93,25 +96,26 @@ func (j *FileJournal) Append(e Event) error {
 // Close closes the file.
 func (j *FileJournal) Close() error { return j.f.Close() }
 
-// ReadJournal reads every complete line of a journal. A torn last line (a
-// crash mid-write) is ignored.
+// maxJournal bounds what is read of a journal: a run journals a few lines
+// per machine, firewall and key it makes or removes (a few KB).
+const maxJournal = 16 << 20
+
+// ReadJournal reads every complete line of a journal (a regular file of at
+// most maxJournal bytes). A torn last line (a crash mid-write) is ignored.
 func ReadJournal(path string) ([]Event, error) {
-	f, err := os.Open(path)
+	b, err := safefile.ReadFile(path, maxJournal)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	var evs []Event
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for n := 1; sc.Scan(); n++ {
+	for _, l := range bytes.Split(b, []byte("\n")) {
 		var e Event
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+		if err := json.Unmarshal(l, &e); err != nil {
 			continue
 		}
 		evs = append(evs, e)
 	}
-	return evs, sc.Err()
+	return evs, nil
 }
 
 // Unfinished returns the "before" events that have no matching "after" or

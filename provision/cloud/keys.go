@@ -4,8 +4,10 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -14,6 +16,8 @@ import (
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
+
+	"github.com/wptest/wptest/internal/safefile"
 )
 
 // KeyPair is an ed25519 key: the private key in OpenSSH PEM form and the
@@ -152,7 +156,8 @@ func KnownHostsLine(addr string, port int, pub string) (string, error) {
 }
 
 // WriteKnownHosts appends a pin for every machine that has one to path
-// (the run's own known_hosts, never the user's), mode 0600.
+// (the run's own known_hosts, never the user's), mode 0600, never through
+// a link planted there (safefile).
 func WriteKnownHosts(path string, ms []Machine) error {
 	var b strings.Builder
 	for _, m := range ms {
@@ -172,7 +177,7 @@ func WriteKnownHosts(path string, ms []Machine) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := safefile.Append(path, 0o600)
 	if err != nil {
 		return err
 	}
@@ -192,11 +197,19 @@ const (
 	FirewallFile   = "firewall.json"
 )
 
+// maxClientKey bounds what is read of a run's client key (an ed25519 key
+// in PEM is under 1 KB).
+const maxClientKey = 64 << 10
+
 // ClientKey loads the run's client key from dir, or makes and saves a new
-// one (private 0600, public .pub beside it).
+// one (private 0600, public .pub beside it). Both are read and written as
+// a run directory's files are (safefile): never through a link.
 func ClientKey(dir string, rnd io.Reader) (KeyPair, error) {
 	p := filepath.Join(dir, ClientKeyFile)
-	if b, err := os.ReadFile(p); err == nil {
+	if b, err := safefile.ReadFile(p, maxClientKey); !errors.Is(err, fs.ErrNotExist) {
+		if err != nil {
+			return KeyPair{}, fmt.Errorf("client key: %w", err)
+		}
 		signer, err := ssh.ParsePrivateKey(b)
 		if err != nil {
 			return KeyPair{}, fmt.Errorf("client key %s: %w", p, err)
@@ -211,10 +224,10 @@ func ClientKey(dir string, rnd io.Reader) (KeyPair, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return KeyPair{}, err
 	}
-	if err := os.WriteFile(p, []byte(kp.PrivatePEM), 0o600); err != nil {
+	if err := safefile.Write(p, []byte(kp.PrivatePEM), 0o600); err != nil {
 		return KeyPair{}, err
 	}
-	if err := os.WriteFile(p+".pub", []byte(kp.Public+"\n"), 0o644); err != nil {
+	if err := safefile.Write(p+".pub", []byte(kp.Public+"\n"), 0o644); err != nil {
 		return KeyPair{}, err
 	}
 	return kp, nil

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/crypto/ssh/knownhosts"
 
 	"github.com/wptest/wptest/host"
+	"github.com/wptest/wptest/internal/safefile"
 )
 
 // Static is the driver for hosts the user already has (targets
@@ -128,7 +129,7 @@ func (Static) Create(ctx context.Context, p *Plan, j Journal) ([]Machine, error)
 	if err := os.MkdirAll(p.Spec.Run.Dir, 0o700); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(dst, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := safefile.Append(dst, 0o600) // never through a link planted in the run directory
 	if err != nil {
 		return nil, err
 	}

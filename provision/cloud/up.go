@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wptest/wptest/internal/multistep"
+	"github.com/wptest/wptest/internal/safefile"
 )
 
 // Step is one stage of a run with its cleanup (Packer's multistep, typed).
@@ -173,15 +174,25 @@ func writeRunFile(dir, name string, v any) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, name), append(b, '\n'), 0o644)
+	return safefile.Write(filepath.Join(dir, name), append(b, '\n'), 0o644)
 }
 
+// maxRunFile bounds what is read of machines.json and firewall.json: a
+// few machines and rules are a few KB.
+const maxRunFile = 4 << 20
+
+// readRunFile reads runs/<id>/name as a run directory's files are read
+// (a regular file, never a link, bounded: safefile).
 func readRunFile(dir, name string, v any) error {
-	b, err := os.ReadFile(filepath.Join(dir, name))
+	p := filepath.Join(dir, name)
+	b, err := safefile.ReadFile(p, maxRunFile)
 	if err != nil {
 		return err
 	}
-	return json.Unmarshal(b, v)
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %w", p, err)
+	}
+	return nil
 }
 
 // FindMachine picks a machine of a run by name ("wptest-<run>-loadgen-1") or

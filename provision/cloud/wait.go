@@ -2,12 +2,16 @@ package cloud
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/wptest/wptest/host"
+	"github.com/wptest/wptest/internal/safefile"
 )
 
 // CloudInitDone is the default readiness probe: it waits for cloud-init to
@@ -53,9 +57,49 @@ func Target(runDir string, m Machine) (host.Target, host.Options) {
 // known_hosts (only the pinned key type is negotiated).
 func Connect(ctx context.Context, runDir string, m Machine, log io.Writer) (host.Host, error) {
 	t, o := Target(runDir, m)
+	if err := runDirFiles(m, o); err != nil {
+		return nil, err
+	}
 	o.Log = log
 	return host.Open(ctx, t, o)
 }
+
+// runDirFiles checks the files of the run directory that host.Open reads
+// (the run's known_hosts and, unless the machine names its own, the
+// run's client key) as a run directory's files are read: a link, FIFO,
+// device or a file over maxPinFile there is refused before SSH reads it (a
+// FIFO would hang it, a link to /dev/zero exhaust its memory).
+func runDirFiles(m Machine, o host.Options) error {
+	if m.Local {
+		return nil
+	}
+	ps := []string{o.KnownHostsFile}
+	if m.IdentityFile == "" {
+		ps = append(ps, o.IdentityFile)
+	}
+	for _, p := range ps {
+		f, err := safefile.Open(p, os.O_RDONLY, 0)
+		switch {
+		case errors.Is(err, fs.ErrNotExist): // host.Open says what is missing
+		case err != nil:
+			return err
+		default:
+			fi, err := f.Stat()
+			f.Close()
+			if err != nil {
+				return err
+			}
+			if fi.Size() > maxPinFile {
+				return safefile.TooLarge(p, maxPinFile)
+			}
+		}
+	}
+	return nil
+}
+
+// maxPinFile bounds a run's known_hosts and client key: a line per
+// machine, one key.
+const maxPinFile = 1 << 20
 
 // WaitReady waits until m accepts SSH with its pinned host key and the probe
 // succeeds. A host key that is not the pinned one is never accepted: no
@@ -73,6 +117,9 @@ func WaitReady(ctx context.Context, runDir string, m Machine, opt WaitOptions) e
 	ctx, cancel := context.WithTimeout(ctx, opt.Timeout)
 	defer cancel()
 	t, o := Target(runDir, m)
+	if err := runDirFiles(m, o); err != nil {
+		return err
+	}
 	o.Log = opt.Log
 	o.WaitFor = opt.Timeout
 	o.ConnectTimeout = 10 * time.Second

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/wptest/wptest/internal/exitcode"
+	"github.com/wptest/wptest/internal/termsafe"
 )
 
 // App is one process's state.
@@ -179,7 +180,9 @@ func Run(ctx context.Context, a *App) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return exitcode.OK
 	}
-	fmt.Fprintf(a.Stderr, "wptest %s: %v\n", c.name, err)
+	// An error may quote a file someone else wrote (a run directory's
+	// names, a journal): no control character of it reaches the terminal.
+	fmt.Fprintf(a.Stderr, "wptest %s: %s\n", c.name, termsafe.Text(err.Error()))
 	return exitcode.Of(err)
 }
 

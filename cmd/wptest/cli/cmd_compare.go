@@ -9,6 +9,7 @@ import (
 
 	"github.com/wptest/wptest/compare"
 	"github.com/wptest/wptest/internal/exitcode"
+	"github.com/wptest/wptest/internal/termsafe"
 )
 
 // wptest compare RUN_A RUN_B: run B against run A, benchstat's way.
@@ -41,9 +42,13 @@ func runCompare(ctx context.Context, a *App, args []string) error {
 		return exitcode.With(exitcode.Config, fmt.Errorf("compare %s with %s: %w", dirs[1], dirs[0], err))
 	}
 	if *output == "json" {
-		enc := json.NewEncoder(a.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(c)
+		b, err := json.MarshalIndent(c, "", "  ")
+		if err != nil {
+			return err
+		}
+		// The runs' names may hold C1 controls, which JSON leaves as they are.
+		_, err = a.Stdout.Write(append(termsafe.JSON(b), '\n'))
+		return err
 	}
 	return c.WriteText(a.Stdout)
 }

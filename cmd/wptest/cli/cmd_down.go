@@ -9,6 +9,7 @@ import (
 
 	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/internal/exitcode"
+	"github.com/wptest/wptest/internal/termsafe"
 	"github.com/wptest/wptest/provision/cloud"
 )
 
@@ -50,7 +51,8 @@ func (s *cloudSession) down(ctx context.Context, args []string) error {
 		jpath := filepath.Join(dir, cloud.JournalFile)
 		if evs, err := cloud.ReadJournal(jpath); err == nil {
 			for _, e := range cloud.Unfinished(evs) {
-				fmt.Fprintf(s.errw, "down: the journal does not know how \"%s %s %s\" ended (interrupted?); looking for it by label\n", e.Op, e.Kind, e.Name)
+				fmt.Fprintf(s.errw, "down: the journal does not know how \"%s\" ended (interrupted?); looking for it by label\n",
+					termsafe.Line(e.Op+" "+e.Kind+" "+e.Name)) // the journal is a file of the run directory
 			}
 		}
 		j, err := cloud.OpenJournal(jpath, a.Now)

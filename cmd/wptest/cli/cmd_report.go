@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/wptest/wptest/internal/exitcode"
+	"github.com/wptest/wptest/internal/termsafe"
 	"github.com/wptest/wptest/report"
 )
 
@@ -40,11 +41,11 @@ func runReport(ctx context.Context, a *App, args []string) error {
 		if err != nil {
 			return err
 		}
-		_, err = a.Stdout.Write(b)
+		_, err = a.Stdout.Write(termsafe.JSON(b))
 		return err
 	}
-	fmt.Fprintln(a.Stdout, out.Markdown)
-	fmt.Fprintln(a.Stdout, out.HTML)
-	fmt.Fprintln(a.Stdout, out.Claims)
+	for _, p := range []string{out.Markdown, out.HTML, out.Claims} {
+		fmt.Fprintln(a.Stdout, termsafe.Line(p))
+	}
 	return nil
 }

@@ -107,6 +107,13 @@ func parseRunFlags(a *App, args []string) (*runFlags, error) {
 	if err := dirFlag("--runs", absPath(a, *f.runsDir)); err != nil {
 		return nil, err
 	}
+	// The id becomes a path (runs/<id>/log.txt is opened first): one of a
+	// run id's shape, never "../x", before anything is made.
+	if *f.resume != "" {
+		if err := cloud.ValidRunID(*f.resume); err != nil {
+			return nil, exitcode.With(exitcode.Config, fmt.Errorf("--resume: %w", err))
+		}
+	}
 	return f, nil
 }
 

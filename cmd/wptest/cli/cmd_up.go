@@ -100,8 +100,8 @@ func openRunMachine(ctx context.Context, a *App, spec string, log io.Writer) (ho
 	if name == "" {
 		name = "server"
 	}
-	if id == "" || strings.ContainsAny(id, `/\`) || id == "." || id == ".." {
-		return nil, exitcode.With(exitcode.Config, fmt.Errorf("--target run:%s: want run:ID or run:ID/MACHINE", spec))
+	if err := cloud.ValidRunID(id); err != nil { // it becomes a path: runs/<id>
+		return nil, exitcode.With(exitcode.Config, fmt.Errorf("--target run:%s: want run:ID or run:ID/MACHINE: %w", spec, err))
 	}
 	dir := absPath(a, filepath.Join("runs", id))
 	ms, err := cloud.ReadMachines(dir)

@@ -16,6 +16,8 @@ import (
 	"github.com/wptest/wptest/experiment"
 	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/internal/redact"
+	"github.com/wptest/wptest/internal/safefile"
+	"github.com/wptest/wptest/internal/termsafe"
 	"github.com/wptest/wptest/provision"
 	"github.com/wptest/wptest/provision/cloud"
 	"github.com/wptest/wptest/results"
@@ -92,8 +94,13 @@ type console struct {
 // newConsole makes the console of a command whose log is the file at path
 // (see logFile for excl), masking red's secrets and URLs' userinfo.
 func newConsole(a *App, red *cloud.Redactor, path string, excl, verbose bool) *console {
-	c := &console{w: a.Stderr, tty: a.StderrTTY, verbose: verbose, width: 100, red: red,
+	stderr := a.Stderr
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	c := &console{w: stderr, tty: a.StderrTTY, verbose: verbose, width: 100, red: red,
 		file: &logFile{path: path, excl: excl}, path: shownPath(a, path)}
+	c.file.warn = func(err error) { c.keep(fmt.Sprintf("log: %v; the detail is not kept", err)) }
 	if n, err := strconv.Atoi(a.Getenv("COLUMNS")); err == nil && n > 20 {
 		c.width = n - 1
 	}
@@ -150,6 +157,9 @@ func (c *console) say(format string, v ...any) {
 
 // keep prints a line that stays, above the live line.
 func (c *console) keep(text string) {
+	// What a run says may quote its run directory (a resumed run's
+	// manifest and machines) or a host: never a control character.
+	text = termsafe.Text(text)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.tty {
@@ -165,6 +175,7 @@ func (c *console) keep(text string) {
 // setLive redraws the live line (cut to the width: a wrapped line would
 // break the redraw).
 func (c *console) setLive(text string) {
+	text = termsafe.Line(text)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if r := []rune(text); len(r) > c.width {
@@ -210,7 +221,9 @@ func (u urlsWriter) Write(p []byte) (int, error) {
 // logFile is a command's log file. It is opened at the first write after
 // its directory exists (a run's directory is made by the run; until then
 // what is written is held, up to maxHeld, and written first); excl: the
-// file must be new (a new run's, never another's).
+// file must be new (a new run's, never another's). It is opened as a run
+// directory's files are (safefile): a link or a FIFO planted at its name
+// is refused, warn says so once, and the detail is dropped.
 type logFile struct {
 	mu   sync.Mutex
 	path string
@@ -221,6 +234,7 @@ type logFile struct {
 	f       *os.File
 	held    bytes.Buffer
 	err     error // the file could not be opened: the detail is dropped
+	warn    func(error)
 }
 
 const maxHeld = 1 << 20
@@ -233,7 +247,7 @@ func (l *logFile) Write(p []byte) (int, error) {
 		if l.excl {
 			flags |= os.O_EXCL
 		}
-		f, err := os.OpenFile(l.path, flags, 0o600)
+		f, err := safefile.Open(l.path, flags, 0o600)
 		switch {
 		case err == nil:
 			l.f = f
@@ -246,6 +260,9 @@ func (l *logFile) Write(p []byte) (int, error) {
 			return len(p), nil
 		default:
 			l.err = err
+			if l.warn != nil {
+				l.warn(err)
+			}
 		}
 	}
 	if l.f == nil {
@@ -312,8 +329,11 @@ func commandConsole(a *App, name, target string, verbose bool) *console {
 	runs := absPath(a, "runs")
 	path := filepath.Join(runs, name+"-"+newRunID(a.Now())+".log")
 	if spec, ok := strings.CutPrefix(target, "run:"); ok {
-		id, _, _ := strings.Cut(spec, "/")
-		path = filepath.Join(runs, id, results.LogFile)
+		// Only an id of a run id's shape becomes a path (openRunMachine
+		// refuses any other before the log is made).
+		if id, _, _ := strings.Cut(spec, "/"); cloud.ValidRunID(id) == nil {
+			path = filepath.Join(runs, id, results.LogFile)
+		}
 	}
 	c := newConsole(a, &cloud.Redactor{}, path, false, verbose)
 	c.file.unarmed = true
