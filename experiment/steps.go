@@ -65,8 +65,13 @@ func (r *runner) sessionSteps() []step {
 // and created by the cloud driver, and removed after the run unless Keep.
 func (r *runner) machineSteps() []step {
 	if r.opt.Resume && len(r.man.Machines) > 0 {
-		return []step{stepOf("attach machines", func(context.Context) error {
-			r.ms = cloudMachines(r.man.Machines)
+		return []step{stepOf("attach machines", func(ctx context.Context) error {
+			ms := cloudMachines(r.man.Machines)
+			run := cloud.Run{ID: r.opt.ID, Dir: r.dir}
+			if err := cloud.CheckRecorded(ctx, r.sp.Machines, run, ms); err != nil {
+				return err
+			}
+			r.ms = ms
 			return nil
 		}, nil)}
 	}
