@@ -22,7 +22,9 @@ func TestCheckRecorded(t *testing.T) {
 	static.Targets = []string{"ssh://root@203.0.113.7:22", "ssh://bench@203.0.113.8:2222"}
 	static.IdentityFile = "/home/op/.ssh/bench"
 	cloudy := cloud.DefaultMachines(hetzner.Name)
-	srv := func(driver string) cloud.Machine { return cloud.Machine{Name: "server", Role: cloud.RoleServer, Driver: driver} }
+	srv := func(driver string) cloud.Machine {
+		return cloud.Machine{Name: "server", Role: cloud.RoleServer, Driver: driver}
+	}
 	for _, tc := range []struct {
 		name string
 		m    cloud.Machines
