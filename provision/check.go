@@ -22,6 +22,8 @@ type Check struct {
 	Timeout time.Duration
 	HTTP    *HTTPCheck
 	Command *CommandCheck
+	// marks say which of its attributes came from a sensitive value.
+	marks *fieldMarks
 }
 
 // HTTPCheck is a request made from the host's point of view.
@@ -55,17 +57,43 @@ type Fact struct {
 	Run         string `json:"run"`
 	ExpectRegex string `json:"expect_regex,omitempty"`
 	Deviation   string `json:"deviation,omitempty"`
+	// marks say which of its attributes came from a sensitive value.
+	marks *fieldMarks
 }
 
-// deviation is what the fact's output makes a deviation of ("" if none).
-func (f *Fact) deviation(output string) string {
+// deviation is what the fact's output makes a deviation of ("" if none),
+// as output shows it: the deviation as its marks show it, its "%s" the
+// output as text shows it.
+func (f *Fact) deviation(output string, text func(string) string) string {
 	if f.ExpectRegex == "" || regexp.MustCompile(f.ExpectRegex).MatchString(output) {
 		return ""
 	}
 	if output == "" {
 		output = "(no output)"
 	}
-	return strings.ReplaceAll(f.Deviation, "%s", output)
+	return strings.ReplaceAll(f.marks.showString("deviation", f.Deviation), "%s", text(output))
+}
+
+// shown is a copy of f as output shows it (its marks, then redact).
+func (f *Fact) shown(redact func(string) string) *Fact {
+	return &Fact{ID: f.ID, Run: redact(f.marks.showString("run", f.Run)),
+		ExpectRegex: redact(f.marks.showString("expect_regex", f.ExpectRegex)),
+		Deviation:   redact(f.marks.showString("deviation", f.Deviation))}
+}
+
+// report is c's spec as output shows it (its marks, then redact).
+func (c *Check) report(redact func(string) string) *CheckReport {
+	cr := &CheckReport{ID: c.ID, Timeout: c.Timeout.String()}
+	if c.marks.marked("timeout") {
+		cr.Timeout = Redacted
+	}
+	if c.HTTP != nil {
+		cr.HTTP = c.marks.sub("http.").showFields(fields(c.HTTP), redact)
+	}
+	if c.Command != nil {
+		cr.Command = c.marks.sub("command.").showFields(fields(c.Command), redact)
+	}
+	return cr
 }
 
 // Wait runs the check until it passes or its timeout ends; the error is the

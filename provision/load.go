@@ -10,6 +10,7 @@ import (
 	"path"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -140,6 +141,10 @@ type platformBlock struct {
 	PMRange        hcl.Range         `hcl:"package_manager,attr_value_range"`
 
 	value cty.Value
+	// marked are the keys of packages, paths, services and values, and the
+	// indexes of deviations, whose values came from a sensitive value:
+	// platform.* carries their marks on into the ops.
+	marked map[string][]string
 }
 
 // Load reads the profile in dir of fsys, resolves its variables from vars,
@@ -398,7 +403,7 @@ func (p *Profile) decodeVariables(vars Vars) hcl.Diagnostics {
 		return vd.diags
 	}
 	for _, s := range p.sensitiveValues() {
-		p.secrets.add(s)
+		p.secrets.addVar(s)
 	}
 	// Each rule is checked on every value its variable takes: once, or
 	// once per platform where a platform_default differs.
@@ -710,11 +715,11 @@ func (p *Profile) decodePlatforms() hcl.Diagnostics {
 		pb.value = cty.ObjectVal(map[string]cty.Value{
 			"name":            cty.StringVal(pb.Name),
 			"package_manager": cty.StringVal(pb.PackageManager),
-			"packages":        strObj(pb.Packages),
-			"paths":           strObj(pb.Paths),
-			"services":        strObj(pb.Services),
-			"values":          pb.Values,
-			"deviations":      strList(pb.Deviations),
+			"packages":        markElems(strObj(pb.Packages), pb.marked["packages"]),
+			"paths":           markElems(strObj(pb.Paths), pb.marked["paths"]),
+			"services":        markElems(strObj(pb.Services), pb.marked["services"]),
+			"values":          markElems(pb.Values, pb.marked["values"]),
+			"deviations":      markElems(strList(pb.Deviations), pb.marked["deviations"]),
 		})
 	}
 	return diags
@@ -731,11 +736,16 @@ func (p *Profile) platformBlocks() ([]*platformBlock, hcl.Diagnostics) {
 			continue
 		}
 		pb := &platformBlock{}
+		fm := newFieldMarks()
 		// var.* as it is on this platform (platform_default).
-		d := decodeBody(newMarkBody(b.Body, p.secrets), p.varCtx(b.Labels[0]), pb)
+		d := decodeBody(newMarkBody(b.Body, p.secrets, fm), p.varCtx(b.Labels[0]), pb)
 		pb.Name, pb.DefRange = b.Labels[0], b.DefRange
 		diags = append(diags, d...)
 		if d.HasErrors() {
+			continue
+		}
+		if d := pb.takeMarks(fm); d.HasErrors() {
+			diags = append(diags, d...)
 			continue
 		}
 		if pb.PackageManager != "" && pb.PackageManager != "apt" && pb.PackageManager != "dnf" {
@@ -874,6 +884,16 @@ func mergePlatform(a, b *platformBlock) hcl.Diagnostics {
 		vals[k] = bv[k]
 	}
 	a.Values = cty.ObjectVal(vals)
+	if a.marked == nil {
+		a.marked = map[string][]string{}
+	}
+	for _, what := range []string{"packages", "paths", "services", "values"} {
+		a.marked[what] = append(a.marked[what], b.marked[what]...)
+	}
+	for _, i := range b.marked["deviations"] {
+		n, _ := strconv.Atoi(i)
+		a.marked["deviations"] = append(a.marked["deviations"], strconv.Itoa(n+len(a.Deviations)))
+	}
 	a.Deviations = append(a.Deviations, b.Deviations...)
 	return diags
 }

@@ -208,7 +208,7 @@ func (p *Profile) render(platform string) (*Rendered, hcl.Diagnostics) {
 		return nil, hcl.Diagnostics{errDiag("Unsupported platform",
 			fmt.Sprintf("Profile %s supports %s, not %q.", p.Name, strings.Join(p.Platforms, ", "), platform), nil)}
 	}
-	r := &Rendered{Profile: p, Platform: platform, PackageManager: pb.PackageManager, Deviations: pb.Deviations, notices: map[string][]notice{}}
+	r := &Rendered{Profile: p, Platform: platform, PackageManager: pb.PackageManager, Deviations: pb.shownDeviations(), notices: map[string][]notice{}}
 	locals, diags := p.evalLocals(pb.value)
 	if diags.HasErrors() {
 		return nil, diags
@@ -216,7 +216,7 @@ func (p *Profile) render(platform string) (*Rendered, hcl.Diagnostics) {
 	ctx := p.evalCtx(locals, pb.value)
 	// Values leave HCL unmarked through this body, their secrets
 	// remembered for redact.
-	content, d := newMarkBody(dynblock.Expand(p.body, ctx), p.secrets).Content(rootSchema)
+	content, d := newMarkBody(dynblock.Expand(p.body, ctx), p.secrets, nil).Content(rootSchema)
 	diags = append(diags, d...)
 	if diags.HasErrors() {
 		return nil, diags
@@ -243,7 +243,10 @@ func (p *Profile) render(platform string) (*Rendered, hcl.Diagnostics) {
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	r.siteFiles()
+	diags = append(diags, r.siteFiles()...)
+	if diags.HasErrors() {
+		return nil, diags
+	}
 	return r, diags
 }
 
@@ -305,7 +308,7 @@ func (p *Profile) decodeBlocks(r *Rendered, blocks hcl.Blocks, ctx *hcl.EvalCont
 			d := decodeBody(b.Body, ctx, &pc)
 			diags = append(diags, d...)
 			if !d.HasErrors() && !pc.Condition {
-				r.Blocked = append(r.Blocked, pc.ErrorMessage)
+				r.Blocked = append(r.Blocked, marksOf(b).showString("error_message", pc.ErrorMessage))
 			}
 		case b.Type == "check" || b.Type == "fact":
 			diags = append(diags, decodeCheckOrFact(r, b, ctx)...)
@@ -327,9 +330,6 @@ func (p *Profile) decodeBlocks(r *Rendered, blocks hcl.Blocks, ctx *hcl.EvalCont
 			if s, ok := op.(*ServiceOp); ok {
 				services[s.id] = s
 			}
-			if c, ok := op.(*CommandOp); ok {
-				c.redact = r.redact
-			}
 			r.Ops = append(r.Ops, op)
 		}
 	}
@@ -347,7 +347,7 @@ func decodeCheckOrFact(r *Rendered, b *hcl.Block, ctx *hcl.EvalContext) hcl.Diag
 		if d := decodeBody(rest, ctx, &fb); d.HasErrors() {
 			return append(diags, d...)
 		}
-		f := &Fact{ID: "fact." + b.Labels[0], Run: fb.Run}
+		f := &Fact{ID: "fact." + b.Labels[0], Run: fb.Run, marks: marksOf(b)}
 		if (fb.ExpectRegex == nil) != (fb.Deviation == nil) {
 			return append(diags, errDiag("Incomplete fact deviation", f.ID+": expect_regex and deviation go together: the deviation is recorded when the fact's output does not match expect_regex.", b.DefRange.Ptr()))
 		}
@@ -499,11 +499,26 @@ func decodeWhen(b *hcl.Block, ctx *hcl.EvalContext) (bool, hcl.Body, hcl.Diagnos
 	if a, ok := c.Attributes["when"]; ok {
 		diags = append(diags, gohcl.DecodeExpression(a.Expr, ctx, &when)...)
 	}
-	return when, rest, diags
+	return when, rest, append(diags, refuseStructural(b)...)
+}
+
+// whyStructural is why when, depends_on, notify and an op's references
+// refuse a sensitive value.
+const whyStructural = "it decides which ops, checks and facts there are and in which order, which every plan shows (and its errors name the value); a secret cannot decide it."
+
+// refuseStructural refuses a sensitive value in a block's when,
+// depends_on or notify.
+func refuseStructural(b *hcl.Block) hcl.Diagnostics {
+	return marksOf(b).refuse(blockName(b), []string{"when", "depends_on", "notify"}, whyStructural)
+}
+
+// blockName is how errors name a block: "command.x", "site".
+func blockName(b *hcl.Block) string {
+	return strings.Join(append([]string{b.Type}, b.Labels...), ".")
 }
 
 func decodeCommon(b *hcl.Block, ctx *hcl.EvalContext) (opBase, bool, hcl.Body, []ref, hcl.Diagnostics) {
-	base := opBase{id: b.Type + "." + b.Labels[0], kind: b.Type}
+	base := opBase{id: b.Type + "." + b.Labels[0], kind: b.Type, marks: marksOf(b)}
 	c, rest, diags := b.Body.PartialContent(commonSchema)
 	when := true
 	if a, ok := c.Attributes["when"]; ok {
@@ -527,7 +542,7 @@ func decodeCommon(b *hcl.Block, ctx *hcl.EvalContext) (opBase, bool, hcl.Body, [
 			}
 		}
 	}
-	return base, when, rest, refs, diags
+	return base, when, rest, refs, append(diags, refuseStructural(b)...)
 }
 
 func parseMode(s *string, def fs.FileMode, rng hcl.Range) (fs.FileMode, hcl.Diagnostics) {
@@ -610,6 +625,7 @@ func (p *Profile) decodeFileOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext
 	diags = append(diags, absPath(fb.Path, fb.PathRange)...)
 	mode, d := parseMode(fb.Mode, 0o644, fb.ModeRange)
 	diags = append(diags, d...)
+	base.marks.rendered("mode", fmt.Sprintf("%04o", mode), fmt.Sprintf("%o", mode))
 	op := &FileOp{opBase: base, Path: fb.Path, Mode: mode, Owner: str(fb.Owner), Group: str(fb.Group)}
 	n := 0
 	for _, x := range []*string{fb.Template, fb.Content, fb.Source} {
@@ -632,13 +648,18 @@ func (p *Profile) decodeFileOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext
 		}
 		op.Body, op.From = src, "source "+*fb.Source
 	default:
-		body, d := p.renderTemplate(*fb.Template, ctx, fb.Vars, fb.TemplateRange, fb.VarsRange)
+		body, d := p.renderTemplate(*fb.Template, ctx, fb.Vars, fb.TemplateRange, fb.VarsRange, base.marks)
 		diags = append(diags, d...)
 		op.Body, op.From = []byte(body), "template "+*fb.Template
 	}
 	if diags.HasErrors() {
 		return nil, nil, diags
 	}
+	// What the plan shows of the body (its digest and size too) follows
+	// the body's marks; where it came from, the template's or source's.
+	base.marks.alias("from", "template", "source")
+	base.marks.alias("sha256", "content")
+	base.marks.alias("size", "content")
 	return op, nil, diags
 }
 
@@ -652,6 +673,7 @@ func (p *Profile) decodeDirOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext,
 	diags = append(diags, absPath(db.Path, db.PathRange)...)
 	mode, d := parseMode(db.Mode, 0o755, db.ModeRange)
 	diags = append(diags, d...)
+	base.marks.rendered("mode", fmt.Sprintf("%04o", mode), fmt.Sprintf("%o", mode))
 	if diags.HasErrors() {
 		return nil, nil, diags
 	}
@@ -711,6 +733,7 @@ func (p *Profile) decodeCommandOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalCont
 	if d.HasErrors() {
 		return nil, nil, d
 	}
+	base.marks.rendered("timeout", to.String())
 	return &CommandOp{opBase: base, Run: cb.Run, Unless: str(cb.Unless), OnlyIf: str(cb.OnlyIf), Creates: str(cb.Creates), Stdin: str(cb.Stdin), Timeout: to}, nil, nil
 }
 
@@ -727,6 +750,8 @@ func (p *Profile) decodeServiceOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalCont
 	diags = append(diags, d...)
 	rt, d := parseDuration(sb.ReadyTimeout, 30*time.Second, sb.ReadyTimeoutRange)
 	diags = append(diags, d...)
+	base.marks.rendered("ready_timeout", rt.String())
+	diags = append(diags, base.marks.refuse(base.id, []string{"reload_on", "restart_on"}, whyStructural)...)
 	if diags.HasErrors() {
 		return nil, nil, diags
 	}
@@ -762,7 +787,8 @@ func decodeCheck(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext) (*Check, hcl
 	var diags hcl.Diagnostics
 	to, d := parseDuration(cb.Timeout, 10*time.Second, cb.TimeoutRange)
 	diags = append(diags, d...)
-	c := &Check{ID: "check." + b.Labels[0], Timeout: to}
+	c := &Check{ID: "check." + b.Labels[0], Timeout: to, marks: marksOf(b)}
+	c.marks.rendered("timeout", to.String())
 	if (cb.HTTP == nil) == (cb.Command == nil) {
 		return nil, append(diags, errDiag("Invalid check", c.ID+": give exactly one http or command block.", b.DefRange.Ptr()))
 	}
@@ -801,7 +827,7 @@ func decodeCheck(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext) (*Check, hcl
 	return c, diags
 }
 
-func (p *Profile) renderTemplate(rel string, ctx *hcl.EvalContext, vars cty.Value, rng, varsRng hcl.Range) (string, hcl.Diagnostics) {
+func (p *Profile) renderTemplate(rel string, ctx *hcl.EvalContext, vars cty.Value, rng, varsRng hcl.Range, fm *fieldMarks) (string, hcl.Diagnostics) {
 	expr, ok := p.templates[rel]
 	if !ok {
 		src, name, err := p.pfs.read(rel)
@@ -840,6 +866,11 @@ func (p *Profile) renderTemplate(rel string, ctx *hcl.EvalContext, vars cty.Valu
 	v, diags := expr.Value(child)
 	if diags.HasErrors() {
 		return "", diags
+	}
+	if fm != nil && v.ContainsMarked() {
+		// The body as the plan shows it: the template's text, each
+		// interpolation of a secret hidden.
+		fm.record("content", expr, child, v)
 	}
 	s, err := toString(p.secrets.unmark(v))
 	if err != nil {
