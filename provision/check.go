@@ -83,17 +83,26 @@ func (f *Fact) shown(redact func(string) string) *Fact {
 
 // report is c's spec as output shows it (its marks, then redact).
 func (c *Check) report(redact func(string) string) *CheckReport {
-	cr := &CheckReport{ID: c.ID, Timeout: c.Timeout.String()}
-	if c.marks.marked("timeout") {
-		cr.Timeout = Redacted
-	}
+	cr := &CheckReport{ID: c.ID, Timeout: c.marks.showString("timeout", c.Timeout.String())}
 	if c.HTTP != nil {
-		cr.HTTP = c.marks.sub("http.").showFields(fields(c.HTTP), redact)
+		cr.HTTP = c.marks.sub("http.").shownFields(fields(c.HTTP), redact)
 	}
 	if c.Command != nil {
-		cr.Command = c.marks.sub("command.").showFields(fields(c.Command), redact)
+		cr.Command = c.marks.sub("command.").shownFields(fields(c.Command), redact)
 	}
 	return cr
+}
+
+// shownFields is showFields of m, a struct's fields, with every marked
+// field that fields left out (omitempty: a false insecure, a zero)
+// shown too: left out, it would say what the secret made it.
+func (f *fieldMarks) shownFields(m map[string]any, redact func(string) string) map[string]any {
+	for _, n := range f.names() {
+		if _, ok := m[n]; !ok && !strings.Contains(n, ".") {
+			m[n] = Redacted
+		}
+	}
+	return f.showFields(m, redact)
 }
 
 // Wait runs the check until it passes or its timeout ends; the error is the

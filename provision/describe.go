@@ -268,7 +268,7 @@ func (r *Rendered) siteFiles() hcl.Diagnostics {
 			continue
 		}
 		if rel, ok := strings.CutPrefix(path.Clean(p), r.Site.Docroot+"/"); ok {
-			diags = append(diags, op.(specer).base().marks.refuse(op.ID(), []string{"path"}, "it is in the site's docroot, whose files "+whyRecorded)...)
+			diags = append(diags, op.(specer).base().marks.refuse(op.ID(), []string{"path"}, whyRecorded("the paths of the files the profile writes in the site's docroot"))...)
 			files = append(files, rel)
 		}
 	}
@@ -291,7 +291,7 @@ func refuseRecorded(b *hcl.Block) hcl.Diagnostics {
 	if names == nil {
 		return nil
 	}
-	return fm.refuse(blockName(b), names, whyRecorded)
+	return fm.refuse(blockName(b), names, whyRecorded("it"))
 }
 
 // Server is what a profile declares about its web server (the server
@@ -459,7 +459,7 @@ func resolveServer(r *Rendered, sb *serverBlock, services map[string]*ServiceOp,
 			diags = append(diags, errDiag("Server service not running", fmt.Sprintf("%s is state = %q; the server's services are the ones the profile runs.", id, s.State), sb.ServicesRange.Ptr()))
 			continue
 		}
-		if d := s.marks.refuse(id, []string{"name", "start", "stop", "status", "restart"}, "it is one of the server's services, whose commands "+whyRecorded); d != nil {
+		if d := s.marks.refuse(id, []string{"name", "start", "stop", "status", "restart"}, whyRecorded("the commands of the server's services")); d != nil {
 			diags = append(diags, d...)
 			continue
 		}

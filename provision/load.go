@@ -84,13 +84,42 @@ type Profile struct {
 	platforms map[string]*platformBlock
 	templates map[string]hcl.Expression
 	secrets   *secrets
-	ok        bool // loaded without error
+	loadMarks *markRegistry // the platform blocks' marks
+	masks     []hcl.Range   // where files hold a sensitive variable's value
+	ok        bool          // loaded without error
 	platRange hcl.Range
 }
 
 // Files returns the parsed files (profile, var files, templates) for
-// WriteDiagnostics.
-func (p *Profile) Files() map[string]*hcl.File { return p.parser.Files() }
+// WriteDiagnostics. Where a file gives a sensitive variable its value (a
+// -var-file, a default), the snippet shows asterisks: a diagnostic on
+// that line would print the secret else.
+func (p *Profile) Files() map[string]*hcl.File {
+	files := p.parser.Files()
+	if len(p.masks) == 0 {
+		return files
+	}
+	out := make(map[string]*hcl.File, len(files))
+	maps.Copy(out, files)
+	masked := map[string]bool{}
+	for _, rng := range p.masks {
+		f := out[rng.Filename]
+		if f == nil {
+			continue
+		}
+		if !masked[rng.Filename] {
+			nf := *f
+			nf.Bytes = append([]byte(nil), f.Bytes...)
+			f, out[rng.Filename], masked[rng.Filename] = &nf, &nf, true
+		}
+		for i := rng.Start.Byte; i < rng.End.Byte && i < len(f.Bytes); i++ {
+			if f.Bytes[i] != '\n' && f.Bytes[i] != '\r' {
+				f.Bytes[i] = '*'
+			}
+		}
+	}
+	return out
+}
 
 var rootSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
 	{Type: "profile"},
@@ -155,7 +184,7 @@ type platformBlock struct {
 // Render refuses it, so nothing can be applied.
 func Load(fsys fs.FS, dir string, vars Vars) (*Profile, hcl.Diagnostics) {
 	p, diags := load(fsys, dir, vars)
-	return p, p.redactDiags(diags)
+	return p, p.redactDiags(p.loadMarks.redactDiags(diags))
 }
 
 func load(fsys fs.FS, dir string, vars Vars) (*Profile, hcl.Diagnostics) {
@@ -166,6 +195,7 @@ func load(fsys fs.FS, dir string, vars Vars) (*Profile, hcl.Diagnostics) {
 		platforms: map[string]*platformBlock{},
 		templates: map[string]hcl.Expression{},
 		secrets:   &secrets{},
+		loadMarks: &markRegistry{},
 	}
 	files, diags := p.parseDir(fsys, dir)
 	if len(files) == 0 && !diags.HasErrors() {
@@ -197,6 +227,7 @@ func load(fsys fs.FS, dir string, vars Vars) (*Profile, hcl.Diagnostics) {
 	if p.Hash, err = hashDirs(fsys, dirs); err != nil {
 		return p, hcl.Diagnostics{errDiag("Cannot hash profile", err.Error(), nil)}
 	}
+	p.secrets.inSource = p.inSource(files)
 	p.body = hcl.MergeFiles(files)
 	content, d := p.body.Content(rootSchemaDyn)
 	diags = append(diags, d...)
@@ -518,6 +549,9 @@ func (vd *varDecoder) platformDefault(v *Variable, a *hcl.Attribute) {
 	}
 	v.platformDefault = map[string]cty.Value{}
 	v.pdRange = a.Expr.Range().Ptr()
+	if v.Sensitive {
+		vd.p.masks = append(vd.p.masks, a.Expr.Range())
+	}
 	for it := val.ElementIterator(); it.Next(); {
 		k, ev := it.Element()
 		cv, err := convert.Convert(ev, v.Type)
@@ -531,6 +565,9 @@ func (vd *varDecoder) platformDefault(v *Variable, a *hcl.Attribute) {
 
 // set gives v the value of expr (a default or a -var-file attribute).
 func (vd *varDecoder) set(v *Variable, expr hcl.Expression) {
+	if v.Sensitive {
+		vd.p.masks = append(vd.p.masks, expr.Range())
+	}
 	val, d := expr.Value(nil)
 	vd.diags = append(vd.diags, d...)
 	if !d.HasErrors() {
@@ -603,7 +640,9 @@ func (vd *varDecoder) validate(r varRule, ctx *hcl.EvalContext, platform string)
 		return
 	}
 	var msg string
-	vd.diags = append(vd.diags, gohcl.DecodeExpression(markExpr{Expression: r.msg, s: vd.p.secrets}, ctx, &msg)...)
+	fm := newFieldMarks()
+	vd.diags = append(vd.diags, gohcl.DecodeExpression(markExpr{Expression: r.msg, s: vd.p.secrets, fm: fm, name: "error_message"}, ctx, &msg)...)
+	msg = fm.showString("error_message", msg) // what came from a secret, hidden
 	subj, found := vd.valueRange[r.v.Name]
 	where := ""
 	switch {
@@ -736,9 +775,9 @@ func (p *Profile) platformBlocks() ([]*platformBlock, hcl.Diagnostics) {
 			continue
 		}
 		pb := &platformBlock{}
-		fm := newFieldMarks()
+		fm := p.loadMarks.add(b.DefRange)
 		// var.* as it is on this platform (platform_default).
-		d := decodeBody(newMarkBody(b.Body, p.secrets, fm), p.varCtx(b.Labels[0]), pb)
+		d := decodeBody(newMarkBody(b.Body, p.secrets, fm, nil), p.varCtx(b.Labels[0]), pb)
 		pb.Name, pb.DefRange = b.Labels[0], b.DefRange
 		diags = append(diags, d...)
 		if d.HasErrors() {

@@ -23,8 +23,9 @@ import (
 // ("${tonumber(var.pw) % 1000}s" shown as 10m45s before) is as hidden as
 // the string it came from.
 type fieldMarks struct {
-	mu sync.Mutex
-	m  map[string]*fieldMark
+	mu  sync.Mutex
+	m   map[string]*fieldMark
+	def hcl.Range // the block's header, where diagnostics about it point
 }
 
 // fieldMark is one attribute whose value came from a sensitive value.
@@ -329,8 +330,10 @@ func (f *fieldMarks) refuse(block string, names []string, why string) hcl.Diagno
 }
 
 // whyRecorded is why the fields the host manifest records refuse a
-// sensitive value.
-const whyRecorded = "the host manifest records it (a file every user of the host can read, shown by `wptest status` and copied into run manifests) and later commands use it from there; give it a value that is not secret."
+// sensitive value; what names them ("it").
+func whyRecorded(what string) string {
+	return "the host manifest records " + what + " (a file every user of the host can read, shown by `wptest status` and copied into run manifests) and later commands use it from there; give it a value that is not secret."
+}
 
 // marksOf is the marks of a block that came through a markBody (nil
 // otherwise).
@@ -459,4 +462,99 @@ func (f *fieldMarks) sub(prefix string) *fieldMarks {
 		}
 	}
 	return out
+}
+
+// markRegistry lists the marks of every block one render (or load) made,
+// so that its diagnostics can hide what they quote of a marked attribute.
+type markRegistry struct {
+	mu   sync.Mutex
+	list []*fieldMarks
+}
+
+// add makes the (empty) marks of the block declared at def and lists them.
+// A nil registry lists nothing.
+func (g *markRegistry) add(def hcl.Range) *fieldMarks {
+	fm := newFieldMarks()
+	fm.def = def
+	if g != nil {
+		g.mu.Lock()
+		g.list = append(g.list, fm)
+		g.mu.Unlock()
+	}
+	return fm
+}
+
+// redactDiags hides, in each diagnostic about a marked attribute (its
+// subject overlaps the attribute's expression, or is the header of its
+// block: "Invalid mode", "%q is not an octal file mode"), the secrets of
+// that attribute or block. The backstop (Profile.redactDiags) leaves out
+// short computed secrets; these are hidden where they belong.
+func (g *markRegistry) redactDiags(diags hcl.Diagnostics) hcl.Diagnostics {
+	if g == nil {
+		return diags
+	}
+	g.mu.Lock()
+	list := append([]*fieldMarks(nil), g.list...)
+	g.mu.Unlock()
+	out := make(hcl.Diagnostics, len(diags))
+	for i, d := range diags {
+		out[i] = d
+		if d.Subject == nil {
+			continue
+		}
+		var own []string
+		for _, fm := range list {
+			own = append(own, fm.secretsAbout(*d.Subject)...)
+		}
+		if len(own) == 0 {
+			continue
+		}
+		c := *d
+		c.Summary, c.Detail = redact.Strings(c.Summary, own), redact.Strings(c.Detail, own)
+		out[i] = &c
+	}
+	return out
+}
+
+// secretsAbout are the secrets of the marked attributes whose expression
+// overlaps rng, or all of the block's when rng is its header.
+func (f *fieldMarks) secretsAbout(rng hcl.Range) []string {
+	if f.def.Filename != "" && f.def == rng {
+		return f.secrets()
+	}
+	var out []string
+	for _, n := range f.names() {
+		m := f.get(n)
+		if m.rng.Filename == rng.Filename && m.rng.Overlaps(rng) {
+			out = append(out, m.secrets...)
+		}
+	}
+	return out
+}
+
+// refuseSensitiveForEach refuses a dynamic block whose for_each comes
+// from a sensitive value (as Terraform does): how many blocks it makes,
+// and their labels, show in every plan. Nested dynamic blocks whose
+// for_each needs an outer iterator are left to dynblock (it refuses a
+// marked label itself).
+func (p *Profile) refuseSensitiveForEach(ctx *hcl.EvalContext) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	var walk func(blocks hclsyntax.Blocks)
+	walk = func(blocks hclsyntax.Blocks) {
+		for _, b := range blocks {
+			if a, ok := b.Body.Attributes["for_each"]; ok && b.Type == "dynamic" {
+				if v, d := a.Expr.Value(ctx); !d.HasErrors() && v.ContainsMarked() {
+					diags = append(diags, errDiag("Sensitive value not allowed here",
+						"dynamic "+strings.Join(b.Labels, ".")+": for_each comes from a sensitive value, but "+whyStructural, a.Expr.Range().Ptr()))
+				}
+			}
+			walk(b.Body.Blocks)
+		}
+	}
+	for _, b := range p.content.Blocks {
+		if sb, ok := b.Body.(*hclsyntax.Body); ok {
+			walk(hclsyntax.Blocks{{Type: b.Type, Labels: b.Labels, Body: sb}})
+		}
+	}
+	return diags
 }

@@ -195,11 +195,12 @@ type ref struct {
 // every declared platform, so errors here only come from a platform the
 // profile does not declare.
 func (p *Profile) Render(platform string) (*Rendered, hcl.Diagnostics) {
-	r, diags := p.render(platform)
-	return r, p.redactDiags(diags)
+	reg := &markRegistry{}
+	r, diags := p.render(platform, reg)
+	return r, p.redactDiags(reg.redactDiags(diags))
 }
 
-func (p *Profile) render(platform string) (*Rendered, hcl.Diagnostics) {
+func (p *Profile) render(platform string, reg *markRegistry) (*Rendered, hcl.Diagnostics) {
 	if !p.ok {
 		return nil, hcl.Diagnostics{errDiag("Profile not loaded", "The profile had errors; nothing can be rendered.", nil)}
 	}
@@ -214,9 +215,10 @@ func (p *Profile) render(platform string) (*Rendered, hcl.Diagnostics) {
 		return nil, diags
 	}
 	ctx := p.evalCtx(locals, pb.value)
+	diags = append(diags, p.refuseSensitiveForEach(ctx)...)
 	// Values leave HCL unmarked through this body, their secrets
-	// remembered for redact.
-	content, d := newMarkBody(dynblock.Expand(p.body, ctx), p.secrets, nil).Content(rootSchema)
+	// remembered for redact and their marks kept per field (reg).
+	content, d := newMarkBody(dynblock.Expand(p.body, ctx), p.secrets, nil, reg).Content(rootSchema)
 	diags = append(diags, d...)
 	if diags.HasErrors() {
 		return nil, diags

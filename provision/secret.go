@@ -1,6 +1,7 @@
 package provision
 
 import (
+	"bytes"
 	"slices"
 	"sort"
 	"strings"
@@ -21,17 +22,22 @@ const sensitiveMark = "sensitive"
 // Redacted is what output shows in place of a sensitive value.
 const Redacted = "(sensitive)"
 
-// secrets are the strings a profile's output hides wherever they appear
-// (the backstop behind fieldMarks, which say which fields came from a
-// secret): the sensitive variables' values and strings computed from
-// them. A marked value is unmarked where it leaves HCL (decoded into an
-// op, a template's body), and its strings are remembered here first, so
-// the text about an op (its errors, a command's output) hides them while
-// the host still gets the real value.
+// secrets are the strings a profile's output hides wherever they appear:
+// the backstop behind fieldMarks (which say which fields came from a
+// secret, and hide them there), for text no mark reaches, such as a
+// command's output or an error. They are the sensitive variables' values
+// and what functions computed from them (upper(var.pw) may be printed by
+// any command). The value of a whole attribute is not one of them: one a
+// secret merely chose ("present" or "absent") is hidden in its field, and
+// would hide the word everywhere else.
 type secrets struct {
 	mu      sync.Mutex
 	vars    []string // the sensitive variables' own values
-	derived []string // strings computed from them
+	derived []string // strings functions computed from them
+	// inSource says whether a string is written in the profile's own
+	// files: then a function that returned it (lookup, coalesce) chose
+	// it, and it is no secret.
+	inSource func(string) bool
 }
 
 // minDerived is the shortest computed secret hidden in free text. A
@@ -58,7 +64,7 @@ func (s *secrets) addVar(str string) {
 // s adds ("-p${var.pw}" shows as "-p(sensitive)", not as one opaque
 // string).
 func (s *secrets) add(str string) {
-	if str == "" {
+	if str == "" || s.inSource != nil && s.inSource(str) {
 		return
 	}
 	s.mu.Lock()
@@ -120,12 +126,11 @@ func (s *secrets) walk(v cty.Value, marked bool) {
 	}
 }
 
-// unmark is v without marks, its secrets remembered.
+// unmark is v without marks (what they said is in fieldMarks).
 func (s *secrets) unmark(v cty.Value) cty.Value {
 	if !v.ContainsMarked() {
 		return v
 	}
-	s.collect(v)
 	u, _ := v.UnmarkDeep()
 	return u
 }
@@ -197,10 +202,11 @@ type markBody struct {
 	keep   map[string]bool
 	fm     *fieldMarks
 	prefix string
+	reg    *markRegistry // where each block's new marks are listed
 }
 
-func newMarkBody(b hcl.Body, s *secrets, fm *fieldMarks) hcl.Body {
-	return markBody{Body: b, s: s, keep: map[string]bool{"vars": true}, fm: fm}
+func newMarkBody(b hcl.Body, s *secrets, fm *fieldMarks, reg *markRegistry) hcl.Body {
+	return markBody{Body: b, s: s, keep: map[string]bool{"vars": true}, fm: fm, reg: reg}
 }
 
 func (b markBody) wrapContent(c *hcl.BodyContent) *hcl.BodyContent {
@@ -214,9 +220,9 @@ func (b markBody) wrapContent(c *hcl.BodyContent) *hcl.BodyContent {
 		nb := *blk
 		fm, prefix := b.fm, b.prefix+blk.Type+"."
 		if fm == nil {
-			fm, prefix = newFieldMarks(), ""
+			fm, prefix = b.reg.add(blk.DefRange), ""
 		}
-		nb.Body = markBody{Body: blk.Body, s: b.s, keep: b.keep, fm: fm, prefix: prefix}
+		nb.Body = markBody{Body: blk.Body, s: b.s, keep: b.keep, fm: fm, prefix: prefix, reg: b.reg}
 		out.Blocks[i] = &nb
 	}
 	return &out
@@ -245,7 +251,7 @@ func (b markBody) Content(schema *hcl.BodySchema) (*hcl.BodyContent, hcl.Diagnos
 func (b markBody) PartialContent(schema *hcl.BodySchema) (*hcl.BodyContent, hcl.Body, hcl.Diagnostics) {
 	c, rest, d := b.Body.PartialContent(schema)
 	if rest != nil {
-		rest = markBody{Body: rest, s: b.s, keep: b.keep, fm: b.fm, prefix: b.prefix}
+		rest = markBody{Body: rest, s: b.s, keep: b.keep, fm: b.fm, prefix: b.prefix, reg: b.reg}
 	}
 	return b.wrapContent(c), rest, d
 }
@@ -276,3 +282,16 @@ func (e markExpr) Value(ctx *hcl.EvalContext) (cty.Value, hcl.Diagnostics) {
 // UnwrapExpression lets hcl.ExprList, traversals and keywords see the
 // expression itself.
 func (e markExpr) UnwrapExpression() hcl.Expression { return e.Expression }
+
+// inSource says whether a string is written in one of the profile's own
+// files (its and its parts' HCL; not a -var-file, which holds the secrets).
+func (p *Profile) inSource(files []*hcl.File) func(string) bool {
+	return func(s string) bool {
+		for _, f := range files {
+			if bytes.Contains(f.Bytes, []byte(s)) {
+				return true
+			}
+		}
+		return false
+	}
+}
