@@ -90,9 +90,9 @@ type CheckReport struct {
 	HTTP    map[string]any `json:"http,omitempty"`
 	Command map[string]any `json:"command,omitempty"`
 	Timeout string         `json:"timeout"`
-	Ran     bool          `json:"ran"`
-	Passed  bool          `json:"passed"`
-	Error   string        `json:"error,omitempty"`
+	Ran     bool           `json:"ran"`
+	Passed  bool           `json:"passed"`
+	Error   string         `json:"error,omitempty"`
 }
 
 // FactReport is one fact's output after apply.
