@@ -1,11 +1,14 @@
 package provision
 
 import (
+	"fmt"
+	"io/fs"
 	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -557,4 +560,25 @@ func (p *Profile) refuseSensitiveForEach(ctx *hcl.EvalContext) hcl.Diagnostics {
 		}
 	}
 	return diags
+}
+
+// mode is parseMode of attribute name; when it came from a secret, the
+// octal forms of the mode join its secrets (a change's details print
+// "mode 0644 -> 0205").
+func (f *fieldMarks) mode(name string, s *string, def fs.FileMode, rng hcl.Range) (fs.FileMode, hcl.Diagnostics) {
+	m, diags := parseMode(s, def, rng)
+	if !diags.HasErrors() {
+		f.rendered(name, fmt.Sprintf("%04o", m), fmt.Sprintf("%o", m))
+	}
+	return m, diags
+}
+
+// duration is parseDuration of attribute name; when it came from a
+// secret, the duration as Go prints it joins its secrets ("10m45s").
+func (f *fieldMarks) duration(name string, s *string, def time.Duration, rng hcl.Range) (time.Duration, hcl.Diagnostics) {
+	d, diags := parseDuration(s, def, rng)
+	if !diags.HasErrors() {
+		f.rendered(name, d.String())
+	}
+	return d, diags
 }

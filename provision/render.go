@@ -19,7 +19,6 @@ import (
 	"github.com/wptest/wptest/internal/hcldiag"
 	"github.com/wptest/wptest/internal/redact"
 	"github.com/zclconf/go-cty/cty"
-	"github.com/zclconf/go-cty/cty/convert"
 )
 
 // Rendered is a profile evaluated for one platform: ops in run order,
@@ -265,8 +264,13 @@ func (p *Profile) sensitiveValues() []string {
 			vals = append(vals, pv)
 		}
 		for _, val := range vals {
-			if s, err := convert.Convert(val, cty.String); err == nil && !s.IsNull() && s.AsString() != "" && !slices.Contains(out, s.AsString()) {
-				out = append(out, s.AsString())
+			// Each string and number in it (a bool is no text to hide).
+			var leaves []string
+			shownLeaves(val.Mark(sensitiveMark), false, &leaves)
+			for _, s := range leaves {
+				if s != "" && !slices.Contains(out, s) {
+					out = append(out, s)
+				}
 			}
 		}
 	}
@@ -625,9 +629,8 @@ func (p *Profile) decodeFileOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext
 		return nil, nil, d
 	}
 	diags = append(diags, absPath(fb.Path, fb.PathRange)...)
-	mode, d := parseMode(fb.Mode, 0o644, fb.ModeRange)
+	mode, d := base.marks.mode("mode", fb.Mode, 0o644, fb.ModeRange)
 	diags = append(diags, d...)
-	base.marks.rendered("mode", fmt.Sprintf("%04o", mode), fmt.Sprintf("%o", mode))
 	op := &FileOp{opBase: base, Path: fb.Path, Mode: mode, Owner: str(fb.Owner), Group: str(fb.Group)}
 	n := 0
 	for _, x := range []*string{fb.Template, fb.Content, fb.Source} {
@@ -673,9 +676,8 @@ func (p *Profile) decodeDirOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext,
 		return nil, nil, d
 	}
 	diags = append(diags, absPath(db.Path, db.PathRange)...)
-	mode, d := parseMode(db.Mode, 0o755, db.ModeRange)
+	mode, d := base.marks.mode("mode", db.Mode, 0o755, db.ModeRange)
 	diags = append(diags, d...)
-	base.marks.rendered("mode", fmt.Sprintf("%04o", mode), fmt.Sprintf("%o", mode))
 	if diags.HasErrors() {
 		return nil, nil, diags
 	}
@@ -731,11 +733,10 @@ func (p *Profile) decodeCommandOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalCont
 	if d := decodeBody(body, ctx, &cb); d.HasErrors() {
 		return nil, nil, d
 	}
-	to, d := parseDuration(cb.Timeout, 0, cb.TimeoutRange)
+	to, d := base.marks.duration("timeout", cb.Timeout, 0, cb.TimeoutRange)
 	if d.HasErrors() {
 		return nil, nil, d
 	}
-	base.marks.rendered("timeout", to.String())
 	return &CommandOp{opBase: base, Run: cb.Run, Unless: str(cb.Unless), OnlyIf: str(cb.OnlyIf), Creates: str(cb.Creates), Stdin: str(cb.Stdin), Timeout: to}, nil, nil
 }
 
@@ -750,9 +751,8 @@ func (p *Profile) decodeServiceOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalCont
 	diags = append(diags, d...)
 	onNotify, d := oneOf("on_notify", sb.OnNotify, "reload", []string{"reload", "restart"}, sb.OnNotifyRange)
 	diags = append(diags, d...)
-	rt, d := parseDuration(sb.ReadyTimeout, 30*time.Second, sb.ReadyTimeoutRange)
+	rt, d := base.marks.duration("ready_timeout", sb.ReadyTimeout, 30*time.Second, sb.ReadyTimeoutRange)
 	diags = append(diags, d...)
-	base.marks.rendered("ready_timeout", rt.String())
 	diags = append(diags, base.marks.refuse(base.id, []string{"reload_on", "restart_on"}, whyStructural)...)
 	if diags.HasErrors() {
 		return nil, nil, diags
@@ -787,10 +787,9 @@ func decodeCheck(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext) (*Check, hcl
 		return nil, d
 	}
 	var diags hcl.Diagnostics
-	to, d := parseDuration(cb.Timeout, 10*time.Second, cb.TimeoutRange)
+	to, d := marksOf(b).duration("timeout", cb.Timeout, 10*time.Second, cb.TimeoutRange)
 	diags = append(diags, d...)
 	c := &Check{ID: "check." + b.Labels[0], Timeout: to, marks: marksOf(b)}
-	c.marks.rendered("timeout", to.String())
 	if (cb.HTTP == nil) == (cb.Command == nil) {
 		return nil, append(diags, errDiag("Invalid check", c.ID+": give exactly one http or command block.", b.DefRange.Ptr()))
 	}

@@ -40,14 +40,14 @@ type secrets struct {
 	inSource func(string) bool
 }
 
-// minDerived is the shortest computed secret hidden in free text. A
-// shorter one (substr(var.pw, 0, 1), a number below 1000) would hide
-// every such letter or digit of a plan; the fields it came from are
-// hidden by their marks instead, and free text cannot keep one letter
-// secret anyway.
-const minDerived = 4
+// minSecret is the shortest secret searched for in text. A shorter one
+// (a one-letter value, substr(var.pw, 0, 1), a number below 1000) would
+// hide every such letter or digit of a plan; the fields it came from are
+// hidden by their marks, and free text cannot keep one letter secret
+// anyway.
+const minSecret = 4
 
-// addVar remembers the value of a sensitive variable, whatever its length.
+// addVar remembers the value of a sensitive variable.
 func (s *secrets) addVar(str string) {
 	if str == "" {
 		return
@@ -82,14 +82,14 @@ func (s *secrets) add(str string) {
 	s.derived = append(s.derived, str)
 }
 
-// list is the secrets free text hides, longest first: the variables'
-// values, and the computed ones of at least minDerived bytes.
+// list is the secrets text hides, longest first: the variables' values
+// and the computed ones, of at least minSecret bytes.
 func (s *secrets) list() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := append([]string(nil), s.vars...)
-	for _, v := range s.derived {
-		if len(v) >= minDerived {
+	var out []string
+	for _, v := range slices.Concat(s.vars, s.derived) {
+		if len(v) >= minSecret {
 			out = append(out, v)
 		}
 	}
