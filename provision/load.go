@@ -930,6 +930,12 @@ func mergePlatform(a, b *platformBlock) hcl.Diagnostics {
 		a.marked[what] = append(a.marked[what], b.marked[what]...)
 	}
 	for _, i := range b.marked["deviations"] {
+		if i == "" { // all of b's
+			for j := range b.Deviations {
+				a.marked["deviations"] = append(a.marked["deviations"], strconv.Itoa(j+len(a.Deviations)))
+			}
+			continue
+		}
 		n, _ := strconv.Atoi(i)
 		a.marked["deviations"] = append(a.marked["deviations"], strconv.Itoa(n+len(a.Deviations)))
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -168,45 +169,62 @@ func shownTemplate(t *hclsyntax.TemplateExpr, ctx *hcl.EvalContext) (cty.Value, 
 	return cty.StringVal(b.String()), secrets
 }
 
-// shownLeaves is v with every leaf that is marked (or inside a marked
-// value) replaced by Redacted, its string appended to secrets (numbers
-// too: "645" may be printed anywhere).
+// shownLeaves is v with every part that is marked replaced by Redacted:
+// a leaf, or a whole collection (its keys and length may come from the
+// secret: { (var.pw) = "x" }, split(",", var.pw)). The strings of what it
+// hides are appended to secrets (numbers too: "645" may be printed
+// anywhere; keys too).
 func shownLeaves(v cty.Value, marked bool, secrets *[]string) cty.Value {
+	if !marked && !v.ContainsMarked() {
+		return v
+	}
 	v, m := v.Unmark()
-	marked = marked || len(m) > 0
 	ty := v.Type()
 	switch {
-	case !v.IsKnown() || v.IsNull():
-		if marked {
-			return cty.StringVal(Redacted)
-		}
-		return v
-	case ty.IsPrimitiveType():
-		if !marked {
-			return v
-		}
-		if ty != cty.Bool {
-			if s, err := convert.Convert(v, cty.String); err == nil {
-				*secrets = append(*secrets, s.AsString())
-			}
-		}
+	case marked || len(m) > 0:
+		collectLeaves(v, true, secrets)
 		return cty.StringVal(Redacted)
+	case !v.IsKnown() || v.IsNull() || ty.IsPrimitiveType():
+		return v
 	case ty.IsMapType() || ty.IsObjectType():
 		out := map[string]cty.Value{}
 		for it := v.ElementIterator(); it.Next(); {
 			k, ev := it.Element()
-			out[k.AsString()] = shownLeaves(ev, marked, secrets)
+			out[k.AsString()] = shownLeaves(ev, false, secrets)
 		}
 		return cty.ObjectVal(out)
 	case ty.IsListType() || ty.IsSetType() || ty.IsTupleType():
 		var out []cty.Value
 		for it := v.ElementIterator(); it.Next(); {
 			_, ev := it.Element()
-			out = append(out, shownLeaves(ev, marked, secrets))
+			out = append(out, shownLeaves(ev, false, secrets))
 		}
 		return cty.TupleVal(out)
 	}
 	return cty.StringVal(Redacted)
+}
+
+// collectLeaves appends the strings of v's leaves (strings and numbers,
+// not bools) and, with keys, of its map and object keys to secrets.
+func collectLeaves(v cty.Value, keys bool, secrets *[]string) {
+	v, _ = v.UnmarkDeep()
+	ty := v.Type()
+	switch {
+	case !v.IsKnown() || v.IsNull() || ty == cty.Bool:
+	case ty.IsPrimitiveType():
+		if s, err := convert.Convert(v, cty.String); err == nil {
+			*secrets = append(*secrets, s.AsString())
+		}
+	case ty.IsMapType() || ty.IsObjectType() || ty.IsListType() || ty.IsSetType() || ty.IsTupleType():
+		keyed := ty.IsMapType() || ty.IsObjectType()
+		for it := v.ElementIterator(); it.Next(); {
+			k, ev := it.Element()
+			if keyed && keys {
+				*secrets = append(*secrets, k.AsString())
+			}
+			collectLeaves(ev, keys, secrets)
+		}
+	}
 }
 
 // show is how output shows real, the Go value decoded from attribute
@@ -360,20 +378,7 @@ func textFor(s string, own []string, backstop func(string) string) string {
 func (pb *platformBlock) takeMarks(fm *fieldMarks) hcl.Diagnostics {
 	diags := fm.refuse("platform."+pb.Name, []string{"package_manager"}, "it names the package manager every package op shows; it is apt or dnf, never a secret.")
 	pb.marked = map[string][]string{}
-	all := map[string]func() []string{
-		"packages": func() []string { return mapKeys(pb.Packages) },
-		"paths":    func() []string { return mapKeys(pb.Paths) },
-		"services": func() []string { return mapKeys(pb.Services) },
-		"values":   func() []string { return objKeys(pb.Values) },
-		"deviations": func() []string {
-			var out []string
-			for i := range pb.Deviations {
-				out = append(out, strconv.Itoa(i))
-			}
-			return out
-		},
-	}
-	for what, keys := range all {
+	for _, what := range []string{"packages", "paths", "services", "values", "deviations"} {
 		m := fm.get(what)
 		if m == nil {
 			continue
@@ -391,8 +396,8 @@ func (pb *platformBlock) takeMarks(fm *fieldMarks) hcl.Diagnostics {
 					ks = []string{strconv.FormatInt(i, 10)}
 				}
 			}
-			if ks == nil { // the whole value, or a step we cannot name
-				ks = keys()
+			if ks == nil { // the whole value (its keys too), or a step we cannot name
+				ks = []string{""}
 			}
 			for _, k := range ks {
 				if !seen[k] {
@@ -413,10 +418,13 @@ func firstStep(p cty.Path) cty.PathStep {
 }
 
 // markElems is v (an object, a map or a list) with the elements at keys
-// (names, or indexes in decimal) marked sensitive.
+// (names, or indexes in decimal) marked sensitive; key "" marks v whole.
 func markElems(v cty.Value, keys []string) cty.Value {
 	if len(keys) == 0 || v.IsNull() || !v.IsKnown() {
 		return v
+	}
+	if slices.Contains(keys, "") {
+		return v.Mark(sensitiveMark)
 	}
 	ty := v.Type()
 	if ty.IsListType() || ty.IsTupleType() {
@@ -448,6 +456,11 @@ func markElems(v cty.Value, keys []string) cty.Value {
 func (pb *platformBlock) shownDeviations() []string {
 	out := append([]string{}, pb.Deviations...)
 	for _, k := range pb.marked["deviations"] {
+		if k == "" {
+			for i := range out {
+				out[i] = Redacted
+			}
+		}
 		if i, err := strconv.Atoi(k); err == nil && i >= 0 && i < len(out) {
 			out[i] = Redacted
 		}

@@ -264,9 +264,10 @@ func (p *Profile) sensitiveValues() []string {
 			vals = append(vals, pv)
 		}
 		for _, val := range vals {
-			// Each string and number in it (a bool is no text to hide).
+			// Each string and number in it (a bool is no text to hide,
+			// nor are a map's keys).
 			var leaves []string
-			shownLeaves(val.Mark(sensitiveMark), false, &leaves)
+			collectLeaves(val, false, &leaves)
 			for _, s := range leaves {
 				if s != "" && !slices.Contains(out, s) {
 					out = append(out, s)

@@ -315,3 +315,45 @@ func TestSensitiveVarFileSnippet(t *testing.T) {
 		t.Errorf("snippet:\n%s", out)
 	}
 }
+
+// TestSensitiveKeysAndShapes: a map whose keys come from a secret, or a
+// list whose length does, shows as one "(sensitive)", keys and all
+// (platform.* too).
+func TestSensitiveKeysAndShapes(t *testing.T) {
+	fsys := secretProfile(`check "h" {
+  http {
+    url           = "http://127.0.0.1/"
+    headers       = { (var.pw) = "x" }
+    expect_header = { (upper(var.pw)) = "y" }
+  }
+}
+command "keys" {
+  run = join(",", keys(platform.values))
+}
+package "p" {
+  names = split("-", var.pw)
+}
+`)
+	m := fsys["p/main.hcl"]
+	m.Data = bytes.Replace(m.Data, []byte(`package_manager = "apt"`), []byte(`package_manager = "apt"
+  values          = { (var.pw) = "v" }`), 1)
+	p, diags := Load(fsys, "p", Vars{Args: []string{"pw=" + secretPW}})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	r, diags := p.Render("debian-12")
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	js, _ := json.Marshal(r.Offline())
+	for _, s := range []string{secretPW, strings.ToUpper(secretPW), `"hunter2"`, `"Secret"`} {
+		if strings.Contains(string(js), s) {
+			t.Errorf("plan shows %q:\n%s", s, js)
+		}
+	}
+	for _, want := range []string{`"headers":"(sensitive)"`, `"expect_header":"(sensitive)"`, `"run":"(sensitive)"`, `"names":"(sensitive)"`} {
+		if !strings.Contains(string(js), want) {
+			t.Errorf("plan does not show %s:\n%s", want, js)
+		}
+	}
+}
