@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/wptest/wptest/internal/hcldiag"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 )
@@ -675,7 +676,11 @@ func parseVarArg(v *Variable, raw string) (cty.Value, hcl.Diagnostics) {
 	}
 	bad := hcl.Diagnostics{errDiag("Invalid value for variable",
 		fmt.Sprintf("-var %s=%s: not a valid %s value (strings are taken as given only for string variables).", v.Name, shown, typeexpr.TypeString(v.Type)), nil)}
-	expr, diags := hclsyntax.ParseExpression([]byte(raw), "<value for var."+v.Name+">", hcl.InitialPos)
+	name := "<value for var." + v.Name + ">"
+	if d := hcldiag.Check(name, []byte(raw), hcldiag.Expression); d != nil {
+		return cty.NilVal, hcl.Diagnostics{errDiag("Invalid value for variable", fmt.Sprintf("-var %s: %s: %s", v.Name, d[0].Summary, d[0].Detail), nil)}
+	}
+	expr, diags := hclsyntax.ParseExpression([]byte(raw), name, hcl.InitialPos)
 	if diags.HasErrors() {
 		return cty.NilVal, bad
 	}

@@ -838,6 +838,9 @@ func (p *Profile) renderTemplate(rel string, ctx *hcl.EvalContext, vars cty.Valu
 		}
 		// Registered with the parser so diagnostics show the template's lines.
 		p.parser.AddFile(name, &hcl.File{Body: hcl.EmptyBody(), Bytes: src})
+		if d := hcldiag.Check(name, src, hcldiag.Template); d != nil {
+			return "", d
+		}
 		var diags hcl.Diagnostics
 		expr, diags = hclsyntax.ParseTemplate(src, name, hcl.InitialPos)
 		if diags.HasErrors() {
