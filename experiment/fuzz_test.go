@@ -44,6 +44,7 @@ func FuzzLoad(f *testing.F) {
 	addSeeds(f)
 	f.Add([]byte("experiment \"e\" {}\nfixture \"minimal\" { seed = 1 }\nprofile \"caddy\" {}\nscenario \"s\" {\n  kind = \"kit\"\n  visitors = []\n}\n"))
 	f.Add([]byte("experiment \"e\" {\n  description = \"\xff\"\n}\n"))
+	f.Add([]byte("x = " + strings.Repeat("(", 300) + "1" + strings.Repeat(")", 300) + "\n")) // nested too deep
 	f.Fuzz(func(t *testing.T, src []byte) {
 		sp, err := Load("exp.hcl", src, LoadOptions{})
 		sp2, err2 := Load("exp.hcl", src, LoadOptions{})

@@ -13,6 +13,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/wptest/wptest/host"
+	"github.com/wptest/wptest/internal/hcldiag"
 	"github.com/wptest/wptest/provision/cloud"
 )
 
@@ -77,6 +78,9 @@ func withSources(ps results.Column, sources []string, declared bool) (results.Co
 
 // stringList reads an HCL list of strings given as a variable's value.
 func stringList(raw string) ([]string, error) {
+	if d := hcldiag.Check("<allow_from>", []byte(raw), hcldiag.Expression); d != nil {
+		return nil, d
+	}
 	expr, diags := hclsyntax.ParseExpression([]byte(raw), "<allow_from>", hcl.InitialPos)
 	if diags.HasErrors() {
 		return nil, diags

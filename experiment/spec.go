@@ -153,10 +153,7 @@ type LoadOptions struct {
 // file:line:col with the source line; the error carries exit code 2.
 func Load(filename string, src []byte, opt LoadOptions) (*Spec, error) {
 	p := hclparse.NewParser()
-	f, diags := p.ParseHCL(src, filename)
-	if d := hcldiag.UTF8(filename, src); d != nil {
-		diags = d // HCL would misplace the bad byte and all after it
-	}
+	f, diags := hcldiag.ParseHCL(p, src, filename) // not UTF-8, or nested too deep: one error, not parsed
 	if diags.HasErrors() {
 		return nil, exitcode.With(exitcode.Config, hcldiag.Error(p.Files(), diags))
 	}

@@ -387,7 +387,7 @@ func TestContractMariaDBLoopbackOnly(t *testing.T) {
 				}
 				found := false
 				for _, c := range rep.Checks {
-					found = found || c.Command != nil && strings.Contains(c.Command.Run, "@@bind_address") && strings.Contains(c.Command.ExpectRegex, `127\.0\.0\.1`)
+					found = found || c.Command != nil && strings.Contains(fmt.Sprint(c.Command["run"]), "@@bind_address") && strings.Contains(fmt.Sprint(c.Command["expect_regex"]), `127\.0\.0\.1`)
 				}
 				if !found {
 					t.Errorf("no check proves MariaDB listens on loopback only")

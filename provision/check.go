@@ -22,6 +22,8 @@ type Check struct {
 	Timeout time.Duration
 	HTTP    *HTTPCheck
 	Command *CommandCheck
+	// marks say which of its attributes came from a sensitive value.
+	marks *fieldMarks
 }
 
 // HTTPCheck is a request made from the host's point of view.
@@ -55,17 +57,52 @@ type Fact struct {
 	Run         string `json:"run"`
 	ExpectRegex string `json:"expect_regex,omitempty"`
 	Deviation   string `json:"deviation,omitempty"`
+	// marks say which of its attributes came from a sensitive value.
+	marks *fieldMarks
 }
 
-// deviation is what the fact's output makes a deviation of ("" if none).
-func (f *Fact) deviation(output string) string {
+// deviation is what the fact's output makes a deviation of ("" if none),
+// as output shows it: the deviation as its marks show it, its "%s" the
+// output as text shows it.
+func (f *Fact) deviation(output string, text func(string) string) string {
 	if f.ExpectRegex == "" || regexp.MustCompile(f.ExpectRegex).MatchString(output) {
 		return ""
 	}
 	if output == "" {
 		output = "(no output)"
 	}
-	return strings.ReplaceAll(f.Deviation, "%s", output)
+	return strings.ReplaceAll(f.marks.showString("deviation", f.Deviation), "%s", text(output))
+}
+
+// shown is a copy of f as output shows it (its marks, then redact).
+func (f *Fact) shown(redact func(string) string) *Fact {
+	return &Fact{ID: f.ID, Run: redact(f.marks.showString("run", f.Run)),
+		ExpectRegex: redact(f.marks.showString("expect_regex", f.ExpectRegex)),
+		Deviation:   redact(f.marks.showString("deviation", f.Deviation))}
+}
+
+// report is c's spec as output shows it (its marks, then redact).
+func (c *Check) report(redact func(string) string) *CheckReport {
+	cr := &CheckReport{ID: c.ID, Timeout: c.marks.showString("timeout", c.Timeout.String())}
+	if c.HTTP != nil {
+		cr.HTTP = c.marks.sub("http.").shownFields(fields(c.HTTP), redact)
+	}
+	if c.Command != nil {
+		cr.Command = c.marks.sub("command.").shownFields(fields(c.Command), redact)
+	}
+	return cr
+}
+
+// shownFields is showFields of m, a struct's fields, with every marked
+// field that fields left out (omitempty: a false insecure, a zero)
+// shown too: left out, it would say what the secret made it.
+func (f *fieldMarks) shownFields(m map[string]any, redact func(string) string) map[string]any {
+	for _, n := range f.names() {
+		if _, ok := m[n]; !ok && !strings.Contains(n, ".") {
+			m[n] = Redacted
+		}
+	}
+	return f.showFields(m, redact)
 }
 
 // Wait runs the check until it passes or its timeout ends; the error is the

@@ -172,6 +172,7 @@ func decodeDescriptions(r *Rendered, blocks hcl.Blocks, ctx *hcl.EvalContext) hc
 func decodeSite(b *hcl.Block, ctx *hcl.EvalContext) (*Site, hcl.Diagnostics) {
 	var sb siteBlock
 	diags := decodeBody(b.Body, ctx, &sb)
+	diags = append(diags, refuseRecorded(b)...)
 	if diags.HasErrors() {
 		return nil, diags
 	}
@@ -190,7 +191,7 @@ func decodeRun(b *hcl.Block, ctx *hcl.EvalContext) (run string, ok bool, diags h
 		return "", false, diags
 	}
 	var rb refreshBlock
-	if d := decodeBody(rest, ctx, &rb); d.HasErrors() {
+	if d := append(decodeBody(rest, ctx, &rb), refuseRecorded(b)...); d.HasErrors() {
 		return "", false, append(diags, d...)
 	}
 	return rb.Run, true, diags
@@ -212,7 +213,7 @@ func decodeProcessGroup(b *hcl.Block, ctx *hcl.EvalContext, seen map[string]hcl.
 		return ProcessGroup{}, false, diags
 	}
 	var gb groupBlock
-	d := decodeBody(rest, ctx, &gb)
+	d := append(decodeBody(rest, ctx, &gb), refuseRecorded(b)...)
 	diags = append(diags, d...)
 	if d.HasErrors() {
 		return ProcessGroup{}, false, diags
@@ -239,19 +240,21 @@ func decodeSiteFiles(b *hcl.Block, ctx *hcl.EvalContext, seen map[string]hcl.Ran
 		return SiteFiles{}, false, diags
 	}
 	var fb siteFilesBlock
-	if d := decodeBody(rest, ctx, &fb); d.HasErrors() {
+	if d := append(decodeBody(rest, ctx, &fb), refuseRecorded(b)...); d.HasErrors() {
 		return SiteFiles{}, false, append(diags, d...)
 	}
 	return SiteFiles{Name: name, List: fb.List, Remove: fb.Remove}, true, diags
 }
 
 // siteFiles records in r.Site the paths the profile's own file, directory
-// and link ops write inside the docroot (not the docroot itself).
-func (r *Rendered) siteFiles() {
+// and link ops write inside the docroot (not the docroot itself). Such a
+// path may not come from a sensitive value: the host manifest lists it.
+func (r *Rendered) siteFiles() hcl.Diagnostics {
 	if r.Site == nil {
-		return
+		return nil
 	}
 	var files []string
+	var diags hcl.Diagnostics
 	for _, op := range r.Ops {
 		var p string
 		switch o := op.(type) {
@@ -265,11 +268,30 @@ func (r *Rendered) siteFiles() {
 			continue
 		}
 		if rel, ok := strings.CutPrefix(path.Clean(p), r.Site.Docroot+"/"); ok {
+			diags = append(diags, op.(specer).base().marks.refuse(op.ID(), []string{"path"}, whyRecorded("the paths of the files the profile writes in the site's docroot"))...)
 			files = append(files, rel)
 		}
 	}
 	slices.Sort(files)
 	r.Site.Files = slices.Compact(files)
+	return diags
+}
+
+// refuseRecorded refuses a sensitive value in any attribute of a block
+// whose values the host manifest records (but its when, refused as
+// structural already).
+func refuseRecorded(b *hcl.Block) hcl.Diagnostics {
+	fm := marksOf(b)
+	var names []string
+	for _, n := range fm.names() {
+		if n != "when" {
+			names = append(names, n)
+		}
+	}
+	if names == nil {
+		return nil
+	}
+	return fm.refuse(blockName(b), names, whyRecorded("it"))
 }
 
 // Server is what a profile declares about its web server (the server
@@ -353,7 +375,7 @@ func decodeServer(blocks hcl.Blocks, ctx *hcl.EvalContext) (*serverBlock, hcl.Di
 		}
 		at = b.DefRange.Ptr()
 		var sb serverBlock
-		if d := decodeBody(b.Body, ctx, &sb); d.HasErrors() {
+		if d := append(decodeBody(b.Body, ctx, &sb), refuseRecorded(b)...); d.HasErrors() {
 			diags = append(diags, d...)
 			continue
 		}
@@ -435,6 +457,10 @@ func resolveServer(r *Rendered, sb *serverBlock, services map[string]*ServiceOp,
 		}
 		if s.State != "running" {
 			diags = append(diags, errDiag("Server service not running", fmt.Sprintf("%s is state = %q; the server's services are the ones the profile runs.", id, s.State), sb.ServicesRange.Ptr()))
+			continue
+		}
+		if d := s.marks.refuse(id, []string{"name", "start", "stop", "status", "restart"}, whyRecorded("the commands of the server's services")); d != nil {
+			diags = append(diags, d...)
 			continue
 		}
 		r.serverOps = append(r.serverOps, s)
@@ -526,7 +552,7 @@ func (r *Rendered) RetireMade(prev []SiteFiles) {
 		}
 		mine[m.Name] = true
 		c := &CommandOp{opBase: opBase{id: "command.retire_site_files_" + m.Name, kind: "command"},
-			Run: m.Remove, Unless: "[ \"$( (" + m.List + ") | wc -c)\" -eq 0 ]", redact: r.redact}
+			Run: m.Remove, Unless: "[ \"$( (" + m.List + ") | wc -c)\" -eq 0 ]"}
 		ops = append(ops, c)
 	}
 	r.Ops = append(ops, r.Ops...)

@@ -86,12 +86,8 @@ func decodeBody(body hcl.Body, ctx *hcl.EvalContext, val any) hcl.Diagnostics {
 	return hcldiag.Sorted(gohcl.DecodeBody(body, ctx, val))
 }
 
-// parseHCL is p.ParseHCL, but a file that is not UTF-8 is one error at
-// its first bad byte (HCL would misplace it and every error after it).
+// parseHCL is hcldiag.ParseHCL: a file that is not UTF-8 or nests too
+// deep is one error at its first such place.
 func parseHCL(p *hclparse.Parser, src []byte, name string) (*hcl.File, hcl.Diagnostics) {
-	f, diags := p.ParseHCL(src, name)
-	if d := hcldiag.UTF8(name, src); d != nil {
-		return f, d
-	}
-	return f, diags
+	return hcldiag.ParseHCL(p, src, name)
 }

@@ -54,9 +54,12 @@
 //	                                # blocks included; each value is validated
 //	  description = "port for plain HTTP"
 //	  sensitive   = false           # true: value shown as "(sensitive)" in plans,
-//	                                # output and errors, and so is every string computed
-//	                                # from it (functions, templates, locals) wherever
-//	                                # it appears in a file body or command shown
+//	                                # output, errors and host manifests, and so is every
+//	                                # field computed from it (functions, templates,
+//	                                # locals, numbers: its marks are kept per field);
+//	                                # the site, server, teardown, site_files and
+//	                                # process_group blocks, when, depends_on, notify and
+//	                                # a dynamic for_each refuse it
 //	operator_only = false           # true: only the person running wptest sets it
 //	                                # (-var, -var-file); an experiment file may pass
 //	                                # their -var through (vars = { x = var.y }) but

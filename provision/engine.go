@@ -82,15 +82,17 @@ type Notification struct {
 	Error   string   `json:"error,omitempty"`
 }
 
-// CheckReport is one check: its spec and, after apply, whether it passed.
+// CheckReport is one check: its spec (HTTPCheck's or CommandCheck's
+// fields, by their JSON names, as output shows them) and, after apply,
+// whether it passed.
 type CheckReport struct {
-	ID      string        `json:"id"`
-	HTTP    *HTTPCheck    `json:"http,omitempty"`
-	Command *CommandCheck `json:"command,omitempty"`
-	Timeout string        `json:"timeout"`
-	Ran     bool          `json:"ran"`
-	Passed  bool          `json:"passed"`
-	Error   string        `json:"error,omitempty"`
+	ID      string         `json:"id"`
+	HTTP    map[string]any `json:"http,omitempty"`
+	Command map[string]any `json:"command,omitempty"`
+	Timeout string         `json:"timeout"`
+	Ran     bool           `json:"ran"`
+	Passed  bool           `json:"passed"`
+	Error   string         `json:"error,omitempty"`
 }
 
 // FactReport is one fact's output after apply.
@@ -101,13 +103,19 @@ type FactReport struct {
 	Error  string `json:"error,omitempty"`
 }
 
+// report is the report every mode starts from: everything the profile
+// says, as output shows it. Each field that came from a sensitive value
+// (fieldMarks) shows as its marks say; every string also goes through
+// r.redact (the sensitive variables' values, a URL's userinfo). The site,
+// process groups, teardown and server are shown as they are: they refuse
+// sensitive values (the host manifest records them).
 func (r *Rendered) report(mode, hostName string) *Report {
 	rep := &Report{Mode: mode, Profile: r.Profile.Name, Hash: r.Profile.Hash, Platform: r.Platform, Host: hostName,
-		Deviations: append([]string{}, r.Deviations...), Blocked: r.Blocked, ops: map[string]*OpReport{},
+		Deviations: r.redactAll(r.Deviations), Blocked: r.redactAll(r.Blocked), ops: map[string]*OpReport{},
 		Site: r.Site, Groups: r.Groups, Teardown: r.Teardown, Server: r.Server, Retired: r.retired}
 	for _, f := range r.Facts {
 		if f.ExpectRegex != "" {
-			rep.DeviationRules = append(rep.DeviationRules, f)
+			rep.DeviationRules = append(rep.DeviationRules, f.shown(r.redact))
 		}
 	}
 	for _, v := range r.Profile.Variables {
@@ -123,22 +131,7 @@ func (r *Rendered) report(mode, hostName string) *Report {
 	for _, op := range r.Ops {
 		s := op.(specer)
 		b := s.base()
-		spec := s.spec()
-		for k, v := range spec { // sensitive values never reach a plan
-			switch x := v.(type) {
-			case string:
-				spec[k] = r.redact(x)
-			case []string:
-				if x == nil {
-					continue // keep "not set" distinct from "empty"
-				}
-				red := make([]string, len(x))
-				for i, e := range x {
-					red[i] = r.redact(e)
-				}
-				spec[k] = red
-			}
-		}
+		spec := b.marks.showFields(s.spec(), r.redact) // sensitive values never reach a plan
 		or := &OpReport{ID: b.id, Kind: b.kind, DependsOn: b.dependsOn, Spec: spec}
 		for _, n := range r.notices[b.id] {
 			or.Notify = append(or.Notify, n.action+" "+n.service)
@@ -147,24 +140,56 @@ func (r *Rendered) report(mode, hostName string) *Report {
 		rep.ops[b.id] = or
 	}
 	for _, c := range r.Checks {
-		cr := &CheckReport{ID: c.ID, Timeout: c.Timeout.String()}
-		if c.HTTP != nil {
-			hc := *c.HTTP
-			hc.URL = r.redact(hc.URL)
-			hc.Headers = map[string]string{}
-			for k, v := range c.HTTP.Headers {
-				hc.Headers[k] = r.redact(v)
-			}
-			cr.HTTP = &hc
-		}
-		if c.Command != nil {
-			cc := *c.Command
-			cc.Run = r.redact(cc.Run)
-			cr.Command = &cc
-		}
-		rep.Checks = append(rep.Checks, cr)
+		rep.Checks = append(rep.Checks, c.report(r.redact))
 	}
 	return rep
+}
+
+// redactAll is r.redact of each of ss.
+func (r *Rendered) redactAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = r.redact(s)
+	}
+	return out
+}
+
+// text hides in s, text about a block whose marks are fm (an op's
+// change or error, a check's failure, a fact's output), the secrets of
+// its marked parts and the backstop's.
+func (r *Rendered) text(fm *fieldMarks, s string) string { return textFor(s, fm.secrets(), r.redact) }
+
+// opText is r.text for op.
+func (r *Rendered) opText(op Op, s string) string {
+	if sp, ok := op.(specer); ok {
+		return r.text(sp.base().marks, s)
+	}
+	return r.redact(s)
+}
+
+// shownChange is c as output shows it, details hidden as op's text.
+func (r *Rendered) shownChange(op Op, c Change) *Change {
+	sc := c
+	sc.Details = nil
+	for _, d := range c.Details {
+		sc.Details = append(sc.Details, r.opText(op, d))
+	}
+	return &sc
+}
+
+// shownErr is an error as output shows it: its text with the secrets
+// hidden, while errors.Is and errors.As still see the error it wraps.
+type shownErr struct {
+	msg string
+	err error
+}
+
+func (e *shownErr) Error() string { return e.msg }
+func (e *shownErr) Unwrap() error { return e.err }
+
+// opErr is err as output shows it, its text hidden as op's.
+func (r *Rendered) opErr(op Op, err error) error {
+	return &shownErr{msg: r.opText(op, err.Error()), err: err}
 }
 
 func ctyToGo(v cty.Value) any {
@@ -195,15 +220,16 @@ func (r *Rendered) Plan(ctx context.Context, h host.Host, progress Progress) (*R
 		or := rep.ops[op.ID()]
 		c, err := op.Check(ctx, h)
 		if err != nil {
+			err = r.opErr(op, err)
 			or.Error = err.Error()
 			err = exitcode.With(exitcode.Provision, fmt.Errorf("check %s on %s: %w", op.ID(), h.Name(), err))
 			rep.Error = err.Error()
 			return rep, err
 		}
-		or.Change = &c
+		or.Change = r.shownChange(op, c)
 		if c.Needed {
 			rep.Changes++
-			emit(op.ID(), "would "+c.Action+detailSuffix(c))
+			emit(op.ID(), "would "+c.Action+detailSuffix(*or.Change))
 		}
 	}
 	return rep, nil
@@ -284,16 +310,16 @@ func (r *Rendered) applyOps(ctx context.Context, h host.Host, rep *Report, emit 
 		emit(id, "checking")
 		c, err := op.Check(ctx, h)
 		if err != nil {
-			return nil, nil, &opFailure{or, "check " + id, err}
+			return nil, nil, &opFailure{or, "check " + id, r.opErr(op, err)}
 		}
-		or.Change = &c
+		or.Change = r.shownChange(op, c)
 		if !c.Needed {
 			emit(id, "ok")
 			continue
 		}
-		emit(id, c.Action+detailSuffix(c))
+		emit(id, c.Action+detailSuffix(*or.Change))
 		if err := op.Apply(ctx, h, c); err != nil {
-			return nil, nil, &opFailure{or, "apply " + id, err}
+			return nil, nil, &opFailure{or, "apply " + id, r.opErr(op, err)}
 		}
 		or.Applied = true
 		rep.Changes++
@@ -353,6 +379,7 @@ func (r *Rendered) notify(ctx context.Context, h host.Host, rep *Report, pending
 		emit(s.id, p.action+" (changed: "+strings.Join(p.by, ", ")+")")
 		n := Notification{Service: s.id, Action: p.action, By: p.by}
 		if err := s.Notify(ctx, h, p.action); err != nil {
+			err = r.opErr(s, err)
 			n.Error = err.Error()
 			rep.Notified = append(rep.Notified, n)
 			return &opFailure{rep.ops[s.id], p.action + " " + s.id, err}
@@ -372,9 +399,10 @@ func (r *Rendered) runChecks(ctx context.Context, h host.Host, rep *Report, emit
 		err := c.Wait(ctx, h)
 		cr.Ran = true
 		if err != nil {
-			cr.Error = err.Error()
-			failed = append(failed, c.ID+": "+err.Error())
-			emit(c.ID, "FAILED: "+err.Error())
+			msg := r.text(c.marks, err.Error())
+			cr.Error = msg
+			failed = append(failed, c.ID+": "+msg)
+			emit(c.ID, "FAILED: "+msg)
 			continue
 		}
 		cr.Passed = true
@@ -387,17 +415,18 @@ func (r *Rendered) runChecks(ctx context.Context, h host.Host, rep *Report, emit
 // stderr) and error.
 func (r *Rendered) readFacts(ctx context.Context, h host.Host, rep *Report) {
 	for _, f := range r.Facts {
-		fr := &FactReport{ID: f.ID, Run: f.Run}
+		fr := &FactReport{ID: f.ID, Run: r.redact(f.marks.showString("run", f.Run))}
 		res, err := h.Run(ctx, host.Cmd{Script: f.Run, Label: f.ID})
-		fr.Output = strings.TrimSpace(string(res.Stdout))
-		if fr.Output == "" {
-			fr.Output = strings.TrimSpace(string(res.Stderr))
+		out := strings.TrimSpace(string(res.Stdout))
+		if out == "" {
+			out = strings.TrimSpace(string(res.Stderr))
 		}
+		fr.Output = r.text(f.marks, out)
 		if err != nil {
-			fr.Error = err.Error()
+			fr.Error = r.text(f.marks, err.Error())
 		}
-		if d := f.deviation(fr.Output); d != "" {
-			rep.Deviations = append(rep.Deviations, d)
+		if d := f.deviation(out, func(s string) string { return r.text(f.marks, s) }); d != "" {
+			rep.Deviations = append(rep.Deviations, r.redact(d))
 		}
 		rep.Facts = append(rep.Facts, fr)
 	}
@@ -544,9 +573,9 @@ func (rep *Report) writeChecks(p printer) {
 		}
 		what := ""
 		if c.HTTP != nil {
-			what = fmt.Sprintf("%s %s (%s) expect %d", c.HTTP.Method, c.HTTP.URL, c.HTTP.Protocol, c.HTTP.ExpectStatus)
+			what = fmt.Sprintf("%v %v (%v) expect %v", c.HTTP["method"], c.HTTP["url"], c.HTTP["protocol"], c.HTTP["expect_status"])
 		} else {
-			what = "run " + c.Command.Run
+			what = fmt.Sprintf("run %v", c.Command["run"])
 		}
 		p("  %s [%s]%s\n", c.ID, what, st)
 	}

@@ -249,6 +249,9 @@ func templateFileFunc(pf *profileFS, fns map[string]function.Function) function.
 				k, v := it.Element()
 				ctx.Variables[k.AsString()] = v
 			}
+			if d := hcldiag.Check(name, b, hcldiag.Template); d != nil {
+				return cty.UnknownVal(cty.String), hcldiag.Line(d)
+			}
 			expr, diags := hclsyntax.ParseTemplate(b, name, hcl.InitialPos)
 			if diags.HasErrors() {
 				return cty.UnknownVal(cty.String), hcldiag.Line(diags)

@@ -79,6 +79,7 @@ func FuzzLoad(f *testing.F) {
 		f.Add(s)
 	}
 	f.Add([]byte("profile {\n  description = \"x\"\n  platforms = [\"debian-12\"]\n}\n# \xff\nplatform \"debian-12\" {\n  package_manager = \"apt\"\n}\n"))
+	f.Add([]byte("x = " + strings.Repeat("(", 300) + "1" + strings.Repeat(")", 300) + "\n")) // nested too deep
 	f.Fuzz(func(t *testing.T, src []byte) {
 		fsys := fstest.MapFS{"bad/main.hcl": &fstest.MapFile{Data: src}}
 		files := map[string][]byte{}

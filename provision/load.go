@@ -10,6 +10,7 @@ import (
 	"path"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/wptest/wptest/internal/hcldiag"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 )
@@ -88,13 +90,42 @@ type Profile struct {
 	platforms map[string]*platformBlock
 	templates map[string]hcl.Expression
 	secrets   *secrets
-	ok        bool // loaded without error
+	loadMarks *markRegistry // the platform blocks' marks
+	masks     []hcl.Range   // where files hold a sensitive variable's value
+	ok        bool          // loaded without error
 	platRange hcl.Range
 }
 
 // Files returns the parsed files (profile, var files, templates) for
-// WriteDiagnostics.
-func (p *Profile) Files() map[string]*hcl.File { return p.parser.Files() }
+// WriteDiagnostics. Where a file gives a sensitive variable its value (a
+// -var-file, a default), the snippet shows asterisks: a diagnostic on
+// that line would print the secret else.
+func (p *Profile) Files() map[string]*hcl.File {
+	files := p.parser.Files()
+	if len(p.masks) == 0 {
+		return files
+	}
+	out := make(map[string]*hcl.File, len(files))
+	maps.Copy(out, files)
+	masked := map[string]bool{}
+	for _, rng := range p.masks {
+		f := out[rng.Filename]
+		if f == nil {
+			continue
+		}
+		if !masked[rng.Filename] {
+			nf := *f
+			nf.Bytes = append([]byte(nil), f.Bytes...)
+			f, out[rng.Filename], masked[rng.Filename] = &nf, &nf, true
+		}
+		for i := rng.Start.Byte; i < rng.End.Byte && i < len(f.Bytes); i++ {
+			if f.Bytes[i] != '\n' && f.Bytes[i] != '\r' {
+				f.Bytes[i] = '*'
+			}
+		}
+	}
+	return out
+}
 
 var rootSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
 	{Type: "profile"},
@@ -145,6 +176,10 @@ type platformBlock struct {
 	PMRange        hcl.Range         `hcl:"package_manager,attr_value_range"`
 
 	value cty.Value
+	// marked are the keys of packages, paths, services and values, and the
+	// indexes of deviations, whose values came from a sensitive value:
+	// platform.* carries their marks on into the ops.
+	marked map[string][]string
 }
 
 // Load reads the profile in dir of fsys, resolves its variables from vars,
@@ -155,7 +190,7 @@ type platformBlock struct {
 // Render refuses it, so nothing can be applied.
 func Load(fsys fs.FS, dir string, vars Vars) (*Profile, hcl.Diagnostics) {
 	p, diags := load(fsys, dir, vars)
-	return p, p.redactDiags(diags)
+	return p, p.redactDiags(p.loadMarks.redactDiags(diags))
 }
 
 func load(fsys fs.FS, dir string, vars Vars) (*Profile, hcl.Diagnostics) {
@@ -166,6 +201,7 @@ func load(fsys fs.FS, dir string, vars Vars) (*Profile, hcl.Diagnostics) {
 		platforms: map[string]*platformBlock{},
 		templates: map[string]hcl.Expression{},
 		secrets:   &secrets{},
+		loadMarks: &markRegistry{},
 	}
 	files, diags := p.parseDir(fsys, dir)
 	if len(files) == 0 && !diags.HasErrors() {
@@ -197,6 +233,7 @@ func load(fsys fs.FS, dir string, vars Vars) (*Profile, hcl.Diagnostics) {
 	if p.Hash, err = hashDirs(fsys, dirs); err != nil {
 		return p, hcl.Diagnostics{errDiag("Cannot hash profile", err.Error(), nil)}
 	}
+	p.secrets.inSource = p.inSource(files)
 	p.body = hcl.MergeFiles(files)
 	content, d := p.body.Content(rootSchemaDyn)
 	diags = append(diags, d...)
@@ -403,7 +440,7 @@ func (p *Profile) decodeVariables(vars Vars) hcl.Diagnostics {
 		return vd.diags
 	}
 	for _, s := range p.sensitiveValues() {
-		p.secrets.add(s)
+		p.secrets.addVar(s)
 	}
 	// Each rule is checked on every value its variable takes: once, or
 	// once per platform where a platform_default differs.
@@ -521,6 +558,9 @@ func (vd *varDecoder) platformDefault(v *Variable, a *hcl.Attribute) {
 	}
 	v.platformDefault = map[string]cty.Value{}
 	v.pdRange = a.Expr.Range().Ptr()
+	if v.Sensitive {
+		vd.p.masks = append(vd.p.masks, a.Expr.Range())
+	}
 	for it := val.ElementIterator(); it.Next(); {
 		k, ev := it.Element()
 		cv, err := convert.Convert(ev, v.Type)
@@ -534,6 +574,9 @@ func (vd *varDecoder) platformDefault(v *Variable, a *hcl.Attribute) {
 
 // set gives v the value of expr (a default or a -var-file attribute).
 func (vd *varDecoder) set(v *Variable, expr hcl.Expression) {
+	if v.Sensitive {
+		vd.p.masks = append(vd.p.masks, expr.Range())
+	}
 	val, d := expr.Value(nil)
 	vd.diags = append(vd.diags, d...)
 	if !d.HasErrors() {
@@ -606,7 +649,9 @@ func (vd *varDecoder) validate(r varRule, ctx *hcl.EvalContext, platform string)
 		return
 	}
 	var msg string
-	vd.diags = append(vd.diags, gohcl.DecodeExpression(markExpr{Expression: r.msg, s: vd.p.secrets}, ctx, &msg)...)
+	fm := newFieldMarks()
+	vd.diags = append(vd.diags, gohcl.DecodeExpression(markExpr{Expression: r.msg, s: vd.p.secrets, fm: fm, name: "error_message"}, ctx, &msg)...)
+	msg = fm.showString("error_message", msg) // what came from a secret, hidden
 	subj, found := vd.valueRange[r.v.Name]
 	where := ""
 	switch {
@@ -639,7 +684,11 @@ func parseVarArg(v *Variable, raw string) (cty.Value, hcl.Diagnostics) {
 	}
 	bad := hcl.Diagnostics{errDiag("Invalid value for variable",
 		fmt.Sprintf("-var %s=%s: not a valid %s value (strings are taken as given only for string variables).", v.Name, shown, typeexpr.TypeString(v.Type)), nil)}
-	expr, diags := hclsyntax.ParseExpression([]byte(raw), "<value for var."+v.Name+">", hcl.InitialPos)
+	name := "<value for var." + v.Name + ">"
+	if d := hcldiag.Check(name, []byte(raw), hcldiag.Expression); d != nil {
+		return cty.NilVal, hcl.Diagnostics{errDiag("Invalid value for variable", fmt.Sprintf("-var %s: %s: %s", v.Name, d[0].Summary, d[0].Detail), nil)}
+	}
+	expr, diags := hclsyntax.ParseExpression([]byte(raw), name, hcl.InitialPos)
 	if diags.HasErrors() {
 		return cty.NilVal, bad
 	}
@@ -718,11 +767,11 @@ func (p *Profile) decodePlatforms() hcl.Diagnostics {
 		pb.value = cty.ObjectVal(map[string]cty.Value{
 			"name":            cty.StringVal(pb.Name),
 			"package_manager": cty.StringVal(pb.PackageManager),
-			"packages":        strObj(pb.Packages),
-			"paths":           strObj(pb.Paths),
-			"services":        strObj(pb.Services),
-			"values":          pb.Values,
-			"deviations":      strList(pb.Deviations),
+			"packages":        markElems(strObj(pb.Packages), pb.marked["packages"]),
+			"paths":           markElems(strObj(pb.Paths), pb.marked["paths"]),
+			"services":        markElems(strObj(pb.Services), pb.marked["services"]),
+			"values":          markElems(pb.Values, pb.marked["values"]),
+			"deviations":      markElems(strList(pb.Deviations), pb.marked["deviations"]),
 		})
 	}
 	return diags
@@ -739,11 +788,16 @@ func (p *Profile) platformBlocks() ([]*platformBlock, hcl.Diagnostics) {
 			continue
 		}
 		pb := &platformBlock{}
+		fm := p.loadMarks.add(b.DefRange)
 		// var.* as it is on this platform (platform_default).
-		d := decodeBody(newMarkBody(b.Body, p.secrets), p.varCtx(b.Labels[0]), pb)
+		d := decodeBody(newMarkBody(b.Body, p.secrets, fm, nil), p.varCtx(b.Labels[0]), pb)
 		pb.Name, pb.DefRange = b.Labels[0], b.DefRange
 		diags = append(diags, d...)
 		if d.HasErrors() {
+			continue
+		}
+		if d := pb.takeMarks(fm); d.HasErrors() {
+			diags = append(diags, d...)
 			continue
 		}
 		if pb.PackageManager != "" && pb.PackageManager != "apt" && pb.PackageManager != "dnf" {
@@ -882,6 +936,22 @@ func mergePlatform(a, b *platformBlock) hcl.Diagnostics {
 		vals[k] = bv[k]
 	}
 	a.Values = cty.ObjectVal(vals)
+	if a.marked == nil {
+		a.marked = map[string][]string{}
+	}
+	for _, what := range []string{"packages", "paths", "services", "values"} {
+		a.marked[what] = append(a.marked[what], b.marked[what]...)
+	}
+	for _, i := range b.marked["deviations"] {
+		if i == "" { // all of b's
+			for j := range b.Deviations {
+				a.marked["deviations"] = append(a.marked["deviations"], strconv.Itoa(j+len(a.Deviations)))
+			}
+			continue
+		}
+		n, _ := strconv.Atoi(i)
+		a.marked["deviations"] = append(a.marked["deviations"], strconv.Itoa(n+len(a.Deviations)))
+	}
 	a.Deviations = append(a.Deviations, b.Deviations...)
 	return diags
 }

@@ -44,6 +44,8 @@ type opBase struct {
 	dependsOn []string
 	notify    []string // service op ids
 	index     int      // position in the profile, for stable ordering
+	// marks say which of its attributes came from a sensitive value.
+	marks *fieldMarks
 }
 
 func (b *opBase) ID() string       { return b.id }
@@ -204,14 +206,21 @@ func (f *FileOp) Check(ctx context.Context, h host.Host) (Change, error) {
 		return Change{}, err
 	}
 	want := f.sum()
+	// A body computed from a secret: its digest and size are too (a
+	// digest of a short secret is the secret).
+	secret := f.marks.marked("content")
 	switch si.kind {
 	case "absent", "link":
 		what := "create"
 		if si.kind == "link" {
 			what = "replace symlink"
 		}
+		d := fmt.Sprintf("%s: %d bytes, sha256 %s, mode %04o", what, len(f.Body), short(want), f.Mode)
+		if secret {
+			d = fmt.Sprintf("%s: %s, mode %04o", what, Redacted, f.Mode)
+		}
 		return Change{Needed: true, Action: "create", state: fileFacts{write: true, as: as},
-			Details: append([]string{fmt.Sprintf("%s: %d bytes, sha256 %s, mode %04o", what, len(f.Body), short(want), f.Mode)}, asDetail(as)...)}, nil
+			Details: append([]string{d}, asDetail(as)...)}, nil
 	case "file":
 	default:
 		return Change{}, fmt.Errorf("%s exists and is not a regular file (%s)", f.Path, si.kind)
@@ -224,7 +233,11 @@ func (f *FileOp) Check(ctx context.Context, h host.Host) (Change, error) {
 	}
 	if have != want {
 		ff.write = true
-		details = append(details, fmt.Sprintf("content: sha256 %s -> %s (%d bytes)", short(have), short(want), len(f.Body)))
+		if secret {
+			details = append(details, "content: changes, "+Redacted)
+		} else {
+			details = append(details, fmt.Sprintf("content: sha256 %s -> %s (%d bytes)", short(have), short(want), len(f.Body)))
+		}
 	}
 	if si.mode != f.Mode {
 		ff.chmod = true
@@ -642,16 +655,15 @@ type CommandOp struct {
 	Creates string
 	Stdin   string
 	Timeout time.Duration
-	redact  func(string) string
 }
 
 func (c *CommandOp) spec() map[string]any {
-	m := map[string]any{"run": c.redact(c.Run)}
+	m := map[string]any{"run": c.Run}
 	if c.Unless != "" {
-		m["unless"] = c.redact(c.Unless)
+		m["unless"] = c.Unless
 	}
 	if c.OnlyIf != "" {
-		m["only_if"] = c.redact(c.OnlyIf)
+		m["only_if"] = c.OnlyIf
 	}
 	if c.Creates != "" {
 		m["creates"] = c.Creates

@@ -101,7 +101,6 @@ func TestCommandGuardsLocal(t *testing.T) {
 	h := host.NewLocal(nil)
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "m")
-	id := func(s string) string { return s }
 	for _, tc := range []struct {
 		name string
 		op   CommandOp
@@ -114,13 +113,13 @@ func TestCommandGuardsLocal(t *testing.T) {
 		{"only_if passes", CommandOp{Run: "true", OnlyIf: "test -d " + dir}, true},
 		{"no guard", CommandOp{Run: "true"}, true},
 	} {
-		tc.op.id, tc.op.redact = "command."+tc.name, id
+		tc.op.id = "command." + tc.name
 		c, err := tc.op.Check(context.Background(), h)
 		if err != nil || c.Needed != tc.want {
 			t.Errorf("%s: needed=%v err=%v, want %v", tc.name, c.Needed, err, tc.want)
 		}
 	}
-	op := &CommandOp{opBase: opBase{id: "command.c"}, Run: "touch " + marker, Creates: marker, redact: id}
+	op := &CommandOp{opBase: opBase{id: "command.c"}, Run: "touch " + marker, Creates: marker}
 	checkApply(t, h, op)
 }
 

@@ -92,9 +92,9 @@ func (r *Rendered) Preflight(ctx context.Context, h host.Host, f host.Facts) (*P
 		pv := OpPreview{ID: op.ID()}
 		c, err := op.Check(ctx, h)
 		if err != nil {
-			pv.Error = err.Error()
+			pv.Error = r.opText(op, err.Error())
 		} else {
-			pv.Change, pv.Details = c.Needed, c.Details
+			pv.Change, pv.Details = c.Needed, r.shownChange(op, c).Details
 		}
 		*list = append(*list, pv)
 	}

@@ -73,7 +73,7 @@ func TestOpsQuoteHostileValues(t *testing.T) {
 		if got, err := os.Readlink(l.Path); err != nil || got != l.Target {
 			t.Errorf("link %q -> %q, %v; want %q", l.Path, got, err, l.Target)
 		}
-		c := &CommandOp{opBase: opBase{id: "command.c"}, Run: "true", Creates: filepath.Join(base, "c"+n), redact: func(s string) string { return s }}
+		c := &CommandOp{opBase: opBase{id: "command.c"}, Run: "true", Creates: filepath.Join(base, "c"+n)}
 		if ch, err := c.Check(ctx, rec); err != nil || !ch.Needed {
 			t.Errorf("creates %q (absent): %+v, %v", c.Creates, ch, err)
 		}

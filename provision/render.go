@@ -19,7 +19,6 @@ import (
 	"github.com/wptest/wptest/internal/hcldiag"
 	"github.com/wptest/wptest/internal/redact"
 	"github.com/zclconf/go-cty/cty"
-	"github.com/zclconf/go-cty/cty/convert"
 )
 
 // Rendered is a profile evaluated for one platform: ops in run order,
@@ -195,11 +194,12 @@ type ref struct {
 // every declared platform, so errors here only come from a platform the
 // profile does not declare.
 func (p *Profile) Render(platform string) (*Rendered, hcl.Diagnostics) {
-	r, diags := p.render(platform)
-	return r, p.redactDiags(diags)
+	reg := &markRegistry{}
+	r, diags := p.render(platform, reg)
+	return r, p.redactDiags(reg.redactDiags(diags))
 }
 
-func (p *Profile) render(platform string) (*Rendered, hcl.Diagnostics) {
+func (p *Profile) render(platform string, reg *markRegistry) (*Rendered, hcl.Diagnostics) {
 	if !p.ok {
 		return nil, hcl.Diagnostics{errDiag("Profile not loaded", "The profile had errors; nothing can be rendered.", nil)}
 	}
@@ -208,15 +208,16 @@ func (p *Profile) render(platform string) (*Rendered, hcl.Diagnostics) {
 		return nil, hcl.Diagnostics{errDiag("Unsupported platform",
 			fmt.Sprintf("Profile %s supports %s, not %q.", p.Name, strings.Join(p.Platforms, ", "), platform), nil)}
 	}
-	r := &Rendered{Profile: p, Platform: platform, PackageManager: pb.PackageManager, Deviations: pb.Deviations, notices: map[string][]notice{}}
+	r := &Rendered{Profile: p, Platform: platform, PackageManager: pb.PackageManager, Deviations: pb.shownDeviations(), notices: map[string][]notice{}}
 	locals, diags := p.evalLocals(pb.value)
 	if diags.HasErrors() {
 		return nil, diags
 	}
 	ctx := p.evalCtx(locals, pb.value)
+	diags = append(diags, p.refuseSensitiveForEach(ctx)...)
 	// Values leave HCL unmarked through this body, their secrets
-	// remembered for redact.
-	content, d := newMarkBody(dynblock.Expand(p.body, ctx), p.secrets).Content(rootSchema)
+	// remembered for redact and their marks kept per field (reg).
+	content, d := newMarkBody(dynblock.Expand(p.body, ctx), p.secrets, nil, reg).Content(rootSchema)
 	diags = append(diags, d...)
 	if diags.HasErrors() {
 		return nil, diags
@@ -243,7 +244,10 @@ func (p *Profile) render(platform string) (*Rendered, hcl.Diagnostics) {
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	r.siteFiles()
+	diags = append(diags, r.siteFiles()...)
+	if diags.HasErrors() {
+		return nil, diags
+	}
 	return r, diags
 }
 
@@ -260,8 +264,14 @@ func (p *Profile) sensitiveValues() []string {
 			vals = append(vals, pv)
 		}
 		for _, val := range vals {
-			if s, err := convert.Convert(val, cty.String); err == nil && !s.IsNull() && s.AsString() != "" && !slices.Contains(out, s.AsString()) {
-				out = append(out, s.AsString())
+			// Each string and number in it (a bool is no text to hide,
+			// nor are a map's keys).
+			var leaves []string
+			collectLeaves(val, false, &leaves)
+			for _, s := range leaves {
+				if s != "" && !slices.Contains(out, s) {
+					out = append(out, s)
+				}
 			}
 		}
 	}
@@ -305,7 +315,7 @@ func (p *Profile) decodeBlocks(r *Rendered, blocks hcl.Blocks, ctx *hcl.EvalCont
 			d := decodeBody(b.Body, ctx, &pc)
 			diags = append(diags, d...)
 			if !d.HasErrors() && !pc.Condition {
-				r.Blocked = append(r.Blocked, pc.ErrorMessage)
+				r.Blocked = append(r.Blocked, marksOf(b).showString("error_message", pc.ErrorMessage))
 			}
 		case b.Type == "check" || b.Type == "fact":
 			diags = append(diags, decodeCheckOrFact(r, b, ctx)...)
@@ -327,9 +337,6 @@ func (p *Profile) decodeBlocks(r *Rendered, blocks hcl.Blocks, ctx *hcl.EvalCont
 			if s, ok := op.(*ServiceOp); ok {
 				services[s.id] = s
 			}
-			if c, ok := op.(*CommandOp); ok {
-				c.redact = r.redact
-			}
 			r.Ops = append(r.Ops, op)
 		}
 	}
@@ -347,7 +354,7 @@ func decodeCheckOrFact(r *Rendered, b *hcl.Block, ctx *hcl.EvalContext) hcl.Diag
 		if d := decodeBody(rest, ctx, &fb); d.HasErrors() {
 			return append(diags, d...)
 		}
-		f := &Fact{ID: "fact." + b.Labels[0], Run: fb.Run}
+		f := &Fact{ID: "fact." + b.Labels[0], Run: fb.Run, marks: marksOf(b)}
 		if (fb.ExpectRegex == nil) != (fb.Deviation == nil) {
 			return append(diags, errDiag("Incomplete fact deviation", f.ID+": expect_regex and deviation go together: the deviation is recorded when the fact's output does not match expect_regex.", b.DefRange.Ptr()))
 		}
@@ -499,11 +506,26 @@ func decodeWhen(b *hcl.Block, ctx *hcl.EvalContext) (bool, hcl.Body, hcl.Diagnos
 	if a, ok := c.Attributes["when"]; ok {
 		diags = append(diags, gohcl.DecodeExpression(a.Expr, ctx, &when)...)
 	}
-	return when, rest, diags
+	return when, rest, append(diags, refuseStructural(b)...)
+}
+
+// whyStructural is why when, depends_on, notify and an op's references
+// refuse a sensitive value.
+const whyStructural = "it decides which ops, checks and facts there are and in which order, which every plan shows (and its errors name the value); a secret cannot decide it."
+
+// refuseStructural refuses a sensitive value in a block's when,
+// depends_on or notify.
+func refuseStructural(b *hcl.Block) hcl.Diagnostics {
+	return marksOf(b).refuse(blockName(b), []string{"when", "depends_on", "notify"}, whyStructural)
+}
+
+// blockName is how errors name a block: "command.x", "site".
+func blockName(b *hcl.Block) string {
+	return strings.Join(append([]string{b.Type}, b.Labels...), ".")
 }
 
 func decodeCommon(b *hcl.Block, ctx *hcl.EvalContext) (opBase, bool, hcl.Body, []ref, hcl.Diagnostics) {
-	base := opBase{id: b.Type + "." + b.Labels[0], kind: b.Type}
+	base := opBase{id: b.Type + "." + b.Labels[0], kind: b.Type, marks: marksOf(b)}
 	c, rest, diags := b.Body.PartialContent(commonSchema)
 	when := true
 	if a, ok := c.Attributes["when"]; ok {
@@ -527,7 +549,7 @@ func decodeCommon(b *hcl.Block, ctx *hcl.EvalContext) (opBase, bool, hcl.Body, [
 			}
 		}
 	}
-	return base, when, rest, refs, diags
+	return base, when, rest, refs, append(diags, refuseStructural(b)...)
 }
 
 func parseMode(s *string, def fs.FileMode, rng hcl.Range) (fs.FileMode, hcl.Diagnostics) {
@@ -608,7 +630,7 @@ func (p *Profile) decodeFileOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext
 		return nil, nil, d
 	}
 	diags = append(diags, absPath(fb.Path, fb.PathRange)...)
-	mode, d := parseMode(fb.Mode, 0o644, fb.ModeRange)
+	mode, d := base.marks.mode("mode", fb.Mode, 0o644, fb.ModeRange)
 	diags = append(diags, d...)
 	op := &FileOp{opBase: base, Path: fb.Path, Mode: mode, Owner: str(fb.Owner), Group: str(fb.Group)}
 	n := 0
@@ -632,13 +654,18 @@ func (p *Profile) decodeFileOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext
 		}
 		op.Body, op.From = src, "source "+*fb.Source
 	default:
-		body, d := p.renderTemplate(*fb.Template, ctx, fb.Vars, fb.TemplateRange, fb.VarsRange)
+		body, d := p.renderTemplate(*fb.Template, ctx, fb.Vars, fb.TemplateRange, fb.VarsRange, base.marks)
 		diags = append(diags, d...)
 		op.Body, op.From = []byte(body), "template "+*fb.Template
 	}
 	if diags.HasErrors() {
 		return nil, nil, diags
 	}
+	// What the plan shows of the body (its digest and size too) follows
+	// the body's marks; where it came from, the template's or source's.
+	base.marks.alias("from", "template", "source")
+	base.marks.alias("sha256", "content")
+	base.marks.alias("size", "content")
 	return op, nil, diags
 }
 
@@ -650,7 +677,7 @@ func (p *Profile) decodeDirOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext,
 		return nil, nil, d
 	}
 	diags = append(diags, absPath(db.Path, db.PathRange)...)
-	mode, d := parseMode(db.Mode, 0o755, db.ModeRange)
+	mode, d := base.marks.mode("mode", db.Mode, 0o755, db.ModeRange)
 	diags = append(diags, d...)
 	if diags.HasErrors() {
 		return nil, nil, diags
@@ -707,7 +734,7 @@ func (p *Profile) decodeCommandOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalCont
 	if d := decodeBody(body, ctx, &cb); d.HasErrors() {
 		return nil, nil, d
 	}
-	to, d := parseDuration(cb.Timeout, 0, cb.TimeoutRange)
+	to, d := base.marks.duration("timeout", cb.Timeout, 0, cb.TimeoutRange)
 	if d.HasErrors() {
 		return nil, nil, d
 	}
@@ -725,8 +752,9 @@ func (p *Profile) decodeServiceOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalCont
 	diags = append(diags, d...)
 	onNotify, d := oneOf("on_notify", sb.OnNotify, "reload", []string{"reload", "restart"}, sb.OnNotifyRange)
 	diags = append(diags, d...)
-	rt, d := parseDuration(sb.ReadyTimeout, 30*time.Second, sb.ReadyTimeoutRange)
+	rt, d := base.marks.duration("ready_timeout", sb.ReadyTimeout, 30*time.Second, sb.ReadyTimeoutRange)
 	diags = append(diags, d...)
+	diags = append(diags, base.marks.refuse(base.id, []string{"reload_on", "restart_on"}, whyStructural)...)
 	if diags.HasErrors() {
 		return nil, nil, diags
 	}
@@ -760,9 +788,9 @@ func decodeCheck(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext) (*Check, hcl
 		return nil, d
 	}
 	var diags hcl.Diagnostics
-	to, d := parseDuration(cb.Timeout, 10*time.Second, cb.TimeoutRange)
+	to, d := marksOf(b).duration("timeout", cb.Timeout, 10*time.Second, cb.TimeoutRange)
 	diags = append(diags, d...)
-	c := &Check{ID: "check." + b.Labels[0], Timeout: to}
+	c := &Check{ID: "check." + b.Labels[0], Timeout: to, marks: marksOf(b)}
 	if (cb.HTTP == nil) == (cb.Command == nil) {
 		return nil, append(diags, errDiag("Invalid check", c.ID+": give exactly one http or command block.", b.DefRange.Ptr()))
 	}
@@ -801,7 +829,7 @@ func decodeCheck(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext) (*Check, hcl
 	return c, diags
 }
 
-func (p *Profile) renderTemplate(rel string, ctx *hcl.EvalContext, vars cty.Value, rng, varsRng hcl.Range) (string, hcl.Diagnostics) {
+func (p *Profile) renderTemplate(rel string, ctx *hcl.EvalContext, vars cty.Value, rng, varsRng hcl.Range, fm *fieldMarks) (string, hcl.Diagnostics) {
 	expr, ok := p.templates[rel]
 	if !ok {
 		src, name, err := p.pfs.read(rel)
@@ -810,6 +838,9 @@ func (p *Profile) renderTemplate(rel string, ctx *hcl.EvalContext, vars cty.Valu
 		}
 		// Registered with the parser so diagnostics show the template's lines.
 		p.parser.AddFile(name, &hcl.File{Body: hcl.EmptyBody(), Bytes: src})
+		if d := hcldiag.Check(name, src, hcldiag.Template); d != nil {
+			return "", d
+		}
 		var diags hcl.Diagnostics
 		expr, diags = hclsyntax.ParseTemplate(src, name, hcl.InitialPos)
 		if diags.HasErrors() {
@@ -840,6 +871,11 @@ func (p *Profile) renderTemplate(rel string, ctx *hcl.EvalContext, vars cty.Valu
 	v, diags := expr.Value(child)
 	if diags.HasErrors() {
 		return "", diags
+	}
+	if fm != nil && v.ContainsMarked() {
+		// The body as the plan shows it: the template's text, each
+		// interpolation of a secret hidden.
+		fm.record("content", expr, child, v)
 	}
 	s, err := toString(p.secrets.unmark(v))
 	if err != nil {

@@ -24,8 +24,8 @@ func TestReportTextLive(t *testing.T) {
 			},
 			Notified: []Notification{{Service: "web", Action: "reload", By: []string{"file.conf"}}, {Service: "php", Action: "restart", By: []string{"file.conf", "file.pool"}, Error: "timeout"}},
 			Checks: []*CheckReport{
-				{ID: "check.home", HTTP: &HTTPCheck{Method: "GET", URL: "http://127.0.0.1:8080/", Protocol: "h1", ExpectStatus: 200}, Ran: true, Passed: true},
-				{ID: "check.cmd", Command: &CommandCheck{Run: "true"}, Ran: true, Error: "exit 1"},
+				{ID: "check.home", HTTP: fields(&HTTPCheck{Method: "GET", URL: "http://127.0.0.1:8080/", Protocol: "h1", ExpectStatus: 200}), Ran: true, Passed: true},
+				{ID: "check.cmd", Command: fields(&CommandCheck{Run: "true"}), Ran: true, Error: "exit 1"},
 			},
 			Retired: []Service{{Label: "old", Name: "apache2"}},
 			Changes: 2,

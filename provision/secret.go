@@ -1,11 +1,14 @@
 package provision
 
 import (
+	"bytes"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/wptest/wptest/internal/redact"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
 )
@@ -19,48 +22,84 @@ const sensitiveMark = "sensitive"
 // Redacted is what output shows in place of a sensitive value.
 const Redacted = "(sensitive)"
 
-// secrets are the strings a profile's output hides: the sensitive
-// variables' values and every string computed from them. A marked value is
-// unmarked where it leaves HCL (decoded into an op, a template's body), and
-// its strings are remembered here first, so the plan that shows the op
-// redacts them while the host still gets the real value.
+// secrets are the strings a profile's output hides wherever they appear:
+// the backstop behind fieldMarks (which say which fields came from a
+// secret, and hide them there), for text no mark reaches, such as a
+// command's output or an error. They are the sensitive variables' values
+// and what functions computed from them (upper(var.pw) may be printed by
+// any command). The value of a whole attribute is not one of them: one a
+// secret merely chose ("present" or "absent") is hidden in its field, and
+// would hide the word everywhere else.
 type secrets struct {
-	mu   sync.Mutex
-	vals []string // longest first, so a value is replaced before its parts
+	mu      sync.Mutex
+	vars    []string // the sensitive variables' own values
+	derived []string // strings functions computed from them
+	// inSource says whether a string is written in the profile's own
+	// files: then a function that returned it (lookup, coalesce) chose
+	// it, and it is no secret.
+	inSource func(string) bool
 }
 
-// add remembers s, unless it is empty or holds a remembered secret: then
-// redacting that part already hides what s adds ("-p${var.pw}" shows as
-// "-p(sensitive)", not as one opaque string).
-func (s *secrets) add(str string) {
+// minSecret is the shortest secret searched for in text. A shorter one
+// (a one-letter value, substr(var.pw, 0, 1), a number below 1000) would
+// hide every such letter or digit of a plan; the fields it came from are
+// hidden by their marks, and free text cannot keep one letter secret
+// anyway.
+const minSecret = 4
+
+// addVar remembers the value of a sensitive variable.
+func (s *secrets) addVar(str string) {
 	if str == "" {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, v := range s.vals {
+	if !slices.Contains(s.vars, str) {
+		s.vars = append(s.vars, str)
+	}
+}
+
+// add remembers a string computed from a secret, unless it is empty or
+// holds a remembered secret: then redacting that part already hides what
+// s adds ("-p${var.pw}" shows as "-p(sensitive)", not as one opaque
+// string).
+func (s *secrets) add(str string) {
+	if str == "" || s.inSource != nil && s.inSource(str) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, v := range s.vars {
 		if strings.Contains(str, v) {
 			return
 		}
 	}
-	s.vals = append(s.vals, str)
-	sort.SliceStable(s.vals, func(i, j int) bool { return len(s.vals[i]) > len(s.vals[j]) })
+	for _, v := range s.derived {
+		if strings.Contains(str, v) {
+			return
+		}
+	}
+	s.derived = append(s.derived, str)
 }
 
-// list is a copy of the remembered secrets, longest first.
+// list is the secrets text hides, longest first: the variables' values
+// and the computed ones, of at least minSecret bytes.
 func (s *secrets) list() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]string(nil), s.vals...)
+	var out []string
+	for _, v := range slices.Concat(s.vars, s.derived) {
+		if len(v) >= minSecret {
+			out = append(out, v)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
+	return out
 }
 
-// redact replaces every remembered secret in str.
-func (s *secrets) redact(str string) string {
-	for _, v := range s.list() {
-		str = strings.ReplaceAll(str, v, Redacted)
-	}
-	return str
-}
+// redact replaces every remembered secret in str (redact.Strings: one
+// pass, its own marker never touched).
+func (s *secrets) redact(str string) string { return redact.Strings(str, s.list()) }
 
 // collect remembers the string leaves of v that are marked (or inside a
 // marked value). Numbers and bools are not remembered: replacing every "1"
@@ -87,12 +126,11 @@ func (s *secrets) walk(v cty.Value, marked bool) {
 	}
 }
 
-// unmark is v without marks, its secrets remembered.
+// unmark is v without marks (what they said is in fieldMarks).
 func (s *secrets) unmark(v cty.Value) cty.Value {
 	if !v.ContainsMarked() {
 		return v
 	}
-	s.collect(v)
 	u, _ := v.UnmarkDeep()
 	return u
 }
@@ -154,14 +192,21 @@ func recordFunc(f function.Function, s *secrets) function.Function {
 // secrets remembered) before gohcl decodes it: gocty cannot convert a
 // marked value. The attributes named in keep stay marked (a file block's
 // vars go on into its template, where they must still be sensitive).
+// Which attributes were marked is kept in fm, the marks of the top-level
+// block the body belongs to (nil for the root body: each of its blocks
+// gets its own), under prefix + the attribute's name ("http.url" for a
+// check's nested http block).
 type markBody struct {
 	hcl.Body
-	s    *secrets
-	keep map[string]bool
+	s      *secrets
+	keep   map[string]bool
+	fm     *fieldMarks
+	prefix string
+	reg    *markRegistry // where each block's new marks are listed
 }
 
-func newMarkBody(b hcl.Body, s *secrets) hcl.Body {
-	return markBody{Body: b, s: s, keep: map[string]bool{"vars": true}}
+func newMarkBody(b hcl.Body, s *secrets, fm *fieldMarks, reg *markRegistry) hcl.Body {
+	return markBody{Body: b, s: s, keep: map[string]bool{"vars": true}, fm: fm, reg: reg}
 }
 
 func (b markBody) wrapContent(c *hcl.BodyContent) *hcl.BodyContent {
@@ -173,7 +218,11 @@ func (b markBody) wrapContent(c *hcl.BodyContent) *hcl.BodyContent {
 	out.Blocks = make(hcl.Blocks, len(c.Blocks))
 	for i, blk := range c.Blocks {
 		nb := *blk
-		nb.Body = markBody{Body: blk.Body, s: b.s, keep: b.keep}
+		fm, prefix := b.fm, b.prefix+blk.Type+"."
+		if fm == nil {
+			fm, prefix = b.reg.add(blk.DefRange), ""
+		}
+		nb.Body = markBody{Body: blk.Body, s: b.s, keep: b.keep, fm: fm, prefix: prefix, reg: b.reg}
 		out.Blocks[i] = &nb
 	}
 	return &out
@@ -187,7 +236,7 @@ func (b markBody) wrapAttrs(as hcl.Attributes) hcl.Attributes {
 	for n, a := range as {
 		na := *a
 		if !b.keep[n] {
-			na.Expr = markExpr{Expression: a.Expr, s: b.s}
+			na.Expr = markExpr{Expression: a.Expr, s: b.s, fm: b.fm, name: b.prefix + n}
 		}
 		out[n] = &na
 	}
@@ -202,7 +251,7 @@ func (b markBody) Content(schema *hcl.BodySchema) (*hcl.BodyContent, hcl.Diagnos
 func (b markBody) PartialContent(schema *hcl.BodySchema) (*hcl.BodyContent, hcl.Body, hcl.Diagnostics) {
 	c, rest, d := b.Body.PartialContent(schema)
 	if rest != nil {
-		rest = markBody{Body: rest, s: b.s, keep: b.keep}
+		rest = markBody{Body: rest, s: b.s, keep: b.keep, fm: b.fm, prefix: b.prefix, reg: b.reg}
 	}
 	return b.wrapContent(c), rest, d
 }
@@ -213,17 +262,36 @@ func (b markBody) JustAttributes() (hcl.Attributes, hcl.Diagnostics) {
 }
 
 // markExpr is an expression whose value comes out unmarked, its secrets
-// remembered.
+// remembered, and whether it was marked noted in fm (when there is one)
+// under name.
 type markExpr struct {
 	hcl.Expression
-	s *secrets
+	s    *secrets
+	fm   *fieldMarks
+	name string
 }
 
 func (e markExpr) Value(ctx *hcl.EvalContext) (cty.Value, hcl.Diagnostics) {
 	v, d := e.Expression.Value(ctx)
+	if e.fm != nil && v.ContainsMarked() {
+		e.fm.record(e.name, e.Expression, ctx, v)
+	}
 	return e.s.unmark(v), d
 }
 
 // UnwrapExpression lets hcl.ExprList, traversals and keywords see the
 // expression itself.
 func (e markExpr) UnwrapExpression() hcl.Expression { return e.Expression }
+
+// inSource says whether a string is written in one of the profile's own
+// files (its and its parts' HCL; not a -var-file, which holds the secrets).
+func (p *Profile) inSource(files []*hcl.File) func(string) bool {
+	return func(s string) bool {
+		for _, f := range files {
+			if bytes.Contains(f.Bytes, []byte(s)) {
+				return true
+			}
+		}
+		return false
+	}
+}

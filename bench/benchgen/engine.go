@@ -557,6 +557,9 @@ type visitor struct {
 	i  int // its index among the visitors
 	// clicked: its first attempt was made (runHooks.firstClick was told).
 	clicked bool
+	// pastEnd: it started a send after its window ended (the one it
+	// waited for; windowOver).
+	pastEnd bool
 
 	// Open loop only.
 	timer *time.Timer
@@ -624,6 +627,7 @@ func (v *visitor) wake() {
 			v.finish()
 			return
 		}
+		v.pastEnd = v.pastEnd || v.afterWindow()
 		v.attemptAt(v.due, w == waitCounted)
 	}
 	for {
@@ -635,6 +639,9 @@ func (v *visitor) wake() {
 		if !run {
 			v.finish()
 			return
+		}
+		if v.windowOver(counted) {
+			continue
 		}
 		v.k++
 		if d := time.Until(at); d > 0 {
@@ -711,10 +718,18 @@ func (v *visitor) skipExpired(at time.Time) bool {
 			n = max(0, n+left)
 		}
 	}
-	if n == 0 {
-		return true
+	v.countUnsent(n, errNoConnection)
+	return true
+}
+
+// countUnsent counts n sends the schedule intended that never left this
+// machine, queue timeouts (err says why), all at once.
+func (v *visitor) countUnsent(n int64, err error) {
+	if n <= 0 {
+		return
 	}
-	key := errKey{result.QueueTimeout, errNoConnection.Error()}
+	now := time.Now()
+	key := errKey{result.QueueTimeout, err.Error()}
 	v.st.mu.Lock()
 	v.st.out[result.QueueTimeout] += n
 	if now.After(v.st.lastEnd) {
@@ -725,6 +740,47 @@ func (v *visitor) skipExpired(at time.Time) bool {
 	}
 	v.st.mu.Unlock()
 	v.done.Add(n)
+}
+
+// afterWindow says whether the window has ended (the run has one).
+func (v *visitor) afterWindow() bool {
+	e := v.winEnd()
+	return !e.IsZero() && !time.Now().Before(e)
+}
+
+// windowOver decides about the send at v.k, due and intended in the
+// window (admitted, counted as admit said), when the window is over: the
+// visitor was behind its schedule. Its first such send is made: a visitor
+// that keeps its rate has at most that one waiting when the window ends
+// (the send that came due while its last was in flight). Every other send
+// of the window it has not started counts at once, a queue timeout that
+// never left this machine, and it says so (true: v.k moved past them).
+// So after its window a run starts at most one send per visitor whatever
+// the rate, and ends within the window plus two attempts: before, a rate
+// this machine could not keep (1e308/s) made it send on for its whole
+// timeout after the window, sending all it could (30 s; against a port
+// that refuses, one refused dial after another).
+func (v *visitor) windowOver(counted bool) bool {
+	if !v.afterWindow() {
+		return false
+	}
+	if !v.pastEnd {
+		v.pastEnd = true
+		return false
+	}
+	k := v.index(v.winEnd())
+	extra := int64(k - v.k - 1) // the others after this one, which admit already took
+	v.k = k
+	if extra > 0 && v.cfg.Requests > 0 {
+		if left := v.budget.Add(-extra); left < 0 {
+			extra = max(0, extra+left)
+		}
+	}
+	n := extra
+	if counted {
+		n++
+	}
+	v.countUnsent(n, errWindowOver)
 	return true
 }
 
@@ -746,8 +802,11 @@ func (v *visitor) finish() {
 	v.wg.Done()
 }
 
-// errNoConnection is a queue timeout's error.
-var errNoConnection = errors.New("no free connection before the attempt's deadline")
+// errNoConnection and errWindowOver are a queue timeout's errors.
+var (
+	errNoConnection = errors.New("no free connection before the attempt's deadline")
+	errWindowOver   = errors.New("not sent: the window ended with this machine behind its schedule")
+)
 
 // attemptAt makes the open loop's attempt intended for at.
 func (v *visitor) attemptAt(at time.Time, counted bool) {
@@ -873,6 +932,7 @@ func merge(cfg *Config, t *target, open bool, shards []*stats, winStart time.Tim
 		r.ClientCPUPerReqUs = float64(cpu.Microseconds()) / float64(r.Attempts)
 	}
 	r.Errors = errorSamples(errs)
+	r.SetLimit()
 	return r
 }
 

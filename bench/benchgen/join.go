@@ -103,6 +103,7 @@ func fillJoined(j *result.Run, m *stats, errs map[errKey]int64, from time.Time, 
 		j.ClientCPUPerReqUs = j.ClientCPUMs * 1000 / float64(j.Attempts)
 	}
 	j.Errors = errorSamples(errs)
+	j.SetLimit()
 }
 
 // outcomeNamed is the outcome whose String is name (OtherError if none).

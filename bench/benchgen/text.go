@@ -84,6 +84,9 @@ func WriteAB(w io.Writer, r result.Run) {
 	if r.ClientCPUMs > 0 {
 		fmt.Fprintf(w, "\nClient CPU:             %.0f ms (%.2f µs per request)\n", r.ClientCPUMs, r.ClientCPUPerReqUs)
 	}
+	if r.Limit != "" {
+		fmt.Fprintf(w, "\nLIMIT: %s\n", r.Limit)
+	}
 }
 
 // WriteRuns writes runs as a table, one line per step.
@@ -106,6 +109,9 @@ func WriteRuns(w io.Writer, runs []result.Run) {
 			for _, e := range r.Errors {
 				fmt.Fprintf(w, "  %s ×%d: %s\n", e.Outcome, e.Count, e.Message)
 			}
+		}
+		if r.Limit != "" {
+			fmt.Fprintf(w, "%s LIMIT: %s\n", r.Name, r.Limit)
 		}
 	}
 }

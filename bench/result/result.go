@@ -5,7 +5,11 @@
 // elapsed (Elapsed), never over the planned duration.
 package result
 
-import "github.com/wptest/wptest/bench/hdr"
+import (
+	"fmt"
+
+	"github.com/wptest/wptest/bench/hdr"
+)
 
 // Schema names this version of the format.
 const Schema = "wptest.bench/v1"
@@ -29,7 +33,7 @@ const (
 	ReadTimeout                   // no complete response within the timeout (sent, waiting, or mid-body)
 	ShortBody                     // the connection ended before the whole body (Content-Length or chunked) arrived
 	ProtocolError                 // malformed response (status line, headers, chunking)
-	QueueTimeout                  // open loop only: the send time plus the timeout passed before a connection was free to send it
+	QueueTimeout                  // open loop only: the send time plus the timeout passed before a connection was free to send it, or the window ended with the load generator behind its schedule (Run.Limit)
 	OtherError                    // anything else, with the message kept in Errors
 	NumOutcomes
 )
@@ -193,6 +197,10 @@ type Run struct {
 	Queue   *Latency `json:"queue,omitempty"`
 	// Errors: the first distinct error messages per bucket (at most a few), to read, not to count.
 	Errors []ErrorSample `json:"errors,omitempty"`
+	// Limit, when set, says that the point measured the load generator,
+	// not the server (SetLimit): an open loop whose intended sends did not
+	// all leave this machine.
+	Limit string `json:"limit,omitempty"`
 	// ClientCPUMs: user+system CPU of the load generator process during the window;
 	// ClientCPUPerReqUs = ClientCPUMs*1000/Attempts.
 	ClientCPUMs       float64 `json:"client_cpu_ms"`
@@ -330,4 +338,22 @@ type Report struct {
 	Set
 	// Failed names thresholds or conditions that failed (exit code 6 when non-empty).
 	Failed []string `json:"failed,omitempty"`
+}
+
+// SetLimit sets r.Limit from its counts: an open loop's queue timeouts are
+// sends its schedule intended that never left the load generator (its
+// connections were all busy, or it could not start them in time, as at a
+// rate no machine keeps). With enough connections and CPU an open loop
+// sends every one, however slow the server (each then has its latency), so
+// a point with any says more about the load generator than the server,
+// and says so rather than only counting them as the server's errors.
+func (r *Run) SetLimit() {
+	r.Limit = ""
+	if r.Model != "open" || r.Outcomes.QueueTimeout == 0 || r.Attempts == 0 {
+		return
+	}
+	r.Limit = fmt.Sprintf("the load generator did not keep the open loop's rate of %g/s: %d of %d intended sends (%.3g%%) never left it "+
+		"(queue timeouts: its %d connections were busy, or it could not start them in time); this point measured the load generator, "+
+		"not the server: give it more visitors, or a lower rate",
+		r.Rate, r.Outcomes.QueueTimeout, r.Attempts, 100*float64(r.Outcomes.QueueTimeout)/float64(r.Attempts), r.Visitors)
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/wptest/wptest/internal/redact"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -87,7 +88,7 @@ func Line(diags hcl.Diagnostics) error {
 }
 
 // Redacted is what a redacted secret reads as.
-const Redacted = "(sensitive)"
+const Redacted = redact.Redacted
 
 // Redact returns diags with every secret replaced in summaries and details.
 // A diagnostic whose evaluation context holds a secret unmarked loses its
@@ -121,14 +122,9 @@ func WriteRedacted(w io.Writer, files map[string]*hcl.File, diags hcl.Diagnostic
 	return err
 }
 
-func redactString(s string, secrets []string) string {
-	for _, v := range secrets {
-		if v != "" {
-			s = strings.ReplaceAll(s, v, Redacted)
-		}
-	}
-	return s
-}
+// redactString hides secrets in s in one pass (redact.Replace): the
+// marker it writes is never redacted again.
+func redactString(s string, secrets []string) string { return redact.Strings(s, secrets) }
 
 // ctxHolds reports whether a string in ctx (or its parents), unmarked,
 // contains one of secrets.

@@ -47,15 +47,64 @@ func URLsJSON(b []byte) []byte {
 	return userinfo.ReplaceAllFunc(b, func(m []byte) []byte { return []byte(hide(string(m))) })
 }
 
-// Strings is s with every one of secrets replaced by Redacted, longest
-// first (a secret is hidden before any part of it).
+// Strings is s with every one of secrets replaced by Redacted (Replace).
 func Strings(s string, secrets []string) string {
-	for _, v := range longestFirst(secrets) {
+	out, _ := Replace(s, secrets)
+	return out
+}
+
+// Replace is s with every one of secrets replaced by Redacted, and how
+// many it replaced. It reads s once, left to right: at each position the
+// longest secret that starts there is replaced, and a Redacted already in
+// s is copied as it is, never matched nor split. So the marker it writes
+// is never redacted again (a secret of one letter of "sensitive" cannot
+// feed on its own output) and the result is at most len(Redacted) times
+// as long as s.
+func Replace(s string, secrets []string) (string, int) {
+	secrets = longestFirst(secrets)
+	var first [256]bool // first bytes of the secrets: a cheap pre-check
+	have := false
+	for _, v := range secrets {
 		if v != "" {
-			s = strings.ReplaceAll(s, v, Redacted)
+			first[v[0]], have = true, true
 		}
 	}
-	return s
+	if !have || s == "" {
+		return s, 0
+	}
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(s); {
+		if strings.HasPrefix(s[i:], Redacted) {
+			b.WriteString(Redacted)
+			i += len(Redacted)
+			continue
+		}
+		if first[s[i]] {
+			if v := matchAt(s[i:], secrets); v != "" {
+				b.WriteString(Redacted)
+				i += len(v)
+				n++
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+		i++
+	}
+	if n == 0 {
+		return s, 0
+	}
+	return b.String(), n
+}
+
+// matchAt is the first (longest) of secrets s starts with, or "".
+func matchAt(s string, secrets []string) string {
+	for _, v := range secrets {
+		if v != "" && strings.HasPrefix(s, v) {
+			return v
+		}
+	}
+	return ""
 }
 
 // Vars is a copy of vars as a record shows them: a value whose name

@@ -47,3 +47,41 @@ func TestVars(t *testing.T) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 }
+
+// TestReplace: one pass, longest first, and the marker it writes (or one
+// already there) is never matched again, whatever the secrets: a secret
+// of one letter of "(sensitive)" hides that letter elsewhere only, and the
+// output grows linearly.
+func TestReplace(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		secrets []string
+		want    string
+		n       int
+	}{
+		{"-phunter2 x", []string{"hunter2"}, "-p(sensitive) x", 1},
+		{"abcd", []string{"ab", "abc"}, "(sensitive)d", 1},
+		{"see (sensitive) s", []string{"s"}, "(sensitive)ee (sensitive) (sensitive)", 2},
+		{"sensitive", []string{"s", "e", "n", "i", "t", "v", "(", ")"}, "(sensitive)(sensitive)(sensitive)(sensitive)(sensitive)(sensitive)(sensitive)(sensitive)(sensitive)", 9},
+		{"(sensitive)", []string{"sensitive", "(sens", "ive)"}, "(sensitive)", 0},
+		{"x", nil, "x", 0},
+		{"x", []string{""}, "x", 0},
+	} {
+		got, n := Replace(tc.in, tc.secrets)
+		if got != tc.want || n != tc.n {
+			t.Errorf("Replace(%q, %q) = %q, %d; want %q, %d", tc.in, tc.secrets, got, n, tc.want, tc.n)
+		}
+	}
+	// Applied again and again, with every letter of the marker a secret,
+	// the text does not grow: the marker is never redacted.
+	s := "a secret: s"
+	letters := []string{"(", "s", "e", "n", "i", "t", "v", ")"}
+	s = Strings(s, letters)
+	once := s
+	for range 10 {
+		s = Strings(s, letters)
+	}
+	if s != once {
+		t.Errorf("redacting again changed %q to %q", once, s)
+	}
+}

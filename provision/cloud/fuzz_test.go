@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/txtar"
@@ -36,6 +37,7 @@ func FuzzLoadMachines(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte("machines \"hetzner\" {\n  ttl = \"\xff\"\n}\n"))
+	f.Add([]byte("machines \"static\" {\n  hosts = " + strings.Repeat("[", 300) + strings.Repeat("]", 300) + "\n}\n")) // nested too deep
 	f.Fuzz(func(t *testing.T, src []byte) {
 		m1, err1 := LoadMachines("m.hcl", src, nil)
 		m2, err2 := LoadMachines("m.hcl", src, nil)

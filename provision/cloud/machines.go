@@ -322,10 +322,7 @@ func LoadMachines(filename string, src []byte, vars map[string]string) (Machines
 // source line, and carry exit code 2.
 func block(filename string, src []byte) (m Machines, ok bool, err error) {
 	p := hclparse.NewParser()
-	f, diags := p.ParseHCL(src, filename)
-	if d := hcldiag.UTF8(filename, src); d != nil {
-		diags = d // HCL would misplace the bad byte and all after it
-	}
+	f, diags := hcldiag.ParseHCL(p, src, filename) // not UTF-8, or nested too deep: one error, not parsed
 	if diags.HasErrors() {
 		return m, false, ConfigErr(hcldiag.Error(p.Files(), diags))
 	}
