@@ -121,7 +121,7 @@ command "install_corehttpd" {
     tmp=$(mktemp -d)
     trap 'rm -rf "$tmp"' EXIT
     pkg="$tmp/corehttpd.${platform.values.pkg_ext}"
-    # A URL may hold a password (https://user:pw@host/...): it reaches
+    # A URL may hold a user and password (before its host): it reaches
     # curl in a config on stdin, never in an argv (ps shows those to every
     # user), and messages name it without its user part.
     shown=$(printf '%s\n' "$src" | sed 's,^\([a-z]*://\)[^/]*@,\1,')

@@ -13,7 +13,7 @@ command "build_ruid2" {
     url=${shellquote(var.ruid2_source_url)}
     tmp=$(mktemp -d)
     trap 'rm -rf "$tmp"' EXIT
-    # A URL may hold a password (https://user:pw@host/...): it reaches
+    # A URL may hold a user and password (before its host): it reaches
     # curl in a config on stdin, never in an argv (ps shows those to every
     # user), and messages name it without its user part.
     shown=$(printf '%s\n' "$url" | sed 's,^\([a-z]*://\)[^/]*@,\1,')
