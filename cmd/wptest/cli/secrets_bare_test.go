@@ -27,9 +27,10 @@ import (
 // long enough to be seen), while `apply` fetches and builds it again and
 // checks the site's database credentials, and while `seed` runs,
 // a watcher sweeps every process's argv (what ps shows every user, the
-// site user too) and environ, over and over, for the URL's password, the
-// site database's password and a token in this process's environment:
-// none is ever seen. Then verify, with a link to /dev/zero at the site's
+// site user too) and environ, over and over, for the URL's password and
+// the site database's password (in every argv, and in every environ the
+// site user may read) and a token in this process's environment (in
+// every environ): none is ever seen. Then verify, with a link to /dev/zero at the site's
 // marker and a link to a root-only file at wp-config.php, exits 5 naming
 // each, printing nothing of the file, in bounded memory.
 func TestBareHostSecretsInNoArgvOrEnviron(t *testing.T) {
@@ -70,7 +71,7 @@ func TestBareHostSecretsInNoArgvOrEnviron(t *testing.T) {
 	}
 	profile := []string{"--profile", "cpanel-apache", "-var", "ruid2_source_url=" + src}
 
-	w := startWatcher(t, h, urlPW, token)
+	w := startWatcher(t, h, "user "+urlPW, "all "+token)
 	code, out := wptest(append([]string{"up", "--agent", agent}, profile...)...)
 	w.stop(t, "up")
 	if code != 0 {
@@ -98,7 +99,7 @@ func TestBareHostSecretsInNoArgvOrEnviron(t *testing.T) {
 	}
 	sh("rm /usr/lib/apache2/modules/mod_ruid2.so.built")
 	before := served.Load()
-	w = startWatcher(t, h, urlPW, token, dbPW)
+	w = startWatcher(t, h, "user "+urlPW, "all "+token, "user "+dbPW)
 	code, out = wptest(append([]string{"apply"}, profile...)...)
 	w.stop(t, "apply")
 	if code != 0 {
@@ -108,7 +109,7 @@ func TestBareHostSecretsInNoArgvOrEnviron(t *testing.T) {
 		t.Errorf("apply did not fetch mod_ruid2.c again")
 	}
 
-	w = startWatcher(t, h, urlPW, token, dbPW)
+	w = startWatcher(t, h, "user "+urlPW, "all "+token, "user "+dbPW)
 	code, out = wptest("seed", "--fixture", "minimal")
 	w.stop(t, "seed")
 	if code != 0 {
@@ -182,29 +183,47 @@ type watcher struct {
 	sweeps string
 }
 
-// watchScript reads its needles from stdin (one a line: never in an argv,
-// where it would find itself) and sweeps /proc until $stop exists: argv
-// of every process (what ps shows every user), environ of every process
-// (root reads them all: a superset of the site user's own). It prints
-// "HIT where: what" for a find and "sweeps N" at the end.
+// watchScript reads its needles from stdin, one a line as "SCOPE NEEDLE"
+// (never in an argv, where it would find itself), and sweeps /proc until
+// $stop exists: the argv of every process (what ps shows every user), and
+// the environ of every process for scope "all" (a token of the
+// operator's must be in none), of those the site user may read for scope
+// "user" (read as them: /proc/PID/environ is its owner's; as nobody
+// before the site user exists). It prints "HIT where: what" for a find
+// and "sweeps N" at the end.
 const watchScript = `n=0
-while IFS= read -r x; do n=$((n + 1)); eval "needle_$n=\$x"; done
+while read -r scope x; do n=$((n + 1)); eval "needle_$n=\$x; scope_$n=\$scope"; done
+u=wpsite
 sweeps=0
-look() { # $1: where, $2: text
-	i=1
-	while [ $i -le $n ]; do
-		eval "x=\$needle_$i"
-		case $2 in *"$x"*) printf 'HIT %s: needle %d in %s\n' "$1" "$i" "$(printf '%s' "$2" | head -c 400)" ;; esac
-		i=$((i + 1))
-	done
+hit() { # $1: needle number, $2: where, $3: text
+	printf 'HIT %s: needle %d in %s\n' "$2" "$1" "$(printf '%s' "$3" | head -c 300)"
 }
 until [ -e "$stop" ]; do
+	id -u "$u" >/dev/null 2>&1 || u=nobody
 	for d in /proc/[0-9]*; do
 		[ "$d" = /proc/$$ ] && continue
-		a=$(tr '\0' ' ' <"$d/cmdline" 2>/dev/null) && [ -n "$a" ] && look "argv of ${d#/proc/}" "$a"
+		a=$(tr '\0' ' ' 2>/dev/null <"$d/cmdline") && [ -n "$a" ] || continue
+		i=1
+		while [ $i -le $n ]; do
+			eval "x=\$needle_$i"
+			case $a in *"$x"*) hit $i "argv of ${d#/proc/}" "$a" ;; esac
+			i=$((i + 1))
+		done
 	done
-	e=$(cat /proc/[0-9]*/environ 2>/dev/null | tr '\0' '\n')
-	look "an environ" "$e"
+	all=$(cat /proc/[0-9]*/environ 2>/dev/null | tr '\0' '\n')
+	mine=$(setpriv --reuid="$u" --regid="$(id -g "$u")" --init-groups sh -c 'cat /proc/[0-9]*/environ 2>/dev/null' | tr '\0' '\n')
+	i=1
+	while [ $i -le $n ]; do
+		eval "x=\$needle_$i; scope=\$scope_$i"
+		e=$mine
+		[ "$scope" = all ] && e=$all
+		case $e in *"$x"*)
+			for d in /proc/[0-9]*; do
+				case $(tr '\0' '\n' 2>/dev/null <"$d/environ") in *"$x"*) hit $i "environ of ${d#/proc/} ($scope)" "$(tr '\0' ' ' 2>/dev/null <"$d/cmdline")" ;; esac
+			done ;;
+		esac
+		i=$((i + 1))
+	done
 	sweeps=$((sweeps + 1))
 done
 rm -f "$stop"
