@@ -35,9 +35,8 @@ func TestMeasureClockSameClock(t *testing.T) {
 // offset is the shift, within its uncertainty.
 func TestMeasureClockShifted(t *testing.T) {
 	lib := testenv.LibFaketime(t)
-	t.Setenv("LD_PRELOAD", lib)
-	t.Setenv("FAKETIME", "+3s")
-	h := host.NewLocal(nil)
+	// Declared: a local command inherits nothing else of this process's environment.
+	h := host.NewLocal(nil).WithEnv("LD_PRELOAD="+lib, "FAKETIME=+3s")
 	for _, rounds := range []int{1, 12} {
 		c, err := host.MeasureClock(context.Background(), h, rounds)
 		if err != nil {

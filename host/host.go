@@ -20,7 +20,7 @@ import (
 type Host interface {
 	// Name is the short name used in logs and errors ("local", "web-1", "root@10.0.0.2:22").
 	Name() string
-	// Run runs cmd.Script with /bin/sh -c on the host. A non-zero exit is
+	// Run runs cmd.Script with /bin/sh on the host. A non-zero exit is
 	// returned as *ExitError (Result is filled too); other errors mean the
 	// command's outcome is unknown (transport failure, timeout).
 	Run(ctx context.Context, cmd Cmd) (Result, error)
@@ -41,8 +41,11 @@ type Host interface {
 
 // Cmd is one command to run on a host.
 type Cmd struct {
-	// Script is a shell script run by /bin/sh -c. Quote arguments with Quote.
-	// Never put secrets here (it is visible in the remote argv): pass them on Stdin.
+	// Script is a shell script run by /bin/sh as -c would run it. Quote
+	// arguments with Quote. It never reaches an argv (ps shows those to
+	// every user of the host): Local hands it to sh on fd 3, SSH on stdin
+	// ahead of Stdin. A secret in it still reaches the argv of the commands
+	// it runs: pass secrets on Stdin, in a file or in a shell variable.
 	Script string
 	// Stdin, if set, is copied to the command's standard input.
 	Stdin io.Reader

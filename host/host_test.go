@@ -77,6 +77,7 @@ var behaviours = []struct {
 	{"RunStdout", testRunStdout},
 	{"ExitCodeAndStderrTail", testExitError},
 	{"Stdin", testStdin},
+	{"ScriptInNoArgv", testScriptInNoArgv},
 	{"StreamsToWritersAndLog", testStreams},
 	{"SecretStdoutNeverLogged", testSecretStdout},
 	{"TimeoutKillsCommand", testTimeout},
@@ -174,6 +175,67 @@ func testStdin(t *testing.T, h host.Host, log *testenv.SyncBuffer) {
 	if _, err := h.Run(ctx, host.Cmd{Script: "echo ignores-stdin", Stdin: pr}); err != nil {
 		t.Errorf("command ignoring an endless stdin: %v", err)
 	}
+}
+
+// testScriptInNoArgv: while a command runs, no process on the machine
+// (the host's processes are this machine's, for both hosts here) has its
+// script in its argv, where ps shows it to every user; the command still
+// gets its stdin after the script, and streams its output as it comes.
+func testScriptInNoArgv(t *testing.T, h host.Host, _ *testenv.SyncBuffer) {
+	canary := "wptest-argv-canary-" + strconv.Itoa(os.Getpid()) + "-" + strings.ReplaceAll(t.Name(), "/", "-")
+	script := "pw='https://alice:" + canary + "@example.invalid/x'\n" +
+		"echo started\nIFS= read -r line\necho \"got $line\"\nsleep 0.1 & wait\ncat"
+	started := make(chan struct{})
+	pr, pw := io.Pipe()
+	var out bytes.Buffer
+	done := make(chan error, 1)
+	go func() {
+		_, err := h.Run(context.Background(), host.Cmd{Script: script, Stdin: pr, Label: "argv",
+			Stdout: &signalWriter{w: &out, want: "started\n", seen: started}, Timeout: time.Minute})
+		done <- err
+	}()
+	select {
+	case <-started:
+	case err := <-done:
+		t.Fatalf("ended before it started: %v\n%s", err, out.String())
+	}
+	// The command waits for its stdin: now every process's argv.
+	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, f := range cmdlines {
+		if b, err := os.ReadFile(f); err == nil && bytes.Contains(b, []byte(canary)) {
+			t.Errorf("%s holds the script: %q", f, bytes.ReplaceAll(b, []byte{0}, []byte{' '}))
+		}
+	}
+	if _, err := io.WriteString(pw, "first line\nthe rest\n"); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != "started\ngot first line\nthe rest\n" {
+		t.Errorf("output %q", got)
+	}
+}
+
+// signalWriter closes seen once what was written holds want.
+type signalWriter struct {
+	mu   sync.Mutex
+	w    *bytes.Buffer
+	want string
+	seen chan struct{}
+	done bool
+}
+
+func (s *signalWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.w.Write(p)
+	if !s.done && strings.Contains(s.w.String(), s.want) {
+		s.done = true
+		close(s.seen)
+	}
+	return len(p), nil
 }
 
 func testStreams(t *testing.T, h host.Host, log *testenv.SyncBuffer) {

@@ -12,7 +12,9 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -23,6 +25,7 @@ import (
 type Local struct {
 	name string
 	log  *hostLog
+	env  []string // every command's whole environment (localEnv)
 
 	mu  sync.Mutex
 	ids map[string]int // "u:name" / "g:name" -> id, resolved once
@@ -31,13 +34,47 @@ type Local struct {
 // NewLocal returns the local host. log (may be nil) receives every line the
 // commands print, prefixed "[local] label: ".
 func NewLocal(log io.Writer) *Local {
-	return &Local{name: "local", log: newHostLog(log, "local"), ids: map[string]int{}}
+	return &Local{name: "local", log: newHostLog(log, "local"), env: localEnv(os.Environ()), ids: map[string]int{}}
+}
+
+// localEnvKept are the operator's variables a local command gets; nothing
+// else of wptest's environment (a cloud token, an agent socket, a proxy
+// with a password) reaches the commands or the daemons they start.
+var localEnvKept = []string{"PATH", "LANG", "HOME", "TERM"}
+
+// defaultPath is PATH when the operator has none.
+const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+// localEnv is the environment of every local command: localEnvKept from
+// environ, and LC_ALL=C (output parsed in one locale, as over SSH).
+func localEnv(environ []string) []string {
+	var env []string
+	for _, k := range localEnvKept {
+		for _, kv := range environ {
+			if strings.HasPrefix(kv, k+"=") {
+				env = append(env, kv)
+				break
+			}
+		}
+	}
+	if !slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "PATH=") }) {
+		env = append(env, "PATH="+defaultPath)
+	}
+	return append(env, "LC_ALL=C")
+}
+
+// WithEnv is the local host with kv ("NAME=value") added to every
+// command's environment: what a caller declares a command needs (a test's
+// LD_PRELOAD), never the operator's environment wholesale.
+func (l *Local) WithEnv(kv ...string) *Local {
+	return &Local{name: l.name, log: l.log, env: append(slices.Clone(l.env), kv...), ids: map[string]int{}}
 }
 
 func (l *Local) Name() string { return l.name }
 func (l *Local) Close() error { return nil }
 
-// Run runs cmd.Script with /bin/sh -c in its own process group; on timeout
+// Run runs cmd.Script with /bin/sh in its own process group, with the small
+// environment localEnv makes (never this process's whole one); on timeout
 // or cancellation the whole group is killed, so no grandchild outlives it.
 // Like a command over SSH, it is done when its stdout and stderr close: a
 // background process that keeps them open holds Run until it exits or the
@@ -54,7 +91,7 @@ func (l *Local) Run(ctx context.Context, cmd Cmd) (Result, error) {
 	}
 
 	out := newOutputs(cmd, l.log)
-	p, err := newLocalProc(cmd)
+	p, err := newLocalProc(cmd, l.env)
 	if err != nil {
 		return fail(err)
 	}
@@ -82,7 +119,7 @@ type localProc struct {
 }
 
 // newLocalProc makes the command and its pipes, not yet started.
-func newLocalProc(cmd Cmd) (*localProc, error) {
+func newLocalProc(cmd Cmd, env []string) (*localProc, error) {
 	p := &localProc{}
 	var err error
 	// The script reaches sh on fd 3, not in argv, where every local user
@@ -93,7 +130,7 @@ func newLocalProc(cmd Cmd) (*localProc, error) {
 	}
 	c := exec.Command("/bin/sh", "-c", `wptest_script=$(cat <&3 && echo .) || exit 126; exec 3<&-; eval "${wptest_script%.}"`)
 	c.ExtraFiles = []*os.File{p.scriptR}
-	c.Env = append(os.Environ(), "LC_ALL=C")
+	c.Env = env
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	p.c = c
 	// Our own pipes and copies, so the wait for output can be bounded by

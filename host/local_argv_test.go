@@ -32,3 +32,32 @@ func TestLocalScriptNotInArgv(t *testing.T) {
 		t.Fatalf("exit 3: %+v %v", res, err)
 	}
 }
+
+// A local command, and a daemon it leaves behind, get a small allowlisted
+// environment: none of this process's other variables (a cloud token).
+func TestLocalEnvAllowlisted(t *testing.T) {
+	const canary = "hcloud-canary-0123456789"
+	t.Setenv("HCLOUD_TOKEN", canary)
+	t.Setenv("SSH_AUTH_SOCK", "/tmp/"+canary)
+	t.Setenv("LANG", "C.UTF-8")
+	pidFile := t.TempDir() + "/pid"
+	script := `env; sleep 30 </dev/null >/dev/null 2>&1 & echo $! >` + host.Quote(pidFile) + `; tr '\0' '\n' </proc/$!/environ; kill $!`
+	res, err := host.NewLocal(nil).Run(context.Background(), host.Cmd{Script: script, Label: "env"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(res.Stdout)
+	if strings.Contains(out, canary) {
+		t.Errorf("the operator's environment reached a local command:\n%s", out)
+	}
+	for _, want := range []string{"PATH=", "LANG=C.UTF-8", "LC_ALL=C"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the command's environment lacks %s:\n%s", want, out)
+		}
+	}
+	// Declared variables do reach it.
+	res, err = host.NewLocal(nil).WithEnv("WPTEST_DECLARED=yes").Run(context.Background(), host.Cmd{Script: `echo "$WPTEST_DECLARED ${HCLOUD_TOKEN:-none}"`})
+	if err != nil || string(res.Stdout) != "yes none\n" {
+		t.Errorf("WithEnv: %q %v", res.Stdout, err)
+	}
+}

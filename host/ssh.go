@@ -387,13 +387,35 @@ func (s *SSH) Close() error {
 // the SFTP session and one kill session.
 const maxSessions = 8
 
-// remoteScript wraps a script so the host itself enforces the timeout:
-// coreutils timeout TERMs the command's whole process group, then KILLs it
-// 5s later, even if our connection is gone. tag ends up in the argv of
-// timeout and sh ($0), so killRemote can find them.
-func remoteScript(script string, timeout time.Duration, tag string) string {
+// remoteBoot is the one script the remote argv holds: it reads the real
+// script from stdin ("LENGTH\n" then exactly LENGTH bytes: the builtin read
+// takes one byte at a time from a pipe and GNU head -c no more than it is
+// told), so no other user of the host sees it in ps or /proc/PID/cmdline
+// (a script may hold credentials: a URL with a password). What follows it
+// on stdin is the command's own stdin (Cmd.Stdin). A script cut short (the
+// connection died while it was sent) never runs.
+const remoteBoot = `IFS= read -r wptest_n || { echo "wptest: no script on stdin" >&2; exit 126; }
+case $wptest_n in ""|*[!0-9]*) echo "wptest: bad script header" >&2; exit 126 ;; esac
+wptest_s=$(head -c "$wptest_n"; echo .) || exit 126
+wptest_s=${wptest_s%.}
+[ "${#wptest_s}" = "$wptest_n" ] || { echo "wptest: the script was cut short" >&2; exit 126; }
+unset wptest_n
+eval "$wptest_s"`
+
+// remoteScript is the remote command: coreutils timeout enforces the
+// timeout on the host itself (it TERMs the command's whole process group,
+// then KILLs it 5s later, even if our connection is gone), and sh runs
+// remoteBoot, which reads the script from stdin. tag ends up in the argv of
+// timeout and sh ($0), so killRemote can find them. LC_ALL=C also makes
+// ${#var} count bytes.
+func remoteScript(timeout time.Duration, tag string) string {
 	secs := strconv.FormatFloat(timeout.Seconds(), 'f', -1, 64)
-	return "LC_ALL=C exec timeout -k 5 " + secs + "s /bin/sh -c " + Quote(script) + " " + tag
+	return "LC_ALL=C exec timeout -k 5 " + secs + "s /bin/sh -c " + Quote(remoteBoot) + " " + tag
+}
+
+// scriptHeader is what remoteBoot reads before the command's stdin.
+func scriptHeader(script string) string {
+	return strconv.Itoa(len(script)) + "\n" + script
 }
 
 // killScript TERMs the processes whose argv holds tag. OpenSSH ignores
@@ -438,7 +460,7 @@ func (s *SSH) Run(ctx context.Context, cmd Cmd) (Result, error) {
 	s.log.printf("$ %s", label)
 	start := time.Now()
 	tag := "wptest-run-" + randHex()
-	if err := sess.Start(remoteScript(cmd.Script, timeout, tag)); err != nil {
+	if err := sess.Start(remoteScript(timeout, tag)); err != nil {
 		return fail(fmt.Errorf("start: %w", err))
 	}
 	timedOut, err := s.waitRemote(ctx, sess, tag, timeout)
@@ -469,23 +491,24 @@ func (s *SSH) acquireSession(ctx context.Context) (release func(), err error) {
 	}
 }
 
-// attachStreams points the session's stdout and stderr at out and copies
-// cmd.Stdin in.
+// attachStreams points the session's stdout and stderr at out and feeds
+// its stdin: the script (remoteBoot reads it first), then cmd.Stdin.
 func attachStreams(sess *ssh.Session, cmd Cmd, out *outputs) error {
 	sess.Stdout = out.stdoutW
 	sess.Stderr = out.stderrW
-	if cmd.Stdin != nil {
-		// Our own copy, not sess.Stdin: Session.Wait would wait for a
-		// reader that never ends even after the command exits.
-		w, err := sess.StdinPipe()
-		if err != nil {
-			return err
-		}
-		go func() {
-			_, _ = io.Copy(w, cmd.Stdin)
-			w.Close()
-		}()
+	// Our own copy, not sess.Stdin: Session.Wait would wait for a reader
+	// that never ends even after the command exits.
+	w, err := sess.StdinPipe()
+	if err != nil {
+		return err
 	}
+	go func() {
+		defer w.Close()
+		if _, err := io.WriteString(w, scriptHeader(cmd.Script)); err != nil || cmd.Stdin == nil {
+			return
+		}
+		_, _ = io.Copy(w, cmd.Stdin)
+	}()
 	return nil
 }
 

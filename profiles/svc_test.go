@@ -77,7 +77,8 @@ kill $other
 // caddy's output (root opening the log would follow the link and
 // append to any file); without the link, caddy writes its own log (beside
 // the root-owned caddy.log an earlier wptest-svc left), and a
-// caddy that cannot start says why from it.
+// caddy that cannot start says why from it. Caddy holds nothing of its
+// caller's environment.
 func TestSvcCaddyLogOpenedAsCaddy(t *testing.T) {
 	testenv.NeedRoot(t)
 	testenv.NeedBinary(t, "unshare")
@@ -102,6 +103,7 @@ func TestSvcCaddyLogOpenedAsCaddy(t *testing.T) {
 	if err := os.WriteFile(target, []byte(rootOnly), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	const canary = "hcloud-canary-in-the-callers-env"
 	// $1 is "" or "nossd" (a PATH without start-stop-daemon's /usr/sbin).
 	script := `set -u
 mount -t tmpfs tmpfs /run && mount -t tmpfs tmpfs /var/log && mount -t tmpfs tmpfs /var/lib &&
@@ -117,6 +119,7 @@ grep -q 'did not start' /run/why && echo said=did-not-start
 rm /var/log/caddy/caddy-run.log
 sh "$SVC" caddy start 2>/run/why; echo start=$?
 curl -fsS http://127.0.0.1:18080/; echo
+if tr '\0' '\n' </proc/"$(cat /run/caddy-wptest.pid)"/environ | grep -q "$CANARY"; then echo env=inherited; else echo env=clean; fi
 echo log-owner=$(stat -c %U /var/log/caddy/caddy-run.log)
 grep -q 'serving initial configuration' /var/log/caddy/caddy-run.log && echo log=caddy
 sh "$SVC" caddy stop; echo stop=$?
@@ -129,7 +132,9 @@ kill $busy
 `
 	for _, variant := range []string{"", "nossd"} {
 		cmd := exec.Command("unshare", "--mount", "--net", "--propagation", "private", "sh", "-c", script, "sh", variant)
-		cmd.Env = append(os.Environ(), "SVC="+svc, "CONF="+conf, "TARGET="+target)
+		// The caller's environment (an operator's token, with --target
+		// local) does not reach the daemon.
+		cmd.Env = append(os.Environ(), "SVC="+svc, "CONF="+conf, "TARGET="+target, "HCLOUD_TOKEN="+canary, "CANARY="+canary)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", variant, err, out)
@@ -138,7 +143,7 @@ kill $busy
 		if variant == "nossd" {
 			via = "via=setpriv"
 		}
-		want := via + " planted-start=1 said=did-not-start start=0 caddy-ok log-owner=caddy log=caddy stop=0 busy-start=1 said=address-in-use"
+		want := via + " planted-start=1 said=did-not-start start=0 caddy-ok env=clean log-owner=caddy log=caddy stop=0 busy-start=1 said=address-in-use"
 		if got := strings.Join(strings.Fields(string(out)), " "); !strings.Contains(got, want) {
 			t.Errorf("%s: wptest-svc caddy with a planted log link, then without, then on a taken port:\n got %s\nwant %s", variant, got, want)
 		}

@@ -148,6 +148,13 @@
 //	  curl -fsSL -o "$tmp/src.c" "$url" || { echo "fetch $url failed" >&2; exit 1; }
 //	EOT
 //
+// A URL that may hold a user and password goes to curl in a config on
+// stdin, not in its argv (which ps shows every user of the host), and
+// messages name it without its user part (profiles/cpanel-apache's
+// build_ruid2 does both):
+//
+//	printf 'url = "%s"\n' "$(printf '%s' "$url" | sed 's/[\\"]/\\&/g')" | curl -fsSL -K - -o "$tmp/src.c"
+//
 // Quoting keeps a value one word; it does not make any word a good
 // argument (a leading "-" is still an option to curl): validate the
 // shape too where it matters. profiles/shellsafe_test.go renders every

@@ -93,10 +93,15 @@ func siteFilesOf(ctx context.Context, s fixture.Site) (*fixture.SiteFiles, strin
 	if err != nil {
 		return nil, fmt.Sprintf("unreadable (%v): the host manifest binds %d entries of profile %s's", err, m.SiteFiles.Entries, m.Profile), nil
 	}
-	b, err := io.ReadAll(rc)
+	// Root's file outside the docroot; bounded all the same.
+	const maxRecord = 64 << 20
+	b, err := io.ReadAll(io.LimitReader(rc, maxRecord+1))
 	rc.Close()
 	if err != nil {
 		return nil, "", fmt.Errorf("read %s on %s: %w", m.SiteFiles.Path, s.Host.Name(), err)
+	}
+	if len(b) > maxRecord {
+		return nil, fmt.Sprintf("larger than %d bytes: the host manifest binds %d entries of profile %s's", maxRecord, m.SiteFiles.Entries, m.Profile), nil
 	}
 	if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != m.SiteFiles.SHA256 {
 		return nil, fmt.Sprintf("sha256 %.16s, the host manifest binds %.16s: changed since profile %s's apply or the last seed", hex.EncodeToString(sum[:]), m.SiteFiles.SHA256, m.Profile), nil

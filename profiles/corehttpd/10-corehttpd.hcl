@@ -113,14 +113,18 @@ command "install_corehttpd" {
     tmp=$(mktemp -d)
     trap 'rm -rf "$tmp"' EXIT
     pkg="$tmp/corehttpd.${platform.values.pkg_ext}"
+    # A URL may hold a user and password (before its host): it reaches
+    # curl in a config on stdin, never in an argv (ps shows those to every
+    # user), and messages name it without its user part.
+    shown=$(printf '%s\n' "$src" | sed 's,^\([a-z]*://\)[^/]*@,\1,')
     case "$src" in
-      https://*) curl -fsSL --retry 3 -o "$pkg" "$src" ;;
+      https://*) printf 'url = "%s"\n' "$(printf '%s' "$src" | sed 's/[\\"]/\\&/g')" | curl -fsSL --proto =https --retry 3 -K - -o "$pkg" ;;
       file://*) cp -- "$${src#file://}" "$pkg" ;;
       *) cp -- "$src" "$pkg" ;;
     esac
     got=$(sha256sum "$pkg" | cut -d' ' -f1)
     if [ "$got" != '${var.package_sha256}' ]; then
-      echo "corehttpd package $src: sha256 $got, want ${var.package_sha256}" >&2
+      echo "corehttpd package $shown: sha256 $got, want ${var.package_sha256}" >&2
       exit 1
     fi
     chmod 0644 "$pkg"; chmod 0755 "$tmp"

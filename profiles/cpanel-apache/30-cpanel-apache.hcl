@@ -13,10 +13,14 @@ command "build_ruid2" {
     url=${shellquote(var.ruid2_source_url)}
     tmp=$(mktemp -d)
     trap 'rm -rf "$tmp"' EXIT
-    curl -fsSL --retry 3 -o "$tmp/mod_ruid2.c" "$url"
+    # A URL may hold a user and password (before its host): it reaches
+    # curl in a config on stdin, never in an argv (ps shows those to every
+    # user), and messages name it without its user part.
+    shown=$(printf '%s\n' "$url" | sed 's,^\([a-z]*://\)[^/]*@,\1,')
+    printf 'url = "%s"\n' "$(printf '%s' "$url" | sed 's/[\\"]/\\&/g')" | curl -fsSL --retry 3 -K - -o "$tmp/mod_ruid2.c"
     got=$(sha256sum "$tmp/mod_ruid2.c" | cut -d' ' -f1)
     if [ "$got" != '${var.ruid2_source_sha256}' ]; then
-      echo "mod_ruid2 source $url: sha256 $got, want ${var.ruid2_source_sha256}" >&2
+      echo "mod_ruid2 source $shown: sha256 $got, want ${var.ruid2_source_sha256}" >&2
       exit 1
     fi
     cd "$tmp"

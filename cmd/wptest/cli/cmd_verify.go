@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"path"
 
 	"github.com/wptest/wptest/experiment/stage"
@@ -77,16 +76,14 @@ func runVerify(ctx context.Context, a *App, args []string) error {
 	return nil
 }
 
+// siteManifest reads the site's own marker as the site's owner (who may
+// have put a link, a FIFO or a huge file at its name): anything but a
+// regular file of ours is a mismatch naming it, never followed.
 func siteManifest(ctx context.Context, s fixture.Site) (*fixture.Manifest, error) {
 	p := path.Join(s.Docroot, fixture.MarkerFile)
-	rc, err := s.Host.Get(ctx, p)
+	b, err := fixture.ReadMarker(ctx, s)
 	if err != nil {
-		return nil, exitcode.With(exitcode.Mismatch, fmt.Errorf("[%s] %s: %w (no finished seed here; give --manifest)", s.Host.Name(), p, err))
-	}
-	defer rc.Close()
-	b, err := io.ReadAll(rc)
-	if err != nil {
-		return nil, err
+		return nil, exitcode.With(exitcode.Mismatch, fmt.Errorf("%w (no finished seed here; give --manifest)", err))
 	}
 	m, err := fixture.ParseManifest(b)
 	if err != nil {

@@ -1,0 +1,297 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/wptest/wptest/host"
+	"github.com/wptest/wptest/internal/exitcode"
+	"github.com/wptest/wptest/internal/testenv"
+)
+
+// TestBareHostSecretsInNoArgvOrEnviron: on a fresh Debian host, while
+// `up` builds mod_ruid2 from a URL that holds a user and password (served
+// here, answering only with them and only after a while, so curl lives
+// long enough to be seen), while `apply` fetches and builds it again and
+// checks the site's database credentials, and while `seed` runs,
+// a watcher sweeps every process's argv (what ps shows every user, the
+// site user too) and environ, over and over, for the URL's password and
+// the site database's password (in every argv, and in every environ the
+// site user may read) and a token in this process's environment (in
+// every environ): none is ever seen. Then verify, with a link to /dev/zero at the site's
+// marker and a link to a root-only file at wp-config.php, exits 5 naming
+// each, printing nothing of the file, in bounded memory.
+func TestBareHostSecretsInNoArgvOrEnviron(t *testing.T) {
+	testenv.NeedBinary(t, "go")
+	hs := testenv.BareHosts(t, "web")
+	bh := hs[0]
+	ctx := context.Background()
+	conn := []string{"--target", bh.Target, "--known-hosts", bh.KnownHosts, "--identity", bh.Identity}
+	tg, err := host.ParseTarget(bh.Target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := host.Open(ctx, tg, host.Options{KnownHostsFile: bh.KnownHosts, IdentityFile: bh.Identity})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	sh := func(script string) string {
+		t.Helper()
+		res, err := h.Run(ctx, host.Cmd{Script: script})
+		if err != nil {
+			t.Fatalf("on the host: %s: %v", script, err)
+		}
+		return strings.TrimSpace(string(res.Stdout))
+	}
+	const token = "hcloud-canary-9b2e7d41"
+	t.Setenv("HCLOUD_TOKEN", token)
+	const urlPW = "S3cretPW-e2e-c41d"
+	src, served := ruid2Server(t, bh.Gateway, "alice", urlPW)
+	agent := filepath.Join(t.TempDir(), "wptest")
+	if out, err := exec.Command("go", "build", "-o", agent, "github.com/wptest/wptest/cmd/wptest").CombinedOutput(); err != nil {
+		t.Fatalf("go build wptest: %v\n%s", err, out)
+	}
+	wptest := func(args ...string) (int, string) {
+		var stdout, stderr bytes.Buffer
+		code := Run(ctx, &App{Args: append(args, conn...), Stdout: &stdout, Stderr: &stderr, Env: os.Environ()})
+		return code, stdout.String() + stderr.String()
+	}
+	profile := []string{"--profile", "cpanel-apache", "-var", "ruid2_source_url=" + src}
+
+	w := startWatcher(t, h, "user "+urlPW, "all "+token)
+	code, out := wptest(append([]string{"up", "--agent", agent}, profile...)...)
+	w.stop(t, "up")
+	if code != 0 {
+		t.Fatalf("up: exit %d\n%s", code, out)
+	}
+	if n := served.Load(); n < 1 {
+		t.Fatalf("the mod_ruid2.c server answered no request with the credentials: curl did not get them")
+	}
+	if strings.Contains(out, urlPW) {
+		t.Errorf("up printed the URL's password:\n%s", out)
+	}
+
+	// The site database's password (root's file), which apply checks
+	// the site's credentials file against; mod_ruid2 is built (fetched)
+	// again.
+	res, err := h.Run(ctx, host.Cmd{Script: `. /etc/wptest/site-db.env && printf '%s' "$DB_PASSWORD"`, SecretStdout: true})
+	if err != nil || len(res.Stdout) < 8 {
+		t.Fatalf("the site database's password: %v", err)
+	}
+	dbPW := string(res.Stdout)
+	const doc = "/home/wpsite/public_html"
+	asSite := func(script string) {
+		t.Helper()
+		sh("cd / && setpriv --reuid=wpsite --regid=wpsite --init-groups -- sh -ec " + host.Quote(script))
+	}
+	sh("rm /usr/lib/apache2/modules/mod_ruid2.so.built")
+	before := served.Load()
+	w = startWatcher(t, h, "user "+urlPW, "all "+token, "user "+dbPW)
+	code, out = wptest(append([]string{"apply"}, profile...)...)
+	w.stop(t, "apply")
+	if code != 0 {
+		t.Fatalf("apply: exit %d\n%s", code, out)
+	}
+	if served.Load() == before {
+		t.Errorf("apply did not fetch mod_ruid2.c again")
+	}
+
+	w = startWatcher(t, h, "user "+urlPW, "all "+token, "user "+dbPW)
+	code, out = wptest("seed", "--fixture", "minimal")
+	w.stop(t, "seed")
+	if code != 0 {
+		t.Fatalf("seed: exit %d\n%s", code, out)
+	}
+	if strings.Contains(out, dbPW) {
+		t.Errorf("seed printed the database password")
+	}
+
+	// verify: the site user's links where root would read.
+	sh("umask 077 && printf 'root only: 31d7\\n' >/root/secret")
+	stopHeap := heapWatchdog(512 << 20)
+	defer stopHeap()
+	asSite("cd " + doc + " && mv .wptest-fixture.json marker.bak && ln -s /dev/zero .wptest-fixture.json")
+	if code, out := wptest("verify"); code != int(exitcode.Mismatch) || !strings.Contains(out, ".wptest-fixture.json") {
+		t.Errorf("verify, the marker a link to /dev/zero: exit %d, want 5 naming it:\n%s", code, out)
+	}
+	asSite("cd " + doc + " && mv -f marker.bak .wptest-fixture.json && mv wp-config.php cfg.bak && ln -s /root/secret wp-config.php")
+	code, out = wptest("verify")
+	if code != int(exitcode.Mismatch) || !strings.Contains(out, "MISMATCH file wp-config.php: a symlink") {
+		t.Errorf("verify, wp-config.php a link to a root-only file: exit %d, want 5 naming it:\n%s", code, out)
+	}
+	if strings.Contains(out, "root only") || strings.Contains(out, "(17 bytes") {
+		t.Errorf("verify printed of the root-only file:\n%s", out)
+	}
+}
+
+// ruid2Server serves the pinned mod_ruid2.c on addr's host (the bare
+// host's gateway) to user:pw only, each answer after 3 s (so the curl
+// fetching it lives long enough for the watcher to see it); it returns
+// the URL with the credentials and the count of answers given.
+func ruid2Server(t *testing.T, addr, user, pw string) (string, *atomic.Int64) {
+	t.Helper()
+	body, err := os.ReadFile(testenv.Ruid2Source(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", net.JoinHostPort(addr, "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var served atomic.Int64
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, p, ok := r.BasicAuth(); !ok || u != user || p != pw {
+			w.Header().Set("WWW-Authenticate", `Basic realm="wptest"`)
+			http.Error(w, "credentials, please", http.StatusUnauthorized)
+			return
+		}
+		select {
+		case <-time.After(3 * time.Second):
+		case <-r.Context().Done():
+			return
+		}
+		served.Add(1)
+		w.Write(body)
+	})}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	return fmt.Sprintf("http://%s:%s@%s/mod_ruid2.c", user, pw, l.Addr()), &served
+}
+
+// watcher sweeps, on the host, every process's argv and environ for
+// needles until stopped; what it finds arrives on hit.
+type watcher struct {
+	h      host.Host
+	stopF  string
+	hit    chan string
+	done   chan error
+	mu     sync.Mutex
+	out    bytes.Buffer
+	sweeps string
+}
+
+// watchScript reads its needles from stdin, one a line as "SCOPE NEEDLE"
+// (never in an argv, where it would find itself), and sweeps /proc until
+// $stop exists: the argv of every process (what ps shows every user), and
+// the environ of every process for scope "all" (a token of the
+// operator's must be in none), of those the site user may read for scope
+// "user" (read as them: /proc/PID/environ is its owner's; as nobody
+// before the site user exists). It prints "HIT where: what" for a find
+// and "sweeps N" at the end.
+const watchScript = `n=0
+while read -r scope x; do n=$((n + 1)); eval "needle_$n=\$x; scope_$n=\$scope"; done
+u=wpsite
+sweeps=0
+hit() { # $1: needle number, $2: where, $3: text
+	printf 'HIT %s: needle %d in %s\n' "$2" "$1" "$(printf '%s' "$3" | head -c 300)"
+}
+until [ -e "$stop" ]; do
+	id -u "$u" >/dev/null 2>&1 || u=nobody
+	for d in /proc/[0-9]*; do
+		[ "$d" = /proc/$$ ] && continue
+		a=$(tr '\0' ' ' 2>/dev/null <"$d/cmdline") && [ -n "$a" ] || continue
+		i=1
+		while [ $i -le $n ]; do
+			eval "x=\$needle_$i"
+			case $a in *"$x"*) hit $i "argv of ${d#/proc/}" "$a" ;; esac
+			i=$((i + 1))
+		done
+	done
+	all=$(cat /proc/[0-9]*/environ 2>/dev/null | tr '\0' '\n')
+	mine=$(setpriv --reuid="$u" --regid="$(id -g "$u")" --init-groups sh -c 'cat /proc/[0-9]*/environ 2>/dev/null' | tr '\0' '\n')
+	i=1
+	while [ $i -le $n ]; do
+		eval "x=\$needle_$i; scope=\$scope_$i"
+		e=$mine
+		[ "$scope" = all ] && e=$all
+		case $e in *"$x"*)
+			for d in /proc/[0-9]*; do
+				case $(tr '\0' '\n' 2>/dev/null <"$d/environ") in *"$x"*) hit $i "environ of ${d#/proc/} ($scope)" "$(tr '\0' ' ' 2>/dev/null <"$d/cmdline")" ;; esac
+			done ;;
+		esac
+		i=$((i + 1))
+	done
+	sweeps=$((sweeps + 1))
+done
+rm -f "$stop"
+echo "sweeps $sweeps"`
+
+func startWatcher(t *testing.T, h host.Host, needles ...string) *watcher {
+	t.Helper()
+	w := &watcher{h: h, stopF: "/run/wptest-watch-stop-" + fmt.Sprint(time.Now().UnixNano()), hit: make(chan string, 100), done: make(chan error, 1)}
+	started := make(chan struct{})
+	go func() {
+		_, err := h.Run(context.Background(), host.Cmd{Script: "stop=" + host.Quote(w.stopF) + "\necho watching >&2\n" + watchScript,
+			Stdin: strings.NewReader(strings.Join(needles, "\n") + "\n"), Stdout: w, Stderr: &startSignal{c: started}, Timeout: time.Hour, Label: "watch"})
+		w.done <- err
+	}()
+	select {
+	case <-started:
+	case err := <-w.done:
+		t.Fatalf("the watcher did not start: %v", err)
+	}
+	return w
+}
+
+// Write takes the watcher's output: a HIT line goes to hit as well.
+func (w *watcher) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.out.Write(p)
+	for _, l := range strings.Split(string(p), "\n") {
+		if strings.HasPrefix(l, "HIT ") {
+			select {
+			case w.hit <- l:
+			default:
+			}
+		}
+	}
+	return len(p), nil
+}
+
+// stop ends the watcher and fails t for anything it saw while what ran.
+func (w *watcher) stop(t *testing.T, what string) {
+	t.Helper()
+	if _, err := w.h.Run(context.Background(), host.Cmd{Script: "touch " + host.Quote(w.stopF)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-w.done; err != nil {
+		t.Fatalf("the watcher during %s: %v", what, err)
+	}
+	w.mu.Lock()
+	out := w.out.String()
+	w.mu.Unlock()
+	if strings.Contains(out, "HIT ") {
+		t.Errorf("during %s, a secret was seen:\n%s", what, out)
+	}
+	t.Logf("watcher during %s: %s", what, strings.TrimSpace(out[strings.LastIndex(out, "sweeps"):]))
+	if !strings.Contains(out, "sweeps ") || strings.Contains(out, "sweeps 0\n") {
+		t.Errorf("the watcher did not sweep during %s:\n%s", what, out)
+	}
+}
+
+// startSignal closes c at the first byte written.
+type startSignal struct {
+	once sync.Once
+	c    chan struct{}
+}
+
+func (s *startSignal) Write(p []byte) (int, error) {
+	s.once.Do(func() { close(s.c) })
+	return len(p), nil
+}
+
+var _ io.Writer = (*watcher)(nil)
