@@ -557,9 +557,6 @@ type visitor struct {
 	i  int // its index among the visitors
 	// clicked: its first attempt was made (runHooks.firstClick was told).
 	clicked bool
-	// pastEnd: it started a send after its window ended (the one it
-	// waited for; windowOver).
-	pastEnd bool
 
 	// Open loop only.
 	timer *time.Timer
@@ -627,7 +624,6 @@ func (v *visitor) wake() {
 			v.finish()
 			return
 		}
-		v.pastEnd = v.pastEnd || v.afterWindow()
 		v.attemptAt(v.due, w == waitCounted)
 	}
 	for {
@@ -742,30 +738,31 @@ func (v *visitor) countUnsent(n int64, err error) {
 	v.done.Add(n)
 }
 
-// afterWindow says whether the window has ended (the run has one).
-func (v *visitor) afterWindow() bool {
+// windowGrace is how long after its window a visitor behind its schedule
+// still sends what the window intended (at most the attempt's timeout): a
+// visitor that keeps its rate but was held up a moment (a busy machine)
+// sends its last few late, with their lateness in their latency, rather
+// than dropping them.
+const windowGrace = time.Second
+
+// pastGrace says whether the window, and the grace after it, are over.
+func (v *visitor) pastGrace() bool {
 	e := v.winEnd()
-	return !e.IsZero() && !time.Now().Before(e)
+	return !e.IsZero() && !time.Now().Before(e.Add(min(windowGrace, v.cfg.Timeout)))
 }
 
 // windowOver decides about the send at v.k, due and intended in the
-// window (admitted, counted as admit said), when the window is over: the
-// visitor was behind its schedule. Its first such send is made: a visitor
-// that keeps its rate has at most that one waiting when the window ends
-// (the send that came due while its last was in flight). Every other send
-// of the window it has not started counts at once, a queue timeout that
-// never left this machine, and it says so (true: v.k moved past them).
-// So after its window a run starts at most one send per visitor whatever
-// the rate, and ends within the window plus two attempts: before, a rate
-// this machine could not keep (1e308/s) made it send on for its whole
-// timeout after the window, sending all it could (30 s; against a port
-// that refuses, one refused dial after another).
+// window (admitted, counted as admit said), once the window and its grace
+// are over (windowGrace): the visitor is still behind its schedule. That
+// send and every other of the window it has not started count at once,
+// queue timeouts that never left this machine, and it says so (true: v.k
+// moved past them). So a run ends within its window, the grace and one
+// attempt, whatever the rate: before, a rate this machine could not keep
+// (1e308/s) made it send on for its whole timeout after the window,
+// sending all it could (30 s; against a port that refuses, one refused
+// dial after another).
 func (v *visitor) windowOver(counted bool) bool {
-	if !v.afterWindow() {
-		return false
-	}
-	if !v.pastEnd {
-		v.pastEnd = true
+	if !v.pastGrace() {
 		return false
 	}
 	k := v.index(v.winEnd())

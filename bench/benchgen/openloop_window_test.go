@@ -22,8 +22,8 @@ import (
 // returns (it used to send on, one attempt after another, until each
 // intended send's deadline passed: here an hour, 30 s by default, and
 // against a port that refuses, one refused dial after another). What it
-// sent is what the client could start in the window, plus at most one send
-// per visitor after it; every other intended send is counted at once, a
+// sent is what the client could start in the window and the grace after
+// it (windowGrace); every other intended send is counted at once, a
 // queue timeout that never left this machine; and the run says that the
 // point measured the load generator (Run.Limit), not the server. Counts,
 // not times: the attempts are exactly window × rate (one per nanosecond),
