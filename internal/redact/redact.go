@@ -12,24 +12,35 @@ import (
 const Redacted = "(sensitive)"
 
 // userinfo is a URL's scheme and authority up to its last "@": the
-// userinfo is everything between "//" and that "@" that is no path, query,
-// fragment, space or quote (so a match never leaves a JSON string).
-var userinfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://)([^/?#\s"'<>\\@]*(?:@[^/?#\s"'<>\\@]*)*)@`)
+// userinfo is everything between "//" and that "@" that is no path,
+// query, fragment or space. A password may hold quotes, "\\", "<" and ">"
+// (RFC 3986 allows "'"; wptest's validations [[:graph:]] the rest), so
+// they are part of it.
+var userinfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://)([^/?#\s@]*(?:@[^/?#\s@]*)*)@`)
 
-// hide is one match of userinfo, redacted. An ssh:// login name alone
+// userinfoJSON is userinfo inside a JSON string: a quote there is escaped
+// (\"), so a match takes escapes whole and never crosses an unescaped
+// quote into the next string.
+var userinfoJSON = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://)((?:[^/?#\s"\\@]|\\[^/])*(?:@(?:[^/?#\s"\\@]|\\[^/])*)*)@`)
+
+// hider hides one match of re. An ssh:// login name alone
 // (ssh://root@host, a --target) is no secret and stays: wptest refuses
 // passwords there.
-func hide(m string) string {
-	sub := userinfo.FindStringSubmatch(m)
-	if strings.EqualFold(sub[1], "ssh://") && !strings.Contains(sub[2], ":") {
-		return m
+func hider(re *regexp.Regexp) func(string) string {
+	return func(m string) string {
+		sub := re.FindStringSubmatch(m)
+		if strings.EqualFold(sub[1], "ssh://") && !strings.Contains(sub[2], ":") {
+			return m
+		}
+		return sub[1] + Redacted + "@"
 	}
-	return sub[1] + Redacted + "@"
 }
+
+var hide, hideJSON = hider(userinfo), hider(userinfoJSON)
 
 // URLs is s with the userinfo of every URL in it replaced by Redacted:
 // "https://u:pw@host/x" reads "https://(sensitive)@host/x". s may be a
-// URL, any text or JSON.
+// URL or any text; JSON goes through URLsJSON.
 func URLs(s string) string {
 	if !strings.Contains(s, "@") {
 		return s
@@ -37,14 +48,12 @@ func URLs(s string) string {
 	return userinfo.ReplaceAllStringFunc(s, hide)
 }
 
-// URLsJSON is URLs over JSON bytes (a JSON string never holds a raw quote,
-// space or backslash inside a URL's userinfo, so a match stays in one
-// string).
+// URLsJSON is URLs over JSON bytes: a match stays in one JSON string.
 func URLsJSON(b []byte) []byte {
 	if !strings.Contains(string(b), "@") {
 		return b
 	}
-	return userinfo.ReplaceAllFunc(b, func(m []byte) []byte { return []byte(hide(string(m))) })
+	return userinfoJSON.ReplaceAllFunc(b, func(m []byte) []byte { return []byte(hideJSON(string(m))) })
 }
 
 // Strings is s with every one of secrets replaced by Redacted (Replace).

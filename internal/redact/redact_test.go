@@ -17,6 +17,10 @@ func TestURLs(t *testing.T) {
 		{"ssh://root:pw@192.0.2.1:2222", "ssh://(sensitive)@192.0.2.1:2222"},
 		{"mail me@example.com", "mail me@example.com"},
 		{"file:///tmp/x", "file:///tmp/x"},
+		// A password may hold quotes, backslashes and angle brackets.
+		{"https://alice:S3c'ret@example.com/m.c", "https://(sensitive)@example.com/m.c"},
+		{`https://a:b"c\d<e>f@example.com/`, "https://(sensitive)@example.com/"},
+		{`url='https://alice:S3c'\''ret@example.com/m.c'`, "url='https://(sensitive)@example.com/m.c'"},
 	} {
 		if got := URLs(tc.in); got != tc.want {
 			t.Errorf("URLs(%q) = %q, want %q", tc.in, got, tc.want)
@@ -27,13 +31,15 @@ func TestURLs(t *testing.T) {
 // TestURLsJSON: redacting the JSON bytes keeps them valid JSON with the
 // same structure, each string redacted as URLs would.
 func TestURLsJSON(t *testing.T) {
-	in := map[string]any{"a": "https://u:p\"w@h/", "b": []any{"x", "http://k@h/p"}, "c": `"quoted" https://q:r@s/`}
+	in := map[string]any{"a": "https://u:p\"w@h/", "b": []any{"x", "http://k@h/p"}, "c": `"quoted" https://q:r@s/`,
+		"d": `https://alice:S3c'r\"e<t>@example.com/`, "e": "https://x/", "f": "y@z"}
 	b, _ := json.Marshal(in)
 	var got map[string]any
 	if err := json.Unmarshal(URLsJSON(b), &got); err != nil {
 		t.Fatalf("%v: %s", err, URLsJSON(b))
 	}
-	want := map[string]any{"a": URLs(in["a"].(string)), "b": []any{"x", "http://(sensitive)@h/p"}, "c": `"quoted" https://(sensitive)@s/`}
+	want := map[string]any{"a": "https://(sensitive)@h/", "b": []any{"x", "http://(sensitive)@h/p"}, "c": `"quoted" https://(sensitive)@s/`,
+		"d": "https://(sensitive)@example.com/", "e": "https://x/", "f": "y@z"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v\nwant %v", got, want)
 	}
