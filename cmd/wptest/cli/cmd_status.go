@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/wptest/wptest/internal/termsafe"
 	"strings"
 
 	"github.com/wptest/wptest/host"
@@ -41,15 +42,22 @@ func runStatus(ctx context.Context, a *App, args []string) error {
 	if err != nil {
 		return exitcode.With(exitcode.Provision, err)
 	}
+	// What the host says (facts, versions, deviations) reaches the
+	// terminal without its control characters.
 	if output == "json" {
-		enc := json.NewEncoder(a.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(statusResult{Target: target, Manifest: m, Running: running})
+		b, err := json.MarshalIndent(statusResult{Target: target, Manifest: m, Running: running}, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = a.Stdout.Write(append(termsafe.JSON(b), '\n'))
+		return err
 	}
 	if m == nil {
 		fmt.Fprintf(a.Stdout, "host:     %s\nprofile:  none (no %s; run wptest up)\n", h.Name(), hostmanifest.Path)
 	} else {
-		m.WriteText(a.Stdout)
+		var b strings.Builder
+		m.WriteText(&b)
+		fmt.Fprint(a.Stdout, termsafe.Text(b.String()))
 	}
 	if len(running) == 0 {
 		fmt.Fprintln(a.Stdout, "running:  none of the servers wptest put on this host")

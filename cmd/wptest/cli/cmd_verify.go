@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/wptest/wptest/internal/termsafe"
 	"path"
 
 	"github.com/wptest/wptest/experiment/stage"
@@ -53,18 +54,20 @@ func runVerify(ctx context.Context, a *App, args []string) error {
 	if err != nil {
 		return err
 	}
+	// The site's names are the site user's to choose (PHP writes there):
+	// no control character of theirs reaches the terminal.
 	if *output == "json" {
 		b, _ := json.MarshalIndent(rep, "", "  ")
-		fmt.Fprintf(a.Stdout, "%s\n", b)
+		fmt.Fprintf(a.Stdout, "%s\n", termsafe.JSON(b))
 	} else {
 		for _, d := range rep.Lazy {
-			fmt.Fprintf(a.Stderr, "lazy (info, not failed): %s\n", d)
+			fmt.Fprintf(a.Stderr, "lazy (info, not failed): %s\n", termsafe.Line(d.String()))
 		}
 		for _, d := range rep.Foreign {
-			fmt.Fprintf(a.Stderr, "info (not failed): %s\n", d)
+			fmt.Fprintf(a.Stderr, "info (not failed): %s\n", termsafe.Line(d.String()))
 		}
 		for _, d := range rep.Diffs {
-			fmt.Fprintf(a.Stdout, "MISMATCH %s\n", d)
+			fmt.Fprintf(a.Stdout, "MISMATCH %s\n", termsafe.Line(d.String()))
 		}
 		if rep.OK() {
 			fmt.Fprintf(a.Stdout, "OK %s seed %d root %s (%d lazy differences reported apart)\n", m.Inputs.Profile, m.Inputs.Seed, rep.Root[:32], len(rep.Lazy))

@@ -100,6 +100,18 @@ func TestVerifyFollowsNoLinkOfTheSiteUser(t *testing.T) {
 			t.Fatalf("%s put back: code %d\n%s%s", name, code, out, errs)
 		}
 	}
+	// A name the site user chose reaches the terminal without its control
+	// characters (it could erase the MISMATCH line and print a false OK).
+	evil := filepath.Join(docroot, "wp-content", "x\x1b[2K\rOK minimal seed 1 \x1b]0;owned\a.txt")
+	os.WriteFile(evil, []byte("x"), 0o644)
+	os.Chown(evil, uid, gid)
+	for _, o := range [][]string{nil, {"-o", "json"}} {
+		code, out, errs := runFixtureCLI(t, db.Password+"\n", append(append([]string{"verify"}, o...), common...)...)
+		if code != int(exitcode.Mismatch) || strings.ContainsAny(out+errs, "\x1b\a\r") {
+			t.Errorf("verify %v with a name holding escapes: exit %d, and a control character reached the terminal: %q", o, code, out+errs)
+		}
+	}
+	os.Remove(evil)
 	if b, _ := os.ReadFile(rootOnly); string(b) != secret {
 		t.Errorf("the root-only file now reads %q", b)
 	}
