@@ -183,3 +183,12 @@ func Quote(s string) string {
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
+
+// checkScript refuses a script no shell runs as written: a NUL byte (sh
+// reads no further, or drops it, and the script that runs is another).
+func checkScript(script string) error {
+	if i := strings.IndexByte(script, 0); i >= 0 {
+		return fmt.Errorf("the script holds a NUL byte at %d: no shell runs it as written", i)
+	}
+	return nil
+}

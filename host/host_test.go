@@ -75,6 +75,7 @@ var behaviours = []struct {
 	test func(t *testing.T, h host.Host, log *testenv.SyncBuffer)
 }{
 	{"RunStdout", testRunStdout},
+	{"NULRefused", testNULRefused},
 	{"ExitCodeAndStderrTail", testExitError},
 	{"Stdin", testStdin},
 	{"ScriptInNoArgv", testScriptInNoArgv},
@@ -779,5 +780,18 @@ func testSecretStdout(t *testing.T, h host.Host, log *testenv.SyncBuffer) {
 	}
 	if strings.Contains(log.String(), "hunter2") || !strings.Contains(log.String(), "creds! no such file") {
 		t.Errorf("log shows the secret or lacks stderr:\n%s", log.String())
+	}
+}
+
+// A script with a NUL is refused before it is sent: a shell would stop
+// there or drop the byte and run another script than the one written.
+func testNULRefused(t *testing.T, h host.Host, _ *testenv.SyncBuffer) {
+	dir := t.TempDir()
+	_, err := h.Run(context.Background(), host.Cmd{Script: "touch " + dir + "/ran\x00; rm -rf /nonexistent", Timeout: time.Minute})
+	if err == nil || !strings.Contains(err.Error(), "NUL byte") {
+		t.Errorf("a script with a NUL: %v, want a refusal naming the NUL", err)
+	}
+	if _, serr := os.Stat(dir + "/ran"); serr == nil {
+		t.Error("the script ran")
 	}
 }

@@ -89,6 +89,9 @@ func (l *Local) Run(ctx context.Context, cmd Cmd) (Result, error) {
 	fail := func(err error) (Result, error) {
 		return Result{Exit: -1}, fmt.Errorf("[%s] %s: %w", l.name, labelOf(cmd), err)
 	}
+	if err := checkScript(cmd.Script); err != nil {
+		return fail(err)
+	}
 
 	out := newOutputs(cmd, l.log)
 	p, err := newLocalProc(cmd, l.env)

@@ -443,6 +443,9 @@ func (s *SSH) Run(ctx context.Context, cmd Cmd) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return fail(err) // do not start what is already cancelled
 	}
+	if err := checkScript(cmd.Script); err != nil {
+		return fail(err)
+	}
 	release, err := s.acquireSession(ctx)
 	if err != nil {
 		return fail(err)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -112,6 +113,28 @@ func TestVerifyFollowsNoLinkOfTheSiteUser(t *testing.T) {
 		}
 	}
 	os.Remove(evil)
+	// Without --owner, verify reads as the docroot's own user, not root: a
+	// link to the root-only file is a mismatch that prints nothing of it;
+	// a docroot that is itself a link is refused.
+	noOwner := slices.DeleteFunc(slices.Clone(common), func(a string) bool { return a == "--owner" || a == "www-data:www-data" })
+	p := filepath.Join(docroot, "wp-config.php")
+	orig, _ := os.ReadFile(p)
+	os.Remove(p)
+	os.Symlink(rootOnly, p)
+	os.Lchown(p, uid, gid)
+	code, out, errs := runFixtureCLI(t, db.Password+"\n", append([]string{"verify"}, noOwner...)...)
+	if code != int(exitcode.Mismatch) || strings.Contains(out+errs, secret[:20]) || strings.Contains(out+errs, hex.EncodeToString(secretSum[:])[:16]) {
+		t.Errorf("verify without --owner over a link to a root-only file: exit %d\n%s%s", code, out, errs)
+	}
+	os.Remove(p)
+	os.WriteFile(p, orig, 0o644)
+	os.Chown(p, uid, gid)
+	linked := filepath.Join(dir, "docroot-link")
+	os.Symlink(docroot, linked)
+	code, out, errs = runFixtureCLI(t, db.Password+"\n", append([]string{"verify"}, append(noOwner, "--docroot", linked)...)...)
+	if code == 0 || !strings.Contains(out+errs, "is a symbolic link") {
+		t.Errorf("verify without --owner of a docroot that is a link: exit %d\n%s%s", code, out, errs)
+	}
 	if b, _ := os.ReadFile(rootOnly); string(b) != secret {
 		t.Errorf("the root-only file now reads %q", b)
 	}
