@@ -15,6 +15,7 @@ import (
 
 	"github.com/wptest/wptest/experiment"
 	"github.com/wptest/wptest/internal/testenv"
+	"github.com/wptest/wptest/internal/testenv/baked"
 	"github.com/wptest/wptest/results"
 )
 
@@ -23,7 +24,8 @@ import (
 const abRequests = 2000
 
 // Rasmus's documents, for real: `wptest run experiments/ab-1k.hcl` on a
-// fresh Debian host (testenv.BareHosts, the server as an ssh:// target,
+// Debian host (made from the shipped servers' image, baked.Servers: their
+// packages and mod_ruid2 there, nothing configured; the server as an ssh:// target,
 // the load from this process). Every profile of the file serves both
 // documents as exactly the 1,024 bytes of his message, the PHP twin
 // printing the static file's bytes: the run's probe before each point
@@ -35,7 +37,7 @@ const abRequests = 2000
 // groups' CPU and says why.
 func TestAB1KServesRasmusDocuments(t *testing.T) {
 	testenv.Integration(t) // a real run of several minutes
-	hs := testenv.BareHosts(t, "ab")
+	hs := baked.Hosts(t, baked.Servers, "ab")
 	exe := buildWptest(t)
 	putOnHost(t, hs[0], testenv.Ruid2Source(t), "/root/mod_ruid2.c")
 	want, err := os.ReadFile("../profiles/_parts/site/templates/shared/wptest-1k.html")

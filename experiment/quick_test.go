@@ -22,16 +22,11 @@ import (
 	"github.com/wptest/wptest/report"
 )
 
-// buildWptest builds the real binary: the run is tested as users run it.
+// buildWptest is the real binary (built once for the package's tests):
+// the run is tested as users run it.
 func buildWptest(t *testing.T) string {
 	t.Helper()
-	exe := filepath.Join(t.TempDir(), "wptest")
-	cmd := exec.Command("go", "build", "-o", exe, "../cmd/wptest")
-	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return exe
+	return testenv.WptestBinary(t)
 }
 
 // pinnedRoot is the fixture's pinned root for "minimal" seed 1

@@ -606,7 +606,9 @@ type CommandOp struct {
 	Creates string
 	Stdin   string
 	Timeout time.Duration
-	redact  func(string) string
+	// Bake: part of a machine image of the profile (Rendered.Bake).
+	Bake   bool
+	redact func(string) string
 }
 
 func (c *CommandOp) spec() map[string]any {

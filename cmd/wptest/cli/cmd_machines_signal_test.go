@@ -17,6 +17,7 @@ import (
 
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/internal/hcloudfake"
+	"github.com/wptest/wptest/internal/testenv"
 	"github.com/wptest/wptest/provision/cloud"
 )
 
@@ -26,7 +27,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("WPTEST_CLI_MAIN") == "1" {
 		os.Exit(Main())
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	testenv.RemoveBuilt()
+	os.Exit(code)
 }
 
 // upChild is `wptest machines up` as a real process against the fake API,

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -37,13 +36,10 @@ func needLocalRunStack(t *testing.T) {
 	testenv.LockLocalServer(t)
 }
 
+// buildAgent is the real wptest (built once for the package's tests).
 func buildAgent(t *testing.T) string {
 	t.Helper()
-	agent := filepath.Join(t.TempDir(), "wptest")
-	if out, err := exec.Command("go", "build", "-o", agent, "github.com/wptest/wptest/cmd/wptest").CombinedOutput(); err != nil {
-		t.Fatalf("go build wptest: %v\n%s", err, out)
-	}
-	return agent
+	return testenv.WptestBinary(t)
 }
 
 func runLocal(t *testing.T, agent, file string, extra ...string) localRun {
