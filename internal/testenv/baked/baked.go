@@ -15,6 +15,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -61,15 +62,19 @@ func Hosts(t testing.TB, names []string, hosts ...string) []*testenv.BareHost {
 }
 
 // Warm bakes the image of names in the background (a TestMain calls it
-// before m.Run), so the package's first tests, which need no image, run
-// meanwhile; a test that needs it waits on the bake's lock. Errors are
-// left for that test to see (it bakes again).
+// before m.Run, after flag parsing), so the package's tests that need no
+// image run meanwhile; a test that needs it waits on the bake's lock.
+// Errors are left for that test to see (it bakes again). Not under -short
+// or -run (a few tests chosen: only those that need it bake it).
 func Warm(names ...string) {
 	suite := os.Getenv(testenv.BareSuiteEnv)
 	if suite == "" {
 		suite = "bookworm"
 	}
 	if os.Geteuid() != 0 || testenv.BarePlatform(suite) == "" || testing.Short() {
+		return
+	}
+	if f := flag.Lookup("test.run"); f == nil || f.Value.String() != "" {
 		return
 	}
 	src, err := testenv.FindRuid2Source()
