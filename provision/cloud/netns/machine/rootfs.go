@@ -225,25 +225,8 @@ func ensureAptCacher(ctx context.Context) error {
 		return err
 	}
 	conf := filepath.Join(dir, "conf")
-	for _, d := range []string{conf, filepath.Join(dir, "cache"), filepath.Join(dir, "log")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return err
-		}
-	}
-	changed := false
-	for name, body := range aptCacherConfig(dir) {
-		p := filepath.Join(conf, name)
-		if old, err := os.ReadFile(p); err == nil && string(old) == body {
-			continue
-		}
-		changed = true
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			return err
-		}
-	}
-	// What an older config let through (any host's files, this host's
-	// loopback among them) must not be served from the cache either.
-	if err := pruneUnmanaged(filepath.Join(dir, "cache")); err != nil {
+	changed, err := writeAptCacherConfig(dir, conf)
+	if err != nil {
 		return err
 	}
 	pidFile := filepath.Join(dir, "pid")
@@ -289,6 +272,29 @@ func ensureAptCacher(ctx context.Context) error {
 			readTail(startLog, 20), readTail(filepath.Join(dir, "log", "apt-cacher.err"), 20))
 	}
 	return nil
+}
+
+// writeAptCacherConfig writes the config into conf unless it is there
+// (changed: it was not), and prunes the cache of what an older config let
+// in: any host's files, this host's loopback among them, must not be
+// served from it either.
+func writeAptCacherConfig(dir, conf string) (changed bool, err error) {
+	for _, d := range []string{conf, filepath.Join(dir, "cache"), filepath.Join(dir, "log")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return false, err
+		}
+	}
+	for name, body := range aptCacherConfig(dir) {
+		p := filepath.Join(conf, name)
+		if old, err := os.ReadFile(p); err == nil && string(old) == body {
+			continue
+		}
+		changed = true
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			return false, err
+		}
+	}
+	return changed, pruneUnmanaged(filepath.Join(dir, "cache"))
 }
 
 // managedCache are the cache's own directories: the remapped archives
