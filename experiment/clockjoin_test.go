@@ -219,17 +219,11 @@ func openBare(t *testing.T, bh *testenv.BareHost) host.Host {
 	return h
 }
 
-// buildLibcClockAgent builds wptest with srvstat's libc clock (cgo), the
-// one libfaketime can shift.
+// buildLibcClockAgent is wptest built with srvstat's libc clock (cgo),
+// the one libfaketime can shift (once for the package's tests).
 func buildLibcClockAgent(t *testing.T) string {
 	t.Helper()
-	exe := filepath.Join(t.TempDir(), "wptest")
-	cmd := exec.Command("go", "build", "-tags", "libcclock", "-o", exe, "../cmd/wptest")
-	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "CGO_ENABLED=1")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build -tags libcclock: %v\n%s", err, out)
-	}
-	return exe
+	return testenv.WptestBinary(t, "libcclock")
 }
 
 const clockRunHCL = `

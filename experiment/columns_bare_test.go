@@ -10,19 +10,21 @@ import (
 	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/testenv"
+	"github.com/wptest/wptest/internal/testenv/baked"
 	"github.com/wptest/wptest/provision/hostmanifest"
 	"github.com/wptest/wptest/results"
 )
 
 // Swapping between two columns of one profile applies only the difference,
-// on a fresh Debian host (testenv.BareHosts): with tuned-apache live, the
+// on a Debian host made from the shipped servers' image (baked.Servers):
+// with tuned-apache live, the
 // swap to tuned-400 (max_request_workers = 400) changes httpd.conf alone and
 // restarts Apache alone; PHP-FPM and MariaDB keep their processes, nothing
 // is retired. The run's apply keys the host manifest by column, so each
 // column's worker limit is its own, and the swap back changes httpd.conf
 // again and nothing else.
 func TestSwapBetweenColumnsOfOneProfile(t *testing.T) {
-	hs := testenv.BareHosts(t, "web")
+	hs := baked.Hosts(t, baked.Servers, "web")
 	ctx := context.Background()
 	tg, err := host.ParseTarget(hs[0].Target)
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -71,14 +70,7 @@ func (ps *peerServer) reset() {
 func buildExe(t *testing.T) string {
 	t.Helper()
 	testenv.Integration(t) // its callers go on to a network namespace: not a build for nothing
-	testenv.NeedBinary(t, "go")
-	exe := filepath.Join(t.TempDir(), "wptest")
-	cmd := exec.Command("go", "build", "-o", exe, "../cmd/wptest")
-	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return exe
+	return testenv.WptestBinary(t)
 }
 
 // loadHostInNamespace starts a real sshd in a network namespace of its own

@@ -19,12 +19,14 @@ import (
 	"github.com/wptest/wptest/experiment"
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/testenv"
+	"github.com/wptest/wptest/internal/testenv/baked"
 	"github.com/wptest/wptest/provision/cloud"
 	"github.com/wptest/wptest/report"
 )
 
-// The scale issue's must-show for several load generators: on three fresh
-// Debian hosts (a server running Debian's nginx, two load generators, all
+// The scale issue's must-show for several load generators: on three
+// Debian hosts (made from the shipped servers' image, baked.Servers, which
+// has Debian's nginx: a server running it, two load generators, all
 // from the static driver with pinned host keys), a page run and a crowd are
 // split across both generators, each running `wptest bench-job`. Merged
 // attempts are the sum of the generators'; the merged percentiles are those
@@ -32,8 +34,8 @@ import (
 // from results.jsonl); nginx's log shows each generator's requests from its
 // own address; the report shows each generator's line and the merged one.
 func TestSplitLoadOverTwoBareLoadGenerators(t *testing.T) {
-	testenv.Integration(t) // three bare hosts and nginx from the apt cache: about a minute
-	hs := testenv.BareHosts(t, "srv", "lg1", "lg2")
+	testenv.Integration(t) // three bare hosts and nginx: about a minute
+	hs := baked.Hosts(t, baked.Servers, "srv", "lg1", "lg2")
 	exe := buildWptest(t)
 	startNginx(t, hs[0])
 	runDir := t.TempDir()
@@ -89,16 +91,18 @@ func splitSpec() *experiment.Spec {
 		}}
 }
 
-// startNginx installs Debian's nginx on h (through the apt proxy), with a
-// page to load, and starts it.
+// startNginx installs Debian's nginx on h (through the apt proxy) unless
+// its image has it, with a page to load, and starts it.
 func startNginx(t *testing.T, bh *testenv.BareHost) {
 	t.Helper()
 	h := openBare(t, bh)
 	defer h.Close()
 	script := `set -e
 printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d
-apt-get -q update >/dev/null
-DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends nginx >/dev/null
+dpkg-query -W -f='${db:Status-Status}' nginx 2>/dev/null | grep -qx installed || {
+  apt-get -q update >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends nginx >/dev/null
+}
 head -c 3000 /dev/zero | tr '\0' x > /var/www/html/page.html
 nginx`
 	if _, err := h.Run(context.Background(), host.Cmd{Script: script, Label: "install nginx", Timeout: 10 * time.Minute}); err != nil {

@@ -18,20 +18,16 @@ import (
 
 	"github.com/wptest/wptest/experiment"
 	"github.com/wptest/wptest/experiment/stage"
+	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/testenv"
 	"github.com/wptest/wptest/report"
 )
 
-// buildWptest builds the real binary: the run is tested as users run it.
+// buildWptest is the real binary (built once for the package's tests):
+// the run is tested as users run it.
 func buildWptest(t *testing.T) string {
 	t.Helper()
-	exe := filepath.Join(t.TempDir(), "wptest")
-	cmd := exec.Command("go", "build", "-o", exe, "../cmd/wptest")
-	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return exe
+	return testenv.WptestBinary(t)
 }
 
 // pinnedRoot is the fixture's pinned root for "minimal" seed 1
@@ -66,7 +62,9 @@ func needLocalStack(t *testing.T) {
 // complete, no point was measured twice, cPanel's CGI costs more CPU per
 // page than tuned Apache, CSS is gzipped by the others and not by
 // cPanel's Apache, the fixture root is the pinned one, and the HTML opens
-// in headless Chromium.
+// in headless Chromium. Its output is what the README shows: quiet stderr,
+// the detail in log.txt, no password (checkQuietStderr: the one run of
+// the main job in the suite, as cmd/wptest/cli's in-process run was).
 func TestQuickLocalKillResume(t *testing.T) {
 	testenv.Integration(t) // a real run of several minutes
 	needLocalStack(t)
@@ -161,6 +159,11 @@ wait:
 			t.Errorf("the run's output shows the site database's password:\n%s", lastLines(out[max(0, strings.Index(out, "DB_PASSWORD")-200):], 5))
 		}
 	}
+	// A subtest: the main job's output was cmd/wptest/cli's own test
+	// (a second run of the whole job); its checks keep a name of their own.
+	t.Run("QuietStderrLogInRun", func(t *testing.T) {
+		checkQuietStderr(t, filepath.Join(runs, id), stderr1.String(), stderr2.String(), stdout2.String())
+	})
 	reportPath := strings.TrimSpace(stdout2.String())
 	if !strings.HasSuffix(reportPath, "report.html") {
 		t.Fatalf("run did not end with the report's path: %q", reportPath)
@@ -305,6 +308,55 @@ wait:
 			if b, err := os.ReadFile(filepath.Join(dir, f)); err == nil {
 				os.WriteFile(filepath.Join(keep, f), b, 0o644)
 			}
+		}
+	}
+}
+
+// checkQuietStderr: the README's main job as its user reads it. Each
+// session's stderr fits on a screen: the stages and a line per point (the
+// resumed one, its 32 points, in under 56 lines: the 60 of a whole run's
+// 36), no host command; log.txt in the run's directory has the host
+// commands and their output; neither has the site database's password,
+// which the run read on the host.
+func checkQuietStderr(t *testing.T, dir, stderr1, stderr2, stdout2 string) {
+	t.Helper()
+	if n := len(strings.Split(strings.TrimSpace(stderr2), "\n")); n >= 56 {
+		t.Errorf("the resumed session's stderr has %d lines for 32 points, want under 56:\n%s", n, stderr2)
+	}
+	for _, c := range []struct{ out, want string }{
+		{stderr1, "log " + filepath.Join(dir, results.LogFile)},
+		{stderr1, "preflight on local"},
+		{stderr1, "[1/36] rep 1/2 · cpanel-apache · page c=2"},
+		{stderr2, "[36/36] rep 2/2 · caddy · kit c=10"},
+		{stderr2, " · last caddy crowd c=100: newcomer wait p50 "},
+		{stderr2, "report: "},
+	} {
+		if !strings.Contains(c.out, c.want) {
+			t.Errorf("stderr lacks %q:\n%s", c.want, c.out)
+		}
+	}
+	for _, out := range []string{stderr1, stderr2} {
+		if strings.Contains(out, "[local] $ ") {
+			t.Errorf("stderr has host commands:\n%s", out)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, results.LogFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logTxt := string(b)
+	for _, w := range []string{"[local] $ facts", "[local] facts: WPTEST_ARCH=", "[local] $ host manifest", "[local] package.server: ", "[1/36] rep 1/2", "[36/36] rep 2/2"} {
+		if !strings.Contains(logTxt, w) {
+			t.Errorf("log.txt lacks %q", w)
+		}
+	}
+	site, _, err := stage.HostSite(context.Background(), host.NewLocal(nil))
+	if err != nil || len(site.DB.Password) < 8 {
+		t.Fatalf("the site's database credentials: %v (password of %d bytes)", err, len(site.DB.Password))
+	}
+	for _, out := range []string{logTxt, stderr1, stderr2, stdout2} {
+		if strings.Contains(out, site.DB.Password) {
+			t.Error("the site's database password reached log.txt, stderr or stdout")
 		}
 	}
 }

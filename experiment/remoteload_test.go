@@ -18,6 +18,7 @@ import (
 	"github.com/wptest/wptest/experiment"
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/testenv"
+	"github.com/wptest/wptest/internal/testenv/baked"
 )
 
 const remoteLoadHCL = `
@@ -127,8 +128,10 @@ scenario "kit" {
 `
 
 // `wptest run` of an experiment with a machines "static" block on three
-// fresh Debian hosts (testenv.BareHosts: no systemd, nothing installed),
-// as a user runs it on two new servers, with nothing done by hand: the
+// Debian hosts (no systemd; made from the shipped servers' image,
+// baked.Servers: their packages there, nothing configured; what `up`
+// installs is proved from the bare rootfs in cmd/wptest/cli's
+// TestBareHostUpSeedSwap), as a user runs it, with nothing done by hand: the
 // first is the server (each profile but corehttpd, PHP, MariaDB, WordPress,
 // the fixture, srvstat), the second the load generator. Every point's load
 // ran as `wptest bench-job` on the load generator (its progress relayed
@@ -137,7 +140,7 @@ scenario "kit" {
 // stage is logged.
 func TestRunOnBareHostsLoadsFromTheStaticLoadGenerator(t *testing.T) {
 	testenv.Integration(t) // a real run of several minutes
-	hs := testenv.BareHosts(t, "server", "loadgen", "loadgen2")
+	hs := baked.Hosts(t, baked.Servers, "server", "loadgen", "loadgen2")
 	exe := buildWptest(t)
 	work := t.TempDir()
 	putOnHost(t, hs[0], testenv.Ruid2Source(t), "/root/mod_ruid2.c")

@@ -147,6 +147,7 @@ func TestContractPHPStreamBeforeAnyPHPPackage(t *testing.T) {
 			{[]string{"php_version=8.4"}, offeredEL96, ""},
 		} {
 			t.Run(fmt.Sprintf("%s/%v/%v", name, tc.args, tc.offered), func(t *testing.T) {
+				t.Parallel() // each its own rendering and stub directory: the shell runs overlap
 				rep := offline(t, name, alma, tc.args...)
 				stream := -1
 				for i, op := range rep.Ops {

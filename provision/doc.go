@@ -241,11 +241,17 @@
 //	  creates = "/etc/apache2/mods-enabled/proxy_fcgi.load"  # skip when path exists
 //	  stdin   = var.db_password        # for secrets: never put them in run
 //	  timeout = "5m"                   # Go duration, default 10m
+//	  bake    = true                   # part of a machine image (below); default false
 //	}
 //	  Check: the guards (all given guards must allow running). A command with no
 //	  guard runs on every apply and is always reported as a change.
 //	  Apply: run; a non-zero exit stops apply with host, op, exit code and the
 //	  last lines of stderr. Ops are idempotent, so rerunning continues.
+//	  bake: the command builds or installs software (cpanel-apache's
+//	  mod_ruid2): Rendered.Bake runs it, after the package ops before it,
+//	  when it bakes a machine image of the profile (the netns driver's
+//	  images: provision/cloud/netns/machine), so a machine made from that
+//	  image finds it done. Only package ops and such commands are baked.
 //
 //	service "apache" {
 //	  name      = platform.services.apache   # the system's name for it

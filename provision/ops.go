@@ -655,6 +655,8 @@ type CommandOp struct {
 	Creates string
 	Stdin   string
 	Timeout time.Duration
+	// Bake: part of a machine image of the profile (Rendered.Bake).
+	Bake bool
 }
 
 func (c *CommandOp) spec() map[string]any {

@@ -112,6 +112,7 @@ type commandBlock struct {
 	Stdin        *string   `hcl:"stdin,optional"`
 	Timeout      *string   `hcl:"timeout,optional"`
 	TimeoutRange hcl.Range `hcl:"timeout,attr_value_range"`
+	Bake         *bool     `hcl:"bake,optional"`
 }
 
 type serviceBlock struct {
@@ -738,7 +739,8 @@ func (p *Profile) decodeCommandOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalCont
 	if d.HasErrors() {
 		return nil, nil, d
 	}
-	return &CommandOp{opBase: base, Run: cb.Run, Unless: str(cb.Unless), OnlyIf: str(cb.OnlyIf), Creates: str(cb.Creates), Stdin: str(cb.Stdin), Timeout: to}, nil, nil
+	return &CommandOp{opBase: base, Run: cb.Run, Unless: str(cb.Unless), OnlyIf: str(cb.OnlyIf), Creates: str(cb.Creates), Stdin: str(cb.Stdin), Timeout: to,
+		Bake: cb.Bake != nil && *cb.Bake}, nil, nil
 }
 
 // decodeServiceOp decodes a service block: state, on_notify, ready timeout, its own commands (start needs stop and status) and the ops whose changes reload or restart it.

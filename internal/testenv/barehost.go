@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/pem"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -90,6 +91,20 @@ func BareHosts(t testing.TB, names ...string) []*BareHost {
 // "trixie"), for a test that compares releases in one run.
 func BareHostsOn(t testing.TB, suite string, names ...string) []*BareHost {
 	t.Helper()
+	return bareHosts(t, suite, nil, names)
+}
+
+// BareHostsFrom is BareHosts made from img, a baked image of the default
+// release (BareImage): a host that already holds what img installed.
+func BareHostsFrom(t testing.TB, img *BareImage, names ...string) []*BareHost {
+	t.Helper()
+	Integration(t)
+	return bareHosts(t, BareSuite(t), img, names)
+}
+
+// needBare skips (fails under CI=true) where bare hosts cannot be made.
+func needBare(t testing.TB, suite string, names []string) {
+	t.Helper()
 	Integration(t)
 	if BarePlatform(suite) == "" {
 		t.Fatalf("BareHostsOn: unknown suite %q", suite)
@@ -101,10 +116,25 @@ func BareHostsOn(t testing.TB, suite string, names ...string) []*BareHost {
 	for _, b := range []string{"ip", "nsenter", "chroot", "mount", "mknod", "debootstrap", "apt-cacher-ng"} {
 		NeedBinary(t, b)
 	}
+}
+
+func bareHosts(t testing.TB, suite string, img *BareImage, names []string) []*BareHost {
+	t.Helper()
+	needBare(t, suite, names)
 	start := time.Now()
+	from := "rootfs"
 	setDir := t.TempDir()
-	identity, authorized := bareIdentity(t, setDir)
+	identity, authorized, err := bareIdentity(setDir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	o := machine.Options{Suite: suite, Authorized: string(authorized), Tied: true, Log: logWriter{t}}
+	if img != nil {
+		if o.Image, err = BakeImage(context.Background(), suite, img, logWriter{t}); err != nil {
+			t.Fatalf("bare hosts %v: %v", names, err)
+		}
+		from = "image " + filepath.Base(o.Image)
+	}
 	for _, n := range names {
 		o.Hosts = append(o.Hosts, machine.Want{Name: n})
 	}
@@ -112,11 +142,7 @@ func BareHostsOn(t testing.TB, suite string, names ...string) []*BareHost {
 	if err != nil {
 		t.Fatalf("bare hosts %v: %v", names, err)
 	}
-	hosts := make([]*BareHost, len(made))
-	var known strings.Builder
-	for i, m := range made {
-		hosts[i] = &BareHost{Name: m.Name, Suite: m.Suite, Platform: m.Platform, IP: m.IP, Gateway: m.Gateway,
-			Target: "ssh://root@" + net.JoinHostPort(m.IP, "22"), Identity: identity, Root: m.Root, h: m}
+	for _, m := range made {
 		t.Cleanup(func() {
 			if t.Failed() {
 				t.Logf("bare host %s (%s) log:\n%s", m.Name, m.IP, lastLines(m.Log(), 40))
@@ -125,46 +151,61 @@ func BareHostsOn(t testing.TB, suite string, names ...string) []*BareHost {
 				t.Errorf("bare host %s: teardown: %v", m.Name, err)
 			}
 		})
+	}
+	hosts, err := wrapHosts(made, setDir, identity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := time.Since(start)
+	t.Logf("bare hosts %v (%s) ready in %s, %s per host (%s from the cache)", names, BarePlatform(suite),
+		d.Round(10*time.Millisecond), (d / time.Duration(len(hosts))).Round(10*time.Millisecond), from)
+	return hosts
+}
+
+// wrapHosts makes BareHosts of machines whose root authorizes identity,
+// with a known_hosts in dir pinning each one's host key.
+func wrapHosts(made []*machine.Host, dir, identity string) ([]*BareHost, error) {
+	hosts := make([]*BareHost, len(made))
+	var known strings.Builder
+	for i, m := range made {
+		hosts[i] = &BareHost{Name: m.Name, Suite: m.Suite, Platform: m.Platform, IP: m.IP, Gateway: m.Gateway,
+			Target: "ssh://root@" + net.JoinHostPort(m.IP, "22"), Identity: identity, Root: m.Root, h: m}
 		pub, _, _, _, err := ssh.ParseAuthorizedKey([]byte(m.HostKey))
 		if err != nil {
-			t.Fatalf("bare host %s: its host key: %v", m.Name, err)
+			return nil, fmt.Errorf("bare host %s: its host key: %w", m.Name, err)
 		}
 		known.WriteString(knownhosts.Line([]string{knownhosts.Normalize(m.Addr())}, pub) + "\n")
 	}
-	kh := filepath.Join(setDir, "known_hosts")
+	kh := filepath.Join(dir, "known_hosts")
 	if err := os.WriteFile(kh, []byte(known.String()), 0o600); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	for _, h := range hosts {
 		h.KnownHosts = kh
 	}
-	d := time.Since(start)
-	t.Logf("bare hosts %v (%s) ready in %s, %s per host (rootfs from the cache)", names, BarePlatform(suite),
-		d.Round(10*time.Millisecond), (d / time.Duration(len(hosts))).Round(10*time.Millisecond))
-	return hosts
+	return hosts, nil
 }
 
-// bareIdentity makes the set's client key: its private key file and the
-// authorized_keys line.
-func bareIdentity(t testing.TB, dir string) (string, []byte) {
-	t.Helper()
+// bareIdentity makes the set's client key in dir: its private key file and
+// the authorized_keys line.
+func bareIdentity(dir string) (string, []byte, error) {
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
-		t.Fatal(err)
+		return "", nil, err
 	}
 	block, err := ssh.MarshalPrivateKey(priv, "wptest-bare-hosts")
 	if err != nil {
-		t.Fatal(err)
+		return "", nil, err
 	}
 	p := filepath.Join(dir, "id_ed25519")
 	if err := os.WriteFile(p, pem.EncodeToMemory(block), 0o600); err != nil {
-		t.Fatal(err)
+		return "", nil, err
 	}
 	signer, err := ssh.NewSignerFromKey(priv)
 	if err != nil {
-		t.Fatal(err)
+		return "", nil, err
 	}
-	return p, ssh.MarshalAuthorizedKey(signer.PublicKey())
+	return p, ssh.MarshalAuthorizedKey(signer.PublicKey()), nil
 }
 
 func lastLines(s string, n int) string {

@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -12,13 +13,31 @@ import (
 	"github.com/wptest/wptest/provision/cloud/netns/machine"
 )
 
-// AptCacherAddr and AptCacherPort are where this machine's one
-// apt-cacher-ng for bare hosts (and every netns machine) listens: that
+// AptCacherAddr is where this machine's one apt-cacher-ng for bare hosts
+// (and every netns machine) listens, on machine.AptCacherPort: that
 // address alone, which each host routes via its gateway.
+const AptCacherAddr = machine.AptCacherAddr
+
+// CacheEnv and CachePortEnv move the bare hosts' cache (rootfs, images,
+// apt-cacher-ng) to another directory, with its own apt-cacher-ng on
+// another port (machine.UseCache): a run from an empty cache, as on a
+// fresh machine, beside this machine's usual one.
 const (
-	AptCacherAddr = machine.AptCacherAddr
-	AptCacherPort = machine.AptCacherPort
+	CacheEnv     = "WPTEST_NETNS_CACHE"
+	CachePortEnv = "WPTEST_NETNS_APT_PORT"
 )
+
+func init() {
+	dir := os.Getenv(CacheEnv)
+	if dir == "" {
+		return
+	}
+	port, err := strconv.Atoi(os.Getenv(CachePortEnv))
+	if err != nil || port <= 1024 || port > 65535 || port == machine.DefaultAptCacherPort {
+		panic(fmt.Sprintf("%s=%s needs %s: a free port above 1024 other than %d", CacheEnv, dir, CachePortEnv, machine.DefaultAptCacherPort))
+	}
+	machine.UseCache(dir, port)
+}
 
 // CheckAptCacherPrivate fails t unless the apt-cacher-ng listens at
 // AptCacherAddr alone, as ss sees this machine's sockets (nothing on
@@ -27,7 +46,7 @@ const (
 // listening at its gateway, this machine's side of its link.
 func CheckAptCacherPrivate(t testing.TB, gateway string, run func(script string) string) {
 	t.Helper()
-	port := strconv.Itoa(AptCacherPort)
+	port := strconv.Itoa(machine.AptCacherPort)
 	out, err := exec.Command("ss", "-ltnH", "sport = :"+port).CombinedOutput()
 	if err != nil {
 		t.Fatalf("ss: %v\n%s", err, out)

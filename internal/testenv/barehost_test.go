@@ -141,13 +141,14 @@ func TestBareHosts(t *testing.T) {
 			}
 			// Nothing open to strangers: it listens at its one private address.
 			testenv.CheckAptCacherPrivate(t, b.Gateway, func(script string) string { return run(t, hb, script) })
-			log, err := os.ReadFile(testenv.AptCacherLog)
+			testenv.CheckAptProxyMirrorOnly(t, b.Suite, func(script string) string { return run(t, hb, script) })
+			log, err := os.ReadFile(testenv.AptCacherLog())
 			if err != nil {
 				t.Fatal(err)
 			}
 			// Lines are time|I or O|bytes|client|path: hello went out to this host.
 			if !strings.Contains(string(log), "|O|") || !strings.Contains(string(log), "|"+b.IP+"|debrep/pool/main/h/hello/hello_") {
-				t.Errorf("%s does not show hello sent to %s: it did not come through the proxy", testenv.AptCacherLog, b.IP)
+				t.Errorf("%s does not show hello sent to %s: it did not come through the proxy", testenv.AptCacherLog(), b.IP)
 			}
 		})
 

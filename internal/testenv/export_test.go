@@ -6,5 +6,5 @@ import "github.com/wptest/wptest/provision/cloud/netns/machine"
 // the machine's apt-cacher-ng.
 var (
 	BareHostLeftovers = (*BareHost).leftovers
-	AptCacherLog      = machine.AptCacherLog
+	AptCacherLog      = func() string { return machine.AptCacherLog }
 )

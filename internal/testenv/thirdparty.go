@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,9 +14,20 @@ import (
 // (-var ruid2_source_url=file://PATH, after putting it on a remote host).
 func Ruid2Source(t testing.TB) string {
 	t.Helper()
+	p, err := FindRuid2Source()
+	if err != nil && p == "" {
+		t.Fatal(err)
+	}
+	Need(t, err == nil, "mod_ruid2 0.9.8 source at "+p)
+	return p
+}
+
+// FindRuid2Source is Ruid2Source without a test: the path, or an error
+// with the first place it looked.
+func FindRuid2Source() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
@@ -23,7 +35,7 @@ func Ruid2Source(t testing.TB) string {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
+			return "", errors.New("no go.mod above the test's directory")
 		}
 		dir = parent
 	}
@@ -34,12 +46,11 @@ func Ruid2Source(t testing.TB) string {
 	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
 		p := filepath.Join(d, rel)
 		if _, err := os.Stat(p); err == nil {
-			return p
+			return p, nil
 		}
 		if filepath.Dir(d) == d {
 			break
 		}
 	}
-	Need(t, false, "mod_ruid2 0.9.8 source at "+first)
-	return first
+	return first, os.ErrNotExist
 }

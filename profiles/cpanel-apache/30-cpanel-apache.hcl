@@ -4,8 +4,10 @@
 # mod_ruid2 0.9.8, built with apxs as cPanel's ea-apache24-mod_ruid2 is
 # (apxs -l cap -c mod_ruid2.c), from the file named by variables, checked
 # against its SHA-256 before anything is compiled. Rebuilt when the checksum
-# or Apache's own version changes.
+# or Apache's own version changes. Part of a machine image of the profile
+# (bake): a machine made from one finds it built.
 command "build_ruid2" {
+  bake    = true
   unless  = "test \"$(cat ${platform.paths.module_dir}/mod_ruid2.so.built 2>/dev/null)\" = \"${var.ruid2_source_sha256} $(${platform.values.apachectl} -v | head -n1)\" && test -f ${platform.paths.module_dir}/mod_ruid2.so"
   timeout = "10m"
   run     = <<-EOT

@@ -248,11 +248,12 @@ func (f *benchFlags) sampler(ctx context.Context, kc *benchgen.KitConfig) {
 	if !*f.sampleLocal {
 		return
 	}
-	stopSampler := sampleInProcess(ctx, srvstat.Config{StatusURL: *f.statusURL})
+	ls := sampleInProcess(ctx, srvstat.Config{StatusURL: *f.statusURL})
 	kc.Server = func(from, to time.Time, ok int64) (*result.Server, error) {
-		// Wait for a sample after the window, then summarise.
-		time.Sleep(1100 * time.Millisecond)
-		return srvstat.Summarize(stopSampler(), from, to, ok, *f.maxWorkers)
+		// Wait for a sample after the window (the event, not a guess of
+		// when it comes), then summarise; Summarize names a missing one.
+		ls.waitAfter(ctx, to, 10*time.Second)
+		return srvstat.Summarize(ls.all(), from, to, ok, *f.maxWorkers)
 	}
 }
 
@@ -281,27 +282,61 @@ func (f *benchFlags) report(a *App, rep *result.Report, runErr error) error {
 	return nil
 }
 
-// sampleInProcess runs a srvstat sampler at 1 Hz in this process; the
-// returned function returns the samples so far (it keeps sampling).
-func sampleInProcess(ctx context.Context, cfg srvstat.Config) func() []srvstat.Sample {
-	var mu sync.Mutex
-	var ss []srvstat.Sample
+// localSamples are the samples of a srvstat sampler in this process.
+type localSamples struct {
+	mu   sync.Mutex
+	ss   []srvstat.Sample
+	more chan struct{} // closed (and replaced) at each new sample
+}
+
+// sampleInProcess runs a srvstat sampler at 1 Hz in this process until ctx
+// ends.
+func sampleInProcess(ctx context.Context, cfg srvstat.Config) *localSamples {
+	ls := &localSamples{more: make(chan struct{})}
 	s := srvstat.New(cfg)
 	go func() {
 		defer s.Close() // its /proc files stay open between samples
 		_ = srvstat.Every(ctx, s, time.Second, 0, func(smp srvstat.Sample, err error) error {
 			if err == nil {
-				mu.Lock()
-				ss = append(ss, smp)
-				mu.Unlock()
+				ls.mu.Lock()
+				ls.ss = append(ls.ss, smp)
+				close(ls.more)
+				ls.more = make(chan struct{})
+				ls.mu.Unlock()
 			}
 			return nil // a failed sample is a gap, not the end
 		})
 	}()
-	return func() []srvstat.Sample {
-		mu.Lock()
-		defer mu.Unlock()
-		return append([]srvstat.Sample(nil), ss...)
+	return ls
+}
+
+// all is every sample so far.
+func (ls *localSamples) all() []srvstat.Sample {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return append([]srvstat.Sample(nil), ls.ss...)
+}
+
+// waitAfter waits until a sample taken at or after t has arrived, ctx ends
+// or limit passes (a sampler that stopped sampling).
+func (ls *localSamples) waitAfter(ctx context.Context, t time.Time, limit time.Duration) {
+	deadline := time.NewTimer(limit)
+	defer deadline.Stop()
+	for {
+		ls.mu.Lock()
+		n, more := len(ls.ss), ls.more
+		done := n > 0 && ls.ss[n-1].Unix >= float64(t.UnixNano())/1e9
+		ls.mu.Unlock()
+		if done {
+			return
+		}
+		select {
+		case <-more:
+		case <-ctx.Done():
+			return
+		case <-deadline.C:
+			return
+		}
 	}
 }
 

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,11 +10,13 @@ import (
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/internal/testenv"
+	"github.com/wptest/wptest/internal/testenv/baked"
 )
 
 // TestBareHostSeedsPinnedArchives is the agency site as the post
-// published it, where users seed it: a fresh Debian 12 host (no internet)
-// after `up tuned-apache`, its archives from a mirror on this machine that
+// published it, where users seed it: a Debian host (no internet; made from
+// the shipped servers' image, baked.Servers: what `up` installs is proved
+// from the bare rootfs in TestBareHostUpSeedSwap) after `up tuned-apache`, its archives from a mirror on this machine that
 // the host reaches at its gateway. `fixture lock` writes the lock here;
 // `seed` with the site's defaults fetches core and the eight plugins on
 // the host, checks them against the lock, installs and activates them as
@@ -24,7 +25,7 @@ import (
 // site user's home.
 func TestBareHostSeedsPinnedArchives(t *testing.T) {
 	testenv.NeedBinary(t, "go")
-	hs := testenv.BareHosts(t, "web")
+	hs := baked.Hosts(t, baked.Servers, "web")
 	ctx := context.Background()
 	conn := []string{"--target", hs[0].Target, "--known-hosts", hs[0].KnownHosts, "--identity", hs[0].Identity}
 	tg, err := host.ParseTarget(hs[0].Target)
@@ -49,10 +50,7 @@ func TestBareHostSeedsPinnedArchives(t *testing.T) {
 		code := Run(ctx, &App{Args: args, Stdout: &stdout, Stderr: &stderr, WorkDir: t.TempDir()})
 		return code, stdout.String(), stderr.String()
 	}
-	agent := filepath.Join(t.TempDir(), "wptest")
-	if out, err := exec.Command("go", "build", "-o", agent, "github.com/wptest/wptest/cmd/wptest").CombinedOutput(); err != nil {
-		t.Fatalf("go build wptest: %v\n%s", err, out)
-	}
+	agent := buildAgent(t)
 	if code, out, errs := run(append([]string{"up", "--profile", "tuned-apache", "--agent", agent}, conn...)...); code != 0 {
 		t.Fatalf("up tuned-apache: exit %d\n%s%s", code, out, errs)
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,16 +18,25 @@ import (
 
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/internal/hcloudfake"
+	"github.com/wptest/wptest/internal/testenv"
+	"github.com/wptest/wptest/internal/testenv/baked"
 	"github.com/wptest/wptest/provision/cloud"
 )
 
 // TestMain doubles as the wptest process (Main, with its signal handling)
-// when a test starts this binary with WPTEST_CLI_MAIN=1.
+// when a test starts this binary with WPTEST_CLI_MAIN=1. As the test
+// binary it starts baking the servers' image the bare-host tests start
+// from (baked.Warm) while the others run, and removes the wptest binary
+// the tests share (testenv.WptestBinary) once they are done.
 func TestMain(m *testing.M) {
 	if os.Getenv("WPTEST_CLI_MAIN") == "1" {
 		os.Exit(Main())
 	}
-	os.Exit(m.Run())
+	flag.Parse()
+	baked.Warm(baked.Servers...)
+	code := m.Run()
+	testenv.RemoveBuilt()
+	os.Exit(code)
 }
 
 // upChild is `wptest machines up` as a real process against the fake API,

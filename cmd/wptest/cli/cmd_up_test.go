@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -136,10 +134,7 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 
 	// The agent: the real wptest binary (the test binary cannot stand in
 	// for it), which the caddy profile's h3 check runs on the host.
-	agent := filepath.Join(t.TempDir(), "wptest")
-	if out, err := exec.Command("go", "build", "-o", agent, "github.com/wptest/wptest/cmd/wptest").CombinedOutput(); err != nil {
-		t.Fatalf("go build wptest: %v\n%s", err, out)
-	}
+	agent := buildAgent(t)
 	run := func(args ...string) (int, string, string) {
 		var stdout, stderr bytes.Buffer
 		code := Run(ctx, &App{Args: args, Stdout: &stdout, Stderr: &stderr})

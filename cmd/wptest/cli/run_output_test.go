@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/testenv"
 	"github.com/wptest/wptest/results"
@@ -37,13 +35,10 @@ func needLocalRunStack(t *testing.T) {
 	testenv.LockLocalServer(t)
 }
 
+// buildAgent is the real wptest (built once for the package's tests).
 func buildAgent(t *testing.T) string {
 	t.Helper()
-	agent := filepath.Join(t.TempDir(), "wptest")
-	if out, err := exec.Command("go", "build", "-o", agent, "github.com/wptest/wptest/cmd/wptest").CombinedOutput(); err != nil {
-		t.Fatalf("go build wptest: %v\n%s", err, out)
-	}
-	return agent
+	return testenv.WptestBinary(t)
 }
 
 func runLocal(t *testing.T, agent, file string, extra ...string) localRun {
@@ -61,45 +56,6 @@ func runLocal(t *testing.T, agent, file string, extra ...string) localRun {
 		r.logTxt = string(b)
 	}
 	return r
-}
-
-// The README's main job, in process: stderr fits on a screen (under 60
-// lines: the stages, every point, the report), while runs/ID/log.txt has
-// the host commands and their output, and not the site's database
-// password, which wptest read from the host.
-func TestRunMainJobQuietStderrLogInRun(t *testing.T) {
-	needLocalRunStack(t)
-	quick, _ := filepath.Abs("../../../experiments/quick.hcl")
-	r := runLocal(t, buildAgent(t), quick, "-var", "ruid2_source_url=file://"+testenv.Ruid2Source(t))
-	if r.code != 0 {
-		t.Fatalf("run: code %d\n%s\nlog tail:\n%s", r.code, r.stderr, host.Tail([]byte(r.logTxt), 40))
-	}
-	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
-	if len(lines) >= 60 {
-		t.Errorf("stderr has %d lines, want under 60:\n%s", len(lines), r.stderr)
-	}
-	t.Logf("stderr: %d lines, log.txt: %d lines", len(lines), strings.Count(r.logTxt, "\n"))
-	for _, w := range []string{"log " + filepath.Join("runs", filepath.Base(r.runDir), results.LogFile), "preflight on local", "[1/36] rep 1/2 · cpanel-apache · page c=2",
-		"[36/36] rep 2/2 · caddy · kit c=10", " · last caddy crowd c=100: newcomer wait p50 ", "report: "} {
-		if !strings.Contains(r.stderr, w) {
-			t.Errorf("stderr lacks %q:\n%s", w, r.stderr)
-		}
-	}
-	if strings.Contains(r.stderr, "[local] $ ") {
-		t.Errorf("stderr has host commands:\n%s", r.stderr)
-	}
-	for _, w := range []string{"[local] $ facts", "[local] facts: WPTEST_ARCH=", "[local] $ host manifest", "[local] package.server: ", "[1/36] rep 1/2"} {
-		if !strings.Contains(r.logTxt, w) {
-			t.Errorf("log.txt lacks %q", w)
-		}
-	}
-	site, _, err := stage.HostSite(context.Background(), host.NewLocal(nil))
-	if err != nil || len(site.DB.Password) < 8 {
-		t.Fatalf("the site's database credentials: %v (password of %d bytes)", err, len(site.DB.Password))
-	}
-	if strings.Contains(r.logTxt, site.DB.Password) || strings.Contains(r.stderr, site.DB.Password) {
-		t.Error("the site's database password reached log.txt or stderr")
-	}
 }
 
 // smallRun is a run of one profile and one scenario: quick, for what

@@ -4,21 +4,22 @@ import (
 	"bytes"
 	"context"
 	"net/http"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/testenv"
+	"github.com/wptest/wptest/internal/testenv/baked"
 )
 
 // TestBareHostSiteUserLinksLeadNowhere: the site user (PHP runs as them,
 // the home and docroot are theirs) plants a link at every name root wrote
 // in their directories, and swaps the docroot and the old staging
 // directory for links to root's directories, around `up`, `seed`, `swap`
-// and `verify` on a fresh Debian 12 host: nothing outside the site
+// and `verify` on a Debian host (made from the shipped servers' image,
+// baked.Servers: nothing of a profile configured, its packages there):
+// nothing outside the site
 // changes (root's canary files keep owner, mode and bytes, root's
 // directories gain no entry, the site user owns no file outside their
 // home). A seed into a docroot swapped for a link is refused; the swap
@@ -30,7 +31,7 @@ import (
 // the seed the site answers from outside, wptest-info.php still does not.
 func TestBareHostSiteUserLinksLeadNowhere(t *testing.T) {
 	testenv.NeedBinary(t, "go")
-	hs := testenv.BareHosts(t, "web")
+	hs := baked.Hosts(t, baked.Servers, "web")
 	bh := hs[0]
 	ctx := context.Background()
 	conn := []string{"--target", bh.Target, "--known-hosts", bh.KnownHosts, "--identity", bh.Identity}
@@ -57,10 +58,7 @@ func TestBareHostSiteUserLinksLeadNowhere(t *testing.T) {
 		t.Helper()
 		sh("cd / && setpriv --reuid=wpsite --regid=wpsite --init-groups -- sh -ec " + host.Quote(script))
 	}
-	agent := filepath.Join(t.TempDir(), "wptest")
-	if out, err := exec.Command("go", "build", "-o", agent, "github.com/wptest/wptest/cmd/wptest").CombinedOutput(); err != nil {
-		t.Fatalf("go build wptest: %v\n%s", err, out)
-	}
+	agent := buildAgent(t)
 	wptest := func(args ...string) (int, string) {
 		var stdout, stderr bytes.Buffer
 		code := Run(ctx, &App{Args: append(args, conn...), Stdout: &stdout, Stderr: &stderr})

@@ -68,6 +68,7 @@ locals {
 # enabled and the installed PHP, if any, is its version.
 command "php_stream" {
   when   = platform.package_manager == "dnf"
+  bake   = true # before the PHP packages in an image too
   unless = <<-EOT
     ${chomp(local.php_stream_pick)}
     enabled=$(dnf -q module list --enabled php 2>/dev/null | awk '$1 == "php" { print $2 }')

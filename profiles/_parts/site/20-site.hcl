@@ -132,6 +132,7 @@ package "curl" {
 
 command "curl" {
   when   = platform.package_manager == "dnf"
+  bake   = true # a package install, as the package op's
   unless = "command -v curl >/dev/null"
   run    = "dnf install -y curl-minimal"
 }

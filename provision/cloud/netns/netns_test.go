@@ -63,7 +63,8 @@ func TestPlanRefuses(t *testing.T) {
 // runs a command over SSH on each with the run's own key and pins, has
 // the server apt-get update through this host's apt-cacher-ng and checks
 // that proxy listens at its one private address alone (not 0.0.0.0, not
-// the machines' gateways), lists them by label, and removes them: afterwards nothing of them exists
+// the machines' gateways) and fetches from the mirror alone (nothing of
+// this host's own, its loopback included), lists them by label, and removes them: afterwards nothing of them exists
 // (process, network namespace, veths, mount, cgroup, directory, subnet
 // claim) and the label lists nothing.
 func TestMachinesUpDown(t *testing.T) {
@@ -121,10 +122,13 @@ func TestMachinesUpDown(t *testing.T) {
 				}
 				return strings.TrimSpace(string(res.Stdout))
 			}
+			testenv.CheckAptCacherPrivate(t, gatewayOf(t, m.Address), sh)
 			if m.Role == cloud.RoleServer {
 				sh("apt-get -q update >/dev/null")
+				// ... from the mirror alone: nothing of this host's.
+				suite, _ := machine.SuiteOf(platformOf(t))
+				testenv.CheckAptProxyMirrorOnly(t, suite, sh)
 			}
-			testenv.CheckAptCacherPrivate(t, gatewayOf(t, m.Address), sh)
 			h.Close()
 		}
 		return nil

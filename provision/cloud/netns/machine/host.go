@@ -64,6 +64,8 @@ type Host struct {
 	state *os.File
 	cmd   *exec.Cmd
 	done  chan struct{}
+	// copied: its root is a copy, not an overlay (no overlayfs here).
+	copied bool
 }
 
 // Want is one machine to make: its hostname and labels.
@@ -82,7 +84,10 @@ type Options struct {
 	// killed at its timeout) and a later Make removes what it left
 	// (Sweep). Otherwise they outlive it until Remove or Destroy.
 	Tied bool
-	Log  io.Writer // progress: a rootfs build, sweeps; nil: none
+	// Image is a baked image of Suite (EnsureImage) the machines start
+	// from; "" for the bare rootfs.
+	Image string
+	Log   io.Writer // progress: a rootfs build, sweeps; nil: none
 }
 
 var hostName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,30}$`)
@@ -137,6 +142,12 @@ func Make(ctx context.Context, o Options) (hosts []*Host, err error) {
 	if err != nil {
 		return nil, err
 	}
+	lowers, full := []string{rootfs}, false
+	if o.Image != "" {
+		if lowers, full, err = imageLowers(o.Image, rootfs); err != nil {
+			return nil, err
+		}
+	}
 	Sweep(log)
 	defer func() {
 		if err != nil {
@@ -149,7 +160,7 @@ func Make(ctx context.Context, o Options) (hosts []*Host, err error) {
 		}
 	}()
 	for _, w := range o.Hosts {
-		h, err := newHost(w, o, rootfs)
+		h, err := newHost(w, o, lowers, full)
 		hosts = append(hosts, h)
 		if err != nil {
 			return hosts, fmt.Errorf("machine %s: %w", w.Name, err)
@@ -186,9 +197,9 @@ func Make(ctx context.Context, o Options) (hosts []*Host, err error) {
 var hostsDir = filepath.Join(CacheDir, "hosts")
 
 // newHost gives a machine its address, network namespace and link to this
-// host, its root filesystem and its cgroup, each recorded in its state
-// file before it is made.
-func newHost(w Want, o Options, rootfs string) (*Host, error) {
+// host, its root filesystem (an overlay of lowers) and its cgroup, each
+// recorded in its state file before it is made.
+func newHost(w Want, o Options, lowers []string, full bool) (*Host, error) {
 	tag := randomHex(3)
 	h := &Host{Name: w.Name, ID: "wptn-" + tag, Suite: o.Suite, Platform: Platform(o.Suite), Labels: w.Labels, done: make(chan struct{})}
 	h.dir = filepath.Join(hostsDir, h.ID)
@@ -199,6 +210,9 @@ func newHost(w Want, o Options, rootfs string) (*Host, error) {
 	// The state file is written as the machine is made, so a later
 	// process removes a machine whose maker died half-way.
 	h.recordIdentity(o.Tied)
+	if o.Image != "" {
+		h.record("image", filepath.Base(o.Image))
+	}
 	var err error
 	if h.link, err = subnet.Claim(); err != nil {
 		return h, err
@@ -206,7 +220,7 @@ func newHost(w Want, o Options, rootfs string) (*Host, error) {
 	h.record("subnet", h.link.Lock)
 	h.Gateway, h.IP = h.link.Gateway, h.link.Peer
 	h.record("ip", h.IP)
-	if err := h.mountRoot(rootfs, o.logw()); err != nil {
+	if err := h.mountRoot(lowers, full, o.logw()); err != nil {
 		return h, err
 	}
 	if err := h.wireNetns(tag); err != nil {
@@ -252,23 +266,30 @@ func (h *Host) recordIdentity(tied bool) {
 	}
 }
 
-// mountRoot gives the machine its root: an overlay on rootfs, or a copy of
-// it where overlayfs cannot be mounted.
-func (h *Host) mountRoot(rootfs string, log io.Writer) error {
+// mountRoot gives the machine its root: an overlay on lowers (the rootfs,
+// under an image's layer), or a copy where overlayfs cannot be mounted
+// (of the rootfs, or of an image baked as a whole root: full).
+func (h *Host) mountRoot(lowers []string, full bool, log io.Writer) error {
 	for _, d := range []string{"upper", "work", "root"} {
 		if err := os.Mkdir(filepath.Join(h.dir, d), 0o755); err != nil {
 			return err
 		}
 	}
 	h.record("mount", h.Root)
-	opts := "lowerdir=" + rootfs + ",upperdir=" + filepath.Join(h.dir, "upper") + ",workdir=" + filepath.Join(h.dir, "work")
-	if err := syscall.Mount("overlay", h.Root, "overlay", 0, opts); err != nil {
-		// No overlayfs here (e.g. the cache is itself on an overlay): a copy.
-		fmt.Fprintf(log, "netns: machine %s: overlay mount failed (%v): copying the rootfs\n", h.Name, err)
-		if out, err := exec.Command("cp", "-a", rootfs+"/.", h.Root).CombinedOutput(); err != nil {
-			return fmt.Errorf("copy rootfs: %v\n%s", err, out)
-		}
+	opts := "lowerdir=" + strings.Join(lowers, ":") + ",upperdir=" + filepath.Join(h.dir, "upper") + ",workdir=" + filepath.Join(h.dir, "work")
+	err := syscall.Mount("overlay", h.Root, "overlay", 0, opts)
+	if err == nil {
+		return nil
 	}
+	if len(lowers) > 1 {
+		return fmt.Errorf("overlay mount of an image's layer on its rootfs: %w", err)
+	}
+	// No overlayfs here (e.g. the cache is itself on an overlay): a copy.
+	fmt.Fprintf(log, "netns: machine %s: overlay mount failed (%v): copying its root (%v)\n", h.Name, err, full)
+	if out, err := exec.Command("cp", "-a", lowers[0]+"/.", h.Root).CombinedOutput(); err != nil {
+		return fmt.Errorf("copy rootfs: %v\n%s", err, out)
+	}
+	h.copied = true
 	return nil
 }
 

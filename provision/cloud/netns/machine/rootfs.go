@@ -22,13 +22,34 @@ import (
 )
 
 // What every machine shares, kept on this host across runs: the rootfs of
-// each release (built once by debootstrap) and the apt-cacher-ng that
-// caches every package a machine installs.
-const (
+// each release (built once by debootstrap), the images baked on it
+// (image.go) and the apt-cacher-ng that caches every package a machine
+// installs. UseCache moves them.
+var (
 	CacheDir = "/var/cache/wptest"
 	// AptCacherPort is where the host's one apt-cacher-ng for these
 	// machines listens. Not 3142: that is the Debian service's own port.
 	AptCacherPort = 3149
+	// AptCacherLog is the log of the host's apt-cacher-ng: a line per file
+	// it served, naming the machine's address.
+	AptCacherLog = filepath.Join(CacheDir, "apt-cacher-ng", "log", "apt-cacher.log")
+)
+
+// DefaultAptCacherPort is AptCacherPort unless UseCache moved it.
+const DefaultAptCacherPort = 3149
+
+// UseCache makes this process keep its machines' cache (rootfs, images,
+// machines' state, apt-cacher-ng) in dir and run that apt-cacher-ng on
+// aptPort: a second set beside the usual one, which neither sees nor
+// restarts the other (a measurement from an empty cache, as a fresh host
+// has it). Call it before any machine is made.
+func UseCache(dir string, aptPort int) {
+	CacheDir, AptCacherPort = dir, aptPort
+	AptCacherLog = filepath.Join(CacheDir, "apt-cacher-ng", "log", "apt-cacher.log")
+	hostsDir = filepath.Join(CacheDir, "hosts")
+}
+
+const (
 	// AptCacherAddr is the only address it listens on: a /32 this host
 	// keeps on its loopback device (label AptCacherLabel), which each
 	// machine routes via its link's Gateway. Never a wildcard or public
@@ -38,10 +59,6 @@ const (
 	// AptCacherLabel names that address in `ip addr`, so a user sees whose it is.
 	AptCacherLabel = "lo:wptest-acng"
 )
-
-// AptCacherLog is the log of the host's apt-cacher-ng: a line per file it
-// served, naming the machine's address.
-var AptCacherLog = filepath.Join(CacheDir, "apt-cacher-ng", "log", "apt-cacher.log")
 
 // Suites are the Debian releases a machine can be, by suite: the platform
 // wptest's host facts make of them (and the image names the machines
@@ -151,7 +168,11 @@ func hostAptProxy() string {
 
 // aptCacherConfig is the config of the host's apt-cacher-ng: the Debian
 // and security archives remapped to this host's mirrors, everything under
-// dir.
+// dir. It fetches from those mirrors and nothing else (ForceManaged: a URL
+// no Remap names is refused, whichever host it names, this host's own
+// loopback included; no CONNECT tunnel, no redirect followed, no SOAP
+// pass-through): a machine must not reach through it what this host
+// keeps to itself.
 func aptCacherConfig(dir string) map[string]string {
 	archive, security := debianMirrors()
 	conf := strings.Join([]string{
@@ -168,6 +189,11 @@ func aptCacherConfig(dir string) map[string]string {
 		"ExThreshold: 4",
 		"Remap-debrep: file:deb_mirror*.gz /debian ; file:backends_debian",
 		"Remap-secdeb: security.debian.org security.debian.org/debian-security deb.debian.org/debian-security /debian-security ; " + security,
+		"ForceManaged: 1",
+		// A CONNECT target is host:port, never empty: no tunnel anywhere.
+		"PassThroughPattern: ^$",
+		"RedirMax: 0",
+		"ForwardBtsSoap: 0",
 	}, "\n") + "\n"
 	if p := hostAptProxy(); p != "" {
 		conf += "Proxy: " + p + "\n"
@@ -199,21 +225,9 @@ func ensureAptCacher(ctx context.Context) error {
 		return err
 	}
 	conf := filepath.Join(dir, "conf")
-	for _, d := range []string{conf, filepath.Join(dir, "cache"), filepath.Join(dir, "log")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return err
-		}
-	}
-	changed := false
-	for name, body := range aptCacherConfig(dir) {
-		p := filepath.Join(conf, name)
-		if old, err := os.ReadFile(p); err == nil && string(old) == body {
-			continue
-		}
-		changed = true
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			return err
-		}
+	changed, err := writeAptCacherConfig(dir, conf)
+	if err != nil {
+		return err
 	}
 	pidFile := filepath.Join(dir, "pid")
 	running := aptCacherAnswers()
@@ -256,6 +270,51 @@ func ensureAptCacher(ctx context.Context) error {
 	if err := poll(ctx, 60*time.Second, aptCacherAnswers); err != nil {
 		return fmt.Errorf("apt-cacher-ng did not answer at %s:%d:\n%s\n%s", AptCacherAddr, AptCacherPort,
 			readTail(startLog, 20), readTail(filepath.Join(dir, "log", "apt-cacher.err"), 20))
+	}
+	return nil
+}
+
+// writeAptCacherConfig writes the config into conf unless it is there
+// (changed: it was not), and prunes the cache of what an older config let
+// in: any host's files, this host's loopback among them, must not be
+// served from it either.
+func writeAptCacherConfig(dir, conf string) (changed bool, err error) {
+	for _, d := range []string{conf, filepath.Join(dir, "cache"), filepath.Join(dir, "log")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return false, err
+		}
+	}
+	for name, body := range aptCacherConfig(dir) {
+		p := filepath.Join(conf, name)
+		if old, err := os.ReadFile(p); err == nil && string(old) == body {
+			continue
+		}
+		changed = true
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			return false, err
+		}
+	}
+	return changed, pruneUnmanaged(filepath.Join(dir, "cache"))
+}
+
+// managedCache are the cache's own directories: the remapped archives
+// (Remap-debrep, Remap-secdeb) and apt-cacher-ng's internal ones ("_...").
+// Anything else in it was fetched by URL from another host.
+var managedCache = map[string]bool{"debrep": true, "secdeb": true}
+
+// pruneUnmanaged removes from apt-cacher-ng's cache what no Remap names.
+func pruneUnmanaged(cache string) error {
+	es, err := os.ReadDir(cache)
+	if err != nil {
+		return nil // none yet
+	}
+	for _, e := range es {
+		if managedCache[e.Name()] || strings.HasPrefix(e.Name(), "_") {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(cache, e.Name())); err != nil {
+			return fmt.Errorf("apt-cacher-ng cache: %w", err)
+		}
 	}
 	return nil
 }
