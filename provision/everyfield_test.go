@@ -148,7 +148,7 @@ var efOverrides = map[string]efOverride{
 
 // efRefused are the attributes of blocks the host manifest does not record
 // that still refuse a secret: they decide which ops there are.
-var efRefused = []string{"when", "depends_on", "notify", "service.reload_on", "service.restart_on"}
+var efRefused = []string{"when", "depends_on", "notify", "service.reload_on", "service.restart_on", "command.bake"}
 
 // efNotShown are the attributes no plan shows at all (so no "(sensitive)"
 // either), and why.

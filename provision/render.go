@@ -739,6 +739,10 @@ func (p *Profile) decodeCommandOp(b *hcl.Block, body hcl.Body, ctx *hcl.EvalCont
 	if d.HasErrors() {
 		return nil, nil, d
 	}
+	// bake decides what a machine image holds and its key: never a secret.
+	if d := base.marks.refuse(base.id, []string{"bake"}, whyStructural); d.HasErrors() {
+		return nil, nil, d
+	}
 	return &CommandOp{opBase: base, Run: cb.Run, Unless: str(cb.Unless), OnlyIf: str(cb.OnlyIf), Creates: str(cb.Creates), Stdin: str(cb.Stdin), Timeout: to,
 		Bake: cb.Bake != nil && *cb.Bake}, nil, nil
 }

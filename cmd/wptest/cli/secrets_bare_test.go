@@ -19,9 +19,12 @@ import (
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/internal/testenv"
+	"github.com/wptest/wptest/internal/testenv/baked"
 )
 
-// TestBareHostSecretsInNoArgvOrEnviron: on a fresh Debian host, while
+// TestBareHostSecretsInNoArgvOrEnviron: on a Debian host with the
+// servers' packages (baked.Servers: no secret is in an apt install; its
+// mod_ruid2 marker removed, so the build runs again), while
 // `up` builds mod_ruid2 from a URL that holds a user and password (served
 // here, answering only with them and only after a while, so curl lives
 // long enough to be seen), while `apply` fetches and builds it again and
@@ -35,7 +38,7 @@ import (
 // each, printing nothing of the file, in bounded memory.
 func TestBareHostSecretsInNoArgvOrEnviron(t *testing.T) {
 	testenv.NeedBinary(t, "go")
-	hs := testenv.BareHosts(t, "web")
+	hs := baked.Hosts(t, baked.Servers, "web")
 	bh := hs[0]
 	ctx := context.Background()
 	conn := []string{"--target", bh.Target, "--known-hosts", bh.KnownHosts, "--identity", bh.Identity}
@@ -71,6 +74,9 @@ func TestBareHostSecretsInNoArgvOrEnviron(t *testing.T) {
 	}
 	profile := []string{"--profile", "cpanel-apache", "-var", "ruid2_source_url=" + src}
 
+	// The image's mod_ruid2 was built from the pinned copy: without its
+	// marker, up fetches it from the URL as on a fresh host.
+	sh("rm /usr/lib/apache2/modules/mod_ruid2.so.built")
 	w := startWatcher(t, h, "user "+urlPW, "all "+token)
 	code, out := wptest(append([]string{"up", "--agent", agent}, profile...)...)
 	w.stop(t, "up")
