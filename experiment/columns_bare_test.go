@@ -24,6 +24,7 @@ import (
 // column's worker limit is its own, and the swap back changes httpd.conf
 // again and nothing else.
 func TestSwapBetweenColumnsOfOneProfile(t *testing.T) {
+	t.Parallel() // its own bare hosts: overlaps the package's other bare-host tests
 	hs := baked.Hosts(t, baked.Servers, "web")
 	ctx := context.Background()
 	tg, err := host.ParseTarget(hs[0].Target)

@@ -34,6 +34,7 @@ import (
 // from results.jsonl); nginx's log shows each generator's requests from its
 // own address; the report shows each generator's line and the merged one.
 func TestSplitLoadOverTwoBareLoadGenerators(t *testing.T) {
+	t.Parallel()           // its own bare hosts: overlaps the package's other bare-host tests
 	testenv.Integration(t) // three bare hosts and nginx: about a minute
 	hs := baked.Hosts(t, baked.Servers, "srv", "lg1", "lg2")
 	exe := buildWptest(t)

@@ -139,6 +139,7 @@ scenario "kit" {
 // startup was measured on the server by its agent binary. The time of each
 // stage is logged.
 func TestRunOnBareHostsLoadsFromTheStaticLoadGenerator(t *testing.T) {
+	t.Parallel()           // its own bare hosts: overlaps the package's other bare-host tests
 	testenv.Integration(t) // a real run of several minutes
 	hs := baked.Hosts(t, baked.Servers, "server", "loadgen", "loadgen2")
 	exe := buildWptest(t)
