@@ -32,11 +32,12 @@ import (
 // a watcher sweeps every process's argv (what ps shows every user, the
 // site user too) and environ, over and over, for the URL's password and
 // the site database's password (in every argv, and in every environ the
-// site user may read) and a token in this process's environment (in
+// site user may read) and a token in the wptest process's environment (in
 // every environ): none is ever seen. Then verify, with a link to /dev/zero at the site's
 // marker and a link to a root-only file at wp-config.php, exits 5 naming
 // each, printing nothing of the file, in bounded memory.
 func TestBareHostSecretsInNoArgvOrEnviron(t *testing.T) {
+	t.Parallel() // its own bare hosts: overlaps the package's other bare-host tests
 	testenv.NeedBinary(t, "go")
 	hs := baked.Hosts(t, baked.Servers, "web")
 	bh := hs[0]
@@ -59,14 +60,26 @@ func TestBareHostSecretsInNoArgvOrEnviron(t *testing.T) {
 		}
 		return strings.TrimSpace(string(res.Stdout))
 	}
+	// The token is in the environment of the wptest process that runs up,
+	// apply and seed (the built binary, as a user runs it: a test that
+	// runs in parallel may not set its own environment).
 	const token = "hcloud-canary-9b2e7d41"
-	t.Setenv("HCLOUD_TOKEN", token)
 	const urlPW = "S3cretPW-e2e-c41d"
 	src, served := ruid2Server(t, bh.Gateway, "alice", urlPW)
 	agent := filepath.Join(t.TempDir(), "wptest")
 	if out, err := exec.Command("go", "build", "-o", agent, "github.com/wptest/wptest/cmd/wptest").CombinedOutput(); err != nil {
 		t.Fatalf("go build wptest: %v\n%s", err, out)
 	}
+	wptestExe := func(args ...string) (int, string) {
+		cmd := exec.CommandContext(ctx, agent, append(args, conn...)...)
+		cmd.Env = append(os.Environ(), "HCLOUD_TOKEN="+token)
+		out, err := cmd.CombinedOutput()
+		if _, ok := err.(*exec.ExitError); err != nil && !ok {
+			t.Fatalf("wptest %s: %v", args[0], err)
+		}
+		return cmd.ProcessState.ExitCode(), string(out)
+	}
+	// verify runs in this process, whose heap the watchdog bounds.
 	wptest := func(args ...string) (int, string) {
 		var stdout, stderr bytes.Buffer
 		code := Run(ctx, &App{Args: append(args, conn...), Stdout: &stdout, Stderr: &stderr, Env: os.Environ()})
@@ -78,7 +91,7 @@ func TestBareHostSecretsInNoArgvOrEnviron(t *testing.T) {
 	// marker, up fetches it from the URL as on a fresh host.
 	sh("rm /usr/lib/apache2/modules/mod_ruid2.so.built")
 	w := startWatcher(t, h, "user "+urlPW, "all "+token)
-	code, out := wptest(append([]string{"up", "--agent", agent}, profile...)...)
+	code, out := wptestExe(append([]string{"up", "--agent", agent}, profile...)...)
 	w.stop(t, "up")
 	if code != 0 {
 		t.Fatalf("up: exit %d\n%s", code, out)
@@ -106,7 +119,7 @@ func TestBareHostSecretsInNoArgvOrEnviron(t *testing.T) {
 	sh("rm /usr/lib/apache2/modules/mod_ruid2.so.built")
 	before := served.Load()
 	w = startWatcher(t, h, "user "+urlPW, "all "+token, "user "+dbPW)
-	code, out = wptest(append([]string{"apply"}, profile...)...)
+	code, out = wptestExe(append([]string{"apply"}, profile...)...)
 	w.stop(t, "apply")
 	if code != 0 {
 		t.Fatalf("apply: exit %d\n%s", code, out)
@@ -116,7 +129,7 @@ func TestBareHostSecretsInNoArgvOrEnviron(t *testing.T) {
 	}
 
 	w = startWatcher(t, h, "user "+urlPW, "all "+token, "user "+dbPW)
-	code, out = wptest("seed", "--fixture", "minimal")
+	code, out = wptestExe("seed", "--fixture", "minimal")
 	w.stop(t, "seed")
 	if code != 0 {
 		t.Fatalf("seed: exit %d\n%s", code, out)
