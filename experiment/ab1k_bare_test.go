@@ -40,7 +40,7 @@ const abRequests = 1000
 // server shares this machine's kernel, so the report shows the process
 // groups' CPU and says why.
 func TestAB1KServesRasmusDocuments(t *testing.T) {
-	t.Parallel()           // its own bare hosts: overlaps the package's other bare-host tests
+	t.Parallel()           // hosts from the servers' image: runs after the package's other tests, which run while it bakes
 	testenv.Integration(t) // a real run of several minutes
 	hs := baked.Hosts(t, baked.Servers, "ab")
 	exe := buildWptest(t)

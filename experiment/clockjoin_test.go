@@ -36,7 +36,6 @@ const clockShift = 5 * time.Second
 // none of it in the join on the uncorrected window; a warm-up shorter
 // than the offset fails the run, naming the server.
 func TestClockOffsetCorrectsTheJoin(t *testing.T) {
-	t.Parallel() // its own bare hosts: overlaps the package's other bare-host tests
 	lib := testenv.LibFaketime(t)
 	testenv.NeedBinary(t, "gcc") // the libcclock agent is built with cgo
 	hs := testenv.BareHosts(t, "server", "loadgen")
@@ -258,7 +257,6 @@ scenario "page" {
 // that names the server, its offset, the warm-up and NTP; the manifest
 // records the offsets it measured.
 func TestRunStopsOnAClockOffByMoreThanTheWarmup(t *testing.T) {
-	t.Parallel() // its own bare hosts: overlaps the package's other bare-host tests
 	lib := testenv.LibFaketime(t)
 	testenv.NeedBinary(t, "gcc")
 	hs := testenv.BareHosts(t, "server", "loadgen")

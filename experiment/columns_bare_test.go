@@ -24,7 +24,7 @@ import (
 // column's worker limit is its own, and the swap back changes httpd.conf
 // again and nothing else.
 func TestSwapBetweenColumnsOfOneProfile(t *testing.T) {
-	t.Parallel() // its own bare hosts: overlaps the package's other bare-host tests
+	t.Parallel() // hosts from the servers' image: runs after the package's other tests, which run while it bakes
 	hs := baked.Hosts(t, baked.Servers, "web")
 	ctx := context.Background()
 	tg, err := host.ParseTarget(hs[0].Target)

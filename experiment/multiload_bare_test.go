@@ -34,7 +34,7 @@ import (
 // from results.jsonl); nginx's log shows each generator's requests from its
 // own address; the report shows each generator's line and the merged one.
 func TestSplitLoadOverTwoBareLoadGenerators(t *testing.T) {
-	t.Parallel()           // its own bare hosts: overlaps the package's other bare-host tests
+	t.Parallel()           // hosts from the servers' image: runs after the package's other tests, which run while it bakes
 	testenv.Integration(t) // three bare hosts and nginx: about a minute
 	hs := baked.Hosts(t, baked.Servers, "srv", "lg1", "lg2")
 	exe := buildWptest(t)

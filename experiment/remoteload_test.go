@@ -139,7 +139,7 @@ scenario "kit" {
 // startup was measured on the server by its agent binary. The time of each
 // stage is logged.
 func TestRunOnBareHostsLoadsFromTheStaticLoadGenerator(t *testing.T) {
-	t.Parallel()           // its own bare hosts: overlaps the package's other bare-host tests
+	t.Parallel()           // hosts from the servers' image: runs after the package's other tests, which run while it bakes
 	testenv.Integration(t) // a real run of several minutes
 	hs := baked.Hosts(t, baked.Servers, "server", "loadgen", "loadgen2")
 	exe := buildWptest(t)

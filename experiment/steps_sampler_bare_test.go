@@ -24,7 +24,6 @@ const srvstatPIDs = `for p in /proc/[0-9]*; do tr '\0' ' ' <"$p/cmdline" 2>/dev/
 // process is gone from the bare host, the sampler's reader has ended, and
 // the error names the failed step.
 func TestSamplerStepStoppedWhenALaterStepFails(t *testing.T) {
-	t.Parallel() // its own bare hosts: overlaps the package's other bare-host tests
 	exe := buildExe(t)
 	hs := testenv.BareHosts(t, "server")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)

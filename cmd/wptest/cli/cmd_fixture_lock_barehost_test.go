@@ -24,7 +24,7 @@ import (
 // passes and names an edited plugin file; the archives never touched the
 // site user's home.
 func TestBareHostSeedsPinnedArchives(t *testing.T) {
-	t.Parallel() // its own bare hosts: overlaps the package's other bare-host tests
+	t.Parallel() // hosts from the servers' image: runs after the package's other tests, which run while it bakes
 	testenv.NeedBinary(t, "go")
 	hs := baked.Hosts(t, baked.Servers, "web")
 	ctx := context.Background()

@@ -89,7 +89,6 @@ var wantChecks = map[string][]string{
 // before any change, and a broken PHP extension failing the WordPress
 // check (exit 4).
 func TestBareHostUpSeedSwap(t *testing.T) {
-	t.Parallel() // its own bare hosts: overlaps the package's other bare-host tests
 	testenv.NeedBinary(t, "go")
 	hs := testenv.BareHosts(t, "web")
 	ctx := context.Background()

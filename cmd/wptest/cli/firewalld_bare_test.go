@@ -27,7 +27,6 @@ import (
 // static machine) runs the profile's teardown from the host manifest and
 // the port is closed again, with no rule of wptest's left.
 func TestBareHostFirewalldScopedAndTornDown(t *testing.T) {
-	t.Parallel() // its own bare hosts: overlaps the package's other bare-host tests
 	bh := testenv.BareHosts(t, "fw")[0]
 	ctx := context.Background()
 	tg, err := host.ParseTarget(bh.Target)

@@ -18,7 +18,6 @@ import (
 // that check (exit 4, nothing installed), and the next `up` puts the
 // checked bytes back.
 func TestBareHostUpLocalFile(t *testing.T) {
-	t.Parallel() // its own bare hosts: overlaps the package's other bare-host tests
 	bh := testenv.BareHosts(t, "web")[0]
 	ctx := context.Background()
 	conn := []string{"--target", bh.Target, "--known-hosts", bh.KnownHosts, "--identity", bh.Identity}

@@ -37,7 +37,7 @@ import (
 // marker and a link to a root-only file at wp-config.php, exits 5 naming
 // each, printing nothing of the file, in bounded memory.
 func TestBareHostSecretsInNoArgvOrEnviron(t *testing.T) {
-	t.Parallel() // its own bare hosts: overlaps the package's other bare-host tests
+	t.Parallel() // hosts from the servers' image: runs after the package's other tests, which run while it bakes
 	testenv.NeedBinary(t, "go")
 	hs := baked.Hosts(t, baked.Servers, "web")
 	bh := hs[0]

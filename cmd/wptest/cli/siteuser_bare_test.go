@@ -30,7 +30,7 @@ import (
 // the server status are refused while the host itself gets them; after
 // the seed the site answers from outside, wptest-info.php still does not.
 func TestBareHostSiteUserLinksLeadNowhere(t *testing.T) {
-	t.Parallel() // its own bare hosts: overlaps the package's other bare-host tests
+	t.Parallel() // hosts from the servers' image: runs after the package's other tests, which run while it bakes
 	testenv.NeedBinary(t, "go")
 	hs := baked.Hosts(t, baked.Servers, "web")
 	bh := hs[0]
