@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/internal/testenv"
 	"github.com/wptest/wptest/internal/testenv/baked"
@@ -28,24 +27,7 @@ func TestBareHostSeedsPinnedArchives(t *testing.T) {
 	testenv.NeedBinary(t, "go")
 	hs := baked.Hosts(t, baked.Servers, "web")
 	ctx := context.Background()
-	conn := []string{"--target", hs[0].Target, "--known-hosts", hs[0].KnownHosts, "--identity", hs[0].Identity}
-	tg, err := host.ParseTarget(hs[0].Target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := host.Open(ctx, tg, host.Options{KnownHostsFile: hs[0].KnownHosts, IdentityFile: hs[0].Identity})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	sh := func(script string) string {
-		t.Helper()
-		res, err := h.Run(ctx, host.Cmd{Script: script})
-		if err != nil {
-			t.Fatalf("on the host: %s: %v", script, err)
-		}
-		return strings.TrimSpace(string(res.Stdout))
-	}
+	_, conn, sh := bareHost(t, hs[0])
 	run := func(args ...string) (int, string, string) {
 		var stdout, stderr bytes.Buffer
 		code := Run(ctx, &App{Args: args, Stdout: &stdout, Stderr: &stderr, WorkDir: t.TempDir()})

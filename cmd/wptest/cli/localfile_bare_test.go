@@ -1,13 +1,11 @@
 package cli
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/internal/testenv"
 )
@@ -19,25 +17,7 @@ import (
 // checked bytes back.
 func TestBareHostUpLocalFile(t *testing.T) {
 	bh := testenv.BareHosts(t, "web")[0]
-	ctx := context.Background()
-	conn := []string{"--target", bh.Target, "--known-hosts", bh.KnownHosts, "--identity", bh.Identity}
-	tg, err := host.ParseTarget(bh.Target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := host.Open(ctx, tg, host.Options{KnownHostsFile: bh.KnownHosts, IdentityFile: bh.Identity})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	sh := func(script string) string {
-		t.Helper()
-		res, err := h.Run(ctx, host.Cmd{Script: script})
-		if err != nil {
-			t.Fatalf("on the host: %s: %v", script, err)
-		}
-		return strings.TrimSpace(string(res.Stdout))
-	}
+	_, conn, sh := bareHost(t, bh)
 	profile, err := filepath.Abs("../../../experiment/stage/testdata/localfile")
 	if err != nil {
 		t.Fatal(err)

@@ -42,24 +42,7 @@ func TestBareHostSecretsInNoArgvOrEnviron(t *testing.T) {
 	hs := baked.Hosts(t, baked.Servers, "web")
 	bh := hs[0]
 	ctx := context.Background()
-	conn := []string{"--target", bh.Target, "--known-hosts", bh.KnownHosts, "--identity", bh.Identity}
-	tg, err := host.ParseTarget(bh.Target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := host.Open(ctx, tg, host.Options{KnownHostsFile: bh.KnownHosts, IdentityFile: bh.Identity})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	sh := func(script string) string {
-		t.Helper()
-		res, err := h.Run(ctx, host.Cmd{Script: script})
-		if err != nil {
-			t.Fatalf("on the host: %s: %v", script, err)
-		}
-		return strings.TrimSpace(string(res.Stdout))
-	}
+	h, conn, sh := bareHost(t, bh)
 	// The token is in the environment of the wptest process that runs up,
 	// apply and seed (the built binary, as a user runs it: a test that
 	// runs in parallel may not set its own environment).

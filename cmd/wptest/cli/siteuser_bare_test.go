@@ -35,24 +35,7 @@ func TestBareHostSiteUserLinksLeadNowhere(t *testing.T) {
 	hs := baked.Hosts(t, baked.Servers, "web")
 	bh := hs[0]
 	ctx := context.Background()
-	conn := []string{"--target", bh.Target, "--known-hosts", bh.KnownHosts, "--identity", bh.Identity}
-	tg, err := host.ParseTarget(bh.Target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := host.Open(ctx, tg, host.Options{KnownHostsFile: bh.KnownHosts, IdentityFile: bh.Identity})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	sh := func(script string) string {
-		t.Helper()
-		res, err := h.Run(ctx, host.Cmd{Script: script})
-		if err != nil {
-			t.Fatalf("on the host: %s: %v", script, err)
-		}
-		return strings.TrimSpace(string(res.Stdout))
-	}
+	_, conn, sh := bareHost(t, bh)
 	// asSite runs a script as the site user, as PHP (or a shell they got
 	// through it) would.
 	asSite := func(script string) {
