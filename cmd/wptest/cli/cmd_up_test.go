@@ -15,6 +15,7 @@ import (
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/internal/testenv"
+	"github.com/wptest/wptest/internal/testenv/baked"
 )
 
 // upJSON is the part of `up -o json` / `swap -o json` the test reads.
@@ -69,28 +70,26 @@ var wantChecks = map[string][]string{
 	"nginx":         {"check.wordpress_page", "check.server_header", "check.php_fpm_opcache_site_user", "check.css_precompressed_header", "check.css_precompressed_bytes", "check.css_identity", "check.h2_alpn", "check.tls_http11"},
 }
 
-// TestBareHostUpSeedSwap is a new user's first hour on a fresh Debian 12 or
-// 13 host (testenv.BareHosts: no systemd, nothing installed; CI makes it
-// Debian 13, the release with the post's PHP), driven over SSH
-// as a user drives a Hetzner server, with nothing done by hand:
-// up tuned-apache, then seed and verify with their defaults (the site
-// comes from the host manifest), the home page 200 under every profile
-// along the cycle cpanel-apache (whose mod_ruid2 is built from its pinned
-// source, so the manifest lists no uid-switching deviation) -> caddy ->
-// nginx (seeded again there) -> tuned-apache -> cpanel-apache, then nginx
-// and back; `verify --http` passes under each profile of the cycle with
-// nothing foreign (the profiles' probes and precompressed copies are
-// recorded as theirs, the copies gone once no profile precompresses), and
-// at its end an edited .htaccess, an extra table, a dropped index, an
-// edited probe of the profile's, an edited record of the profile's files
-// and a table converted to latin1 each fail verify (exit 5) by name, until a
-// re-seed puts the site back. Every step's checks pass (a WordPress page
-// among them); then a repeated up with 0 changes, status, corehttpd refused
-// before any change, and a broken PHP extension failing the WordPress
-// check (exit 4).
-func TestBareHostUpSeedSwap(t *testing.T) {
-	testenv.NeedBinary(t, "go")
-	hs := testenv.BareHosts(t, "web")
+// upCycle is a bare host driven over SSH as a user drives a Hetzner
+// server, with nothing done by hand: wptest's commands in process (run),
+// up and swap with the checks every step must pass (step), and the test's
+// own looks at the site (page, verifyHTTP, copies, sql).
+type upCycle struct {
+	hs               []*testenv.BareHost
+	conn             []string
+	agent, docroot   string
+	sh               func(script string) string
+	run              func(args ...string) (int, string, string)
+	step             func(verb, profile string) (upJSON, time.Duration)
+	page, verifyHTTP func(when string)
+	copies           func() int
+	sql              func(q string)
+	record           func(what string, d time.Duration)
+	timings          *[]string
+}
+
+func newUpCycle(t *testing.T, hs []*testenv.BareHost) *upCycle {
+	t.Helper()
 	ctx := context.Background()
 	conn := []string{"--target", hs[0].Target, "--known-hosts", hs[0].KnownHosts, "--identity", hs[0].Identity}
 	tg, err := host.ParseTarget(hs[0].Target)
@@ -101,7 +100,7 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer h.Close()
+	t.Cleanup(func() { h.Close() })
 	sh := func(script string) string {
 		t.Helper()
 		res, err := h.Run(ctx, host.Cmd{Script: script})
@@ -223,6 +222,40 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 		sh(". /etc/wptest/site-db.env && mariadb \"$DB_NAME\" -e " + host.Quote(q))
 	}
 
+	return &upCycle{hs: hs, conn: conn, agent: agent, docroot: docroot, sh: sh, run: run, step: step,
+		page: page, verifyHTTP: verifyHTTP, copies: copies, sql: sql, record: record, timings: &timings}
+}
+
+// TestBareHostUpSeedSwap is a new user's first hour on a fresh Debian 12 or
+// 13 host (testenv.BareHosts: no systemd, nothing installed; CI makes it
+// Debian 13, the release with the post's PHP): the install path of every
+// shipped web server profile, each installed by its first up or swap.
+// Before any up, seed refuses (no site database) and changes nothing;
+// up tuned-apache, then seed and verify with their defaults (the site
+// comes from the host manifest; an unreadable image, an added plugin file
+// and an edited core file each fail verify by name), the home page 200 and
+// themed, a permalink reaching WordPress; swap cpanel-apache (whose
+// mod_ruid2 is built from its pinned source, so the manifest lists no
+// uid-switching deviation; its sampler exact under prefork + CGI) -> caddy
+// (its precompressed copies recorded as the profile's, apache2 stopped) ->
+// nginx (the copies kept, caddy and apache2 stopped), `verify --http`
+// passing with nothing foreign. Every step's checks pass (a WordPress page
+// among them). TestBareHostSwapCycleAndVerify goes on from there on a host
+// from the servers' image.
+func TestBareHostUpSeedSwap(t *testing.T) {
+	testenv.NeedBinary(t, "go")
+	c := newUpCycle(t, testenv.BareHosts(t, "web"))
+	hs := c.hs
+	conn := c.conn
+	agent := c.agent
+	sh := c.sh
+	run := c.run
+	step := c.step
+	page := c.page
+	verifyHTTP := c.verifyHTTP
+	copies := c.copies
+	record := c.record
+	docroot := c.docroot
 	// Before any profile, the host declares no site: seed without a
 	// password source says where the password comes from and changes nothing.
 	if code, out, errOut := run(append([]string{"seed", "--fixture", "minimal"}, conn...)...); code != 2 || !strings.Contains(errOut, "no profile's site database applies here") {
@@ -332,6 +365,62 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 		if sh("/usr/local/lib/wptest/wptest-svc "+svc+" status && echo running || echo stopped") != "stopped" {
 			t.Errorf("%s still running after the swap to nginx", svc)
 		}
+	}
+	if got := copies(); got != n {
+		t.Errorf("after the swap caddy -> nginx: %d .gz copies, caddy left %d", got, n)
+	}
+	verifyHTTP("under nginx")
+	t.Logf("timings: %s", strings.Join(*c.timings, ", "))
+}
+
+// TestBareHostSwapCycleAndVerify: the profiles' swaps among themselves once
+// installed, on a host from the servers' image (baked.Servers: their
+// packages, nothing configured): caddy up and seeded, nginx keeping its
+// copies, a seed under nginx making them anew, then nginx -> tuned-apache
+// (the copies gone) -> cpanel-apache (every retired server kept in the
+// manifest), `verify --http` passing after each; at the cycle's end an
+// edited .htaccess, an extra table, a dropped index, an edited probe of
+// the profile's, an edited record of the profile's files and a table
+// converted to latin1 each fail verify (exit 5) by name, until a re-seed
+// puts the site back; then nginx and back to tuned-apache (its sampler
+// exact under PHP-FPM), a repeated up with 0 changes, status, corehttpd
+// refused before any change, and a broken PHP extension failing the
+// WordPress check (exit 4).
+func TestBareHostSwapCycleAndVerify(t *testing.T) {
+	t.Parallel() // hosts from the servers' image: runs after the package's other tests, which run while it bakes
+	testenv.NeedBinary(t, "go")
+	c := newUpCycle(t, baked.Hosts(t, baked.Servers, "cycle"))
+	hs := c.hs
+	conn := c.conn
+	agent := c.agent
+	sh := c.sh
+	run := c.run
+	step := c.step
+	page := c.page
+	verifyHTTP := c.verifyHTTP
+	copies := c.copies
+	sql := c.sql
+	record := c.record
+	docroot := c.docroot
+	// From the servers' image (their packages there, nothing configured):
+	// caddy, seeded, precompresses core's static files; nginx keeps them.
+	_, d := step("up", "caddy")
+	record("up caddy (from the image)", d)
+	t0 := time.Now()
+	code, out, errOut := run(append([]string{"seed", "--fixture", "minimal"}, conn...)...)
+	if code != 0 {
+		t.Fatalf("seed under caddy: exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	record("seed under caddy", time.Since(t0))
+	page("under caddy")
+	n := copies()
+	if n < 1000 {
+		t.Fatalf("under caddy: %d .gz copies in the docroot, want core's static files precompressed", n)
+	}
+	res, d := step("swap", "nginx")
+	record("swap nginx from caddy", d)
+	if res.Manifest.Previous != "caddy" {
+		t.Errorf("manifest after swap caddy -> nginx: previous %q", res.Manifest.Previous)
 	}
 	if got := copies(); got != n {
 		t.Errorf("after the swap caddy -> nginx: %d .gz copies, caddy left %d", got, n)
@@ -475,7 +564,7 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 	}
 	sh("phpenmod -v " + php + " mysqli && /usr/local/lib/wptest/wptest-svc php" + php + "-fpm restart")
 	page("with mysqli back")
-	t.Logf("timings: %s", strings.Join(timings, ", "))
+	t.Logf("timings: %s", strings.Join(*c.timings, ", "))
 }
 
 // phpDeviation checks the host manifest's PHP against the platform: the

@@ -27,6 +27,7 @@ import (
 // static machine) runs the profile's teardown from the host manifest and
 // the port is closed again, with no rule of wptest's left.
 func TestBareHostFirewalldScopedAndTornDown(t *testing.T) {
+	t.Parallel() // a host of its own: beside the image's tests, after the install path (TestBareHostUpSeedSwap) and the package's other tests
 	bh := testenv.BareHosts(t, "fw")[0]
 	ctx := context.Background()
 	tg, err := host.ParseTarget(bh.Target)
