@@ -41,27 +41,32 @@ func MeasureClock(ctx context.Context, h Host, rounds int) (Clock, error) {
 	defer cancel()
 	inR, inW := io.Pipe()
 	ans := &clockAnswers{c: make(chan clockAnswer, rounds+1)}
-	done := make(chan error, 1)
+	// ended closes once the session is over (runErr set): a closed
+	// channel, so both the rounds and the wait below see it (a value sent
+	// once, taken by a round that saw the session end, left the wait
+	// blocked for ever).
+	var runErr error
+	ended := make(chan struct{})
 	go func() {
-		_, err := h.Run(ctx, Cmd{Script: clockScript, Stdin: inR, Stdout: ans, Label: "clock", Timeout: time.Minute})
+		_, runErr = h.Run(ctx, Cmd{Script: clockScript, Stdin: inR, Stdout: ans, Label: "clock", Timeout: time.Minute})
 		inR.CloseWithError(errors.New("clock session ended"))
-		done <- err
+		close(ended)
 	}()
-	c, err := clockRounds(ctx, inW, ans.c, done, rounds)
+	c, err := clockRounds(ctx, inW, ans.c, ended, &runErr, rounds)
 	inW.Close() // the remote loop reads EOF and ends
 	if err != nil {
 		cancel()
-		<-done
+		<-ended
 		return Clock{}, fmt.Errorf("clock of %s: %w", h.Name(), err)
 	}
-	if err := <-done; err != nil {
-		return Clock{}, fmt.Errorf("clock of %s: %w", h.Name(), err)
+	if <-ended; runErr != nil {
+		return Clock{}, fmt.Errorf("clock of %s: %w", h.Name(), runErr)
 	}
 	return c, nil
 }
 
 // clockRounds makes the exchanges and keeps the fastest.
-func clockRounds(ctx context.Context, in io.Writer, answers <-chan clockAnswer, done <-chan error, rounds int) (Clock, error) {
+func clockRounds(ctx context.Context, in io.Writer, answers <-chan clockAnswer, ended <-chan struct{}, runErr *error, rounds int) (Clock, error) {
 	best := Clock{Rounds: rounds, Uncertainty: -1}
 	for i := 0; i < rounds; i++ {
 		sent := time.Now()
@@ -71,8 +76,8 @@ func clockRounds(ctx context.Context, in io.Writer, answers <-chan clockAnswer, 
 		var a clockAnswer
 		select {
 		case a = <-answers:
-		case err := <-done:
-			return Clock{}, fmt.Errorf("round %d: the session ended before its answer: %v", i+1, err)
+		case <-ended:
+			return Clock{}, fmt.Errorf("round %d: the session ended before its answer: %v", i+1, *runErr)
 		case <-ctx.Done():
 			return Clock{}, fmt.Errorf("round %d: %w", i+1, ctx.Err())
 		}

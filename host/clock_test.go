@@ -2,6 +2,7 @@ package host_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -58,6 +59,53 @@ func TestMeasureClockErrors(t *testing.T) {
 	cancel()
 	if _, err := host.MeasureClock(ctx, h, 4); err == nil {
 		t.Error("cancelled: no error")
+	}
+}
+
+// endedHost is a real host whose clock session ends after reading the
+// first round's line, before its answer (a shell that died, a dropped
+// connection).
+type endedHost struct{ host.Host }
+
+func (endedHost) Run(_ context.Context, cmd host.Cmd) (host.Result, error) {
+	_, _ = cmd.Stdin.Read(make([]byte, 1))
+	return host.Result{Exit: 1}, errors.New("the session ended")
+}
+
+// A session that ends before its first answer is an error naming it, at
+// once: the round that saw the end and the wait after it both learn it
+// (the wait once blocked for ever, the round having taken the only word
+// of it, and so did a cancelled measure about one time in two).
+func TestMeasureClockSessionEndsFirst(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		h    host.Host
+		ctx  func() context.Context
+	}{
+		{"ended session", endedHost{host.NewLocal(nil)}, context.Background},
+		{"cancelled", host.NewLocal(nil), func() context.Context {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			return ctx
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for i := 0; i < 50; i++ {
+				res := make(chan error, 1)
+				go func() {
+					_, err := host.MeasureClock(c.ctx(), c.h, 4)
+					res <- err
+				}()
+				select {
+				case err := <-res:
+					if err == nil {
+						t.Fatalf("try %d: no error", i+1)
+					}
+				case <-time.After(time.Minute):
+					t.Fatalf("try %d: MeasureClock still waiting a minute after its session ended", i+1)
+				}
+			}
+		})
 	}
 }
 
