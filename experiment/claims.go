@@ -32,6 +32,18 @@ type claimHCL struct {
 	Equals         string         `hcl:"equals,optional"`
 	Columns        []string       `hcl:"columns,optional"`
 	StandIn        hcl.Expression `hcl:"stand_in,optional"`
+	NotMeasured    string         `hcl:"not_measured,optional"`
+	Contradictions []contraHCL    `hcl:"contradiction,block"`
+}
+
+// contraHCL is a contradiction block: figures written from the claim's
+// sentence that say the opposite of it ("three times more, not fifteen"),
+// in the metric the sentence measures. They must make the claim differ:
+// TestEveryClaimCanFail proves each shipped claim can fail with them.
+type contraHCL struct {
+	Says     string         `hcl:"says,label"`
+	Metric   hcl.Expression `hcl:"metric"`
+	Measured hcl.Expression `hcl:"measured"`
 }
 
 // standInHCL is a stand_in block: the columns a claim about a column that
@@ -103,7 +115,9 @@ func (l *loader) claim(ch claimHCL, standIns []results.StandIn) (results.Claim, 
 	if c.Unit == "" {
 		c.Unit = mt.Unit
 	}
-	if len(l.ds) == n && len(c.Order) == 0 && c.Ratio == nil && c.AtLeast == nil && c.AtMost == nil && !(mt.Unit == "yes/no" && len(c.Published) > 0) {
+	c.NotMeasured = ch.NotMeasured
+	c.Contradictions = l.contradictions(ch, isTerm)
+	if len(l.ds) == n && c.NotMeasured == "" && len(c.Order) == 0 && c.Ratio == nil && c.AtLeast == nil && c.AtMost == nil && !(mt.Unit == "yes/no" && len(c.Published) > 0) {
 		l.bad(blockRange(l.f, "claim", ch.ID), "Claim without a test",
 			"Say what holds means: order = \"a < b\", ratio = \"a / b\" with within = N, at_least, at_most or equals (a yes/no metric: its published values).")
 	}

@@ -197,3 +197,45 @@ func (l *loader) unknownTerm(ch claimHCL, k string) string {
 func unknownTermText(t string) string {
 	return fmt.Sprintf("%q is not a column (nor a stand_in) or scenario this claim compares.", t)
 }
+
+// contradictions are the claim's contradiction blocks: each one's figures
+// are in the metric it names, which must be one of the claim's scenario's.
+func (l *loader) contradictions(ch claimHCL, isTerm func(string) bool) []results.Contradiction {
+	var out []results.Contradiction
+	kind := ""
+	if sc, ok := l.scenarioNamed(append(ch.Scenarios, ch.Scenario)[0]); ok {
+		kind = sc.Kind
+	}
+	for _, cb := range ch.Contradictions {
+		v, d := cb.Metric.Value(nil)
+		if d.HasErrors() || v.Type() != cty.String || v.IsNull() {
+			l.bad(cb.Metric.Range(), "Invalid metric", `Want metric = "name", the figure the sentence measures.`)
+			continue
+		}
+		mt, ok := results.MetricOf(kind, v.AsString())
+		if !ok {
+			l.bad(cb.Metric.Range(), "Unknown metric", fmt.Sprintf("%q is not a metric of kind %s (it has: %s).", v.AsString(), kind, metricList(kind)))
+			continue
+		}
+		c := results.Contradiction{Says: cb.Says, Metric: mt.Name}
+		keys, vals, kr, vr := l.stringMap(cb.Measured)
+		for i, k := range keys {
+			if !isTerm(k) {
+				l.bad(kr[i], "Unknown "+termKind(ch), l.unknownTerm(ch, k))
+				continue
+			}
+			f, _, err := results.ParseFigure(vals[i], mt.Unit)
+			if err != nil {
+				l.bad(vr[i], figureError(err), err.Error())
+				continue
+			}
+			f.Term = k
+			c.Figures = append(c.Figures, f)
+		}
+		if len(keys) == 0 {
+			l.bad(cb.Measured.Range(), "Empty contradiction", "Give the figures that contradict the sentence, such as measured = { corehttpd = \"3,921 req/s\" }.")
+		}
+		out = append(out, c)
+	}
+	return out
+}

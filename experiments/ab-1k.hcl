@@ -79,26 +79,41 @@ claim "static-faster-prefork" {
   columns   = ["cpanel-apache"]
   published = { static = "2,101.43 req/s", php = "397.36 req/s" }
   order     = "php < static"
+  contradiction "PHP as fast as the static file on prefork" {
+    metric   = "rps"
+    measured = { php = "2,200 req/s", static = "2,101.43 req/s" }
+  }
 }
 
+# His headline compares Apache 1.3 with Apache 2 prefork; no platform
+# wptest runs on packages Apache 1.3, so no run measures it, and the
+# verdict says so instead of holding by a proxy.
 claim "static-faster" {
-  source    = "Rasmus's ab test"
-  quote     = "Apache 1.3 is still significantly faster than Apache2-prefork for both static and dynamic content."
-  scenarios = ["php", "static"]
-  visitors  = 5
-  metric    = "rps"
-  order     = "php < static"
+  source       = "Rasmus's ab test"
+  quote        = "Apache 1.3 is still significantly faster than Apache2-prefork for both static and dynamic content. … Apache 1.3 STATIC Requests per second: 2533.47 … PHP Requests per second: 615.46"
+  scenarios    = ["php", "static"]
+  visitors     = 5
+  metric       = "rps"
+  not_measured = "Apache 1.3 is packaged for no platform wptest runs on (its last release was in 2010), so no column measures it"
 }
 
+# His observation, as he made it: Apache 2's static run transferred 3,072
+# bytes more than 50,000 x 1,024. It holds if Apache as cPanel ships it
+# still sends any byte beyond the documents; today's Apache is expected to
+# differ, and the report says so.
 claim "html-bytes-static" {
   source    = "Rasmus's ab test"
   quote     = "Note the fact that the Apache2 static test produced the wrong number of total bytes. 3072 bytes too many???"
   scenario  = "static"
   visitors  = 5
-  metric    = "html_bytes_per_request"
-  published = { cpanel-apache = "1,024.06144 B" }
-  columns   = ["cpanel-apache", "tuned-apache"]
-  equals    = "1,024 B"
+  metric    = "html_bytes_beyond_documents"
+  columns   = ["cpanel-apache"]
+  published = { cpanel-apache = "3,072 B" }
+  at_least  = "1 B"
+  contradiction "not a byte too many" {
+    metric   = "html_bytes_beyond_documents"
+    measured = { cpanel-apache = "0 B" }
+  }
 }
 
 claim "html-bytes-php" {
@@ -109,4 +124,8 @@ claim "html-bytes-php" {
   metric   = "html_bytes_per_request"
   columns  = ["cpanel-apache", "tuned-apache"]
   equals   = "1,024 B"
+  contradiction "the PHP test sent 3,072 bytes too many over 50,000 requests" {
+    metric   = "html_bytes_per_request"
+    measured = { cpanel-apache = "1,024.06144 B" }
+  }
 }

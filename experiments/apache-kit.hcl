@@ -55,6 +55,10 @@ claim "kit-startup" {
   visitors = 50
   metric   = "startup_ms"
   at_most  = "5 s"
+  contradiction "Apache took 6 s to come back" {
+    metric   = "startup_ms"
+    measured = { cpanel-apache = "6 s" }
+  }
 }
 
 claim "kit-throughput" {
@@ -64,6 +68,10 @@ claim "kit-throughput" {
   visitors = 50
   metric   = "rps"
   at_least = "2,000 req/s"
+  contradiction "Apache served 1,500 req/s" {
+    metric   = "rps"
+    measured = { cpanel-apache = "1,500 req/s" }
+  }
 }
 
 claim "kit-p95" {
@@ -73,6 +81,10 @@ claim "kit-p95" {
   visitors = 50
   metric   = "p95_ms"
   at_most  = "50 ms"
+  contradiction "p95 of 60 ms" {
+    metric   = "p95_ms"
+    measured = { cpanel-apache = "60 ms" }
+  }
 }
 
 claim "kit-p99" {
@@ -82,6 +94,10 @@ claim "kit-p99" {
   visitors = 50
   metric   = "p99_ms"
   at_most  = "100 ms"
+  contradiction "p99 of 120 ms" {
+    metric   = "p99_ms"
+    measured = { cpanel-apache = "120 ms" }
+  }
 }
 
 claim "kit-scaling" {
@@ -91,6 +107,10 @@ claim "kit-scaling" {
   visitors = 50
   metric   = "scaling_pct"
   at_least = "50 %"
+  contradiction "the highest step kept 40% of the peak" {
+    metric   = "scaling_pct"
+    measured = { cpanel-apache = "40 %" }
+  }
 }
 
 claim "kit-transfer" {
@@ -100,6 +120,10 @@ claim "kit-transfer" {
   visitors = 50
   metric   = "transfer_mb_s"
   at_least = "100 MB/s"
+  contradiction "80 MB/s over localhost" {
+    metric   = "transfer_mb_s"
+    measured = { cpanel-apache = "80 MB/s" }
+  }
 }
 
 claim "kit-errors" {
@@ -109,6 +133,10 @@ claim "kit-errors" {
   visitors = 50
   metric   = "error_pct"
   at_most  = "0.1 %"
+  contradiction "0.5% of requests failed" {
+    metric   = "error_pct"
+    measured = { cpanel-apache = "0.5 %" }
+  }
 }
 
 claim "kit-cpu" {
@@ -118,6 +146,10 @@ claim "kit-cpu" {
   visitors = 50
   metric   = "cpu_pct"
   at_most  = "90 %"
+  contradiction "Apache used 95% of all CPUs" {
+    metric   = "cpu_pct"
+    measured = { cpanel-apache = "95 %" }
+  }
 }
 
 claim "kit-memory" {
@@ -127,6 +159,10 @@ claim "kit-memory" {
   visitors = 50
   metric   = "pss_mb"
   at_most  = "1,024 MB"
+  contradiction "Apache needed 1.5 GB" {
+    metric   = "pss_mb"
+    measured = { cpanel-apache = "1,536 MB" }
+  }
 }
 
 claim "kit-workers" {
@@ -136,4 +172,8 @@ claim "kit-workers" {
   visitors = 50
   metric   = "worker_pct"
   at_most  = "90 %"
+  contradiction "95% of the workers busy" {
+    metric   = "worker_pct"
+    measured = { cpanel-apache = "95 %" }
+  }
 }

@@ -148,28 +148,49 @@ func (ev *evaluator) values(c Claim, v variant, res *ClaimResult) (map[string]fl
 	step := fmt.Sprintf("c=%d", c.Visitors)
 	for _, b := range v {
 		t := b.term
-		recs := ev.recs[b.col+"/"+b.sc+"/"+step]
+		mt, ok := ev.metric(b.sc, c.Metric)
 		var xs []float64
-		why := ""
-		for _, r := range recs {
-			if mt, ok := ev.metric(b.sc, c.Metric); ok {
-				if x, ok := mt.Of(ev.m.Machine)(r); ok {
-					xs = append(xs, x)
-				} else if r.NotApplicable != "" {
-					why = r.NotApplicable
-				}
-			}
+		why := "no " + c.Metric + " in this run's records"
+		if ok {
+			xs, why = ev.look(b.col, b.sc, step, mt)
 		}
 		if len(xs) == 0 {
-			if why == "" {
-				why = "no " + c.Metric + " in this run's records"
-			}
 			return nil, fmt.Sprintf("%s at %s %s: %s", ev.label(b.col), b.sc, step, why)
 		}
 		vals[t] = median(xs)
 		res.addMeasured(Measured{Term: t, Column: b.col, Label: ev.label(b.col), Scenario: b.sc, Value: ev.show(c, vals[t]), N: len(xs)})
 	}
 	return vals, ""
+}
+
+// pointValues are mt's values in a point's records (its repetitions), or
+// why there are none: not applicable, measured the bench (Unsound), or the
+// figure missing. A claim on the server is never judged on a repetition
+// that measured the bench.
+func pointValues(m *Manifest, recs []Record, mt Metric) ([]float64, string) {
+	if why := mt.NotMeasuredOn(m.Machine); why != "" {
+		return nil, why
+	}
+	var xs []float64
+	why := ""
+	for _, r := range recs {
+		if u := Unsound(r, mt); u != "" {
+			why = u
+			continue
+		}
+		if x, ok := mt.Of(m.Machine)(r); ok {
+			xs = append(xs, x)
+		} else if r.NotApplicable != "" {
+			why = r.NotApplicable
+		}
+	}
+	if len(xs) == 0 && why == "" {
+		why = "no " + mt.Name + " in this run's records"
+	}
+	if len(xs) == 0 || why != "" && len(xs) < len(recs) {
+		return nil, why // one repetition that measured the bench makes the point's median unsafe
+	}
+	return xs, ""
 }
 
 func (res *ClaimResult) addMeasured(m Measured) {

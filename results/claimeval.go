@@ -55,13 +55,27 @@ type RatioValue struct {
 // EvaluateClaims checks every claim the run's manifest records against its
 // records.
 func EvaluateClaims(m *Manifest, recs []Record) []ClaimResult {
-	ev := &evaluator{m: m, cols: map[string]Column{}, recs: map[string][]Record{}}
-	for _, p := range m.Columns {
-		ev.cols[p.ID] = p
-	}
+	byPoint := map[string][]Record{}
 	for _, r := range recs {
 		k := r.Column + "/" + r.Scenario + "/" + r.Step
-		ev.recs[k] = append(ev.recs[k], r)
+		byPoint[k] = append(byPoint[k], r)
+	}
+	return EvaluateClaimsWith(m, func(col, sc, step string, mt Metric) ([]float64, string) {
+		return pointValues(m, byPoint[col+"/"+sc+"/"+step], mt)
+	})
+}
+
+// Lookup is a point's values of a metric over its repetitions, or why
+// there are none (the point was not measured, or measured the bench).
+type Lookup func(column, scenario, step string, mt Metric) (vals []float64, why string)
+
+// EvaluateClaimsWith checks every claim of m against the values look
+// gives: the records of a run (EvaluateClaims), or figures written down
+// (a claim's contradictions).
+func EvaluateClaimsWith(m *Manifest, look Lookup) []ClaimResult {
+	ev := &evaluator{m: m, cols: map[string]Column{}, look: look}
+	for _, p := range m.Columns {
+		ev.cols[p.ID] = p
 	}
 	var out []ClaimResult
 	for _, c := range m.Claims {
@@ -73,7 +87,7 @@ func EvaluateClaims(m *Manifest, recs []Record) []ClaimResult {
 type evaluator struct {
 	m    *Manifest
 	cols map[string]Column
-	recs map[string][]Record
+	look Lookup
 }
 
 // binding is a term measured on a column in a scenario.
@@ -89,6 +103,10 @@ func (ev *evaluator) claim(c Claim) ClaimResult {
 	}
 	if p := c.publishedRatio(); p > 0 {
 		res.PublishedRatio = p
+	}
+	if c.NotMeasured != "" {
+		res.Verdict, res.How = NotMeasured, c.NotMeasured
+		return res
 	}
 	variants, subst, missing := ev.variants(c)
 	res.Substitution = subst

@@ -34,6 +34,23 @@ type Claim struct {
 	AtLeast   *Figure   `json:"at_least,omitempty"`
 	AtMost    *Figure   `json:"at_most,omitempty"`
 	StandIns  []StandIn `json:"stand_ins,omitempty"`
+	// NotMeasured, if set, says why no run of this file can measure the
+	// claim (Apache 1.3 is packaged nowhere): it is recorded and shown,
+	// and reads "not measured" with this reason, never holds by proxy.
+	NotMeasured string `json:"not_measured,omitempty"`
+	// Contradictions are figures written from the claim's sentence that
+	// contradict it; each must make it differ (TestEveryClaimCanFail).
+	// They prove the claim, so they stay with the file, not the run.
+	Contradictions []Contradiction `json:"-"`
+}
+
+// Contradiction is one set of figures that says the opposite of a claim's
+// sentence ("three times more, not fifteen"), in the metric the sentence
+// measures. Terms it leaves out keep the published figures.
+type Contradiction struct {
+	Says    string
+	Metric  string
+	Figures []Figure
 }
 
 // Figure is a value as written ("11.1 GB") and in the metric's unit.

@@ -24,6 +24,13 @@ var (
 		}
 		return rec.Run.Latency.P99, true
 	}
+	// MaxMs is the slowest answered request (the source's "slowest visitor").
+	MaxMs = func(rec Record) (float64, bool) {
+		if rec.Run == nil || rec.Run.Latency.Count == 0 {
+			return 0, false
+		}
+		return rec.Run.Latency.Max, true
+	}
 	// ServerCPU is CPU ms per answered request of the server's own
 	// processes (web, PHP, database).
 	ServerCPU = func(rec Record) (float64, bool) {
@@ -124,6 +131,15 @@ var (
 		}
 		return 100 * float64(rec.Crowd.GaveUp) / float64(len(rec.Crowd.Probes)), true
 	}
+	// CrowdMachineCPUPct is the server machine's busy share of all its CPUs
+	// over the crowd's window ("the server's CPU sat at 3%").
+	CrowdMachineCPUPct = func(rec Record) (float64, bool) {
+		if rec.Server == nil || rec.Server.WindowMs == 0 {
+			return 0, false
+		}
+		return rec.Server.CPUBusyPct, true
+	}
+	// CrowdCPUPct is the profile's process groups' share of all CPUs.
 	CrowdCPUPct = func(rec Record) (float64, bool) {
 		if rec.Server == nil {
 			return 0, false

@@ -20,6 +20,25 @@ type Metric struct {
 	// Scoped, if set, reads it as the run's machine decides (server_cpu_ms:
 	// CPUPerRequest); Of picks it over Value.
 	Scoped func(Record, *MachineInfo) (float64, bool)
+	// Whole: the figure is the server machine's as a whole (its CPU, kernel
+	// included); a claim on it is not measured where the server shared its
+	// machine, since the process groups' figure is another thing.
+	Whole bool
+	// Failures: the figure counts failures (error_pct, gave_up), so a point
+	// whose requests failed is still judged on it.
+	Failures bool
+}
+
+// NotMeasuredOn says why a claim on m cannot be judged in a run whose
+// server machine is mi ("": it can).
+func (m Metric) NotMeasuredOn(mi *MachineInfo) string {
+	if !m.Whole || CPUScopeOf(mi).Machine {
+		return ""
+	}
+	if mi != nil && mi.SharedWith != "" {
+		return "the server shared its machine with " + mi.SharedWith + ": the machine's CPU is not the server's alone, and its process groups' figure leaves out the kernel"
+	}
+	return "the run did not record whether the server had a machine of its own: the machine's CPU may not be the server's alone"
 }
 
 // Of is m's reader for the records of a run whose server machine is mi
@@ -35,24 +54,25 @@ func (m Metric) Of(mi *MachineInfo) func(Record) (float64, bool) {
 // in the order the report lists them.
 var Metrics = join(
 	kindMetrics("page", []Metric{
-		{Name: "server_cpu_ms", Unit: "ms", Noise: "server CPU/page (ms)", Value: ServerCPU, Scoped: ServerCPUIn},
+		{Name: "server_cpu_ms", Unit: "ms", Noise: "server CPU/page (ms)", Value: ServerCPU, Scoped: ServerCPUIn, Whole: true},
 		{Name: "groups_cpu_ms", Unit: "ms", Value: ServerCPU},
 		{Name: "web_php_cpu_ms", Unit: "ms", Noise: "web+PHP CPU/page (ms)", Value: WebPHPCPU},
 		{Name: "rps", Unit: "req/s", Noise: "pages/s", Value: RPS},
 		{Name: "mean_ms", Unit: "ms", Value: MeanMs},
 		{Name: "p99_ms", Unit: "ms", Value: P99Ms},
 		{Name: "db_cpu_ms", Unit: "ms", Value: DBCPU},
-		{Name: "machine_cpu_ms", Unit: "ms", Value: MachineCPU},
+		{Name: "machine_cpu_ms", Unit: "ms", Value: MachineCPU, Whole: true},
 		{Name: "pss_mb", Unit: "MB", Value: PSSMB},
 		{Name: "wire_bytes", Unit: "B", Value: WireBytes},
-		{Name: "error_pct", Unit: "%", Value: ErrPct},
+		{Name: "error_pct", Unit: "%", Value: ErrPct, Failures: true},
 	}),
 	kindMetrics("crowd", []Metric{
 		{Name: "wait_p50_ms", Unit: "ms", Noise: "wait median (ms)", Value: CrowdWaitP50},
 		{Name: "wait_p99_ms", Unit: "ms", Value: CrowdWaitP99},
-		{Name: "gave_up", Unit: "probes", Value: CrowdGaveUp},
-		{Name: "gave_up_pct", Unit: "%", Value: CrowdGaveUpPct},
-		{Name: "server_cpu_pct", Unit: "%", Value: CrowdCPUPct},
+		{Name: "gave_up", Unit: "probes", Value: CrowdGaveUp, Failures: true},
+		{Name: "gave_up_pct", Unit: "%", Value: CrowdGaveUpPct, Failures: true},
+		{Name: "server_cpu_pct", Unit: "%", Value: CrowdMachineCPUPct, Whole: true},
+		{Name: "groups_cpu_pct", Unit: "%", Value: CrowdCPUPct},
 		{Name: "pss_mb", Unit: "MB", Value: PSSMB},
 	}),
 	kindMetrics("static", runMetrics("requests/s")),
@@ -62,7 +82,7 @@ var Metrics = join(
 		Metric{Name: "html_bytes_per_request", Unit: "B", Value: HTMLPerRequest},
 		Metric{Name: "html_bytes_beyond_documents", Unit: "B", Value: HTMLBeyondDocuments},
 		Metric{Name: "total_bytes", Unit: "B", Value: runField(func(r *result.Run) float64 { return float64(r.Bytes.WireIn) })},
-		Metric{Name: "failed", Unit: "requests", Value: runField(func(r *result.Run) float64 { return float64(r.Outcomes.Failed()) })},
+		Metric{Name: "failed", Unit: "requests", Value: runField(func(r *result.Run) float64 { return float64(r.Outcomes.Failed()) }), Failures: true},
 	)),
 	kindMetrics("browse", []Metric{
 		{Name: "view_p50_ms", Unit: "ms", Noise: "page view p50 (ms)", Value: BrowseViewP50},
@@ -79,14 +99,15 @@ var Metrics = join(
 func runMetrics(label string) []Metric {
 	return []Metric{
 		{Name: "rps", Unit: "req/s", Noise: label, Value: RPS},
-		{Name: "server_cpu_ms", Unit: "ms", Noise: "server CPU/request (ms)", Value: ServerCPU, Scoped: ServerCPUIn},
+		{Name: "server_cpu_ms", Unit: "ms", Noise: "server CPU/request (ms)", Value: ServerCPU, Scoped: ServerCPUIn, Whole: true},
 		{Name: "groups_cpu_ms", Unit: "ms", Value: ServerCPU},
 		{Name: "web_php_cpu_ms", Unit: "ms", Value: WebPHPCPU},
-		{Name: "machine_cpu_ms", Unit: "ms", Value: MachineCPU},
+		{Name: "machine_cpu_ms", Unit: "ms", Value: MachineCPU, Whole: true},
 		{Name: "mean_ms", Unit: "ms", Value: MeanMs},
 		{Name: "p99_ms", Unit: "ms", Value: P99Ms},
+		{Name: "max_ms", Unit: "ms", Value: MaxMs},
 		{Name: "wire_bytes", Unit: "B", Value: WireBytes},
-		{Name: "error_pct", Unit: "%", Value: ErrPct},
+		{Name: "error_pct", Unit: "%", Value: ErrPct, Failures: true},
 		{Name: "served", Unit: "yes/no", Value: Served},
 	}
 }

@@ -205,6 +205,13 @@ type Run struct {
 	// ClientCPUPerReqUs = ClientCPUMs*1000/Attempts.
 	ClientCPUMs       float64 `json:"client_cpu_ms"`
 	ClientCPUPerReqUs float64 `json:"client_cpu_per_req_us"`
+	// ClientCPUs is how many CPUs the load generator may run on (its
+	// affinity); ClientWaitMs the time its threads were ready to run but
+	// waited for a CPU during the window (schedstat). Used plus waited over
+	// ElapsedMs*ClientCPUs is how much of its CPUs it wanted: near 100%, the
+	// load generator, not the server, set the pace. 0: not recorded.
+	ClientCPUs   int     `json:"client_cpus,omitempty"`
+	ClientWaitMs float64 `json:"client_wait_ms,omitempty"`
 	// Raw is the run's histograms themselves, when asked for (one of
 	// several load generators' share of a run): merged exactly, never averaged.
 	Raw *RunRaw `json:"raw,omitempty"`

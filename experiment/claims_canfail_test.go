@@ -1,0 +1,151 @@
+package experiment
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/wptest/wptest/results"
+)
+
+// TestEveryClaimCanFail holds every claim of every shipped experiment to
+// its sentence: the published figures themselves must hold, and each
+// contradiction written beside the claim (figures that say the opposite of
+// the sentence, in the metric the sentence measures) must make it differ.
+// A claim without a contradiction, or one its contradiction leaves
+// holding, is a claim that cannot fail, and fails here.
+func TestEveryClaimCanFail(t *testing.T) {
+	files, err := filepath.Glob("../experiments/*.hcl")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no shipped experiments: %v", err)
+	}
+	claims, contras := 0, 0
+	for _, file := range files {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp, err := Load(file, src, LoadOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		for _, c := range sp.Claims {
+			claims++
+			contras += len(c.Contradictions)
+			t.Run(filepath.Base(file)+"/"+c.ID, func(t *testing.T) { checkClaimCanFail(t, sp, c) })
+		}
+	}
+	t.Logf("%d claims, %d contradictions", claims, contras)
+}
+
+func checkClaimCanFail(t *testing.T, sp *Spec, c results.Claim) {
+	man := &results.Manifest{Scenarios: sp.Scenarios, Claims: []results.Claim{c}, Machine: &results.MachineInfo{OwnMachine: true}}
+	for _, col := range sp.Columns {
+		col.Enabled = true // every column measured: each claim is judged on its own terms, no stand-in
+		man.Columns = append(man.Columns, col)
+	}
+	if c.NotMeasured != "" {
+		if got := evalOn(man, nil); got.Verdict != results.NotMeasured || got.How != c.NotMeasured {
+			t.Fatalf("a claim no run can measure reads %q (%s), want not measured: %s", got.Verdict, got.How, c.NotMeasured)
+		}
+		return
+	}
+	pub, err := publishedSet(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := evalOn(man, pub); got.Verdict != results.Holds {
+		t.Errorf("the published figures %v do not hold: %s (%s)", pub, got.Verdict, got.How)
+	}
+	if len(c.Contradictions) == 0 {
+		t.Fatalf("no contradiction: write one from the sentence %q (contradiction \"...\" { metric = ..., measured = {...} })", c.Quote)
+	}
+	for _, k := range c.Contradictions {
+		fig := map[string]float64{}
+		for term, v := range pub {
+			fig[term] = v
+		}
+		if k.Metric == c.Metric { // figures of another metric leave the claim's as published
+			for _, f := range k.Figures {
+				fig[f.Term] = f.Value
+			}
+		}
+		if got := evalOn(man, fig); got.Verdict != results.Differs {
+			t.Errorf("contradiction %q (%s %v) leaves the claim on %s reading %q: it cannot fail on what its sentence says", k.Says, k.Metric, fig, c.Metric, got.Verdict)
+		}
+	}
+}
+
+// evalOn evaluates man's one claim on figures by term (a column, or a
+// scenario where the claim compares scenarios).
+func evalOn(man *results.Manifest, fig map[string]float64) results.ClaimResult {
+	c := man.Claims[0]
+	return results.EvaluateClaimsWith(man, func(col, sc, step string, mt results.Metric) ([]float64, string) {
+		term := col
+		if len(c.Scenarios) > 0 {
+			term = sc
+		}
+		v, ok := fig[term]
+		if !ok {
+			v, ok = fig[""] // a claim on every column: its bound
+		}
+		if !ok {
+			return nil, "no figure for " + term
+		}
+		return []float64{v}, ""
+	})[0]
+}
+
+// publishedSet is the claim's terms at the figures its source published:
+// a published figure, else the one its published ratio gives from the
+// other term's, else the bound it states.
+func publishedSet(c results.Claim) (map[string]float64, error) {
+	fig := map[string]float64{}
+	for _, f := range c.Published {
+		fig[f.Term] = f.Value
+	}
+	var terms []string
+	terms = append(terms, c.Scenarios...)
+	terms = append(terms, c.Order...)
+	if len(c.Scenarios) == 0 { // a comparison of scenarios is made on each of its columns
+		terms = append(terms, c.Columns...)
+	}
+	if r := c.Ratio; r != nil {
+		terms = append(terms, r.Num, r.Den)
+		n, okn := fig[r.Num]
+		d, okd := fig[r.Den]
+		switch {
+		case r.Published > 0 && okn && !okd:
+			fig[r.Den] = n / r.Published
+		case r.Published > 0 && okd && !okn:
+			fig[r.Num] = d * r.Published
+		}
+	}
+	for _, term := range terms {
+		if _, ok := fig[term]; ok {
+			continue
+		}
+		switch {
+		case c.AtMost != nil:
+			fig[term] = c.AtMost.Value
+		case c.AtLeast != nil:
+			fig[term] = c.AtLeast.Value
+		default:
+			return nil, &missingFigure{c.ID, term}
+		}
+	}
+	if len(terms) == 0 {
+		for _, b := range []*results.Figure{c.AtLeast, c.AtMost} {
+			if b != nil {
+				fig[""] = b.Value
+			}
+		}
+	}
+	return fig, nil
+}
+
+type missingFigure struct{ claim, term string }
+
+func (e *missingFigure) Error() string {
+	return "claim " + e.claim + ": no published figure for " + e.term + " (publish one, or a ratio or bound it follows from)"
+}

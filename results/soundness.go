@@ -1,0 +1,113 @@
+package results
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/wptest/wptest/bench/result"
+)
+
+// A point measured the bench, not the server, when its load generator was
+// what limited it or when the server did not answer: its figures then say
+// nothing about the server and no claim is judged on them.
+const (
+	// MaxFailedPct is the share of requests that may fail at a point that
+	// still measures the server (beyond it, the figures are those of errors).
+	MaxFailedPct = 10.0
+	// MaxLoadPct is the share of its CPUs a load generator may have used or
+	// waited for: above it, the load generator, not the server, set the pace.
+	MaxLoadPct = 90.0
+)
+
+// BenchLimit says why rec measured the bench rather than the server ("":
+// it measured the server), and whether the reason is failed requests.
+func BenchLimit(rec Record) (why string, failures bool) {
+	if why := loadLimit(rec); why != "" {
+		return why, false
+	}
+	if rec.Run != nil && rec.Run.Attempts > 0 {
+		if pct := 100 * float64(rec.Run.Outcomes.Failed()) / float64(rec.Run.Attempts); pct > MaxFailedPct {
+			return fmt.Sprintf("%s of requests failed (%s)", pctText(pct), mostFailed(rec.Run.Outcomes)), true
+		}
+	}
+	if b := rec.Browse; b != nil && b.PageViews > 0 {
+		if pct := 100 * float64(b.PageViews-b.PageViewsOK) / float64(b.PageViews); pct > MaxFailedPct {
+			return fmt.Sprintf("%s of page views failed", pctText(pct)), true
+		}
+	}
+	return "", false
+}
+
+// Unsound is BenchLimit for a claim on mt: failed requests do not keep a
+// figure of failures (error_pct, gave_up) from being judged, since they are
+// what it measures.
+func Unsound(rec Record, mt Metric) string {
+	why, failures := BenchLimit(rec)
+	if failures && mt.Failures {
+		return ""
+	}
+	return why
+}
+
+// loadLimit names the load generator that set the pace, if one did.
+func loadLimit(rec Record) string {
+	if len(rec.Generators) > 0 {
+		for _, g := range rec.Generators {
+			if pct, ok := LoadPct(runOf(g.Set)); ok && pct > MaxLoadPct {
+				return fmt.Sprintf("the load generator %s was the bottleneck (%s of its CPUs)", g.Host, pctText(pct))
+			}
+		}
+		return ""
+	}
+	if pct, ok := LoadPct(runOf(rec.Set)); ok && pct > MaxLoadPct {
+		return fmt.Sprintf("the load generator was the bottleneck (%s of its CPUs)", pctText(pct))
+	}
+	return ""
+}
+
+// runOf is the run whose load generator's CPU a set records: its run, or a
+// crowd's background clicks.
+func runOf(s result.Set) *result.Run {
+	switch {
+	case s.Run != nil:
+		return s.Run
+	case s.Crowd != nil:
+		return &s.Crowd.Background
+	}
+	return nil
+}
+
+// LoadPct is the share of its CPUs the load generator of r used or waited
+// to use over the window; false where it was not recorded.
+func LoadPct(r *result.Run) (float64, bool) {
+	if r == nil || r.ClientCPUs <= 0 || r.ElapsedMs <= 0 {
+		return 0, false
+	}
+	return 100 * (r.ClientCPUMs + r.ClientWaitMs) / (r.ElapsedMs * float64(r.ClientCPUs)), true
+}
+
+// mostFailed names the outcome most failed requests ended in.
+func mostFailed(o result.Outcomes) string {
+	a := o.Array()
+	best := result.Outcome(-1)
+	for i := result.Outcome(1); i < result.NumOutcomes; i++ {
+		if a[i] > 0 && (best < 0 || a[i] > a[best]) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return "none"
+	}
+	s := best.String()
+	if strings.HasPrefix(s, "http_") {
+		return "HTTP " + strings.TrimPrefix(s, "http_")
+	}
+	return strings.ReplaceAll(s, "_", " ")
+}
+
+func pctText(p float64) string {
+	if p >= 99.5 && p < 100 {
+		return "99%" // never round a share short of all up to all
+	}
+	return Num(p) + "%"
+}

@@ -1,0 +1,90 @@
+package results
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/wptest/wptest/bench/result"
+)
+
+func runRec(ok, failed5xx, attempts int64, cpuMs, waitMs, elapsedMs float64, cpus int) Record {
+	r := &result.Run{Attempts: attempts, ElapsedMs: elapsedMs, ClientCPUMs: cpuMs, ClientWaitMs: waitMs, ClientCPUs: cpus,
+		RPS: float64(ok) / (elapsedMs / 1000), Latency: result.Latency{Count: uint64(ok + failed5xx), Max: 41600}}
+	r.Outcomes.OK, r.Outcomes.HTTP5xx = ok, failed5xx
+	r.Outcomes.ReadTimeout = attempts - ok - failed5xx
+	r.ErrorRatePct = 100 * float64(attempts-ok) / float64(attempts)
+	return Record{Point: Point{Column: "a", Scenario: "static", Step: "c=10"}, Set: result.Set{Run: r}}
+}
+
+func TestBenchLimit(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		rec      Record
+		want     string
+		failures bool
+	}{
+		{"the server measured", runRec(1000, 0, 1000, 500, 100, 10000, 1), "", false},
+		{"every request 5xx", runRec(0, 300, 300, 50, 0, 10000, 1), "100% of requests failed (HTTP 5xx)", true},
+		{"55% timed out", runRec(45, 0, 100, 50, 0, 10000, 1), "55% of requests failed (read timeout)", true},
+		{"10% failed is the limit, not over it", runRec(90, 10, 100, 50, 0, 10000, 1), "", false},
+		{"load generator busy", runRec(1000, 0, 1000, 9000, 700, 10000, 1), "the load generator was the bottleneck (97% of its CPUs)", false},
+		{"load generator starved: it waited for its CPU", runRec(1000, 0, 1000, 4000, 5500, 10000, 1), "the load generator was the bottleneck (95% of its CPUs)", false},
+		{"two CPUs, one busy", runRec(1000, 0, 1000, 10000, 0, 10000, 2), "", false},
+		{"load not recorded", runRec(1000, 0, 1000, 9900, 0, 10000, 0), "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, f := BenchLimit(tc.rec)
+			if got != tc.want || f != tc.failures {
+				t.Errorf("BenchLimit = %q, %v; want %q, %v", got, f, tc.want, tc.failures)
+			}
+		})
+	}
+	// One of several load generators is enough.
+	rec := runRec(1000, 0, 1000, 100, 0, 10000, 1)
+	busy := runRec(1000, 0, 1000, 9800, 0, 10000, 1)
+	rec.Generators = []GeneratorResult{{Host: "lg1", Set: rec.Set}, {Host: "lg2", Set: busy.Set}}
+	if got, _ := BenchLimit(rec); got != "the load generator lg2 was the bottleneck (98% of its CPUs)" {
+		t.Errorf("two load generators, lg2 busy: %q", got)
+	}
+}
+
+// A claim on a point that measured the bench reads "not measured" with the
+// reason; a claim on the failures themselves is still judged there; a
+// claim on the machine's CPU is not measured where the server shared it.
+func TestClaimsOnPointsThatMeasuredTheBench(t *testing.T) {
+	m := &Manifest{Columns: []Column{{ID: "a", Enabled: true}, {ID: "b", Enabled: true}},
+		Scenarios: []Scenario{{Name: "static", Kind: "static"}},
+		Machine:   &MachineInfo{OwnMachine: true},
+		Claims: []Claim{
+			{ID: "rate", Scenario: "static", Visitors: 10, Metric: "rps", Order: []string{"a", "b"}},
+			{ID: "errors", Scenario: "static", Visitors: 10, Metric: "error_pct", Columns: []string{"a"}, AtMost: &Figure{Text: "1 %", Value: 1}},
+			{ID: "slowest", Scenario: "static", Visitors: 10, Metric: "max_ms", Columns: []string{"b"}, AtLeast: &Figure{Text: "10.4 s", Value: 10400}},
+			{ID: "cpu", Scenario: "static", Visitors: 10, Metric: "server_cpu_ms", Columns: []string{"b"}, AtMost: &Figure{Text: "1 ms", Value: 1}},
+		}}
+	a := runRec(0, 300, 300, 50, 0, 10000, 1)
+	b := runRec(1000, 0, 1000, 50, 0, 10000, 1)
+	b.Point.Column = "b"
+	b.Server = &result.Server{CPUMsPerRequest: 0.5}
+	got := EvaluateClaims(m, []Record{a, b})
+	want := map[string]string{
+		"rate":    NotMeasured + ": Apache at static c=10: 100% of requests failed (HTTP 5xx)",
+		"errors":  Differs,
+		"slowest": Holds,
+		"cpu":     Holds,
+	}
+	for _, r := range got {
+		v := r.Verdict
+		if r.Verdict == NotMeasured {
+			v += ": " + r.How
+		}
+		if w := strings.Replace(want[r.ID], "Apache", "a", 1); v != w {
+			t.Errorf("%s: %q, want %q", r.ID, v, w)
+		}
+	}
+	m.Machine = &MachineInfo{SharedWith: "the load generator"}
+	for _, r := range EvaluateClaims(m, []Record{a, b}) {
+		if r.ID == "cpu" && (r.Verdict != NotMeasured || !strings.Contains(r.How, "shared its machine with the load generator")) {
+			t.Errorf("a claim on the machine's CPU on a shared machine: %s (%s)", r.Verdict, r.How)
+		}
+	}
+}
