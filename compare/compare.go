@@ -163,6 +163,10 @@ type Comparison struct {
 	// and the other has not.
 	OnlyA []string `json:"only_a,omitempty"`
 	OnlyB []string `json:"only_b,omitempty"`
+	// BenchA and BenchB are the points of each run that measured the bench,
+	// not the server ("KEY: why"): left out of every row.
+	BenchA []string `json:"bench_a,omitempty"`
+	BenchB []string `json:"bench_b,omitempty"`
 }
 
 // Load reads a run directory for Compare.
@@ -201,8 +205,8 @@ func (k pointKey) String() string { return k.column + " " + k.scenario + " " + k
 func samples(recs []results.Record) map[pointKey][]results.Record {
 	out := map[pointKey][]results.Record{}
 	for _, r := range recs {
-		if r.Error != "" || r.NotApplicable != "" {
-			continue
+		if why, _ := results.BenchLimit(r); r.Error != "" || r.NotApplicable != "" || why != "" {
+			continue // not a measurement of the server (Comparison.BenchA/B says which measured the bench)
 		}
 		k := pointKey{r.Column, r.Scenario, r.Step}
 		out[k] = append(out[k], r)
@@ -243,7 +247,8 @@ var ErrNothingInCommon = fmt.Errorf("the runs have no point (column, scenario, s
 
 // Compare sets b against a.
 func Compare(a, b Run) (*Comparison, error) {
-	c := &Comparison{A: a, B: b, Alpha: Alpha, Differences: Differences(a.m, b.m)}
+	c := &Comparison{A: a, B: b, Alpha: Alpha, Differences: Differences(a.m, b.m),
+		BenchA: results.BenchLimited(a.recs), BenchB: results.BenchLimited(b.recs)}
 	sa, sb := samples(a.recs), samples(b.recs)
 	kinds := map[string]string{}
 	for _, sc := range b.m.Scenarios {

@@ -133,6 +133,14 @@ func (c *Comparison) WriteText(w io.Writer) error {
 	if len(c.OnlyB) > 0 {
 		fmt.Fprintf(&b, "only in B: %s\n", line(strings.Join(c.OnlyB, "; ")))
 	}
+	for _, x := range []struct {
+		run string
+		l   []string
+	}{{"A", c.BenchA}, {"B", c.BenchB}} {
+		if len(x.l) > 0 {
+			fmt.Fprintf(&b, "measured the bench in %s, left out: %s\n", x.run, line(strings.Join(x.l, "; ")))
+		}
+	}
 	_, err := io.WriteString(w, termsafe.Text(b.String()))
 	return err
 }

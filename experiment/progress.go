@@ -60,6 +60,14 @@ func (w keepWriter) Write(p []byte) (int, error) {
 // throughput run), a newcomer's median wait in a crowd, the median page
 // view of a browse run.
 func headline(rec results.Record) string {
+	if rec.BenchLimit != "" {
+		return pointFigure(rec) + " (measured the bench, not the server: " + rec.BenchLimit + ")"
+	}
+	return pointFigure(rec)
+}
+
+// pointFigure is the point's main figure.
+func pointFigure(rec results.Record) string {
 	cpu := ""
 	if rec.ServerCPUMsPerReq > 0 {
 		cpu = fmt.Sprintf(", %.2f ms CPU/req", rec.ServerCPUMsPerReq)

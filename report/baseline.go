@@ -35,6 +35,9 @@ func (r *Report) baselineSection() (section, bool) {
 	if len(c.OnlyB) > 0 {
 		s.Text = append(s.Text, "Only in B: "+joinSemi(c.OnlyB)+".")
 	}
+	if len(c.BenchA)+len(c.BenchB) > 0 {
+		s.Text = append(s.Text, "Measured the bench, not the server, and left out: "+joinSemi(append(append([]string{}, c.BenchA...), c.BenchB...))+".")
+	}
 	for _, g := range c.Groups() {
 		t := table{Caption: fmt.Sprintf("%s (%s)", g[0].Scenario, g[0].Kind), Head: compare.Head}
 		for _, row := range g {

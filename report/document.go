@@ -64,10 +64,15 @@ func (r *Report) head(first string, profiles []string) []string {
 func (r *Report) row(name string, profiles []string, sc, step string, f func(results.Record) (float64, bool)) []string {
 	row := []string{name}
 	for _, p := range profiles {
-		if st := r.Metric(p, sc, step, f); st.N > 0 || r.notApplicable(p, sc, step) == "" {
+		switch st := r.Metric(p, sc, step, f); {
+		case st.N > 0:
 			row = append(row, cell(st))
-		} else {
+		case r.notApplicable(p, sc, step) != "":
 			row = append(row, "n/a")
+		case r.benchLimited(p, sc, step):
+			row = append(row, "bench")
+		default:
+			row = append(row, cell(st))
 		}
 	}
 	return row
@@ -82,6 +87,34 @@ func (r *Report) notApplicable(profile, sc, step string) string {
 		}
 	}
 	return ""
+}
+
+// benchLimited says whether a repetition of the point measured the bench.
+func (r *Report) benchLimited(profile, sc, step string) bool {
+	for _, rec := range r.Points(profile, sc, step) {
+		if why, _ := results.BenchLimit(rec); why != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// benchSection lists the points that measured the bench, not the server,
+// with why: their figures are left out of every table, chart and claim.
+func (r *Report) benchSection() (section, bool) {
+	bad := results.BenchLimited(r.Records)
+	if len(bad) == 0 {
+		return section{}, false
+	}
+	s := section{Title: "Points that measured the bench, not the server"}
+	s.Text = append(s.Text, fmt.Sprintf("%d point(s) measured the bench: more than %s%% of their requests failed, or a load generator used or waited for more than %s%% of its CPUs. Their figures say nothing about the server: the tables show \"bench\" there, the charts leave them out and no claim is judged on them. `wptest run` exits 6 for such a run.", len(bad), results.Num(results.MaxFailedPct), results.Num(results.MaxLoadPct)))
+	t := table{Head: []string{"point", "why"}}
+	for _, b := range bad {
+		k, why, _ := strings.Cut(b, ": ")
+		t.Rows = append(t.Rows, []string{k, why})
+	}
+	s.Tables = append(s.Tables, t)
+	return s, true
 }
 
 // notMeasured lists, once each, why points were left out (the "n/a" cells).
@@ -110,6 +143,9 @@ func (r *Report) document() *document {
 	}
 	if s, ok := r.claimsSection(); ok {
 		d.Sections = append(d.Sections, s) // the report opens with it
+	}
+	if s, ok := r.benchSection(); ok {
+		d.Sections = append(d.Sections, s)
 	}
 	d.Sections = append(d.Sections, r.setup())
 	if s, ok := r.inShort(); ok {

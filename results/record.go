@@ -53,6 +53,10 @@ type Record struct {
 	// their exact join (benchgen.JoinRuns). Empty with one load generator.
 	Split      string            `json:"split,omitempty"`
 	Generators []GeneratorResult `json:"generators,omitempty"`
+	// BenchLimit says that the point measured the bench, not the server,
+	// and why (BenchLimit: failed requests, a load generator at its CPUs'
+	// limit). No claim is judged on it; `run` exits 6 after its report.
+	BenchLimit string `json:"bench_limit,omitempty"`
 }
 
 // GeneratorResult is one load generator's share of a point. Its Run's

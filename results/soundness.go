@@ -111,3 +111,15 @@ func pctText(p float64) string {
 	}
 	return Num(p) + "%"
 }
+
+// BenchLimited are the points of recs that measured the bench, each as
+// "KEY: why", in the records' order.
+func BenchLimited(recs []Record) []string {
+	var out []string
+	for _, r := range recs {
+		if why, _ := BenchLimit(r); why != "" {
+			out = append(out, r.Key+": "+why)
+		}
+	}
+	return out
+}

@@ -23,8 +23,10 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -400,20 +402,21 @@ func newRunState(ctx context.Context, t *target, cfg *Config, start time.Time) *
 }
 
 // windowCPU snapshots the client's CPU when the warm-up ends; the function
-// it returns is the CPU used since (call it once the run is over).
-func (rs *runState) windowCPU() func() time.Duration {
-	var cpu0 time.Duration
+// it returns is the CPU used and waited for since (call it once the run is
+// over).
+func (rs *runState) windowCPU() func() clientUse {
+	var u0 clientUse
 	var once sync.Once
-	snap := func() { once.Do(func() { cpu0 = selfCPU() }) }
+	snap := func() { once.Do(func() { u0 = selfUse() }) }
 	if rs.cfg.Warmup <= 0 {
 		snap()
-		return func() time.Duration { return selfCPU() - cpu0 }
+		return func() clientUse { return selfUse().since(u0) }
 	}
 	tm := time.AfterFunc(rs.cfg.Warmup, snap)
-	return func() time.Duration {
+	return func() clientUse {
 		tm.Stop()
 		snap()
-		return selfCPU() - cpu0
+		return selfUse().since(u0)
 	}
 }
 
@@ -866,7 +869,8 @@ func (v *visitor) record(a *attempt, wIn, wOut int64) {
 	v.done.Add(1)
 }
 
-func merge(cfg *Config, t *target, open bool, shards []*stats, winStart time.Time, cpu time.Duration) result.Run {
+func merge(cfg *Config, t *target, open bool, shards []*stats, winStart time.Time, use clientUse) result.Run {
+	cpu := use.cpu
 	m := newStats()
 	var lastEnd time.Time
 	errs := map[errKey]int64{}
@@ -912,7 +916,7 @@ func merge(cfg *Config, t *target, open bool, shards []*stats, winStart time.Tim
 		Connections: m.conns, KeepAliveCloses: m.kaCloses, KeepAliveReqs: m.kaReq,
 		Bytes:   result.Bytes{WireIn: m.wireIn, WireOut: m.wireOut, Headers: m.headers, Body: m.body},
 		Latency: Summary(m.lat, true), Connect: Summary(m.conn, false), TTFB: Summary(m.ttfb, false),
-		ClientCPUMs: ms(cpu),
+		ClientCPUMs: ms(cpu), ClientWaitMs: ms(use.wait), ClientCPUs: runtime.NumCPU(),
 	}
 	if open {
 		q := Summary(m.queue, false)
@@ -1004,6 +1008,41 @@ func waitUntil(ctx context.Context, t time.Time) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// clientUse is the CPU this process used, and the time its threads were
+// ready to run but waited for a CPU (a starved load generator waits: its
+// own CPU alone would not show that it set the pace).
+type clientUse struct{ cpu, wait time.Duration }
+
+func (u clientUse) since(u0 clientUse) clientUse {
+	return clientUse{u.cpu - u0.cpu, max(u.wait-u0.wait, 0)}
+}
+
+func selfUse() clientUse { return clientUse{cpu: selfCPU(), wait: selfWait()} }
+
+// selfWait is the run-queue wait of this process's threads so far
+// (/proc/self/task/*/schedstat, second field, ns); 0 where the kernel does
+// not keep it. A thread that exits takes its count with it: the Go runtime
+// keeps its threads, so the window's difference stands.
+func selfWait() time.Duration {
+	dirs, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return 0
+	}
+	var sum time.Duration
+	for _, d := range dirs {
+		b, err := os.ReadFile("/proc/self/task/" + d.Name() + "/schedstat")
+		if err != nil {
+			continue
+		}
+		if f := strings.Fields(string(b)); len(f) >= 2 {
+			if ns, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+				sum += time.Duration(ns)
+			}
+		}
+	}
+	return sum
 }
 
 // selfCPU is this process's user+system CPU time so far.

@@ -28,6 +28,7 @@ func JoinRuns(parts []result.Run) (result.Run, error) {
 	errs := map[errKey]int64{}
 	j := parts[0] // what every share has alike: name, model, URL, proto, planned times
 	j.Visitors, j.Rate, j.Requests, j.ClientCPUMs = 0, 0, 0, 0
+	j.ClientWaitMs, j.ClientCPUs = 0, 0 // all the load generators' (each one's is in its share)
 	for i, p := range parts {
 		if p.Raw == nil || p.Raw.Latency == nil || p.Raw.Connect == nil || p.Raw.TTFB == nil {
 			return result.Run{}, fmt.Errorf("join: share %d of run %s has no histograms", i+1, p.Name)
@@ -37,6 +38,8 @@ func JoinRuns(parts []result.Run) (result.Run, error) {
 		j.Rate += p.Rate
 		j.Requests += p.Requests
 		j.ClientCPUMs += p.ClientCPUMs
+		j.ClientWaitMs += p.ClientWaitMs
+		j.ClientCPUs += p.ClientCPUs
 	}
 	fillJoined(&j, m, errs, from, to.Sub(from))
 	return j, nil

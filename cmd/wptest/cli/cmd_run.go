@@ -181,7 +181,22 @@ func writeRunReport(a *App, s *cloudSession, con *console, dir string) error {
 	}
 	con.say("report: %s and %s", out.Markdown, out.HTML)
 	fmt.Fprintln(s.out, rel)
-	return nil
+	return benchLimited(dir)
+}
+
+// benchLimited is exit 6 when a point of the run measured the bench, not
+// the server (failed requests, a load generator at its limit): the report
+// is written and marks them, and the run says which.
+func benchLimited(dir string) error {
+	recs, err := results.ReadResults(dir)
+	if err != nil {
+		return err
+	}
+	bad := results.BenchLimited(recs)
+	if len(bad) == 0 {
+		return nil
+	}
+	return exitcode.With(exitcode.Load, fmt.Errorf("%d point(s) measured the bench, not the server; the report marks them and judges no claim on them:\n  %s", len(bad), strings.Join(bad, "\n  ")))
 }
 
 // runHeader is the run's first line: what runs, how many points, and
