@@ -8,7 +8,6 @@ import (
 	"github.com/wptest/wptest/results"
 	"io"
 	"net/http"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -203,7 +202,7 @@ func (r *runner) measurePoints(ctx context.Context, g *colGroup) error {
 		r.progress(p)
 		var rec results.Record
 		var err error
-		if why := notServed(g.live, sc); why != "" {
+		if why := r.notServed(ctx, g.live, sc); why != "" {
 			r.logf("  n/a: %s", why)
 			rec = results.Record{Point: p, NotApplicable: why}
 		} else if rec, err = r.measure(ctx, g.ps, sc, p, g.smp); ctx.Err() != nil {
@@ -239,16 +238,6 @@ func (r *runner) keep(ctx context.Context, ps results.Column, sc results.Scenari
 	r.last = fmt.Sprintf("%s %s %s: %s", p.Column, p.Scenario, p.Step, headline(rec))
 	r.man.Sessions[r.si].Measured = append(r.man.Sessions[r.si].Measured, p.Key)
 	return r.man.Write(r.dir)
-}
-
-// notServed says why the live server cannot be measured with sc: its
-// profile declares the protocols it serves (server { protocols }), and sc's
-// is not one of them. A profile that declares none is not held to a list.
-func notServed(hm *hostmanifest.Manifest, sc results.Scenario) string {
-	if hm == nil || hm.Server == nil || len(hm.Server.Protocols) == 0 || slices.Contains(hm.Server.Protocols, sc.Proto) {
-		return ""
-	}
-	return fmt.Sprintf("%s serves %s, not %s", hm.Profile, strings.Join(hm.Server.Protocols, ", "), sc.Proto)
 }
 
 func (r *runner) scenario(name string) results.Scenario { return r.sp.scenario(name) }
