@@ -223,3 +223,30 @@ func (l *loader) scenarioNamed(name string) (results.Scenario, bool) {
 	}
 	return results.Scenario{}, false
 }
+
+// deviationHCL is a deviation block: a way this setup differs from a
+// source's that no run removes, on the scenarios it names. Verdicts on
+// them carry it as what could explain them (results.SourceDeviation).
+type deviationHCL struct {
+	ID        string   `hcl:"id,label"`
+	Source    string   `hcl:"source"`
+	Says      string   `hcl:"says"`
+	Scenarios []string `hcl:"scenarios"`
+}
+
+func (l *loader) deviations(ds []deviationHCL) {
+	seen := map[string]int{}
+	for _, d := range ds {
+		if seen[d.ID]++; seen[d.ID] > 1 {
+			l.bad(dupRange(l.f, "deviation", d.ID, seen[d.ID]-1), "Duplicate deviation", fmt.Sprintf("deviation %q is declared twice.", d.ID))
+			continue
+		}
+		l.name("deviation", d.ID, 0)
+		for _, s := range d.Scenarios {
+			if _, ok := l.scenarioNamed(s); !ok {
+				l.bad(attrRange(l.f, "deviation", d.ID, "scenarios"), "Unknown scenario", fmt.Sprintf("%q is not one of this file's scenarios (%s).", s, l.scenarioList()))
+			}
+		}
+		l.sp.SourceDeviations = append(l.sp.SourceDeviations, results.SourceDeviation{ID: d.ID, Source: d.Source, Says: d.Says, Scenarios: d.Scenarios})
+	}
+}

@@ -59,6 +59,9 @@ type Spec struct {
 	Columns   []results.Column
 	Scenarios []results.Scenario
 	Claims    []results.Claim `json:",omitempty"` // claims.go; PlanHash leaves them out
+	// SourceDeviations: how this setup differs from the sources (claims.go;
+	// PlanHash leaves them out).
+	SourceDeviations []results.SourceDeviation `json:",omitempty"`
 	// VarFrom says where each column's variables came from (column id,
 	// then variable): the plan shows it; operatorVars holds it to the rules.
 	VarFrom map[string]map[string]VarOrigin `json:"-"`
@@ -79,6 +82,7 @@ type fileHCL struct {
 	Scenarios   []scenarioHCL   `hcl:"scenario,block"`
 	Claims      []claimHCL      `hcl:"claim,block"`    // claims.go
 	StandIns    []standInHCL    `hcl:"stand_in,block"` // claims.go
+	Deviations  []deviationHCL  `hcl:"deviation,block"` // claims.go
 }
 
 type experimentHCL struct {
@@ -174,6 +178,7 @@ func Load(filename string, src []byte, opt LoadOptions) (*Spec, error) {
 	l.columns(raw.Profiles, raw.Columns)
 	l.scenarios(raw.Scenarios)
 	l.claims(raw.Claims, raw.StandIns)
+	l.deviations(raw.Deviations)
 	if !l.ds.HasErrors() {
 		l.operatorVars()
 	}

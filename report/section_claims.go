@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/wptest/wptest/results"
@@ -15,14 +16,18 @@ func (r *Report) claimsSection() (section, bool) {
 		return section{}, false
 	}
 	n := map[string]int{}
+	unexplained := 0
 	for _, c := range r.Claims {
 		n[c.Verdict]++
+		if c.Unexplained() {
+			unexplained++
+		}
 	}
 	s := section{ID: "claims", Title: "Does it reproduce?",
-		Text: []string{fmt.Sprintf("%d claim(s) of the experiment's sources, each checked against this run: %d hold, %d differ, %d not measured. Absolute figures depend on the machine; a claim holds on the order between columns, the ratio between them within the stated factor, or an absolute bound, as it says. This run's figures are medians over the repetitions.",
-			len(r.Claims), n[results.Holds], n[results.Differs], n[results.NotMeasured])}}
-	t := table{Head: []string{"claim", "point", "published", "this run", "ratio", "holds if", "verdict"}}
-	for _, c := range r.Claims {
+		Text: []string{fmt.Sprintf("%d claim(s) of the experiment's sources, each checked against this run: %d hold, %d differ (%d with nothing this run knows to explain it: those say something about the servers), %d not measured. Absolute figures depend on the machine; a claim holds on the order between columns, the ratio between them within the stated factor, or an absolute bound, as it says. This run's figures are medians over the repetitions. The differences come first: those nothing explains, then those a known deviation from the source could explain, grouped by it.",
+			len(r.Claims), n[results.Holds], n[results.Differs], unexplained, n[results.NotMeasured])}}
+	t := table{Head: []string{"claim", "point", "published", "this run", "ratio", "holds if", "verdict", "could explain it"}}
+	for _, c := range claimsInOrder(r.Claims) {
 		t.Rows = append(t.Rows, []string{
 			fmt.Sprintf("%s: “%s” (%s)", c.ID, c.Quote, c.Source),
 			c.Point + ", " + c.Metric,
@@ -31,6 +36,7 @@ func (r *Report) claimsSection() (section, bool) {
 			ratioCell(c),
 			c.Holds,
 			verdictCell(c),
+			causesCell(c),
 		})
 	}
 	s.Tables = append(s.Tables, t)
@@ -90,4 +96,39 @@ func verdictCell(c results.ClaimResult) string {
 		v += " (" + c.Substitution + ")"
 	}
 	return v
+}
+
+// claimsInOrder puts the differences first, those nothing explains before
+// those a known cause could (grouped by their first cause), then what
+// holds, then what was not measured; the file's order within each.
+func claimsInOrder(cs []results.ClaimResult) []results.ClaimResult {
+	rank := func(c results.ClaimResult) int {
+		switch {
+		case c.Unexplained():
+			return 0
+		case c.Verdict == results.Differs:
+			return 1
+		case c.Verdict == results.Holds:
+			return 2
+		}
+		return 3
+	}
+	out := append([]results.ClaimResult(nil), cs...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if ri, rj := rank(out[i]), rank(out[j]); ri != rj {
+			return ri < rj
+		}
+		return rank(out[i]) == 1 && out[i].Causes[0] < out[j].Causes[0]
+	})
+	return out
+}
+
+func causesCell(c results.ClaimResult) string {
+	if len(c.Causes) == 0 {
+		if c.Verdict == results.Differs {
+			return "nothing known: about the servers"
+		}
+		return "–"
+	}
+	return c.CausesText()
 }

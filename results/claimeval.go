@@ -34,6 +34,9 @@ type ClaimResult struct {
 	Verdict        string       `json:"verdict"`
 	How            string       `json:"how,omitempty"` // how it differs, or why not measured
 	Substitution   string       `json:"substitution,omitempty"`
+	// Causes are what the run knows could explain the verdict besides the
+	// servers (results.causes); a "differs" without any is about them.
+	Causes []string `json:"causes,omitempty"`
 }
 
 // Measured is this run's median of a term, on the column it was measured on.
@@ -133,6 +136,7 @@ func (ev *evaluator) claim(c Claim) ClaimResult {
 	default:
 		res.Verdict = Holds
 	}
+	res.Causes = ev.causes(c, res)
 	return res
 }
 

@@ -33,6 +33,10 @@ type Manifest struct {
 	// Claims are the experiment file's claim blocks: what its source
 	// published, checked by every report of the run.
 	Claims      []Claim        `json:"claims,omitempty"`
+	// SourceDeviations are the ways the file says this setup differs from
+	// its sources' (their site, their file): a verdict on a scenario they
+	// name carries them as what could explain it.
+	SourceDeviations []SourceDeviation `json:"source_deviations,omitempty"`
 	Repetitions int            `json:"repetitions"`
 	Points      int            `json:"points"`
 	Fixture     *FixtureRecord `json:"fixture,omitempty"`

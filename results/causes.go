@@ -1,0 +1,68 @@
+package results
+
+import (
+	"slices"
+	"strings"
+)
+
+// SourceDeviation is a deviation block of an experiment file: a way this
+// setup differs from its source's that no run can remove (the post's site
+// ran Elementor; its stylesheet was 140 KB), on the scenarios it names.
+type SourceDeviation struct {
+	ID        string   `json:"id"`
+	Source    string   `json:"source"`
+	Says      string   `json:"says"`
+	Scenarios []string `json:"scenarios"`
+}
+
+// causes are what this run knows could explain a claim's verdict other
+// than the servers themselves: the file's deviations from the source on
+// the claim's scenarios, a stand-in for a column, the fixture's and the
+// measured columns' deviations, and a server that shared its CPUs (for a
+// figure of time, rate or CPU). None: a "differs" says something about
+// the servers.
+func (ev *evaluator) causes(c Claim, res ClaimResult) []string {
+	var out []string
+	for _, d := range ev.m.SourceDeviations {
+		if slices.ContainsFunc(c.scenarioNames(), func(s string) bool { return slices.Contains(d.Scenarios, s) }) {
+			out = appendOnce(out, d.Says)
+		}
+	}
+	if res.Substitution != "" {
+		out = appendOnce(out, "a stand-in: "+res.Substitution)
+	}
+	if f := ev.m.Fixture; f != nil {
+		for _, d := range f.Deviations {
+			out = appendOnce(out, "the site: "+d)
+		}
+	}
+	for _, ms := range res.Measured {
+		if hm := ev.m.Hosts[ms.Column]; hm != nil {
+			for _, d := range hm.Deviations {
+				out = appendOnce(out, ev.label(ms.Column)+": "+d)
+			}
+		}
+	}
+	if mi := ev.m.Machine; !CPUScopeOf(mi).Machine && timeLike(ev.metricUnit(c)) {
+		if mi != nil && mi.SharedWith != "" {
+			out = appendOnce(out, "the server shared its CPUs with "+mi.SharedWith)
+		} else {
+			out = appendOnce(out, "the run did not record whether the server had its CPUs to itself")
+		}
+	}
+	return out
+}
+
+// timeLike says whether a figure in unit u depends on the CPUs the server
+// had to itself: times, rates and shares of CPU, not bytes or yes/no.
+func timeLike(u string) bool {
+	d := units[u].dim
+	return d == "time" || d == "rate" || d == "share" || d == "bandwidth" || d == "times" || d == "probes"
+}
+
+// Unexplained says whether a result differs with nothing the run knows to
+// explain it: a difference that says something about the servers.
+func (r ClaimResult) Unexplained() bool { return r.Verdict == Differs && len(r.Causes) == 0 }
+
+// CausesText is the causes joined for a table cell.
+func (r ClaimResult) CausesText() string { return strings.Join(r.Causes, "; ") }
