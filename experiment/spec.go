@@ -80,8 +80,8 @@ type fileHCL struct {
 	Profiles    []profileHCL    `hcl:"profile,block"`
 	Columns     []columnHCL     `hcl:"column,block"`
 	Scenarios   []scenarioHCL   `hcl:"scenario,block"`
-	Claims      []claimHCL      `hcl:"claim,block"`    // claims.go
-	StandIns    []standInHCL    `hcl:"stand_in,block"` // claims.go
+	Claims      []claimHCL      `hcl:"claim,block"`     // claims.go
+	StandIns    []standInHCL    `hcl:"stand_in,block"`  // claims.go
 	Deviations  []deviationHCL  `hcl:"deviation,block"` // claims.go
 }
 

@@ -32,14 +32,14 @@ type Manifest struct {
 	Scenarios      []Scenario        `json:"scenarios"`
 	// Claims are the experiment file's claim blocks: what its source
 	// published, checked by every report of the run.
-	Claims      []Claim        `json:"claims,omitempty"`
+	Claims []Claim `json:"claims,omitempty"`
 	// SourceDeviations are the ways the file says this setup differs from
 	// its sources' (their site, their file): a verdict on a scenario they
 	// name carries them as what could explain it.
 	SourceDeviations []SourceDeviation `json:"source_deviations,omitempty"`
-	Repetitions int            `json:"repetitions"`
-	Points      int            `json:"points"`
-	Fixture     *FixtureRecord `json:"fixture,omitempty"`
+	Repetitions      int               `json:"repetitions"`
+	Points           int               `json:"points"`
+	Fixture          *FixtureRecord    `json:"fixture,omitempty"`
 	// Hosts holds the host manifest written after each column's apply, by
 	// column id.
 	Hosts    map[string]*hostmanifest.Manifest `json:"host_manifests"`
