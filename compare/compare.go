@@ -202,10 +202,10 @@ type pointKey struct{ column, scenario, step string }
 func (k pointKey) String() string { return k.column + " " + k.scenario + " " + k.step }
 
 // samples groups a run's measured records by point, in repetition order.
-func samples(recs []results.Record) map[pointKey][]results.Record {
+func samples(recs []results.Record, mi *results.MachineInfo) map[pointKey][]results.Record {
 	out := map[pointKey][]results.Record{}
 	for _, r := range recs {
-		if why, _ := results.BenchLimit(r); r.Error != "" || r.NotApplicable != "" || why != "" {
+		if why, _ := results.BenchLimit(r, mi); r.Error != "" || r.NotApplicable != "" || why != "" {
 			continue // not a measurement of the server (Comparison.BenchA/B says which measured the bench)
 		}
 		k := pointKey{r.Column, r.Scenario, r.Step}
@@ -248,8 +248,8 @@ var ErrNothingInCommon = fmt.Errorf("the runs have no point (column, scenario, s
 // Compare sets b against a.
 func Compare(a, b Run) (*Comparison, error) {
 	c := &Comparison{A: a, B: b, Alpha: Alpha, Differences: Differences(a.m, b.m),
-		BenchA: results.BenchLimited(a.recs), BenchB: results.BenchLimited(b.recs)}
-	sa, sb := samples(a.recs), samples(b.recs)
+		BenchA: results.BenchLimited(a.recs, a.m.Machine), BenchB: results.BenchLimited(b.recs, b.m.Machine)}
+	sa, sb := samples(a.recs, a.m.Machine), samples(b.recs, b.m.Machine)
 	kinds := map[string]string{}
 	for _, sc := range b.m.Scenarios {
 		kinds[sc.Name] = sc.Kind

@@ -230,7 +230,7 @@ func (r *runner) keep(ctx context.Context, ps results.Column, sc results.Scenari
 		}
 		return exitcode.With(exitcode.Load, fmt.Errorf("%s: the server changed under the run (%s): another process applied a profile on %s; the point was not kept, --resume measures it again", p.Key, who, r.h.Name()))
 	}
-	rec.BenchLimit, _ = results.BenchLimit(rec)
+	rec.BenchLimit, _ = results.BenchLimit(rec, r.man.Machine)
 	if err := r.st.Append(rec); err != nil {
 		return fmt.Errorf("write %s: %w", results.ResultsFile, err)
 	}

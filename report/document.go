@@ -92,7 +92,7 @@ func (r *Report) notApplicable(profile, sc, step string) string {
 // benchLimited says whether a repetition of the point measured the bench.
 func (r *Report) benchLimited(profile, sc, step string) bool {
 	for _, rec := range r.Points(profile, sc, step) {
-		if why, _ := results.BenchLimit(rec); why != "" {
+		if why, _ := results.BenchLimit(rec, r.Manifest.Machine); why != "" {
 			return true
 		}
 	}
@@ -102,7 +102,7 @@ func (r *Report) benchLimited(profile, sc, step string) bool {
 // benchSection lists the points that measured the bench, not the server,
 // with why: their figures are left out of every table, chart and claim.
 func (r *Report) benchSection() (section, bool) {
-	bad := results.BenchLimited(r.Records)
+	bad := results.BenchLimited(r.Records, r.Manifest.Machine)
 	if len(bad) == 0 {
 		return section{}, false
 	}

@@ -105,7 +105,7 @@ func (r *Report) Points(column, scenario, step string) []results.Record {
 func (r *Report) Metric(column, scenario, step string, f func(results.Record) (float64, bool)) Stat {
 	var vs []float64
 	for _, rec := range r.Points(column, scenario, step) {
-		if why, _ := results.BenchLimit(rec); why != "" {
+		if why, _ := results.BenchLimit(rec, r.Manifest.Machine); why != "" {
 			continue // it measured the bench: never a figure of the server (the bench section says why)
 		}
 		if v, ok := f(rec); ok {

@@ -174,7 +174,7 @@ func pointValues(m *Manifest, recs []Record, mt Metric) ([]float64, string) {
 	var xs []float64
 	why := ""
 	for _, r := range recs {
-		if u := Unsound(r, mt); u != "" {
+		if u := Unsound(r, mt, m.Machine); u != "" {
 			why = u
 			continue
 		}

@@ -20,9 +20,14 @@ const (
 )
 
 // BenchLimit says why rec measured the bench rather than the server ("":
-// it measured the server), and whether the reason is failed requests.
-func BenchLimit(rec Record) (why string, failures bool) {
-	if why := loadLimit(rec); why != "" {
+// it measured the server), and whether the reason is failed requests. mi
+// is the run's server machine: where the load generator ran on it (or the
+// server shared its CPUs otherwise), the time it waited for a CPU is the
+// server's use of the same CPUs, not a sign that the load generator set
+// the pace, so only its own CPU counts.
+func BenchLimit(rec Record, mi *MachineInfo) (why string, failures bool) {
+	shared := mi != nil && (mi.LoadLocal || mi.SharedWith != "")
+	if why := loadLimit(rec, shared); why != "" {
 		return why, false
 	}
 	if rec.Run != nil && rec.Run.Attempts > 0 {
@@ -41,8 +46,8 @@ func BenchLimit(rec Record) (why string, failures bool) {
 // Unsound is BenchLimit for a claim on mt: failed requests do not keep a
 // figure of failures (error_pct, gave_up) from being judged, since they are
 // what it measures.
-func Unsound(rec Record, mt Metric) string {
-	why, failures := BenchLimit(rec)
+func Unsound(rec Record, mt Metric, mi *MachineInfo) string {
+	why, failures := BenchLimit(rec, mi)
 	if failures && mt.Failures {
 		return ""
 	}
@@ -50,16 +55,16 @@ func Unsound(rec Record, mt Metric) string {
 }
 
 // loadLimit names the load generator that set the pace, if one did.
-func loadLimit(rec Record) string {
+func loadLimit(rec Record, shared bool) string {
 	if len(rec.Generators) > 0 {
 		for _, g := range rec.Generators {
-			if pct, ok := LoadPct(runOf(g.Set)); ok && pct > MaxLoadPct {
+			if pct, ok := LoadPct(runOf(g.Set), shared); ok && pct > MaxLoadPct {
 				return fmt.Sprintf("the load generator %s was the bottleneck (%s of its CPUs)", g.Host, pctText(pct))
 			}
 		}
 		return ""
 	}
-	if pct, ok := LoadPct(runOf(rec.Set)); ok && pct > MaxLoadPct {
+	if pct, ok := LoadPct(runOf(rec.Set), shared); ok && pct > MaxLoadPct {
 		return fmt.Sprintf("the load generator was the bottleneck (%s of its CPUs)", pctText(pct))
 	}
 	return ""
@@ -78,12 +83,17 @@ func runOf(s result.Set) *result.Run {
 }
 
 // LoadPct is the share of its CPUs the load generator of r used or waited
-// to use over the window; false where it was not recorded.
-func LoadPct(r *result.Run) (float64, bool) {
+// to use over the window (used only, where it shared the server's CPUs);
+// false where it was not recorded.
+func LoadPct(r *result.Run, shared bool) (float64, bool) {
 	if r == nil || r.ClientCPUs <= 0 || r.ElapsedMs <= 0 {
 		return 0, false
 	}
-	return 100 * (r.ClientCPUMs + r.ClientWaitMs) / (r.ElapsedMs * float64(r.ClientCPUs)), true
+	want := r.ClientCPUMs + r.ClientWaitMs
+	if shared {
+		want = r.ClientCPUMs
+	}
+	return 100 * want / (r.ElapsedMs * float64(r.ClientCPUs)), true
 }
 
 // mostFailed names the outcome most failed requests ended in.
@@ -114,10 +124,10 @@ func pctText(p float64) string {
 
 // BenchLimited are the points of recs that measured the bench, each as
 // "KEY: why", in the records' order.
-func BenchLimited(recs []Record) []string {
+func BenchLimited(recs []Record, mi *MachineInfo) []string {
 	var out []string
 	for _, r := range recs {
-		if why, _ := BenchLimit(r); why != "" {
+		if why, _ := BenchLimit(r, mi); why != "" {
 			out = append(out, r.Key+": "+why)
 		}
 	}

@@ -33,17 +33,26 @@ func TestBenchLimit(t *testing.T) {
 		{"load not recorded", runRec(1000, 0, 1000, 9900, 0, 10000, 0), "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, f := BenchLimit(tc.rec)
+			got, f := BenchLimit(tc.rec, nil)
 			if got != tc.want || f != tc.failures {
 				t.Errorf("BenchLimit = %q, %v; want %q, %v", got, f, tc.want, tc.failures)
 			}
 		})
 	}
+	// On the server's own machine, waiting for a CPU is the server's use of
+	// it: only the load generator's own CPU counts there.
+	starved := runRec(1000, 0, 1000, 4000, 5500, 10000, 1)
+	if got, _ := BenchLimit(starved, &MachineInfo{LoadLocal: true}); got != "" {
+		t.Errorf("a load generator on the server's machine, waiting on the server: %q", got)
+	}
+	if got, _ := BenchLimit(runRec(1000, 0, 1000, 9500, 0, 10000, 1), &MachineInfo{LoadLocal: true}); got == "" {
+		t.Error("a load generator on the server's machine using 95% of its CPUs is not marked")
+	}
 	// One of several load generators is enough.
 	rec := runRec(1000, 0, 1000, 100, 0, 10000, 1)
 	busy := runRec(1000, 0, 1000, 9800, 0, 10000, 1)
 	rec.Generators = []GeneratorResult{{Host: "lg1", Set: rec.Set}, {Host: "lg2", Set: busy.Set}}
-	if got, _ := BenchLimit(rec); got != "the load generator lg2 was the bottleneck (98% of its CPUs)" {
+	if got, _ := BenchLimit(rec, nil); got != "the load generator lg2 was the bottleneck (98% of its CPUs)" {
 		t.Errorf("two load generators, lg2 busy: %q", got)
 	}
 }

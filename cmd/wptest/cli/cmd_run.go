@@ -192,7 +192,11 @@ func benchLimited(dir string) error {
 	if err != nil {
 		return err
 	}
-	bad := results.BenchLimited(recs)
+	m, err := results.ReadManifest(dir)
+	if err != nil {
+		return err
+	}
+	bad := results.BenchLimited(recs, m.Machine)
 	if len(bad) == 0 {
 		return nil
 	}
