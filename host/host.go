@@ -161,9 +161,10 @@ func errStdout(cmd Cmd, res Result) []byte {
 	return res.Stdout
 }
 
-// Tail returns the last n non-empty lines of b.
+// Tail returns the last n non-empty lines of b (a NUL ends a line too: an
+// error message is text).
 func Tail(b []byte, n int) string {
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	lines := strings.Split(strings.TrimRight(strings.ReplaceAll(string(b), "\x00", "\n"), "\n"), "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}

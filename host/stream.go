@@ -173,11 +173,16 @@ type lineWriter struct {
 func (w *lineWriter) Write(p []byte) (int, error) {
 	w.partial = append(w.partial, p...)
 	for {
-		i := bytes.IndexByte(w.partial, '\n')
+		// A NUL ends a record as a newline ends a line (find -print0,
+		// sha256sum -z, what xargs -0 is fed): the log is text, a NUL in
+		// it makes grep call it binary. An empty record is left out.
+		i := bytes.IndexAny(w.partial, "\n\x00")
 		if i < 0 {
 			break
 		}
-		w.emit(w.partial[:i])
+		if w.partial[i] == '\n' || i > 0 {
+			w.emit(w.partial[:i])
+		}
 		w.partial = w.partial[i+1:]
 	}
 	// A very long line without newline is emitted in pieces.

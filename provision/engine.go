@@ -466,13 +466,61 @@ func (rep *Report) WriteText(w io.Writer) error {
 	for _, s := range rep.Retired {
 		p("retired: %s (%s)\n", s.Name, s.Label)
 	}
-	switch rep.Mode {
-	case "plan":
-		p("%d to change, %d unchanged\n", rep.Changes, len(rep.Ops)-rep.Changes)
-	case "apply":
-		p("%d changed, %d unchanged\n", rep.Changes, len(rep.Ops)-rep.Changes)
-	}
+	rep.writeCounts(p)
 	return ew.err
+}
+
+// writeCounts prints the last line: what changed (or would) and what did
+// not; after a failure also which op failed and which ops did not run, so
+// stdout says what was done and what was not, as the error does.
+func (rep *Report) writeCounts(p printer) {
+	if rep.Mode != "plan" && rep.Mode != "apply" {
+		return
+	}
+	changed := "changed"
+	if rep.Mode == "plan" {
+		changed = "to change"
+	}
+	unchanged, failed := 0, 0
+	var notRun []int
+	for i, o := range rep.Ops {
+		switch {
+		case o.Error != "":
+			failed = i + 1
+		case o.Change == nil:
+			notRun = append(notRun, i+1)
+		case !o.Change.Needed:
+			unchanged++
+		}
+	}
+	counts := fmt.Sprintf("%d %s, %d unchanged", rep.Changes, changed, unchanged)
+	switch {
+	case failed > 0:
+		p("%s FAILED at op %d (%s): %s, 1 failed, %d not run%s\n", rep.Mode, failed, rep.Ops[failed-1].ID, counts, len(notRun), opRange(notRun))
+	case rep.Error != "":
+		first, _, _ := strings.Cut(rep.Error, "\n")
+		p("%s FAILED: %s; %s, %d not run%s\n", rep.Mode, first, counts, len(notRun), opRange(notRun))
+	default:
+		p("%s\n", counts)
+	}
+}
+
+// opRange names ops by number: " (ops 15-38)", " (ops 3, 5)", " (op 7)";
+// "" for none.
+func opRange(ns []int) string {
+	switch {
+	case len(ns) == 0:
+		return ""
+	case len(ns) == 1:
+		return fmt.Sprintf(" (op %d)", ns[0])
+	case ns[len(ns)-1]-ns[0] == len(ns)-1:
+		return fmt.Sprintf(" (ops %d-%d)", ns[0], ns[len(ns)-1])
+	}
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = fmt.Sprint(n)
+	}
+	return " (ops " + strings.Join(parts, ", ") + ")"
 }
 
 // printer is errWriter.printf: WriteText's parts print through it.
@@ -522,6 +570,8 @@ func (rep *Report) writeOp(p printer, i int, o *OpReport) {
 	}
 	if o.Error != "" {
 		mark, status = "!", ": FAILED: "+o.Error
+	} else if o.Change == nil && rep.Mode != "offline" {
+		status = ": not run"
 	}
 	p("%s %2d. %s%s\n", mark, i+1, o.ID, status)
 	if rep.Mode == "offline" {
@@ -565,11 +615,13 @@ func (rep *Report) writeChecks(p printer) {
 	p("checks:\n")
 	for _, c := range rep.Checks {
 		st := ""
-		if c.Ran {
+		switch {
+		case c.Ran && c.Passed:
 			st = ": passed"
-			if !c.Passed {
-				st = ": FAILED: " + c.Error
-			}
+		case c.Ran:
+			st = ": FAILED: " + c.Error
+		case rep.Mode == "apply":
+			st = ": not run"
 		}
 		what := ""
 		if c.HTTP != nil {

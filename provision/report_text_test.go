@@ -37,3 +37,26 @@ func TestReportTextLive(t *testing.T) {
 		golden.File(t, filepath.Join("testdata", "plans", "report-"+mode+".txt"), b.Bytes())
 	}
 }
+
+// An apply that stopped at a failed op (a link cut while it ran) says on
+// its last line which op failed and which ops never ran; those ops read
+// "not run", never as unchanged (testdata/plans/report-apply-stopped.txt).
+func TestReportTextApplyStopped(t *testing.T) {
+	rep := &Report{Profile: "demo", Hash: "0123abcd", Platform: "debian-13", Host: "web1", Mode: "apply",
+		Ops: []*OpReport{
+			{ID: "package.web", Change: &Change{Action: "none"}},
+			{ID: "file.conf", Change: &Change{Needed: true, Action: "update"}, Applied: true},
+			{ID: "file.pool", Error: "[web1] file.pool: no keepalive answer for 1m0s"},
+			{ID: "service.php"},
+			{ID: "service.web"},
+		},
+		Checks:  []*CheckReport{{ID: "check.home", Command: fields(&CommandCheck{Run: "true"})}},
+		Changes: 1,
+		Error:   "apply file.pool on web1: [web1] file.pool: no keepalive answer for 1m0s",
+	}
+	var b bytes.Buffer
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	golden.File(t, filepath.Join("testdata", "plans", "report-apply-stopped.txt"), b.Bytes())
+}

@@ -15,7 +15,7 @@ import (
 )
 
 // wptest run: one experiment file, from machines to report.
-const runUsage = `usage: wptest run FILE [--target DRIVER|ssh://user@host:port] [-var name=value ...] [--resume ID]
+const runUsage = `usage: wptest run FILE [--target DRIVER|ssh://user@host:port|run:ID[/MACHINE]] [-var name=value ...] [--resume ID]
 
 Brings the machines up, applies the first profile, seeds the fixture once and
 verifies it, then for every repetition and profile swaps the web server,
@@ -52,8 +52,12 @@ func runRun(ctx context.Context, a *App, args []string) error {
 	if err != nil {
 		return exitcode.With(exitcode.Config, err)
 	}
-	sp, err := experiment.Load(f.file, src, experiment.LoadOptions{Vars: f.vars, Target: *f.target,
-		KnownHosts: absPath(a, *f.knownHosts), Identity: absPath(a, *f.identity), ThisHost: a.addrs()})
+	target, known, identity, err := runTarget(a, *f.target, absPath(a, *f.knownHosts), absPath(a, *f.identity))
+	if err != nil {
+		return err
+	}
+	sp, err := experiment.Load(f.file, src, experiment.LoadOptions{Vars: f.vars, Target: target,
+		KnownHosts: known, Identity: identity, ThisHost: a.addrs()})
 	if err != nil {
 		return err
 	}
@@ -76,7 +80,7 @@ func parseRunFlags(a *App, args []string) (*runFlags, error) {
 	fs := newFlags(a, "run")
 	fs.Usage = func() { fmt.Fprint(a.Stderr, runUsage); fs.PrintDefaults() }
 	f := &runFlags{}
-	f.target = fs.String("target", "", cloud.TargetForms()+" (default: the file's machines block)")
+	f.target = fs.String("target", "", cloud.TargetForms()+", run:ID[/MACHINE] (a machine `wptest machines up` made; default: the file's machines block)")
 	fs.Var(&f.vars, "var", "set an experiment variable or a machines attribute: name=value (repeatable)")
 	f.resume = fs.String("resume", "", "continue run ID after its last complete point")
 	f.runsDir = fs.String("runs", "runs", "directory of run directories")
@@ -218,4 +222,32 @@ func varArgs(vars []string, target string) string {
 		b.WriteString(" -var " + v)
 	}
 	return b.String()
+}
+
+// runTarget is --target as the experiment's loader takes it: run:ID picks
+// the server a `wptest machines up` made (run:ID/NAME a machine by name or
+// role), as up, seed, verify and status take it, and becomes that
+// machine's ssh:// (or local) target with the run's known_hosts and key,
+// unless --known-hosts or --identity name others. Any other value passes
+// through.
+func runTarget(a *App, target, known, identity string) (string, string, string, error) {
+	spec, ok := strings.CutPrefix(target, "run:")
+	if !ok {
+		return target, known, identity, nil
+	}
+	dir, m, err := runMachine(a, spec)
+	if err != nil {
+		return "", "", "", err
+	}
+	t, o := cloud.Target(dir, m)
+	if t.Local {
+		return t.String(), known, identity, nil
+	}
+	if known == "" {
+		known = o.KnownHostsFile
+	}
+	if identity == "" {
+		identity = o.IdentityFile
+	}
+	return t.String(), known, identity, nil
 }

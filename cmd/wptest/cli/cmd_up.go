@@ -96,27 +96,37 @@ func openTargetLog(ctx context.Context, a *App, target, knownHosts, identity str
 // run:ID picks the server, run:ID/NAME a machine by name or role. Its key is
 // the one pinned in the run's own known_hosts.
 func openRunMachine(ctx context.Context, a *App, spec string, log io.Writer) (host.Host, error) {
-	id, name, _ := strings.Cut(spec, "/")
-	if name == "" {
-		name = "server"
-	}
-	if err := cloud.ValidRunID(id); err != nil { // it becomes a path: runs/<id>
-		return nil, exitcode.With(exitcode.Config, fmt.Errorf("--target run:%s: want run:ID or run:ID/MACHINE: %w", spec, err))
-	}
-	dir := absPath(a, filepath.Join("runs", id))
-	ms, err := cloud.ReadMachines(dir)
+	dir, m, err := runMachine(a, spec)
 	if err != nil {
-		return nil, exitcode.With(exitcode.Config, fmt.Errorf("--target run:%s: %w (made by `wptest machines up`?)", spec, err))
-	}
-	m, err := cloud.FindMachine(ms, name)
-	if err != nil {
-		return nil, exitcode.With(exitcode.Config, fmt.Errorf("--target run:%s: %w", spec, err))
+		return nil, err
 	}
 	h, err := cloud.Connect(ctx, dir, m, log)
 	if err != nil {
 		return nil, exitcode.With(exitcode.Provision, err)
 	}
 	return h, nil
+}
+
+// runMachine is the machine run:SPEC names (ID: the server, ID/NAME: by
+// name or role) and its run's directory.
+func runMachine(a *App, spec string) (string, cloud.Machine, error) {
+	id, name, _ := strings.Cut(spec, "/")
+	if name == "" {
+		name = "server"
+	}
+	if err := cloud.ValidRunID(id); err != nil { // it becomes a path: runs/<id>
+		return "", cloud.Machine{}, exitcode.With(exitcode.Config, fmt.Errorf("--target run:%s: want run:ID or run:ID/MACHINE: %w", spec, err))
+	}
+	dir := absPath(a, filepath.Join("runs", id))
+	ms, err := cloud.ReadMachines(dir)
+	if err != nil {
+		return "", cloud.Machine{}, exitcode.With(exitcode.Config, fmt.Errorf("--target run:%s: %w (made by `wptest machines up`?)", spec, err))
+	}
+	m, err := cloud.FindMachine(ms, name)
+	if err != nil {
+		return "", cloud.Machine{}, exitcode.With(exitcode.Config, fmt.Errorf("--target run:%s: %w", spec, err))
+	}
+	return dir, m, nil
 }
 
 func absPath(a *App, p string) string {
