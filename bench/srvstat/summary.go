@@ -35,6 +35,10 @@ func Summarize(ss []Sample, from, to time.Time, ok int64, maxWorkers int) (*resu
 	win := b.Unix - a.Unix
 	busy := b.CPU.Busy() - a.CPU.Busy()
 	total := b.CPU.Total() - a.CPU.Total()
+	if a.Machine != nil && b.Machine != nil {
+		// A machine on a shared kernel: its cgroup's CPU over its CPUs.
+		busy, total = b.Machine.UsageS-a.Machine.UsageS, win*float64(b.CPUs)
+	}
 	srv := &result.Server{WindowMs: win * 1000, Groups: map[string]result.GroupUse{}}
 	if total > 0 {
 		srv.CPUBusyPct = 100 * busy / total

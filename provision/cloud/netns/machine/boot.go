@@ -109,18 +109,38 @@ func (h *Host) configure(set []*Host, authorized string) error {
 
 // initScript runs as PID 1 of the machine's new PID, mount, UTS and IPC
 // namespaces, inside its network namespace, on this host's filesystem: it
-// joins the machine's cgroup before anything else runs, mounts what a
-// booted system has, names the machine and becomes sshd, chrooted into the
-// rootfs. Everything it mounts lives in its mount namespace and goes with
-// it.
+// joins the machine's cgroups before anything else runs and goes on, still
+// PID 1, as initScript2 in a cgroup namespace of its own (the machine sees
+// its cgroups as the root of each hierarchy, as a container does).
 const initScript = `set -eu
-R=$1 CG=$2 NAME=$3
-if [ -n "$CG" ]; then echo 0 > "$CG/cgroup.procs"; fi
+S2=$1 R=$2 CGS=$3 NAME=$4
+if [ -z "$CGS" ]; then exec /bin/sh -c "$S2" wptest-netns-machine "$R" "$CGS" "$NAME"; fi
+for cg in $CGS; do echo 0 > "${cg%%=*}/cgroup.procs"; done
+exec unshare --cgroup -- /bin/sh -c "$S2" wptest-netns-machine "$R" "$CGS" "$NAME"
+`
+
+// initScript2 mounts what a booted system has, its cgroups read-only at
+// /sys/fs/cgroup (CGS: PATH=VIEW words, VIEW the hierarchy's place under
+// /sys/fs/cgroup, "" for cgroup2 alone), names the machine and becomes
+// sshd, chrooted into the rootfs. Everything it mounts lives in its mount
+// namespace and goes with it.
+const initScript2 = `set -eu
+R=$1 CGS=$2 NAME=$3
 mount --make-rprivate /
 mount -t proc -o nosuid,nodev,noexec proc "$R/proc"
 mount --bind "$R/proc/sys" "$R/proc/sys"
 mount -o remount,bind,ro "$R/proc/sys"
 mount -t sysfs -o ro,nosuid,nodev,noexec sysfs "$R/sys"
+# A word ending in "=" is cgroup2 alone: /sys/fs/cgroup itself.
+case " $CGS" in *"= "*|*=) ;; *)
+  [ -z "$CGS" ] || mount -t tmpfs -o nosuid,nodev,noexec,mode=755,size=64k tmpfs "$R/sys/fs/cgroup" ;;
+esac
+for cg in $CGS; do
+  v=${cg#*=} d="$R/sys/fs/cgroup"
+  if [ -n "$v" ]; then d="$d/$v"; mkdir -p "$d"; fi
+  mount --bind "${cg%%=*}" "$d"
+  mount -o remount,bind,ro,nosuid,nodev,noexec "$d"
+done
 mount -t tmpfs -o nosuid,mode=755,size=4m tmpfs "$R/dev"
 dev() { mknod -m 666 "$R/dev/$1" c "$2" "$3"; }
 dev null 1 3; dev zero 1 5; dev full 1 7; dev random 1 8; dev urandom 1 9; dev tty 5 0
@@ -143,16 +163,16 @@ exec chroot "$R" /usr/sbin/sshd -D -e
 // boot starts the machine's PID 1, in a session of its own, its output in
 // its log file. tied: it dies with this process.
 func (h *Host) boot(tied bool) error {
-	cg := ""
+	cgs := ""
 	if h.cg != nil {
-		cg = h.cg.dir
+		cgs = strings.Join(h.cg.views(), " ")
 	}
 	lf, err := os.OpenFile(filepath.Join(h.dir, "log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
 	}
 	defer lf.Close() // the child holds its own copy
-	h.cmd = exec.Command("nsenter", "--net=/run/netns/"+h.ID, "--", "/bin/sh", "-c", initScript, "wptest-netns-machine", h.Root, cg, h.Name)
+	h.cmd = exec.Command("nsenter", "--net=/run/netns/"+h.ID, "--", "/bin/sh", "-c", initScript, "wptest-netns-machine", initScript2, h.Root, cgs, h.Name)
 	// Nothing of this process's environment (tokens, proxies) goes in.
 	h.cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
 	h.cmd.Dir = "/"
