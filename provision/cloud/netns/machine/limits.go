@@ -77,7 +77,7 @@ func FormatCPUs(cpus []int) string {
 	return strings.Join(parts, ",")
 }
 
-var sizeRe = regexp.MustCompile(`^([0-9]+)\s*([KMGT]?)(i?B)?$`)
+var sizeRe = regexp.MustCompile(`^([0-9]+)\s*([KMGT]?)(I?B)?$`)
 
 // MinMemory is the least memory a machine may be given: its sshd and a
 // shell must start.
