@@ -80,3 +80,20 @@ func keyValues(b []byte) map[string]uint64 {
 	}
 	return kv
 }
+
+// CgroupProbe is a shell script that says, on a server, what New decides
+// there: it prints "wptest-cpu-from cgroup" when srvstat would count the
+// machine's CPU from its cgroup (a cgroup namespace of its own with a
+// CPU counter at /sys/fs/cgroup), then "wptest-cpuset LIST" (the CPUs
+// its processes may run on) and "wptest-mem-limit BYTES" (its cgroup's
+// memory limit, when it has one).
+const CgroupProbe = `if [ "$(readlink /proc/self/ns/cgroup)" != "` + InitCgroupNS + `" ]; then
+  for f in /sys/fs/cgroup/cpuacct/cpuacct.usage /sys/fs/cgroup/cpu,cpuacct/cpuacct.usage /sys/fs/cgroup/cpu.stat /sys/fs/cgroup/unified/cpu.stat; do
+    if [ -r "$f" ]; then echo "wptest-cpu-from cgroup"; break; fi
+  done
+  for f in /sys/fs/cgroup/memory/memory.limit_in_bytes /sys/fs/cgroup/memory.max; do
+    if [ -r "$f" ]; then echo "wptest-mem-limit $(cat "$f")"; break; fi
+  done
+fi
+echo "wptest-cpuset $(awk '/^Cpus_allowed_list:/{print $2}' /proc/self/status)"
+`

@@ -109,13 +109,16 @@ func (h *Host) configure(set []*Host, authorized string) error {
 
 // initScript runs as PID 1 of the machine's new PID, mount, UTS and IPC
 // namespaces, inside its network namespace, on this host's filesystem: it
-// joins the machine's cgroups before anything else runs and goes on, still
-// PID 1, as initScript2 in a cgroup namespace of its own (the machine sees
-// its cgroups as the root of each hierarchy, as a container does).
+// joins the machine's cgroups (JOIN) before anything else runs and goes
+// on, still PID 1, as initScript2; a machine with CPUs of its own (CGS not
+// empty) in a cgroup namespace of its own, seeing its cgroups as the root
+// of each hierarchy, as a container does (its CPU time is then its
+// cgroup's: srvstat reads it there). One without shares this host's CPUs
+// and sees no cgroup: /proc/stat and its process groups are what it has.
 const initScript = `set -eu
-S2=$1 R=$2 CGS=$3 NAME=$4
-if [ -z "$CGS" ]; then exec /bin/sh -c "$S2" wptest-netns-machine "$R" "$CGS" "$NAME"; fi
-for cg in $CGS; do echo 0 > "${cg%%=*}/cgroup.procs"; done
+S2=$1 R=$2 JOIN=$3 CGS=$4 NAME=$5
+for cg in $JOIN; do echo 0 > "$cg/cgroup.procs"; done
+if [ -z "$CGS" ]; then exec /bin/sh -c "$S2" wptest-netns-machine "$R" "" "$NAME"; fi
 exec unshare --cgroup -- /bin/sh -c "$S2" wptest-netns-machine "$R" "$CGS" "$NAME"
 `
 
@@ -163,16 +166,19 @@ exec chroot "$R" /usr/sbin/sshd -D -e
 // boot starts the machine's PID 1, in a session of its own, its output in
 // its log file. tied: it dies with this process.
 func (h *Host) boot(tied bool) error {
-	cgs := ""
+	join, cgs := "", ""
 	if h.cg != nil {
-		cgs = strings.Join(h.cg.views(), " ")
+		join = strings.Join(h.cg.paths(), " ")
+		if h.ownCPUs {
+			cgs = strings.Join(h.cg.views(), " ")
+		}
 	}
 	lf, err := os.OpenFile(filepath.Join(h.dir, "log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
 	}
 	defer lf.Close() // the child holds its own copy
-	h.cmd = exec.Command("nsenter", "--net=/run/netns/"+h.ID, "--", "/bin/sh", "-c", initScript, "wptest-netns-machine", initScript2, h.Root, cgs, h.Name)
+	h.cmd = exec.Command("nsenter", "--net=/run/netns/"+h.ID, "--", "/bin/sh", "-c", initScript, "wptest-netns-machine", initScript2, h.Root, join, cgs, h.Name)
 	// Nothing of this process's environment (tokens, proxies) goes in.
 	h.cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
 	h.cmd.Dir = "/"

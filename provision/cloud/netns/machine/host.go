@@ -61,6 +61,8 @@ type Host struct {
 	link  subnet.Link
 	cg    *cgroups
 	cgErr error
+	// ownCPUs: it has a cpuset of its own, and sees its cgroups.
+	ownCPUs bool
 	state *os.File
 	cmd   *exec.Cmd
 	done  chan struct{}
@@ -229,6 +231,7 @@ func newHost(w Want, o Options, lowers []string, full bool) (*Host, error) {
 		return h, err
 	}
 	h.cg, h.cgErr = newCgroups("wptest-"+h.ID, w.Limits)
+	h.ownCPUs = w.Limits.CPUs != nil
 	if h.cg != nil {
 		for _, p := range h.cg.paths() {
 			h.record("cgroup", p)
