@@ -63,9 +63,9 @@ type Host struct {
 	cgErr error
 	// ownCPUs: it has a cpuset of its own, and sees its cgroups.
 	ownCPUs bool
-	state *os.File
-	cmd   *exec.Cmd
-	done  chan struct{}
+	state   *os.File
+	cmd     *exec.Cmd
+	done    chan struct{}
 	// copied: its root is a copy, not an overlay (no overlayfs here).
 	copied bool
 }
