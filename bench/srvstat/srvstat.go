@@ -1,5 +1,6 @@
 // Package srvstat samples a server from /proc once a second: whole-machine
-// CPU time, per process group (the caller's: the live profile's web server,
+// CPU time (on a machine that is a cgroup namespace of its own on a shared
+// kernel, a netns machine or a container: its cgroup's, cgroup.go), per process group (the caller's: the live profile's web server,
 // PHP, database; the rest is "other") CPU time, each exited process's
 // counted once in its own group (account.go), and PSS from smaps_rollup,
 // Apache's busy/idle workers from /server-status?auto, load average and

@@ -10,7 +10,9 @@ import (
 // Summarize returns the server's share of the window [from, to]: the last
 // sample at or before from and the first at or after to bound it (so the
 // window is at most one interval wider than the run), and ok is the requests
-// answered in the run. maxWorkers is Apache's MaxRequestWorkers (0: use the
+// answered in the run. The machine's CPU is /proc/stat's busy time, or its
+// cgroup's where the samples have it (Sample.Machine), over its CPUs.
+// maxWorkers is Apache's MaxRequestWorkers (0: use the
 // scoreboard's length).
 func Summarize(ss []Sample, from, to time.Time, ok int64, maxWorkers int) (*result.Server, error) {
 	if len(ss) < 2 {
