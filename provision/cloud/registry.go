@@ -59,6 +59,8 @@ type Attribute struct {
 	// its error says what is wanted, and the block's is shown at the
 	// value (file:line:col). nil: any value.
 	Check func(v string) error `json:"-"`
+	// Example is a value Check takes ("2-3"), for docs and tests.
+	Example string `json:"example,omitempty"`
 }
 
 // Credential is one place a driver reads a secret or a setting from.

@@ -12,14 +12,14 @@ import (
 // size says, so that each one's CPU time is its own and a load generator
 // does not take the server's CPUs.
 var sizeAttributes = []cloud.Attribute{
-	{Name: "server_cpus", Check: checkCPUs,
+	{Name: "server_cpus", Check: checkCPUs, Example: "2-3",
 		Doc: "the server's own CPUs, as Linux lists them (\"1\", \"2-3\", \"0,4-7\"); default: the upper half of this host's CPUs " +
 			"(rounded down, at least one: on 2 cores CPU 1; on 1 core all machines share it)"},
-	{Name: "server_memory", Check: checkSize,
+	{Name: "server_memory", Check: checkSize, Example: "4G",
 		Doc: "the server's memory limit (\"512M\", \"4G\"; powers of 1024); default: this host's memory in proportion to the server's share of its CPUs"},
-	{Name: "load_generator_cpus", Check: checkCPUs,
+	{Name: "load_generator_cpus", Check: checkCPUs, Example: "0-1",
 		Doc: "the CPUs the load generators share (wptest's own work runs there too); default: the CPUs the server does not have"},
-	{Name: "load_generator_memory", Check: checkSize,
+	{Name: "load_generator_memory", Check: checkSize, Example: "2G",
 		Doc: "each load generator's memory limit; default: the rest of this host's memory, divided between them"},
 }
 

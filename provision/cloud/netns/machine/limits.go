@@ -105,21 +105,20 @@ func ParseSize(s string) (int64, error) {
 	return n, nil
 }
 
-// FormatSize writes n bytes in the largest unit that holds it whole, or
-// in MiB with a decimal.
+// FormatSize writes n bytes in the largest unit that holds it whole; from
+// 1G up, in G with a decimal otherwise.
 func FormatSize(n int64) string {
-	for _, u := range []struct {
-		s     string
-		shift uint
-	}{{"T", 40}, {"G", 30}, {"M", 20}, {"K", 10}} {
-		if n >= 1<<u.shift && n%(1<<u.shift) == 0 {
-			return strconv.FormatInt(n>>u.shift, 10) + u.s
-		}
-	}
-	if n >= 1<<30 {
+	switch {
+	case n >= 1<<40 && n%(1<<40) == 0:
+		return strconv.FormatInt(n>>40, 10) + "T"
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return strconv.FormatInt(n>>30, 10) + "G"
+	case n >= 1<<30:
 		return strconv.FormatFloat(float64(n)/(1<<30), 'f', 1, 64) + "G"
+	case n%(1<<20) == 0:
+		return strconv.FormatInt(n>>20, 10) + "M"
 	}
-	return strconv.FormatInt(n>>20, 10) + "M"
+	return strconv.FormatInt(n>>10, 10) + "K"
 }
 
 // Split is the default division of cpus (this host's, sorted) between a
@@ -149,7 +148,7 @@ func SplitMemory(total int64, server, load []int, loadgens int) (srv, each int64
 	if loadgens > 1 {
 		each /= int64(loadgens)
 	}
-	return srv, each
+	return srv &^ (1<<20 - 1), each &^ (1<<20 - 1) // whole MiB
 }
 
 // HostCPUs are the CPUs this process may run on: this host's, as far as

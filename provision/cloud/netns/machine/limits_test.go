@@ -77,3 +77,11 @@ func TestParseSize(t *testing.T) {
 		}
 	}
 }
+
+func TestFormatSize(t *testing.T) {
+	for n, want := range map[int64]string{4 << 30: "4G", 1 << 40: "1T", 512 << 20: "512M", 12641 << 20: "12.3G", 64<<20 + 1<<10: "65537K"} {
+		if got := FormatSize(n); got != want {
+			t.Errorf("FormatSize(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
