@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wptest/wptest/bench/benchgen"
+	"github.com/wptest/wptest/bench/srvstat"
 	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/fixture"
 	"github.com/wptest/wptest/host"
@@ -382,19 +383,38 @@ func sameApply(a, b *hostmanifest.Manifest) bool {
 	return string(va) == string(vb)
 }
 
-// machineInfo reads what the server is: kernel, CPUs, memory.
+// machineInfo reads what the server is: kernel, CPUs, memory, and (srvstat's
+// CgroupProbe) whether it is a cgroup namespace of its own whose CPU its
+// cgroup counts, its cpuset and its memory limit.
 func machineInfo(ctx context.Context, h host.Host, f host.Facts) results.MachineInfo {
 	mi := results.MachineInfo{Host: h.Name(), OS: strings.TrimSpace(f.OSID + " " + f.OSVersion), Platform: f.Platform, Arch: f.Arch}
 	res, err := h.Run(ctx, host.Cmd{Label: "machine info", Timeout: time.Minute,
-		Script: "uname -r; nproc; awk '/^MemTotal:/{print $2}' /proc/meminfo; cat /proc/sys/kernel/random/boot_id 2>/dev/null || echo; awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo"})
+		Script: srvstat.CgroupProbe + "uname -r; nproc; awk '/^MemTotal:/{print $2}' /proc/meminfo; cat /proc/sys/kernel/random/boot_id 2>/dev/null || echo; awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo"})
 	if err != nil {
 		return mi
 	}
-	l := strings.Split(strings.TrimSpace(string(res.Stdout)), "\n")
+	var l []string
+	limitKB := int64(0)
+	for _, line := range strings.Split(strings.TrimSpace(string(res.Stdout)), "\n") {
+		switch k, v, _ := strings.Cut(line, " "); k {
+		case "wptest-cpu-from":
+			mi.CPUFrom = v
+		case "wptest-cpuset":
+			mi.CPUSet = v
+		case "wptest-mem-limit":
+			n, _ := strconv.ParseInt(v, 10, 64) // "max": none
+			limitKB = n >> 10
+		default:
+			l = append(l, line)
+		}
+	}
 	if len(l) >= 3 {
 		mi.Kernel = l[0]
 		mi.CPUs, _ = strconv.Atoi(l[1])
 		mi.MemKB, _ = strconv.ParseInt(l[2], 10, 64)
+	}
+	if limitKB > 0 && limitKB < mi.MemKB {
+		mi.MemKB = limitKB // a machine's memory is its cgroup's limit
 	}
 	if len(l) >= 4 {
 		mi.BootID = strings.TrimSpace(l[3])

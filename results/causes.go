@@ -43,7 +43,9 @@ func (ev *evaluator) causes(c Claim, res ClaimResult) []string {
 			}
 		}
 	}
-	if mi := ev.m.Machine; !CPUScopeOf(mi).Machine && timeLike(ev.metricUnit(c)) {
+	if mi := ev.m.Machine; mi != nil && mi.CPUsSharedWith != "" && timeLike(ev.metricUnit(c)) {
+		out = appendOnce(out, "the server shared its CPUs with "+mi.CPUsSharedWith)
+	} else if !CPUScopeOf(mi).Machine && timeLike(ev.metricUnit(c)) {
 		if mi != nil && mi.SharedWith != "" {
 			out = appendOnce(out, "the server shared its CPUs with "+mi.SharedWith)
 		} else {

@@ -40,6 +40,9 @@ func TestCauses(t *testing.T) {
 		{"shared CPUs explain a rate, not bytes", func(m *Manifest) {
 			m.Machine = &MachineInfo{SharedWith: "the load generator"}
 		}, []string{"the server shared its CPUs with the load generator"}, nil},
+		{"a machine of its own whose CPUs another machine may use", func(m *Manifest) {
+			m.Machine = &MachineInfo{OwnMachine: true, CPUFrom: "cgroup", CPUSet: "0", CPUsSharedWith: "lg1"}
+		}, []string{"the server shared its CPUs with lg1"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := base()

@@ -33,6 +33,9 @@ const (
 func CPUScopeOf(m *MachineInfo) CPUScope {
 	groups := "the CPU time of the profile's process groups (web server, PHP, database) is shown, which leaves out interrupt and softirq time and anything outside the groups"
 	switch {
+	case m != nil && m.OwnMachine && m.CPUFrom == "cgroup":
+		return CPUScope{Machine: true, Label: MachineCPULabel,
+			Why: "The server had a machine of its own on a shared kernel (CPUs " + m.CPUSet + " and a cgroup of its own), so CPU per request is the post's as near as that kernel counts it: the machine's cgroup's CPU time over each measured window (web server, PHP, database, and the kernel time spent for them, everything on the machine) divided by the requests answered; the profile's process groups' share is beside it."}
 	case m != nil && m.OwnMachine:
 		return CPUScope{Machine: true, Label: MachineCPULabel,
 			Why: "The server had a machine of its own (its kernel ran nothing else of the run), so CPU per request is the post's: the machine's CPU time over each measured window (web server, PHP, database and kernel, interrupts included, everything on the machine) divided by the requests answered; the profile's process groups' share is beside it."}

@@ -22,6 +22,7 @@ func TestCPUPerRequest(t *testing.T) {
 		why     string
 	}{
 		{"own machine", rec, &MachineInfo{OwnMachine: true}, 0.8, true, true, "machine of its own"},
+		{"a netns machine with CPUs of its own", rec, &MachineInfo{OwnMachine: true, CPUFrom: "cgroup", CPUSet: "1"}, 0.8, true, true, "machine of its own on a shared kernel (CPUs 1 and a cgroup of its own)"},
 		{"shared", rec, &MachineInfo{SharedWith: "load generator loadgen-1 (the same boot ID)"}, 0.5, true, false, "shared its machine with load generator loadgen-1"},
 		{"not recorded", rec, nil, 0.5, true, false, "did not record"},
 		{"no samples", Record{ServerCPUMsPerReq: 0.5}, &MachineInfo{OwnMachine: true}, 0, false, true, "machine of its own"},

@@ -108,6 +108,17 @@ type MachineInfo struct {
 	// wptest"); both are empty in runs recorded before wptest looked.
 	OwnMachine bool   `json:"own_machine,omitempty"`
 	SharedWith string `json:"shared_with,omitempty"`
+	// CPUFrom "cgroup": the machine is a cgroup namespace of its own on a
+	// shared kernel (a netns machine, a container), and its machine-wide
+	// CPU figure is its cgroup's (srvstat's Sample.Machine): every
+	// process on it, with the kernel time spent for them. Such a machine
+	// is one of its own (OwnMachine) whatever shares its kernel.
+	CPUFrom string `json:"cpu_from,omitempty"`
+	// CPUSet: the CPUs its processes may run on, as Linux lists them
+	// ("1", "0-3"); CPUsSharedWith names the machines of the run, on its
+	// kernel, that may run on some of them too ("" when none does).
+	CPUSet         string `json:"cpuset,omitempty"`
+	CPUsSharedWith string `json:"cpus_shared_with,omitempty"`
 	// LoadHost is where the load came from (Record.LoadHost).
 	LoadHost string `json:"load_host,omitempty"`
 }

@@ -26,7 +26,7 @@ const (
 // server's use of the same CPUs, not a sign that the load generator set
 // the pace, so only its own CPU counts.
 func BenchLimit(rec Record, mi *MachineInfo) (why string, failures bool) {
-	shared := mi != nil && (mi.LoadLocal || mi.SharedWith != "")
+	shared := mi != nil && (mi.LoadLocal || mi.SharedWith != "" || mi.CPUsSharedWith != "")
 	if why := loadLimit(rec, shared); why != "" {
 		return why, false
 	}

@@ -1,5 +1,6 @@
 // Package srvstat samples a server from /proc once a second: whole-machine
-// CPU time, per process group (the caller's: the live profile's web server,
+// CPU time (on a machine that is a cgroup namespace of its own on a shared
+// kernel, a netns machine or a container: its cgroup's, cgroup.go), per process group (the caller's: the live profile's web server,
 // PHP, database; the rest is "other") CPU time, each exited process's
 // counted once in its own group (account.go), and PSS from smaps_rollup,
 // Apache's busy/idle workers from /server-status?auto, load average and
@@ -74,15 +75,24 @@ type Config struct {
 	// pid namespace until Close: call Close. Sample.ExitsFrom says whether
 	// it is in use.
 	Acct bool
+	// CgroupFS is where the machine's own cgroups are mounted when the
+	// machine is a cgroup namespace on a shared kernel (cgroup.go): ""
+	// means /sys/fs/cgroup when srvstat runs in a cgroup namespace of its
+	// own, else none (the machine has its own kernel: /proc/stat).
+	CgroupFS string
 }
 
 // Sample is one JSON line. CPU fields are cumulative seconds since boot (the
 // machine) or since srvstat started (groups); subtract two samples for a window.
 type Sample struct {
-	Time           string           `json:"t"`    // RFC 3339, UTC
-	Unix           float64          `json:"unix"` // seconds, same instant
-	CPUs           int              `json:"cpus"`
-	CPU            CPU              `json:"cpu"`
+	Time string  `json:"t"`    // RFC 3339, UTC
+	Unix float64 `json:"unix"` // seconds, same instant
+	CPUs int     `json:"cpus"`
+	CPU  CPU     `json:"cpu"`
+	// Machine is the machine's own CPU time from its cgroup, when it is a
+	// cgroup namespace on a shared kernel (a netns machine, a container):
+	// CPU is that kernel's, every machine's, then. Absent otherwise.
+	Machine        *MachineCPU      `json:"machine,omitempty"`
 	Load           [3]float64       `json:"load"`
 	MemTotalKB     int64            `json:"mem_total_kb"`
 	MemAvailableKB int64            `json:"mem_available_kb"`
@@ -277,6 +287,9 @@ func New(cfg Config) *Sampler {
 	if cfg.PSSBudget <= 0 {
 		cfg.PSSBudget = DefaultPSSBudget
 	}
+	if cfg.CgroupFS == "" && ownCgroupNS() {
+		cfg.CgroupFS = "/sys/fs/cgroup"
+	}
 	s := &Sampler{cfg: cfg, procs: map[int]*proc{}, wait: map[int]*exitRec{},
 		dirFD: -1, statFD: -1, loadFD: -1, memFD: -1, buf: make([]byte, 4096), dents: make([]byte, 32<<10),
 		pssAvgCost: time.Millisecond, cpuClock: threadCPU, gateGap: 10 * time.Millisecond}
@@ -343,6 +356,9 @@ func (s *Sampler) Sample(ctx context.Context) (Sample, error) {
 		return smp, err
 	}
 	s.readLoadMem(&smp)
+	if s.cfg.CgroupFS != "" {
+		smp.Machine = readCgroupCPU(s.cfg.CgroupFS)
+	}
 	// A running process's run time is updated at its next tick (at most
 	// 10 ms): closer samples cannot tell from schedstat that it ran.
 	s.gate = now.Sub(s.lastEnd) >= s.gateGap

@@ -10,7 +10,9 @@ import (
 // Summarize returns the server's share of the window [from, to]: the last
 // sample at or before from and the first at or after to bound it (so the
 // window is at most one interval wider than the run), and ok is the requests
-// answered in the run. maxWorkers is Apache's MaxRequestWorkers (0: use the
+// answered in the run. The machine's CPU is /proc/stat's busy time, or its
+// cgroup's where the samples have it (Sample.Machine), over its CPUs.
+// maxWorkers is Apache's MaxRequestWorkers (0: use the
 // scoreboard's length).
 func Summarize(ss []Sample, from, to time.Time, ok int64, maxWorkers int) (*result.Server, error) {
 	if len(ss) < 2 {
@@ -35,6 +37,10 @@ func Summarize(ss []Sample, from, to time.Time, ok int64, maxWorkers int) (*resu
 	win := b.Unix - a.Unix
 	busy := b.CPU.Busy() - a.CPU.Busy()
 	total := b.CPU.Total() - a.CPU.Total()
+	if a.Machine != nil && b.Machine != nil {
+		// A machine on a shared kernel: its cgroup's CPU over its CPUs.
+		busy, total = b.Machine.UsageS-a.Machine.UsageS, win*float64(b.CPUs)
+	}
 	srv := &result.Server{WindowMs: win * 1000, Groups: map[string]result.GroupUse{}}
 	if total > 0 {
 		srv.CPUBusyPct = 100 * busy / total

@@ -102,6 +102,49 @@ func BareHostsFrom(t testing.TB, img *BareImage, names ...string) []*BareHost {
 	return bareHosts(t, BareSuite(t), img, names)
 }
 
+// BareSpec is a bare host with what it may use of this machine, as the
+// netns driver gives its machines: CPUs of its own (nil: every one) and a
+// memory limit (bytes; 0: none).
+type BareSpec struct {
+	Name   string
+	CPUs   []int
+	Memory int64
+}
+
+// BareHostsLimited is BareHosts with each host's CPUs and memory.
+func BareHostsLimited(t testing.TB, specs ...BareSpec) []*BareHost {
+	t.Helper()
+	Integration(t)
+	var names []string
+	var wants []machine.Want
+	for _, s := range specs {
+		names = append(names, s.Name)
+		wants = append(wants, machine.Want{Name: s.Name, Limits: machine.Limits{CPUs: s.CPUs, Memory: s.Memory}})
+	}
+	return makeBareHosts(t, BareSuite(t), nil, names, wants)
+}
+
+// SplitCPUs is the netns driver's default division of this machine's
+// CPUs (those this process may use) between a server and its load
+// generators; it needs two CPUs at least (skips, or fails under CI=true).
+func SplitCPUs(t testing.TB) (server, load []int) {
+	t.Helper()
+	cpus, err := machine.HostCPUs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	Need(t, len(cpus) >= 2, fmt.Sprintf("two CPUs to split (this process may use %v)", cpus))
+	server, load, _ = machine.Split(cpus)
+	return server, load
+}
+
+// CPUList writes cpus as Linux does ("0-3,6"): cpuset.cpus, taskset -c.
+func CPUList(cpus []int) string { return machine.FormatCPUs(cpus) }
+
+// Cgroups are the host's cgroup directories on this machine: CPU
+// accounting, and cpuset and memory when it has limits.
+func (h *BareHost) Cgroups() []string { return h.h.Cgroups() }
+
 // needBare skips (fails under CI=true) where bare hosts cannot be made.
 func needBare(t testing.TB, suite string, names []string) {
 	t.Helper()
@@ -113,12 +156,21 @@ func needBare(t testing.TB, suite string, names []string) {
 		t.Fatal("BareHosts: no names")
 	}
 	NeedRoot(t)
-	for _, b := range []string{"ip", "nsenter", "chroot", "mount", "mknod", "debootstrap", "apt-cacher-ng"} {
+	for _, b := range []string{"ip", "nsenter", "unshare", "chroot", "mount", "mknod", "debootstrap", "apt-cacher-ng"} {
 		NeedBinary(t, b)
 	}
 }
 
 func bareHosts(t testing.TB, suite string, img *BareImage, names []string) []*BareHost {
+	t.Helper()
+	var wants []machine.Want
+	for _, n := range names {
+		wants = append(wants, machine.Want{Name: n})
+	}
+	return makeBareHosts(t, suite, img, names, wants)
+}
+
+func makeBareHosts(t testing.TB, suite string, img *BareImage, names []string, wants []machine.Want) []*BareHost {
 	t.Helper()
 	needBare(t, suite, names)
 	start := time.Now()
@@ -135,9 +187,7 @@ func bareHosts(t testing.TB, suite string, img *BareImage, names []string) []*Ba
 		}
 		from = "image " + filepath.Base(o.Image)
 	}
-	for _, n := range names {
-		o.Hosts = append(o.Hosts, machine.Want{Name: n})
-	}
+	o.Hosts = wants
 	made, err := machine.Make(context.Background(), o)
 	if err != nil {
 		t.Fatalf("bare hosts %v: %v", names, err)

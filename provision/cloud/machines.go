@@ -49,11 +49,18 @@ type Machines struct {
 	AllowSSHFrom []string `hcl:"allow_ssh_from,optional"`
 	// SSHFromDefault: allow_ssh_from was not given (SSHFromThisHost may
 	// narrow it); SSHFromWhy says where its value came from then.
-	SSHFromDefault bool     `json:"-"`
-	SSHFromWhy     string   `json:"allow_ssh_from_why,omitempty"`
-	Targets        []string `hcl:"targets,optional"`
-	KnownHosts     string   `hcl:"known_hosts,optional"`
-	IdentityFile   string   `hcl:"identity_file,optional"`
+	SSHFromDefault bool   `json:"-"`
+	SSHFromWhy     string `json:"allow_ssh_from_why,omitempty"`
+	// What each machine may use of a host that several share (the
+	// driver's Attribute docs say the syntax): CPUs and memory of the
+	// server and of each load generator. Empty: the driver's default.
+	ServerCPUs    string   `hcl:"server_cpus,optional" json:",omitempty"`
+	ServerMemory  string   `hcl:"server_memory,optional" json:",omitempty"`
+	LoadGenCPUs   string   `hcl:"load_generator_cpus,optional" json:",omitempty"`
+	LoadGenMemory string   `hcl:"load_generator_memory,optional" json:",omitempty"`
+	Targets       []string `hcl:"targets,optional"`
+	KnownHosts    string   `hcl:"known_hosts,optional"`
+	IdentityFile  string   `hcl:"identity_file,optional"`
 	// NotCarried says which of the file block's attributes were left
 	// because the command line picked another driver (Resolve), for the
 	// plan; "" if none. Not hashed: what is measured is the rest.
@@ -125,6 +132,14 @@ func (m *Machines) str(name string) *string {
 		return &m.KnownHosts
 	case "identity_file":
 		return &m.IdentityFile
+	case "server_cpus":
+		return &m.ServerCPUs
+	case "server_memory":
+		return &m.ServerMemory
+	case "load_generator_cpus":
+		return &m.LoadGenCPUs
+	case "load_generator_memory":
+		return &m.LoadGenMemory
 	}
 	return nil
 }
@@ -243,7 +258,7 @@ func (m Machines) TTLDuration() (time.Duration, error) {
 }
 
 // MachineVars names the attributes -var may set, for messages.
-const MachineVars = "server_type, image, location, load_generators, ttl, user, allow_from, allow_ssh_from (lists comma-separated)"
+const MachineVars = "server_type, image, location, load_generators, ttl, user, allow_from, allow_ssh_from (lists comma-separated), server_cpus, server_memory, load_generator_cpus, load_generator_memory"
 
 // IsMachineVar says whether -var name=... sets a machines attribute.
 func IsMachineVar(name string) bool {
@@ -257,7 +272,12 @@ var overridable = map[string]func(m *Machines, v string) error{
 	"image":       func(m *Machines, v string) error { m.Image = v; return nil },
 	"location":    func(m *Machines, v string) error { m.Location = v; return nil },
 	"ttl":         func(m *Machines, v string) error { m.TTL = v; return nil },
-	"user":        func(m *Machines, v string) error { m.User = v; return nil },
+	// Checked by the driver that reads them (Validate).
+	"server_cpus":           func(m *Machines, v string) error { m.ServerCPUs = v; return nil },
+	"server_memory":         func(m *Machines, v string) error { m.ServerMemory = v; return nil },
+	"load_generator_cpus":   func(m *Machines, v string) error { m.LoadGenCPUs = v; return nil },
+	"load_generator_memory": func(m *Machines, v string) error { m.LoadGenMemory = v; return nil },
+	"user":                  func(m *Machines, v string) error { m.User = v; return nil },
 	// A comma-separated list; an empty value means none.
 	"allow_from": func(m *Machines, v string) error { m.AllowFrom = splitList(v); return checkSources(m.AllowFrom) },
 	"allow_ssh_from": func(m *Machines, v string) error {
@@ -389,6 +409,12 @@ func (m *Machines) check(blk *hcl.Block) hcl.Diagnostics {
 			case a.Operator != "":
 				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Attribute only the operator sets",
 					Detail: fmt.Sprintf("Only the person running wptest sets %s, on the command line (%s): a file may come from anyone, so it may not name a file on this machine nor open the server to others.", n, a.Operator), Subject: &r})
+			case a.Check != nil:
+				v, _ := m.attr(n)
+				if err := a.Check(v); err != nil {
+					diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid " + n,
+						Detail: fmt.Sprintf("%s = %s.", n, err), Subject: at(n)})
+				}
 			}
 		}
 	}
@@ -427,6 +453,14 @@ func (m Machines) Validate() error {
 	}
 	if err := checkSources(m.AllowFrom); err != nil {
 		return ConfigErr(fmt.Errorf("allow_from: %w", err))
+	}
+	d, _ := Lookup(m.Driver)
+	for _, a := range d.Attributes {
+		if v, _ := m.attr(a.Name); a.Check != nil && v != "" && v != a.Default {
+			if err := a.Check(v); err != nil {
+				return ConfigErr(fmt.Errorf("%s = %w", a.Name, err))
+			}
+		}
 	}
 	if err := checkSources(m.AllowSSHFrom); err != nil {
 		return ConfigErr(fmt.Errorf("allow_ssh_from: %w", err))

@@ -55,6 +55,12 @@ type Attribute struct {
 	// key, known_hosts) or who may reach the server. Files travel between
 	// people; what they say is data.
 	Operator string `json:"operator,omitempty"`
+	// Check validates a value the block or -var gives (not the default):
+	// its error says what is wanted, and the block's is shown at the
+	// value (file:line:col). nil: any value.
+	Check func(v string) error `json:"-"`
+	// Example is a value Check takes ("2-3"), for docs and tests.
+	Example string `json:"example,omitempty"`
 }
 
 // Credential is one place a driver reads a secret or a setting from.

@@ -103,6 +103,9 @@ func TestResolveLeavesEveryDriverAttribute(t *testing.T) {
 				continue // carried; or no file's to set
 			}
 			v := `"zq-` + a.Name + `"`
+			if a.Check != nil && a.Check("zq-"+a.Name) != nil {
+				v = `"` + a.Example + `"` // checked where the block says it, before any switch
+			}
 			if a.Name == "targets" {
 				v = `["ssh://root@192.0.2.3"]`
 			}
@@ -125,6 +128,16 @@ func TestResolveLeavesEveryDriverAttribute(t *testing.T) {
 			for _, s := range []string{m.ServerType, m.Image, m.Location, m.KnownHosts, m.IdentityFile, m.User, strings.Join(m.Targets, ",")} {
 				if strings.Contains(s, "zq-") || strings.Contains(s, "192.0.2.3") {
 					t.Errorf("%s block, --driver %s: %q carried", from.Name, to.Name, s)
+				}
+			}
+			// Sizes a driver does not read stay unset (a given one is left above).
+			sizes := map[string]string{"server_cpus": m.ServerCPUs, "server_memory": m.ServerMemory, "load_generator_cpus": m.LoadGenCPUs, "load_generator_memory": m.LoadGenMemory}
+			for _, a := range to.Attributes {
+				delete(sizes, a.Name)
+			}
+			for n, v := range sizes {
+				if v != "" {
+					t.Errorf("%s block, --driver %s: %s %q carried", from.Name, to.Name, n, v)
 				}
 			}
 		}

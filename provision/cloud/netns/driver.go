@@ -29,9 +29,9 @@ func init() {
 		Name: Name,
 		Summary: "machines on this host: a fresh Debian per machine in its own network, PID and mount namespaces, " +
 			"sshd as PID 1, wired by veths; needs root",
-		Attributes: []cloud.Attribute{
+		Attributes: append([]cloud.Attribute{
 			{Name: "image", Default: DefaultImage, Doc: "debian-13 (trixie) or debian-12 (bookworm), debootstrapped once per host"},
-		},
+		}, sizeAttributes...),
 		Capabilities: cloud.Capabilities{Creates: true, Labels: true},
 		Open: func(o cloud.OpenOptions) (cloud.Cloud, error) {
 			log := o.Log
@@ -48,6 +48,24 @@ func init() {
 // their state files.
 type Driver struct {
 	Log io.Writer
+	// host is this host's size (nil: read it); tests give another.
+	host *hostSize
+	// offServer is this process's CPUs before Create moved it off the
+	// server's: Destroy gives them back.
+	offServer *machine.Affinity
+}
+
+// layout reads m's sizes against this host.
+func (d *Driver) layout(m cloud.Machines) (layout, error) {
+	h := d.host
+	if h == nil {
+		hs, err := thisHost()
+		if err != nil {
+			return layout{}, fmt.Errorf("this host's CPUs and memory: %w", err)
+		}
+		h = &hs
+	}
+	return layoutOf(m, *h)
 }
 
 var _ cloud.Cloud = (*Driver)(nil)
@@ -71,6 +89,10 @@ func (d *Driver) Plan(ctx context.Context, spec cloud.Spec) (*cloud.Plan, error)
 	if m.User != "root" {
 		return nil, cloud.ConfigErr(fmt.Errorf("netns machines: user %q: its machines have root only", m.User))
 	}
+	l, err := d.layout(m)
+	if err != nil {
+		return nil, cloud.ConfigErr(fmt.Errorf("netns machines: %w", err))
+	}
 	if err := machine.Check(); err != nil {
 		return nil, cloud.ConfigErr(fmt.Errorf("netns machines: %w", err))
 	}
@@ -85,9 +107,10 @@ func (d *Driver) Plan(ctx context.Context, spec cloud.Spec) (*cloud.Plan, error)
 			Location: "this host", Image: machine.Platform(suite),
 		})
 	}
-	p.Resources = append(p.Resources, fmt.Sprintf("a network namespace, veths and an overlay of the %s rootfs per machine", suite))
+	res, notes := l.describe(m.LoadGens())
+	p.Resources = append(append(p.Resources, fmt.Sprintf("a network namespace, veths, cgroups and an overlay of the %s rootfs per machine", suite)), res...)
+	p.Notes = append(append(p.Notes, "machines on this host: nothing is billed; they share its kernel, its memory bus and caches"), notes...)
 	p.Notes = append(p.Notes,
-		"machines on this host: nothing is billed; they share its CPUs, so compare CPU per request, not requests per second",
 		"reachable only from this host and from each other (no NAT, no default route); apt goes through this host's apt-cacher-ng",
 		"the firewall attributes (open_ports, allow_from, allow_ssh_from) have nothing to open: no one else reaches them")
 	return p, nil
@@ -108,10 +131,18 @@ func (d *Driver) Create(ctx context.Context, p *cloud.Plan, j cloud.Journal) ([]
 	if err != nil {
 		return nil, err
 	}
+	l, err := d.layout(p.Spec.Machines)
+	if err != nil {
+		return nil, cloud.ConfigErr(err)
+	}
 	o := machine.Options{Suite: suite, Authorized: client.Public, Log: d.Log}
 	for i, m := range p.Machines {
 		labels := cloud.Labels(run, m.Role)
-		o.Hosts = append(o.Hosts, machine.Want{Name: hostname(i), Labels: labels})
+		lim := l.load
+		if i == 0 {
+			lim = l.server
+		}
+		o.Hosts = append(o.Hosts, machine.Want{Name: hostname(i), Labels: labels, Limits: lim})
 		if err := j.Append(cloud.Event{Phase: cloud.PhaseBefore, Op: "create", Kind: "machine", Name: m.Name, Labels: labels}); err != nil {
 			return nil, err
 		}
@@ -137,6 +168,14 @@ func (d *Driver) Create(ctx context.Context, p *cloud.Plan, j cloud.Journal) ([]
 		}
 	}
 	fmt.Fprintf(d.Log, "netns: %d machines (%s) up in %s\n", len(ms), machine.Platform(suite), time.Since(start).Round(10*time.Millisecond))
+	// wptest's own work (this process: SSH sessions, bookkeeping) off the
+	// server's CPUs while its machines live; Destroy gives them back.
+	if d.offServer == nil {
+		if d.offServer, err = machine.KeepOff(l.server.CPUs); err != nil {
+			err = fmt.Errorf("netns machines: keep wptest off the server's CPUs: %w", err)
+			return nil, errors.Join(err, d.Destroy(context.WithoutCancel(ctx), cloud.Selector{Run: run.ID, Journal: j}))
+		}
+	}
 	if err := cloud.WriteKnownHosts(filepath.Join(run.Dir, cloud.KnownHostsFile), ms); err != nil {
 		return nil, errors.Join(err, d.Destroy(context.WithoutCancel(ctx), cloud.Selector{Run: run.ID, Journal: j}))
 	}
@@ -190,6 +229,10 @@ func (d *Driver) Destroy(ctx context.Context, sel cloud.Selector) error {
 		j = cloud.NopJournal
 	}
 	var errs []error
+	if err := d.offServer.Restore(); err != nil {
+		errs = append(errs, fmt.Errorf("give wptest back its CPUs: %w", err))
+	}
+	d.offServer = nil
 	for i, r := range recs {
 		_ = j.Append(cloud.Event{Phase: cloud.PhaseBefore, Op: "delete", Kind: "machine", Name: rs[i].Name, ID: r.ID})
 		if err := r.Remove(); err != nil {

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -48,13 +49,40 @@ func TestPlanRefuses(t *testing.T) {
 		{"an unknown release", `machines "netns" { image = "debian-11" }`, "debian-12 (bookworm) or debian-13 (trixie)"},
 		{"a hostile image", `machines "netns" { image = "trixie; rm -rf /" }`, "want debian-12"},
 		{"another user", `machines "netns" { user = "admin" }`, "root only"},
+		// The machines' sizes: at the value, with what is wanted.
+		{"a CPU range without its end", "machines \"netns\" {\n  server_cpus = \"1-\"\n}", `machines.hcl:2:17: Invalid server_cpus|2:   server_cpus = "1-"|server_cpus = "1-": want CPU numbers such as "1", "2-3" or "0,4-7".`},
+		{"CPUs as words", "machines \"netns\" {\n  load_generator_cpus = \"all\"\n}", `machines.hcl:2:25: Invalid load_generator_cpus|load_generator_cpus = "all": want CPU numbers`},
+		{"a size without a unit wptest knows", "machines \"netns\" {\n  server_memory = \"4X\"\n}", `machines.hcl:2:19: Invalid server_memory|server_memory = "4X": want a size such as "512M" or "4G" (K, M, G, T: powers of 1024).`},
+		{"too little memory", "machines \"netns\" {\n  load_generator_memory = \"1M\"\n}", `machines.hcl:2:27: Invalid load_generator_memory|load_generator_memory = "1M": want at least 64M (the machine's sshd must start).`},
+		{"a CPU this host does not have", "machines \"netns\" {\n  server_cpus = \"1000\"\n}", `server_cpus = "1000": CPU 1000 is not one of this host's (wptest may use `},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, _, err := plan(t, c.src, "refused")
-			if exitcode.Of(err) != exitcode.Config || err == nil || !strings.Contains(err.Error(), c.want) {
+			if exitcode.Of(err) != exitcode.Config || err == nil {
 				t.Fatalf("got %v (exit %d), want exit 2 saying %q", err, exitcode.Of(err), c.want)
 			}
+			for _, w := range strings.Split(c.want, "|") {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("got %v, want it to say %q", err, w)
+				}
+			}
 		})
+	}
+}
+
+// -var values for the sizes are checked as the block's are.
+func TestVarsRefused(t *testing.T) {
+	for v, want := range map[string]string{
+		"server_cpus":           `server_cpus = "x": want CPU numbers`,
+		"load_generator_memory": `load_generator_memory = "x": want a size`,
+	} {
+		m, _, err := cloud.Resolve(cloud.Choice{File: "machines.hcl", Src: []byte(`machines "netns" {}`), Vars: map[string]string{v: "x"}})
+		if err == nil {
+			err = m.Validate()
+		}
+		if exitcode.Of(err) != exitcode.Config || err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("-var %s=x: %v (exit %d), want exit 2 saying %q", v, err, exitcode.Of(err), want)
+		}
 	}
 }
 
@@ -81,6 +109,11 @@ func TestMachinesUpDown(t *testing.T) {
 		t.Fatalf("plan: owned %v, %d machines", p.Owned, len(p.Machines))
 	}
 	run := p.Spec.Run
+	hostCPUs, err := machine.HostCPUs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srvCPUs, loadCPUs, shared := machine.Split(hostCPUs)
 	var live []machine.Record
 	var liveLeft [][]string
 	ctx := context.Background()
@@ -114,6 +147,11 @@ func TestMachinesUpDown(t *testing.T) {
 			if string(res.Stdout) != want {
 				t.Errorf("%s says %q, want %q", m.Name, res.Stdout, want)
 			}
+			cpus := loadCPUs
+			if m.Role == cloud.RoleServer {
+				cpus = srvCPUs
+			}
+			checkPinned(ctx, t, h, m.Name, cpus)
 			// apt works through the proxy, which is open to no stranger.
 			sh := func(script string) string {
 				res, err := h.Run(ctx, host.Cmd{Script: script, Timeout: 5 * time.Minute})
@@ -131,10 +169,17 @@ func TestMachinesUpDown(t *testing.T) {
 			}
 			h.Close()
 		}
+		// wptest's own work (this process) is off the server's CPUs.
+		if self, err := machine.HostCPUs(); err != nil || (!shared && machine.FormatCPUs(self) != machine.FormatCPUs(loadCPUs)) {
+			t.Errorf("this process runs on CPUs %v (%v) while the machines live; want the load generators' %v", self, err, loadCPUs)
+		}
 		return nil
 	}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if self, _ := machine.HostCPUs(); machine.FormatCPUs(self) != machine.FormatCPUs(hostCPUs) {
+		t.Errorf("after down this process runs on CPUs %v; want its own %v back", self, hostCPUs)
 	}
 	if len(ms) != 2 || ms[0].Role != cloud.RoleServer || ms[1].Role != cloud.RoleLoadGen {
 		t.Errorf("machines %+v", ms)
@@ -160,6 +205,31 @@ func TestMachinesUpDown(t *testing.T) {
 	}
 	if err := c.Destroy(ctx, cloud.Selector{}); !errors.Is(err, cloud.ErrEmptySelector) {
 		t.Errorf("empty selector: %v", err)
+	}
+}
+
+// checkPinned: the machine's PID 1 and a shell of it run on cpus alone
+// (taskset -p), its cgroup's cpuset.cpus (as the machine sees it, read-only)
+// says so, and it has a memory limit.
+func checkPinned(ctx context.Context, t *testing.T, h host.Host, name string, cpus []int) {
+	t.Helper()
+	res, err := h.Run(ctx, host.Cmd{Timeout: time.Minute, Script: `taskset -pc 1; taskset -pc $$
+cat /sys/fs/cgroup/cpuset/cpuset.cpus 2>/dev/null || cat /sys/fs/cgroup/cpuset.cpus
+cat /sys/fs/cgroup/memory/memory.limit_in_bytes 2>/dev/null || cat /sys/fs/cgroup/memory.max`})
+	if err != nil {
+		t.Errorf("%s: %v", name, err)
+		return
+	}
+	out := string(res.Stdout)
+	t.Logf("%s:\n%s", name, out)
+	l := strings.Split(strings.TrimSpace(out), "\n")
+	want := machine.FormatCPUs(cpus)
+	if len(l) != 4 || !strings.HasSuffix(l[0], "affinity list: "+want) || !strings.HasSuffix(l[1], "affinity list: "+want) || l[2] != want {
+		t.Errorf("%s: taskset -p of PID 1 and of a shell, and cpuset.cpus, say %q; want CPUs %s", name, out, want)
+		return
+	}
+	if n, err := strconv.ParseInt(l[3], 10, 64); err != nil || n < machine.MinMemory || n >= 1<<60 {
+		t.Errorf("%s: memory limit %q: want one", name, l[3])
 	}
 }
 

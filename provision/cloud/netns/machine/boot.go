@@ -109,18 +109,41 @@ func (h *Host) configure(set []*Host, authorized string) error {
 
 // initScript runs as PID 1 of the machine's new PID, mount, UTS and IPC
 // namespaces, inside its network namespace, on this host's filesystem: it
-// joins the machine's cgroup before anything else runs, mounts what a
-// booted system has, names the machine and becomes sshd, chrooted into the
-// rootfs. Everything it mounts lives in its mount namespace and goes with
-// it.
+// joins the machine's cgroups (JOIN) before anything else runs and goes
+// on, still PID 1, as initScript2; a machine with CPUs of its own (CGS not
+// empty) in a cgroup namespace of its own, seeing its cgroups as the root
+// of each hierarchy, as a container does (its CPU time is then its
+// cgroup's: srvstat reads it there). One without shares this host's CPUs
+// and sees no cgroup: /proc/stat and its process groups are what it has.
 const initScript = `set -eu
-R=$1 CG=$2 NAME=$3
-if [ -n "$CG" ]; then echo 0 > "$CG/cgroup.procs"; fi
+S2=$1 R=$2 JOIN=$3 CGS=$4 NAME=$5
+for cg in $JOIN; do echo 0 > "$cg/cgroup.procs"; done
+if [ -z "$CGS" ]; then exec /bin/sh -c "$S2" wptest-netns-machine "$R" "" "$NAME"; fi
+exec unshare --cgroup -- /bin/sh -c "$S2" wptest-netns-machine "$R" "$CGS" "$NAME"
+`
+
+// initScript2 mounts what a booted system has, its cgroups read-only at
+// /sys/fs/cgroup (CGS: PATH=VIEW words, VIEW the hierarchy's place under
+// /sys/fs/cgroup, "" for cgroup2 alone), names the machine and becomes
+// sshd, chrooted into the rootfs. Everything it mounts lives in its mount
+// namespace and goes with it.
+const initScript2 = `set -eu
+R=$1 CGS=$2 NAME=$3
 mount --make-rprivate /
 mount -t proc -o nosuid,nodev,noexec proc "$R/proc"
 mount --bind "$R/proc/sys" "$R/proc/sys"
 mount -o remount,bind,ro "$R/proc/sys"
 mount -t sysfs -o ro,nosuid,nodev,noexec sysfs "$R/sys"
+# A word ending in "=" is cgroup2 alone: /sys/fs/cgroup itself.
+case " $CGS" in *"= "*|*=) ;; *)
+  [ -z "$CGS" ] || mount -t tmpfs -o nosuid,nodev,noexec,mode=755,size=64k tmpfs "$R/sys/fs/cgroup" ;;
+esac
+for cg in $CGS; do
+  v=${cg#*=} d="$R/sys/fs/cgroup"
+  if [ -n "$v" ]; then d="$d/$v"; mkdir -p "$d"; fi
+  mount --bind "${cg%%=*}" "$d"
+  mount -o remount,bind,ro,nosuid,nodev,noexec "$d"
+done
 mount -t tmpfs -o nosuid,mode=755,size=4m tmpfs "$R/dev"
 dev() { mknod -m 666 "$R/dev/$1" c "$2" "$3"; }
 dev null 1 3; dev zero 1 5; dev full 1 7; dev random 1 8; dev urandom 1 9; dev tty 5 0
@@ -143,16 +166,19 @@ exec chroot "$R" /usr/sbin/sshd -D -e
 // boot starts the machine's PID 1, in a session of its own, its output in
 // its log file. tied: it dies with this process.
 func (h *Host) boot(tied bool) error {
-	cg := ""
+	join, cgs := "", ""
 	if h.cg != nil {
-		cg = h.cg.dir
+		join = strings.Join(h.cg.paths(), " ")
+		if h.ownCPUs {
+			cgs = strings.Join(h.cg.views(), " ")
+		}
 	}
 	lf, err := os.OpenFile(filepath.Join(h.dir, "log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
 	}
 	defer lf.Close() // the child holds its own copy
-	h.cmd = exec.Command("nsenter", "--net=/run/netns/"+h.ID, "--", "/bin/sh", "-c", initScript, "wptest-netns-machine", h.Root, cg, h.Name)
+	h.cmd = exec.Command("nsenter", "--net=/run/netns/"+h.ID, "--", "/bin/sh", "-c", initScript, "wptest-netns-machine", initScript2, h.Root, join, cgs, h.Name)
 	// Nothing of this process's environment (tokens, proxies) goes in.
 	h.cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
 	h.cmd.Dir = "/"

@@ -59,19 +59,23 @@ type Host struct {
 	dir   string
 	links []string // veths made in this host's namespace
 	link  subnet.Link
-	cg    *cpuCgroup
+	cg    *cgroups
 	cgErr error
-	state *os.File
-	cmd   *exec.Cmd
-	done  chan struct{}
+	// ownCPUs: it has a cpuset of its own, and sees its cgroups.
+	ownCPUs bool
+	state   *os.File
+	cmd     *exec.Cmd
+	done    chan struct{}
 	// copied: its root is a copy, not an overlay (no overlayfs here).
 	copied bool
 }
 
-// Want is one machine to make: its hostname and labels.
+// Want is one machine to make: its hostname, labels and what it may use
+// of this host (none: no limits, every CPU).
 type Want struct {
 	Name   string
 	Labels map[string]string
+	Limits Limits
 }
 
 // Options say what Make makes.
@@ -96,7 +100,7 @@ var hostName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,30}$`)
 // they need. Its error names what is missing.
 func Check() error {
 	var missing []string
-	for _, b := range []string{"ip", "nsenter", "chroot", "mount", "mknod", "debootstrap", "apt-cacher-ng"} {
+	for _, b := range []string{"ip", "nsenter", "unshare", "chroot", "mount", "mknod", "debootstrap", "apt-cacher-ng"} {
 		if _, err := exec.LookPath(b); err != nil {
 			missing = append(missing, b)
 		}
@@ -226,9 +230,16 @@ func newHost(w Want, o Options, lowers []string, full bool) (*Host, error) {
 	if err := h.wireNetns(tag); err != nil {
 		return h, err
 	}
-	h.cg, h.cgErr = newCPUCgroup("wptest-" + h.ID)
+	h.cg, h.cgErr = newCgroups("wptest-"+h.ID, w.Limits)
+	h.ownCPUs = w.Limits.CPUs != nil
 	if h.cg != nil {
-		h.record("cgroup", h.cg.dir)
+		for _, p := range h.cg.paths() {
+			h.record("cgroup", p)
+		}
+	}
+	if h.cgErr != nil && (w.Limits.CPUs != nil || w.Limits.Memory > 0) {
+		// Without its limits it would not be the machine asked for.
+		return h, fmt.Errorf("CPUs %s, memory %s: %w", FormatCPUs(w.Limits.CPUs), FormatSize(w.Limits.Memory), h.cgErr)
 	}
 	return h, nil
 }
@@ -397,6 +408,15 @@ func (h *Host) CPUUsage() (time.Duration, error) {
 		return 0, fmt.Errorf("machine %s: CPU usage: %w", h.Name, err)
 	}
 	return d, nil
+}
+
+// Cgroups are the machine's cgroup directories on this host: its CPU
+// accounting one, and its cpuset and memory ones when it has Limits.
+func (h *Host) Cgroups() []string {
+	if h.cg == nil {
+		return nil
+	}
+	return h.cg.paths()
 }
 
 // Addr is its sshd's address.

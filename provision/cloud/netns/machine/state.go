@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -26,8 +27,8 @@ type Record struct {
 	IP     string
 	Labels map[string]string
 
-	owner, pid, root, subnet, cgroup string
-	links                            []string
+	owner, pid, root, subnet string
+	links, cgroups           []string
 }
 
 func readRecord(dir string) (Record, error) {
@@ -59,7 +60,7 @@ func readRecord(dir string) (Record, error) {
 		case "link":
 			r.links = append(r.links, v)
 		case "cgroup":
-			r.cgroup = v
+			r.cgroups = append(r.cgroups, v)
 		case "pid":
 			r.pid = v
 		}
@@ -113,8 +114,8 @@ func (r Record) remove(done <-chan struct{}) error {
 			errs = append(errs, fmt.Errorf("PID 1 (%d) did not exit", pid))
 		}
 	}
-	if r.cgroup != "" {
-		if err := (&cpuCgroup{dir: r.cgroup}).remove(); err != nil {
+	for _, cg := range slices.Backward(r.cgroups) {
+		if err := removeCgroup(cg); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -168,9 +169,9 @@ func (r Record) Leftovers() []string {
 	if r.Dir != "" && mounted(r.Dir) {
 		left = append(left, "mount "+r.root)
 	}
-	if r.cgroup != "" {
-		if _, err := os.Stat(r.cgroup); err == nil {
-			left = append(left, "cgroup "+r.cgroup)
+	for _, cg := range r.cgroups {
+		if _, err := os.Stat(cg); err == nil {
+			left = append(left, "cgroup "+cg)
 		}
 	}
 	if _, err := os.Stat(r.Dir); r.Dir != "" && err == nil {
@@ -208,9 +209,7 @@ func (h *Host) Leftovers() []string {
 	r, err := readRecord(h.dir)
 	if err != nil {
 		r = Record{Dir: h.dir, ID: h.ID, subnet: h.link.Lock, links: h.links}
-		if h.cg != nil {
-			r.cgroup = h.cg.dir
-		}
+		r.cgroups = h.Cgroups()
 		if h.cmd != nil && h.cmd.Process != nil {
 			r.pid = fmt.Sprintf("%d:%s", h.cmd.Process.Pid, procStart(h.cmd.Process.Pid))
 		}
