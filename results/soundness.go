@@ -17,6 +17,10 @@ const (
 	// MaxLoadPct is the share of its CPUs a load generator may have used or
 	// waited for: above it, the load generator, not the server, set the pace.
 	MaxLoadPct = 90.0
+	// MaxLoadWaitPct is how long, as a share of the window, a load
+	// generator with CPUs of its own may have waited for them with work
+	// ready: beyond it, something else on its CPUs starved it.
+	MaxLoadWaitPct = 20.0
 )
 
 // BenchLimit says why rec measured the bench rather than the server ("":
@@ -58,14 +62,30 @@ func Unsound(rec Record, mt Metric, mi *MachineInfo) string {
 func loadLimit(rec Record, shared bool) string {
 	if len(rec.Generators) > 0 {
 		for _, g := range rec.Generators {
-			if pct, ok := LoadPct(runOf(g.Set), shared); ok && pct > MaxLoadPct {
-				return fmt.Sprintf("the load generator %s was the bottleneck (%s of its CPUs)", g.Host, pctText(pct))
+			if why := loadLimitOf(runOf(g.Set), shared); why != "" {
+				return "the load generator " + g.Host + why
 			}
 		}
 		return ""
 	}
-	if pct, ok := LoadPct(runOf(rec.Set), shared); ok && pct > MaxLoadPct {
-		return fmt.Sprintf("the load generator was the bottleneck (%s of its CPUs)", pctText(pct))
+	if why := loadLimitOf(runOf(rec.Set), shared); why != "" {
+		return "the load generator" + why
+	}
+	return ""
+}
+
+// loadLimitOf is how r's load generator set the pace (" was the
+// bottleneck (...)"), or "".
+func loadLimitOf(r *result.Run, shared bool) string {
+	pct, ok := LoadPct(r, shared)
+	switch {
+	case !ok:
+		return ""
+	case pct > MaxLoadPct:
+		return fmt.Sprintf(" was the bottleneck (%s of its CPUs)", pctText(pct))
+	case !shared && 100*r.ClientWaitMs/(r.ElapsedMs*float64(r.ClientCPUs)) > MaxLoadWaitPct:
+		return fmt.Sprintf(" was the bottleneck: it waited for its CPUs, with work ready, %s of the window (something else ran on them)",
+			pctText(100*r.ClientWaitMs/(r.ElapsedMs*float64(r.ClientCPUs))))
 	}
 	return ""
 }

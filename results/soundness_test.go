@@ -29,6 +29,8 @@ func TestBenchLimit(t *testing.T) {
 		{"10% failed is the limit, not over it", runRec(90, 10, 100, 50, 0, 10000, 1), "", false},
 		{"load generator busy", runRec(1000, 0, 1000, 9000, 700, 10000, 1), "the load generator was the bottleneck (97% of its CPUs)", false},
 		{"load generator starved: it waited for its CPU", runRec(1000, 0, 1000, 4000, 5500, 10000, 1), "the load generator was the bottleneck (95% of its CPUs)", false},
+		{"starved, with idle time besides", runRec(1000, 0, 1000, 3500, 5000, 10000, 1), "the load generator was the bottleneck: it waited for its CPUs, with work ready, 50% of the window (something else ran on them)", false},
+		{"a short wait is no starvation", runRec(1000, 0, 1000, 3500, 1500, 10000, 1), "", false},
 		{"two CPUs, one busy", runRec(1000, 0, 1000, 10000, 0, 10000, 2), "", false},
 		{"load not recorded", runRec(1000, 0, 1000, 9900, 0, 10000, 0), "", false},
 	} {

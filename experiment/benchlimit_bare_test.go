@@ -1,0 +1,144 @@
+package experiment_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/wptest/wptest/experiment"
+	"github.com/wptest/wptest/host"
+	"github.com/wptest/wptest/internal/testenv"
+	"github.com/wptest/wptest/provision/cloud"
+	"github.com/wptest/wptest/results"
+)
+
+// A point that measured the bench is marked and no claim is judged on it,
+// on a load generator as the netns driver makes one (a CPU of its own):
+//   - a light load is not marked;
+//   - the same load generator flooding a fast server while four busy loops
+//     share its CPU is: it used under 90% of its CPU itself, but it waited
+//     for the rest, which is what "the load generator was the bottleneck"
+//     means;
+//   - a backend that starts failing mid-point (the database stopped: HTTP
+//     500 from then on) marks the point with its failure share.
+//
+// The claims on each read "not measured" with the reason, and a claim on
+// the failures themselves is still judged.
+func TestPointsThatMeasuredTheBenchOnBareHosts(t *testing.T) {
+	testenv.Integration(t)
+	server, load := testenv.SplitCPUs(t)
+	// The first is the server's place in the machines (the static driver's
+	// first target); the Go server in this process answers for it.
+	hs := testenv.BareHostsLimited(t, testenv.BareSpec{Name: "srv", CPUs: server}, testenv.BareSpec{Name: "lg", CPUs: load[:1]})
+	exe := buildWptest(t)
+	var served atomic.Int64
+	mux := http.NewServeMux()
+	page := strings.Repeat("x", 3000)
+	mux.HandleFunc("/light", func(w http.ResponseWriter, r *http.Request) { time.Sleep(20 * time.Millisecond); fmt.Fprint(w, page) })
+	mux.HandleFunc("/fast", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, page) })
+	mux.HandleFunc("/db", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(10 * time.Millisecond)
+		if served.Add(1) > 100 { // the database stopped after the 100th request, in the window
+			http.Error(w, "Error establishing a database connection", http.StatusInternalServerError)
+			return
+		}
+		fmt.Fprint(w, page)
+	})
+	ln, err := net.Listen("tcp", net.JoinHostPort(hs[1].Gateway, "0")) // this machine on the load generator's link
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: mux}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	port := ln.Addr().(*net.TCPAddr).Port
+
+	sc := func(name, path string, visitors int) results.Scenario {
+		return results.Scenario{Name: name, Kind: "static", Path: path, Visitors: []int{visitors}, Duration: 2 * time.Second,
+			Warmup: 300 * time.Millisecond, KeepAlive: true, Proto: "h1", Timeout: 5 * time.Second}
+	}
+	sp := &experiment.Spec{Name: "bench-limit", Repetitions: 1, HTTPPort: port, HTTPSPort: 443,
+		Columns:   []results.Column{{ID: "go", Profile: "go", Label: "a Go server", Enabled: true}},
+		Scenarios: []results.Scenario{sc("light", "/light", 2), sc("flood", "/fast", 20), sc("db", "/db", 4)}}
+	runDir := t.TempDir()
+	plan, err := cloud.Static{}.Plan(context.Background(), cloud.Spec{Run: cloud.Run{Dir: runDir},
+		Machines: cloud.Machines{Targets: []string{hs[0].Target, hs[1].Target}, KnownHosts: hs[0].KnownHosts, IdentityFile: hs[0].Identity}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := cloud.Static{}.Create(context.Background(), plan, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	log := &testenv.SyncBuffer{}
+	lo, err := experiment.NewLoadOnly(ctx, runDir, exe, log, sp, ms, hs[1].Gateway)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lo.Close()
+	measure := func(name string, visitors int) results.Record {
+		t.Helper()
+		step := fmt.Sprintf("c=%d", visitors)
+		rec, err := lo.Measure(ctx, results.Point{Key: "r1/go/" + name + "/" + step, Rep: 1, Column: "go", Profile: "go", Scenario: name, Kind: "static", Step: step, Visitors: visitors})
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, log.String())
+		}
+		return rec
+	}
+	mi := &results.MachineInfo{OwnMachine: true} // the load generator has its CPU to itself: its waits count
+	light := measure("light", 2)
+	if why, _ := results.BenchLimit(light, mi); why != "" || light.Run.ClientCPUs != 1 {
+		t.Fatalf("a light load on a CPU of its own: marked %q (%d CPUs, %.0f ms CPU, %.0f ms waited, %.0f ms, %d attempts %+v %+v %s)", why, light.Run.ClientCPUs, light.Run.ClientCPUMs, light.Run.ClientWaitMs, light.Run.ElapsedMs, light.Run.Attempts, light.Run.Outcomes, light.Run.Errors, light.Run.URL)
+	}
+
+	lg := openBare(t, hs[1])
+	if _, err := lg.Run(ctx, host.Cmd{Label: "busy loops", Timeout: time.Minute,
+		Script: `for i in 1 2 3 4; do timeout 120 sh -c 'while :; do :; done' </dev/null >/dev/null 2>&1 & echo $! >> /tmp/busy.pids; done`}); err != nil {
+		t.Fatal(err)
+	}
+	flood := measure("flood", 20)
+	if _, err := lg.Run(ctx, host.Cmd{Label: "stop the busy loops", Timeout: time.Minute, Script: `kill $(cat /tmp/busy.pids) && rm /tmp/busy.pids`}); err != nil {
+		t.Fatal(err)
+	}
+	why, _ := results.BenchLimit(flood, mi)
+	own := 100 * flood.Run.ClientCPUMs / (flood.Run.ElapsedMs * float64(flood.Run.ClientCPUs))
+	t.Logf("starved: own CPU %.0f%%, waited %.0f ms of %.0f ms: %q", own, flood.Run.ClientWaitMs, flood.Run.ElapsedMs, why)
+	if !strings.HasPrefix(why, "the load generator was the bottleneck") {
+		t.Errorf("a load generator sharing its CPU with four busy loops is not marked: %q", why)
+	}
+	if own >= results.MaxLoadPct {
+		t.Errorf("its own CPU (%.0f%%) marked it, not its waits: the test does not show starvation", own)
+	}
+
+	db := measure("db", 4)
+	dbWhy, failures := results.BenchLimit(db, mi)
+	if !failures || !strings.Contains(dbWhy, "of requests failed (HTTP 5xx)") {
+		t.Errorf("a point whose database stopped: %q (failures %v); outcomes %+v", dbWhy, failures, db.Run.Outcomes)
+	}
+
+	m := &results.Manifest{Columns: sp.Columns, Scenarios: sp.Scenarios, Machine: mi, Claims: []results.Claim{
+		{ID: "flood-rate", Scenario: "flood", Visitors: 20, Metric: "rps", Unit: "req/s", Columns: []string{"go"}, AtLeast: &results.Figure{Text: "1 req/s", Value: 1}},
+		{ID: "db-rate", Scenario: "db", Visitors: 4, Metric: "rps", Unit: "req/s", Columns: []string{"go"}, AtLeast: &results.Figure{Text: "1 req/s", Value: 1}},
+		{ID: "db-errors", Scenario: "db", Visitors: 4, Metric: "error_pct", Unit: "%", Columns: []string{"go"}, AtMost: &results.Figure{Text: "0 %", Value: 0}},
+	}}
+	got := results.EvaluateClaims(m, []results.Record{light, flood, db})
+	for i, want := range []string{results.NotMeasured + ": a Go server at flood c=20: " + why, results.NotMeasured + ": a Go server at db c=4: " + dbWhy, results.Differs} {
+		v := got[i].Verdict
+		if v == results.NotMeasured {
+			v += ": " + got[i].How
+		}
+		if v != want {
+			t.Errorf("claim %s: %q, want %q", got[i].ID, v, want)
+		}
+	}
+	if t.Failed() {
+		t.Logf("log:\n%s", log.String())
+	}
+}
