@@ -319,6 +319,28 @@ claim "memory-150" {
   }
 }
 
+# The sampler's most PHP processes at once, over the window: CGI starts
+# one per visitor; PHP-FPM keeps its pool (8 workers and its master).
+claim "php-processes-150" {
+  source    = "the cPanel vs corehttpd post"
+  quote     = "With 150 visitors, Apache ran 150 php-cgi processes at once … corehttpd served the same 150 visitors in 381 MB, sending them through PHP-FPM’s eight workers"
+  scenario  = "page"
+  visitors  = 150
+  metric    = "php_procs_peak"
+  columns   = ["cpanel-apache"]
+  published = { cpanel-apache = "150 processes", corehttpd = "8 processes" }
+  order     = "corehttpd < cpanel-apache"
+  at_least  = "75 processes"
+  contradiction "Apache ran 20 php-cgi processes at once" {
+    metric   = "php_procs_peak"
+    measured = { cpanel-apache = "20 processes" }
+  }
+  contradiction "PHP-FPM ran as many processes as CGI" {
+    metric   = "php_procs_peak"
+    measured = { corehttpd = "150 processes" }
+  }
+}
+
 claim "page-150-answered" {
   source   = "the cPanel vs corehttpd post"
   quote    = "corehttpd served the same 150 visitors in 381 MB, sending them through PHP-FPM’s eight workers; the rest waited in line, and every one of them got a page."

@@ -59,6 +59,15 @@ var (
 		}
 		return rec.Server.CPUMsPerRequest, true
 	}
+	// PHPProcsPeak is the most PHP processes the sampler saw at once in
+	// the window ("Apache ran 150 php-cgi processes at once").
+	PHPProcsPeak = func(rec Record) (float64, bool) {
+		if rec.Server == nil {
+			return 0, false
+		}
+		g, ok := rec.Server.Groups["php"]
+		return float64(g.ProcsPeak), ok
+	}
 	PSSMB = func(rec Record) (float64, bool) {
 		if rec.PSSKB == 0 {
 			return 0, false

@@ -63,6 +63,7 @@ var Metrics = join(
 		{Name: "db_cpu_ms", Unit: "ms", Value: DBCPU},
 		{Name: "machine_cpu_ms", Unit: "ms", Value: MachineCPU, Whole: true},
 		{Name: "pss_mb", Unit: "MB", Value: PSSMB},
+		{Name: "php_procs_peak", Unit: "processes", Value: PHPProcsPeak},
 		{Name: "wire_bytes", Unit: "B", Value: WireBytes},
 		{Name: "error_pct", Unit: "%", Value: ErrPct, Failures: true},
 	}),

@@ -330,6 +330,9 @@ type GroupUse struct {
 	CPUPct    float64 `json:"cpu_pct"` // of all CPUs
 	PSSIdleKB int64   `json:"pss_first_kb"`
 	PSSPeakKB int64   `json:"pss_peak_kb"`
+	// ProcsPeak is the most members the group had at one sample in the
+	// window ("150 php-cgi processes at once").
+	ProcsPeak int `json:"procs_peak,omitempty"`
 }
 
 // Report is what `wptest bench -o json` prints: one scenario's results.

@@ -259,6 +259,22 @@ func TestZombieMemberDoesNotWithholdGroupPSS(t *testing.T) {
 	}
 }
 
+// A group's peak is the most members one sample saw in the window: the
+// samples' counts, not their exits or anything outside the window.
+func TestSummarizeProcsPeak(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	mk := func(sec, procs int) Sample {
+		return Sample{Unix: float64(t0.Unix() + int64(sec)), Groups: map[string]Usage{"php": {Procs: procs, Exits: int64(sec * 100)}}}
+	}
+	srv, err := Summarize([]Sample{mk(0, 200), mk(1, 8), mk(2, 150), mk(3, 9), mk(4, 300)}, t0.Add(time.Second), t0.Add(3*time.Second), 10, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.Groups["php"].ProcsPeak; got != 150 {
+		t.Fatalf("php processes at once: %d, want 150 (the window's samples only)", got)
+	}
+}
+
 // Worker usage needs a status reading in the window: none (the page failed
 // throughout) is no usage at all, not 0% of MaxRequestWorkers.
 func TestSummarizeWorkersOnlyFromReadings(t *testing.T) {

@@ -61,6 +61,7 @@ func Summarize(ss []Sample, from, to time.Time, ok int64, maxWorkers int) (*resu
 				u.PSSIdleKB = s.Groups[g].PSSKB
 			}
 			u.PSSPeakKB = max(u.PSSPeakKB, s.Groups[g].PSSKB)
+			u.ProcsPeak = max(u.ProcsPeak, s.Groups[g].Procs)
 		}
 		srv.Groups[g] = u
 	}
