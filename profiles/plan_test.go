@@ -103,6 +103,12 @@ func planArchive(t *testing.T, name, platform string, rep *provision.Report) *tx
 		fmt.Fprintf(&plan, "teardown: %s\n", c)
 	}
 	fmt.Fprintf(&plan, "server: %s\n", jsonText(t, rep.Server))
+	for _, w := range rep.Watch {
+		fmt.Fprintf(&plan, "watch: %s\n", jsonText(t, w))
+	}
+	for _, w := range rep.Written {
+		fmt.Fprintf(&plan, "written: %s\n", jsonText(t, w))
+	}
 	a.Files = append([]txtar.File{{Name: "plan", Data: []byte(plan.String())}}, files...)
 	return a
 }

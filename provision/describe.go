@@ -100,7 +100,7 @@ type groupBlock struct {
 }
 
 // decodeDescriptions reads the site block (at most one) and the
-// process_group blocks of one rendered platform.
+// process_group and watch blocks of one rendered platform.
 func decodeDescriptions(r *Rendered, blocks hcl.Blocks, ctx *hcl.EvalContext) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	var siteAt, refreshAt, madeAt *hcl.Range
@@ -108,6 +108,7 @@ func decodeDescriptions(r *Rendered, blocks hcl.Blocks, ctx *hcl.EvalContext) hc
 	var made []SiteFiles
 	seen := map[string]hcl.Range{}
 	seenMade := map[string]hcl.Range{}
+	seenWatch := map[string]hcl.Range{}
 	for _, b := range blocks {
 		switch b.Type {
 		case "site":
@@ -143,6 +144,12 @@ func decodeDescriptions(r *Rendered, blocks hcl.Blocks, ctx *hcl.EvalContext) hc
 			made = append(made, sf)
 			if madeAt == nil {
 				madeAt = b.DefRange.Ptr()
+			}
+		case "watch":
+			w, ok, d := decodeWatch(b, ctx, seenWatch)
+			diags = append(diags, d...)
+			if ok {
+				r.Watch = append(r.Watch, w)
 			}
 		case "process_group":
 			g, ok, d := decodeProcessGroup(b, ctx, seen)

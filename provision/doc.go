@@ -392,6 +392,20 @@
 // the entries as the owner too: a link the owner planted leads only where
 // the owner could reach anyway.
 //
+//	watch "php-cgi" {                  # any number: files and directories that
+//	  paths = ["/etc/php/8.4/cgi/php.ini", "/etc/php/8.4/cgi/conf.d"]  # shape the
+//	  when  = ...                      # server's performance but that the
+//	}                                  # profile does not write (absolute paths)
+//
+// After every apply, the host keeps a drift record (hostmanifest.DriftPath,
+// root's): the SHA-256 of every file the profile's file ops write and of
+// every watched file (a watched directory: each entry in it, one level), a
+// copy of each that is at most 1 MiB (none of a file whose content came
+// from a sensitive value), and whether the site's database login worked.
+// `wptest status` and every group of a run's points compare the live host
+// with it and name each change ("/etc/php/8.4/cgi/php.ini (php-cgi) changed
+// since up: memory_limit = 128M → 256M").
+//
 //	server {                           # at most one: the web server the profile runs
 //	  services     = ["apache"]        # labels of its own service blocks (state
 //	                                   # "running"): restarted for the kit's startup

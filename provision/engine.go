@@ -50,6 +50,10 @@ type Report struct {
 	// Retired are the services of earlier profiles this apply made sure
 	// are stopped (Rendered.Retire).
 	Retired []Service `json:"retired_services,omitempty"`
+	// Written and Watch are what the host manifest's drift record keeps:
+	// the files the profile's ops write, and those its watch blocks name.
+	Written []Written `json:"written,omitempty"`
+	Watch   []Watch   `json:"watch,omitempty"`
 	Changes int       `json:"changes"`
 	Error   string    `json:"error,omitempty"`
 	ops     map[string]*OpReport
@@ -112,7 +116,8 @@ type FactReport struct {
 func (r *Rendered) report(mode, hostName string) *Report {
 	rep := &Report{Mode: mode, Profile: r.Profile.Name, Hash: r.Profile.Hash, Platform: r.Platform, Host: hostName,
 		Deviations: r.redactAll(r.Deviations), Blocked: r.redactAll(r.Blocked), ops: map[string]*OpReport{},
-		Site: r.Site, Groups: r.Groups, Teardown: r.Teardown, Server: r.Server, Retired: r.retired}
+		Site: r.Site, Groups: r.Groups, Teardown: r.Teardown, Server: r.Server, Retired: r.retired,
+		Written: r.Written(), Watch: r.Watch}
 	for _, f := range r.Facts {
 		if f.ExpectRegex != "" {
 			rep.DeviationRules = append(rep.DeviationRules, f.shown(r.redact))
@@ -655,6 +660,9 @@ func (rep *Report) writeServer(p printer) {
 	}
 	for _, c := range rep.Teardown {
 		p("teardown (wptest down, on a machine that stays): %s\n", c)
+	}
+	for _, w := range rep.Watch {
+		p("watch %s (drift since the apply): %s\n", w.Name, strings.Join(w.Paths, " "))
 	}
 	sv := rep.Server
 	if sv == nil {

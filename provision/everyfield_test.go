@@ -81,6 +81,7 @@ var efBlocks = map[string]efBlock{
 	"teardown":      {body: refreshBlock{}, base: map[string]string{"run": `"true"`}, recorded: true},
 	"site_files":    {body: siteFilesBlock{}, base: map[string]string{"list": `"true"`, "remove": `"true"`}, needs: efSite, recorded: true},
 	"process_group": {body: groupBlock{}, base: map[string]string{"exe": `["x"]`}, recorded: true},
+	"watch":         {body: watchBlock{}, base: map[string]string{"paths": `["/etc/x.ini"]`}, recorded: true},
 	"server": {body: serverBlock{}, base: map[string]string{"services": `["web"]`},
 		needs: "service \"web\" {\n  name = \"web\"\n}\nfact \"f\" {\n  run = \"true\"\n}\n", recorded: true},
 }
@@ -229,7 +230,7 @@ func efCases(t *testing.T) []efCase {
 		switch {
 		case opKinds[kind]:
 			common = schemaAttrs(commonSchema)
-		case kind == "check" || kind == "fact" || kind == "site_refresh" || kind == "teardown" || kind == "site_files" || kind == "process_group":
+		case kind == "check" || kind == "fact" || kind == "site_refresh" || kind == "teardown" || kind == "site_files" || kind == "process_group" || kind == "watch":
 			common = schemaAttrs(whenSchema)
 		}
 		for _, a := range common {

@@ -148,6 +148,7 @@ var rootSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
 	{Type: "teardown", LabelNames: []string{"name"}},
 	{Type: "site_files", LabelNames: []string{"name"}},
 	{Type: "server"},
+	{Type: "watch", LabelNames: []string{"name"}},
 }}
 
 // rootSchemaDyn is rootSchema plus the dynamic meta-block, for the first,

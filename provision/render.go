@@ -44,6 +44,9 @@ type Rendered struct {
 	// Server is what the profile declares about its web server (server
 	// block); nil when it has none.
 	Server *Server
+	// Watch are the profile's watch blocks: what shapes the server's
+	// performance without being written by it (the drift record's).
+	Watch []Watch
 
 	serverOps []*ServiceOp
 	retired   []Service

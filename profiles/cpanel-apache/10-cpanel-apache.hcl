@@ -64,6 +64,7 @@ platform "debian-12" {
     log_dir      = "/var/log/apache2"
     php_cgi      = "/usr/bin/php-cgi${var.php_version}"
     php_scan_dir = "/etc/php/${var.php_version}/cgi/conf.d" # php-cgi's own ini files
+    php_cgi_ini  = "/etc/php/${var.php_version}/cgi/php.ini"
     apxs         = "/usr/bin/apxs"
   }
   services = {
@@ -95,6 +96,7 @@ platform "debian-13" {
     log_dir      = "/var/log/apache2"
     php_cgi      = "/usr/bin/php-cgi${var.php_version}"
     php_scan_dir = "/etc/php/${var.php_version}/cgi/conf.d" # php-cgi's own ini files
+    php_cgi_ini  = "/etc/php/${var.php_version}/cgi/php.ini"
     apxs         = "/usr/bin/apxs"
   }
   services = {
@@ -126,6 +128,7 @@ platform "almalinux-9" {
     log_dir      = "/var/log/httpd"
     php_cgi      = "/usr/bin/php-cgi"
     php_scan_dir = "/etc/php.d" # every SAPI's ini files, OPcache's too
+    php_cgi_ini  = "/etc/php.ini"
     apxs         = "/usr/bin/apxs"
   }
   services = {

@@ -115,6 +115,13 @@ server {
   }
 }
 
+# What shapes php-cgi without being written here: its php.ini, the ini
+# directory it is linked from and the one it reads (a hand edit to any is
+# drift: `wptest status` names it, a run refuses to measure it).
+watch "php-cgi" {
+  paths = [platform.paths.php_cgi_ini, platform.paths.php_scan_dir, local.cgi_ini_dir]
+}
+
 fact "apache_mpm" {
   run = "${platform.values.apachectl} -V 2>/dev/null | sed -n 's/^Server MPM: *//p'"
 }

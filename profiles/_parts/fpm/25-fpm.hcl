@@ -12,6 +12,8 @@ platform "debian-12" {
     fpm_pool_dir    = "/etc/php/${var.php_version}/fpm/pool.d"
     fpm_socket      = "/run/php/php-fpm-wptest.sock"
     fpm_opcache_ini = "/etc/php/${var.php_version}/fpm/conf.d/99-wptest-opcache.ini"
+    fpm_ini         = "/etc/php/${var.php_version}/fpm/php.ini"
+    fpm_scan_dir    = "/etc/php/${var.php_version}/fpm/conf.d"
   }
   services = {
     php_fpm = "php${var.php_version}-fpm"
@@ -27,6 +29,8 @@ platform "debian-13" {
     fpm_pool_dir    = "/etc/php/${var.php_version}/fpm/pool.d"
     fpm_socket      = "/run/php/php-fpm-wptest.sock"
     fpm_opcache_ini = "/etc/php/${var.php_version}/fpm/conf.d/99-wptest-opcache.ini"
+    fpm_ini         = "/etc/php/${var.php_version}/fpm/php.ini"
+    fpm_scan_dir    = "/etc/php/${var.php_version}/fpm/conf.d"
   }
   services = {
     php_fpm = "php${var.php_version}-fpm"
@@ -42,6 +46,8 @@ platform "almalinux-9" {
     fpm_pool_dir    = "/etc/php-fpm.d"
     fpm_socket      = "/run/php-fpm/php-fpm-wptest.sock"
     fpm_opcache_ini = "/etc/php.d/99-wptest-opcache.ini"
+    fpm_ini         = "/etc/php.ini"
+    fpm_scan_dir    = "/etc/php.d"
   }
   services = {
     php_fpm = "php-fpm"
@@ -56,6 +62,13 @@ variable "fpm_max_children" {
     condition     = var.fpm_max_children >= 1 && var.fpm_max_children <= 512
     error_message = "fpm_max_children must be between 1 and 512."
   }
+}
+
+# What shapes the pool without being written here: every pool in the
+# pool directory (a hand-edited pm.max_children is drift), PHP-FPM's
+# php.ini and the ini files it reads.
+watch "PHP-FPM" {
+  paths = [platform.paths.fpm_pool_dir, platform.paths.fpm_ini, platform.paths.fpm_scan_dir]
 }
 
 package "php_fpm" {

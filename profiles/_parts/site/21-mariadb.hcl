@@ -24,7 +24,8 @@ platform "debian-12" {
     mariadb = "mariadb-server"
   }
   paths = {
-    mariadb_conf = "/etc/mysql/mariadb.conf.d/99-wptest.cnf"
+    mariadb_conf     = "/etc/mysql/mariadb.conf.d/99-wptest.cnf"
+    mariadb_conf_dir = "/etc/mysql/mariadb.conf.d"
   }
   services = {
     mariadb = "mariadb"
@@ -36,7 +37,8 @@ platform "debian-13" {
     mariadb = "mariadb-server"
   }
   paths = {
-    mariadb_conf = "/etc/mysql/mariadb.conf.d/99-wptest.cnf"
+    mariadb_conf     = "/etc/mysql/mariadb.conf.d/99-wptest.cnf"
+    mariadb_conf_dir = "/etc/mysql/mariadb.conf.d"
   }
   services = {
     mariadb = "mariadb"
@@ -48,7 +50,8 @@ platform "almalinux-9" {
     mariadb = "mariadb-server"
   }
   paths = {
-    mariadb_conf = "/etc/my.cnf.d/99-wptest.cnf"
+    mariadb_conf     = "/etc/my.cnf.d/99-wptest.cnf"
+    mariadb_conf_dir = "/etc/my.cnf.d"
   }
   services = {
     mariadb = "mariadb"
@@ -63,6 +66,12 @@ package "mariadb" {
 # MariaDB listens on every interface unless told (Debian's own config says
 # 127.0.0.1 too), and a benchmark server has nothing open to strangers.
 # DB_HOST is 127.0.0.1 (TCP: PHP-FPM under SELinux connects so).
+# MariaDB's configuration directory: a hand edit there (a buffer pool, a
+# query cache) is drift.
+watch "MariaDB" {
+  paths = [platform.paths.mariadb_conf_dir]
+}
+
 file "mariadb_conf" {
   path    = platform.paths.mariadb_conf
   content = "# Written by wptest: the site's database on this host only.\n[mysqld]\nbind-address = 127.0.0.1\n"

@@ -1,0 +1,86 @@
+package provision
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"sort"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// Watch is one watch block: files and directories that shape how the
+// server performs though the profile does not write them (php-cgi's
+// php.ini, the ini directories PHP reads, the FPM pool directory,
+// MariaDB's configuration). The host manifest's drift record keeps their
+// hashes and copies after every apply; `wptest status` and every group of
+// a run name what changed since.
+type Watch struct {
+	// Name is the block's label, in the words a user knows ("php-cgi").
+	Name  string   `json:"name"`
+	Paths []string `json:"paths"`
+}
+
+// Written is one file the profile's file ops write: recorded with the
+// watched paths, so a hand edit to it is drift until the next apply.
+type Written struct {
+	Path string `json:"path"`
+	Op   string `json:"op"`
+	// Sensitive: its content came from a sensitive value: its hash and
+	// lines are never shown, and no copy of it is kept.
+	Sensitive bool `json:"sensitive,omitempty"`
+}
+
+type watchBlock struct {
+	Paths      []string  `hcl:"paths"`
+	PathsRange hcl.Range `hcl:"paths,attr_value_range"`
+}
+
+// decodeWatch reads one watch block; ok is false when it has errors or its
+// when is false. seen holds the labels declared so far.
+func decodeWatch(b *hcl.Block, ctx *hcl.EvalContext, seen map[string]hcl.Range) (Watch, bool, hcl.Diagnostics) {
+	name := b.Labels[0]
+	if name == "" || len(name) > 64 {
+		return Watch{}, false, hcl.Diagnostics{errDiag("Invalid watch name", fmt.Sprintf("%q: a short name users know (\"php-cgi\", \"MariaDB\"), 1 to 64 characters.", name), b.LabelRanges[0].Ptr())}
+	}
+	if prev, dup := seen[name]; dup {
+		return Watch{}, false, hcl.Diagnostics{errDiag("Duplicate watch", fmt.Sprintf("watch %q was already declared at %s.", name, prev), b.DefRange.Ptr())}
+	}
+	seen[name] = b.DefRange
+	when, rest, diags := decodeWhen(b, ctx)
+	if diags.HasErrors() || !when {
+		return Watch{}, false, diags
+	}
+	var wb watchBlock
+	d := append(decodeBody(rest, ctx, &wb), refuseRecorded(b)...)
+	diags = append(diags, d...)
+	if d.HasErrors() {
+		return Watch{}, false, diags
+	}
+	if len(wb.Paths) == 0 {
+		return Watch{}, false, append(diags, errDiag("Empty watch", "paths must name at least one file or directory.", wb.PathsRange.Ptr()))
+	}
+	w := Watch{Name: name}
+	for _, p := range wb.Paths {
+		if d := absPath(p, wb.PathsRange); d.HasErrors() {
+			return Watch{}, false, append(diags, d...)
+		}
+		if c := path.Clean(p); !slices.Contains(w.Paths, c) {
+			w.Paths = append(w.Paths, c)
+		}
+	}
+	return w, true, diags
+}
+
+// Written are the files the profile's file ops write, by path; not one
+// whose path came from a sensitive value (the record would keep it).
+func (r *Rendered) Written() []Written {
+	var out []Written
+	for _, op := range r.Ops {
+		if f, ok := op.(*FileOp); ok && !f.marks.marked("path") {
+			out = append(out, Written{Path: f.Path, Op: f.id, Sensitive: f.marks.marked("content")})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
