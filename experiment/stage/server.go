@@ -132,7 +132,8 @@ func (s Apply) Run(ctx context.Context, st *State) error {
 func (Apply) Cleanup(context.Context, *State) error { return nil }
 
 // HostManifest writes the host manifest of the applied profile, naming the
-// profile it replaced, with the record of what it wrote and made in its site.
+// profile it replaced, with the record of what it wrote and made in its
+// site and the drift record (what it wrote and watches, as it left them).
 type HostManifest struct{ Tool string }
 
 func (s HostManifest) Run(ctx context.Context, st *State) error {
@@ -142,6 +143,9 @@ func (s HostManifest) Run(ctx context.Context, st *State) error {
 	}
 	m := hostmanifest.FromReport(st.Report, s.Tool, previous)
 	if err := RecordSiteFiles(ctx, st.Host, m); err != nil {
+		return exitcode.With(exitcode.Provision, err)
+	}
+	if err := hostmanifest.RecordDrift(ctx, st.Host, m); err != nil {
 		return exitcode.With(exitcode.Provision, err)
 	}
 	if err := hostmanifest.Write(ctx, st.Host, m); err != nil {

@@ -80,6 +80,13 @@ type Manifest struct {
 	// its site (Site.Files, Site.Made), as listed after the last apply or
 	// seed; nil: the profile declares no site.
 	SiteFiles *SiteFiles `json:"site_files,omitempty"`
+	// Written and Watch are what the drift record keeps: the files the
+	// profile's file ops write and the paths its watch blocks name.
+	Written []provision.Written `json:"written,omitempty"`
+	Watch   []provision.Watch   `json:"watch,omitempty"`
+	// Drift binds the drift record (DriftPath) of the last apply; nil:
+	// none kept.
+	Drift *DriftRef `json:"drift,omitempty"`
 }
 
 // SiteFiles names the record at Path, its SHA-256 and how many entries it
@@ -119,6 +126,8 @@ func FromReport(rep *provision.Report, tool, previous string) *Manifest {
 		Teardown:   rep.Teardown,
 		Server:     rep.Server,
 		Retired:    rep.Retired,
+		Written:    rep.Written,
+		Watch:      rep.Watch,
 	}
 	if previous != rep.Profile {
 		m.Previous = previous

@@ -1,0 +1,263 @@
+package hostmanifest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wptest/wptest/host"
+)
+
+// What the drift record keeps of the host: every file the live profile's
+// file ops wrote, every path its watch blocks name (a directory: each
+// entry in it, one level deep), and whether the site's database login
+// works. Root scans; where a user besides root holds a directory on the
+// way to a path (the site user's docroot), the path is stat'ed, hashed and
+// read as that user (setpriv), never through a link: a link the user
+// planted leads only where the user could read anyway, and a link at the
+// path itself is recorded as a link, not followed. Files are hashed up to
+// MaxHash bytes and copied into root's DriftDir up to MaxCopy.
+
+// DriftDir is the root-only directory (0700) holding the drift record and
+// the copies of what it recorded, beside the host manifest.
+const DriftDir = "/var/lib/wptest/drift"
+
+// DriftPath is the drift record.
+const DriftPath = DriftDir + "/record.json"
+
+// MaxCopy is the largest file the record keeps a copy of (its lines are
+// what `wptest status` shows changed); MaxHash the largest it hashes (a
+// larger one is recorded by its size).
+const (
+	MaxCopy    = 1 << 20
+	MaxHash    = 64 << 20
+	maxEntries = 2000
+)
+
+// Entry kinds.
+const (
+	KindFile   = "file"
+	KindDir    = "dir"
+	KindLink   = "link"
+	KindAbsent = "absent"
+	KindOther  = "other"  // a FIFO, a device, a socket: Detail says which
+	KindUnsafe = "unsafe" // not read: Detail says why
+)
+
+// scanScript prints one record per path and per entry of a watched
+// directory, each of five NUL-ended fields: kind (F file, D directory, L
+// link, A absent, O other, U unsafe, B database login), path, detail (a
+// file's SHA-256 or "-" when larger than max_hash, a link's target, an
+// other's type, why it is unsafe, the login's error or "ok"), size, holder.
+// $mode "record" keeps a copy of each file of at most max_copy bytes not
+// marked sensitive in $dir/files.new, named by its SHA-256 (the hash is the
+// copy's), and swaps it in for $dir/files at the end.
+const scanScript = `set -u
+umask 077
+out() { printf '%s\0' "$@"; }
+as_h() { if [ "$_h" = root ]; then "$@"; else (cd / && exec setpriv --reuid="$_h" --regid="$(id -g -- "$_h")" --init-groups -- "$@"); fi; }
+rd() { as_h dd if="$1" iflag=nofollow,nonblock,count_bytes count="$2" bs=65536 status=none; }
+one() { # $1 path, $2 sensitive (1) or not (0), $3 recurse into a directory (1)
+	t=$(as_h stat -c %F -- "$1" 2>/dev/null) || { out A "$1" "" "" "$_h"; return; }
+	case $t in
+	"symbolic link") out L "$1" "$(as_h readlink -- "$1")" "" "$_h" ;;
+	directory)
+		if [ "$3" = 1 ] && [ "$_h" != root ]; then out U "$1" "a directory $_h holds: its entries are not listed" "" "$_h"; return; fi
+		out D "$1" "" "" "$_h"
+		[ "$3" = 1 ] || return 0
+		n=0
+		for c in "$1"/* "$1"/.[!.]* "$1"/..?*; do
+			[ -e "$c" ] || [ -L "$c" ] || continue
+			n=$((n + 1))
+			if [ $n -gt ` + "$max_entries" + ` ]; then out U "$1" "more than $max_entries entries: the rest not listed" "" "$_h"; break; fi
+			written "$c" || one "$c" 0 0
+		done ;;
+	"regular file"|"regular empty file") file "$1" "$2" ;;
+	*) out O "$1" "$t" "" "$_h" ;;
+	esac
+}
+file() {
+	sz=$(as_h stat -c %s -- "$1") || { out A "$1" "" "" "$_h"; return; }
+	if [ "$mode" = record ] && [ "$2" = 0 ] && [ "$sz" -le $max_copy ]; then
+		tmp="$dir/files.new/.tmp"
+		if rd "$1" $((max_copy + 1)) >"$tmp"; then
+			n=$(wc -c <"$tmp")
+			if [ "$n" -le $max_copy ]; then
+				s=$(sha256sum <"$tmp" | cut -c1-64)
+				mv -f -- "$tmp" "$dir/files.new/$s"
+				out F "$1" "$s" "$n" "$_h"
+				return
+			fi
+		fi
+		rm -f -- "$tmp"
+	fi
+	if [ "$sz" -gt $max_hash ]; then out F "$1" - "$sz" "$_h"; return; fi
+	s=$( (rd "$1" $((max_hash + 1)) || printf 'unreadable') | sha256sum | cut -c1-64)
+	out F "$1" "$s" "$sz" "$_h"
+}
+path() { # $1 path, $2 sensitive, $3 recurse
+	_h=$(wptest_holder "$1")
+	case $_h in "unsafe: "*) out U "$1" "${_h#unsafe: }" "" ""; return ;; esac
+	one "$1" "$2" "$3"
+}
+db() { # the site's database login, with the credentials the profile made
+	_h=$(wptest_holder "$1")
+	if [ "$_h" != root ] || [ -L "$1" ] || [ ! -f "$1" ]; then out B "$1" "no credentials file $1 (root's)" "" "$_h"; return; fi
+	r=$( (. "$1" && pw=$(printf '%s' "$DB_PASSWORD" | sed 's/[\\"]/\\&/g') &&
+		printf '[client]\nuser=%s\npassword="%s"\nhost=%s\n' "$DB_USER" "$pw" "$DB_HOST" |
+		mariadb --defaults-extra-file=/dev/stdin --connect-timeout=5 -e 'SELECT 1' "$DB_NAME" 2>&1 >/dev/null) 2>&1) &&
+		out B "$1" ok "" root || out B "$1" "$(printf '%s' "$r" | tr '\n\0' '  ' | cut -c1-300)" "" root
+}
+if [ "$mode" = record ]; then
+	mkdir -p -m 0700 "$dir" && chmod 0700 "$dir" && rm -rf -- "$dir/files.new" && mkdir -m 0700 "$dir/files.new" || exit 1
+fi
+`
+
+// scanItem is one path the scan reads.
+type scanItem struct {
+	path      string
+	sensitive bool
+	recurse   bool // a watched directory: its entries too
+}
+
+// scanItems are the paths of m's drift record, in order: written files,
+// then watched paths (a path both written and watched: as written).
+func scanItems(m *Manifest) []scanItem {
+	var items []scanItem
+	seen := map[string]bool{}
+	for _, w := range m.Written {
+		if !seen[w.Path] {
+			seen[w.Path] = true
+			items = append(items, scanItem{path: w.Path, sensitive: w.Sensitive})
+		}
+	}
+	for _, w := range m.Watch {
+		for _, p := range w.Paths {
+			if !seen[p] {
+				seen[p] = true
+				items = append(items, scanItem{path: p, recurse: true})
+			}
+		}
+	}
+	return items
+}
+
+// scan reads the live state of m's recorded paths on h (record: and keeps
+// copies, made the record's at commit).
+func scan(ctx context.Context, h host.Host, m *Manifest, record bool, dir string) ([]Entry, *DBLogin, error) {
+	var b strings.Builder
+	mode := "scan"
+	if record {
+		mode = "record"
+	}
+	fmt.Fprintf(&b, "mode=%s dir=%s max_copy=%d max_hash=%d max_entries=%d\n", mode, host.Quote(dir), MaxCopy, MaxHash, maxEntries)
+	b.WriteString(host.HolderPrelude())
+	b.WriteString(scanScript)
+	// A written file in a watched directory is scanned as written (its
+	// content may be secret: no copy), not again as the directory's entry.
+	b.WriteString("written() { case $1 in")
+	for _, w := range m.Written {
+		b.WriteString(" " + host.Quote(w.Path) + ")")
+		b.WriteString(" return 0 ;;")
+	}
+	b.WriteString(" esac; return 1; }\n")
+	for _, it := range scanItems(m) {
+		fmt.Fprintf(&b, "path %s %d %d\n", host.Quote(it.path), b2i(it.sensitive), b2i(it.recurse))
+	}
+	if m.Site != nil && m.Site.Database != "" {
+		fmt.Fprintf(&b, "db %s\n", host.Quote(m.Site.Database))
+	}
+	if record {
+		b.WriteString(`rm -rf -- "$dir/files.old"; if [ -d "$dir/files" ]; then mv -- "$dir/files" "$dir/files.old"; fi; mv -- "$dir/files.new" "$dir/files" && rm -rf -- "$dir/files.old"` + "\n")
+	}
+	// Its output holds hashes of files whose content may be secret.
+	res, err := h.Run(ctx, host.Cmd{Script: b.String(), Label: "drift " + mode, Timeout: 10 * time.Minute, SecretStdout: true})
+	if err != nil {
+		return nil, nil, fmt.Errorf("drift %s on %s: %w", mode, h.Name(), err)
+	}
+	return parseScan(res.Stdout, m)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// parseScan reads scanScript's records into entries, labelled by what m
+// says of each path.
+func parseScan(out []byte, m *Manifest) ([]Entry, *DBLogin, error) {
+	f := bytes.Split(out, []byte{0})
+	if len(f) == 0 || len(f[len(f)-1]) != 0 || (len(f)-1)%5 != 0 {
+		return nil, nil, fmt.Errorf("drift scan: unexpected output (%d fields)", len(f)-1)
+	}
+	written, watched := labels(m)
+	var entries []Entry
+	var db *DBLogin
+	for i := 0; i+5 <= len(f)-1; i += 5 {
+		kind, p, detail, size, holder := string(f[i]), string(f[i+1]), string(f[i+2]), string(f[i+3]), string(f[i+4])
+		if kind == "B" {
+			db = &DBLogin{Credentials: p, OK: detail == "ok"}
+			if !db.OK {
+				db.Error = detail
+			}
+			continue
+		}
+		e := Entry{Path: p, Holder: holder}
+		if w, ok := written[p]; ok {
+			e.Sensitive = w
+		} else if n, ok := watched[p]; ok {
+			e.Watch = n
+		} else if d := path.Dir(p); watched[d] != "" {
+			e.Watch, e.In = watched[d], d
+		}
+		switch kind {
+		case "F":
+			e.Kind = KindFile
+			e.SHA256 = detail
+			n, err := strconv.ParseInt(size, 10, 64)
+			if err != nil {
+				return nil, nil, fmt.Errorf("drift scan: size %q of %s", size, p)
+			}
+			e.Size = n
+		case "D":
+			e.Kind = KindDir
+		case "L":
+			e.Kind, e.Target = KindLink, detail
+		case "A":
+			e.Kind = KindAbsent
+		case "O":
+			e.Kind, e.Detail = KindOther, detail
+		case "U":
+			e.Kind, e.Detail = KindUnsafe, detail
+		default:
+			return nil, nil, fmt.Errorf("drift scan: unknown kind %q", kind)
+		}
+		entries = append(entries, e)
+	}
+	sort.SliceStable(entries, func(i, j int) bool { return entries[i].Path < entries[j].Path })
+	return entries, db, nil
+}
+
+// labels: the written paths (sensitive or not) and the watched paths by
+// their watch block's name.
+func labels(m *Manifest) (map[string]bool, map[string]string) {
+	written, watched := map[string]bool{}, map[string]string{}
+	for _, w := range m.Written {
+		written[w.Path] = w.Sensitive
+	}
+	for _, w := range m.Watch {
+		for _, p := range w.Paths {
+			if _, ok := watched[p]; !ok {
+				watched[p] = w.Name
+			}
+		}
+	}
+	return written, watched
+}

@@ -1,0 +1,119 @@
+package hostmanifest
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wptest/wptest/host"
+	"github.com/wptest/wptest/internal/testenv"
+	"github.com/wptest/wptest/provision"
+)
+
+// The scan on a real shell, as root: it records, keeps copies in its own
+// directory, and the next scan names each hand edit with its lines. A
+// user's directory is read as that user: a link planted there (at the
+// path, or a directory on the way) is never followed by root, and a huge
+// file is hashed up to its bound and never copied.
+func TestDriftScanLocal(t *testing.T) {
+	testenv.NeedRoot(t)
+	testenv.NeedBinary(t, "setpriv")
+	ctx := context.Background()
+	base := t.TempDir()
+	must(t, os.Chmod(base, 0o755))
+	must(t, os.Chmod(filepath.Dir(base), 0o755)) // t.TempDir makes it 0700
+	etc, site, secret, dir := filepath.Join(base, "etc"), filepath.Join(base, "site"), filepath.Join(base, "secret"), filepath.Join(base, "drift")
+	confd := filepath.Join(etc, "conf.d")
+	for _, d := range []string{etc, confd, site, secret} {
+		must(t, os.MkdirAll(d, 0o755))
+	}
+	must(t, os.Chmod(secret, 0o700))
+	write(t, filepath.Join(secret, "shadow"), "root:topsecret\n")
+	write(t, filepath.Join(etc, "httpd.conf"), "ServerLimit 150\nMaxRequestWorkers 150\n")
+	write(t, filepath.Join(etc, "php.ini"), "[PHP]\nmemory_limit = 128M\n")
+	write(t, filepath.Join(confd, "20-mysqli.ini"), "extension=mysqli\n")
+	write(t, filepath.Join(site, "probe.css"), "body{}\n")
+	must(t, os.MkdirAll(filepath.Join(site, "sub"), 0o755))
+	write(t, filepath.Join(site, "sub", "x.php"), "<?php\n")
+	write(t, filepath.Join(etc, "huge.bin"), "")
+	must(t, os.Truncate(filepath.Join(etc, "huge.bin"), MaxHash+1))
+	// The site's files and directories are nobody's (uid 65534), as the
+	// site user's docroot is.
+	for _, p := range []string{site, filepath.Join(site, "probe.css"), filepath.Join(site, "sub"), filepath.Join(site, "sub", "x.php")} {
+		must(t, os.Lchown(p, 65534, 65534))
+	}
+
+	m := &Manifest{
+		Written: []provision.Written{{Path: filepath.Join(etc, "httpd.conf"), Op: "file.httpd_conf"}, {Path: filepath.Join(site, "probe.css"), Op: "file.probe"},
+			{Path: filepath.Join(site, "sub", "x.php"), Op: "file.x"}, {Path: filepath.Join(etc, "huge.bin"), Op: "file.huge"}},
+		Watch: []provision.Watch{{Name: "php-cgi", Paths: []string{filepath.Join(etc, "php.ini"), confd}}},
+	}
+	h := host.NewLocal(io.Discard)
+	must(t, recordDrift(ctx, h, m, dir))
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("drift dir: %v %v, want 0700", fi.Mode(), err)
+	}
+	drifts, err := checkDrift(ctx, h, m, dir)
+	must(t, err)
+	if len(drifts) != 0 {
+		t.Fatalf("right after the record: %v", drifts)
+	}
+	rec, err := readRecord(ctx, h, m, dir)
+	must(t, err)
+	if e := entryOf(rec, filepath.Join(etc, "huge.bin")); e == nil || e.SHA256 != "-" || e.Copied {
+		t.Errorf("huge file recorded as %+v, want its size only", e)
+	}
+
+	// The edits: by root in root's files, by the site user in theirs.
+	write(t, filepath.Join(etc, "httpd.conf"), "ServerLimit 150\nMaxRequestWorkers 400\n")
+	write(t, filepath.Join(etc, "php.ini"), "[PHP]\nmemory_limit = 256M\n")
+	write(t, filepath.Join(confd, "10-opcache.ini"), "zend_extension=opcache\n")
+	must(t, os.Remove(filepath.Join(site, "probe.css")))
+	must(t, os.Symlink(filepath.Join(secret, "shadow"), filepath.Join(site, "probe.css")))
+	must(t, os.Lchown(filepath.Join(site, "probe.css"), 65534, 65534))
+	must(t, os.RemoveAll(filepath.Join(site, "sub")))
+	must(t, os.Symlink(secret, filepath.Join(site, "sub")))
+	must(t, os.Lchown(filepath.Join(site, "sub"), 65534, 65534))
+	write(t, filepath.Join(secret, "x.php"), "root's own\n")
+
+	drifts, err = checkDrift(ctx, h, m, dir)
+	must(t, err)
+	var got []string
+	for _, d := range drifts {
+		got = append(got, strings.ReplaceAll(d.String(), base, "B"))
+	}
+	want := []string{
+		"a file was added to B/etc/conf.d (php-cgi): 10-opcache.ini",
+		"B/etc/httpd.conf changed since up: MaxRequestWorkers 150 → 400",
+		"B/etc/php.ini (php-cgi) changed since up: memory_limit = 128M → 256M",
+		"B/site/probe.css changed since up: it was a file, now a link to B/secret/shadow",
+		// Read as nobody through the planted directory link: not there
+		// for them, never root's file.
+		"B/site/sub/x.php was removed since up (it was a file)",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("drifts:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	files, _ := os.ReadDir(filepath.Join(dir, "files"))
+	for _, f := range files {
+		b, _ := os.ReadFile(filepath.Join(dir, "files", f.Name()))
+		if strings.Contains(string(b), "topsecret") || strings.Contains(string(b), "root's own") {
+			t.Errorf("copy %s holds root's file: %q", f.Name(), b)
+		}
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func write(t *testing.T, p, s string) {
+	t.Helper()
+	must(t, os.WriteFile(p, []byte(s), 0o644))
+}
