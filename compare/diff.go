@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -82,6 +83,36 @@ func Differences(a, b *results.Manifest) []string {
 	str("server CPU/req counts", results.CPUScopeOf(a.Machine).Label, results.CPUScopeOf(b.Machine).Label)
 	str("tool", a.Tool, b.Tool)
 	str("server", machine(a.Machine), machine(b.Machine))
+	return append(out, drift(a.Drift, b.Drift)...)
+}
+
+// drift names, per column, the hand edits one run measured with
+// (--accept-drift) and the other did not.
+func drift(a, b map[string][]string) []string {
+	cols := map[string]bool{}
+	for k := range a {
+		cols[k] = true
+	}
+	for k := range b {
+		cols[k] = true
+	}
+	ids := make([]string, 0, len(cols))
+	for k := range cols {
+		ids = append(ids, k)
+	}
+	sort.Strings(ids)
+	var out []string
+	only := func(id, run string, x, y []string) {
+		for _, l := range x {
+			if !slices.Contains(y, l) {
+				out = append(out, fmt.Sprintf("column %s drift (changed by hand since its apply, measured with --accept-drift) in %s only: %s", id, run, l))
+			}
+		}
+	}
+	for _, id := range ids {
+		only(id, "A", a[id], b[id])
+		only(id, "B", b[id], a[id])
+	}
 	return out
 }
 

@@ -35,6 +35,10 @@ type Options struct {
 	Owner  string
 	// Keep leaves cloud machines up after the run (until their ttl).
 	Keep bool
+	// AcceptDrift measures a server changed by hand since its last apply
+	// (its drift record), recording the drift in the manifest; without
+	// it such a server is not measured (exit 4).
+	AcceptDrift bool
 	// Log is the run's detail: host commands and their output, samples,
 	// manifests, and every Progress line among them (the CLI writes it to
 	// runs/<id>/log.txt). nil: discarded.

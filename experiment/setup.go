@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"github.com/wptest/wptest/results"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -62,7 +63,7 @@ func (r *runner) apply(ctx context.Context, ps results.Column) error {
 	t0 := r.opt.now()
 	st := r.state()
 	err = stage.Run(ctx, st, append([]stage.Step{stage.Live(), announce}, stage.Server(stage.ServerOptions{
-		Profile: p, Agent: agent, Tool: r.opt.Tool, Uploads: r.sp.Uploads,
+		Profile: p, Agent: agent, Tool: r.opt.Tool, Uploads: r.sp.Uploads, Drift: &stage.DriftCheck{Refuse: !r.opt.AcceptDrift},
 		Progress: func(e provision.Event) { fmt.Fprintf(r.opt.Log, "[%s] %s: %s\n", e.Host, e.Op, e.Msg) },
 	})...)...)
 	r.liveColumn = ""
@@ -75,8 +76,24 @@ func (r *runner) apply(ctx context.Context, ps results.Column) error {
 	m := st.Manifest
 	r.man.Hosts[ps.ID] = m
 	r.liveColumn = ps.ID
+	r.recordDrift(ps.ID, st.ResetLines())
 	r.say(Stage, "[%s] %s live after %.1fs (%d change(s), %d deviation(s))", r.h.Name(), ps.ID, r.since(t0).Seconds(), m.Changes, len(m.Deviations))
 	return r.man.Write(r.dir)
+}
+
+// recordDrift says what the apply reset or kept of a drift the run
+// accepted (--accept-drift) and records it for the column: the report's
+// setup section and compare show it.
+func (r *runner) recordDrift(col string, lines []string) {
+	for _, l := range lines {
+		r.say(Keep, "[%s] %s: %s", r.h.Name(), col, l)
+		if r.man.Drift == nil {
+			r.man.Drift = map[string][]string{}
+		}
+		if !slices.Contains(r.man.Drift[col], l) {
+			r.man.Drift[col] = append(r.man.Drift[col], l)
+		}
+	}
 }
 
 // lookupProfile is the folder of the shipped profile called name (or

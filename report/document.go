@@ -223,6 +223,11 @@ func (r *Report) setup() section {
 		t.Rows = append(t.Rows, []string{c.Label, prof, serverText(hm), strings.Join(hm.Deviations, "; ")})
 	}
 	s.Tables = append(s.Tables, t)
+	for _, c := range m.Columns {
+		if d := m.Drift[c.ID]; len(d) > 0 {
+			s.Text = append(s.Text, fmt.Sprintf("%s was measured on a server changed by hand since its apply (run --accept-drift): %s.", c.Label, strings.Join(d, "; ")))
+		}
+	}
 	if na := r.notMeasured(); len(na) > 0 {
 		s.Text = append(s.Text, "n/a in the tables: not measured, because the profile's server does not serve the scenario's protocol: "+strings.Join(na, "; ")+".")
 	}

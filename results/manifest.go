@@ -42,8 +42,13 @@ type Manifest struct {
 	Fixture          *FixtureRecord    `json:"fixture,omitempty"`
 	// Hosts holds the host manifest written after each column's apply, by
 	// column id.
-	Hosts    map[string]*hostmanifest.Manifest `json:"host_manifests"`
-	Machines []Machine                         `json:"machines"`
+	Hosts map[string]*hostmanifest.Manifest `json:"host_manifests"`
+	// Drift holds, by column id, what was changed by hand on the server
+	// since its last apply when the column was measured (run
+	// --accept-drift), one line each: "reset: ..." what the column's
+	// apply put back, "kept ...: ..." what its server ran with.
+	Drift    map[string][]string `json:"drift,omitempty"`
+	Machines []Machine           `json:"machines"`
 	// Firewall is the inbound rules the cloud driver applied to the run's
 	// machines (runs/<id>/firewall.json); none for local or static hosts.
 	Firewall []FirewallRule `json:"firewall,omitempty"`

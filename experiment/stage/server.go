@@ -30,11 +30,17 @@ type ServerOptions struct {
 	// Uploads are the local files the profile's variables name
 	// (ResolveArgs), put on the host before the apply.
 	Uploads []LocalFile
+	// Drift checks the host against the last apply's drift record before
+	// anything changes; nil: not checked.
+	Drift *DriftCheck
 }
 
 // Server is the whole server stage (after Live has read the host manifest).
 func Server(o ServerOptions) []Step {
 	steps := []Step{Render{Profile: o.Profile, Diagnostics: o.Diagnostics, Refuse: true}}
+	if o.Drift != nil {
+		steps = append(steps, *o.Drift)
+	}
 	if o.Preflight != nil {
 		steps = append(steps, Preflight{Out: o.Preflight})
 		if len(o.Uploads) > 0 {
@@ -145,9 +151,11 @@ func (s HostManifest) Run(ctx context.Context, st *State) error {
 	if err := RecordSiteFiles(ctx, st.Host, m); err != nil {
 		return exitcode.With(exitcode.Provision, err)
 	}
-	if err := hostmanifest.RecordDrift(ctx, st.Host, m); err != nil {
+	rec, err := hostmanifest.RecordDrift(ctx, st.Host, m)
+	if err != nil {
 		return exitcode.With(exitcode.Provision, err)
 	}
+	st.DBLoginOK = rec != nil && rec.Database != nil && rec.Database.OK
 	if err := hostmanifest.Write(ctx, st.Host, m); err != nil {
 		return exitcode.With(exitcode.Provision, err)
 	}

@@ -34,6 +34,11 @@ type State struct {
 	Report    *provision.Report      // the apply's report, also when it failed (Apply)
 	ApplyErr  error                  // the apply's own error (Apply)
 	Manifest  *hostmanifest.Manifest // the host manifest the server stage wrote (HostManifest)
+	// Drift is what was changed by hand since the last apply, found
+	// before this one (DriftCheck); DBLoginOK whether the site's database
+	// login works after it (HostManifest).
+	Drift     []hostmanifest.Drift
+	DBLoginOK bool
 
 	Site     fixture.Site    // the site seeded and verified
 	SiteDecl *provision.Site // the site as the live profile declares it; nil: none

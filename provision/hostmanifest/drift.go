@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"path"
 	"sort"
 	"strings"
@@ -77,36 +78,38 @@ func MarshalRecord(r *Record) ([]byte, error) {
 
 // RecordDrift scans what m's profile writes and watches on h, keeps the
 // copies and the record in DriftDir and binds it in m (m.Drift). Called
-// after every apply, before the host manifest is written.
-func RecordDrift(ctx context.Context, h host.Host, m *Manifest) error {
+// after every apply, before the host manifest is written; it returns the
+// record (nil: nothing to record).
+func RecordDrift(ctx context.Context, h host.Host, m *Manifest) (*Record, error) {
 	return recordDrift(ctx, h, m, DriftDir)
 }
 
 // recordDrift is RecordDrift into dir (tests: a temporary one).
-func recordDrift(ctx context.Context, h host.Host, m *Manifest, dir string) error {
+func recordDrift(ctx context.Context, h host.Host, m *Manifest, dir string) (*Record, error) {
 	if len(m.Written) == 0 && len(m.Watch) == 0 && (m.Site == nil || m.Site.Database == "") {
 		m.Drift = nil
-		return nil
+		return nil, nil
 	}
 	entries, db, err := scan(ctx, h, m, true, dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for i := range entries {
 		e := &entries[i]
 		e.Copied = e.Kind == KindFile && !e.Sensitive && e.SHA256 != "-" && e.Size <= MaxCopy
 	}
-	b, err := MarshalRecord(&Record{Schema: RecordSchema, Entries: entries, Database: db})
+	rec := &Record{Schema: RecordSchema, Entries: entries, Database: db}
+	b, err := MarshalRecord(rec)
 	if err != nil {
-		return fmt.Errorf("drift record: %w", err)
+		return nil, fmt.Errorf("drift record: %w", err)
 	}
 	p := path.Join(dir, "record.json")
 	if err := h.Put(ctx, p, bytes.NewReader(b), host.PutOptions{Mode: 0o600}); err != nil {
-		return fmt.Errorf("write drift record %s on %s: %w", p, h.Name(), err)
+		return nil, fmt.Errorf("write drift record %s on %s: %w", p, h.Name(), err)
 	}
 	sum := sha256.Sum256(b)
 	m.Drift = &DriftRef{Path: p, SHA256: hex.EncodeToString(sum[:]), Entries: len(entries)}
-	return nil
+	return rec, nil
 }
 
 // maxRecord bounds the record read back (root's, but bounded all the same).
@@ -258,4 +261,20 @@ func byPath(es []Entry) map[string]*Entry {
 		m[es[i].Path] = &es[i]
 	}
 	return m
+}
+
+// WriteDrift prints the drifts for people (wptest status): "none" when
+// there are none; recorded says whether the host manifest binds a record.
+func WriteDrift(w io.Writer, drifts []Drift, recorded bool) {
+	switch {
+	case !recorded:
+		fmt.Fprintln(w, "drift:    not recorded (the last apply kept no drift record; wptest up keeps one)")
+	case len(drifts) == 0:
+		fmt.Fprintln(w, "drift:    none since up")
+	default:
+		fmt.Fprintf(w, "drift:    %d change%s since up (a run measures this server only with --accept-drift; wptest up resets it)\n", len(drifts), plural(len(drifts)))
+		for _, d := range drifts {
+			fmt.Fprintf(w, "  - %s\n", d)
+		}
+	}
 }

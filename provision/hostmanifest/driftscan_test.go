@@ -52,7 +52,9 @@ func TestDriftScanLocal(t *testing.T) {
 		Watch: []provision.Watch{{Name: "php-cgi", Paths: []string{filepath.Join(etc, "php.ini"), confd}}},
 	}
 	h := host.NewLocal(io.Discard)
-	must(t, recordDrift(ctx, h, m, dir))
+	if _, err := recordDrift(ctx, h, m, dir); err != nil {
+		t.Fatal(err)
+	}
 	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
 		t.Fatalf("drift dir: %v %v, want 0700", fi.Mode(), err)
 	}

@@ -40,7 +40,7 @@ type runFlags struct {
 	vars                                          multiFlag
 	target, resume, runsDir, knownHosts, identity *string
 	agent                                         *string
-	keep, planOnly, verbose                       *bool
+	keep, planOnly, verbose, acceptDrift          *bool
 }
 
 func runRun(ctx context.Context, a *App, args []string) error {
@@ -87,6 +87,7 @@ func parseRunFlags(a *App, args []string) (*runFlags, error) {
 	f.knownHosts = fs.String("known-hosts", "", "known_hosts pinning an ssh:// target's key")
 	f.identity = fs.String("identity", "", "private key an ssh:// target accepts")
 	f.keep = fs.Bool("keep", false, "leave cloud machines up after the run (until their ttl)")
+	f.acceptDrift = fs.Bool("accept-drift", false, "measure a server changed by hand since its last apply (named, and recorded in the run); without it such a server is not measured (exit 4)")
 	f.agent = fs.String("agent", "", "wptest binary for the server and the load generator machine (default: this executable)")
 	f.planOnly = fs.Bool("plan", false, "print the plan, its hash and the fixture root; measure nothing")
 	f.verbose = fs.Bool("verbose", false, "show the whole log on stderr too: host commands and their output, samples, manifests")
@@ -170,7 +171,7 @@ func runOptions(a *App, f *runFlags, sp *experiment.Spec, id string) experiment.
 		tgt = sp.Machines.Driver
 	}
 	return experiment.Options{RunsDir: absPath(a, *f.runsDir), ID: id, Resume: *f.resume != "",
-		Exe: exe, Tool: "wptest " + Version, Target: tgt, Owner: owner, Keep: *f.keep, Now: a.Now}
+		Exe: exe, Tool: "wptest " + Version, Target: tgt, Owner: owner, Keep: *f.keep, AcceptDrift: *f.acceptDrift, Now: a.Now}
 }
 
 // writeRunReport writes the run's report and prints its path on stdout.

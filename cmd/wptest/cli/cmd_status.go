@@ -19,6 +19,9 @@ type statusResult struct {
 	Target   string                 `json:"target"`
 	Manifest *hostmanifest.Manifest `json:"manifest"`
 	Running  []string               `json:"running"`
+	// Drift is how the host differs from what the last apply left (its
+	// drift record): hand edits, a database login that fails.
+	Drift []hostmanifest.Drift `json:"drift"`
 }
 
 func runStatus(ctx context.Context, a *App, args []string) error {
@@ -42,10 +45,14 @@ func runStatus(ctx context.Context, a *App, args []string) error {
 	if err != nil {
 		return exitcode.With(exitcode.Provision, err)
 	}
+	drifts, err := hostmanifest.CheckDrift(ctx, h, m)
+	if err != nil {
+		return exitcode.With(exitcode.Provision, err)
+	}
 	// What the host says (facts, versions, deviations) reaches the
 	// terminal without its control characters.
 	if output == "json" {
-		b, err := json.MarshalIndent(statusResult{Target: target, Manifest: m, Running: running}, "", "  ")
+		b, err := json.MarshalIndent(statusResult{Target: target, Manifest: m, Running: running, Drift: drifts}, "", "  ")
 		if err != nil {
 			return err
 		}
@@ -57,6 +64,7 @@ func runStatus(ctx context.Context, a *App, args []string) error {
 	} else {
 		var b strings.Builder
 		m.WriteText(&b)
+		hostmanifest.WriteDrift(&b, drifts, m.Drift != nil)
 		fmt.Fprint(a.Stdout, termsafe.Text(b.String()))
 	}
 	if len(running) == 0 {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/wptest/wptest/internal/termsafe"
 	"io"
 	"path/filepath"
 	"strings"
@@ -153,7 +154,11 @@ type upResult struct {
 	Agent     string                 `json:"agent"`
 	Report    *provision.Report      `json:"report"`
 	Manifest  *hostmanifest.Manifest `json:"manifest,omitempty"`
-	Seconds   float64                `json:"seconds"`
+	// Drift is what was changed by hand since the last apply, as this
+	// apply found it: "reset: ..." what it put back, "kept ...: ..." what
+	// it does not write.
+	Drift   []string `json:"drift,omitempty"`
+	Seconds float64  `json:"seconds"`
 }
 
 // serverStage is the server stage as up and swap run it: diagnostics and
@@ -164,7 +169,7 @@ func serverStage(a *App, con *console, f *serverFlags, p *provision.Profile) []s
 	return stage.Server(stage.ServerOptions{Profile: p, Diagnostics: a.Stderr, Preflight: con.lines(),
 		Agent:    &stage.Agent{Exe: absPath(a, f.agent), Self: a.Executable},
 		Progress: con.events(),
-		Tool:     "wptest " + Version, Uploads: f.uploads})
+		Tool:     "wptest " + Version, Uploads: f.uploads, Drift: &stage.DriftCheck{}})
 }
 
 // targetStage opens --target for a command's stages and closes it after.
@@ -216,7 +221,7 @@ func runServer(ctx context.Context, a *App, name string, args []string, check fu
 // printServer prints what up and swap did: the apply's report and the
 // host manifest, or all of it as JSON (-o json).
 func printServer(a *App, f *serverFlags, st *stage.State, took time.Duration) error {
-	res := upResult{Target: f.target, Preflight: st.Preflight, Agent: st.Agent, Report: st.Report, Manifest: st.Manifest, Seconds: took.Seconds()}
+	res := upResult{Target: f.target, Preflight: st.Preflight, Agent: st.Agent, Report: st.Report, Manifest: st.Manifest, Drift: st.ResetLines(), Seconds: took.Seconds()}
 	if st.Live != nil {
 		res.Previous = st.Live.Profile
 	}
@@ -230,6 +235,9 @@ func printServer(a *App, f *serverFlags, st *stage.State, took time.Duration) er
 	}
 	if st.Manifest != nil {
 		fmt.Fprintf(a.Stdout, "host manifest: %s (%d deviation(s))\n", hostmanifest.Path, len(st.Manifest.Deviations))
+	}
+	for _, l := range res.Drift {
+		fmt.Fprintln(a.Stdout, termsafe.Line(l))
 	}
 	return nil
 }
