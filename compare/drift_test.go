@@ -10,7 +10,7 @@ import (
 // A run measured on a hand-edited server (--accept-drift) differs from one
 // that was not, column by column, in the drift's own words.
 func TestDifferencesDrift(t *testing.T) {
-	edit := "kept (the apply does not write it; now in the drift record): /etc/php/8.4/cgi/php.ini (php-cgi) changed since up: memory_limit = 128M → 256M"
+	edit := "kept (the apply did not put it back; now in the drift record): /etc/php/8.4/cgi/php.ini (php-cgi) changed since up: memory_limit = 128M → 256M"
 	reset := "reset: /etc/apache2/apache2.conf changed since up: MaxRequestWorkers 150 → 400"
 	a := &results.Manifest{Drift: map[string][]string{"cpanel": {edit}}}
 	b := &results.Manifest{Drift: map[string][]string{"cpanel": {edit}, "tuned": {reset}}}

@@ -16,7 +16,7 @@ func TestReportNamesAcceptedDrift(t *testing.T) {
 	sc := results.Scenario{Name: "ab", Kind: "ab", Path: "/", Visitors: []int{4}, Requests: 100, Proto: "h1"}
 	cols := []results.Column{{ID: "cpanel", Profile: "cpanel-apache", Label: "cPanel", Enabled: true}, {ID: "tuned", Profile: "tuned-apache", Label: "Tuned", Enabled: true}}
 	sp := &testSpec{Name: "drift", Repetitions: 1, Scenarios: []results.Scenario{sc}, Columns: cols}
-	edit := "kept (the apply does not write it; now in the drift record): /etc/php/8.4/cgi/php.ini (php-cgi) changed since up: memory_limit = 128M → 256M"
+	edit := "kept (the apply did not put it back; now in the drift record): /etc/php/8.4/cgi/php.ini (php-cgi) changed since up: memory_limit = 128M → 256M"
 	man := results.Manifest{Format: results.ManifestFormat, ID: "test-run", Experiment: "drift", PlanHash: sp.PlanHash(),
 		Columns: cols, Scenarios: sp.Scenarios, Repetitions: 1, Points: len(sp.Plan()), Complete: true,
 		Hosts: map[string]*hostmanifest.Manifest{"cpanel": {Profile: "cpanel-apache"}, "tuned": {Profile: "tuned-apache"}},

@@ -3,7 +3,6 @@ package stage
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/wptest/wptest/internal/exitcode"
@@ -20,7 +19,7 @@ import (
 type DriftCheck struct{ Refuse bool }
 
 func (s DriftCheck) Run(ctx context.Context, st *State) error {
-	drifts, err := hostmanifest.CheckDrift(ctx, st.Host, st.Live)
+	drifts, rec, err := hostmanifest.CheckDrift(ctx, st.Host, st.Live)
 	if err != nil && s.Refuse {
 		return exitcode.With(exitcode.Provision, err)
 	}
@@ -28,7 +27,7 @@ func (s DriftCheck) Run(ctx context.Context, st *State) error {
 		// up resets what it writes whatever the record says.
 		drifts = []hostmanifest.Drift{{What: "the last apply's drift record was not read: " + err.Error()}}
 	}
-	st.Drift = drifts
+	st.Drift, st.DriftBefore = drifts, rec
 	if len(drifts) > 0 && s.Refuse {
 		return exitcode.With(exitcode.Provision, fmt.Errorf("the server on %s was changed by hand since the last apply; not measured (measure it as it is with --accept-drift, or reset it with wptest up):\n  %s",
 			st.Host.Name(), strings.Join(DriftLines(drifts), "\n  ")))
@@ -48,23 +47,13 @@ func DriftLines(drifts []hostmanifest.Drift) []string {
 }
 
 // Resets says of each drift found before the apply whether the apply
-// reset it: a file the applied profile writes is written again; the
-// database login is reset when it works after the apply. Call after the
-// server stage.
+// reset it (hostmanifest.Reset: the record after it holds the path as the
+// one before did). Call after the server stage.
 func (st *State) Resets() (reset, kept []hostmanifest.Drift) {
-	var written []string
-	if st.Manifest != nil {
-		for _, w := range st.Manifest.Written {
-			written = append(written, w.Path)
-		}
-	}
 	for _, d := range st.Drift {
-		switch {
-		case d.Path != "" && slices.Contains(written, d.Path):
+		if hostmanifest.Reset(st.DriftBefore, st.DriftAfter, d) {
 			reset = append(reset, d)
-		case d.Path == "" && strings.HasPrefix(d.What, "database login") && st.DBLoginOK:
-			reset = append(reset, d)
-		default:
+		} else {
 			kept = append(kept, d)
 		}
 	}
@@ -80,7 +69,7 @@ func (st *State) ResetLines() []string {
 		out = append(out, "reset: "+d.String())
 	}
 	for _, d := range kept {
-		out = append(out, "kept (the apply does not write it; now in the drift record): "+d.String())
+		out = append(out, "kept (the apply did not put it back; now in the drift record): "+d.String())
 	}
 	return out
 }

@@ -155,7 +155,7 @@ func (s HostManifest) Run(ctx context.Context, st *State) error {
 	if err != nil {
 		return exitcode.With(exitcode.Provision, err)
 	}
-	st.DBLoginOK = rec != nil && rec.Database != nil && rec.Database.OK
+	st.DriftAfter = rec
 	if err := hostmanifest.Write(ctx, st.Host, m); err != nil {
 		return exitcode.With(exitcode.Provision, err)
 	}

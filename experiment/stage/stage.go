@@ -35,10 +35,10 @@ type State struct {
 	ApplyErr  error                  // the apply's own error (Apply)
 	Manifest  *hostmanifest.Manifest // the host manifest the server stage wrote (HostManifest)
 	// Drift is what was changed by hand since the last apply, found
-	// before this one (DriftCheck); DBLoginOK whether the site's database
-	// login works after it (HostManifest).
-	Drift     []hostmanifest.Drift
-	DBLoginOK bool
+	// before this one (DriftCheck) against DriftBefore, the last apply's
+	// drift record; DriftAfter is this apply's (HostManifest).
+	Drift                   []hostmanifest.Drift
+	DriftBefore, DriftAfter *hostmanifest.Record
 
 	Site     fixture.Site    // the site seeded and verified
 	SiteDecl *provision.Site // the site as the live profile declares it; nil: none

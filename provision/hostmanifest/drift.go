@@ -152,6 +152,8 @@ type Drift struct {
 	Lines []string `json:"lines,omitempty"`
 	// diff: a file's content changed; its lines are worth reading.
 	diff bool
+	// login: the site's database login fails.
+	login bool
 }
 
 // String is the drift in one line.
@@ -164,20 +166,20 @@ func (d Drift) String() string {
 
 // CheckDrift compares the live host with the drift record m binds and
 // names each difference, with the changed lines of a text file the record
-// kept a copy of. None when m binds no record (a manifest of an older
-// wptest).
-func CheckDrift(ctx context.Context, h host.Host, m *Manifest) ([]Drift, error) {
+// kept a copy of; it returns the record too. None when m binds no record
+// (a manifest of an older wptest).
+func CheckDrift(ctx context.Context, h host.Host, m *Manifest) ([]Drift, *Record, error) {
 	return checkDrift(ctx, h, m, DriftDir)
 }
 
-func checkDrift(ctx context.Context, h host.Host, m *Manifest, dir string) ([]Drift, error) {
+func checkDrift(ctx context.Context, h host.Host, m *Manifest, dir string) ([]Drift, *Record, error) {
 	rec, err := readRecord(ctx, h, m, dir)
 	if err != nil || rec == nil {
-		return nil, err
+		return nil, nil, err
 	}
 	live, db, err := scan(ctx, h, m, false, dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	drifts := Compare(rec, &Record{Schema: RecordSchema, Entries: live, Database: db})
 	for i := range drifts {
@@ -187,7 +189,25 @@ func checkDrift(ctx context.Context, h host.Host, m *Manifest, dir string) ([]Dr
 		}
 		d.Lines = changedLines(ctx, h, dir, entryOf(rec, d.Path), entryOf(&Record{Entries: live}, d.Path))
 	}
-	return drifts, nil
+	return drifts, rec, nil
+}
+
+// Reset says whether an apply put back a drift found before it: the new
+// record (after the apply) holds the path as the old one did (an entry
+// added to a watched directory: not at all), or the database login works
+// again.
+func Reset(old, cur *Record, d Drift) bool {
+	if old == nil || cur == nil {
+		return false
+	}
+	if d.Path == "" {
+		return d.login && cur.Database != nil && cur.Database.OK
+	}
+	o, n := entryOf(old, d.Path), entryOf(cur, d.Path)
+	if o == nil {
+		return n == nil || n.Kind == KindAbsent
+	}
+	return n != nil && o.Kind == n.Kind && o.SHA256 == n.SHA256 && o.Size == n.Size && o.Target == n.Target && o.Detail == n.Detail
 }
 
 func entryOf(r *Record, p string) *Entry {
@@ -246,7 +266,7 @@ func Compare(rec, live *Record) []Drift {
 		if rec.Database != nil && !rec.Database.OK {
 			what += " (it failed at up too)"
 		}
-		d := Drift{What: what}
+		d := Drift{What: what, login: true}
 		if db.Error != "" {
 			d.Lines = []string{db.Error}
 		}

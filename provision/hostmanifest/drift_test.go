@@ -120,3 +120,34 @@ func TestRecordGolden(t *testing.T) {
 		Files:   []txtar.File{{Name: "record.json", Data: b}},
 	})
 }
+
+// An apply resets a drift when its record holds the path as the one
+// before it did: a file written again, an added entry gone, the login
+// working; a watched file it does not write stays changed.
+func TestReset(t *testing.T) {
+	conf := file("/etc/apache2/apache2.conf", "", "", "aa", 10)
+	ini := file("/etc/php/8.4/cgi/php.ini", "php-cgi", "", "bb", 10)
+	opc := file("/usr/local/lib/wptest/php-cgi.d/10-opcache.ini", "php-cgi", "/usr/local/lib/wptest/php-cgi.d", "cc", 5)
+	old := &Record{Entries: []Entry{conf, ini}, Database: &DBLogin{OK: true}}
+	edited := ini
+	edited.SHA256 = "b2"
+	cur := &Record{Entries: []Entry{conf, edited}, Database: &DBLogin{OK: true}}
+	drifts := Compare(old, &Record{Entries: []Entry{{Path: conf.Path, Kind: KindFile, SHA256: "a2", Size: 10}, edited, opc}, Database: &DBLogin{Error: "denied"}})
+	var got []string
+	for _, d := range drifts {
+		r := "kept"
+		if Reset(old, cur, d) {
+			r = "reset"
+		}
+		got = append(got, r+": "+d.What)
+	}
+	want := []string{
+		"reset: /etc/apache2/apache2.conf changed since up",
+		"kept: /etc/php/8.4/cgi/php.ini (php-cgi) changed since up",
+		"reset: a file was added to /usr/local/lib/wptest/php-cgi.d (php-cgi): 10-opcache.ini",
+		"reset: database login for the site fails",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -58,7 +58,7 @@ func TestDriftScanLocal(t *testing.T) {
 	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
 		t.Fatalf("drift dir: %v %v, want 0700", fi.Mode(), err)
 	}
-	drifts, err := checkDrift(ctx, h, m, dir)
+	drifts, _, err := checkDrift(ctx, h, m, dir)
 	must(t, err)
 	if len(drifts) != 0 {
 		t.Fatalf("right after the record: %v", drifts)
@@ -81,7 +81,7 @@ func TestDriftScanLocal(t *testing.T) {
 	must(t, os.Lchown(filepath.Join(site, "sub"), 65534, 65534))
 	write(t, filepath.Join(secret, "x.php"), "root's own\n")
 
-	drifts, err = checkDrift(ctx, h, m, dir)
+	drifts, _, err = checkDrift(ctx, h, m, dir)
 	must(t, err)
 	var got []string
 	for _, d := range drifts {

@@ -45,7 +45,7 @@ func runStatus(ctx context.Context, a *App, args []string) error {
 	if err != nil {
 		return exitcode.With(exitcode.Provision, err)
 	}
-	drifts, err := hostmanifest.CheckDrift(ctx, h, m)
+	drifts, _, err := hostmanifest.CheckDrift(ctx, h, m)
 	if err != nil {
 		return exitcode.With(exitcode.Provision, err)
 	}
