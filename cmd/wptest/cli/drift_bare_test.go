@@ -1,0 +1,119 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wptest/wptest/host"
+	"github.com/wptest/wptest/internal/exitcode"
+	"github.com/wptest/wptest/internal/testenv"
+	"github.com/wptest/wptest/internal/testenv/baked"
+)
+
+// TestBareHostDriftNamed: hand edits after `up` on a Debian host (from the
+// shipped servers' image: nothing installed) — httpd.conf's
+// MaxRequestWorkers, php-cgi's php.ini memory_limit, an OPcache ini added
+// to cPanel's CGI ini directory, the site's database password changed in
+// MariaDB — are each named by `status`; `run` refuses to measure the
+// server (exit 4, naming them, nothing changed); `up` says what it reset
+// and what it kept. Then PHP-FPM's pm.max_children under tuned-apache.
+func TestBareHostDriftNamed(t *testing.T) {
+	t.Parallel() // hosts from the servers' image: runs after the package's other tests, which run while it bakes
+	testenv.NeedBinary(t, "go")
+	hs := baked.Hosts(t, baked.Servers, "drift")
+	ctx := context.Background()
+	h, conn, sh := bareHost(t, hs[0])
+	src, err := os.Open(testenv.Ruid2Source(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if err := h.Put(ctx, "/root/mod_ruid2.c", src, host.PutOptions{Mode: 0o644}); err != nil {
+		t.Fatal(err)
+	}
+	agent := buildAgent(t)
+	wptest := func(args ...string) (int, string, string) {
+		var stdout, stderr bytes.Buffer
+		code := Run(ctx, &App{Args: append(args, conn...), Stdout: &stdout, Stderr: &stderr})
+		return code, stdout.String(), stderr.String()
+	}
+	ruid2 := []string{"-var", "ruid2_source_url=file:///root/mod_ruid2.c"}
+	up := func(profile string, extra ...string) string {
+		t.Helper()
+		args := append([]string{"up", "--profile", profile, "--agent", agent}, extra...)
+		code, out, errOut := wptest(args...)
+		if code != 0 {
+			t.Fatalf("wptest %s: exit %d\n%s\n%s", strings.Join(args, " "), code, out, errOut)
+		}
+		return out
+	}
+	status := func() string {
+		t.Helper()
+		code, out, errOut := wptest("status")
+		if code != 0 {
+			t.Fatalf("wptest status: exit %d\n%s\n%s", code, out, errOut)
+		}
+		return out
+	}
+	has := func(what, out string, want ...string) {
+		t.Helper()
+		for _, w := range want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s lacks %q:\n%s", what, w, out)
+			}
+		}
+	}
+
+	up("cpanel-apache", ruid2...)
+	has("status right after up", status(), "drift:    none since up")
+	php := sh(`php -r 'echo PHP_MAJOR_VERSION, ".", PHP_MINOR_VERSION;'`)
+	ini := "/etc/php/" + php + "/cgi/php.ini"
+	sh(`set -e
+sed -i 's/^\(\s*MaxRequestWorkers\) 150$/\1 400/' /etc/apache2/apache2.conf
+grep -q '^\s*MaxRequestWorkers 400$' /etc/apache2/apache2.conf
+sed -i 's/^memory_limit = 128M$/memory_limit = 256M/' ` + ini + `
+grep -q '^memory_limit = 256M$' ` + ini + `
+printf 'zend_extension=opcache.so\nopcache.enable=1\n' >/usr/local/lib/wptest/php-cgi.d/10-opcache.ini
+. /etc/wptest/site-db.env
+mariadb -N -e "SELECT CONCAT('ALTER USER ', QUOTE(User), '@', QUOTE(Host), ' IDENTIFIED BY ''changed-by-hand'';') FROM mysql.user WHERE User='$DB_USER'" | mariadb`)
+	edits := []string{
+		"/etc/apache2/apache2.conf changed since up: MaxRequestWorkers 150 → 400",
+		ini + " (php-cgi) changed since up: memory_limit = 128M → 256M",
+		"a file was added to /usr/local/lib/wptest/php-cgi.d (php-cgi): 10-opcache.ini",
+		"database login for the site fails",
+	}
+	has("status after the hand edits", status(), append([]string{"drift:    4 changes since up"}, edits...)...)
+
+	// A run does not measure that server: it stops before its first
+	// apply, naming each edit, and changes nothing.
+	file, _ := filepath.Abs("../../../experiments/ab-1k.hcl")
+	runs := t.TempDir()
+	code, out, errOut := wptest(append([]string{"run", file, "--runs", runs, "--agent", agent}, ruid2...)...)
+	if code != exitcode.Provision {
+		t.Errorf("run on the edited server: exit %d, want %d\n%s\n%s", code, exitcode.Provision, out, errOut)
+	}
+	has("run's refusal", out+errOut, append([]string{"--accept-drift"}, edits...)...)
+	if got := sh(`grep -c '^\s*MaxRequestWorkers 400$' /etc/apache2/apache2.conf`); got != "1" {
+		t.Errorf("the refused run changed apache2.conf (MaxRequestWorkers 400 lines: %s)", got)
+	}
+
+	// up puts back what it writes and says so, one line each; php.ini it
+	// only watches: kept, and from now on the record's.
+	out = up("cpanel-apache", ruid2...)
+	has("up over the edits", out,
+		"reset: "+edits[0],
+		"kept (the apply did not put it back; now in the drift record): "+edits[1],
+		"reset: "+edits[2],
+		"reset: "+edits[3])
+	has("status after up", status(), "drift:    none since up")
+
+	// PHP-FPM's pool under an FPM profile.
+	up("tuned-apache")
+	pool := "/etc/php/" + php + "/fpm/pool.d/wpsite.conf"
+	sh(`sed -i 's/^pm.max_children = 8$/pm.max_children = 50/' ` + pool + ` && grep -q '^pm.max_children = 50$' ` + pool)
+	has("status after the pool edit", status(), "drift:    1 change since up", pool+" changed since up: pm.max_children = 8 → 50")
+}
