@@ -70,12 +70,12 @@ one() { # $1 path, $2 sensitive (1) or not (0), $3 recurse into a directory (1)
 		if [ "$3" = 1 ] && [ "$_h" != root ]; then out U "$1" "a directory $_h holds: its entries are not listed" "" "$_h"; return; fi
 		out D "$1" "" "" "$_h"
 		[ "$3" = 1 ] || return 0
-		n=0
-		for c in "$1"/* "$1"/.[!.]* "$1"/..?*; do
-			[ -e "$c" ] || [ -L "$c" ] || continue
-			n=$((n + 1))
-			if [ $n -gt ` + "$max_entries" + ` ]; then out U "$1" "more than $max_entries entries: the rest not listed" "" "$_h"; break; fi
-			written "$c" || one "$c" 0 0
+		_n=0
+		for _c in "$1"/* "$1"/.[!.]* "$1"/..?*; do
+			[ -e "$_c" ] || [ -L "$_c" ] || continue
+			_n=$((_n + 1))
+			if [ $_n -gt ` + "$max_entries" + ` ]; then out U "$1" "more than $max_entries entries: the rest not listed" "" "$_h"; break; fi
+			written "$_c" || one "$_c" 0 0
 		done ;;
 	"regular file"|"regular empty file") file "$1" "$2" ;;
 	*) out O "$1" "$t" "" "$_h" ;;

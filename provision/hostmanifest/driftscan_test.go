@@ -35,6 +35,9 @@ func TestDriftScanLocal(t *testing.T) {
 	write(t, filepath.Join(etc, "httpd.conf"), "ServerLimit 150\nMaxRequestWorkers 150\n")
 	write(t, filepath.Join(etc, "php.ini"), "[PHP]\nmemory_limit = 128M\n")
 	write(t, filepath.Join(confd, "20-mysqli.ini"), "extension=mysqli\n")
+	// A file larger than the directory's entry bound, listed first: the
+	// entries after it are listed all the same.
+	write(t, filepath.Join(confd, "05-big.ini"), strings.Repeat("; comment\n", maxEntries))
 	write(t, filepath.Join(site, "probe.css"), "body{}\n")
 	must(t, os.MkdirAll(filepath.Join(site, "sub"), 0o755))
 	write(t, filepath.Join(site, "sub", "x.php"), "<?php\n")
@@ -73,6 +76,7 @@ func TestDriftScanLocal(t *testing.T) {
 	write(t, filepath.Join(etc, "httpd.conf"), "ServerLimit 150\nMaxRequestWorkers 400\n")
 	write(t, filepath.Join(etc, "php.ini"), "[PHP]\nmemory_limit = 256M\n")
 	write(t, filepath.Join(confd, "10-opcache.ini"), "zend_extension=opcache\n")
+	write(t, filepath.Join(confd, "20-mysqli.ini"), "extension=mysqli\nmysqli.max_links = 10\n")
 	must(t, os.Remove(filepath.Join(site, "probe.css")))
 	must(t, os.Symlink(filepath.Join(secret, "shadow"), filepath.Join(site, "probe.css")))
 	must(t, os.Lchown(filepath.Join(site, "probe.css"), 65534, 65534))
@@ -89,6 +93,7 @@ func TestDriftScanLocal(t *testing.T) {
 	}
 	want := []string{
 		"a file was added to B/etc/conf.d (php-cgi): 10-opcache.ini",
+		"B/etc/conf.d/20-mysqli.ini changed since up: added: mysqli.max_links = 10",
 		"B/etc/httpd.conf changed since up: MaxRequestWorkers 150 → 400",
 		"B/etc/php.ini (php-cgi) changed since up: memory_limit = 128M → 256M",
 		"B/site/probe.css changed since up: it was a file, now a link to B/secret/shadow",
