@@ -46,30 +46,19 @@ func DriftLines(drifts []hostmanifest.Drift) []string {
 	return out
 }
 
-// Resets says of each drift found before the apply whether the apply
-// reset it (hostmanifest.Reset: the record after it holds the path as the
-// one before did). Call after the server stage.
-func (st *State) Resets() (reset, kept []hostmanifest.Drift) {
-	for _, d := range st.Drift {
-		if hostmanifest.Reset(st.DriftBefore, st.DriftAfter, d) {
-			reset = append(reset, d)
-		} else {
-			kept = append(kept, d)
-		}
-	}
-	return reset, kept
-}
-
-// ResetLines are the lines up and a run print after the apply: one per
-// drift it reset, one per drift it kept (now the record's).
+// ResetLines are the lines up and a run print after the apply, one per
+// drift found before it: what the apply reset, what it kept (a path it
+// watches and does not write: from now on the record's), what it left
+// (another profile's path). Call after the server stage.
 func (st *State) ResetLines() []string {
-	reset, kept := st.Resets()
-	var out []string
-	for _, d := range reset {
-		out = append(out, "reset: "+d.String())
+	words := map[string]string{
+		hostmanifest.DriftReset: "reset: ",
+		hostmanifest.DriftKept:  "kept (the apply did not put it back; now in the drift record): ",
+		hostmanifest.DriftLeft:  "left as it is (the applied profile neither writes nor watches it): ",
 	}
-	for _, d := range kept {
-		out = append(out, "kept (the apply did not put it back; now in the drift record): "+d.String())
+	var out []string
+	for _, d := range st.Drift {
+		out = append(out, words[hostmanifest.Reset(st.DriftBefore, st.DriftAfter, d)]+d.String())
 	}
 	return out
 }

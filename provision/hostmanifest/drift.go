@@ -192,22 +192,38 @@ func checkDrift(ctx context.Context, h host.Host, m *Manifest, dir string) ([]Dr
 	return drifts, rec, nil
 }
 
-// Reset says whether an apply put back a drift found before it: the new
-// record (after the apply) holds the path as the old one did (an entry
-// added to a watched directory: not at all), or the database login works
-// again.
-func Reset(old, cur *Record, d Drift) bool {
+// What an apply did with a drift found before it (Reset).
+const (
+	DriftReset = "reset" // put back as the last apply left it
+	DriftKept  = "kept"  // still there: the applied profile watches it, does not write it
+	DriftLeft  = "left"  // the applied profile neither writes nor watches it
+)
+
+// Reset says what an apply did with a drift found before it, from the
+// record before (old) and after (cur) it: reset when the new record holds
+// the path as the old one did (an entry added to a watched directory: not
+// at all), or the database login works again; left when the new record
+// has no such path (another profile's); kept otherwise.
+func Reset(old, cur *Record, d Drift) string {
 	if old == nil || cur == nil {
-		return false
+		return DriftKept
 	}
 	if d.Path == "" {
-		return d.login && cur.Database != nil && cur.Database.OK
+		if d.login && cur.Database != nil && cur.Database.OK {
+			return DriftReset
+		}
+		return DriftKept
 	}
 	o, n := entryOf(old, d.Path), entryOf(cur, d.Path)
-	if o == nil {
-		return n == nil || n.Kind == KindAbsent
+	switch {
+	case o == nil && (n == nil || n.Kind == KindAbsent):
+		return DriftReset
+	case n == nil:
+		return DriftLeft
+	case o != nil && o.Kind == n.Kind && o.SHA256 == n.SHA256 && o.Size == n.Size && o.Target == n.Target && o.Detail == n.Detail:
+		return DriftReset
 	}
-	return n != nil && o.Kind == n.Kind && o.SHA256 == n.SHA256 && o.Size == n.Size && o.Target == n.Target && o.Detail == n.Detail
+	return DriftKept
 }
 
 func entryOf(r *Record, p string) *Entry {

@@ -132,14 +132,11 @@ func TestReset(t *testing.T) {
 	edited := ini
 	edited.SHA256 = "b2"
 	cur := &Record{Entries: []Entry{conf, edited}, Database: &DBLogin{OK: true}}
+	other := &Record{Entries: []Entry{conf}, Database: &DBLogin{OK: true}} // a profile that does not watch php.ini
 	drifts := Compare(old, &Record{Entries: []Entry{{Path: conf.Path, Kind: KindFile, SHA256: "a2", Size: 10}, edited, opc}, Database: &DBLogin{Error: "denied"}})
 	var got []string
 	for _, d := range drifts {
-		r := "kept"
-		if Reset(old, cur, d) {
-			r = "reset"
-		}
-		got = append(got, r+": "+d.What)
+		got = append(got, Reset(old, cur, d)+": "+d.What)
 	}
 	want := []string{
 		"reset: /etc/apache2/apache2.conf changed since up",
@@ -149,5 +146,8 @@ func TestReset(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if got := Reset(old, other, drifts[1]); got != DriftLeft {
+		t.Errorf("php.ini after a profile that does not watch it: %s, want %s", got, DriftLeft)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/internal/testenv"
 	"github.com/wptest/wptest/internal/testenv/baked"
+	"github.com/wptest/wptest/results"
 )
 
 // TestBareHostDriftNamed: hand edits after `up` on a Debian host (from the
@@ -115,5 +116,28 @@ mariadb -N -e "SELECT CONCAT('ALTER USER ', QUOTE(User), '@', QUOTE(Host), ' IDE
 	up("tuned-apache")
 	pool := "/etc/php/" + php + "/fpm/pool.d/wpsite.conf"
 	sh(`sed -i 's/^pm.max_children = 8$/pm.max_children = 50/' ` + pool + ` && grep -q '^pm.max_children = 50$' ` + pool)
-	has("status after the pool edit", status(), "drift:    1 change since up", pool+" changed since up: pm.max_children = 8 → 50")
+	poolEdit := pool + " changed since up: pm.max_children = 8 → 50"
+	has("status after the pool edit", status(), "drift:    1 change since up", poolEdit)
+
+	// --accept-drift measures it and says so: in the run's manifest (the
+	// column measured first, whose apply found it), its report's setup.
+	runs = t.TempDir()
+	code, out, errOut = wptest(append([]string{"run", file, "--runs", runs, "--agent", agent, "--accept-drift", "-var", "requests=200"}, ruid2...)...)
+	if code != 0 && code != exitcode.Load { // 6: a point that measured the bench, on a busy machine
+		t.Fatalf("run --accept-drift: exit %d\n%s\n%s", code, out, errOut)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(runs, "*", "manifest.json"))
+	if len(dirs) != 1 {
+		t.Fatalf("run directories with a manifest: %v", dirs)
+	}
+	man, err := results.ReadManifest(filepath.Dir(dirs[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := man.Columns[0].ID
+	if d := man.Drift[first]; len(d) != 1 || !strings.Contains(d[0], poolEdit) {
+		t.Errorf("manifest drift for %s: %q, want the pool edit", first, d)
+	}
+	md, _ := os.ReadFile(filepath.Join(filepath.Dir(dirs[0]), "report.md"))
+	has("report.md", string(md), "was measured on a server changed by hand since its apply (run --accept-drift): ", poolEdit)
 }
