@@ -45,9 +45,11 @@ func runStatus(ctx context.Context, a *App, args []string) error {
 	if err != nil {
 		return exitcode.With(exitcode.Provision, err)
 	}
+	// A record that cannot be read is said as a drift: the rest of the
+	// status still shows.
 	drifts, _, err := hostmanifest.CheckDrift(ctx, h, m)
 	if err != nil {
-		return exitcode.With(exitcode.Provision, err)
+		drifts = []hostmanifest.Drift{{What: "the last apply's drift record was not read: " + err.Error()}}
 	}
 	// What the host says (facts, versions, deviations) reaches the
 	// terminal without its control characters.
