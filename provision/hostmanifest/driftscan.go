@@ -114,7 +114,8 @@ db() { # the site's database login, with the credentials the profile made
 		out B "$1" ok "" root || out B "$1" "$(printf '%s' "$r" | tr '\n\0' '  ' | cut -c1-300)" "" root
 }
 if [ "$mode" = record ]; then
-	mkdir -p -m 0700 "$dir" && chmod 0700 "$dir" && rm -rf -- "$dir/files.new" && mkdir -m 0700 "$dir/files.new" || exit 1
+	{ [ -d "${dir%/*}" ] || install -d -m 0755 -- "${dir%/*}"; } && mkdir -p -m 0700 -- "$dir" && chmod 0700 -- "$dir" &&
+		rm -rf -- "$dir/files.new" && mkdir -m 0700 -- "$dir/files.new" || exit 1
 fi
 `
 
