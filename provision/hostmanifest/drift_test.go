@@ -21,6 +21,7 @@ func TestLineDiff(t *testing.T) {
 			[]string{"pm.max_children = 8 → 50"}},
 		{"added and removed", "a = 1\nb = 2\n", "a = 1\nc = 3\n", []string{"removed: b = 2", "added: c = 3"}},
 		{"blank lines and indentation only", "a = 1\n\nb = 2\n", "a = 1\n   b = 2\n\n\n", nil},
+		{"secret", "[client]\npassword = old-secret\n", "[client]\npassword = new-secret\n", []string{"password changed (value not shown)"}},
 		{"not text", "a = 1\n", "a = \x00\n", nil},
 		{"many", "", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n", []string{"added: 1", "added: 2", "added: 3", "added: 4", "added: 5", "added: 6", "added: 7", "added: 8", "and 2 more changed lines"}},
 	} {

@@ -106,6 +106,7 @@ func LineDiff(old, cur []byte) []string {
 		return nil
 	}
 	removed, added := diffLines(splitLines(old), splitLines(cur))
+	removed, added = hideSecrets(removed), hideSecrets(added)
 	var out []string
 	used := make([]bool, len(added))
 	for _, r := range removed {
@@ -121,6 +122,10 @@ func LineDiff(old, cur []byte) []string {
 			continue
 		}
 		used[j] = true
+		if r == added[j] { // both hidden
+			out = append(out, key(r)+" changed (value not shown)")
+			continue
+		}
 		out = append(out, arrow(r, added[j]))
 	}
 	for k, a := range added {
@@ -140,6 +145,26 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// secretWords mark a line whose value may be a secret (a MariaDB
+// password in its config directory): its key is shown, never its value.
+var secretWords = []string{"pass", "secret", "token", "key", "auth"}
+
+// hideSecrets replaces the value of each line whose key names a secret.
+func hideSecrets(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		k := strings.ToLower(key(l))
+		out[i] = l
+		for _, w := range secretWords {
+			if strings.Contains(k, w) {
+				out[i] = key(l) + " (value not shown)"
+				break
+			}
+		}
+	}
+	return out
 }
 
 func isText(b []byte) bool { return utf8.Valid(b) && bytes.IndexByte(b, 0) < 0 }
