@@ -220,7 +220,8 @@ func (r *runner) measurePoints(ctx context.Context, g *colGroup) error {
 
 // keep writes point p's record, unless the server it measured is no
 // longer the column that was applied (its profile with its variables): on
-// a shared machine another process may have swapped it meanwhile.
+// a shared machine another process may have swapped it meanwhile; nor when
+// it was changed by hand since (driftDuring).
 func (r *runner) keep(ctx context.Context, ps results.Column, sc results.Scenario, p results.Point, rec results.Record) error {
 	if hm, err := hostmanifest.Read(ctx, r.h); err != nil || !sameApply(hm, r.man.Hosts[ps.ID]) {
 		who := "no host manifest"
@@ -230,6 +231,9 @@ func (r *runner) keep(ctx context.Context, ps results.Column, sc results.Scenari
 			who = err.Error()
 		}
 		return exitcode.With(exitcode.Load, fmt.Errorf("%s: the server changed under the run (%s): another process applied a profile on %s; the point was not kept, --resume measures it again", p.Key, who, r.h.Name()))
+	}
+	if err := r.driftDuring(ctx, ps, p); err != nil {
+		return err
 	}
 	rec.BenchLimit, _ = results.BenchLimit(rec, r.man.Machine)
 	if err := r.st.Append(rec); err != nil {

@@ -86,14 +86,38 @@ func (r *runner) apply(ctx context.Context, ps results.Column) error {
 // setup section and compare show it.
 func (r *runner) recordDrift(col string, lines []string) {
 	for _, l := range lines {
-		r.say(Keep, "[%s] %s: %s", r.h.Name(), col, l)
 		if r.man.Drift == nil {
 			r.man.Drift = map[string][]string{}
 		}
 		if !slices.Contains(r.man.Drift[col], l) {
+			r.say(Keep, "[%s] %s: %s", r.h.Name(), col, l)
 			r.man.Drift[col] = append(r.man.Drift[col], l)
 		}
 	}
+}
+
+// driftDuring compares the server with its apply's drift record after
+// point p: a point measured on a server changed by hand while it ran is
+// not kept (exit 4; --resume measures it again) unless the run accepts
+// drift, which records it for the column.
+func (r *runner) driftDuring(ctx context.Context, ps results.Column, p results.Point) error {
+	drifts, _, err := hostmanifest.CheckDrift(ctx, r.h, r.man.Hosts[ps.ID])
+	if err != nil {
+		return exitcode.With(exitcode.Provision, fmt.Errorf("%s: %w", p.Key, err))
+	}
+	if len(drifts) == 0 {
+		return nil
+	}
+	lines := stage.DriftLines(drifts)
+	if !r.opt.AcceptDrift {
+		return exitcode.With(exitcode.Provision, fmt.Errorf("%s: the server on %s was changed by hand while the point ran; the point was not kept (measure it as it is with --accept-drift, or reset it with wptest up; --resume measures it again):\n  %s",
+			p.Key, r.h.Name(), strings.Join(lines, "\n  ")))
+	}
+	for i, l := range lines {
+		lines[i] = "while the points ran: " + l
+	}
+	r.recordDrift(ps.ID, lines)
+	return nil
 }
 
 // lookupProfile is the folder of the shipped profile called name (or

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/wptest/wptest/host"
@@ -121,8 +122,20 @@ mariadb -N -e "SELECT CONCAT('ALTER USER ', QUOTE(User), '@', QUOTE(Host), ' IDE
 
 	// --accept-drift measures it and says so: in the run's manifest (the
 	// column measured first, whose apply found it), its report's setup.
+	// And an edit made while the run measures (when it names its first
+	// point, before measuring it) is caught after that point.
 	runs = t.TempDir()
-	code, out, errOut = wptest(append([]string{"run", file, "--runs", runs, "--agent", agent, "--accept-drift", "-var", "requests=200"}, ruid2...)...)
+	var editErr error
+	edited := false
+	trigger := &onLine{match: "[1/4]", do: func() {
+		edited = true
+		_, editErr = h.Run(ctx, host.Cmd{Script: "printf '[mysqld]\\nmax_connections = 5\\n' >/etc/mysql/mariadb.conf.d/60-hand.cnf"})
+	}}
+	code = Run(ctx, &App{Args: append(append([]string{"run", file, "--runs", runs, "--agent", agent, "--accept-drift", "-var", "requests=200"}, ruid2...), conn...), Stdout: trigger, Stderr: trigger})
+	out, errOut = trigger.String(), ""
+	if !edited || editErr != nil {
+		t.Fatalf("the edit during the run: made %v, %v\n%s", edited, editErr, out)
+	}
 	if code != 0 && code != exitcode.Load { // 6: a point that measured the bench, on a busy machine
 		t.Fatalf("run --accept-drift: exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -135,9 +148,38 @@ mariadb -N -e "SELECT CONCAT('ALTER USER ', QUOTE(User), '@', QUOTE(Host), ' IDE
 		t.Fatal(err)
 	}
 	first := man.Columns[0].ID
-	if d := man.Drift[first]; len(d) != 1 || !strings.Contains(d[0], poolEdit) {
-		t.Errorf("manifest drift for %s: %q, want the pool edit", first, d)
+	during := "while the points ran: a file was added to /etc/mysql/mariadb.conf.d (MariaDB): 60-hand.cnf"
+	if d := man.Drift[first]; len(d) != 2 || !strings.Contains(d[0], poolEdit) || d[1] != during {
+		t.Errorf("manifest drift for %s: %q, want the pool edit, then %q", first, d, during)
 	}
 	md, _ := os.ReadFile(filepath.Join(filepath.Dir(dirs[0]), "report.md"))
 	has("report.md", string(md), "was measured on a server changed by hand since its apply (run --accept-drift): ", poolEdit)
+}
+
+// onLine is a writer that runs do, once, when a line it is given holds
+// match (written from the command's own goroutine: do runs before the
+// command goes on), and keeps everything.
+type onLine struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	match string
+	do    func()
+	done  bool
+}
+
+func (w *onLine) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if !w.done && strings.Contains(w.buf.String(), w.match) {
+		w.done = true
+		w.do()
+	}
+	return len(p), nil
+}
+
+func (w *onLine) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
 }
