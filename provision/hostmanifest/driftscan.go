@@ -63,7 +63,8 @@ out() { printf '%s\0' "$@"; }
 as_h() { if [ "$_h" = root ]; then "$@"; else (cd / && exec setpriv --reuid="$_h" --regid="$(id -g -- "$_h")" --init-groups -- "$@"); fi; }
 rd() { as_h dd if="$1" iflag=nofollow,nonblock,count_bytes count="$2" bs=65536 status=none; }
 one() { # $1 path, $2 sensitive (1) or not (0), $3 recurse into a directory (1)
-	t=$(as_h stat -c %F -- "$1" 2>/dev/null) || { out A "$1" "" "" "$_h"; return; }
+	_st=$(as_h stat -c '%F/%s' -- "$1" 2>/dev/null) || { out A "$1" "" "" "$_h"; return; }
+	t=${_st%/*}
 	case $t in
 	"symbolic link") out L "$1" "$(as_h readlink -- "$1")" "" "$_h" ;;
 	directory)
@@ -77,18 +78,19 @@ one() { # $1 path, $2 sensitive (1) or not (0), $3 recurse into a directory (1)
 			if [ $_n -gt ` + "$max_entries" + ` ]; then out U "$1" "more than $max_entries entries: the rest not listed" "" "$_h"; break; fi
 			written "$_c" || one "$_c" 0 0
 		done ;;
-	"regular file"|"regular empty file") file "$1" "$2" ;;
+	"regular file"|"regular empty file") file "$1" "$2" "${_st##*/}" ;;
 	*) out O "$1" "$t" "" "$_h" ;;
 	esac
 }
-file() {
-	sz=$(as_h stat -c %s -- "$1") || { out A "$1" "" "" "$_h"; return; }
+file() { # $1 path, $2 sensitive, $3 its size
+	sz=$3
 	if [ "$mode" = record ] && [ "$2" = 0 ] && [ "$sz" -le $max_copy ]; then
 		tmp="$dir/files.new/.tmp"
 		if rd "$1" $((max_copy + 1)) >"$tmp"; then
 			n=$(wc -c <"$tmp")
 			if [ "$n" -le $max_copy ]; then
-				s=$(sha256sum <"$tmp" | cut -c1-64)
+				s=$(sha256sum <"$tmp")
+				s=${s%% *}
 				mv -f -- "$tmp" "$dir/files.new/$s"
 				out F "$1" "$s" "$n" "$_h"
 				return
@@ -97,11 +99,15 @@ file() {
 		rm -f -- "$tmp"
 	fi
 	if [ "$sz" -gt $max_hash ]; then out F "$1" - "$sz" "$_h"; return; fi
-	s=$( (rd "$1" $((max_hash + 1)) || printf 'unreadable') | sha256sum | cut -c1-64)
+	s=$( (rd "$1" $((max_hash + 1)) || printf 'unreadable') | sha256sum)
+	s=${s%% *}
 	out F "$1" "$s" "$sz" "$_h"
 }
 path() { # $1 path, $2 sensitive, $3 recurse
-	_h=$(wptest_holder "$1")
+	# Who holds the directories on the way: asked once for paths in a row
+	# in one directory (a link at the path itself is never followed).
+	if [ "${1%/*}" != "${_hd-}" ]; then _hd=${1%/*}; _hv=$(wptest_holder "$1"); fi
+	_h=$_hv
 	case $_h in "unsafe: "*) out U "$1" "${_h#unsafe: }" "" ""; return ;; esac
 	one "$1" "$2" "$3"
 }
