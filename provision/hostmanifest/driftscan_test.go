@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/wptest/wptest/host"
@@ -39,18 +40,20 @@ func TestDriftScanLocal(t *testing.T) {
 	// entries after it are listed all the same.
 	write(t, filepath.Join(confd, "05-big.ini"), strings.Repeat("; comment\n", maxEntries))
 	write(t, filepath.Join(site, "probe.css"), "body{}\n")
+	write(t, filepath.Join(site, "info.php"), "<?php\n")
 	must(t, os.MkdirAll(filepath.Join(site, "sub"), 0o755))
 	write(t, filepath.Join(site, "sub", "x.php"), "<?php\n")
 	write(t, filepath.Join(etc, "huge.bin"), "")
 	must(t, os.Truncate(filepath.Join(etc, "huge.bin"), MaxHash+1))
 	// The site's files and directories are nobody's (uid 65534), as the
 	// site user's docroot is.
-	for _, p := range []string{site, filepath.Join(site, "probe.css"), filepath.Join(site, "sub"), filepath.Join(site, "sub", "x.php")} {
+	for _, p := range []string{site, filepath.Join(site, "probe.css"), filepath.Join(site, "info.php"), filepath.Join(site, "sub"), filepath.Join(site, "sub", "x.php")} {
 		must(t, os.Lchown(p, 65534, 65534))
 	}
 
 	m := &Manifest{
 		Written: []provision.Written{{Path: filepath.Join(etc, "httpd.conf"), Op: "file.httpd_conf"}, {Path: filepath.Join(site, "probe.css"), Op: "file.probe"},
+			{Path: filepath.Join(site, "info.php"), Op: "file.info"},
 			{Path: filepath.Join(site, "sub", "x.php"), Op: "file.x"}, {Path: filepath.Join(etc, "huge.bin"), Op: "file.huge"}},
 		Watch: []provision.Watch{{Name: "php-cgi", Paths: []string{filepath.Join(etc, "php.ini"), confd}}},
 	}
@@ -80,6 +83,9 @@ func TestDriftScanLocal(t *testing.T) {
 	must(t, os.Remove(filepath.Join(site, "probe.css")))
 	must(t, os.Symlink(filepath.Join(secret, "shadow"), filepath.Join(site, "probe.css")))
 	must(t, os.Lchown(filepath.Join(site, "probe.css"), 65534, 65534))
+	// A FIFO: never opened (a read would wait for a writer).
+	must(t, os.Remove(filepath.Join(site, "info.php")))
+	must(t, syscall.Mkfifo(filepath.Join(site, "info.php"), 0o644))
 	must(t, os.RemoveAll(filepath.Join(site, "sub")))
 	must(t, os.Symlink(secret, filepath.Join(site, "sub")))
 	must(t, os.Lchown(filepath.Join(site, "sub"), 65534, 65534))
@@ -96,6 +102,7 @@ func TestDriftScanLocal(t *testing.T) {
 		"B/etc/conf.d/20-mysqli.ini changed since up: added: mysqli.max_links = 10",
 		"B/etc/httpd.conf changed since up: MaxRequestWorkers 150 → 400",
 		"B/etc/php.ini (php-cgi) changed since up: memory_limit = 128M → 256M",
+		"B/site/info.php changed since up: it was a file, now a fifo",
 		"B/site/probe.css changed since up: it was a file, now a link to B/secret/shadow",
 		// Read as nobody through the planted directory link: not there
 		// for them, never root's file.
