@@ -114,8 +114,10 @@ path() { # $1 path, $2 sensitive, $3 recurse
 db() { # the site's database login, with the credentials the profile made
 	_h=$(wptest_holder "$1")
 	if [ "$_h" != root ] || [ -L "$1" ] || [ ! -f "$1" ]; then out B "$1" "no credentials file $1 (root's)" "" "$_h"; return; fi
-	r=$( (. "$1" && pw=$(printf '%s' "$DB_PASSWORD" | sed 's/[\\"]/\\&/g') &&
-		printf '[client]\nuser=%s\npassword="%s"\nhost=%s\n' "$DB_USER" "$pw" "$DB_HOST" |
+	# DB_HOST is HOST[:PORT], as WordPress reads it.
+	r=$( (. "$1" && pw=$(printf '%s' "$DB_PASSWORD" | sed 's/[\\"]/\\&/g') && dh=$DB_HOST && dp= &&
+		case $dh in *:*) dp=${dh##*:} dh=${dh%:*} ;; esac &&
+		{ printf '[client]\nuser=%s\npassword="%s"\nhost=%s\n' "$DB_USER" "$pw" "$dh"; if [ -n "$dp" ]; then printf 'port=%s\n' "$dp"; fi; } |
 		mariadb --defaults-extra-file=/dev/stdin --connect-timeout=5 -e 'SELECT 1' "$DB_NAME" 2>&1 >/dev/null) 2>&1) &&
 		out B "$1" ok "" root || out B "$1" "$(printf '%s' "$r" | tr '\n\0' '  ' | cut -c1-300)" "" root
 }
