@@ -152,6 +152,13 @@ mariadb -N -e "SELECT CONCAT('ALTER USER ', QUOTE(User), '@', QUOTE(Host), ' IDE
 	if d := man.Drift[first]; len(d) != 2 || !strings.Contains(d[0], poolEdit) || d[1] != during {
 		t.Errorf("manifest drift for %s: %q, want the pool edit, then %q", first, d, during)
 	}
+	// The next column's apply finds the MariaDB edit still there (it
+	// watches that directory), and nothing else: no false drift.
+	second := man.Columns[1].ID
+	kept := "kept (the apply did not put it back; now in the drift record): a file was added to /etc/mysql/mariadb.conf.d (MariaDB): 60-hand.cnf"
+	if d := man.Drift[second]; len(d) != 1 || d[0] != kept {
+		t.Errorf("manifest drift for %s: %q, want %q", second, d, kept)
+	}
 	md, _ := os.ReadFile(filepath.Join(filepath.Dir(dirs[0]), "report.md"))
 	has("report.md", string(md), "was measured on a server changed by hand since its apply (run --accept-drift): ", poolEdit)
 }
