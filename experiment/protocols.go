@@ -70,18 +70,21 @@ func (r *runner) protocolCheck(ctx context.Context, sc results.Scenario) string 
 }
 
 // notAnsweredIn reads one request's outcome: answered (""), answered in
-// another protocol (the ALPN the server chose), refused, or, for QUIC, no
-// answer to the handshake (a server without HTTP/3 listens on no UDP port,
-// and a closed UDP port sends nothing a QUIC client sees). Anything else
-// (a timeout over TCP, an HTTP error) says nothing about the protocol.
+// another protocol (the ALPN the server chose), refused in ALPN, or, for
+// QUIC, refused or no answer to the handshake (a server without HTTP/3
+// listens on no UDP port, and a closed UDP port may send nothing a QUIC
+// client sees). Anything else says nothing about the protocol: a refused
+// TCP connection (nothing listens on the port: a server down, a wrong
+// port), a timeout over TCP, an HTTP error, a malformed frame from a
+// server that did answer in the protocol.
 func notAnsweredIn(proto string, o result.Outcomes, msg string) string {
 	switch {
 	case o.OK > 0:
 		return ""
-	case o.ProtocolError > 0:
+	case o.ProtocolError > 0 && strings.Contains(msg, "ALPN"):
 		return fmt.Sprintf("asked over %s, the server answered in another protocol (%s)", proto, msg)
-	case o.ConnectRefused > 0:
-		return fmt.Sprintf("asked over %s, the server refused the connection (%s)", proto, msg)
+	case proto == "h3" && o.ConnectRefused > 0:
+		return fmt.Sprintf("asked over h3, the server refused the connection (%s)", msg)
 	case o.ConnectError > 0 && strings.Contains(msg, "no application protocol"):
 		// A TLS server that knows ALPN and none of what was offered says so.
 		return fmt.Sprintf("asked over %s, the server refused it in ALPN (%s)", proto, msg)

@@ -160,3 +160,30 @@ func TestURLUsesDeclaredPorts(t *testing.T) {
 		}
 	}
 }
+
+// Only an answer in another protocol, a refusal in ALPN or a QUIC
+// handshake nobody answers says "no": a server that is down, or one that
+// answered in the protocol but badly, says nothing of the protocol.
+func TestNotAnsweredIn(t *testing.T) {
+	for _, tc := range []struct {
+		proto string
+		o     result.Outcomes
+		msg   string
+		want  string
+	}{
+		{"h2", result.Outcomes{OK: 1}, "", ""},
+		{"h2", result.Outcomes{ProtocolError: 1}, `malformed response: the server chose "" in ALPN, not h2`, "answered in another protocol"},
+		{"h2", result.Outcomes{ProtocolError: 1}, "malformed response: h2 frame too large", ""},
+		{"h2", result.Outcomes{ConnectRefused: 1}, "connect: connection refused", ""},
+		{"h2", result.Outcomes{ConnectError: 1}, "remote error: tls: no application protocol", "refused it in ALPN"},
+		{"h2", result.Outcomes{ReadTimeout: 1}, "timeout", ""},
+		{"h3", result.Outcomes{ConnectRefused: 1}, "connection refused", "refused the connection"},
+		{"h3", result.Outcomes{ConnectTimeout: 1}, "timeout: no recent network activity", "did not answer the QUIC handshake"},
+		{"h2", result.Outcomes{ConnectTimeout: 1}, "i/o timeout", ""},
+	} {
+		got := notAnsweredIn(tc.proto, tc.o, tc.msg)
+		if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%s %+v %q: %q, want %q", tc.proto, tc.o, tc.msg, got, tc.want)
+		}
+	}
+}

@@ -116,12 +116,15 @@ scenario "crowd" {
   duration    = "30s"
 }
 
+# A 60 s timeout: the post's slowest visitor waited 41.6 s, which a
+# shorter one would count as a failure instead.
 scenario "static" {
   kind     = "static"
   path     = "/wptest-probe.js"
   visitors = [10, 50, 100, 200, 500, 1000]
   duration = "15s"
   warmup   = "3s"
+  timeout  = "60s"
 }
 
 scenario "compression" {
@@ -375,13 +378,50 @@ claim "crowd-1000-wait" {
   scenario  = "crowd"
   visitors  = 1000
   metric    = "wait_p50_ms"
+  columns   = ["cpanel-apache"]
   published = { cpanel-apache = "18.7 s", tuned-apache = "1.4 s", corehttpd = "3.7 ms" }
   order     = "corehttpd < tuned-apache < cpanel-apache"
-  ratio     = "cpanel-apache / corehttpd"
-  within    = 10
+  at_least  = "4.7 s"
   contradiction "Apache answered a newcomer as fast as corehttpd" {
     metric   = "wait_p50_ms"
-    measured = { cpanel-apache = "5 ms", corehttpd = "3.7 ms" }
+    measured = { cpanel-apache = "5 ms" }
+  }
+  contradiction "Apache kept newcomers waiting under a second" {
+    metric   = "wait_p50_ms"
+    measured = { cpanel-apache = "800 ms" }
+  }
+}
+
+# Each column's own figure at 1,000, bounded on its own: a ratio over
+# corehttpd's few milliseconds would read differs when both are as the
+# post says (18.7 s over 0.3 ms is still "under 5 ms").
+claim "crowd-1000-wait-corehttpd" {
+  source    = "the cPanel vs corehttpd post"
+  quote     = "With 1,000 visitors browsing, a newly arriving visitor waited 18.7 seconds for Apache and 3.7 milliseconds for corehttpd"
+  scenario  = "crowd"
+  visitors  = 1000
+  metric    = "wait_p50_ms"
+  columns   = ["corehttpd"]
+  published = { corehttpd = "3.7 ms" }
+  at_most   = "5 ms"
+  contradiction "corehttpd kept a newcomer waiting 200 ms" {
+    metric   = "wait_p50_ms"
+    measured = { corehttpd = "200 ms" }
+  }
+}
+
+claim "crowd-1000-tuned" {
+  source    = "the cPanel vs corehttpd post"
+  quote     = "At 1,000 it ran into the same MaxRequestWorkers 150 and the wait rose to 1.4 seconds"
+  scenario  = "crowd"
+  visitors  = 1000
+  metric    = "wait_p50_ms"
+  columns   = ["tuned-apache"]
+  published = { tuned-apache = "1.4 s" }
+  at_least  = "0.35 s"
+  contradiction "tuned Apache answered a newcomer in 5 ms at 1,000" {
+    metric   = "wait_p50_ms"
+    measured = { tuned-apache = "5 ms" }
   }
 }
 
@@ -447,9 +487,14 @@ claim "crowd-3000-gave-up" {
   published = { cpanel-apache = "40 probes", corehttpd = "0 probes" }
   order     = "corehttpd < cpanel-apache"
   at_least  = "20 probes"
+  at_most   = "50 probes"
   contradiction "55 of the 60 got a response" {
     metric   = "gave_up"
     measured = { cpanel-apache = "5 probes" }
+  }
+  contradiction "none of the 60 got a response" {
+    metric   = "gave_up"
+    measured = { cpanel-apache = "60 probes" }
   }
 }
 
@@ -492,31 +537,31 @@ claim "crowd-1000-tuned-400" {
   scenario  = "crowd"
   visitors  = 1000
   metric    = "wait_p50_ms"
+  columns   = ["tuned-400"]
   published = { tuned-400 = "3.2 ms", tuned-apache = "1.4 s" }
   order     = "tuned-400 < tuned-apache"
-  ratio     = "tuned-apache / tuned-400"
-  within    = 10
+  at_most   = "12.8 ms"
   contradiction "400 workers did not move the wall" {
     metric   = "wait_p50_ms"
     measured = { tuned-400 = "1.3 s", tuned-apache = "1.4 s" }
   }
 }
 
-# "Back up at 2.1 seconds" against corehttpd's "under 5 ms" at the same
-# 3,000 visitors: the ratio of the two, within a factor of 10.
+# "Back up at 2.1 seconds": within a factor of 4 of it (a ratio over
+# corehttpd's "under 5 ms" would read differs when both are as the post says).
 claim "crowd-3000-tuned-400" {
   source    = "the cPanel vs corehttpd post"
   quote     = "and with 3,000 visitors the median wait was back up at 2.1 seconds"
   scenario  = "crowd"
   visitors  = 3000
   metric    = "wait_p50_ms"
-  published = { tuned-400 = "2.1 s", corehttpd = "5 ms" }
-  order     = "corehttpd < tuned-400"
-  ratio     = "tuned-400 / corehttpd"
-  within    = 10
-  contradiction "400 workers stayed as fast as corehttpd at 3,000" {
+  columns   = ["tuned-400"]
+  published = { tuned-400 = "2.1 s" }
+  at_least  = "0.52 s"
+  at_most   = "8.4 s"
+  contradiction "400 workers kept the wait at 40 ms at 3,000" {
     metric   = "wait_p50_ms"
-    measured = { tuned-400 = "6 ms", corehttpd = "5 ms" }
+    measured = { tuned-400 = "40 ms" }
   }
 }
 

@@ -36,7 +36,7 @@ func TestPointsThatMeasuredTheBench(t *testing.T) {
 		"## Points that measured the bench, not the server",
 		"| r1/corehttpd/page/c=8 | 100% of requests failed (HTTP 5xx) |",
 		"not measured: corehttpd at page c=8: 100% of requests failed (HTTP 5xx)",
-		"| bench |",
+		"| failed |",
 	} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q:\n%s", want, md)

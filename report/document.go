@@ -69,8 +69,8 @@ func (r *Report) row(name string, profiles []string, sc, step string, f func(res
 			row = append(row, cell(st))
 		case r.notApplicable(p, sc, step) != "":
 			row = append(row, "n/a")
-		case r.benchLimited(p, sc, step):
-			row = append(row, "bench")
+		case r.benchLimited(p, sc, step) != "":
+			row = append(row, r.benchLimited(p, sc, step))
 		default:
 			row = append(row, cell(st))
 		}
@@ -89,14 +89,19 @@ func (r *Report) notApplicable(profile, sc, step string) string {
 	return ""
 }
 
-// benchLimited says whether a repetition of the point measured the bench.
-func (r *Report) benchLimited(profile, sc, step string) bool {
+// benchLimited is the cell of a point a repetition of which measured the
+// bench: "failed" where its requests failed, "bench" where a load
+// generator set the pace; "" where none did.
+func (r *Report) benchLimited(profile, sc, step string) string {
 	for _, rec := range r.Points(profile, sc, step) {
-		if why, _ := results.BenchLimit(rec, r.Manifest.Machine); why != "" {
-			return true
+		if why, failures := results.BenchLimit(rec, r.Manifest.Machine); why != "" {
+			if failures {
+				return "failed"
+			}
+			return "bench"
 		}
 	}
-	return false
+	return ""
 }
 
 // benchSection lists the points that measured the bench, not the server,
@@ -107,7 +112,7 @@ func (r *Report) benchSection() (section, bool) {
 		return section{}, false
 	}
 	s := section{Title: "Points that measured the bench, not the server"}
-	s.Text = append(s.Text, fmt.Sprintf("%d point(s) measured the bench: more than %s%% of their requests failed, or a load generator used or waited for more than %s%% of its CPUs. Their figures say nothing about the server: the tables show \"bench\" there, the charts leave them out and no claim is judged on them. `wptest run` exits 6 for such a run.", len(bad), results.Num(results.MaxFailedPct), results.Num(results.MaxLoadPct)))
+	s.Text = append(s.Text, fmt.Sprintf("%d point(s) measured the bench: more than %s%% of their requests failed, or a load generator used more than %s%% of its CPUs, or, with CPUs of its own, waited for them with work ready more than %s%% of the window. Their figures say nothing about the server: the tables show \"bench\" (\"failed\" where requests failed) for the whole point, the charts leave them out and no claim is judged on them but those on failures or on the server's state (memory, processes). `wptest run` exits 6 for such a run.", len(bad), results.Num(results.MaxFailedPct), results.Num(results.MaxLoadPct), results.Num(results.MaxLoadWaitPct)))
 	t := table{Head: []string{"point", "why"}}
 	for _, b := range bad {
 		k, why, _ := strings.Cut(b, ": ")

@@ -31,7 +31,7 @@ func (ev *evaluator) causes(c Claim, res ClaimResult) []string {
 	if res.Substitution != "" {
 		out = appendOnce(out, "a stand-in: "+res.Substitution)
 	}
-	if f := ev.m.Fixture; f != nil {
+	if f := ev.m.Fixture; f != nil && ev.runsPHP(c) {
 		for _, d := range f.Deviations {
 			out = appendOnce(out, "the site: "+d)
 		}
@@ -53,6 +53,20 @@ func (ev *evaluator) causes(c Claim, res ClaimResult) []string {
 		}
 	}
 	return out
+}
+
+// runsPHP says whether one of the claim's scenarios is of a kind whose
+// requests run the site's PHP (a static file's figures owe nothing to the
+// site's plugins).
+func (ev *evaluator) runsPHP(c Claim) bool {
+	for _, s := range ev.m.Scenarios {
+		if slices.Contains(c.scenarioNames(), s.Name) {
+			if k, ok := KindOf(s.Kind); ok && k.PHP {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // timeLike says whether a figure in unit u depends on the CPUs the server

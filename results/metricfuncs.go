@@ -65,8 +65,8 @@ var (
 		if rec.Server == nil {
 			return 0, false
 		}
-		g, ok := rec.Server.Groups["php"]
-		return float64(g.ProcsPeak), ok
+		g := rec.Server.Groups["php"]
+		return float64(g.ProcsPeak), g.ProcsPeak > 0 // 0: a record from before the sampler counted them
 	}
 	PSSMB = func(rec Record) (float64, bool) {
 		if rec.PSSKB == 0 {

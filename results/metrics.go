@@ -27,6 +27,10 @@ type Metric struct {
 	// Failures: the figure counts failures (error_pct, gave_up), so a point
 	// whose requests failed is still judged on it.
 	Failures bool
+	// State: the figure is the server's state under the load (memory,
+	// processes at once), not of its answers: failed requests do not keep
+	// it from being judged either (a load generator at its limit does).
+	State bool
 }
 
 // NotMeasuredOn says why a claim on m cannot be judged in a run whose
@@ -62,8 +66,8 @@ var Metrics = join(
 		{Name: "p99_ms", Unit: "ms", Value: P99Ms},
 		{Name: "db_cpu_ms", Unit: "ms", Value: DBCPU},
 		{Name: "machine_cpu_ms", Unit: "ms", Value: MachineCPU, Whole: true},
-		{Name: "pss_mb", Unit: "MB", Value: PSSMB},
-		{Name: "php_procs_peak", Unit: "processes", Value: PHPProcsPeak},
+		{Name: "pss_mb", Unit: "MB", Value: PSSMB, State: true},
+		{Name: "php_procs_peak", Unit: "processes", Value: PHPProcsPeak, State: true},
 		{Name: "wire_bytes", Unit: "B", Value: WireBytes},
 		{Name: "error_pct", Unit: "%", Value: ErrPct, Failures: true},
 	}),
@@ -74,7 +78,7 @@ var Metrics = join(
 		{Name: "gave_up_pct", Unit: "%", Value: CrowdGaveUpPct, Failures: true},
 		{Name: "server_cpu_pct", Unit: "%", Value: CrowdMachineCPUPct, Whole: true},
 		{Name: "groups_cpu_pct", Unit: "%", Value: CrowdCPUPct},
-		{Name: "pss_mb", Unit: "MB", Value: PSSMB},
+		{Name: "pss_mb", Unit: "MB", Value: PSSMB, State: true},
 	}),
 	kindMetrics("static", runMetrics("requests/s")),
 	kindMetrics("compression", append(runMetrics("requests/s"), Metric{Name: "body_bytes", Unit: "B", Value: ProbeBody})),

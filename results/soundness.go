@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/wptest/wptest/bench/result"
@@ -39,6 +40,21 @@ func BenchLimit(rec Record, mi *MachineInfo) (why string, failures bool) {
 			return fmt.Sprintf("%s of requests failed (%s)", pctText(pct), mostFailed(rec.Run.Outcomes)), true
 		}
 	}
+	if c := rec.Crowd; c != nil {
+		// Newcomers who gave up (timed out) are the crowd's figure; refused
+		// or reset ones, and failed background clicks, say the server was
+		// not there to be measured.
+		if n := int64(len(c.Probes)); n > 0 {
+			if pct := 100 * float64(c.ProbeOutcomes.Failed()-c.GaveUp) / float64(n); pct > MaxFailedPct {
+				return fmt.Sprintf("%s of newcomers failed other than by waiting (%s)", pctText(pct), mostFailed(c.ProbeOutcomes)), true
+			}
+		}
+		if bg := c.Background; bg.Attempts > 0 {
+			if pct := 100 * float64(bg.Outcomes.Failed()) / float64(bg.Attempts); pct > MaxFailedPct {
+				return fmt.Sprintf("%s of the crowd's clicks failed (%s)", pctText(pct), mostFailed(bg.Outcomes)), true
+			}
+		}
+	}
 	if b := rec.Browse; b != nil && b.PageViews > 0 {
 		if pct := 100 * float64(b.PageViews-b.PageViewsOK) / float64(b.PageViews); pct > MaxFailedPct {
 			return fmt.Sprintf("%s of page views failed", pctText(pct)), true
@@ -52,7 +68,7 @@ func BenchLimit(rec Record, mi *MachineInfo) (why string, failures bool) {
 // what it measures.
 func Unsound(rec Record, mt Metric, mi *MachineInfo) string {
 	why, failures := BenchLimit(rec, mi)
-	if failures && mt.Failures {
+	if failures && (mt.Failures || mt.State) {
 		return ""
 	}
 	return why
@@ -135,11 +151,23 @@ func mostFailed(o result.Outcomes) string {
 	return strings.ReplaceAll(s, "_", " ")
 }
 
+// pctText is a share as a reader takes it: never rounded onto a limit it
+// is beyond (90.04% is not "90.0%"), nor up to all when short of it, and
+// "all" where waits of several threads add up past it.
 func pctText(p float64) string {
-	if p >= 99.5 && p < 100 {
+	switch {
+	case p > 100:
+		return "more than all"
+	case p >= 99.5 && p < 100:
 		return "99%" // never round a share short of all up to all
 	}
-	return Num(p) + "%"
+	s := Num(p)
+	for _, limit := range []float64{MaxFailedPct, MaxLoadPct, MaxLoadWaitPct} {
+		if p != limit && s == Num(limit) {
+			return strconv.FormatFloat(p, 'f', 2, 64) + "%"
+		}
+	}
+	return s + "%"
 }
 
 // BenchLimited are the points of recs that measured the bench, each as

@@ -916,7 +916,7 @@ func merge(cfg *Config, t *target, open bool, shards []*stats, winStart time.Tim
 		Connections: m.conns, KeepAliveCloses: m.kaCloses, KeepAliveReqs: m.kaReq,
 		Bytes:   result.Bytes{WireIn: m.wireIn, WireOut: m.wireOut, Headers: m.headers, Body: m.body},
 		Latency: Summary(m.lat, true), Connect: Summary(m.conn, false), TTFB: Summary(m.ttfb, false),
-		ClientCPUMs: ms(cpu), ClientWaitMs: ms(use.wait), ClientCPUs: runtime.NumCPU(),
+		ClientCPUMs: ms(cpu), ClientWaitMs: ms(use.wait), ClientCPUs: clientCPUs(),
 	}
 	if open {
 		q := Summary(m.queue, false)
@@ -1018,6 +1018,11 @@ type clientUse struct{ cpu, wait time.Duration }
 func (u clientUse) since(u0 clientUse) clientUse {
 	return clientUse{u.cpu - u0.cpu, max(u.wait-u0.wait, 0)}
 }
+
+// clientCPUs is how many CPUs this process may use at once: those its
+// affinity allows, or fewer where the runtime's GOMAXPROCS (which follows
+// a cgroup's CPU quota) says so.
+func clientCPUs() int { return min(runtime.NumCPU(), runtime.GOMAXPROCS(0)) }
 
 func selfUse() clientUse { return clientUse{cpu: selfCPU(), wait: selfWait()} }
 
