@@ -25,6 +25,9 @@ func (r *runner) notServed(ctx context.Context, live *hostmanifest.Manifest, sc 
 		return ""
 	}
 	why := r.protocolCheck(ctx, sc)
+	if why != "" && live != nil && live.Profile != "" {
+		why = live.Profile + " does not serve " + sc.Proto + ": " + why
+	}
 	if declared := declaredProtos(live); len(declared) > 0 && (why == "") != slices.Contains(declared, sc.Proto) {
 		r.logf("  %s declares %s but, asked over %s, %s", live.Profile, strings.Join(declared, ", "), sc.Proto, answeredText(why))
 	}

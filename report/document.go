@@ -229,7 +229,7 @@ func (r *Report) setup() section {
 	}
 	s.Tables = append(s.Tables, t)
 	if na := r.notMeasured(); len(na) > 0 {
-		s.Text = append(s.Text, "n/a in the tables: not measured, because the profile's server does not serve the scenario's protocol: "+strings.Join(na, "; ")+".")
+		s.Text = append(s.Text, "n/a in the tables: not measured, because the server did not serve the scenario's protocol: "+strings.Join(na, "; ")+".")
 	}
 	return s
 }
