@@ -114,6 +114,9 @@ func runOf(s result.Set) *result.Run {
 		return s.Run
 	case s.Crowd != nil:
 		return &s.Crowd.Background
+	case s.Browse != nil:
+		b := s.Browse
+		return &result.Run{ClientCPUMs: b.ClientCPUMs, ClientWaitMs: b.ClientWaitMs, ClientCPUs: b.ClientCPUs, ElapsedMs: b.ElapsedMs}
 	}
 	return nil
 }

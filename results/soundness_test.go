@@ -50,6 +50,11 @@ func TestBenchLimit(t *testing.T) {
 	if got, _ := BenchLimit(runRec(1000, 0, 1000, 9500, 0, 10000, 1), &MachineInfo{LoadLocal: true}); got == "" {
 		t.Error("a load generator on the server's machine using 95% of its CPUs is not marked")
 	}
+	// A browse point's load generator, likewise.
+	browse := Record{Set: result.Set{Browse: &result.Browse{PageViews: 10, PageViewsOK: 10, ElapsedMs: 10000, ClientCPUMs: 9500, ClientCPUs: 1}}}
+	if got, _ := BenchLimit(browse, nil); got != "the load generator was the bottleneck (95% of its CPUs)" {
+		t.Errorf("a browse point at 95%% of its load generator's CPU: %q", got)
+	}
 	// One of several load generators is enough.
 	rec := runRec(1000, 0, 1000, 100, 0, 10000, 1)
 	busy := runRec(1000, 0, 1000, 9800, 0, 10000, 1)

@@ -190,6 +190,10 @@ func checkBrowse(t *testing.T, r result.Browse) {
 	if r.Bytes.WireIn < r.Bytes.Body || r.Bytes.WireOut <= 0 {
 		t.Fatalf("bytes %+v", r.Bytes)
 	}
+	// Its own CPU over the window, for whether it set the pace (results.BenchLimit).
+	if r.ClientCPUs < 1 || r.ClientCPUMs <= 0 {
+		t.Fatalf("the load generator's CPU: %d CPUs, %.2f ms", r.ClientCPUs, r.ClientCPUMs)
+	}
 }
 
 // The page and each same-origin asset it references are fetched exactly once

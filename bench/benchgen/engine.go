@@ -404,15 +404,18 @@ func newRunState(ctx context.Context, t *target, cfg *Config, start time.Time) *
 // windowCPU snapshots the client's CPU when the warm-up ends; the function
 // it returns is the CPU used and waited for since (call it once the run is
 // over).
-func (rs *runState) windowCPU() func() clientUse {
+func (rs *runState) windowCPU() func() clientUse { return windowUse(rs.cfg.Warmup) }
+
+// windowUse is windowCPU for a window that starts warmup from now.
+func windowUse(warmup time.Duration) func() clientUse {
 	var u0 clientUse
 	var once sync.Once
 	snap := func() { once.Do(func() { u0 = selfUse() }) }
-	if rs.cfg.Warmup <= 0 {
+	if warmup <= 0 {
 		snap()
 		return func() clientUse { return selfUse().since(u0) }
 	}
-	tm := time.AfterFunc(rs.cfg.Warmup, snap)
+	tm := time.AfterFunc(warmup, snap)
 	return func() clientUse {
 		tm.Stop()
 		snap()
