@@ -82,7 +82,9 @@ func TestAB1KServesRasmusDocuments(t *testing.T) {
 	first := cols[0].Profile
 	swap := append([]string{"swap", "--profile", first, "--agent", exe, "-var", "ruid2_source_url=file:///root/mod_ruid2.c",
 		"-var", fmt.Sprintf("http_port=%d", sp.HTTPPort), "-var", fmt.Sprintf("https_port=%d", sp.HTTPSPort)}, conn...)
-	if out, err := exec.Command(exe, swap...).CombinedOutput(); err != nil {
+	sw := exec.Command(exe, swap...)
+	sw.Dir = t.TempDir() // its log (runs/swap-*.log) goes there, not into the source tree
+	if out, err := sw.CombinedOutput(); err != nil {
 		t.Fatalf("wptest swap --profile %s: %v\n%s", first, err, lastLines(string(out), 40))
 	}
 	fetchDocuments(t, hs[0].IP, first, want)
