@@ -25,6 +25,11 @@ variable "requests" {
   default = 50000
 }
 
+variable "php_requests" {
+  default     = 50000
+  description = "-n of the PHP document's run alone (under cPanel's Apache each request starts a php-cgi)"
+}
+
 variable "ruid2_source_url" {
   default     = ""
   description = "where the server gets mod_ruid2 0.9.8's mod_ruid2.c, which the profile checks against its pinned SHA-256 (file:// for a copy on the server, local+file:///PATH for one on this machine); empty: upstream's file at the release's commit, the profile's default. Only -var sets it: an experiment file supplies no source."
@@ -59,7 +64,7 @@ scenario "php" {
   kind     = "ab"
   path     = "/wptest-1k.php"
   visitors = [5]
-  requests = var.requests
+  requests = var.php_requests
   warmup   = "0s"
   duration = "0s"
 }

@@ -201,6 +201,7 @@ func checkBrowse(t *testing.T, r result.Browse) {
 // counted; h1 spreads the assets over 2 to 6 connections, h2 multiplexes
 // them on one; every body byte the server wrote is counted, on the wire too.
 func TestBrowseFetchesEveryAssetOnce(t *testing.T) {
+	t.Parallel() // waits on its own servers and windows, mostly idle: beside the package's others
 	for _, c := range []struct {
 		proto string
 		gzip  bool
