@@ -176,6 +176,8 @@ func TestNotAnsweredIn(t *testing.T) {
 		{"h2", result.Outcomes{ProtocolError: 1}, "malformed response: h2 frame too large", ""},
 		{"h2", result.Outcomes{ConnectRefused: 1}, "connect: connection refused", ""},
 		{"h2", result.Outcomes{ConnectError: 1}, "remote error: tls: no application protocol", "refused it in ALPN"},
+		{"h2", result.Outcomes{ConnectError: 1}, "tls: server selected unadvertised ALPN protocol", "answered in another protocol"},
+		{"h2", result.Outcomes{ConnectError: 1}, "tls: failed to verify certificate", ""},
 		{"h2", result.Outcomes{ReadTimeout: 1}, "timeout", ""},
 		{"h3", result.Outcomes{ConnectRefused: 1}, "connection refused", "refused the connection"},
 		{"h3", result.Outcomes{ConnectTimeout: 1}, "timeout: no recent network activity", "did not answer the QUIC handshake"},

@@ -31,6 +31,9 @@ type Metric struct {
 	// processes at once), not of its answers: failed requests do not keep
 	// it from being judged either (a load generator at its limit does).
 	State bool
+	// Answered: the figure is whether the server answered in the point's
+	// protocol at all, which one answer proves whatever set the pace.
+	Answered bool
 }
 
 // NotMeasuredOn says why a claim on m cannot be judged in a run whose
@@ -94,7 +97,7 @@ var Metrics = join(
 		{Name: "wire_bytes_per_view", Unit: "B", Noise: "bytes per view", Value: BrowseWirePerView},
 		{Name: "view_p99_ms", Unit: "ms", Value: BrowseViewP99},
 		{Name: "views_per_sec", Unit: "req/s", Value: BrowseViewsPerSec},
-		{Name: "served", Unit: "yes/no", Value: Served},
+		{Name: "served", Unit: "yes/no", Value: Served, Answered: true},
 	}),
 	kindMetrics("kit", kitMetrics),
 )
@@ -113,7 +116,7 @@ func runMetrics(label string) []Metric {
 		{Name: "max_ms", Unit: "ms", Value: MaxMs},
 		{Name: "wire_bytes", Unit: "B", Value: WireBytes},
 		{Name: "error_pct", Unit: "%", Value: ErrPct, Failures: true},
-		{Name: "served", Unit: "yes/no", Value: Served},
+		{Name: "served", Unit: "yes/no", Value: Served, Answered: true},
 	}
 }
 

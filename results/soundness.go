@@ -41,19 +41,7 @@ func BenchLimit(rec Record, mi *MachineInfo) (why string, failures bool) {
 		}
 	}
 	if c := rec.Crowd; c != nil {
-		// Newcomers who gave up (timed out) are the crowd's figure; refused
-		// or reset ones, and failed background clicks, say the server was
-		// not there to be measured.
-		if n := int64(len(c.Probes)); n > 0 {
-			if pct := 100 * float64(c.ProbeOutcomes.Failed()-c.GaveUp) / float64(n); pct > MaxFailedPct {
-				return fmt.Sprintf("%s of newcomers failed other than by waiting (%s)", pctText(pct), mostFailed(c.ProbeOutcomes)), true
-			}
-		}
-		if bg := c.Background; bg.Attempts > 0 {
-			if pct := 100 * float64(bg.Outcomes.Failed()) / float64(bg.Attempts); pct > MaxFailedPct {
-				return fmt.Sprintf("%s of the crowd's clicks failed (%s)", pctText(pct), mostFailed(bg.Outcomes)), true
-			}
-		}
+		return crowdLimit(c)
 	}
 	if b := rec.Browse; b != nil && b.PageViews > 0 {
 		if pct := 100 * float64(b.PageViews-b.PageViewsOK) / float64(b.PageViews); pct > MaxFailedPct {
@@ -63,10 +51,31 @@ func BenchLimit(rec Record, mi *MachineInfo) (why string, failures bool) {
 	return "", false
 }
 
+// crowdLimit: a crowd measures a full server, whose newcomers and clicks
+// wait, time out, are refused or reset; all of that is its figure. It
+// measured the bench only where the server answered nothing at all, or
+// where connections failed on the load generator's own side (out of
+// ports: connect_error) for more than MaxFailedPct of them.
+func crowdLimit(c *result.Crowd) (string, bool) {
+	bg := c.Background
+	if n := int64(len(c.Probes)) + bg.Attempts; n > 0 {
+		if c.ProbeOutcomes.OK == 0 && bg.Outcomes.OK == 0 {
+			return fmt.Sprintf("the server answered no newcomer and no click (%s)", mostFailed(bg.Outcomes)), true
+		}
+		if pct := 100 * float64(c.ProbeOutcomes.ConnectError+bg.Outcomes.ConnectError) / float64(n); pct > MaxFailedPct {
+			return fmt.Sprintf("%s of the crowd's connections failed on the load generator's side (connect error)", pctText(pct)), false
+		}
+	}
+	return "", false
+}
+
 // Unsound is BenchLimit for a claim on mt: failed requests do not keep a
 // figure of failures (error_pct, gave_up) from being judged, since they are
 // what it measures.
 func Unsound(rec Record, mt Metric, mi *MachineInfo) string {
+	if mt.Answered {
+		return ""
+	}
 	why, failures := BenchLimit(rec, mi)
 	if failures && (mt.Failures || mt.State) {
 		return ""

@@ -104,3 +104,30 @@ func TestClaimsOnPointsThatMeasuredTheBench(t *testing.T) {
 		}
 	}
 }
+
+// A crowd measures a full server: its newcomers and clicks timing out is
+// its figure, not the bench's; a server that answered nothing, or
+// connections failing on the load generator's side, is.
+func TestCrowdBenchLimit(t *testing.T) {
+	crowd := func(probeOK, probeTimeout, bgOK, bgTimeout, bgConnErr int64) Record {
+		c := &result.Crowd{GaveUp: probeTimeout}
+		c.ProbeOutcomes.OK, c.ProbeOutcomes.ReadTimeout = probeOK, probeTimeout
+		c.Probes = make([]result.Probe, probeOK+probeTimeout)
+		c.Background.Outcomes.OK, c.Background.Outcomes.ReadTimeout, c.Background.Outcomes.ConnectError = bgOK, bgTimeout, bgConnErr
+		c.Background.Attempts = bgOK + bgTimeout + bgConnErr
+		return Record{Set: result.Set{Crowd: c}}
+	}
+	for _, tc := range []struct {
+		name string
+		rec  Record
+		want string
+	}{
+		{"Apache full: 12 of 60 gave up, half the clicks timed out", crowd(48, 12, 500, 500, 0), ""},
+		{"nothing answered", crowd(0, 60, 0, 1000, 0), "the server answered no newcomer and no click (read timeout)"},
+		{"out of ports", crowd(60, 0, 800, 0, 200), "18.9% of the crowd's connections failed on the load generator's side (connect error)"},
+	} {
+		if got, _ := BenchLimit(tc.rec, nil); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
