@@ -59,7 +59,7 @@ func BenchLimit(rec Record, mi *MachineInfo) (why string, failures bool) {
 func crowdLimit(c *result.Crowd) (string, bool) {
 	bg := c.Background
 	if n := int64(len(c.Probes)) + bg.Attempts; n > 0 {
-		if c.ProbeOutcomes.OK == 0 && bg.Outcomes.OK == 0 {
+		if c.ProbeOutcomes.OK == 0 && bg.Outcomes.OK == 0 && c.Wait.Count == 0 {
 			return fmt.Sprintf("the server answered no newcomer and no click (%s)", mostFailed(bg.Outcomes)), true
 		}
 		if pct := 100 * float64(c.ProbeOutcomes.ConnectError+bg.Outcomes.ConnectError) / float64(n); pct > MaxFailedPct {
