@@ -250,3 +250,25 @@ func (l *loader) deviations(ds []deviationHCL) {
 		l.sp.SourceDeviations = append(l.sp.SourceDeviations, results.SourceDeviation{ID: d.ID, Source: d.Source, Says: d.Says, Scenarios: d.Scenarios})
 	}
 }
+
+// sourceHCL is a source block: what the source's own server was (its CPUs),
+// for the verdicts on the claims that name it.
+type sourceHCL struct {
+	Name       string `hcl:"name,label"`
+	ServerCPUs int    `hcl:"server_cpus,optional"`
+}
+
+func (l *loader) sources(ss []sourceHCL) {
+	seen := map[string]int{}
+	for _, s := range ss {
+		if seen[s.Name]++; seen[s.Name] > 1 {
+			l.bad(dupRange(l.f, "source", s.Name, seen[s.Name]-1), "Duplicate source", fmt.Sprintf("source %q is declared twice.", s.Name))
+			continue
+		}
+		if s.ServerCPUs < 0 {
+			l.bad(attrRange(l.f, "source", s.Name, "server_cpus"), "Invalid CPUs", "server_cpus is how many CPUs the source's server had: 1 or more.")
+			continue
+		}
+		l.sp.Sources = append(l.sp.Sources, results.Source{Name: s.Name, ServerCPUs: s.ServerCPUs})
+	}
+}

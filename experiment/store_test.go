@@ -80,6 +80,7 @@ func TestPlanHashGolden(t *testing.T) {
 	n -= 9 // so did MachineInfo's boot_id, own_machine and shared_with (3 machines)
 	n -= 7 // and Manifest.SourceDeviations (one, with its fields and its scenario)
 	n -= 9 // and MachineInfo's cpu_from, cpuset and cpus_shared_with (3 machines)
+	n -= 4 // and Manifest.Sources (one, with its fields)
 	golden.Fill(reflect.ValueOf(&rec).Elem(), &n, skipTheirs)
 	// The record held Run, Crowd and Kit, and its generator line Run and
 	// Crowd, one count each, when the golden was written; each is one

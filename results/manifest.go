@@ -37,6 +37,9 @@ type Manifest struct {
 	// its sources' (their site, their file): a verdict on a scenario they
 	// name carries them as what could explain it.
 	SourceDeviations []SourceDeviation `json:"source_deviations,omitempty"`
+	// Sources are what the file says of its sources' machines, by the
+	// name its claims give them.
+	Sources []Source `json:"sources,omitempty"`
 	Repetitions      int               `json:"repetitions"`
 	Points           int               `json:"points"`
 	Fixture          *FixtureRecord    `json:"fixture,omitempty"`
