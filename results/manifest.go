@@ -39,10 +39,10 @@ type Manifest struct {
 	SourceDeviations []SourceDeviation `json:"source_deviations,omitempty"`
 	// Sources are what the file says of its sources' machines, by the
 	// name its claims give them.
-	Sources []Source `json:"sources,omitempty"`
-	Repetitions      int               `json:"repetitions"`
-	Points           int               `json:"points"`
-	Fixture          *FixtureRecord    `json:"fixture,omitempty"`
+	Sources     []Source       `json:"sources,omitempty"`
+	Repetitions int            `json:"repetitions"`
+	Points      int            `json:"points"`
+	Fixture     *FixtureRecord `json:"fixture,omitempty"`
 	// Hosts holds the host manifest written after each column's apply, by
 	// column id.
 	Hosts    map[string]*hostmanifest.Manifest `json:"host_manifests"`
