@@ -27,11 +27,12 @@ const (
 // BenchLimit says why rec measured the bench rather than the server ("":
 // it measured the server), and whether the reason is failed requests. mi
 // is the run's server machine: where the load generator ran on it (or the
-// server shared its CPUs otherwise), the time it waited for a CPU is the
-// server's use of the same CPUs, not a sign that the load generator set
-// the pace, so only its own CPU counts.
+// server shared its CPUs otherwise, or the run did not record whether it
+// did), the time it waited for a CPU may be the server's use of the same
+// CPUs, not a sign that the load generator set the pace, so only its own
+// CPU counts.
 func BenchLimit(rec Record, mi *MachineInfo) (why string, failures bool) {
-	shared := mi != nil && (mi.LoadLocal || mi.SharedWith != "" || mi.CPUsSharedWith != "")
+	shared := mi == nil || mi.LoadLocal || mi.SharedWith != "" || mi.CPUsSharedWith != ""
 	if why := loadLimit(rec, shared); why != "" {
 		return why, false
 	}

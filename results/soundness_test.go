@@ -35,11 +35,16 @@ func TestBenchLimit(t *testing.T) {
 		{"load not recorded", runRec(1000, 0, 1000, 9900, 0, 10000, 0), "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, f := BenchLimit(tc.rec, nil)
+			got, f := BenchLimit(tc.rec, &MachineInfo{OwnMachine: true})
 			if got != tc.want || f != tc.failures {
 				t.Errorf("BenchLimit = %q, %v; want %q, %v", got, f, tc.want, tc.failures)
 			}
 		})
+	}
+	// Where the run did not record the server's machine, waits may be the
+	// server's use of shared CPUs: only the load generator's own CPU counts.
+	if got, _ := BenchLimit(runRec(1000, 0, 1000, 4000, 5500, 10000, 1), nil); got != "" {
+		t.Errorf("waits on a machine the run did not record: %q", got)
 	}
 	// On the server's own machine, waiting for a CPU is the server's use of
 	// it: only the load generator's own CPU counts there.
