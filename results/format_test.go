@@ -42,7 +42,7 @@ func TestFormatGolden(t *testing.T) {
 	c := 1000
 	golden.Fill(reflect.ValueOf(&m.Claims).Elem(), &c, theirs)
 	for i := range m.Claims {
-		m.Claims[i].Contradictions = nil // they stay with the experiment file, never in a run's record
+		m.Claims[i].Contradictions, m.Claims[i].Examples = nil, nil // they stay with the experiment file, never in a run's record
 	}
 	m.Format = ManifestFormat
 	m.PlanHash = strings.Repeat("5a", 32) // ReadManifest wants a plan hash's shape
