@@ -127,3 +127,19 @@ func TestRecordedMachines(t *testing.T) {
 		t.Errorf("machine from the manifest: %+v, want %+v", back, mc)
 	}
 }
+
+// A stated link bandwidth judges the points, it does not change what is
+// measured: a run resumes with it given, changed or left out; the
+// machines themselves are in the hash.
+func TestPlanHashLeavesTheStatedLink(t *testing.T) {
+	sp := loadFile(t, filepath.Join("..", "experiments", "apache-kit.hcl"), LoadOptions{})
+	h := sp.PlanHash()
+	sp.Machines.LoadGenLink = "1000"
+	if sp.PlanHash() != h || sp.Machines.LinkMbps() != 1000 {
+		t.Errorf("load_generator_link_mbps changed the plan hash (or was not read: %d)", sp.Machines.LinkMbps())
+	}
+	sp.Machines.ServerType += "x"
+	if sp.PlanHash() == h {
+		t.Error("the server type did not change the plan hash")
+	}
+}
