@@ -112,7 +112,7 @@ func (r *Report) benchSection() (section, bool) {
 		return section{}, false
 	}
 	s := section{Title: "Points that measured the bench, not the server"}
-	s.Text = append(s.Text, fmt.Sprintf("%d point(s) measured the bench: more than %s%% of their requests failed, or a load generator used more than %s%% of its CPUs, or, with CPUs of its own, waited for them with work ready more than %s%% of the window. Their figures say nothing about the server: the tables show \"bench\" (\"failed\" where requests failed) for the whole point, the charts leave them out and no claim is judged on them but those on failures or on the server's state (memory, processes). `wptest run` exits 6 for such a run.", len(bad), results.Num(results.MaxFailedPct), results.Num(results.MaxLoadPct), results.Num(results.MaxLoadWaitPct)))
+	s.Text = append(s.Text, fmt.Sprintf("%d point(s) measured the bench: more than %s%% of their requests failed, or a load generator used more than %s%% of its CPUs, or, with CPUs of its own, waited for them with work ready more than %s%% of the window, or its link carried more than %s%% of the bandwidth the machines block states for it (load_generator_link_mbps)%s. Their figures say nothing about the server: the tables show \"bench\" (\"failed\" where requests failed) for the whole point, the charts leave them out and no claim is judged on them but those on failures or on the server's state (memory, processes). `wptest run` exits 6 for such a run.", len(bad), results.Num(results.MaxFailedPct), results.Num(results.MaxLoadPct), results.Num(results.MaxLoadWaitPct), results.Num(results.MaxLinkPct), r.linkJudged()))
 	t := table{Head: []string{"point", "why"}}
 	for _, b := range bad {
 		k, why, _ := strings.Cut(b, ": ")
@@ -120,6 +120,15 @@ func (r *Report) benchSection() (section, bool) {
 	}
 	s.Tables = append(s.Tables, t)
 	return s, true
+}
+
+// linkJudged says, where the run stated no bandwidth for the load
+// generators' links, that no point was judged on them.
+func (r *Report) linkJudged() string {
+	if mi := r.Manifest.Machine; mi == nil || (mi.LoadGenLinkMbps == 0 && !mi.LoadLocal) {
+		return " (none was stated for this run: no point was judged on its link)"
+	}
+	return ""
 }
 
 // notMeasured lists, once each, why points were left out (the "n/a" cells).

@@ -124,6 +124,11 @@ type MachineInfo struct {
 	CPUsSharedWith string `json:"cpus_shared_with,omitempty"`
 	// LoadHost is where the load came from (Record.LoadHost).
 	LoadHost string `json:"load_host,omitempty"`
+	// LoadGenLinkMbps is the bandwidth of each load generator's link as the
+	// machines block stated it (load_generator_link_mbps, Mbit/s), so a
+	// report made later judges the link as the run did; 0: none stated,
+	// and no point is judged on its link.
+	LoadGenLinkMbps int `json:"load_generator_link_mbps,omitempty"`
 }
 
 // Machine is one of the run's machines as the run records it: what the
