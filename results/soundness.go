@@ -152,13 +152,15 @@ func linkLimitOf(r *result.Run, mbps int) string {
 }
 
 // LinkMbps is the rate r's load generator's sockets carried over the
-// window, read and written together (Bytes.WireIn and WireOut, TLS
-// included), in Mbit/s; false where it is not known.
+// window in the busier direction (Bytes.WireIn or WireOut, TLS included),
+// in Mbit/s; false where it is not known. A link's stated bandwidth is
+// each way's (full duplex): responses coming in at 600 Mbit/s while
+// requests go out at 400 do not fill a 1,000 Mbit/s link.
 func LinkMbps(r *result.Run) (float64, bool) {
 	if r == nil || r.ElapsedMs <= 0 {
 		return 0, false
 	}
-	return float64(r.Bytes.WireIn+r.Bytes.WireOut) * 8 / (r.ElapsedMs * 1000), true
+	return float64(max(r.Bytes.WireIn, r.Bytes.WireOut)) * 8 / (r.ElapsedMs * 1000), true
 }
 
 // setRun is one run of a set whose load generator's CPU and link are

@@ -177,22 +177,23 @@ func TestLinkLimit(t *testing.T) {
 		return Record{Set: result.Set{Crowd: c}}
 	}
 	browse := Record{Set: result.Set{Browse: &result.Browse{PageViews: 10, PageViewsOK: 10, ElapsedMs: 10000, ClientCPUMs: 100, ClientCPUs: 1,
-		Bytes: result.Bytes{WireIn: 1200e6, WireOut: 20e6}}}}
+		Bytes: result.Bytes{WireIn: 1220e6, WireOut: 20e6}}}}
 	for _, tc := range []struct {
 		name string
 		rec  Record
 		mi   *MachineInfo
 		want string
 	}{
-		{"950 Mbit/s of a stated gigabit", linkRec(900, 50), gig, "the load generator's link carried 950 Mbit/s, 95% of its stated 1,000 Mbit/s"},
-		{"900 Mbit/s is the limit, not over it", linkRec(850, 50), gig, ""},
-		{"just over the limit", linkRec(851, 50), gig, "the load generator's link carried 901 Mbit/s, 90.1% of its stated 1,000 Mbit/s"},
+		{"950 Mbit/s of a stated gigabit", linkRec(950, 50), gig, "the load generator's link carried 950 Mbit/s, 95% of its stated 1,000 Mbit/s"},
+		{"900 Mbit/s is the limit, not over it", linkRec(900, 50), gig, ""},
+		{"just over the limit", linkRec(901, 50), gig, "the load generator's link carried 901 Mbit/s, 90.1% of its stated 1,000 Mbit/s"},
 		{"a light link", linkRec(300, 10), gig, ""},
+		{"600 Mbit/s each way: a full-duplex link is not full", linkRec(600, 600), gig, ""},
 		{"no bandwidth stated: the link is not judged", linkRec(900, 50), &MachineInfo{OwnMachine: true}, ""},
 		{"no machine recorded", linkRec(900, 50), nil, ""},
 		{"the load generator on the server's machine crosses no link", linkRec(900, 50), &MachineInfo{LoadLocal: true, LoadGenLinkMbps: 1000}, ""},
 		{"a stated 10 Gbit/s", linkRec(900, 50), &MachineInfo{OwnMachine: true, LoadGenLinkMbps: 10000}, ""},
-		{"lg2's link full, lg1's not", twoGens(linkRec(400, 10), linkRec(960, 10)), gig, "the load generator lg2's link carried 970 Mbit/s, 97% of its stated 1,000 Mbit/s"},
+		{"lg2's link full, lg1's not", twoGens(linkRec(400, 10), linkRec(970, 10)), gig, "the load generator lg2's link carried 970 Mbit/s, 97% of its stated 1,000 Mbit/s"},
 		{"two half-full links", twoGens(linkRec(480, 10), linkRec(480, 10)), gig, ""},
 		{"a crowd's clicks", crowd(990), gig, "the load generator's link carried 990 Mbit/s, 99% of its stated 1,000 Mbit/s"},
 		{"a browse's page views", browse, gig, "the load generator's link carried 976 Mbit/s, 97.6% of its stated 1,000 Mbit/s"},
@@ -220,7 +221,7 @@ func TestClaimOnALinkLimitedPoint(t *testing.T) {
 		Scenarios: []Scenario{{Name: "static", Kind: "static"}},
 		Machine:   &MachineInfo{OwnMachine: true, LoadGenLinkMbps: 1000},
 		Claims:    []Claim{{ID: "rate", Scenario: "static", Visitors: 10, Metric: "rps", Order: []string{"a", "b"}}}}
-	a, b := linkRec(300, 10), linkRec(940, 20)
+	a, b := linkRec(300, 10), linkRec(960, 20)
 	b.Point.Column = "b"
 	b.Run.RPS = 2 * a.Run.RPS
 	verdict := func() (string, string) {
