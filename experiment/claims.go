@@ -34,12 +34,15 @@ type claimHCL struct {
 	StandIn        hcl.Expression `hcl:"stand_in,optional"`
 	NotMeasured    string         `hcl:"not_measured,optional"`
 	Contradictions []contraHCL    `hcl:"contradiction,block"`
+	Examples       []contraHCL    `hcl:"example,block"`
 }
 
 // contraHCL is a contradiction block: figures written from the claim's
 // sentence that say the opposite of it ("three times more, not fifteen"),
 // in the metric the sentence measures. They must make the claim differ:
-// TestEveryClaimCanFail proves each shipped claim can fail with them.
+// TestEveryClaimCanFail proves each shipped claim can fail with them. An
+// example block is the same for figures that agree with the sentence,
+// where the source published none for a term: the claim must hold on them.
 type contraHCL struct {
 	Says     string         `hcl:"says,label"`
 	Metric   hcl.Expression `hcl:"metric"`
@@ -110,13 +113,14 @@ func (l *loader) claim(ch claimHCL, standIns []results.StandIn) (results.Claim, 
 		c.AtLeast = l.bound(ch.Equals, mt, &c.Unit, r("equals"))
 		c.AtMost = c.AtLeast
 	}
-	c.Order = l.order(ch.Order, isTerm, r("order"))
+	c.Order = l.order(ch, isTerm, r("order"))
 	c.Ratio = l.ratio(ch, isTerm, r)
 	if c.Unit == "" {
 		c.Unit = mt.Unit
 	}
 	c.NotMeasured = ch.NotMeasured
-	c.Contradictions = l.contradictions(ch, isTerm)
+	c.Contradictions = l.contradictions(ch, ch.Contradictions, isTerm)
+	c.Examples = l.contradictions(ch, ch.Examples, isTerm)
 	if len(l.ds) == n && c.NotMeasured == "" && len(c.Order) == 0 && c.Ratio == nil && c.AtLeast == nil && c.AtMost == nil && !(mt.Unit == "yes/no" && len(c.Published) > 0) {
 		l.bad(blockRange(l.f, "claim", ch.ID), "Claim without a test",
 			"Say what holds means: order = \"a < b\", ratio = \"a / b\" with within = N, at_least, at_most or equals (a yes/no metric: its published values).")
@@ -145,12 +149,8 @@ func (l *loader) claimPoint(ch claimHCL, r func(string) hcl.Range) (results.Metr
 			l.bad(at, "Unknown scenario", fmt.Sprintf("%q is not one of this file's scenarios (%s).", name, l.scenarioList()))
 			return mt, false
 		}
-		steps := sc.Visitors
-		if k, _ := results.KindOf(sc.Kind); k.OneStep {
-			steps = sc.Visitors[:min(1, len(sc.Visitors))]
-		}
-		if !slices.Contains(steps, ch.Visitors) {
-			l.bad(r("visitors"), "Unknown step", fmt.Sprintf("scenario %q has no step at %d visitors (it has %v).", name, ch.Visitors, steps))
+		if !l.hasStep(name, ch.Visitors) {
+			l.bad(r("visitors"), "Unknown step", fmt.Sprintf("scenario %q has no step at %d visitors (it has %v).", name, ch.Visitors, l.steps(sc)))
 			return mt, false
 		}
 		m, ok := results.MetricOf(sc.Kind, ch.Metric)
@@ -178,7 +178,27 @@ func (l *loader) termCheck(ch claimHCL, standIns []results.StandIn) func(string)
 	if len(ch.Scenarios) > 0 {
 		return func(t string) bool { return slices.Contains(ch.Scenarios, t) }
 	}
-	return func(t string) bool { return l.hasColumn(t) || isStandInFor(standIns, t) || claimStandInFor(ch, t) }
+	return func(t string) bool {
+		name, at := results.SplitTerm(t)
+		if at > 0 && !l.hasStep(ch.Scenario, at) {
+			return false
+		}
+		return l.hasColumn(name) || isStandInFor(standIns, name) || claimStandInFor(ch, name)
+	}
+}
+
+// hasStep says whether the scenario named has a step at n visitors.
+func (l *loader) hasStep(scenario string, n int) bool {
+	sc, ok := l.scenarioNamed(scenario)
+	return ok && slices.Contains(l.steps(sc), n)
+}
+
+// steps are sc's steps (a one-step kind: its first).
+func (l *loader) steps(sc results.Scenario) []int {
+	if k, _ := results.KindOf(sc.Kind); k.OneStep {
+		return sc.Visitors[:min(1, len(sc.Visitors))]
+	}
+	return sc.Visitors
 }
 
 func isStandInFor(sis []results.StandIn, name string) bool {
@@ -248,5 +268,27 @@ func (l *loader) deviations(ds []deviationHCL) {
 			}
 		}
 		l.sp.SourceDeviations = append(l.sp.SourceDeviations, results.SourceDeviation{ID: d.ID, Source: d.Source, Says: d.Says, Scenarios: d.Scenarios})
+	}
+}
+
+// sourceHCL is a source block: what the source's own server was (its CPUs),
+// for the verdicts on the claims that name it.
+type sourceHCL struct {
+	Name       string `hcl:"name,label"`
+	ServerCPUs int    `hcl:"server_cpus,optional"`
+}
+
+func (l *loader) sources(ss []sourceHCL) {
+	seen := map[string]int{}
+	for _, s := range ss {
+		if seen[s.Name]++; seen[s.Name] > 1 {
+			l.bad(dupRange(l.f, "source", s.Name, seen[s.Name]-1), "Duplicate source", fmt.Sprintf("source %q is declared twice.", s.Name))
+			continue
+		}
+		if s.ServerCPUs < 0 {
+			l.bad(attrRange(l.f, "source", s.Name, "server_cpus"), "Invalid CPUs", "server_cpus is how many CPUs the source's server had: 1 or more.")
+			continue
+		}
+		l.sp.Sources = append(l.sp.Sources, results.Source{Name: s.Name, ServerCPUs: s.ServerCPUs})
 	}
 }

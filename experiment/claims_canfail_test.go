@@ -1,8 +1,10 @@
 package experiment
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/wptest/wptest/results"
@@ -85,7 +87,10 @@ func evalOn(man *results.Manifest, fig map[string]float64) results.ClaimResult {
 		if len(c.Scenarios) > 0 {
 			term = sc
 		}
-		v, ok := fig[term]
+		v, ok := fig[term+"@"+strings.TrimPrefix(step, "c=")] // a column at a step the claim names
+		if !ok && step == fmt.Sprintf("c=%d", c.Visitors) {
+			v, ok = fig[term]
+		}
 		if !ok {
 			v, ok = fig[""] // a claim on every column: its bound
 		}
@@ -103,6 +108,14 @@ func publishedSet(c results.Claim) (map[string]float64, error) {
 	fig := map[string]float64{}
 	for _, f := range c.Published {
 		fig[f.Term] = f.Value
+	}
+	for _, e := range c.Examples { // where the source gave none: figures that agree with its sentence
+		for _, f := range e.Figures {
+			if _, published := fig[f.Term]; published || e.Metric != c.Metric {
+				return nil, fmt.Errorf("claim %s: example %q gives %s, which the source published or another metric measures: an example stands only where the source gave no figure", c.ID, e.Says, f.Term)
+			}
+			fig[f.Term] = f.Value
+		}
 	}
 	var terms []string
 	terms = append(terms, c.Scenarios...)

@@ -97,7 +97,8 @@ func (l *loader) bound(s string, mt results.Metric, unit *string, at hcl.Range) 
 }
 
 // order reads "a < b < c" (or "c > b > a") as its terms, ascending.
-func (l *loader) order(s string, isTerm func(string) bool, at hcl.Range) []string {
+func (l *loader) order(ch claimHCL, isTerm func(string) bool, at hcl.Range) []string {
+	s := ch.Order
 	if s == "" {
 		return nil
 	}
@@ -114,7 +115,7 @@ func (l *loader) order(s string, isTerm func(string) bool, at hcl.Range) []strin
 	for _, t := range strings.Split(s, sep) {
 		t = strings.TrimSpace(t)
 		if !isTerm(t) {
-			l.bad(at, "Unknown term", "In order: "+unknownTermText(t))
+			l.bad(at, "Unknown term", "In order: "+l.unknownTerm(ch, t))
 			return nil
 		}
 		out = append(out, t)
@@ -137,9 +138,15 @@ func (l *loader) ratio(ch claimHCL, isTerm func(string) bool, r func(string) hcl
 	}
 	num, den, ok := strings.Cut(ch.Ratio, "/")
 	num, den = strings.TrimSpace(num), strings.TrimSpace(den)
-	if !ok || !isTerm(num) || !isTerm(den) {
+	if !ok {
 		l.bad(r("ratio"), "Invalid ratio", fmt.Sprintf("%q: want \"a / b\" of two columns (or stand_ins) or scenarios this claim compares.", ch.Ratio))
 		return nil
+	}
+	for _, t := range []string{num, den} {
+		if !isTerm(t) {
+			l.bad(r("ratio"), "Invalid ratio", fmt.Sprintf("In %q: %s", ch.Ratio, l.unknownTerm(ch, t)))
+			return nil
+		}
 	}
 	if ch.Within != 0 && ch.Within < 1 {
 		l.bad(r("within"), "Invalid factor", "within is a factor of at least 1 (2: from half to twice the published ratio).")
@@ -191,22 +198,25 @@ func (l *loader) unknownTerm(ch claimHCL, k string) string {
 	if len(ch.Scenarios) > 0 {
 		return fmt.Sprintf("%q is not one of the scenarios this claim compares (%s).", k, strings.Join(ch.Scenarios, ", "))
 	}
-	return fmt.Sprintf("%q is not one of this file's columns (%s), nor a stand_in's.", k, l.columnList())
+	if name, at := results.SplitTerm(k); at > 0 {
+		if sc, ok := l.scenarioNamed(ch.Scenario); ok && !l.hasStep(ch.Scenario, at) {
+			return fmt.Sprintf("%q: scenario %q has no step at %d visitors (it has %v).", k, ch.Scenario, at, l.steps(sc))
+		}
+		k = name
+	}
+	return fmt.Sprintf("%q is not one of this file's columns (%s), nor a stand_in's; a column at another step is written column@visitors.", k, l.columnList())
 }
 
-func unknownTermText(t string) string {
-	return fmt.Sprintf("%q is not a column (nor a stand_in) or scenario this claim compares.", t)
-}
-
-// contradictions are the claim's contradiction blocks: each one's figures
-// are in the metric it names, which must be one of the claim's scenario's.
-func (l *loader) contradictions(ch claimHCL, isTerm func(string) bool) []results.Contradiction {
+// contradictions are the claim's contradiction (or example) blocks bs:
+// each one's figures are in the metric it names, which must be one of the
+// claim's scenario's.
+func (l *loader) contradictions(ch claimHCL, bs []contraHCL, isTerm func(string) bool) []results.Contradiction {
 	var out []results.Contradiction
 	kind := ""
 	if sc, ok := l.scenarioNamed(append(ch.Scenarios, ch.Scenario)[0]); ok {
 		kind = sc.Kind
 	}
-	for _, cb := range ch.Contradictions {
+	for _, cb := range bs {
 		v, d := cb.Metric.Value(nil)
 		if d.HasErrors() || v.Type() != cty.String || v.IsNull() {
 			l.bad(cb.Metric.Range(), "Invalid metric", `Want metric = "name", the figure the sentence measures.`)

@@ -87,8 +87,10 @@ func TestBrowseKindBlockAndJob(t *testing.T) {
 // Point.Column) changed every one; quick.hcl's repetitions and
 // cpanel_max_request_workers variables changed its own; a source URL no
 // longer passed to cPanel's Apache unless -var gives one (operator_only)
-// changed quick.hcl's and ab-1k.hcl's; contradictions beside every claim
-// (the file's bytes are in the hash) changed apache-kit.hcl's and ab-1k.hcl's.
+// changed quick.hcl's and ab-1k.hcl's; ab-1k.hcl's php_requests variable
+// (the PHP document's -n apart, the same 50,000 by default) changed its own;
+// contradictions beside every claim (the file's bytes are in the hash)
+// changed apache-kit.hcl's and ab-1k.hcl's.
 func TestPlanHashesWithoutBrowseKept(t *testing.T) {
 	var b strings.Builder
 	for _, f := range []string{"quick.hcl", "apache-kit.hcl", "ab-1k.hcl"} {

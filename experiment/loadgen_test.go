@@ -190,6 +190,13 @@ func TestRemoteLoadComesFromTheLoadMachine(t *testing.T) {
 		t.Fatalf("kit: %+v", k)
 	}
 	onlyFromLoadHost("kit", k.Throughput.Attempts)
+	// Each of the kit's runs carries the load generator's CPU, as a run
+	// does, so results.BenchLimit judges a kit point on it.
+	for _, r := range append([]result.Run{k.Throughput, k.KeepAliveOff, k.Errors}, k.Scaling...) {
+		if r.ClientCPUs < 1 || r.ClientCPUMs <= 0 || r.Bytes.WireIn <= 0 || r.Bytes.WireOut <= 0 {
+			t.Fatalf("kit %s: the load generator's CPU %d CPUs, %.2f ms; wire in/out %d/%d", r.Name, r.ClientCPUs, r.ClientCPUMs, r.Bytes.WireIn, r.Bytes.WireOut)
+		}
+	}
 
 	// The startup job's restart command runs on that machine, in its
 	// network namespace.

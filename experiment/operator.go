@@ -7,7 +7,6 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/wptest/wptest/experiment/stage"
-	"github.com/wptest/wptest/profiles"
 	"github.com/wptest/wptest/provision"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -207,7 +206,7 @@ func declaredVars(profile string) map[string]*provision.Variable {
 	if err != nil {
 		return nil
 	}
-	p, _ := provision.Load(profiles.FS, dir, provision.Vars{})
+	p := baseProfile(dir)
 	if p == nil {
 		return nil
 	}

@@ -24,8 +24,11 @@ func (r *runner) notServed(ctx context.Context, live *hostmanifest.Manifest, sc 
 	if sc.Proto == "" || sc.Proto == "h1" {
 		return ""
 	}
-	why := r.protocolCheck(ctx, sc)
-	if declared := declaredProtos(live); len(declared) > 0 && (why == "") != slices.Contains(declared, sc.Proto) {
+	why, known := r.protocolCheck(ctx, sc)
+	if why != "" && live != nil && live.Profile != "" {
+		why = live.Profile + " does not serve " + sc.Proto + ": " + why
+	}
+	if declared := declaredProtos(live); known && len(declared) > 0 && (why == "") != slices.Contains(declared, sc.Proto) {
 		r.logf("  %s declares %s but, asked over %s, %s", live.Profile, strings.Join(declared, ", "), sc.Proto, answeredText(why))
 	}
 	return why
@@ -46,8 +49,9 @@ func answeredText(why string) string {
 }
 
 // protocolCheck makes one request for sc's path over sc's protocol and
-// says how the server did not answer in it ("": it did, or it is unknown).
-func (r *runner) protocolCheck(ctx context.Context, sc results.Scenario) string {
+// says how the server did not answer in it ("": it did, or it is
+// unknown); known is false where the request said nothing either way.
+func (r *runner) protocolCheck(ctx context.Context, sc results.Scenario) (why string, known bool) {
 	cfg := r.baseConfig(sc, 1)
 	cfg.Name, cfg.Requests, cfg.Duration, cfg.Warmup = "protocol check", 1, 0, 0
 	if cfg.Timeout == 0 || cfg.Timeout > 10*time.Second {
@@ -55,33 +59,41 @@ func (r *runner) protocolCheck(ctx context.Context, sc results.Scenario) string 
 	}
 	j, err := benchgen.NewRunJob(cfg)
 	if err != nil {
-		return ""
+		return "", false
 	}
 	res, err := r.firstLoad().Do(ctx, j)
 	if err != nil || res.Run == nil {
 		r.logf("  protocol check over %s: %v", sc.Proto, err)
-		return ""
+		return "", false
 	}
-	why := notAnsweredIn(sc.Proto, res.Run.Outcomes, firstError(res.Run.Errors))
+	why = notAnsweredIn(sc.Proto, res.Run.Outcomes, firstError(res.Run.Errors))
 	if why == "" && res.Run.Outcomes.OK == 0 {
 		r.logf("  protocol check over %s said nothing either way: %s", sc.Proto, firstError(res.Run.Errors))
+		return "", false
 	}
-	return why
+	return why, true
 }
 
 // notAnsweredIn reads one request's outcome: answered (""), answered in
-// another protocol (the ALPN the server chose), refused, or, for QUIC, no
-// answer to the handshake (a server without HTTP/3 listens on no UDP port,
-// and a closed UDP port sends nothing a QUIC client sees). Anything else
-// (a timeout over TCP, an HTTP error) says nothing about the protocol.
+// another protocol (the ALPN the server chose), refused in ALPN, or, for
+// QUIC, refused or no answer to the handshake (a server without HTTP/3
+// listens on no UDP port, and a closed UDP port may send nothing a QUIC
+// client sees). Anything else says nothing about the protocol: a refused
+// TCP connection (nothing listens on the port: a server down, a wrong
+// port), a timeout over TCP, an HTTP error, a malformed frame from a
+// server that did answer in the protocol.
 func notAnsweredIn(proto string, o result.Outcomes, msg string) string {
 	switch {
 	case o.OK > 0:
 		return ""
-	case o.ProtocolError > 0:
+	case o.ProtocolError > 0 && strings.Contains(msg, "ALPN"):
 		return fmt.Sprintf("asked over %s, the server answered in another protocol (%s)", proto, msg)
-	case o.ConnectRefused > 0:
-		return fmt.Sprintf("asked over %s, the server refused the connection (%s)", proto, msg)
+	case proto == "h3" && o.ConnectRefused > 0:
+		return fmt.Sprintf("asked over h3, the server refused the connection (%s)", msg)
+	case o.ConnectError > 0 && strings.Contains(msg, "unadvertised ALPN protocol"):
+		// Offered only the protocol, the server chose another (Apache
+		// without mod_http2 answers "http/1.1" to an offer of h2 alone).
+		return fmt.Sprintf("asked over %s, the server answered in another protocol (%s)", proto, msg)
 	case o.ConnectError > 0 && strings.Contains(msg, "no application protocol"):
 		// A TLS server that knows ALPN and none of what was offered says so.
 		return fmt.Sprintf("asked over %s, the server refused it in ALPN (%s)", proto, msg)

@@ -87,7 +87,7 @@ func TestProtocolFollowsTheRequest(t *testing.T) {
 // protocols protos, and waits until it answers over TCP.
 func startCaddy(t *testing.T, caddy, dir, name, protos, cert, key string) int {
 	t.Helper()
-	port := freeUDPAndTCPPort(t)
+	port := testenv.FreeUDPAndTCPPort(t)
 	conf := filepath.Join(dir, name+".Caddyfile")
 	src := "{\n\tadmin off\n\tskip_install_trust\n\tauto_https off\n\tservers {\n\t\tprotocols " + protos + "\n\t}\n}\n" +
 		"https://127.0.0.1:" + strconv.Itoa(port) + " {\n\ttls " + cert + " " + key + "\n\troot * " + dir + "\n\tfile_server\n}\n"
@@ -102,39 +102,14 @@ func startCaddy(t *testing.T, caddy, dir, name, protos, cert, key string) int {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	testenv.WaitFor(t, 30*time.Second, "caddy "+name+" listening", func() bool {
 		c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), time.Second)
 		if err == nil {
 			c.Close()
-			return port
 		}
-		if time.Now().After(deadline) {
-			b, _ := os.ReadFile(filepath.Join(dir, name+".log"))
-			t.Fatalf("caddy %s never listened: %v\n%s", name, err, b)
-		}
-		time.Sleep(50 * time.Millisecond) // polling for the listener: Caddy says nothing we could wait on
-	}
-}
-
-func freeUDPAndTCPPort(t *testing.T) int {
-	t.Helper()
-	for range 50 {
-		l, err := net.ListenPacket("udp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		port := l.LocalAddr().(*net.UDPAddr).Port
-		tl, err := net.Listen("tcp", l.LocalAddr().String())
-		l.Close()
-		if err != nil {
-			continue
-		}
-		tl.Close()
-		return port
-	}
-	t.Fatal("no free UDP+TCP port on 127.0.0.1")
-	return 0
+		return err == nil
+	})
+	return port
 }
 
 // The load goes to the port the live profile's server block declares for
@@ -157,6 +132,35 @@ func TestURLUsesDeclaredPorts(t *testing.T) {
 		r.ports = c.ports
 		if got := r.url("/x", c.proto); got != c.want {
 			t.Errorf("ports %v, %s: %s, want %s", c.ports, c.proto, got, c.want)
+		}
+	}
+}
+
+// Only an answer in another protocol, a refusal in ALPN or a QUIC
+// handshake nobody answers says "no": a server that is down, or one that
+// answered in the protocol but badly, says nothing of the protocol.
+func TestNotAnsweredIn(t *testing.T) {
+	for _, tc := range []struct {
+		proto string
+		o     result.Outcomes
+		msg   string
+		want  string
+	}{
+		{"h2", result.Outcomes{OK: 1}, "", ""},
+		{"h2", result.Outcomes{ProtocolError: 1}, `malformed response: the server chose "" in ALPN, not h2`, "answered in another protocol"},
+		{"h2", result.Outcomes{ProtocolError: 1}, "malformed response: h2 frame too large", ""},
+		{"h2", result.Outcomes{ConnectRefused: 1}, "connect: connection refused", ""},
+		{"h2", result.Outcomes{ConnectError: 1}, "remote error: tls: no application protocol", "refused it in ALPN"},
+		{"h2", result.Outcomes{ConnectError: 1}, "tls: server selected unadvertised ALPN protocol", "answered in another protocol"},
+		{"h2", result.Outcomes{ConnectError: 1}, "tls: failed to verify certificate", ""},
+		{"h2", result.Outcomes{ReadTimeout: 1}, "timeout", ""},
+		{"h3", result.Outcomes{ConnectRefused: 1}, "connection refused", "refused the connection"},
+		{"h3", result.Outcomes{ConnectTimeout: 1}, "timeout: no recent network activity", "did not answer the QUIC handshake"},
+		{"h2", result.Outcomes{ConnectTimeout: 1}, "i/o timeout", ""},
+	} {
+		got := notAnsweredIn(tc.proto, tc.o, tc.msg)
+		if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%s %+v %q: %q, want %q", tc.proto, tc.o, tc.msg, got, tc.want)
 		}
 	}
 }

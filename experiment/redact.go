@@ -2,8 +2,6 @@ package experiment
 
 import (
 	"github.com/wptest/wptest/internal/redact"
-	"github.com/wptest/wptest/profiles"
-	"github.com/wptest/wptest/provision"
 	"github.com/wptest/wptest/results"
 )
 
@@ -22,7 +20,7 @@ func recorded(sp *Spec) (map[string]string, []results.Column) {
 		dir, err := lookupProfile(ps.Profile)
 		if err == nil {
 			// Declared even when the profile has errors without its vars.
-			if p, _ := provision.Load(profiles.FS, dir, provision.Vars{}); p != nil {
+			if p := baseProfile(dir); p != nil {
 				for _, v := range p.Variables {
 					if v.Sensitive {
 						names[v.Name], anyProf[v.Name] = true, true

@@ -132,7 +132,7 @@ func openManifest(sp *Spec, src []byte, opt Options, dir string) (*results.Manif
 				opt.ID, man.PlanHash[:12], sp.PlanHash()[:12], filepath.Join(dir, results.SpecCopy)))
 		}
 		man.Claims = sp.Claims // claims check the run; the file's latest are the ones to check
-		man.SourceDeviations = sp.SourceDeviations
+		man.SourceDeviations, man.Sources = sp.SourceDeviations, sp.Sources
 		if man.Complete {
 			fmt.Fprintf(opt.Log, "run %s is already complete\n", opt.ID)
 			if opt.Progress != nil {
@@ -156,7 +156,7 @@ func openManifest(sp *Spec, src []byte, opt Options, dir string) (*results.Manif
 	vars, cols := recorded(sp)
 	return &results.Manifest{Format: results.ManifestFormat, ID: opt.ID, Experiment: sp.Name, Description: sp.Description, File: sp.File,
 		ExperimentHash: sp.SHA256, PlanHash: sp.PlanHash(), Vars: vars, Target: opt.Target, Tool: opt.Tool,
-		GoVersion: runtime.Version(), Columns: cols, Scenarios: sp.Scenarios, Claims: sp.Claims, SourceDeviations: sp.SourceDeviations, Repetitions: sp.Repetitions,
+		GoVersion: runtime.Version(), Columns: cols, Scenarios: sp.Scenarios, Claims: sp.Claims, SourceDeviations: sp.SourceDeviations, Sources: sp.Sources, Repetitions: sp.Repetitions,
 		Points: len(sp.Plan()), Hosts: map[string]*hostmanifest.Manifest{}, Start: stamp(opt.now())}, nil
 }
 

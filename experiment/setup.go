@@ -120,11 +120,36 @@ func (r *runner) driftDuring(ctx context.Context, ps results.Column, p results.P
 	return nil
 }
 
+// shippedBase holds the shipped profiles loaded without variables, each
+// once per process: their declarations (aliases, variables) are read for
+// every column at every check of a file, and the profiles are embedded,
+// so they never change. Its callers only read them.
+var shippedBase struct {
+	sync.Mutex
+	m map[string]*provision.Profile
+}
+
+// baseProfile is shipped profile dir loaded without variables (nil: it
+// does not load so).
+func baseProfile(dir string) *provision.Profile {
+	shippedBase.Lock()
+	defer shippedBase.Unlock()
+	if p, ok := shippedBase.m[dir]; ok {
+		return p
+	}
+	p, _ := provision.Load(profiles.FS, dir, provision.Vars{})
+	if shippedBase.m == nil {
+		shippedBase.m = map[string]*provision.Profile{}
+	}
+	shippedBase.m[dir] = p
+	return p
+}
+
 // lookupProfile is the folder of the shipped profile called name (or
 // aliased so).
 func lookupProfile(name string) (string, error) {
 	return profiles.Lookup(name, func(d string) []string {
-		lp, _ := provision.Load(profiles.FS, d, provision.Vars{})
+		lp := baseProfile(d)
 		if lp == nil {
 			return nil
 		}
@@ -141,7 +166,7 @@ func loadProfile(ps results.Column, sources []string) (*provision.Profile, error
 		return nil, exitcode.With(exitcode.Config, err)
 	}
 	declared := false
-	if base, _ := provision.Load(profiles.FS, dir, provision.Vars{}); base != nil {
+	if base := baseProfile(dir); base != nil {
 		for _, v := range base.Variables {
 			declared = declared || v.Name == AllowFromVar
 		}

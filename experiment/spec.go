@@ -62,6 +62,7 @@ type Spec struct {
 	// SourceDeviations: how this setup differs from the sources (claims.go;
 	// PlanHash leaves them out).
 	SourceDeviations []results.SourceDeviation `json:",omitempty"`
+	Sources          []results.Source          `json:",omitempty"`
 	// VarFrom says where each column's variables came from (column id,
 	// then variable): the plan shows it; operatorVars holds it to the rules.
 	VarFrom map[string]map[string]VarOrigin `json:"-"`
@@ -83,6 +84,7 @@ type fileHCL struct {
 	Claims      []claimHCL      `hcl:"claim,block"`     // claims.go
 	StandIns    []standInHCL    `hcl:"stand_in,block"`  // claims.go
 	Deviations  []deviationHCL  `hcl:"deviation,block"` // claims.go
+	Sources     []sourceHCL     `hcl:"source,block"`    // claims.go
 }
 
 type experimentHCL struct {
@@ -179,6 +181,7 @@ func Load(filename string, src []byte, opt LoadOptions) (*Spec, error) {
 	l.scenarios(raw.Scenarios)
 	l.claims(raw.Claims, raw.StandIns)
 	l.deviations(raw.Deviations)
+	l.sources(raw.Sources)
 	if !l.ds.HasErrors() {
 		l.operatorVars()
 	}

@@ -183,6 +183,7 @@ func (r *runner) recordServer(ctx context.Context) error {
 	info := machineInfo(ctx, r.h, r.facts)
 	info.LoadLocal = r.sm.Local && r.lg.Name() == LocalLoadHost
 	info.LoadHost = r.lg.Name()
+	info.LoadGenLinkMbps = r.sp.Machines.LinkMbps() // so a report made later judges the link as the run did
 	r.ownMachine(ctx, r.sm, &info)
 	r.man.Machine = &info
 	return r.man.Write(r.dir)

@@ -24,7 +24,8 @@ func (sp *Spec) PlanHash() string {
 	c := *sp
 	c.File = ""
 	c.Claims = nil // they check what is measured, they do not change it (the file's bytes are in SHA256)
-	c.SourceDeviations = nil
+	c.SourceDeviations, c.Sources = nil, nil
+	c.Machines.LoadGenLink = "" // a stated bandwidth judges what is measured (results.BenchLimit), it does not change it
 	b, _ := json.Marshal(struct {
 		Spec   Spec
 		Points []results.Point

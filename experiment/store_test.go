@@ -81,6 +81,8 @@ func TestPlanHashGolden(t *testing.T) {
 	n -= 7 // and Manifest.SourceDeviations (one, with its fields and its scenario)
 	n -= 9 // and MachineInfo's cpu_from, cpuset and cpus_shared_with (3 machines)
 	n -= 4 // and Manifest.Drift (one column, one line)
+	n -= 4 // and Manifest.Sources (one, with its fields)
+	n -= 3 // and MachineInfo's load_generator_link_mbps (3 machines)
 	golden.Fill(reflect.ValueOf(&rec).Elem(), &n, skipTheirs)
 	// The record held Run, Crowd and Kit, and its generator line Run and
 	// Crowd, one count each, when the golden was written; each is one
@@ -124,5 +126,21 @@ func TestRecordedMachines(t *testing.T) {
 	}
 	if back := cloudMachines(rec); !reflect.DeepEqual(back, []cloud.Machine{mc}) {
 		t.Errorf("machine from the manifest: %+v, want %+v", back, mc)
+	}
+}
+
+// A stated link bandwidth judges the points, it does not change what is
+// measured: a run resumes with it given, changed or left out; the
+// machines themselves are in the hash.
+func TestPlanHashLeavesTheStatedLink(t *testing.T) {
+	sp := loadFile(t, filepath.Join("..", "experiments", "apache-kit.hcl"), LoadOptions{})
+	h := sp.PlanHash()
+	sp.Machines.LoadGenLink = "1000"
+	if sp.PlanHash() != h || sp.Machines.LinkMbps() != 1000 {
+		t.Errorf("load_generator_link_mbps changed the plan hash (or was not read: %d)", sp.Machines.LinkMbps())
+	}
+	sp.Machines.ServerType += "x"
+	if sp.PlanHash() == h {
+		t.Error("the server type did not change the plan hash")
 	}
 }

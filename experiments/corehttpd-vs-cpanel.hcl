@@ -116,12 +116,15 @@ scenario "crowd" {
   duration    = "30s"
 }
 
+# A 60 s timeout: the post's slowest visitor waited 41.6 s, which a
+# shorter one would count as a failure instead.
 scenario "static" {
   kind     = "static"
   path     = "/wptest-probe.js"
   visitors = [10, 50, 100, 200, 500, 1000]
   duration = "15s"
   warmup   = "3s"
+  timeout  = "60s"
 }
 
 scenario "compression" {
@@ -192,6 +195,12 @@ scenario "browse-h2" {
 # Where this setup differs from the post's, whatever the servers do: a
 # verdict on these scenarios carries it as what could explain a
 # difference (the report lists first the differences nothing explains).
+# The post's server: a CCX23, 4 dedicated vCPUs. A share of all CPUs
+# (the crowd's "CPU sat at 3%") scales with their number.
+source "the cPanel vs corehttpd post" {
+  server_cpus = 4
+}
+
 deviation "site" {
   source    = "the cPanel vs corehttpd post"
   says      = "the post's site ran Elementor 4.3.2 and seven other plugins (0.26 s of CPU per page behind PHP-FPM); wp-test's agency fixture here has no plugins, so a page costs a fraction of that and every page ratio is larger"
@@ -375,13 +384,50 @@ claim "crowd-1000-wait" {
   scenario  = "crowd"
   visitors  = 1000
   metric    = "wait_p50_ms"
+  columns   = ["cpanel-apache"]
   published = { cpanel-apache = "18.7 s", tuned-apache = "1.4 s", corehttpd = "3.7 ms" }
   order     = "corehttpd < tuned-apache < cpanel-apache"
-  ratio     = "cpanel-apache / corehttpd"
-  within    = 10
+  at_least  = "4.7 s"
   contradiction "Apache answered a newcomer as fast as corehttpd" {
     metric   = "wait_p50_ms"
-    measured = { cpanel-apache = "5 ms", corehttpd = "3.7 ms" }
+    measured = { cpanel-apache = "5 ms" }
+  }
+  contradiction "Apache kept newcomers waiting under a second" {
+    metric   = "wait_p50_ms"
+    measured = { cpanel-apache = "800 ms" }
+  }
+}
+
+# Each column's own figure at 1,000, bounded on its own: a ratio over
+# corehttpd's few milliseconds would read differs when both are as the
+# post says (18.7 s over 0.3 ms is still "under 5 ms").
+claim "crowd-1000-wait-corehttpd" {
+  source    = "the cPanel vs corehttpd post"
+  quote     = "With 1,000 visitors browsing, a newly arriving visitor waited 18.7 seconds for Apache and 3.7 milliseconds for corehttpd"
+  scenario  = "crowd"
+  visitors  = 1000
+  metric    = "wait_p50_ms"
+  columns   = ["corehttpd"]
+  published = { corehttpd = "3.7 ms" }
+  at_most   = "5 ms"
+  contradiction "corehttpd kept a newcomer waiting 200 ms" {
+    metric   = "wait_p50_ms"
+    measured = { corehttpd = "200 ms" }
+  }
+}
+
+claim "crowd-1000-tuned" {
+  source    = "the cPanel vs corehttpd post"
+  quote     = "At 1,000 it ran into the same MaxRequestWorkers 150 and the wait rose to 1.4 seconds"
+  scenario  = "crowd"
+  visitors  = 1000
+  metric    = "wait_p50_ms"
+  columns   = ["tuned-apache"]
+  published = { tuned-apache = "1.4 s" }
+  at_least  = "0.35 s"
+  contradiction "tuned Apache answered a newcomer in 5 ms at 1,000" {
+    metric   = "wait_p50_ms"
+    measured = { tuned-apache = "5 ms" }
   }
 }
 
@@ -447,9 +493,14 @@ claim "crowd-3000-gave-up" {
   published = { cpanel-apache = "40 probes", corehttpd = "0 probes" }
   order     = "corehttpd < cpanel-apache"
   at_least  = "20 probes"
+  at_most   = "50 probes"
   contradiction "55 of the 60 got a response" {
     metric   = "gave_up"
     measured = { cpanel-apache = "5 probes" }
+  }
+  contradiction "none of the 60 got a response" {
+    metric   = "gave_up"
+    measured = { cpanel-apache = "60 probes" }
   }
 }
 
@@ -492,31 +543,31 @@ claim "crowd-1000-tuned-400" {
   scenario  = "crowd"
   visitors  = 1000
   metric    = "wait_p50_ms"
+  columns   = ["tuned-400"]
   published = { tuned-400 = "3.2 ms", tuned-apache = "1.4 s" }
   order     = "tuned-400 < tuned-apache"
-  ratio     = "tuned-apache / tuned-400"
-  within    = 10
+  at_most   = "12.8 ms"
   contradiction "400 workers did not move the wall" {
     metric   = "wait_p50_ms"
     measured = { tuned-400 = "1.3 s", tuned-apache = "1.4 s" }
   }
 }
 
-# "Back up at 2.1 seconds" against corehttpd's "under 5 ms" at the same
-# 3,000 visitors: the ratio of the two, within a factor of 10.
+# "Back up at 2.1 seconds": within a factor of 4 of it (a ratio over
+# corehttpd's "under 5 ms" would read differs when both are as the post says).
 claim "crowd-3000-tuned-400" {
   source    = "the cPanel vs corehttpd post"
   quote     = "and with 3,000 visitors the median wait was back up at 2.1 seconds"
   scenario  = "crowd"
   visitors  = 3000
   metric    = "wait_p50_ms"
-  published = { tuned-400 = "2.1 s", corehttpd = "5 ms" }
-  order     = "corehttpd < tuned-400"
-  ratio     = "tuned-400 / corehttpd"
-  within    = 10
-  contradiction "400 workers stayed as fast as corehttpd at 3,000" {
+  columns   = ["tuned-400"]
+  published = { tuned-400 = "2.1 s" }
+  at_least  = "0.52 s"
+  at_most   = "8.4 s"
+  contradiction "400 workers kept the wait at 40 ms at 3,000" {
     metric   = "wait_p50_ms"
-    measured = { tuned-400 = "6 ms", corehttpd = "5 ms" }
+    measured = { tuned-400 = "40 ms" }
   }
 }
 
@@ -533,6 +584,43 @@ claim "static-tuned-400" {
   contradiction "400 workers held corehttpd's pace at 1,000" {
     metric   = "rps"
     measured = { tuned-400 = "25,000 req/s", corehttpd = "25,581 req/s" }
+  }
+}
+
+# One column at two steps: a term column@visitors is that column at
+# another step of the claim's scenario.
+claim "static-tuned-400-200" {
+  source    = "the cPanel vs corehttpd post"
+  quote     = "with the limit raised to 400 it served 22,907 requests per second at 200 visitors and dropped to 2,764 at 1,000"
+  scenario  = "static"
+  visitors  = 1000
+  metric    = "rps"
+  published = { "tuned-400@200" = "22,907 req/s", tuned-400 = "2,764 req/s" }
+  order     = "tuned-400 < tuned-400@200"
+  ratio     = "tuned-400@200 / tuned-400"
+  within    = 2
+  contradiction "400 workers held their pace from 200 visitors to 1,000" {
+    metric   = "rps"
+    measured = { "tuned-400@200" = "22,907 req/s", tuned-400 = "21,000 req/s" }
+  }
+}
+
+# The post gives no figure for tuned Apache at 100 or 200 visitors: the
+# example says what its sentence means in figures, for the claim test.
+claim "static-tuned-fell-off" {
+  source   = "the cPanel vs corehttpd post"
+  quote    = "Tuned Apache fell off earlier, at 200 visitors, where MaxRequestWorkers 150 meant more active connections than threads"
+  scenario = "static"
+  visitors = 200
+  metric   = "rps"
+  order    = "tuned-apache < tuned-apache@100"
+  example "tuned Apache served fewer requests at 200 visitors than at 100" {
+    metric   = "rps"
+    measured = { "tuned-apache@100" = "18,000 req/s", tuned-apache = "12,000 req/s" }
+  }
+  contradiction "tuned Apache kept climbing from 100 visitors to 200" {
+    metric   = "rps"
+    measured = { "tuned-apache@100" = "18,000 req/s", tuned-apache = "19,500 req/s" }
   }
 }
 

@@ -69,8 +69,8 @@ func (r *Report) row(name string, profiles []string, sc, step string, f func(res
 			row = append(row, cell(st))
 		case r.notApplicable(p, sc, step) != "":
 			row = append(row, "n/a")
-		case r.benchLimited(p, sc, step):
-			row = append(row, "bench")
+		case r.benchLimited(p, sc, step) != "":
+			row = append(row, r.benchLimited(p, sc, step))
 		default:
 			row = append(row, cell(st))
 		}
@@ -89,14 +89,19 @@ func (r *Report) notApplicable(profile, sc, step string) string {
 	return ""
 }
 
-// benchLimited says whether a repetition of the point measured the bench.
-func (r *Report) benchLimited(profile, sc, step string) bool {
+// benchLimited is the cell of a point a repetition of which measured the
+// bench: "failed" where its requests failed, "bench" where a load
+// generator set the pace; "" where none did.
+func (r *Report) benchLimited(profile, sc, step string) string {
 	for _, rec := range r.Points(profile, sc, step) {
-		if why, _ := results.BenchLimit(rec, r.Manifest.Machine); why != "" {
-			return true
+		if why, failures := results.BenchLimit(rec, r.Manifest.Machine); why != "" {
+			if failures {
+				return "failed"
+			}
+			return "bench"
 		}
 	}
-	return false
+	return ""
 }
 
 // benchSection lists the points that measured the bench, not the server,
@@ -107,7 +112,7 @@ func (r *Report) benchSection() (section, bool) {
 		return section{}, false
 	}
 	s := section{Title: "Points that measured the bench, not the server"}
-	s.Text = append(s.Text, fmt.Sprintf("%d point(s) measured the bench: more than %s%% of their requests failed, or a load generator used or waited for more than %s%% of its CPUs. Their figures say nothing about the server: the tables show \"bench\" there, the charts leave them out and no claim is judged on them. `wptest run` exits 6 for such a run.", len(bad), results.Num(results.MaxFailedPct), results.Num(results.MaxLoadPct)))
+	s.Text = append(s.Text, fmt.Sprintf("%d point(s) measured the bench: more than %s%% of their requests failed, or a load generator used more than %s%% of its CPUs, or, with CPUs of its own, waited for them with work ready more than %s%% of the window, or its link carried more than %s%% of the bandwidth the machines block states for it (load_generator_link_mbps)%s. Their figures say nothing about the server: the tables show \"bench\" (\"failed\" where requests failed) for the whole point, the charts leave them out and no claim is judged on them but those on failures or on the server's state (memory, processes). `wptest run` exits 6 for such a run.", len(bad), results.Num(results.MaxFailedPct), results.Num(results.MaxLoadPct), results.Num(results.MaxLoadWaitPct), results.Num(results.MaxLinkPct), r.linkJudged()))
 	t := table{Head: []string{"point", "why"}}
 	for _, b := range bad {
 		k, why, _ := strings.Cut(b, ": ")
@@ -115,6 +120,15 @@ func (r *Report) benchSection() (section, bool) {
 	}
 	s.Tables = append(s.Tables, t)
 	return s, true
+}
+
+// linkJudged says, where the run stated no bandwidth for the load
+// generators' links, that no point was judged on them.
+func (r *Report) linkJudged() string {
+	if mi := r.Manifest.Machine; mi == nil || (mi.LoadGenLinkMbps == 0 && !mi.LoadLocal) {
+		return " (none was stated for this run: no point was judged on its link)"
+	}
+	return ""
 }
 
 // notMeasured lists, once each, why points were left out (the "n/a" cells).
@@ -229,7 +243,7 @@ func (r *Report) setup() section {
 		}
 	}
 	if na := r.notMeasured(); len(na) > 0 {
-		s.Text = append(s.Text, "n/a in the tables: not measured, because the profile's server does not serve the scenario's protocol: "+strings.Join(na, "; ")+".")
+		s.Text = append(s.Text, "n/a in the tables: not measured, because the server did not serve the scenario's protocol: "+strings.Join(na, "; ")+".")
 	}
 	return s
 }

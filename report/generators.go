@@ -30,6 +30,9 @@ func (r *Report) generatorTable(sc results.Scenario) (table, bool) {
 			continue
 		}
 		point := fmt.Sprintf("%s, %s, rep %d", firstNonEmpty(r.Labels[rec.Column], rec.Column), rec.Step, rec.Rep)
+		if why, _ := results.BenchLimit(rec, r.Manifest.Machine); why != "" {
+			point += " (measured the bench: " + why + ")"
+		}
 		for _, g := range rec.Generators {
 			t.Rows = append(t.Rows, generatorRow(point, g.Host, g.Run, g.Crowd, rec))
 		}

@@ -104,10 +104,13 @@ func (r *Report) Points(column, scenario, step string) []results.Record {
 // ok=false where the record has no such number.
 func (r *Report) Metric(column, scenario, step string, f func(results.Record) (float64, bool)) Stat {
 	var vs []float64
-	for _, rec := range r.Points(column, scenario, step) {
+	recs := r.Points(column, scenario, step)
+	for _, rec := range recs {
 		if why, _ := results.BenchLimit(rec, r.Manifest.Machine); why != "" {
-			continue // it measured the bench: never a figure of the server (the bench section says why)
+			return stat(nil) // a repetition measured the bench: the point's median would be no figure of the server (the bench section says why)
 		}
+	}
+	for _, rec := range recs {
 		if v, ok := f(rec); ok {
 			vs = append(vs, v)
 		}

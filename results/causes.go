@@ -1,6 +1,7 @@
 package results
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -13,6 +14,13 @@ type SourceDeviation struct {
 	Source    string   `json:"source"`
 	Says      string   `json:"says"`
 	Scenarios []string `json:"scenarios"`
+}
+
+// Source is a source block of an experiment file: what the source's own
+// server was, as far as a verdict needs it.
+type Source struct {
+	Name       string `json:"name"`
+	ServerCPUs int    `json:"server_cpus,omitempty"`
 }
 
 // causes are what this run knows could explain a claim's verdict other
@@ -31,7 +39,7 @@ func (ev *evaluator) causes(c Claim, res ClaimResult) []string {
 	if res.Substitution != "" {
 		out = appendOnce(out, "a stand-in: "+res.Substitution)
 	}
-	if f := ev.m.Fixture; f != nil {
+	if f := ev.m.Fixture; f != nil && ev.runsPHP(c) {
 		for _, d := range f.Deviations {
 			out = appendOnce(out, "the site: "+d)
 		}
@@ -43,6 +51,9 @@ func (ev *evaluator) causes(c Claim, res ClaimResult) []string {
 			}
 		}
 	}
+	if why := ev.machineSize(c); why != "" {
+		out = appendOnce(out, why)
+	}
 	if mi := ev.m.Machine; mi != nil && mi.CPUsSharedWith != "" && timeLike(ev.metricUnit(c)) {
 		out = appendOnce(out, "the server shared its CPUs with "+mi.CPUsSharedWith)
 	} else if !CPUScopeOf(mi).Machine && timeLike(ev.metricUnit(c)) {
@@ -53,6 +64,37 @@ func (ev *evaluator) causes(c Claim, res ClaimResult) []string {
 		}
 	}
 	return out
+}
+
+// machineSize: a share of all the server's CPUs (the crowd's "CPU sat at
+// 3%") scales with how many there are; where the source's server had
+// another number, that may explain a difference.
+func (ev *evaluator) machineSize(c Claim) string {
+	mt, ok := ev.metric(c.scenarioNames()[0], c.Metric)
+	mi := ev.m.Machine
+	if !ok || !mt.Whole || mt.Unit != "%" || mi == nil || mi.CPUs == 0 {
+		return ""
+	}
+	for _, s := range ev.m.Sources {
+		if s.Name == c.Source && s.ServerCPUs > 0 && s.ServerCPUs != mi.CPUs {
+			return fmt.Sprintf("the server had %d CPU(s) where the source's had %d: a share of all its CPUs scales with their number", mi.CPUs, s.ServerCPUs)
+		}
+	}
+	return ""
+}
+
+// runsPHP says whether one of the claim's scenarios is of a kind whose
+// requests run the site's PHP (a static file's figures owe nothing to the
+// site's plugins).
+func (ev *evaluator) runsPHP(c Claim) bool {
+	for _, s := range ev.m.Scenarios {
+		if slices.Contains(c.scenarioNames(), s.Name) {
+			if k, ok := KindOf(s.Kind); ok && k.PHP {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // timeLike says whether a figure in unit u depends on the CPUs the server

@@ -60,3 +60,24 @@ func TestCauses(t *testing.T) {
 		})
 	}
 }
+
+// A share of all the server's CPUs on a server with another number of
+// them than the source's may be explained by that; a rate is not.
+func TestCausesMachineSize(t *testing.T) {
+	rec := Record{Point: Point{Column: "a", Scenario: "crowd", Step: "c=1000"},
+		Server: &result.Server{WindowMs: 1000, CPUBusyPct: 34.9}}
+	m := &Manifest{Columns: []Column{{ID: "a", Label: "A", Enabled: true}},
+		Scenarios: []Scenario{{Name: "crowd", Kind: "crowd"}}, Machine: &MachineInfo{OwnMachine: true, CPUs: 1},
+		Sources: []Source{{Name: "the post", ServerCPUs: 4}},
+		Claims: []Claim{{ID: "cpu", Source: "the post", Scenario: "crowd", Visitors: 1000, Metric: "server_cpu_pct", Unit: "%",
+			Columns: []string{"a"}, AtMost: &Figure{Text: "10 %", Value: 10}}}}
+	got := EvaluateClaims(m, []Record{rec})[0]
+	want := []string{"the server had 1 CPU(s) where the source's had 4: a share of all its CPUs scales with their number"}
+	if got.Verdict != Differs || !reflect.DeepEqual(got.Causes, want) {
+		t.Fatalf("%s, causes %q; want differs, %q", got.Verdict, got.Causes, want)
+	}
+	m.Machine.CPUs = 4
+	if got := EvaluateClaims(m, []Record{rec})[0]; len(got.Causes) != 0 {
+		t.Fatalf("same number of CPUs: causes %q", got.Causes)
+	}
+}

@@ -20,6 +20,18 @@ func (v variant) of(t string) (binding, bool) {
 	return binding{}, false
 }
 
+// sameColumn says whether term t may be measured on col in v: a column
+// named at two steps is measured on one column at both.
+func (v variant) sameColumn(t, col string) bool {
+	name, _ := SplitTerm(t)
+	for _, b := range v {
+		if n, _ := SplitTerm(b.term); n == name && b.col != col {
+			return false
+		}
+	}
+	return true
+}
+
 // variants are the claim's ways of being measured in this run, the
 // substitution they make (said, never silent) and, if some term has no
 // column at all, why.
@@ -28,7 +40,8 @@ func (ev *evaluator) variants(c Claim) (vs []variant, subst, missing string) {
 	resolveAll := func(cols []string) ([][]string, bool) {
 		var out [][]string
 		for _, t := range cols {
-			got, note, why := ev.resolve(c, t)
+			name, _ := SplitTerm(t)
+			got, note, why := ev.resolve(c, name)
 			if len(got) == 0 {
 				missing = why
 				return nil, false
@@ -69,7 +82,14 @@ func (ev *evaluator) variants(c Claim) (vs []variant, subst, missing string) {
 		var next []variant
 		for _, v := range vs {
 			for _, col := range cands[i] {
-				w := append(append(variant{}, v...), binding{term: t, col: col, sc: c.Scenario})
+				if !v.sameColumn(t, col) {
+					continue // one stand-in for a column at both its steps
+				}
+				_, at := SplitTerm(t)
+				if at == c.Visitors {
+					at = 0
+				}
+				w := append(append(variant{}, v...), binding{term: t, col: col, sc: c.Scenario, visitors: at})
 				next = append(next, w)
 			}
 		}
@@ -145,9 +165,12 @@ func andList(l []string) string {
 // unit), each added to res.Measured once; gap says why one is missing.
 func (ev *evaluator) values(c Claim, v variant, res *ClaimResult) (map[string]float64, string) {
 	vals := map[string]float64{}
-	step := fmt.Sprintf("c=%d", c.Visitors)
 	for _, b := range v {
 		t := b.term
+		step := fmt.Sprintf("c=%d", c.Visitors)
+		if b.visitors > 0 {
+			step = fmt.Sprintf("c=%d", b.visitors)
+		}
 		mt, ok := ev.metric(b.sc, c.Metric)
 		var xs []float64
 		why := "no " + c.Metric + " in this run's records"
@@ -158,7 +181,7 @@ func (ev *evaluator) values(c Claim, v variant, res *ClaimResult) (map[string]fl
 			return nil, fmt.Sprintf("%s at %s %s: %s", ev.label(b.col), b.sc, step, why)
 		}
 		vals[t] = median(xs)
-		res.addMeasured(Measured{Term: t, Column: b.col, Label: ev.label(b.col), Scenario: b.sc, Value: ev.show(c, vals[t]), N: len(xs)})
+		res.addMeasured(Measured{Term: t, Column: b.col, Label: ev.bindLabel(b), Scenario: b.sc, Visitors: b.visitors, Value: ev.show(c, vals[t]), N: len(xs)})
 	}
 	return vals, ""
 }
@@ -195,7 +218,7 @@ func pointValues(m *Manifest, recs []Record, mt Metric) ([]float64, string) {
 
 func (res *ClaimResult) addMeasured(m Measured) {
 	for _, x := range res.Measured {
-		if x.Column == m.Column && x.Scenario == m.Scenario {
+		if x.Column == m.Column && x.Scenario == m.Scenario && x.Visitors == m.Visitors {
 			return
 		}
 	}

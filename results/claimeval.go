@@ -3,6 +3,7 @@ package results
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -41,10 +42,12 @@ type ClaimResult struct {
 
 // Measured is this run's median of a term, on the column it was measured on.
 type Measured struct {
-	Term     string  `json:"term"`
-	Column   string  `json:"column"`
-	Label    string  `json:"label"`
-	Scenario string  `json:"scenario"`
+	Term     string `json:"term"`
+	Column   string `json:"column"`
+	Label    string `json:"label"`
+	Scenario string `json:"scenario"`
+	// Visitors is the step it was measured at, where not the claim's own.
+	Visitors int     `json:"visitors,omitempty"`
 	Value    float64 `json:"value"`
 	N        int     `json:"repetitions"`
 }
@@ -93,12 +96,16 @@ type evaluator struct {
 	look Lookup
 }
 
-// binding is a term measured on a column in a scenario.
-type binding struct{ term, col, sc string }
+// binding is a term measured on a column in a scenario, at the claim's
+// step or (visitors > 0) at another one.
+type binding struct {
+	term, col, sc string
+	visitors      int
+}
 
 func (ev *evaluator) claim(c Claim) ClaimResult {
 	res := ClaimResult{ID: c.ID, Source: c.Source, Quote: c.Quote, Metric: c.Metric, Unit: c.Unit,
-		Point: fmt.Sprintf("%s c=%d", strings.Join(c.scenarioNames(), " vs "), c.Visitors), Holds: ev.holdsText(c)}
+		Point: fmt.Sprintf("%s c=%s", strings.Join(c.scenarioNames(), " vs "), c.stepsText()), Holds: ev.holdsText(c)}
 	for _, f := range c.Published {
 		f.Label = ev.label(f.Term)
 		f.Value = ev.show(c, f.Value)
@@ -138,6 +145,23 @@ func (ev *evaluator) claim(c Claim) ClaimResult {
 	}
 	res.Causes = ev.causes(c, res)
 	return res
+}
+
+// stepsText is the claim's steps: its own, and those its terms name
+// ("200 and 1000").
+func (c Claim) stepsText() string {
+	steps := []int{c.Visitors}
+	for _, t := range c.terms() {
+		if _, v := SplitTerm(t); v > 0 && !slices.Contains(steps, v) {
+			steps = append(steps, v)
+		}
+	}
+	slices.Sort(steps)
+	var out []string
+	for _, v := range steps {
+		out = append(out, strconv.Itoa(v))
+	}
+	return strings.Join(out, " and ")
 }
 
 func (c Claim) scenarioNames() []string {
@@ -200,12 +224,26 @@ func appendOnce(l []string, s string) []string {
 	return append(l, s)
 }
 
-// label is a column's title (a scenario's name stays).
+// label is a column's title (a scenario's name stays), with the step a
+// term names ("tuned-400@200": "Apache, 400 workers, at 200 visitors").
 func (ev *evaluator) label(term string) string {
+	name, v := SplitTerm(term)
+	if v > 0 {
+		return ev.label(name) + ", at " + strconv.Itoa(v) + " visitors"
+	}
 	if p, ok := ev.cols[term]; ok && p.Label != "" {
 		return p.Label
 	}
 	return term
+}
+
+// bindLabel is the label of the column b measured, with the step it was
+// measured at where that is not the claim's.
+func (ev *evaluator) bindLabel(b binding) string {
+	if b.visitors > 0 {
+		return ev.label(b.col + "@" + strconv.Itoa(b.visitors))
+	}
+	return ev.label(b.col)
 }
 
 // show is v (in the metric's unit) in the claim's unit.

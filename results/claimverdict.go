@@ -15,7 +15,7 @@ func (ev *evaluator) check(c Claim, v variant, vals map[string]float64, res *Cla
 		if len(c.Scenarios) > 0 {
 			return b.sc + " on " + ev.label(b.col)
 		}
-		return ev.label(b.col)
+		return ev.bindLabel(b)
 	}
 	fig := func(t string) string { return Num(ev.show(c, vals[t])) + " " + c.Unit }
 	for i := 1; i < len(c.Order); i++ {

@@ -12,17 +12,20 @@ type Kind struct {
 	// throughput concurrency; its levels are runs inside the point).
 	// Otherwise one data point per visitor count.
 	OneStep bool
+	// PHP: its requests run the site's PHP, so the site's deviations from
+	// the source (plugins, WordPress version) may explain its figures.
+	PHP bool
 }
 
 // Registered are the scenario kinds, in the order they are listed to users.
 var Registered = []Kind{
-	{Name: "page"},
+	{Name: "page", PHP: true},
 	{Name: "static"},
 	{Name: "compression"},
 	{Name: "crowd"},
 	{Name: "kit", OneStep: true},
 	{Name: "ab"},
-	{Name: "browse"},
+	{Name: "browse", PHP: true},
 }
 
 // Kinds are the registered kinds' names: the kinds a record may be of.

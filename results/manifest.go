@@ -37,9 +37,12 @@ type Manifest struct {
 	// its sources' (their site, their file): a verdict on a scenario they
 	// name carries them as what could explain it.
 	SourceDeviations []SourceDeviation `json:"source_deviations,omitempty"`
-	Repetitions      int               `json:"repetitions"`
-	Points           int               `json:"points"`
-	Fixture          *FixtureRecord    `json:"fixture,omitempty"`
+	// Sources are what the file says of its sources' machines, by the
+	// name its claims give them.
+	Sources     []Source       `json:"sources,omitempty"`
+	Repetitions int            `json:"repetitions"`
+	Points      int            `json:"points"`
+	Fixture     *FixtureRecord `json:"fixture,omitempty"`
 	// Hosts holds the host manifest written after each column's apply, by
 	// column id.
 	Hosts map[string]*hostmanifest.Manifest `json:"host_manifests"`
@@ -126,6 +129,11 @@ type MachineInfo struct {
 	CPUsSharedWith string `json:"cpus_shared_with,omitempty"`
 	// LoadHost is where the load came from (Record.LoadHost).
 	LoadHost string `json:"load_host,omitempty"`
+	// LoadGenLinkMbps is the bandwidth of each load generator's link as the
+	// machines block stated it (load_generator_link_mbps, Mbit/s), so a
+	// report made later judges the link as the run did; 0: none stated,
+	// and no point is judged on its link.
+	LoadGenLinkMbps int `json:"load_generator_link_mbps,omitempty"`
 }
 
 // Machine is one of the run's machines as the run records it: what the

@@ -65,8 +65,8 @@ var (
 		if rec.Server == nil {
 			return 0, false
 		}
-		g, ok := rec.Server.Groups["php"]
-		return float64(g.ProcsPeak), ok
+		g := rec.Server.Groups["php"]
+		return float64(g.ProcsPeak), g.ProcsPeak > 0 // 0: a record from before the sampler counted them
 	}
 	PSSMB = func(rec Record) (float64, bool) {
 		if rec.PSSKB == 0 {
@@ -102,16 +102,17 @@ var (
 		}
 		return float64(rec.Probe.BodyBytes), true
 	}
-	// Served is 1 where the point was measured and answered, 0 where it was
-	// left out because the column's server does not serve its protocol.
+	// Served is 1 where the server answered over the point's protocol, 0
+	// where the protocol check found it does not serve it (the point n/a);
+	// a point with no answer at all says nothing either way.
 	Served = func(rec Record) (float64, bool) {
 		switch {
 		case rec.NotApplicable != "":
 			return 0, true
-		case rec.Run != nil:
-			return b2f(rec.Run.Outcomes.OK > 0), true
-		case rec.Browse != nil:
-			return b2f(rec.Browse.PageViewsOK > 0), true
+		case rec.Run != nil && rec.Run.Outcomes.OK > 0:
+			return 1, true
+		case rec.Browse != nil && rec.Browse.PageViewsOK > 0:
+			return 1, true
 		}
 		return 0, false
 	}

@@ -27,6 +27,13 @@ type Metric struct {
 	// Failures: the figure counts failures (error_pct, gave_up), so a point
 	// whose requests failed is still judged on it.
 	Failures bool
+	// State: the figure is the server's state under the load (memory,
+	// processes at once), not of its answers: failed requests do not keep
+	// it from being judged either (a load generator at its limit does).
+	State bool
+	// Answered: the figure is whether the server answered in the point's
+	// protocol at all, which one answer proves whatever set the pace.
+	Answered bool
 }
 
 // NotMeasuredOn says why a claim on m cannot be judged in a run whose
@@ -62,8 +69,8 @@ var Metrics = join(
 		{Name: "p99_ms", Unit: "ms", Value: P99Ms},
 		{Name: "db_cpu_ms", Unit: "ms", Value: DBCPU},
 		{Name: "machine_cpu_ms", Unit: "ms", Value: MachineCPU, Whole: true},
-		{Name: "pss_mb", Unit: "MB", Value: PSSMB},
-		{Name: "php_procs_peak", Unit: "processes", Value: PHPProcsPeak},
+		{Name: "pss_mb", Unit: "MB", Value: PSSMB, State: true},
+		{Name: "php_procs_peak", Unit: "processes", Value: PHPProcsPeak, State: true},
 		{Name: "wire_bytes", Unit: "B", Value: WireBytes},
 		{Name: "error_pct", Unit: "%", Value: ErrPct, Failures: true},
 	}),
@@ -74,7 +81,7 @@ var Metrics = join(
 		{Name: "gave_up_pct", Unit: "%", Value: CrowdGaveUpPct, Failures: true},
 		{Name: "server_cpu_pct", Unit: "%", Value: CrowdMachineCPUPct, Whole: true},
 		{Name: "groups_cpu_pct", Unit: "%", Value: CrowdCPUPct},
-		{Name: "pss_mb", Unit: "MB", Value: PSSMB},
+		{Name: "pss_mb", Unit: "MB", Value: PSSMB, State: true},
 	}),
 	kindMetrics("static", runMetrics("requests/s")),
 	kindMetrics("compression", append(runMetrics("requests/s"), Metric{Name: "body_bytes", Unit: "B", Value: ProbeBody})),
@@ -90,7 +97,7 @@ var Metrics = join(
 		{Name: "wire_bytes_per_view", Unit: "B", Noise: "bytes per view", Value: BrowseWirePerView},
 		{Name: "view_p99_ms", Unit: "ms", Value: BrowseViewP99},
 		{Name: "views_per_sec", Unit: "req/s", Value: BrowseViewsPerSec},
-		{Name: "served", Unit: "yes/no", Value: Served},
+		{Name: "served", Unit: "yes/no", Value: Served, Answered: true},
 	}),
 	kindMetrics("kit", kitMetrics),
 )
@@ -109,7 +116,7 @@ func runMetrics(label string) []Metric {
 		{Name: "max_ms", Unit: "ms", Value: MaxMs},
 		{Name: "wire_bytes", Unit: "B", Value: WireBytes},
 		{Name: "error_pct", Unit: "%", Value: ErrPct, Failures: true},
-		{Name: "served", Unit: "yes/no", Value: Served},
+		{Name: "served", Unit: "yes/no", Value: Served, Answered: true},
 	}
 }
 

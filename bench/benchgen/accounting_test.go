@@ -24,6 +24,7 @@ func checkInvariant(t testing.TB, r result.Run) {
 
 // Each fault must land in its own bucket, and only there.
 func TestEveryFaultHasItsBucket(t *testing.T) {
+	t.Parallel() // waits on its own servers and windows, mostly idle: beside the package's others
 	s := startFaultServer(t)
 	// A port with nothing listening: take a free one and close it.
 	l, _ := net.Listen("tcp", "127.0.0.1:0")
@@ -142,6 +143,7 @@ func TestServerKilledMidRun(t *testing.T) {
 // Responses stall past the timeout: every attempt, including the ones still in
 // flight when the window closes, is waited for and counted as a read timeout.
 func TestStallPastTimeoutIsCountedNotDropped(t *testing.T) {
+	t.Parallel() // waits on its own servers and windows, mostly idle: beside the package's others
 	s := startFaultServer(t)
 	timeout := 400 * time.Millisecond
 	t0 := time.Now()
@@ -170,6 +172,7 @@ func TestStallPastTimeoutIsCountedNotDropped(t *testing.T) {
 
 // Warm-up attempts are counted apart and never in the window.
 func TestWarmupExcluded(t *testing.T) {
+	t.Parallel() // waits on its own servers and windows, mostly idle: beside the package's others
 	s := startFaultServer(t)
 	t0 := time.Now()
 	r, err := Run(context.Background(), Config{URL: s.url("/ok"), Visitors: 2, Duration: 300 * time.Millisecond, Warmup: 300 * time.Millisecond, KeepAlive: true})
@@ -222,6 +225,7 @@ func TestKeepAliveClosesCountedApart(t *testing.T) {
 // The server's close leaves with its answer (corked), so it has arrived
 // before the visitor sends again, however busy the machine.
 func TestServerCloseOfKeptConnectionSeenBeforeSending(t *testing.T) {
+	t.Parallel() // waits on its own servers and windows, mostly idle: beside the package's others
 	for _, tc := range []struct {
 		path  string
 		rate  float64
@@ -261,6 +265,7 @@ func TestServerCloseOfKeptConnectionSeenBeforeSending(t *testing.T) {
 // intended during the stall must show the wait from their intended send time
 // (no coordinated omission), while a closed loop sees a single slow request.
 func TestOpenLoopHasNoCoordinatedOmission(t *testing.T) {
+	t.Parallel() // waits on its own servers and windows, mostly idle: beside the package's others
 	const stall = time.Second
 	rate := 200.0
 	run := func(open bool) result.Run {
@@ -313,6 +318,7 @@ func pctBelow(r result.Run, ms float64) float64 {
 // every answer as fine (250 ms < timeout); from the intended send times the
 // waits grow past the 600 ms timeout and those attempts count as failures.
 func TestOpenLoopCountsWaitsPastTimeout(t *testing.T) {
+	t.Parallel() // waits on its own servers and windows, mostly idle: beside the package's others
 	s := startFaultServer(t)
 	r, err := Run(context.Background(), Config{URL: s.url("/slow"), Visitors: 1, Rate: 20, Duration: time.Second, KeepAlive: true, Timeout: 600 * time.Millisecond})
 	if err != nil {

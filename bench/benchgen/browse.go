@@ -197,6 +197,7 @@ func Browse(ctx context.Context, bc BrowseConfig) (result.Browse, error) {
 	}
 
 	start := time.Now()
+	use := windowUse(bc.Warmup)
 	winStart := start.Add(bc.Warmup)
 	winEnd := winStart.Add(bc.Duration)
 	shards := make([]*browseStats, numShards(bc.Visitors))
@@ -214,6 +215,8 @@ func Browse(ctx context.Context, bc BrowseConfig) (result.Browse, error) {
 	}
 	wg.Wait()
 	r := mergeBrowse(bs, shards, winStart, winEnd)
+	u := use()
+	r.ClientCPUMs, r.ClientWaitMs, r.ClientCPUs = ms(u.cpu), ms(u.wait), clientCPUs()
 	return r, ctx.Err()
 }
 

@@ -26,6 +26,7 @@ func JoinBrowse(parts []result.Browse) (result.Browse, error) {
 	j.PageViews, j.PageViewsOK, j.PageViewsFailed, j.WarmupPageViews = 0, 0, 0, 0
 	j.SkippedAssets, j.Undecodable, j.Connections, j.KeepAliveCloses = 0, 0, 0, 0
 	j.Bytes, j.Negotiated, j.Responses = result.Bytes{}, nil, nil
+	j.ClientCPUMs, j.ClientWaitMs, j.ClientCPUs = 0, 0, 0 // all the load generators' (each one's is in its share)
 	hs := [6]*hdr.Histogram{hdr.New(), hdr.New(), hdr.New(), hdr.New(), hdr.New(), hdr.New()}
 	var page, asset [result.NumOutcomes]int64
 	errs := map[errKey]int64{}
@@ -52,6 +53,7 @@ func JoinBrowse(parts []result.Browse) (result.Browse, error) {
 		if l := s.Add(time.Duration(p.ElapsedMs * float64(time.Millisecond))); i == 0 || l.After(last) {
 			last = l
 		}
+		j.ClientCPUMs, j.ClientWaitMs, j.ClientCPUs = j.ClientCPUMs+p.ClientCPUMs, j.ClientWaitMs+p.ClientWaitMs, j.ClientCPUs+p.ClientCPUs
 		for k, h := range []*hdr.Histogram{r.TTFB, r.PageView, r.Connect, r.Assets, r.WireIn, r.WireOut} {
 			hs[k].Merge(h)
 		}

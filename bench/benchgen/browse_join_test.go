@@ -14,6 +14,7 @@ import (
 // the merged histograms (their counts are the shares' together). Its
 // window moves to another clock whole.
 func TestBrowseJobSplitsAndJoins(t *testing.T) {
+	t.Parallel() // waits on its own servers and windows, mostly idle: beside the package's others
 	s := startBrowseSite(t, wpLikePage, siteOpts{h2: true})
 	base := Config{Name: "c=3", URL: s.URL + "/", Proto: "h2", Insecure: true, Timeout: 20 * time.Second}
 	j, err := NewBrowseJob(BrowseConfig{Base: base, Visitors: 3, Duration: 300 * time.Millisecond, Warmup: 50 * time.Millisecond})

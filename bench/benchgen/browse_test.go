@@ -190,6 +190,10 @@ func checkBrowse(t *testing.T, r result.Browse) {
 	if r.Bytes.WireIn < r.Bytes.Body || r.Bytes.WireOut <= 0 {
 		t.Fatalf("bytes %+v", r.Bytes)
 	}
+	// Its own CPU over the window, for whether it set the pace (results.BenchLimit).
+	if r.ClientCPUs < 1 || r.ClientCPUMs <= 0 {
+		t.Fatalf("the load generator's CPU: %d CPUs, %.2f ms", r.ClientCPUs, r.ClientCPUMs)
+	}
 }
 
 // The page and each same-origin asset it references are fetched exactly once
@@ -197,6 +201,7 @@ func checkBrowse(t *testing.T, r result.Browse) {
 // counted; h1 spreads the assets over 2 to 6 connections, h2 multiplexes
 // them on one; every body byte the server wrote is counted, on the wire too.
 func TestBrowseFetchesEveryAssetOnce(t *testing.T) {
+	t.Parallel() // waits on its own servers and windows, mostly idle: beside the package's others
 	for _, c := range []struct {
 		proto string
 		gzip  bool

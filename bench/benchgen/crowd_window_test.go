@@ -107,6 +107,7 @@ func (s *crowdCounter) serve(c net.Conn, cn *counted) {
 // click_every have a loose floor (half the crowd), which a crowd that
 // stopped clicking (none) misses whatever the machine's load.
 func TestCrowdIsOnTheSiteForTheWholeProbeWindow(t *testing.T) {
+	t.Parallel() // waits on its own servers and windows, mostly idle: beside the package's others
 	const visitors = 20
 	click := time.Second
 	srv := startCrowdCounter(t, 2500*time.Millisecond)

@@ -404,15 +404,18 @@ func newRunState(ctx context.Context, t *target, cfg *Config, start time.Time) *
 // windowCPU snapshots the client's CPU when the warm-up ends; the function
 // it returns is the CPU used and waited for since (call it once the run is
 // over).
-func (rs *runState) windowCPU() func() clientUse {
+func (rs *runState) windowCPU() func() clientUse { return windowUse(rs.cfg.Warmup) }
+
+// windowUse is windowCPU for a window that starts warmup from now.
+func windowUse(warmup time.Duration) func() clientUse {
 	var u0 clientUse
 	var once sync.Once
 	snap := func() { once.Do(func() { u0 = selfUse() }) }
-	if rs.cfg.Warmup <= 0 {
+	if warmup <= 0 {
 		snap()
 		return func() clientUse { return selfUse().since(u0) }
 	}
-	tm := time.AfterFunc(rs.cfg.Warmup, snap)
+	tm := time.AfterFunc(warmup, snap)
 	return func() clientUse {
 		tm.Stop()
 		snap()
@@ -916,7 +919,7 @@ func merge(cfg *Config, t *target, open bool, shards []*stats, winStart time.Tim
 		Connections: m.conns, KeepAliveCloses: m.kaCloses, KeepAliveReqs: m.kaReq,
 		Bytes:   result.Bytes{WireIn: m.wireIn, WireOut: m.wireOut, Headers: m.headers, Body: m.body},
 		Latency: Summary(m.lat, true), Connect: Summary(m.conn, false), TTFB: Summary(m.ttfb, false),
-		ClientCPUMs: ms(cpu), ClientWaitMs: ms(use.wait), ClientCPUs: runtime.NumCPU(),
+		ClientCPUMs: ms(cpu), ClientWaitMs: ms(use.wait), ClientCPUs: clientCPUs(),
 	}
 	if open {
 		q := Summary(m.queue, false)
@@ -1018,6 +1021,11 @@ type clientUse struct{ cpu, wait time.Duration }
 func (u clientUse) since(u0 clientUse) clientUse {
 	return clientUse{u.cpu - u0.cpu, max(u.wait-u0.wait, 0)}
 }
+
+// clientCPUs is how many CPUs this process may use at once: those its
+// affinity allows, or fewer where the runtime's GOMAXPROCS (which follows
+// a cgroup's CPU quota) says so.
+func clientCPUs() int { return min(runtime.NumCPU(), runtime.GOMAXPROCS(0)) }
 
 func selfUse() clientUse { return clientUse{cpu: selfCPU(), wait: selfWait()} }
 

@@ -37,6 +37,7 @@ func TestContainsFold(t *testing.T) {
 // netpoller, whole, on every keep-alive request. The server reads nothing
 // for a moment, so the buffers fill.
 func TestRequestLargerThanSocketBufferIsSentWhole(t *testing.T) {
+	t.Parallel() // waits on its own servers and windows, mostly idle: beside the package's others
 	const pad = 8 << 20
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -98,6 +99,7 @@ func TestRequestLargerThanSocketBufferIsSentWhole(t *testing.T) {
 // lost would hang until the timeout. Many short exchanges on many
 // connections must all end well before it.
 func TestNoLostWakeups(t *testing.T) {
+	t.Parallel() // waits on its own servers and windows, mostly idle: beside the package's others
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, body1k)
 	}))

@@ -260,6 +260,7 @@ func (hc *h2Conn) answer(path string, sid uint32) {
 // over TLS: what the hand-written client makes of every frame the server
 // may send.
 func TestH2FaultsHaveTheirBuckets(t *testing.T) {
+	t.Parallel() // waits on its own servers and windows, mostly idle: beside the package's others
 	cases := []struct {
 		path string
 		want result.Outcome

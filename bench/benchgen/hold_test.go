@@ -20,6 +20,7 @@ import (
 // the rendezvous, share 0 stops its crowd after its own last newcomer and
 // the joined window has the stop before the last newcomer's end.
 func TestSplitCrowdHoldsUntilEveryShareProbed(t *testing.T) {
+	t.Parallel() // waits on its own servers and windows, mostly idle: beside the package's others
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("hello")) }))
 	defer srv.Close()
 	j, err := NewCrowdJob(CrowdConfig{Base: Config{URL: srv.URL + "/"}, Visitors: 7, ClickEvery: 100 * time.Millisecond,

@@ -115,6 +115,7 @@ func TestIdleConnectionHoldsNoReadBuffer(t *testing.T) {
 // every attempt is counted once, and the merged histograms hold every
 // sample, closed and open loop.
 func TestCountsAddUpAcrossSharedShards(t *testing.T) {
+	t.Parallel() // waits on its own servers and windows, mostly idle: beside the package's others
 	const visitors, n = 100, 3000
 	if numShards(visitors) >= visitors {
 		t.Fatalf("%d shards for %d visitors: the test wants them shared", numShards(visitors), visitors)

@@ -118,6 +118,7 @@ func TestJobRefusesWhatCannotCross(t *testing.T) {
 // Each kind runs against a real HTTP server and answers with its own result;
 // every attempt the server saw is in an outcome bucket.
 func TestJobDoEachKind(t *testing.T) {
+	t.Parallel() // waits on its own servers and windows, mostly idle: beside the package's others
 	var served atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		served.Add(1)

@@ -17,6 +17,7 @@ import (
 // jobs (JSON both ways), join exactly: attempts and outcomes add, and the
 // joined percentiles are those of one histogram of all their samples.
 func TestJoinRunsOfJobsStartedTogether(t *testing.T) {
+	t.Parallel() // waits on its own servers and windows, mostly idle: beside the package's others
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("hello")) }))
 	defer srv.Close()
 	at := time.Now().Add(300 * time.Millisecond).Round(0)
@@ -79,6 +80,7 @@ func checkJoined(t *testing.T, shares []result.Run, at time.Time) {
 // ProbeEvery: each sends every other one of the schedule, and the joined
 // crowd has the whole schedule in order.
 func TestJoinCrowdsKeepsTheProbeSchedule(t *testing.T) {
+	t.Parallel() // waits on its own servers and windows, mostly idle: beside the package's others
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("hello")) }))
 	defer srv.Close()
 	at := time.Now().Add(300 * time.Millisecond)

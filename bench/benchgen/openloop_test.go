@@ -19,6 +19,7 @@ import (
 // was the start and the run never ended; at 1e7/s it counted its queue
 // timeouts one by one, long after the window.
 func TestOpenLoopScheduleEndsWithItsWindow(t *testing.T) {
+	t.Parallel() // waits on its own servers and windows, mostly idle: beside the package's others
 	var served atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		served.Add(1)

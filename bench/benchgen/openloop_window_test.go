@@ -77,6 +77,7 @@ func checkWindow(t *testing.T, r result.Run, sent int64) {
 }
 
 func TestOpenLoopWindowBoundsItsCost(t *testing.T) {
+	t.Parallel() // waits on its own servers and windows, mostly idle: beside the package's others
 	t.Run("live server", func(t *testing.T) {
 		var served atomic.Int64
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

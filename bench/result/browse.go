@@ -68,6 +68,10 @@ type Browse struct {
 	// browser retries it), and is counted once.
 	KeepAliveCloses int64 `json:"keep_alive_closes"`
 	Bytes           Bytes `json:"bytes"` // Headers: 0 (not counted apart); Body: as received, still encoded
+	// The load generator's CPU over the window, as Run has it.
+	ClientCPUMs  float64 `json:"client_cpu_ms,omitempty"`
+	ClientWaitMs float64 `json:"client_wait_ms,omitempty"`
+	ClientCPUs   int     `json:"client_cpus,omitempty"`
 	// TTFB: page-view start to the page's first response byte (h2, h3: its
 	// headers), connecting included, as a browser's responseStart. PageView:
 	// page-view start until every asset answered or failed, over page views

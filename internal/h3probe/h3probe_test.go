@@ -35,7 +35,7 @@ func TestGetAgainstCaddy(t *testing.T) {
 	if err != nil {
 		t.Fatalf("openssl: %v\n%s", err, out)
 	}
-	port := freeUDPAndTCPPort(t)
+	port := testenv.FreeUDPAndTCPPort(t)
 	conf := filepath.Join(dir, "Caddyfile")
 	caddyfile := "{\n\tadmin off\n\tskip_install_trust\n\tauto_https off\n\tservers {\n\t\tprotocols h1 h2 h3\n\t}\n}\n" +
 		"https://127.0.0.1:" + strconv.Itoa(port) + " {\n\ttls " + cert + " " + key + "\n\troot * " + root + "\n\tfile_server\n}\n"

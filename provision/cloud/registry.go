@@ -107,6 +107,9 @@ var Common = []Attribute{
 	{Name: "open_ports", Default: strings.Join(DefaultOpenPorts, ","), Doc: "ports the firewall opens", Portable: true},
 	{Name: "allow_from", Default: "", Doc: "who else may reach the web ports (IP or CIDR)", Portable: true, Operator: "-var allow_from=ADDR,..."},
 	{Name: "allow_ssh_from", Default: "this host's public address, else anywhere (key-only)", Doc: "who may reach SSH", Portable: true, Operator: "-var allow_ssh_from=ADDR,..."},
+	// The machines' own figure, so not Portable: another driver's are others.
+	{Name: "load_generator_link_mbps", Doc: "each load generator's link bandwidth in Mbit/s, as its provider states it: a point whose load generator's link carried more than 90% of it measured the bench (none stated: the link is not judged)",
+		Check: checkLinkMbps, Example: "1000"},
 }
 
 var (

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -49,10 +48,7 @@ func TestBareHostSecretsInNoArgvOrEnviron(t *testing.T) {
 	const token = "hcloud-canary-9b2e7d41"
 	const urlPW = "S3cretPW-e2e-c41d"
 	src, served := ruid2Server(t, bh.Gateway, "alice", urlPW)
-	agent := filepath.Join(t.TempDir(), "wptest")
-	if out, err := exec.Command("go", "build", "-o", agent, "github.com/wptest/wptest/cmd/wptest").CombinedOutput(); err != nil {
-		t.Fatalf("go build wptest: %v\n%s", err, out)
-	}
+	agent := buildAgent(t) // the package's one build
 	wptestExe := func(args ...string) (int, string) {
 		cmd := exec.CommandContext(ctx, agent, append(args, conn...)...)
 		cmd.Env = append(os.Environ(), "HCLOUD_TOKEN="+token)

@@ -99,8 +99,11 @@ file "site_db_script" {
 # The site's database and its user, with a password made on the host and
 # kept there (local.db_env, root only): it is in no plan, log or argv. Runs
 # again when that user cannot log in or db_name names another database.
+# The check's password reaches mariadb in an option file on a pipe
+# (printf is the shell's own): not in its argv, which ps shows every user,
+# nor in its environment (MYSQL_PWD), which its children inherit.
 command "site_database" {
-  unless = ". ${local.db_env} 2>/dev/null && [ \"$DB_NAME\" = ${var.db_name} ] && MYSQL_PWD=\"$DB_PASSWORD\" mariadb --connect-timeout=5 -h 127.0.0.1 -u \"$DB_USER\" -e 'SELECT 1' \"$DB_NAME\" >/dev/null 2>&1"
+  unless = ". ${local.db_env} 2>/dev/null && [ \"$DB_NAME\" = ${var.db_name} ] && printf '[client]\\npassword=%s\\n' \"$DB_PASSWORD\" | mariadb --defaults-extra-file=/dev/stdin --connect-timeout=5 -h 127.0.0.1 -u \"$DB_USER\" -e 'SELECT 1' \"$DB_NAME\" >/dev/null 2>&1"
   run    = "${local.lib_dir}/wptest-site-db ${local.db_env} ${var.db_name}"
 }
 

@@ -1,15 +1,15 @@
-package h3probe
+package testenv
 
 import (
 	"net"
 	"testing"
 )
 
-// freeUDPAndTCPPort returns a port free for both UDP and TCP on 127.0.0.1
+// FreeUDPAndTCPPort returns a port free for both UDP and TCP on 127.0.0.1
 // (Caddy binds both for an HTTPS site with HTTP/3).
-func freeUDPAndTCPPort(t *testing.T) int {
+func FreeUDPAndTCPPort(t testing.TB) int {
 	t.Helper()
-	for i := 0; i < 50; i++ {
+	for range 50 {
 		l, err := net.ListenPacket("udp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
