@@ -218,11 +218,11 @@ func (r *runner) seed(ctx context.Context, site fixture.Site, decl *provision.Si
 // verify recomputes the fixture's hashes on the live site (and, after a
 // seed, fetches every page over HTTP); a difference stops the run (exit 5).
 func (r *runner) verify(ctx context.Context, site fixture.Site, http bool) error {
-	base := ""
+	var hc stage.HTTPCheck
 	if http {
-		base = "http://" + hostPort("127.0.0.1", r.sp.HTTPPort)
+		hc.Base = "http://" + hostPort("127.0.0.1", r.sp.HTTPPort)
 	}
-	rep, err := stage.Verify(ctx, site, r.fx, base)
+	rep, err := stage.Verify(ctx, site, r.fx, hc)
 	if err != nil {
 		return exitcode.With(exitcode.Provision, err)
 	}

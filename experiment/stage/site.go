@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"strings"
 
 	"github.com/wptest/wptest/fixture"
@@ -118,12 +119,20 @@ RewriteRule . /index.php [L]
 # END WordPress
 `
 
+// HTTPCheck is which of the fixture's pages verify fetches through the
+// site's host: every one from Base (e.g. http://127.0.0.1:8080), else a
+// sample of Sample pages from the live profile's own port on the host's
+// loopback (none where no profile serves the site), else none.
+type HTTPCheck struct {
+	Base   string
+	Sample int
+}
+
 // Verify recomputes fx's hashes on the live site s, checks the files the
-// live profile wrote and made there when s is its site, and, with httpBase
-// (e.g. http://127.0.0.1:8080), fetches every generated URL from there
-// through the site's host: status 200 and each builder page's widgets.
-// Differences are in the report; an error is a verify that could not run.
-func Verify(ctx context.Context, s fixture.Site, fx *fixture.Fixture, httpBase string) (*fixture.Report, error) {
+// live profile wrote and made there when s is its site, and fetches the
+// pages hc says: status 200 and each builder page's widgets. Differences
+// are in the report; an error is a verify that could not run.
+func Verify(ctx context.Context, s fixture.Site, fx *fixture.Fixture, hc HTTPCheck) (*fixture.Report, error) {
 	pf, problem, err := siteFilesOf(ctx, s)
 	if err != nil {
 		return nil, exitcode.With(exitcode.Provision, err)
@@ -136,10 +145,41 @@ func Verify(ctx context.Context, s fixture.Site, fx *fixture.Fixture, httpBase s
 	if problem != "" {
 		rep.Diffs = append(rep.Diffs, fixture.Diff{Kind: "site-files", Path: hostmanifest.SiteFilesPath, Detail: problem})
 	}
-	if httpBase != "" {
-		if err := fixture.VerifyHTTP(ctx, s.Host, httpBase, fx.Manifest(), rep); err != nil {
-			return rep, err
+	switch {
+	case hc.Base != "":
+		err = fixture.VerifyHTTP(ctx, s.Host, hc.Base, fx.Manifest(), rep)
+	case hc.Sample > 0:
+		base, why, rerr := liveBase(ctx, s)
+		if rerr != nil {
+			return rep, exitcode.With(exitcode.Provision, rerr)
+		}
+		if base == "" {
+			rep.HTTPNote = "no pages fetched: " + why
+			break
+		}
+		pages := fixture.SamplePages(fx.Manifest(), hc.Sample)
+		rep.HTTPNote = fmt.Sprintf("%d of the fixture's %d pages fetched from %s (the same ones for this fixture; --http BASE fetches all)", len(pages), len(fx.Manifest().Pages), base)
+		err = fixture.VerifyHTTPPages(ctx, s.Host, base, fx.Manifest(), pages, rep)
+	}
+	return rep, err
+}
+
+// liveBase is where the live profile serves s on its host's loopback
+// (http://127.0.0.1:PORT, from its http_port), or why there is none.
+func liveBase(ctx context.Context, s fixture.Site) (base, why string, err error) {
+	m, err := hostmanifest.Read(ctx, s.Host)
+	switch {
+	case err != nil:
+		return "", "", err
+	case m == nil || m.Site == nil:
+		return "", "no wptest profile serves a site on this host", nil
+	case path.Clean(m.Site.Docroot) != path.Clean(s.Docroot):
+		return "", fmt.Sprintf("profile %s serves %s, not this docroot", m.Profile, m.Site.Docroot), nil
+	}
+	for _, v := range m.Variables {
+		if p, ok := v.Value.(float64); ok && v.Name == "http_port" && p > 0 && p < 65536 && p == float64(int(p)) {
+			return fmt.Sprintf("http://127.0.0.1:%d", int(p)), "", nil
 		}
 	}
-	return rep, nil
+	return "", fmt.Sprintf("profile %s records no http_port", m.Profile), nil
 }

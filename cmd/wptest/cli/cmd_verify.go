@@ -18,10 +18,14 @@ func runVerify(ctx context.Context, a *App, args []string) error {
 	var sf siteFlags
 	addSiteFlags(fs, &sf)
 	manifest := fs.String("manifest", "", "the fixture manifest (from seed --manifest-out or fixture build; default: the site's own "+fixture.MarkerFile+")")
-	httpBase := fs.String("http", "", "also fetch every generated URL from this base (e.g. http://127.0.0.1:8080) through the host: 200 and widget counts")
+	httpBase := fs.String("http", "", "fetch every generated URL from this base (e.g. http://127.0.0.1:8080) through the host: 200 and widget counts (default: a sample of "+fmt.Sprint(httpSample)+" from the live profile's port)")
+	noHTTP := fs.Bool("no-http", false, "fetch no page (the site's server is down on purpose)")
 	output := outputFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *noHTTP && *httpBase != "" {
+		return exitcode.With(exitcode.Config, fmt.Errorf("verify: --http and --no-http: give one"))
 	}
 	var err error
 	// A given manifest is checked before anything connects: bad input fails fast.
@@ -48,7 +52,11 @@ func runVerify(ctx context.Context, a *App, args []string) error {
 		if err != nil {
 			return exitcode.With(exitcode.Config, err)
 		}
-		rep, err = stage.Verify(ctx, st.Site, fx, *httpBase)
+		hc := stage.HTTPCheck{Base: *httpBase, Sample: httpSample}
+		if *noHTTP {
+			hc = stage.HTTPCheck{}
+		}
+		rep, err = stage.Verify(ctx, st.Site, fx, hc)
 		return err
 	}))...)
 	if err != nil {
@@ -62,6 +70,9 @@ func runVerify(ctx context.Context, a *App, args []string) error {
 	} else {
 		for _, d := range rep.Lazy {
 			fmt.Fprintf(a.Stderr, "lazy (info, not failed): %s\n", termsafe.Line(d.String()))
+		}
+		if rep.HTTPNote != "" {
+			fmt.Fprintf(a.Stderr, "http: %s\n", termsafe.Line(rep.HTTPNote))
 		}
 		for _, d := range rep.Foreign {
 			fmt.Fprintf(a.Stderr, "info (not failed): %s\n", termsafe.Line(d.String()))
@@ -79,6 +90,10 @@ func runVerify(ctx context.Context, a *App, args []string) error {
 	}
 	return nil
 }
+
+// httpSample is how many pages verify fetches by default: a few, so that
+// it stays quick, covering each kind of page.
+const httpSample = 8
 
 // siteManifest reads the site's own marker as the site's owner (who may
 // have put a link, a FIFO or a huge file at its name): anything but a

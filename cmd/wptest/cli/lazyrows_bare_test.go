@@ -76,3 +76,30 @@ UPDATE wp_options SET option_value = '' WHERE option_name = 'rewrite_rules'`)
 		t.Errorf("verify after WordPress rebuilt rewrite_rules on a request: exit %d\n%s", code, out)
 	}
 }
+
+// checkVerifyFetchesASample holds that verify, by default, fetches a
+// sample of the site's pages from the live profile's own port (tuned
+// Apache's here): with Apache stopped, the site's files and rows as
+// seeded, verify exits 5 naming the pages it could not get, and
+// --no-http (for a server down on purpose) passes; Apache started again,
+// verify passes and says which pages it fetched.
+func checkVerifyFetchesASample(t *testing.T, wptest func(...string) (int, string), sh func(string) string) {
+	t.Helper()
+	svc := "/usr/local/lib/wptest/wptest-svc apache2 "
+	sh(svc + "stop")
+	code, out := wptest("verify")
+	if code != 5 || !strings.Contains(out, "MISMATCH http /") || strings.Count(out, "MISMATCH ") != strings.Count(out, "MISMATCH http ") {
+		t.Errorf("verify with Apache stopped: exit %d, want 5 naming only pages it could not fetch\n%s", code, out)
+	}
+	if code, out := wptest("verify", "--no-http"); code != 0 || strings.Contains(out, "MISMATCH") {
+		t.Errorf("verify --no-http with Apache stopped: exit %d, want 0\n%s", code, out)
+	}
+	if code, out := wptest("verify", "--no-http", "--http", "http://127.0.0.1"); code != 2 {
+		t.Errorf("verify --no-http --http: exit %d, want 2\n%s", code, out)
+	}
+	sh(svc + "start")
+	code, out = wptest("verify")
+	if code != 0 || !regexp.MustCompile(`http: [0-9]+ of the fixture's [0-9]+ pages fetched from http://127\.0\.0\.1:[0-9]+ `).MatchString(out) {
+		t.Errorf("verify with Apache started again: exit %d, want 0 saying which pages it fetched\n%s", code, out)
+	}
+}

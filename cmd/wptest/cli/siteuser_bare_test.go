@@ -161,6 +161,7 @@ ln -sfn /srv/target wp-content/uploads`)
 		t.Errorf("after the seed, wptest-info.php from outside the host: %d, want 403", got)
 	}
 	checkLazyRowsVerified(t, wptest, sh, doc, "wptest_site", "http://"+bh.IP)
+	checkVerifyFetchesASample(t, wptest, sh)
 
 	// swap to nginx (its precompressed copies are written into the
 	// docroot) over a .gz name that is a link to root's directory and one
