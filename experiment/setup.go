@@ -105,6 +105,7 @@ func (r *runner) driftDuring(ctx context.Context, ps results.Column, p results.P
 	if err != nil {
 		return exitcode.With(exitcode.Provision, fmt.Errorf("%s: %w", p.Key, err))
 	}
+	drifts = hostmanifest.Edits(drifts) // a database that stopped failed the point's requests: it is marked for that
 	if len(drifts) == 0 {
 		return nil
 	}

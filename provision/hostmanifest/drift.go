@@ -154,6 +154,29 @@ type Drift struct {
 	diff bool
 	// login: the site's database login fails.
 	login bool
+	// Down: the database server did not answer the login at all (stopped,
+	// not changed): a state of the server, not an edit. A run does not
+	// refuse a server for it (the apply starts the database again) nor
+	// drop a point for it (the point's failed requests mark it).
+	Down bool `json:"down,omitempty"`
+}
+
+// dbDown says whether a login's error is the client's failing to reach
+// the server at all (mariadb's CR_CONNECTION_ERROR, CR_CONN_HOST_ERROR),
+// not the server refusing the login.
+func dbDown(msg string) bool {
+	return strings.Contains(msg, "ERROR 2002") || strings.Contains(msg, "ERROR 2003")
+}
+
+// Edits are drifts but those of a server's state (Down).
+func Edits(ds []Drift) []Drift {
+	var out []Drift
+	for _, d := range ds {
+		if !d.Down {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // String is the drift in one line.
@@ -283,6 +306,9 @@ func Compare(rec, live *Record) []Drift {
 			what += " (it failed at up too)"
 		}
 		d := Drift{What: what, login: true}
+		if dbDown(db.Error) {
+			d.What, d.Down = "the database server does not answer the site's login (stopped, not changed)", true
+		}
 		if db.Error != "" {
 			d.Lines = []string{db.Error}
 		}
