@@ -3,6 +3,7 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -118,6 +119,10 @@ func (l *loader) order(ch claimHCL, isTerm func(string) bool, at hcl.Range) []st
 			l.bad(at, "Unknown term", "In order: "+l.unknownTerm(ch, t))
 			return nil
 		}
+		if slices.Contains(out, t) {
+			l.bad(at, "Invalid order", fmt.Sprintf("%q: %s is named twice; a term is never below itself.", s, t))
+			return nil
+		}
 		out = append(out, t)
 	}
 	if gt {
@@ -147,6 +152,10 @@ func (l *loader) ratio(ch claimHCL, isTerm func(string) bool, r func(string) hcl
 			l.bad(r("ratio"), "Invalid ratio", fmt.Sprintf("In %q: %s", ch.Ratio, l.unknownTerm(ch, t)))
 			return nil
 		}
+	}
+	if num == den {
+		l.bad(r("ratio"), "Invalid ratio", fmt.Sprintf("%q: a term over itself is 1 whatever the servers do.", ch.Ratio))
+		return nil
 	}
 	if ch.Within != 0 && ch.Within < 1 {
 		l.bad(r("within"), "Invalid factor", "within is a factor of at least 1 (2: from half to twice the published ratio).")
@@ -199,6 +208,9 @@ func (l *loader) unknownTerm(ch claimHCL, k string) string {
 		return fmt.Sprintf("%q is not one of the scenarios this claim compares (%s).", k, strings.Join(ch.Scenarios, ", "))
 	}
 	if name, at := results.SplitTerm(k); at > 0 {
+		if at == ch.Visitors {
+			return fmt.Sprintf("%q is at the claim's own step (visitors = %d): write %q.", k, at, name)
+		}
 		if sc, ok := l.scenarioNamed(ch.Scenario); ok && !l.hasStep(ch.Scenario, at) {
 			return fmt.Sprintf("%q: scenario %q has no step at %d visitors (it has %v).", k, ch.Scenario, at, l.steps(sc))
 		}

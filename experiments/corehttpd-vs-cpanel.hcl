@@ -624,6 +624,26 @@ claim "static-tuned-fell-off" {
   }
 }
 
+# "Earlier": at 200 visitors, 150 workers fell where 400 did not (the
+# post's 22,907 requests per second).
+claim "static-200-workers" {
+  source    = "the cPanel vs corehttpd post"
+  quote     = "Tuned Apache fell off earlier, at 200 visitors, where MaxRequestWorkers 150 meant more active connections than threads; with the limit raised to 400 it served 22,907 requests per second at 200 visitors"
+  scenario  = "static"
+  visitors  = 200
+  metric    = "rps"
+  published = { tuned-400 = "22,907 req/s" }
+  order     = "tuned-apache < tuned-400"
+  example "150 workers served fewer requests at 200 visitors than 400 did" {
+    metric   = "rps"
+    measured = { tuned-apache = "12,000 req/s" }
+  }
+  contradiction "150 workers kept pace with 400 at 200 visitors" {
+    metric   = "rps"
+    measured = { tuned-apache = "23,500 req/s" }
+  }
+}
+
 claim "static-10" {
   source    = "the cPanel vs corehttpd post"
   quote     = "corehttpd led from the first data point — 20,069 requests per second at 10 visitors against 16,759"

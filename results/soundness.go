@@ -24,8 +24,10 @@ const (
 	MaxLoadWaitPct = 20.0
 	// MaxLinkPct is the share of the bandwidth the machines block states
 	// for a load generator's link (load_generator_link_mbps) its sockets
-	// may have carried, both ways together: beyond it, the link, not the
-	// server, set the pace.
+	// may have carried in its busier direction (a link's bandwidth is each
+	// way's): beyond it, the link, not the server, set the pace. Sockets
+	// see payload, about 94% of a 1,500-byte-MTU link's line rate at most,
+	// so a full link reads above 90%.
 	MaxLinkPct = 90.0
 )
 
