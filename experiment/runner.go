@@ -232,9 +232,11 @@ func (r *runner) keep(ctx context.Context, ps results.Column, sc results.Scenari
 		}
 		return exitcode.With(exitcode.Load, fmt.Errorf("%s: the server changed under the run (%s): another process applied a profile on %s; the point was not kept, --resume measures it again", p.Key, who, r.h.Name()))
 	}
-	if err := r.driftDuring(ctx, ps, p); err != nil {
+	broken, err := r.driftDuring(ctx, ps, sc, p)
+	if err != nil {
 		return err
 	}
+	rec.Broken = broken
 	rec.BenchLimit, _ = results.BenchLimit(rec, r.man.Machine)
 	if err := r.st.Append(rec); err != nil {
 		return fmt.Errorf("write %s: %w", results.ResultsFile, err)

@@ -99,26 +99,30 @@ func (r *runner) recordDrift(col string, lines []string) {
 // driftDuring compares the server with its apply's drift record after
 // point p: a point measured on a server changed by hand while it ran is
 // not kept (exit 4; --resume measures it again) unless the run accepts
-// drift, which records it for the column.
-func (r *runner) driftDuring(ctx context.Context, ps results.Column, p results.Point) error {
-	drifts, _, err := hostmanifest.CheckDrift(ctx, r.h, r.man.Hosts[ps.ID])
+// drift, which records it for the column. A database found not running
+// is no edit: broken says so, for a point whose requests rest on it.
+func (r *runner) driftDuring(ctx context.Context, ps results.Column, sc results.Scenario, p results.Point) (broken string, err error) {
+	all, _, err := hostmanifest.CheckDrift(ctx, r.h, r.man.Hosts[ps.ID])
 	if err != nil {
-		return exitcode.With(exitcode.Provision, fmt.Errorf("%s: %w", p.Key, err))
+		return "", exitcode.With(exitcode.Provision, fmt.Errorf("%s: %w", p.Key, err))
 	}
-	drifts = hostmanifest.Edits(drifts) // a database that stopped failed the point's requests: it is marked for that
+	drifts := hostmanifest.Edits(all)
+	if k, _ := results.KindOf(sc.Kind); k.PHP && len(drifts) < len(all) {
+		broken = "the database was not running at the point's end: its pages failed or were measured on the way down"
+	}
 	if len(drifts) == 0 {
-		return nil
+		return broken, nil
 	}
 	lines := stage.DriftLines(drifts)
 	if !r.opt.AcceptDrift {
-		return exitcode.With(exitcode.Provision, fmt.Errorf("%s: the server on %s was changed by hand while the point ran; the point was not kept (measure it as it is with --accept-drift, or reset it with wptest up; --resume measures it again):\n  %s",
+		return "", exitcode.With(exitcode.Provision, fmt.Errorf("%s: the server on %s was changed by hand while the point ran; the point was not kept (measure it as it is with --accept-drift, or reset it with wptest up; --resume measures it again):\n  %s",
 			p.Key, r.h.Name(), strings.Join(lines, "\n  ")))
 	}
 	for i, l := range lines {
 		lines[i] = "while the points ran: " + l
 	}
 	r.recordDrift(ps.ID, lines)
-	return nil
+	return broken, nil
 }
 
 // shippedBase holds the shipped profiles loaded without variables, each

@@ -89,6 +89,7 @@ func TestPlanHashGolden(t *testing.T) {
 	// embedded result.Set now (one count).
 	n += 2 + 1
 	n-- // and the record's bench_limit, added last
+	n-- // and its broken
 	sp := Spec{Name: "golden", Repetitions: 2, Warmup: 3 * time.Second, HTTPPort: 80}
 	golden.Fill(reflect.ValueOf(&sp.Columns).Elem(), &n, skipTheirs)
 	golden.Fill(reflect.ValueOf(&sp.Scenarios).Elem(), &n, skipTheirs)

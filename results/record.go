@@ -57,6 +57,10 @@ type Record struct {
 	// and why (BenchLimit: failed requests, a load generator at its CPUs'
 	// limit). No claim is judged on it; `run` exits 6 after its report.
 	BenchLimit string `json:"bench_limit,omitempty"`
+	// Broken says the server was found broken right after the point, in a
+	// way its requests rest on (its PHP pages' database not running): the
+	// point is a failure, whatever share of its requests failed.
+	Broken string `json:"broken,omitempty"`
 }
 
 // GeneratorResult is one load generator's share of a point. Its Run's

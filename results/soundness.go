@@ -39,6 +39,13 @@ const (
 // CPUs, not a sign that the load generator set the pace, so only its own
 // CPU counts.
 func BenchLimit(rec Record, mi *MachineInfo) (why string, failures bool) {
+	if why, failures = benchLimit(rec, mi); why == "" && rec.Broken != "" {
+		return rec.Broken, true // the figures' own reason first: it says more
+	}
+	return why, failures
+}
+
+func benchLimit(rec Record, mi *MachineInfo) (why string, failures bool) {
 	if why := loadLimit(rec, mi); why != "" {
 		return why, false
 	}

@@ -239,3 +239,28 @@ func TestClaimOnALinkLimitedPoint(t *testing.T) {
 		t.Errorf("no bandwidth stated: %s (%s), want %s", v, how, Holds)
 	}
 }
+
+// A point after which the server was found broken (its PHP pages'
+// database not running) is a failure whatever share of its requests
+// failed: a claim on its rate is not measured, one on its errors judged;
+// where its figures already say why, that reason stands.
+func TestBrokenPointIsAFailure(t *testing.T) {
+	rec := runRec(1000, 0, 1000, 100, 0, 10000, 1) // every request answered
+	if why, _ := BenchLimit(rec, &MachineInfo{OwnMachine: true}); why != "" {
+		t.Fatalf("the point before: %q", why)
+	}
+	rec.Broken = "the database was not running at the point's end"
+	why, failures := BenchLimit(rec, &MachineInfo{OwnMachine: true})
+	if why != rec.Broken || !failures {
+		t.Errorf("BenchLimit = %q, %v; want the broken reason as a failure", why, failures)
+	}
+	rate, _ := MetricOf("page", "rps")
+	errs, _ := MetricOf("page", "error_pct")
+	if Unsound(rec, rate, nil) == "" || Unsound(rec, errs, nil) != "" {
+		t.Errorf("rate unsound %q, errors unsound %q", Unsound(rec, rate, nil), Unsound(rec, errs, nil))
+	}
+	rec.Run.Outcomes = result.Outcomes{OK: 500, HTTP5xx: 500}
+	if why, _ := BenchLimit(rec, &MachineInfo{OwnMachine: true}); why != "50% of requests failed (HTTP 5xx)" {
+		t.Errorf("a broken point whose requests failed: %q, want the failed share", why)
+	}
+}

@@ -162,10 +162,11 @@ type Drift struct {
 }
 
 // dbDown says whether a login's error is the client's failing to reach
-// the server at all (mariadb's CR_CONNECTION_ERROR, CR_CONN_HOST_ERROR),
-// not the server refusing the login.
+// any server (mariadb's CR_CONNECTION_ERROR, CR_CONN_HOST_ERROR) while no
+// database server ran on the host: stopped. With one running, the login
+// went elsewhere (DB_HOST changed by hand): an edit.
 func dbDown(msg string) bool {
-	return strings.Contains(msg, "ERROR 2002") || strings.Contains(msg, "ERROR 2003")
+	return strings.HasPrefix(msg, dbNotRunning) && (strings.Contains(msg, "ERROR 2002") || strings.Contains(msg, "ERROR 2003"))
 }
 
 // Edits are drifts but those of a server's state (Down).
@@ -307,7 +308,7 @@ func Compare(rec, live *Record) []Drift {
 		}
 		d := Drift{What: what, login: true}
 		if dbDown(db.Error) {
-			d.What, d.Down = "the database server does not answer the site's login (stopped, not changed)", true
+			d.What, d.Down = "the database server is not running (stopped, not changed)", true
 		}
 		if db.Error != "" {
 			d.Lines = []string{db.Error}

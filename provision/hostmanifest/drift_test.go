@@ -90,8 +90,8 @@ func TestCompareWords(t *testing.T) {
 		{"sensitive: no sizes, no lines", []Entry{conf, ini, dir, link, changed(secret, "d2")}, rec.Database, []string{"/etc/wptest/x.env changed since up"}},
 		{"database login", rec.Entries, &DBLogin{Credentials: "/etc/wptest/site-db.env", Error: "ERROR 1045 (28000): Access denied for user 'wpsite'@'localhost' (using password: YES)"},
 			[]string{"database login for the site fails: ERROR 1045 (28000): Access denied for user 'wpsite'@'localhost' (using password: YES)"}},
-		{"database stopped", rec.Entries, &DBLogin{Credentials: "/etc/wptest/site-db.env", Error: "ERROR 2002 (HY000): Can't connect to local server through socket '/run/mysqld/mysqld.sock' (2)"},
-			[]string{"the database server does not answer the site's login (stopped, not changed): ERROR 2002 (HY000): Can't connect to local server through socket '/run/mysqld/mysqld.sock' (2)"}},
+		{"database stopped", rec.Entries, &DBLogin{Credentials: "/etc/wptest/site-db.env", Error: dbNotRunning + "ERROR 2002 (HY000): Can't connect to local server through socket '/run/mysqld/mysqld.sock' (2)"},
+			[]string{"the database server is not running (stopped, not changed): " + dbNotRunning + "ERROR 2002 (HY000): Can't connect to local server through socket '/run/mysqld/mysqld.sock' (2)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
@@ -113,8 +113,10 @@ func TestEditsLeaveAStoppedDatabase(t *testing.T) {
 		err   string
 		edits int
 	}{
-		{"ERROR 2002 (HY000): Can't connect to local server through socket '/run/mysqld/mysqld.sock' (2)", 0},
-		{"ERROR 2003 (HY000): Can't connect to server on '127.0.0.1' (115)", 0},
+		{dbNotRunning + "ERROR 2002 (HY000): Can't connect to local server through socket '/run/mysqld/mysqld.sock' (2)", 0},
+		{dbNotRunning + "ERROR 2003 (HY000): Can't connect to server on '127.0.0.1' (115)", 0},
+		// A server runs, the login reached none: DB_HOST was changed.
+		{"ERROR 2003 (HY000): Can't connect to server on '127.0.0.1' (115)", 1},
 		{"ERROR 1045 (28000): Access denied for user 'wpsite'@'localhost' (using password: YES)", 1},
 		{"ERROR 1049 (42000): Unknown database 'wptest_site'", 1},
 	} {
@@ -123,7 +125,7 @@ func TestEditsLeaveAStoppedDatabase(t *testing.T) {
 			t.Errorf("%s: drifts %+v, %d edit(s), want %d", tc.err, ds, len(Edits(ds)), tc.edits)
 		}
 	}
-	changed := &Record{Entries: []Entry{{Path: "/etc/a.conf", Kind: KindFile, SHA256: "b"}}, Database: &DBLogin{Credentials: "/c", Error: "ERROR 2002 (HY000): x"}}
+	changed := &Record{Entries: []Entry{{Path: "/etc/a.conf", Kind: KindFile, SHA256: "b"}}, Database: &DBLogin{Credentials: "/c", Error: dbNotRunning + "ERROR 2002 (HY000): x"}}
 	if got := Edits(Compare(rec, changed)); len(got) != 1 || got[0].Path != "/etc/a.conf" {
 		t.Errorf("a changed file beside a stopped database: edits %+v", got)
 	}

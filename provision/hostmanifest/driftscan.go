@@ -57,6 +57,10 @@ const (
 // $mode "record" keeps a copy of each file of at most max_copy bytes not
 // marked sensitive in $dir/files.new, named by its SHA-256 (the hash is the
 // copy's), and swaps it in for $dir/files at the end.
+// dbNotRunning begins a database login's error where no database server
+// ran on the host (dbDown).
+const dbNotRunning = "no database server running: "
+
 const scanScript = `set -u
 umask 077
 out() { printf '%s\0' "$@"; }
@@ -119,7 +123,11 @@ db() { # the site's database login, with the credentials the profile made
 		case $dh in *:*) dp=${dh##*:} dh=${dh%:*} ;; esac &&
 		{ printf '[client]\nuser=%s\npassword="%s"\nhost=%s\n' "$DB_USER" "$pw" "$dh"; if [ -n "$dp" ]; then printf 'port=%s\n' "$dp"; fi; } |
 		mariadb --defaults-extra-file=/dev/stdin --connect-timeout=5 -e 'SELECT 1' "$DB_NAME" 2>&1 >/dev/null) 2>&1) &&
-		out B "$1" ok "" root || out B "$1" "$(printf '%s' "$r" | tr '\n\0' '  ' | cut -c1-300)" "" root
+		{ out B "$1" ok "" root; return; }
+	# A login that reached no server, with no database server running on
+	# the host: a stopped database (a state), not a changed one.
+	grep -qsx -e mariadbd -e mysqld /proc/[0-9]*/comm || r="$dbNotRunning$r"
+	out B "$1" "$(printf '%s' "$r" | tr '\n\0' '  ' | cut -c1-300)" "" root
 }
 if [ "$mode" = record ]; then
 	{ [ -d "${dir%/*}" ] || install -d -m 0755 -- "${dir%/*}"; } && mkdir -p -m 0700 -- "$dir" && chmod 0700 -- "$dir" &&
@@ -164,7 +172,7 @@ func scan(ctx context.Context, h host.Host, m *Manifest, record bool, dir string
 	if record {
 		mode = "record"
 	}
-	fmt.Fprintf(&b, "mode=%s dir=%s max_copy=%d max_hash=%d max_entries=%d\n", mode, host.Quote(dir), MaxCopy, MaxHash, maxEntries)
+	fmt.Fprintf(&b, "mode=%s dir=%s max_copy=%d max_hash=%d max_entries=%d dbNotRunning=%s\n", mode, host.Quote(dir), MaxCopy, MaxHash, maxEntries, host.Quote(dbNotRunning))
 	b.WriteString(host.HolderPrelude())
 	b.WriteString(scanScript)
 	// A written file in a watched directory is scanned as written (its

@@ -131,3 +131,28 @@ func write(t *testing.T, p, s string) {
 	t.Helper()
 	must(t, os.WriteFile(p, []byte(s), 0o644))
 }
+
+// A login that reaches no server while a database server runs on the host
+// (DB_HOST pointed at a dead port by hand) is an edit, never a stopped
+// database: the scan says no server ran only where none did.
+func TestDriftScanLoginElsewhereIsAnEdit(t *testing.T) {
+	testenv.MariaDB(t) // one runs on this host
+	ctx := context.Background()
+	base := t.TempDir()
+	must(t, os.Chmod(base, 0o755))
+	must(t, os.Chmod(filepath.Dir(base), 0o755))
+	creds := filepath.Join(base, "site-db.env")
+	write(t, creds, "DB_NAME=wptest_none\nDB_USER=wptest_none\nDB_PASSWORD=x\nDB_HOST=127.0.0.1:1\n")
+	m := &Manifest{Site: &provision.Site{Database: creds}}
+	_, db, err := scan(ctx, host.NewLocal(io.Discard), m, false, filepath.Join(base, "drift"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if db == nil || db.OK || !strings.Contains(db.Error, "ERROR 200") || strings.HasPrefix(db.Error, dbNotRunning) {
+		t.Fatalf("login to a dead port with a server running: %+v", db)
+	}
+	rec := &Record{Database: &DBLogin{Credentials: creds, OK: true}}
+	if ds := Compare(rec, &Record{Database: db}); len(Edits(ds)) != 1 || ds[0].Down {
+		t.Errorf("drifts %+v: want one edit", ds)
+	}
+}
