@@ -161,6 +161,12 @@ func scanItems(m *Manifest) []scanItem {
 			}
 		}
 	}
+	// The site's database credentials (a command makes them, no file op):
+	// DB_HOST edited to another server is drift even where the login
+	// still works or reaches none. Sensitive: hashed, never copied.
+	if m.Site != nil && m.Site.Database != "" && !seen[m.Site.Database] {
+		items = append(items, scanItem{path: m.Site.Database, sensitive: true})
+	}
 	return items
 }
 

@@ -156,3 +156,13 @@ func TestDriftScanLoginElsewhereIsAnEdit(t *testing.T) {
 		t.Errorf("drifts %+v: want one edit", ds)
 	}
 }
+
+// The site's database credentials are scanned as a sensitive file: an
+// edit to them (DB_HOST pointed elsewhere) is drift, with no copy kept.
+func TestScanItemsHoldTheSiteCredentials(t *testing.T) {
+	m := &Manifest{Site: &provision.Site{Database: "/etc/wptest/site-db.env"}, Watch: []provision.Watch{{Name: "MariaDB", Paths: []string{"/etc/mysql/conf.d"}}}}
+	items := scanItems(m)
+	if len(items) != 2 || items[1] != (scanItem{path: "/etc/wptest/site-db.env", sensitive: true}) {
+		t.Errorf("scan items %+v, want the credentials file, sensitive", items)
+	}
+}
