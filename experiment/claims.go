@@ -24,6 +24,7 @@ type claimHCL struct {
 	Metric         string         `hcl:"metric"`
 	Published      hcl.Expression `hcl:"published,optional"`
 	Order          string         `hcl:"order,optional"`
+	OrderBy        float64        `hcl:"order_by,optional"`
 	Ratio          string         `hcl:"ratio,optional"`
 	Within         float64        `hcl:"within,optional"`
 	PublishedRatio float64        `hcl:"published_ratio,optional"`
@@ -114,6 +115,10 @@ func (l *loader) claim(ch claimHCL, standIns []results.StandIn) (results.Claim, 
 		c.AtMost = c.AtLeast
 	}
 	c.Order = l.order(ch, isTerm, r("order"))
+	c.OrderBy = ch.OrderBy
+	if ch.OrderBy != 0 && (ch.OrderBy <= 1 || ch.Order == "") {
+		l.bad(r("order_by"), "Invalid factor", "order_by goes with order and is above 1 (1.25: each term at least 1.25 times the one before).")
+	}
 	c.Ratio = l.ratio(ch, isTerm, r)
 	if c.Unit == "" {
 		c.Unit = mt.Unit

@@ -27,13 +27,16 @@ type Claim struct {
 	Unit string `json:"unit"`
 	// Columns: the columns a bound holds on, or each column a comparison of
 	// scenarios is made on (empty: the terms, or every column).
-	Columns   []string  `json:"columns,omitempty"`
-	Published []Figure  `json:"published,omitempty"`
-	Order     []string  `json:"order,omitempty"` // terms, ascending (written "a < b < c")
-	Ratio     *Ratio    `json:"ratio,omitempty"`
-	AtLeast   *Figure   `json:"at_least,omitempty"`
-	AtMost    *Figure   `json:"at_most,omitempty"`
-	StandIns  []StandIn `json:"stand_ins,omitempty"`
+	Columns   []string `json:"columns,omitempty"`
+	Published []Figure `json:"published,omitempty"`
+	Order     []string `json:"order,omitempty"` // terms, ascending (written "a < b < c")
+	// OrderBy, if above 1, is how many times each term of Order must be
+	// the one before it ("fell off" is more than a run's noise).
+	OrderBy  float64   `json:"order_by,omitempty"`
+	Ratio    *Ratio    `json:"ratio,omitempty"`
+	AtLeast  *Figure   `json:"at_least,omitempty"`
+	AtMost   *Figure   `json:"at_most,omitempty"`
+	StandIns []StandIn `json:"stand_ins,omitempty"`
 	// NotMeasured, if set, says why no run of this file can measure the
 	// claim (Apache 1.3 is packaged nowhere): it is recorded and shown,
 	// and reads "not measured" with this reason, never holds by proxy.

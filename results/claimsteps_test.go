@@ -37,6 +37,16 @@ func TestClaimAcrossSteps(t *testing.T) {
 		t.Errorf("holds means %q", got.Holds)
 	}
 
+	// A fall by less than order_by is the run's noise, not "fell off".
+	by := man("t", "t@100")
+	by.Claims[0].OrderBy = 1.25
+	if got := EvaluateClaims(by, []Record{rec("t", "c=100", 900), rec("t", "c=200", 800)})[0]; got.Verdict != Differs || !strings.Contains(got.How, "is below Tuned, at 100 visitors (900 req/s) by 1.12x, not 1.25x") {
+		t.Errorf("a fall of 11%% with order_by 1.25: %s (%s)", got.Verdict, got.How)
+	}
+	if got := EvaluateClaims(by, fell)[0]; got.Verdict != Holds || got.Holds != "Tuned < Tuned, at 100 visitors by 1.25x or more" {
+		t.Errorf("a fall of a third with order_by 1.25: %s (%s), holds means %q", got.Verdict, got.How, got.Holds)
+	}
+
 	climbed := []Record{rec("t", "c=100", 600), rec("t", "c=200", 900)}
 	if got := EvaluateClaims(man("t", "t@100"), climbed)[0]; got.Verdict != Differs || !strings.Contains(got.How, "Tuned (900 req/s) is not below Tuned, at 100 visitors (600 req/s)") {
 		t.Errorf("a climb: %s (%s)", got.Verdict, got.How)

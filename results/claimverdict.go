@@ -20,8 +20,11 @@ func (ev *evaluator) check(c Claim, v variant, vals map[string]float64, res *Cla
 	fig := func(t string) string { return Num(ev.show(c, vals[t])) + " " + c.Unit }
 	for i := 1; i < len(c.Order); i++ {
 		a, b := c.Order[i-1], c.Order[i]
-		if !(vals[a] < vals[b]) {
+		switch {
+		case !(vals[a] < vals[b]):
 			out = append(out, fmt.Sprintf("%s (%s) is not below %s (%s)", name(a), fig(a), name(b), fig(b)))
+		case c.OrderBy > 1 && !(vals[a]*c.OrderBy <= vals[b]):
+			out = append(out, fmt.Sprintf("%s (%s) is below %s (%s) by %sx, not %sx", name(a), fig(a), name(b), fig(b), Num(vals[b]/vals[a]), Num(c.OrderBy)))
 		}
 	}
 	if r := c.Ratio; r != nil {
@@ -94,7 +97,11 @@ func (ev *evaluator) holdsText(c Claim) string {
 		for _, t := range c.Order {
 			ls = append(ls, ev.label(t))
 		}
-		parts = append(parts, strings.Join(ls, " < "))
+		by := ""
+		if c.OrderBy > 1 {
+			by = " by " + Num(c.OrderBy) + "x or more"
+		}
+		parts = append(parts, strings.Join(ls, " < ")+by)
 	}
 	if r := c.Ratio; r != nil {
 		s := ev.label(r.Num) + " / " + ev.label(r.Den)
