@@ -22,10 +22,14 @@ import (
 // see (MYSQL_PWD); the argv is what ps shows every user.
 func TestSiteDatabaseCheckPasswordInNoArgvOrEnviron(t *testing.T) {
 	db := testenv.MariaDB(t)
-	if !strings.HasSuffix(db.Addr, ":3306") {
-		t.Skipf("MariaDB on %s: the check connects to 127.0.0.1's default port", db.Addr)
-	}
 	unless := siteDatabaseUnless(t, db.Name)
+	// The check connects to 127.0.0.1's default port, as on a server; the
+	// test's MariaDB may listen on another.
+	_, port, _ := strings.Cut(db.Addr, ":")
+	if !strings.Contains(unless, " -h 127.0.0.1 ") || port == "" {
+		t.Fatalf("the check does not connect to 127.0.0.1 (MariaDB at %s):\n%s", db.Addr, unless)
+	}
+	unless = strings.Replace(unless, " -h 127.0.0.1 ", " -h 127.0.0.1 -P "+port+" ", 1)
 	dir := t.TempDir()
 	// The credentials file the check reads (root's /etc/wptest/site-db.env
 	// on a server) is this test's.
@@ -48,7 +52,7 @@ func TestSiteDatabaseCheckPasswordInNoArgvOrEnviron(t *testing.T) {
 	}
 	check := func(pw string) error {
 		t.Helper()
-		creds := "DB_NAME=" + db.Name + "\nDB_USER=" + db.User + "\nDB_PASSWORD=" + pw + "\nDB_HOST=127.0.0.1:3306\n"
+		creds := "DB_NAME=" + db.Name + "\nDB_USER=" + db.User + "\nDB_PASSWORD=" + pw + "\nDB_HOST=127.0.0.1:" + port + "\n"
 		if err := os.WriteFile(env, []byte(creds), 0o600); err != nil {
 			t.Fatal(err)
 		}
