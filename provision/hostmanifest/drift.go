@@ -96,7 +96,7 @@ func recordDrift(ctx context.Context, h host.Host, m *Manifest, dir string) (*Re
 	}
 	for i := range entries {
 		e := &entries[i]
-		e.Copied = e.Kind == KindFile && !e.Sensitive && e.SHA256 != "-" && e.Size <= MaxCopy
+		e.Copied = copyable(*e)
 	}
 	rec := &Record{Schema: RecordSchema, Entries: entries, Database: db}
 	b, err := MarshalRecord(rec)

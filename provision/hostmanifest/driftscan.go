@@ -2,6 +2,7 @@ package hostmanifest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"path"
@@ -113,7 +114,20 @@ path() { # $1 path, $2 sensitive, $3 recurse
 	if [ "${1%/*}" != "${_hd-}" ]; then _hd=${1%/*}; _hv=$(wptest_holder "$1"); fi
 	_h=$_hv
 	case $_h in "unsafe: "*) out U "$1" "${_h#unsafe: }" "" ""; return ;; esac
-	one "$1" "$2" "$3"
+	if [ "$_h" != root ]; then one "$1" "$2" "$3"; return; fi
+	# Root's alone: listed and hashed with the others at the end, a few
+	# processes for them all (nobody but root can swap what they name).
+	printf '%s\0' "$1" >>"$_t/flat"
+	if [ "$3" = 1 ] && [ -d "$1" ] && [ ! -L "$1" ]; then
+		find -P "$1" -mindepth 1 -maxdepth 1 -print0 | head -z -n $((max_entries + 1)) >>"$_t/flat"
+	fi
+}
+batch() { # root's paths: "X" then type, size, path, link target of each; "S" then each file's "SHA256  path"
+	out X
+	xargs -0r sh -c 'exec find -P "$@" -maxdepth 0 -printf "%y\0%s\0%p\0%l\0"' sh <"$_t/flat" 2>/dev/null
+	out S
+	xargs -0r sh -c 'exec find -P "$@" -maxdepth 0 -type f -size -'$((max_hash + 1))'c -exec sha256sum --zero -- {} +' sh <"$_t/flat" 2>/dev/null
+	return 0
 }
 db() { # the site's database login, with the credentials the profile made
 	_h=$(wptest_holder "$1")
@@ -129,6 +143,8 @@ db() { # the site's database login, with the credentials the profile made
 	grep -qsx -e mariadbd -e mysqld /proc/[0-9]*/comm || r="$dbNotRunning$r"
 	out B "$1" "$(printf '%s' "$r" | tr '\n\0' '  ' | cut -c1-300)" "" root
 }
+_t=$(mktemp -d) && : >"$_t/flat" || exit 1
+trap 'rm -rf -- "$_t"' EXIT
 if [ "$mode" = record ]; then
 	{ [ -d "${dir%/*}" ] || install -d -m 0755 -- "${dir%/*}"; } && mkdir -p -m 0700 -- "$dir" && chmod 0700 -- "$dir" &&
 		rm -rf -- "$dir/files.new" && mkdir -m 0700 -- "$dir/files.new" || exit 1
@@ -195,15 +211,45 @@ func scan(ctx context.Context, h host.Host, m *Manifest, record bool, dir string
 	if m.Site != nil && m.Site.Database != "" {
 		fmt.Fprintf(&b, "db %s\n", host.Quote(m.Site.Database))
 	}
-	if record {
-		b.WriteString(`rm -rf -- "$dir/files.old"; if [ -d "$dir/files" ]; then mv -- "$dir/files" "$dir/files.old"; fi; mv -- "$dir/files.new" "$dir/files" && rm -rf -- "$dir/files.old"` + "\n")
-	}
+	b.WriteString("batch\n")
 	// Its output holds hashes of files whose content may be secret.
 	res, err := h.Run(ctx, host.Cmd{Script: b.String(), Label: "drift " + mode, Timeout: 10 * time.Minute, SecretStdout: true})
 	if err != nil {
 		return nil, nil, fmt.Errorf("drift %s on %s: %w", mode, h.Name(), err)
 	}
-	return parseScan(res.Stdout, m)
+	entries, db, err := parseScan(res.Stdout, m)
+	if err != nil || !record {
+		return entries, db, err
+	}
+	return entries, db, keepCopies(ctx, h, entries, dir)
+}
+
+// keepCopies copies root's files the scan hashed into dir/files.new, each
+// named by its SHA-256 and checked against it (the site user's were copied
+// as that user by the scan), and swaps dir/files.new in for dir/files.
+func keepCopies(ctx context.Context, h host.Host, entries []Entry, dir string) error {
+	var b, sums strings.Builder
+	fmt.Fprintf(&b, "set -eu\numask 077\ndir=%s\ncd \"$dir/files.new\"\n", host.Quote(dir))
+	for _, e := range entries {
+		if copyable(e) && e.Holder == "root" {
+			fmt.Fprintf(&b, "[ -e %[2]s ] || cp -P -- %[1]s %[2]s\n", host.Quote(e.Path), e.SHA256)
+			fmt.Fprintf(&sums, "%s  %s\n", e.SHA256, e.SHA256)
+		}
+	}
+	if sums.Len() > 0 {
+		// A file changed between its hash and its copy fails the record.
+		fmt.Fprintf(&b, "sha256sum --quiet --strict -c <<'EOF'\n%sEOF\n", sums.String())
+	}
+	b.WriteString(`cd /; rm -rf -- "$dir/files.old"; if [ -d "$dir/files" ]; then mv -- "$dir/files" "$dir/files.old"; fi; mv -- "$dir/files.new" "$dir/files" && rm -rf -- "$dir/files.old"` + "\n")
+	if _, err := h.Run(ctx, host.Cmd{Script: b.String(), Label: "drift record copies", Timeout: 10 * time.Minute}); err != nil {
+		return fmt.Errorf("drift record on %s: %w", h.Name(), err)
+	}
+	return nil
+}
+
+// copyable: the record keeps a copy of e (its lines are then shown).
+func copyable(e Entry) bool {
+	return e.Kind == KindFile && !e.Sensitive && len(e.SHA256) == 64 && e.Size <= MaxCopy
 }
 
 func b2i(b bool) int {
@@ -214,16 +260,23 @@ func b2i(b bool) int {
 }
 
 // parseScan reads scanScript's records into entries, labelled by what m
-// says of each path.
+// says of each path: first the paths read one by one (five fields each),
+// then "X" and root's paths as find listed them (four fields each), then
+// "S" and the SHA-256 of each of root's files ("SUM  PATH").
 func parseScan(out []byte, m *Manifest) ([]Entry, *DBLogin, error) {
 	f := bytes.Split(out, []byte{0})
-	if len(f) == 0 || len(f[len(f)-1]) != 0 || (len(f)-1)%5 != 0 {
-		return nil, nil, fmt.Errorf("drift scan: unexpected output (%d fields)", len(f)-1)
+	if len(f) == 0 || len(f[len(f)-1]) != 0 {
+		return nil, nil, fmt.Errorf("drift scan: unexpected output")
 	}
+	f = f[:len(f)-1]
 	written, watched := labels(m)
 	var entries []Entry
 	var db *DBLogin
-	for i := 0; i+5 <= len(f)-1; i += 5 {
+	i := 0
+	for ; i < len(f) && string(f[i]) != "X"; i += 5 {
+		if i+5 > len(f) {
+			return nil, nil, fmt.Errorf("drift scan: unexpected output (%d fields)", len(f))
+		}
 		kind, p, detail, size, holder := string(f[i]), string(f[i+1]), string(f[i+2]), string(f[i+3]), string(f[i+4])
 		if kind == "B" {
 			db = &DBLogin{Credentials: p, OK: detail == "ok"}
@@ -233,13 +286,6 @@ func parseScan(out []byte, m *Manifest) ([]Entry, *DBLogin, error) {
 			continue
 		}
 		e := Entry{Path: p, Holder: holder}
-		if w, ok := written[p]; ok {
-			e.Sensitive = w
-		} else if n, ok := watched[p]; ok {
-			e.Watch = n
-		} else if d := path.Dir(p); watched[d] != "" {
-			e.Watch, e.In = watched[d], d
-		}
 		switch kind {
 		case "F":
 			e.Kind = KindFile
@@ -264,8 +310,108 @@ func parseScan(out []byte, m *Manifest) ([]Entry, *DBLogin, error) {
 		}
 		entries = append(entries, e)
 	}
+	root, err := parseBatch(f[min(i+1, len(f)):], m)
+	if err != nil {
+		return nil, nil, err
+	}
+	entries = append(entries, root...)
+	// A path of root's the listing lacks is gone (find said so on stderr).
+	got := map[string]bool{}
+	for _, e := range entries {
+		got[e.Path] = true
+	}
+	for _, it := range scanItems(m) {
+		if !got[it.path] {
+			entries = append(entries, Entry{Path: it.path, Kind: KindAbsent, Holder: "root"})
+		}
+	}
+	for i := range entries {
+		e := &entries[i]
+		if w, ok := written[e.Path]; ok {
+			e.Sensitive = w
+		} else if n, ok := watched[e.Path]; ok {
+			e.Watch = n
+		} else if d := path.Dir(e.Path); watched[d] != "" {
+			e.Watch, e.In = watched[d], d
+		}
+	}
 	sort.SliceStable(entries, func(i, j int) bool { return entries[i].Path < entries[j].Path })
 	return entries, db, nil
+}
+
+// findTypes are find's %y letters but file, directory and link, in stat's
+// words (an other's Detail).
+var findTypes = map[string]string{"p": "fifo", "s": "socket", "c": "character special file", "b": "block special file", "D": "door"}
+
+// parseBatch reads the listing and the hashes of root's paths (parseScan):
+// a path listed twice (a written file in a watched directory) once, a
+// watched directory's entries up to maxEntries, a scan item not listed as
+// absent.
+func parseBatch(f [][]byte, m *Manifest) ([]Entry, error) {
+	i := 0
+	type listed struct{ typ, size, path, target string }
+	var ls []listed
+	for ; i < len(f) && string(f[i]) != "S"; i += 4 {
+		if i+4 > len(f) {
+			return nil, fmt.Errorf("drift scan: unexpected listing (%d fields)", len(f))
+		}
+		ls = append(ls, listed{string(f[i]), string(f[i+1]), string(f[i+2]), string(f[i+3])})
+	}
+	sums := map[string]string{}
+	for _, s := range f[min(i+1, len(f)):] {
+		if len(s) < 66 || string(s[64:66]) != "  " {
+			return nil, fmt.Errorf("drift scan: unexpected sum %.80q", s)
+		}
+		sums[string(s[66:])] = string(s[:64])
+	}
+	items := map[string]bool{}
+	recurse := map[string]bool{}
+	for _, it := range scanItems(m) {
+		items[it.path] = true
+		recurse[it.path] = it.recurse
+	}
+	seen := map[string]bool{}
+	count := map[string]int{}
+	var out []Entry
+	for _, l := range ls {
+		if seen[l.path] {
+			continue
+		}
+		seen[l.path] = true
+		if d := path.Dir(l.path); !items[l.path] && recurse[d] {
+			if count[d]++; count[d] > maxEntries {
+				if count[d] == maxEntries+1 {
+					out = append(out, Entry{Path: d, Kind: KindUnsafe, Holder: "root", Detail: fmt.Sprintf("more than %d entries: the rest not listed", maxEntries)})
+				}
+				continue
+			}
+		}
+		e := Entry{Path: l.path, Holder: "root"}
+		switch l.typ {
+		case "f":
+			n, err := strconv.ParseInt(l.size, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("drift scan: size %q of %s", l.size, l.path)
+			}
+			e.Kind, e.Size = KindFile, n
+			switch sum, ok := sums[l.path]; {
+			case n > MaxHash:
+				e.SHA256 = "-"
+			case ok:
+				e.SHA256 = sum
+			default:
+				e.SHA256 = "unreadable"
+			}
+		case "d":
+			e.Kind = KindDir
+		case "l":
+			e.Kind, e.Target = KindLink, l.target
+		default:
+			e.Kind, e.Detail = KindOther, cmp.Or(findTypes[l.typ], "type "+l.typ)
+		}
+		out = append(out, e)
+	}
+	return out, nil
 }
 
 // labels: the written paths (sensitive or not) and the watched paths by
