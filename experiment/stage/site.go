@@ -149,12 +149,20 @@ func Verify(ctx context.Context, s fixture.Site, fx *fixture.Fixture, hc HTTPChe
 	case hc.Base != "":
 		err = fixture.VerifyHTTP(ctx, s.Host, hc.Base, fx.Manifest(), rep)
 	case hc.Sample > 0:
-		base, why, rerr := liveBase(ctx, s)
+		base, port, why, rerr := liveBase(ctx, s)
 		if rerr != nil {
 			return rep, exitcode.With(exitcode.Provision, rerr)
 		}
 		if base == "" {
 			rep.HTTPNote = "no pages fetched: " + why
+			break
+		}
+		stranger, lerr := strangerAnswers(ctx, s.Host, port, s.Owner)
+		if lerr != nil {
+			return rep, exitcode.With(exitcode.Provision, lerr)
+		}
+		if stranger != "" {
+			rep.Diffs = append(rep.Diffs, fixture.Diff{Kind: "http", Path: base, Detail: stranger})
 			break
 		}
 		pages := fixture.SamplePages(fx.Manifest(), hc.Sample)
@@ -166,20 +174,20 @@ func Verify(ctx context.Context, s fixture.Site, fx *fixture.Fixture, hc HTTPChe
 
 // liveBase is where the live profile serves s on its host's loopback
 // (http://127.0.0.1:PORT, from its http_port), or why there is none.
-func liveBase(ctx context.Context, s fixture.Site) (base, why string, err error) {
+func liveBase(ctx context.Context, s fixture.Site) (base string, port int, why string, err error) {
 	m, err := hostmanifest.Read(ctx, s.Host)
 	switch {
 	case err != nil:
-		return "", "", err
+		return "", 0, "", err
 	case m == nil || m.Site == nil:
-		return "", "no wptest profile serves a site on this host", nil
+		return "", 0, "no wptest profile serves a site on this host", nil
 	case path.Clean(m.Site.Docroot) != path.Clean(s.Docroot):
-		return "", fmt.Sprintf("profile %s serves %s, not this docroot", m.Profile, m.Site.Docroot), nil
+		return "", 0, fmt.Sprintf("profile %s serves %s, not this docroot", m.Profile, m.Site.Docroot), nil
 	}
 	for _, v := range m.Variables {
 		if p, ok := v.Value.(float64); ok && v.Name == "http_port" && p > 0 && p < 65536 && p == float64(int(p)) {
-			return fmt.Sprintf("http://127.0.0.1:%d", int(p)), "", nil
+			return fmt.Sprintf("http://127.0.0.1:%d", int(p)), int(p), "", nil
 		}
 	}
-	return "", fmt.Sprintf("profile %s records no http_port", m.Profile), nil
+	return "", 0, fmt.Sprintf("profile %s records no http_port", m.Profile), nil
 }

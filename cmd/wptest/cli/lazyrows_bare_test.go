@@ -81,7 +81,8 @@ UPDATE wp_options SET option_value = '' WHERE option_name = 'rewrite_rules'`)
 // sample of the site's pages from the live profile's own port (tuned
 // Apache's here): with Apache stopped, the site's files and rows as
 // seeded, verify exits 5 naming the pages it could not get, and
-// --no-http (for a server down on purpose) passes; Apache started again,
+// --no-http (for a server down on purpose) passes; the site user's own
+// server on Apache's port is named and not fetched from; Apache started again,
 // verify passes and says which pages it fetched.
 func checkVerifyFetchesASample(t *testing.T, wptest func(...string) (int, string), sh func(string) string) {
 	t.Helper()
@@ -91,6 +92,16 @@ func checkVerifyFetchesASample(t *testing.T, wptest func(...string) (int, string
 	if code != 5 || !strings.Contains(out, "MISMATCH http /") || strings.Count(out, "MISMATCH ") != strings.Count(out, "MISMATCH http ") {
 		t.Errorf("verify with Apache stopped: exit %d, want 5 naming only pages it could not fetch\n%s", code, out)
 	}
+	// The site user answers the port with the site itself (PHP's own
+	// server, the port's capability given): its pages are not fetched
+	// from it, and verify says who answers.
+	sh(`setpriv --reuid=wpsite --regid=wpsite --init-groups --inh-caps +net_bind_service --ambient-caps +net_bind_service -- php -S 127.0.0.1:80 -t /home/wpsite/public_html >/dev/null 2>&1 </dev/null & echo $! >/root/impostor.pid
+for i in $(seq 600); do grep -q ' 0100007F:0050 00000000:0000 0A ' /proc/net/tcp && exit 0; sleep 0.1; done; echo "php -S never listened" >&2; exit 1`)
+	code, out = wptest("verify")
+	if code != 5 || !strings.Contains(out, "answered by a socket of the site user wpsite") || strings.Contains(out, "MISMATCH http /") {
+		t.Errorf("verify with the site user's server on Apache's port: exit %d, want 5 naming it, no page fetched\n%s", code, out)
+	}
+	sh(`kill $(cat /root/impostor.pid); for i in $(seq 600); do grep -q ' 0100007F:0050 00000000:0000 0A ' /proc/net/tcp || exit 0; sleep 0.1; done; exit 1`)
 	if code, out := wptest("verify", "--no-http"); code != 0 || strings.Contains(out, "MISMATCH") {
 		t.Errorf("verify --no-http with Apache stopped: exit %d, want 0\n%s", code, out)
 	}
