@@ -64,6 +64,7 @@ const dbNotRunning = "no database server running: "
 
 const scanScript = `set -u
 umask 077
+export LC_ALL=C
 out() { printf '%s\0' "$@"; }
 as_h() { if [ "$_h" = root ]; then "$@"; else (cd / && exec setpriv --reuid="$_h" --regid="$(id -g -- "$_h")" --init-groups -- "$@"); fi; }
 rd() { as_h dd if="$1" iflag=nofollow,nonblock,count_bytes count="$2" bs=65536 status=none; }
@@ -80,7 +81,7 @@ one() { # $1 path, $2 sensitive (1) or not (0), $3 recurse into a directory (1)
 		for _c in "$1"/* "$1"/.[!.]* "$1"/..?*; do
 			[ -e "$_c" ] || [ -L "$_c" ] || continue
 			_n=$((_n + 1))
-			if [ $_n -gt ` + "$max_entries" + ` ]; then out U "$1" "more than $max_entries entries: the rest not listed" "" "$_h"; break; fi
+			if [ $_n -gt ` + "$max_entries" + ` ]; then out M "$1" "more than $max_entries entries: the rest not listed" "" "$_h"; break; fi
 			written "$_c" || one "$_c" 0 0
 		done ;;
 	"regular file"|"regular empty file") file "$1" "$2" "${_st##*/}" ;;
@@ -116,17 +117,32 @@ path() { # $1 path, $2 sensitive, $3 recurse
 	case $_h in "unsafe: "*) out U "$1" "${_h#unsafe: }" "" ""; return ;; esac
 	if [ "$_h" != root ]; then one "$1" "$2" "$3"; return; fi
 	# Root's alone: listed and hashed with the others at the end, a few
-	# processes for them all (nobody but root can swap what they name).
-	printf '%s\0' "$1" >>"$_t/flat"
+	# processes for them all (nobody but root can swap what they name). A
+	# watched directory's entries are, where the directory itself is root's
+	# alone (its own holder root: owned by root, writable by nobody else);
+	# else they are read one by one, never through a link (one, rd).
 	if [ "$3" = 1 ] && [ -d "$1" ] && [ ! -L "$1" ]; then
-		find -P "$1" -mindepth 1 -maxdepth 1 -print0 | head -z -n $((max_entries + 1)) >>"$_t/flat"
+		if [ "$(wptest_holder "$1/x")" != root ]; then one "$1" "$2" 1; return; fi
+		printf '%s\0' "$1" >>"$_t/flat"
+		find -P "$1" -mindepth 1 -maxdepth 1 -print0 | sort -z | head -z -n $((max_entries + 1)) >"$_t/d"
+		if [ "$(tr -cd '\0' <"$_t/d" | wc -c)" -gt $max_entries ]; then
+			out M "$1" "more than $max_entries entries: the rest not listed" "" root
+			head -z -n $max_entries "$_t/d" >>"$_t/flat"
+		else
+			cat "$_t/d" >>"$_t/flat"
+		fi
+		return
 	fi
+	printf '%s\0' "$1" >>"$_t/flat"
 }
 batch() { # root's paths: "X" then type, size, path, link target of each; "S" then each file's "SHA256  path"
 	out X
-	xargs -0r sh -c 'exec find -P "$@" -maxdepth 0 -printf "%y\0%s\0%p\0%l\0"' sh <"$_t/flat" 2>/dev/null
+	xargs -0r sh -c 'exec find -P "$@" -maxdepth 0 -printf "%y\0%s\0%p\0%l\0"' sh <"$_t/flat" 2>>"$_t/err"
 	out S
-	xargs -0r sh -c 'exec find -P "$@" -maxdepth 0 -type f -size -'$((max_hash + 1))'c -exec sha256sum --zero -- {} +' sh <"$_t/flat" 2>/dev/null
+	xargs -0r sh -c 'exec find -P "$@" -maxdepth 0 -type f -size -'$((max_hash + 1))'c -exec sha256sum --zero -- {} +' sh <"$_t/flat" 2>>"$_t/err"
+	# A path gone (since it was listed) is absent; anything else fails
+	# the scan rather than pass for absent.
+	if grep -qv 'No such file or directory' "$_t/err"; then cat "$_t/err" >&2; exit 1; fi
 	return 0
 }
 db() { # the site's database login, with the credentials the profile made
@@ -143,7 +159,7 @@ db() { # the site's database login, with the credentials the profile made
 	grep -qsx -e mariadbd -e mysqld /proc/[0-9]*/comm || r="$dbNotRunning$r"
 	out B "$1" "$(printf '%s' "$r" | tr '\n\0' '  ' | cut -c1-300)" "" root
 }
-_t=$(mktemp -d) && : >"$_t/flat" || exit 1
+_t=$(mktemp -d) && : >"$_t/flat" && : >"$_t/err" || exit 1
 trap 'rm -rf -- "$_t"' EXIT
 if [ "$mode" = record ]; then
 	{ [ -d "${dir%/*}" ] || install -d -m 0755 -- "${dir%/*}"; } && mkdir -p -m 0700 -- "$dir" && chmod 0700 -- "$dir" &&
@@ -272,6 +288,7 @@ func parseScan(out []byte, m *Manifest) ([]Entry, *DBLogin, error) {
 	written, watched := labels(m)
 	var entries []Entry
 	var db *DBLogin
+	first := map[string]bool{}
 	i := 0
 	for ; i < len(f) && string(f[i]) != "X"; i += 5 {
 		if i+5 > len(f) {
@@ -303,18 +320,27 @@ func parseScan(out []byte, m *Manifest) ([]Entry, *DBLogin, error) {
 			e.Kind = KindAbsent
 		case "O":
 			e.Kind, e.Detail = KindOther, detail
-		case "U":
+		case "U", "M": // M: a directory's entries beyond the bound
 			e.Kind, e.Detail = KindUnsafe, detail
 		default:
 			return nil, nil, fmt.Errorf("drift scan: unknown kind %q", kind)
 		}
+		if kind != "M" {
+			first[p] = true
+		}
 		entries = append(entries, e)
 	}
-	root, err := parseBatch(f[min(i+1, len(f)):], m)
+	root, err := parseBatch(f[min(i+1, len(f)):])
 	if err != nil {
 		return nil, nil, err
 	}
-	entries = append(entries, root...)
+	// A path read on its own (unsafe, or as its user) is never also
+	// root's: the batch's listing of it is dropped.
+	for _, e := range root {
+		if !first[e.Path] {
+			entries = append(entries, e)
+		}
+	}
 	// A path of root's the listing lacks is gone (find said so on stderr).
 	got := map[string]bool{}
 	for _, e := range entries {
@@ -344,10 +370,8 @@ func parseScan(out []byte, m *Manifest) ([]Entry, *DBLogin, error) {
 var findTypes = map[string]string{"p": "fifo", "s": "socket", "c": "character special file", "b": "block special file", "D": "door"}
 
 // parseBatch reads the listing and the hashes of root's paths (parseScan):
-// a path listed twice (a written file in a watched directory) once, a
-// watched directory's entries up to maxEntries, a scan item not listed as
-// absent.
-func parseBatch(f [][]byte, m *Manifest) ([]Entry, error) {
+// a path listed twice (a written file in a watched directory) once.
+func parseBatch(f [][]byte) ([]Entry, error) {
 	i := 0
 	type listed struct{ typ, size, path, target string }
 	var ls []listed
@@ -364,28 +388,13 @@ func parseBatch(f [][]byte, m *Manifest) ([]Entry, error) {
 		}
 		sums[string(s[66:])] = string(s[:64])
 	}
-	items := map[string]bool{}
-	recurse := map[string]bool{}
-	for _, it := range scanItems(m) {
-		items[it.path] = true
-		recurse[it.path] = it.recurse
-	}
 	seen := map[string]bool{}
-	count := map[string]int{}
 	var out []Entry
 	for _, l := range ls {
 		if seen[l.path] {
 			continue
 		}
 		seen[l.path] = true
-		if d := path.Dir(l.path); !items[l.path] && recurse[d] {
-			if count[d]++; count[d] > maxEntries {
-				if count[d] == maxEntries+1 {
-					out = append(out, Entry{Path: d, Kind: KindUnsafe, Holder: "root", Detail: fmt.Sprintf("more than %d entries: the rest not listed", maxEntries)})
-				}
-				continue
-			}
-		}
 		e := Entry{Path: l.path, Holder: "root"}
 		switch l.typ {
 		case "f":

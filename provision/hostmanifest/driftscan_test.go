@@ -2,6 +2,7 @@ package hostmanifest
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -164,5 +165,49 @@ func TestScanItemsHoldTheSiteCredentials(t *testing.T) {
 	items := scanItems(m)
 	if len(items) != 2 || items[1] != (scanItem{path: "/etc/wptest/site-db.env", sensitive: true}) {
 		t.Errorf("scan items %+v, want the credentials file, sensitive", items)
+	}
+}
+
+// A written file in a watched directory anyone may write in is unsafe,
+// and only that: never also listed and copied as root's. A watched
+// directory of root's with more entries than the bound says so, a
+// written file among them counted.
+func TestDriftScanWritableDirAndBound(t *testing.T) {
+	testenv.NeedRoot(t)
+	ctx := context.Background()
+	base := t.TempDir()
+	must(t, os.Chmod(base, 0o755))
+	must(t, os.Chmod(filepath.Dir(base), 0o755))
+	open, full := filepath.Join(base, "open"), filepath.Join(base, "full")
+	must(t, os.MkdirAll(open, 0o755))
+	must(t, os.Chmod(open, 0o777))
+	must(t, os.MkdirAll(full, 0o755))
+	write(t, filepath.Join(open, "w.ini"), "written\n")
+	write(t, filepath.Join(open, "other.ini"), "other\n")
+	for i := range maxEntries {
+		write(t, filepath.Join(full, fmt.Sprintf("e%04d", i)), "")
+	}
+	write(t, filepath.Join(full, "zz-written"), "x\n")
+	m := &Manifest{
+		Written: []provision.Written{{Path: filepath.Join(open, "w.ini"), Op: "file.w"}, {Path: filepath.Join(full, "zz-written"), Op: "file.z"}},
+		Watch:   []provision.Watch{{Name: "open", Paths: []string{open}}, {Name: "full", Paths: []string{full}}},
+	}
+	entries, _, err := scan(ctx, host.NewLocal(io.Discard), m, false, filepath.Join(base, "drift"))
+	must(t, err)
+	var w []Entry
+	marker := false
+	for _, e := range entries {
+		if e.Path == filepath.Join(open, "w.ini") {
+			w = append(w, e)
+		}
+		if e.Path == full && e.Kind == KindUnsafe && strings.Contains(e.Detail, "more than") {
+			marker = true
+		}
+	}
+	if len(w) != 1 || w[0].Kind != KindUnsafe {
+		t.Errorf("written file in a directory anyone may write in: %+v, want one unsafe entry", w)
+	}
+	if !marker {
+		t.Errorf("a directory of %d entries and a written file: no bound marker", maxEntries)
 	}
 }
