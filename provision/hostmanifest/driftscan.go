@@ -110,19 +110,12 @@ file() { # $1 path, $2 sensitive, $3 its size
 	out F "$1" "$s" "$sz" "$_h"
 }
 path() { # $1 path, $2 sensitive, $3 recurse
-	# Who holds the directories on the way: asked once for paths in a row
-	# in one directory (a link at the path itself is never followed).
-	if [ "${1%/*}" != "${_hd-}" ]; then _hd=${1%/*}; _hv=$(wptest_holder "$1"); fi
-	_h=$_hv
-	case $_h in "unsafe: "*) out U "$1" "${_h#unsafe: }" "" ""; return ;; esac
-	if [ "$_h" != root ]; then one "$1" "$2" "$3"; return; fi
-	# Root's alone: listed and hashed with the others at the end, a few
-	# processes for them all (nobody but root can swap what they name). A
-	# watched directory's entries are, where the directory itself is root's
-	# alone (its own holder root: owned by root, writable by nobody else);
-	# else they are read one by one, never through a link (one, rd).
-	if [ "$3" = 1 ] && [ -d "$1" ] && [ ! -L "$1" ]; then
-		if [ "$(wptest_holder "$1/x")" != root ]; then one "$1" "$2" 1; return; fi
+	# A watched directory that is root's alone (its own holder root, so
+	# every directory on its way too: owned by root, writable by nobody
+	# else): it and its entries are listed and hashed with root's other
+	# paths at the end, a few processes for them all (nobody but root can
+	# swap what they name).
+	if [ "$3" = 1 ] && [ -d "$1" ] && [ ! -L "$1" ] && [ "$(wptest_holder "$1/x")" = root ]; then
 		printf '%s\0' "$1" >>"$_t/flat"
 		find -P "$1" -mindepth 1 -maxdepth 1 -print0 | sort -z | head -z -n $((max_entries + 1)) >"$_t/d"
 		if [ "$(tr -cd '\0' <"$_t/d" | wc -c)" -gt $max_entries ]; then
@@ -133,6 +126,15 @@ path() { # $1 path, $2 sensitive, $3 recurse
 		fi
 		return
 	fi
+	# Who holds the directories on the way: asked once for paths in a row
+	# in one directory (a link at the path itself is never followed).
+	if [ "${1%/*}" != "${_hd-}" ]; then _hd=${1%/*}; _hv=$(wptest_holder "$1"); fi
+	_h=$_hv
+	case $_h in "unsafe: "*) out U "$1" "${_h#unsafe: }" "" ""; return ;; esac
+	# Another's, or a watched directory another may change: read one by
+	# one, as that user, never through a link (one, rd).
+	if [ "$_h" != root ] || { [ "$3" = 1 ] && [ -d "$1" ] && [ ! -L "$1" ]; }; then one "$1" "$2" "$3"; return; fi
+	# Root's alone: batched.
 	printf '%s\0' "$1" >>"$_t/flat"
 }
 batch() { # root's paths: "X" then type, size, path, link target of each; "S" then each file's "SHA256  path"
@@ -174,8 +176,10 @@ type scanItem struct {
 	recurse   bool // a watched directory: its entries too
 }
 
-// scanItems are the paths of m's drift record, in order: written files,
-// then watched paths (a path both written and watched: as written).
+// scanItems are the paths of m's drift record: written files, then
+// watched paths (a path both written and watched: as written), sorted by
+// directory (the scan asks who holds a directory once for paths in a row
+// in it).
 func scanItems(m *Manifest) []scanItem {
 	var items []scanItem
 	seen := map[string]bool{}
@@ -199,6 +203,7 @@ func scanItems(m *Manifest) []scanItem {
 	if m.Site != nil && m.Site.Database != "" && !seen[m.Site.Database] {
 		items = append(items, scanItem{path: m.Site.Database, sensitive: true})
 	}
+	sort.SliceStable(items, func(i, j int) bool { return path.Dir(items[i].path) < path.Dir(items[j].path) })
 	return items
 }
 
