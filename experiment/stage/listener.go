@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,7 +30,10 @@ const sysUIDMax = 999
 const listenScript = `cat /proc/net/tcp; echo v6; cat /proc/net/tcp6 2>/dev/null; echo "owner $(id -u -- "$1" 2>/dev/null)"`
 
 // listener is a listening socket answering 127.0.0.1:port.
-type listener struct{ uid int }
+type listener struct {
+	uid   int
+	inode string // the socket's: the same listener before and after a fetch
+}
 
 // loopbackListeners parses listenScript's output: the listening sockets on
 // port that a connection to 127.0.0.1 reaches (0.0.0.0, 127.0.0.1, ::,
@@ -67,44 +71,66 @@ func loopbackListeners(out []byte, port int) ([]listener, int, error) {
 			continue
 		}
 		uid, err := strconv.Atoi(f[7])
-		if err != nil {
+		if err != nil || len(f) < 10 {
 			return nil, 0, fmt.Errorf("/proc/net/tcp: uid %q", f[7])
 		}
-		ls = append(ls, listener{uid: uid})
+		ls = append(ls, listener{uid: uid, inode: f[9]})
 	}
 	return ls, owner, sc.Err()
 }
 
-// answersLoopback: the kernel's hex address (each 32-bit word in host
-// order, little-endian here) is one a connection to 127.0.0.1 reaches.
+// answersLoopback: the kernel's hex address (each 32-bit word in the
+// host's order: little-endian on x86-64 and arm64, big-endian taken too)
+// is one a connection to 127.0.0.1 reaches: IPv4's any or loopback, IPv6's
+// any, or either as an IPv4-mapped address.
 func answersLoopback(hex string, v6 bool) bool {
+	v4 := func(w string) bool { return w == "00000000" || w == "0100007F" || w == "7F000001" }
 	if !v6 {
-		return hex == "00000000" || hex == "0100007F"
+		return v4(hex)
 	}
-	return hex == strings.Repeat("0", 32) || hex == "0000000000000000FFFF00000100007F"
+	if hex == strings.Repeat("0", 32) {
+		return true
+	}
+	if len(hex) != 32 {
+		return false
+	}
+	mapped := hex[:16] == strings.Repeat("0", 16) && (hex[16:24] == "FFFF0000" || hex[16:24] == "0000FFFF")
+	return mapped && v4(hex[24:])
 }
 
-// strangerAnswers says who, other than the profile's server, listens on
-// port on h's loopback ("": nobody does, or only root or a system account
-// other than the site user owner).
-func strangerAnswers(ctx context.Context, h host.Host, port int, owner string) (string, error) {
+// loopbackServer says whether the profile's server, and only it, answers
+// port on h's loopback: listeners is who does (their inodes: the same ones
+// after the fetch, or a stranger may have come between), or why not (no
+// listener at all: a user who bound the port without listening could
+// start listening between this check and the fetch; a listener of
+// another user than root or a system account other than the site user
+// owner).
+func loopbackServer(ctx context.Context, h host.Host, port int, owner string) (listeners []string, problem string, err error) {
 	res, err := h.Run(ctx, host.Cmd{Script: "set -- " + host.Quote(owner) + "\n" + listenScript, Label: "who listens"})
 	if err != nil {
-		return "", fmt.Errorf("who listens on port %d of %s: %w", port, h.Name(), err)
+		return nil, "", fmt.Errorf("who listens on port %d of %s: %w", port, h.Name(), err)
 	}
 	ls, ownerUID, err := loopbackListeners(res.Stdout, port)
 	if err != nil {
-		return "", fmt.Errorf("who listens on port %d of %s: %w", port, h.Name(), err)
+		return nil, "", fmt.Errorf("who listens on port %d of %s: %w", port, h.Name(), err)
+	}
+	if ownerUID < 0 {
+		return nil, fmt.Sprintf("the site user %s is not a user on the host: who may answer port %d is unknown; its pages were not fetched", owner, port), nil
+	}
+	if len(ls) == 0 {
+		return nil, fmt.Sprintf("nothing listens on port %d of the host's loopback (the profile's server is not running); its pages were not fetched", port), nil
 	}
 	for _, l := range ls {
 		if l.uid == 0 || (l.uid <= sysUIDMax && l.uid != ownerUID) {
+			listeners = append(listeners, l.inode)
 			continue
 		}
 		who := fmt.Sprintf("uid %d", l.uid)
 		if l.uid == ownerUID {
 			who = fmt.Sprintf("the site user %s (uid %d)", owner, l.uid)
 		}
-		return fmt.Sprintf("port %d on the host's loopback is answered by a socket of %s, not by the profile's server (root's or a system account's): its pages were not fetched", port, who), nil
+		return nil, fmt.Sprintf("port %d on the host's loopback is answered by a socket of %s, not by the profile's server (root's or a system account's): its pages were not fetched", port, who), nil
 	}
-	return "", nil
+	slices.Sort(listeners)
+	return listeners, "", nil
 }

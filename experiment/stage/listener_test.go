@@ -33,6 +33,8 @@ func TestLoopbackListeners(t *testing.T) {
 		{"a connection, not a listener", head + line("0100007F:1F90", "01", "1001") + "v6\nowner 1001\n", nil, 1001},
 		{"IPv6 any, caddy", head + "v6\n" + head + line(strings.Repeat("0", 32)+":1F90", "0A", "999") + "owner 1001\n", []int{999}, 1001},
 		{"IPv6 loopback does not answer 127.0.0.1", head + "v6\n" + head + line(strings.Repeat("0", 31)+"1:1F90", "0A", "1001") + "owner 1001\n", nil, 1001},
+		{"IPv4-mapped any", head + "v6\n" + head + line("0000000000000000FFFF000000000000:1F90", "0A", "1001") + "owner 1001\n", []int{1001}, 1001},
+		{"IPv4-mapped another address", head + "v6\n" + head + line("0000000000000000FFFF00000A0A000A:1F90", "0A", "1001") + "owner 1001\n", nil, 1001},
 		{"IPv4-mapped loopback", head + "v6\n" + head + line("0000000000000000FFFF00000100007F:1F90", "0A", "1001") + "owner\n", []int{1001}, -1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -51,10 +53,11 @@ func TestLoopbackListeners(t *testing.T) {
 	}
 }
 
-// On this machine's own kernel: a port root listens on is the server's; a
-// socket made by another user (nobody, uid 65534: the site user's case)
-// on the loopback is a stranger, named with its uid.
-func TestStrangerAnswers(t *testing.T) {
+// On this machine's own kernel: a port root listens on is the server's
+// (the same socket each time); a socket made by another user (nobody, uid
+// 65534: the site user's case) on the loopback is a stranger, named with
+// its uid; a port nobody listens on is not fetched from either.
+func TestLoopbackServer(t *testing.T) {
 	testenv.NeedRoot(t)
 	ctx := context.Background()
 	h := host.NewLocal(io.Discard)
@@ -64,17 +67,28 @@ func TestStrangerAnswers(t *testing.T) {
 	}
 	defer root.Close()
 	port := root.Addr().(*net.TCPAddr).Port
-	if who, err := strangerAnswers(ctx, h, port, "nobody"); err != nil || who != "" {
-		t.Errorf("root's listener: %q, %v; want none", who, err)
+	ls, problem, err := loopbackServer(ctx, h, port, "nobody")
+	if err != nil || problem != "" || len(ls) != 1 {
+		t.Errorf("root's listener: %v %q, %v; want it alone, no problem", ls, problem, err)
+	}
+	again, _, _ := loopbackServer(ctx, h, port, "nobody")
+	if !slices.Equal(ls, again) {
+		t.Errorf("the same listener read twice: %v, then %v", ls, again)
 	}
 	fd, port2 := listenAs(t, 65534)
-	defer syscall.Close(fd)
-	who, err := strangerAnswers(ctx, h, port2, "nobody")
-	if err != nil || !strings.Contains(who, "the site user nobody (uid 65534)") {
-		t.Errorf("nobody's listener: %q, %v; want it named", who, err)
+	_, problem, err = loopbackServer(ctx, h, port2, "nobody")
+	if err != nil || !strings.Contains(problem, "the site user nobody (uid 65534)") {
+		t.Errorf("nobody's listener: %q, %v; want it named", problem, err)
 	}
-	if who, err := strangerAnswers(ctx, h, port2, "root"); err != nil || !strings.Contains(who, "uid 65534") {
-		t.Errorf("nobody's listener, another site user: %q, %v; want it named", who, err)
+	if _, problem, err := loopbackServer(ctx, h, port2, "root"); err != nil || !strings.Contains(problem, "uid 65534") {
+		t.Errorf("nobody's listener, another site user: %q, %v; want it named", problem, err)
+	}
+	if _, problem, err := loopbackServer(ctx, h, port, "no-such-user-here"); err != nil || !strings.Contains(problem, "not a user on the host") {
+		t.Errorf("an unknown site user: %q, %v; want it said", problem, err)
+	}
+	syscall.Close(fd)
+	if _, problem, err := loopbackServer(ctx, h, port2, "nobody"); err != nil || !strings.Contains(problem, "nothing listens on port") {
+		t.Errorf("a port nobody listens on: %q, %v; want it said", problem, err)
 	}
 }
 

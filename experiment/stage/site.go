@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/wptest/wptest/fixture"
@@ -149,7 +150,7 @@ func Verify(ctx context.Context, s fixture.Site, fx *fixture.Fixture, hc HTTPChe
 	case hc.Base != "":
 		err = fixture.VerifyHTTP(ctx, s.Host, hc.Base, fx.Manifest(), rep)
 	case hc.Sample > 0:
-		base, port, why, rerr := liveBase(ctx, s)
+		base, port, owner, why, rerr := liveBase(ctx, s)
 		if rerr != nil {
 			return rep, exitcode.With(exitcode.Provision, rerr)
 		}
@@ -157,37 +158,58 @@ func Verify(ctx context.Context, s fixture.Site, fx *fixture.Fixture, hc HTTPChe
 			rep.HTTPNote = "no pages fetched: " + why
 			break
 		}
-		stranger, lerr := strangerAnswers(ctx, s.Host, port, s.Owner)
-		if lerr != nil {
-			return rep, exitcode.With(exitcode.Provision, lerr)
-		}
-		if stranger != "" {
-			rep.Diffs = append(rep.Diffs, fixture.Diff{Kind: "http", Path: base, Detail: stranger})
-			break
-		}
-		pages := fixture.SamplePages(fx.Manifest(), hc.Sample)
-		rep.HTTPNote = fmt.Sprintf("%d of the fixture's %d pages fetched from %s (the same ones for this fixture; --http BASE fetches all)", len(pages), len(fx.Manifest().Pages), base)
-		err = fixture.VerifyHTTPPages(ctx, s.Host, base, fx.Manifest(), pages, rep)
+		err = fetchSample(ctx, s.Host, base, port, owner, fx, hc.Sample, rep)
 	}
 	return rep, err
 }
 
+// fetchSample fetches the sample of fx's pages from the live profile's
+// server at base, which only it may answer (loopbackServer), before and
+// after the fetch.
+func fetchSample(ctx context.Context, h host.Host, base string, port int, owner string, fx *fixture.Fixture, n int, rep *fixture.Report) error {
+	before, problem, err := loopbackServer(ctx, h, port, owner)
+	if err != nil {
+		return exitcode.With(exitcode.Provision, err)
+	}
+	if problem != "" {
+		rep.Diffs = append(rep.Diffs, fixture.Diff{Kind: "http", Path: base, Detail: problem})
+		return nil
+	}
+	pages := fixture.SamplePages(fx.Manifest(), n)
+	rep.HTTPNote = fmt.Sprintf("%d of the fixture's %d pages fetched from %s (the same ones for this fixture; --http BASE fetches all)", len(pages), len(fx.Manifest().Pages), base)
+	if err := fixture.VerifyHTTPPages(ctx, h, base, fx.Manifest(), pages, rep); err != nil {
+		return err
+	}
+	after, problem, err := loopbackServer(ctx, h, port, owner)
+	if err != nil {
+		return exitcode.With(exitcode.Provision, err)
+	}
+	if problem == "" && !slices.Equal(before, after) {
+		problem = fmt.Sprintf("the sockets listening on port %d changed while its pages were fetched: what answered is not known", port)
+	}
+	if problem != "" {
+		rep.Diffs = append(rep.Diffs, fixture.Diff{Kind: "http", Path: base, Detail: problem})
+	}
+	return nil
+}
+
 // liveBase is where the live profile serves s on its host's loopback
 // (http://127.0.0.1:PORT, from its http_port), or why there is none.
-func liveBase(ctx context.Context, s fixture.Site) (base string, port int, why string, err error) {
+// owner is the profile's site user.
+func liveBase(ctx context.Context, s fixture.Site) (base string, port int, owner, why string, err error) {
 	m, err := hostmanifest.Read(ctx, s.Host)
 	switch {
 	case err != nil:
-		return "", 0, "", err
+		return "", 0, "", "", err
 	case m == nil || m.Site == nil:
-		return "", 0, "no wptest profile serves a site on this host", nil
+		return "", 0, "", "no wptest profile serves a site on this host", nil
 	case path.Clean(m.Site.Docroot) != path.Clean(s.Docroot):
-		return "", 0, fmt.Sprintf("profile %s serves %s, not this docroot", m.Profile, m.Site.Docroot), nil
+		return "", 0, "", fmt.Sprintf("profile %s serves %s, not this docroot", m.Profile, m.Site.Docroot), nil
 	}
 	for _, v := range m.Variables {
 		if p, ok := v.Value.(float64); ok && v.Name == "http_port" && p > 0 && p < 65536 && p == float64(int(p)) {
-			return fmt.Sprintf("http://127.0.0.1:%d", int(p)), int(p), "", nil
+			return fmt.Sprintf("http://127.0.0.1:%d", int(p)), int(p), m.Site.Owner, "", nil
 		}
 	}
-	return "", 0, fmt.Sprintf("profile %s records no http_port", m.Profile), nil
+	return "", 0, "", fmt.Sprintf("profile %s records no http_port", m.Profile), nil
 }

@@ -80,7 +80,7 @@ UPDATE wp_options SET option_value = '' WHERE option_name = 'rewrite_rules'`)
 // checkVerifyFetchesASample holds that verify, by default, fetches a
 // sample of the site's pages from the live profile's own port (tuned
 // Apache's here): with Apache stopped, the site's files and rows as
-// seeded, verify exits 5 naming the pages it could not get, and
+// seeded, verify exits 5 saying nothing listens on the port, and
 // --no-http (for a server down on purpose) passes; the site user's own
 // server on Apache's port is named and not fetched from; Apache started again,
 // verify passes and says which pages it fetched.
@@ -89,8 +89,8 @@ func checkVerifyFetchesASample(t *testing.T, wptest func(...string) (int, string
 	svc := "/usr/local/lib/wptest/wptest-svc apache2 "
 	sh(svc + "stop")
 	code, out := wptest("verify")
-	if code != 5 || !strings.Contains(out, "MISMATCH http /") || strings.Count(out, "MISMATCH ") != strings.Count(out, "MISMATCH http ") {
-		t.Errorf("verify with Apache stopped: exit %d, want 5 naming only pages it could not fetch\n%s", code, out)
+	if code != 5 || !strings.Contains(out, "MISMATCH http http://127.0.0.1:80: nothing listens on port 80") || strings.Count(out, "MISMATCH ") != 1 {
+		t.Errorf("verify with Apache stopped: exit %d, want 5 saying nothing listens, and only that\n%s", code, out)
 	}
 	// The site user answers the port with the site itself (PHP's own
 	// server, the port's capability given): its pages are not fetched
