@@ -307,28 +307,9 @@ func parseScan(out []byte, m *Manifest) ([]Entry, *DBLogin, error) {
 			}
 			continue
 		}
-		e := Entry{Path: p, Holder: holder}
-		switch kind {
-		case "F":
-			e.Kind = KindFile
-			e.SHA256 = detail
-			n, err := strconv.ParseInt(size, 10, 64)
-			if err != nil {
-				return nil, nil, fmt.Errorf("drift scan: size %q of %s", size, p)
-			}
-			e.Size = n
-		case "D":
-			e.Kind = KindDir
-		case "L":
-			e.Kind, e.Target = KindLink, detail
-		case "A":
-			e.Kind = KindAbsent
-		case "O":
-			e.Kind, e.Detail = KindOther, detail
-		case "U", "M": // M: a directory's entries beyond the bound
-			e.Kind, e.Detail = KindUnsafe, detail
-		default:
-			return nil, nil, fmt.Errorf("drift scan: unknown kind %q", kind)
+		e, err := parseOne(kind, p, detail, size, holder)
+		if err != nil {
+			return nil, nil, err
 		}
 		if kind != "M" {
 			first[p] = true
@@ -368,6 +349,34 @@ func parseScan(out []byte, m *Manifest) ([]Entry, *DBLogin, error) {
 	}
 	sort.SliceStable(entries, func(i, j int) bool { return entries[i].Path < entries[j].Path })
 	return entries, db, nil
+}
+
+// parseOne is one record of a path read on its own.
+func parseOne(kind, p, detail, size, holder string) (Entry, error) {
+	e := Entry{Path: p, Holder: holder}
+	switch kind {
+	case "F":
+		e.Kind = KindFile
+		e.SHA256 = detail
+		n, err := strconv.ParseInt(size, 10, 64)
+		if err != nil {
+			return e, fmt.Errorf("drift scan: size %q of %s", size, p)
+		}
+		e.Size = n
+	case "D":
+		e.Kind = KindDir
+	case "L":
+		e.Kind, e.Target = KindLink, detail
+	case "A":
+		e.Kind = KindAbsent
+	case "O":
+		e.Kind, e.Detail = KindOther, detail
+	case "U", "M": // M: a directory's entries beyond the bound
+		e.Kind, e.Detail = KindUnsafe, detail
+	default:
+		return e, fmt.Errorf("drift scan: unknown kind %q", kind)
+	}
+	return e, nil
 }
 
 // findTypes are find's %y letters but file, directory and link, in stat's
