@@ -30,36 +30,55 @@ const holderFunc = `wptest_holder() {
 	_r=$(realpath -m -- "$1")
 	if [ "$_r" = "$1" ]; then set -- "$1"; else set -- "$1" "$_r"; fi
 	for _p in "$@"; do
-		_c=$_p
-		while [ "$_c" != / ] && [ "$_c" != . ]; do
-			# dirname in the shell for a plain absolute path (no trailing
-			# slash, no doubled ones): a process fewer per directory.
-			case $_c in
-			/*/ | */ | *//* | [!/]*) _d=$(dirname -- "$_c") ;;
-			/*/*) _d=${_c%/*} ;;
-			*) _d=/ ;;
-			esac
-			if [ -e "$_d" ] || [ -L "$_d" ]; then
-				_s=$(stat -c '%u %U %g %G %a' -- "$_d") || { _h="unsafe: cannot stat $_d"; break 2; }
-				set -- $_s
-				if [ "$1" != 0 ]; then _add "$2" "$_d" || break 2; fi
-				_m=$((0$5))
-				if [ ! -L "$_d" ] && { [ $((_m & 2)) != 0 ] || { [ $((_m & 16)) != 0 ] && [ "$3" != 0 ] && [ "$4" != "$2" ]; }; }; then
-					if [ $((_m & 512)) = 0 ]; then _h="unsafe: others may write in $_d"; break 2; fi
-					# Sticky: only an entry's owner may replace it.
-					if [ -e "$_c" ] || [ -L "$_c" ]; then
-						_s=$(stat -c '%u %U' -- "$_c") || { _h="unsafe: cannot stat $_c"; break 2; }
-						set -- $_s
-						if [ "$1" != 0 ]; then _add "$2" "$_c" || break 2; fi
-					else
-						_h="unsafe: anyone may make $_c in $_d"; break 2
-					fi
-				fi
-			fi
-			_c=$_d
-		done
+		_hw "$_p" || break
 	done
 	echo "$_h"
+}
+# _hw judges the directories on the way to $1, nearest first, stat'ed by
+# one stat (those that exist: the nearest ones may not yet); 1: unsafe.
+_hw() {
+	_c=$1 _c0=
+	set --
+	while [ "$_c" != / ] && [ "$_c" != . ]; do
+		# dirname in the shell for a plain absolute path (no trailing
+		# slash, no doubled ones): a process fewer per directory.
+		case $_c in
+		/*/ | */ | *//* | [!/]*) _d=$(dirname -- "$_c") ;;
+		/*/*) _d=${_c%/*} ;;
+		*) _d=/ ;;
+		esac
+		if [ -e "$_d" ] || [ -L "$_d" ]; then
+			[ $# -gt 0 ] || _c0=$_c
+			set -- "$@" "$_d"
+		fi
+		_c=$_d
+	done
+	[ $# -gt 0 ] || return 0
+	_ss=$(stat -c '%u %U %g %G %a' -- "$@") || { _h="unsafe: cannot stat $*"; return 1; }
+	_nl='
+'
+	# Each directory's child on the way: the first one's as found, then
+	# the one before it (a directory that exists has parents that do).
+	_c=$_c0
+	for _d in "$@"; do
+		_l=${_ss%%"$_nl"*}
+		_ss=${_ss#*"$_nl"}
+		set -- $_l
+		if [ "$1" != 0 ]; then _add "$2" "$_d" || return 1; fi
+		_m=$((0$5))
+		if [ ! -L "$_d" ] && { [ $((_m & 2)) != 0 ] || { [ $((_m & 16)) != 0 ] && [ "$3" != 0 ] && [ "$4" != "$2" ]; }; }; then
+			if [ $((_m & 512)) = 0 ]; then _h="unsafe: others may write in $_d"; return 1; fi
+			# Sticky: only an entry's owner may replace it.
+			if [ -e "$_c" ] || [ -L "$_c" ]; then
+				_s=$(stat -c '%u %U' -- "$_c") || { _h="unsafe: cannot stat $_c"; return 1; }
+				set -- $_s
+				if [ "$1" != 0 ]; then _add "$2" "$_c" || return 1; fi
+			else
+				_h="unsafe: anyone may make $_c in $_d"; return 1
+			fi
+		fi
+		_c=$_d
+	done
 }
 `
 

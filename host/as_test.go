@@ -64,6 +64,8 @@ func TestHolder(t *testing.T) {
 		{"tmp/rootdir/x", "root"},
 		{"tmp/wwwdir/x", "www-data"},
 		{"tmp/missing", "unsafe: anyone may make"},
+		{"tmp/missing/deeper/x", "unsafe: anyone may make"}, // the sticky directory's child on the way, not yet made
+		{"tmp/wwwdir/sub/x", "www-data"},
 		{"open/x", "unsafe: others may write in"},
 		{"staff/x", "unsafe: others may write in"},
 	} {
