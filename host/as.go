@@ -50,6 +50,11 @@ _hw() {
 		if [ -e "$_d" ] || [ -L "$_d" ]; then
 			[ $# -gt 0 ] || _c0=$_c
 			set -- "$@" "$_d"
+		elif [ $# -gt 0 ]; then
+			# Missing above one that is there: renamed meanwhile. Each
+			# directory's child below would not be its own (the sticky check).
+			_h="unsafe: $_d vanished on the way"
+			return 1
 		fi
 		_c=$_d
 	done

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"os"
+	"os/exec"
 	"os/user"
 	"path/filepath"
 	"strconv"
@@ -133,5 +134,46 @@ func TestPutAsFollowsNoLinkOfTheUser(t *testing.T) {
 	res, err := RunAs(ctx, h, "www-data", "", Cmd{Script: "id -un; pwd"})
 	if err != nil || strings.Fields(string(res.Stdout))[0] != "www-data" || strings.Fields(string(res.Stdout))[1] != "/" {
 		t.Errorf("RunAs www-data: %q %v", res.Stdout, err)
+	}
+}
+
+// TestHolderUnderARename: the user who owns an entry of a sticky directory
+// renames it away and back while root asks who holds a path under it; the
+// answer is never "root" (the entry is theirs: swapped for a link, it would
+// lead root anywhere). The answer must hold under any interleaving; a
+// holder that judged the sticky directory by the wrong child said "root"
+// in about 1 of 80 asks.
+func TestHolderUnderARename(t *testing.T) {
+	testenv.NeedRoot(t)
+	testenv.NeedBinary(t, "setpriv")
+	testenv.NeedBinary(t, "perl")
+	ctx := context.Background()
+	h := NewLocal(nil)
+	www, wwwG := ids(t, "www-data")
+	base := t.TempDir()
+	os.Chmod(base, 0o755)
+	os.Chmod(filepath.Dir(base), 0o755)
+	s := filepath.Join(base, "s")
+	os.Mkdir(s, 0o755)
+	syscall.Chmod(s, 0o1777)
+	os.MkdirAll(filepath.Join(s, "a", "b"), 0o755)
+	os.Chown(filepath.Join(s, "a"), www, wwwG)
+	renamer := exec.Command("setpriv", "--reuid=www-data", "--regid=www-data", "--clear-groups", "--", "perl", "-e",
+		`chdir $ARGV[0] or die; while (1) { rename "a", "a2"; rename "a2", "a" }`, s)
+	if err := renamer.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { renamer.Process.Kill(); renamer.Wait() }()
+	p := filepath.Join(s, "a", "b", "x")
+	res, err := h.Run(ctx, Cmd{Script: holderFunc + "for i in $(seq 300); do wptest_holder " + Quote(p) + "; done"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	answers := map[string]int{}
+	for _, l := range strings.Split(strings.TrimSpace(string(res.Stdout)), "\n") {
+		answers[l]++
+	}
+	if answers["root"] > 0 {
+		t.Errorf("asked 300 times under a rename, the holder of %s was root %d times: %v", p, answers["root"], answers)
 	}
 }
