@@ -66,7 +66,7 @@ const scanScript = `set -u
 umask 077
 export LC_ALL=C
 out() { printf '%s\0' "$@"; }
-as_h() { if [ "$_h" = root ]; then "$@"; else (cd / && exec setpriv --reuid="$_h" --regid="$(id -g -- "$_h")" --init-groups -- "$@"); fi; }
+as_h() { if [ "$_h" = root ]; then "$@"; else (cd / && exec setpriv --reuid="$_h" --regid="${_hg:-$(id -g -- "$_h")}" --init-groups -- "$@"); fi; }
 rd() { as_h dd if="$1" iflag=nofollow,nonblock,count_bytes count="$2" bs=65536 status=none; }
 one() { # $1 path, $2 sensitive (1) or not (0), $3 recurse into a directory (1)
 	_st=$(as_h stat -c '%F/%s' -- "$1" 2>/dev/null) || { out A "$1" "" "" "$_h"; return; }
@@ -128,7 +128,12 @@ path() { # $1 path, $2 sensitive, $3 recurse
 	fi
 	# Who holds the directories on the way: asked once for paths in a row
 	# in one directory (a link at the path itself is never followed).
-	if [ "${1%/*}" != "${_hd-}" ]; then _hd=${1%/*}; _hv=$(wptest_holder "$1"); fi
+	# The holder's group asked once with it (as_h).
+	if [ "${1%/*}" != "${_hd-}" ]; then
+		_hd=${1%/*} _hg=
+		_hv=$(wptest_holder "$1")
+		case $_hv in root | "unsafe: "*) ;; *) _hg=$(id -g -- "$_hv") || _hv="unsafe: $_hv is no user here" ;; esac
+	fi
 	_h=$_hv
 	case $_h in "unsafe: "*) out U "$1" "${_h#unsafe: }" "" ""; return ;; esac
 	# Another's, or a watched directory another may change: read one by
