@@ -24,8 +24,8 @@ func TestBenchOutputHidesUserinfo(t *testing.T) {
 	for _, args := range [][]string{
 		{"bench", "--scenario", "ab", "-c", "2", "-n", "20", "--url", u},
 		{"bench", "--scenario", "ab", "-c", "2", "-n", "20", "-o", "json", "--url", u},
-		{"bench", "--scenario", "page", "-c", "2", "--duration", "200ms", "--url", u},
-		{"bench", "--scenario", "page", "-c", "2", "--duration", "200ms", "-o", "json", "--url", u},
+		{"bench", "--scenario", "page", "-c", "2", "--duration", "200ms", "--warmup", "50ms", "--url", u},
+		{"bench", "--scenario", "page", "-c", "2", "--duration", "200ms", "--warmup", "50ms", "-o", "json", "--url", u},
 	} {
 		before := authed.Load()
 		code, out, stderr := runCLI(t, nil, args...)
