@@ -233,15 +233,6 @@ func order(m *results.Manifest) []pointKey {
 	return out
 }
 
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // ErrNothingInCommon is Compare's error when the runs share no point.
 var ErrNothingInCommon = fmt.Errorf("the runs have no point (column, scenario, step) in common")
 

@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -70,7 +71,7 @@ func kindAttrs(kind string) []hcl.AttributeSchema {
 
 // checkKind reports a kind no scenarioKind is registered for.
 func (l *loader) checkKind(s results.Scenario, r func(string) hcl.Range) {
-	if _, ok := scenarioKinds[s.Kind]; !ok || !contains(results.Kinds, s.Kind) {
+	if _, ok := scenarioKinds[s.Kind]; !ok || !slices.Contains(results.Kinds, s.Kind) {
 		l.bad(r("kind"), "Unknown scenario kind", fmt.Sprintf("kind %q: want one of %s.", s.Kind, strings.Join(results.Kinds, ", ")))
 	}
 }

@@ -2,6 +2,8 @@ package experiment
 
 import (
 	"github.com/wptest/wptest/experiment/stage"
+	"maps"
+	"slices"
 )
 
 // localFiles reads every local file (local+file:///PATH, stage.LocalFile)
@@ -16,7 +18,7 @@ func (l *loader) localFiles() {
 		if !c.Enabled {
 			continue
 		}
-		for _, k := range sortedKeys(c.Vars) {
+		for _, k := range slices.Sorted(maps.Keys(c.Vars)) {
 			if !stage.IsLocalFile(c.Vars[k]) {
 				continue
 			}

@@ -2,6 +2,8 @@ package experiment
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/hashicorp/hcl/v2"
@@ -174,7 +176,7 @@ func (l *loader) operatorVars() {
 // byPlace are vars' names in the order the file writes them (those
 // without a place, the loader's own, last), so errors come in file order.
 func byPlace(vars map[string]string, from map[string]VarOrigin) []string {
-	keys := sortedKeys(vars)
+	keys := slices.Sorted(maps.Keys(vars))
 	sort.SliceStable(keys, func(i, j int) bool {
 		a, okA := from[keys[i]]
 		b, okB := from[keys[j]]

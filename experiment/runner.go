@@ -8,7 +8,6 @@ import (
 	"github.com/wptest/wptest/results"
 	"io"
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -429,14 +428,4 @@ func machineInfo(ctx context.Context, h host.Host, f host.Facts) results.Machine
 		mi.CPUModel = l[4]
 	}
 	return mi
-}
-
-// sortedKeys returns m's keys in order (deterministic var order).
-func sortedKeys(m map[string]string) []string {
-	k := make([]string, 0, len(m))
-	for n := range m {
-		k = append(k, n)
-	}
-	sort.Strings(k)
-	return k
 }

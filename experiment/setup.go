@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"github.com/wptest/wptest/results"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -180,7 +181,7 @@ func loadProfile(ps results.Column, sources []string) (*provision.Profile, error
 		return nil, exitcode.With(exitcode.Config, err)
 	}
 	var args []string
-	for _, k := range sortedKeys(ps.Vars) {
+	for _, k := range slices.Sorted(maps.Keys(ps.Vars)) {
 		args = append(args, k+"="+ps.Vars[k])
 	}
 	p, diags := provision.Load(profiles.FS, dir, provision.Vars{Args: args})

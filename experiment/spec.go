@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"math/big"
 	"net/netip"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -464,7 +465,7 @@ func (l *loader) scenario(sc scenarioHCL) results.Scenario {
 	if s.Proto == "" {
 		s.Proto = "h1"
 	}
-	if !contains([]string{"h1", "h2", "h2c", "h3"}, s.Proto) {
+	if !slices.Contains([]string{"h1", "h2", "h2c", "h3"}, s.Proto) {
 		l.bad(r("proto"), "Unknown proto", fmt.Sprintf("proto %q: want h1, h2, h2c or h3.", s.Proto))
 	}
 	l.load(sc, &s, r)
@@ -603,15 +604,6 @@ func isHex(s string, n int) bool {
 		}
 	}
 	return true
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // scenario is the scenario named name (zero when there is none).

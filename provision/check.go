@@ -5,10 +5,11 @@ import (
 	"crypto/tls"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -220,7 +221,7 @@ func (c *HTTPCheck) request(ctx context.Context) (*http.Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, k := range sortedKeys(c.Headers) {
+	for _, k := range slices.Sorted(maps.Keys(c.Headers)) {
 		if strings.EqualFold(k, "Host") {
 			req.Host = c.Headers[k]
 			continue
@@ -240,7 +241,7 @@ func (c *HTTPCheck) mismatches(resp *http.Response, body []byte) ([]string, erro
 	if c.ExpectProtocol != "" && resp.Proto != c.ExpectProtocol {
 		fails = append(fails, fmt.Sprintf("protocol %s, want %s", resp.Proto, c.ExpectProtocol))
 	}
-	for _, k := range sortedKeys(c.ExpectHeader) {
+	for _, k := range slices.Sorted(maps.Keys(c.ExpectHeader)) {
 		re, err := regexp.Compile(c.ExpectHeader[k])
 		if err != nil {
 			return nil, err
@@ -274,13 +275,4 @@ func abbrev(s string, n int) string {
 		return s
 	}
 	return s[:n] + "..."
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }

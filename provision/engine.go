@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -364,7 +365,7 @@ func (r *Rendered) pendingNotices(changed map[string]bool, touched map[string]in
 			if n.action == "restart" {
 				p.action = "restart"
 			}
-			if !contains(p.by, op.ID()) {
+			if !slices.Contains(p.by, op.ID()) {
 				p.by = append(p.by, op.ID())
 			}
 		}
@@ -435,15 +436,6 @@ func (r *Rendered) readFacts(ctx context.Context, h host.Host, rep *Report) {
 		}
 		rep.Facts = append(rep.Facts, fr)
 	}
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // WriteText prints the report for people: offline plans show every op's

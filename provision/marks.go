@@ -340,7 +340,7 @@ func (f *fieldMarks) showFields(m map[string]any, text func(string) string) map[
 func (f *fieldMarks) refuse(block string, names []string, why string) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	for _, n := range f.names() {
-		if names != nil && !contains(names, n) {
+		if names != nil && !slices.Contains(names, n) {
 			continue
 		}
 		fm := f.get(n)

@@ -3,6 +3,7 @@ package provision
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/url"
 	"path"
 	"regexp"
@@ -822,7 +823,7 @@ func decodeCheck(b *hcl.Block, body hcl.Body, ctx *hcl.EvalContext) (*Check, hcl
 			c.HTTP.ExpectStatus = *h.ExpectStatus
 		}
 		diags = append(diags, checkRegex(c.HTTP.ExpectBodyRegex, h.BodyRegexRange)...)
-		for _, k := range sortedKeys(h.ExpectHeader) {
+		for _, k := range slices.Sorted(maps.Keys(h.ExpectHeader)) {
 			diags = append(diags, checkRegex(h.ExpectHeader[k], b.DefRange)...)
 		}
 	} else {

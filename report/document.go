@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"github.com/wptest/wptest/compare"
 	"github.com/wptest/wptest/results"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/wptest/wptest/internal/redact"
@@ -253,7 +253,7 @@ func (r *Report) setup() section {
 // max_request_workers = 400".
 func profileText(c results.Column) string {
 	parts := []string{c.Profile}
-	for _, k := range sortedKeys(c.Vars) {
+	for _, k := range slices.Sorted(maps.Keys(c.Vars)) {
 		if k != "http_port" && k != "https_port" {
 			parts = append(parts, k+" = "+c.Vars[k])
 		}
@@ -408,7 +408,7 @@ func (r *Report) manifestSection() section {
 	add("experiment sha256", m.ExperimentHash)
 	add("plan sha256", m.PlanHash)
 	var vars []string
-	for _, k := range sortedKeys(m.Vars) {
+	for _, k := range slices.Sorted(maps.Keys(m.Vars)) {
 		vars = append(vars, k+"="+redact.URLs(m.Vars[k]))
 	}
 	add("variables", strings.Join(vars, " "))
@@ -468,13 +468,4 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
-}
-
-func sortedKeys(m map[string]string) []string {
-	k := make([]string, 0, len(m))
-	for n := range m {
-		k = append(k, n)
-	}
-	sort.Strings(k)
-	return k
 }

@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -111,7 +112,7 @@ func (ev *evaluator) columnsOr(c Claim, cols []string) []string {
 	}
 	var out []string
 	for _, p := range ev.m.Columns {
-		if p.Enabled && (len(limit) == 0 || contains(limit, p.ID)) {
+		if p.Enabled && (len(limit) == 0 || slices.Contains(limit, p.ID)) {
 			out = append(out, p.ID)
 		}
 	}

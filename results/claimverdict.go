@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -32,7 +33,7 @@ func (ev *evaluator) check(c Claim, v variant, vals map[string]float64, res *Cla
 	}
 	for _, b := range v {
 		t := b.term
-		if len(c.Columns) > 0 && len(c.Scenarios) == 0 && !contains(c.Columns, t) {
+		if len(c.Columns) > 0 && len(c.Scenarios) == 0 && !slices.Contains(c.Columns, t) {
 			continue
 		}
 		out = append(out, ev.checkBounds(c, name(t), fig(t), vals[t])...)

@@ -13,6 +13,7 @@ package results
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -135,7 +136,7 @@ type Point struct {
 
 // Runs says whether the scenario runs on column id.
 func (s Scenario) Runs(id string) bool {
-	return len(s.Columns) == 0 || contains(s.Columns, id)
+	return len(s.Columns) == 0 || slices.Contains(s.Columns, id)
 }
 
 // Plan lists every data point of reps repetitions of scenarios over the
@@ -161,13 +162,4 @@ func Plan(reps int, columns []Column, scenarios []Scenario) []Point {
 		}
 	}
 	return ps
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

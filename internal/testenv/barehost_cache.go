@@ -2,10 +2,11 @@ package testenv
 
 import (
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -85,19 +86,10 @@ func BareSuite(t testing.TB) string {
 		s = "bookworm"
 	}
 	if machine.Platform(s) == "" {
-		t.Fatalf("%s=%q: bare hosts are made from %s", BareSuiteEnv, s, strings.Join(sortedKeys(machine.Suites), " or "))
+		t.Fatalf("%s=%q: bare hosts are made from %s", BareSuiteEnv, s, strings.Join(slices.Sorted(maps.Keys(machine.Suites)), " or "))
 	}
 	return s
 }
 
 // BarePlatform is the platform (host facts, profiles) of a suite.
 func BarePlatform(suite string) string { return machine.Platform(suite) }
-
-func sortedKeys(m map[string]string) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}

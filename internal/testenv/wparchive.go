@@ -9,12 +9,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io/fs"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -137,7 +139,7 @@ func TarGz(files map[string]string) []byte {
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(zw)
-	for _, p := range sortedKeys(files) {
+	for _, p := range slices.Sorted(maps.Keys(files)) {
 		tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: p, Mode: 0o644, Size: int64(len(files[p])), ModTime: time.Unix(0, 0)})
 		tw.Write([]byte(files[p]))
 	}
@@ -155,7 +157,7 @@ func PluginZip(t testing.TB, slug string, files map[string]string) []byte {
 	if _, err := zw.Create(slug + "/"); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range sortedKeys(files) {
+	for _, p := range slices.Sorted(maps.Keys(files)) {
 		if !strings.HasPrefix(p, slug+"/") {
 			t.Fatalf("PluginZip: %s is not below %s/", p, slug)
 		}

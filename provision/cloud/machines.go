@@ -525,12 +525,3 @@ func parsePort(s string) (port, proto string, err error) {
 	}
 	return port, proto, nil
 }
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}

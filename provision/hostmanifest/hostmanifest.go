@@ -19,6 +19,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -278,7 +280,7 @@ func (m *Manifest) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "  %s = %v\n", v.Name, jsonish(v.Value))
 	}
 	fmt.Fprintln(w, "versions:")
-	for _, k := range sortedKeys(m.Versions) {
+	for _, k := range slices.Sorted(maps.Keys(m.Versions)) {
 		fmt.Fprintf(w, "  %-9s %s\n", k, m.Versions[k])
 	}
 	if sv := m.Server; sv != nil {
@@ -339,13 +341,4 @@ func jsonish(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(b)
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
