@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -18,9 +19,34 @@ import (
 	"github.com/wptest/wptest/provision/hostmanifest"
 )
 
+// firewalldPackages are what the firewalld test's host needs beyond the
+// bare rootfs: installing them is no part of what it proves, so they come
+// baked in an image of their own (made once per machine, keyed by this
+// list), not from apt in every run.
+const firewalldPackages = "firewalld netbase python3"
+
+var firewalldImage = &testenv.BareImage{Name: "firewalld", Key: "apt --no-install-recommends " + firewalldPackages,
+	Bake: func(ctx context.Context, bh *testenv.BareHost, log io.Writer) error {
+		tg, err := host.ParseTarget(bh.Target)
+		if err != nil {
+			return err
+		}
+		h, err := host.Open(ctx, tg, host.Options{Name: bh.Name, KnownHostsFile: bh.KnownHosts, IdentityFile: bh.Identity})
+		if err != nil {
+			return err
+		}
+		defer h.Close()
+		_, err = h.Run(ctx, host.Cmd{Timeout: 15 * time.Minute, Stderr: log, Script: `set -e
+apt-get -q update >/dev/null
+DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends ` + firewalldPackages + ` >/dev/null
+apt-get clean`})
+		return err
+	}}
+
 // TestBareHostFirewalldScopedAndTornDown: the site part's wptest-firewall
 // against real firewalld (Debian's package, on a fresh bare host: its own
-// network namespace, so its rules filter only it). A web port is closed to
+// network namespace, so its rules filter only it; installed in the
+// host's image, firewalldImage). A web port is closed to
 // this machine until its address is a source; another source's rule does
 // not let it in, and the next apply removes what it no longer wants;
 // SSH stays open throughout; `wptest down` of a run whose server stays (a
@@ -28,7 +54,7 @@ import (
 // the port is closed again, with no rule of wptest's left.
 func TestBareHostFirewalldScopedAndTornDown(t *testing.T) {
 	t.Parallel() // a host of its own: beside the image's tests, after the install path (TestBareHostUpSeedSwap) and the package's other tests
-	bh := testenv.BareHosts(t, "fw")[0]
+	bh := testenv.BareHostsFrom(t, firewalldImage, "fw")[0]
 	ctx := context.Background()
 	tg, err := host.ParseTarget(bh.Target)
 	if err != nil {
@@ -48,8 +74,6 @@ func TestBareHostFirewalldScopedAndTornDown(t *testing.T) {
 		return strings.TrimSpace(string(res.Stdout))
 	}
 	sh(`set -e
-apt-get -q update >/dev/null
-DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends firewalld netbase python3 >/dev/null
 mkdir -p /run/dbus
 dbus-daemon --system --fork
 firewalld
