@@ -131,7 +131,7 @@ mariadb -N -e "SELECT CONCAT('ALTER USER ', QUOTE(User), '@', QUOTE(Host), ' IDE
 		edited = true
 		_, editErr = h.Run(ctx, host.Cmd{Script: "printf '[mysqld]\\nmax_connections = 5\\n' >/etc/mysql/mariadb.conf.d/60-hand.cnf"})
 	}}
-	code = Run(ctx, &App{Args: append(append([]string{"run", file, "--runs", runs, "--agent", agent, "--accept-drift", "-var", "requests=200", "-var", "php_requests=200"}, ruid2...), conn...), Stdout: trigger, Stderr: trigger})
+	code = Run(ctx, &App{Args: append(append([]string{"run", file, "--runs", runs, "--agent", agent, "--accept-drift", "-var", "requests=20", "-var", "php_requests=20"}, ruid2...), conn...), Stdout: trigger, Stderr: trigger})
 	out, errOut = trigger.String(), ""
 	if !edited || editErr != nil {
 		t.Fatalf("the edit during the run: made %v, %v\n%s", edited, editErr, out)

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -69,6 +70,7 @@ func TestBareHostSecretsInNoArgvOrEnviron(t *testing.T) {
 	// The image's mod_ruid2 was built from the pinned copy: without its
 	// marker, up fetches it from the URL as on a fresh host.
 	sh("rm /usr/lib/apache2/modules/mod_ruid2.so.built")
+	watcherSees(t, h)
 	w := startWatcher(t, h, "user "+urlPW, "all "+token)
 	code, out := wptestExe(append([]string{"up", "--agent", agent}, profile...)...)
 	w.stop(t, "up")
@@ -186,46 +188,57 @@ type watcher struct {
 // $stop exists: the argv of every process (what ps shows every user), and
 // the environ of every process for scope "all" (a token of the
 // operator's must be in none), of those the site user may read for scope
-// "user" (read as them: /proc/PID/environ is its owner's; as nobody
-// before the site user exists). It prints "HIT where: what" for a find
-// and "sweeps N" at the end.
-const watchScript = `n=0
-while read -r scope x; do n=$((n + 1)); eval "needle_$n=\$x; scope_$n=\$scope"; done
-u=wpsite
-sweeps=0
-hit() { # $1: needle number, $2: where, $3: text
-	printf 'HIT %s: needle %d in %s\n' "$2" "$1" "$(printf '%s' "$3" | head -c 300)"
+// "user" (read with the site user's uid and gid as effective ids, root's
+// capabilities dropped meanwhile: /proc/PID/environ is its owner's; as
+// nobody before the site user exists). It prints "HIT where: what" for a
+// find and "sweeps N" at the end. One perl process (perl-base is in every
+// Debian) reads /proc itself, 50 times a second: a shell loop that forked
+// tr for every process swept 3 times a second on a busy machine and took
+// a CPU of the host's to do it.
+const watchScript = `exec perl -e '
+use strict;
+my $stop = shift;
+my @n;
+while (my $l = <STDIN>) { chomp $l; my ($scope, $x) = split(/ /, $l, 2); push @n, [$scope, $x] if length($x // ""); }
+$| = 1;
+sub slurp { open(my $fh, "<", $_[0]) or return undef; local $/; my $s = <$fh>; close $fh; return $s; }
+sub hit { printf("HIT %s: needle %d in %s\n", $_[1], $_[0], substr($_[2], 0, 300)); }
+my $sweeps = 0;
+until (-e $stop) {
+	my @u = getpwnam("wpsite");
+	@u = getpwnam("nobody") unless @u;
+	opendir(my $d, "/proc") or die "/proc: $!";
+	my @pids = grep { /^[0-9]+$/ && $_ != $$ } readdir($d);
+	closedir($d);
+	my (%argv, %mine);
+	for my $p (@pids) {
+		my $a = slurp("/proc/$p/cmdline");
+		next unless defined $a && length $a;
+		$a =~ tr/\0/ /;
+		$argv{$p} = $a;
+		for my $i (0 .. $#n) { hit($i + 1, "argv of $p", $a) if index($a, $n[$i][1]) >= 0; }
+	}
+	$) = "$u[3] $u[3]";
+	$> = $u[2];
+	$> == $u[2] or die "euid $u[2]: $!";
+	for my $p (@pids) { my $e = slurp("/proc/$p/environ"); $mine{$p} = $e if defined $e; }
+	$> = 0;
+	$) = "0 0";
+	for my $p (@pids) {
+		my $all = slurp("/proc/$p/environ");
+		next unless defined $all;
+		for my $i (0 .. $#n) {
+			my ($scope, $x) = @{$n[$i]};
+			my $e = $scope eq "all" ? $all : $mine{$p};
+			hit($i + 1, "environ of $p ($scope)", $argv{$p} // "") if defined $e && index($e, $x) >= 0;
+		}
+	}
+	$sweeps++;
+	select(undef, undef, undef, 0.02);
 }
-until [ -e "$stop" ]; do
-	id -u "$u" >/dev/null 2>&1 || u=nobody
-	for d in /proc/[0-9]*; do
-		[ "$d" = /proc/$$ ] && continue
-		a=$(tr '\0' ' ' 2>/dev/null <"$d/cmdline") && [ -n "$a" ] || continue
-		i=1
-		while [ $i -le $n ]; do
-			eval "x=\$needle_$i"
-			case $a in *"$x"*) hit $i "argv of ${d#/proc/}" "$a" ;; esac
-			i=$((i + 1))
-		done
-	done
-	all=$(cat /proc/[0-9]*/environ 2>/dev/null | tr '\0' '\n')
-	mine=$(setpriv --reuid="$u" --regid="$(id -g "$u")" --init-groups sh -c 'cat /proc/[0-9]*/environ 2>/dev/null' | tr '\0' '\n')
-	i=1
-	while [ $i -le $n ]; do
-		eval "x=\$needle_$i; scope=\$scope_$i"
-		e=$mine
-		[ "$scope" = all ] && e=$all
-		case $e in *"$x"*)
-			for d in /proc/[0-9]*; do
-				case $(tr '\0' '\n' 2>/dev/null <"$d/environ") in *"$x"*) hit $i "environ of ${d#/proc/} ($scope)" "$(tr '\0' ' ' 2>/dev/null <"$d/cmdline")" ;; esac
-			done ;;
-		esac
-		i=$((i + 1))
-	done
-	sweeps=$((sweeps + 1))
-done
-rm -f "$stop"
-echo "sweeps $sweeps"`
+unlink $stop;
+print "sweeps $sweeps\n";
+' "$stop"`
 
 func startWatcher(t *testing.T, h host.Host, needles ...string) *watcher {
 	t.Helper()
@@ -278,6 +291,41 @@ func (w *watcher) stop(t *testing.T, what string) {
 	t.Logf("watcher during %s: %s", what, strings.TrimSpace(out[strings.LastIndex(out, "sweeps"):]))
 	if !strings.Contains(out, "sweeps ") || strings.Contains(out, "sweeps 0\n") {
 		t.Errorf("the watcher did not sweep during %s:\n%s", what, out)
+	}
+}
+
+// watcherSees proves the watcher can fail: it sees a needle in a
+// process's argv, in root's environ (scope all), in the environ of a
+// process of the user it reads as (scope user), and not in root's environ
+// for scope user. The canaries' values are in no argv (the script comes
+// on stdin; VAR=value before a command is the shell's).
+func watcherSees(t *testing.T, h host.Host) {
+	t.Helper()
+	w := startWatcher(t, h, "all canary-argv-5e1", "all canary-env-5e2", "user canary-user-5e3", "user canary-root-5e4")
+	if _, err := h.Run(context.Background(), host.Cmd{Label: "canaries", Timeout: time.Minute, Script: `u=wpsite; id -u $u >/dev/null 2>&1 || u=nobody
+W=canary-env-5e2 sleep 2 &
+W=canary-user-5e3 setpriv --reuid=$u --regid="$(id -g $u)" --clear-groups sleep 2 &
+W=canary-root-5e4 sleep 2 &
+sh -c 'sleep 2' canary-argv-5e1 &
+wait`}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.h.Run(context.Background(), host.Cmd{Script: "touch " + host.Quote(w.stopF)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-w.done; err != nil {
+		t.Fatalf("the watcher: %v", err)
+	}
+	w.mu.Lock()
+	out := w.out.String()
+	w.mu.Unlock()
+	for i, where := range []string{"argv of", "environ of", "environ of"} {
+		if !regexp.MustCompile(`(?m)^HIT ` + where + ` [0-9]+( \((all|user)\))?: needle ` + fmt.Sprint(i+1) + ` in `).MatchString(out) {
+			t.Errorf("the watcher did not see needle %d (in the %s a process) over 2 s:\n%s", i+1, where, out)
+		}
+	}
+	if strings.Contains(out, "needle 4 in") {
+		t.Errorf("the watcher saw root's environ as the site user:\n%s", out)
 	}
 }
 
