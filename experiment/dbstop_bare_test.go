@@ -176,8 +176,9 @@ func TestRunOnBareHostsWithTheDatabaseStoppedMidPoint(t *testing.T) {
 // stopDBWhenServed waits until the server's access log (nginx's, in its
 // default combined format) shows five pages of the point served to the
 // load generator at lg, then stops MariaDB with the profile's own stop
-// (wptest-svc: the bare hosts have no systemd). It returns how many pages
-// were served by then. A run that ends first fails the test. One command
+// (wptest-svc: the bare hosts have no systemd). It returns the pages
+// served by then: five (the wait ends at the fifth; more may follow before
+// the stop, so the point's successes are at least that many). A run that ends first fails the test. One command
 // on the server follows the log (tail -F: the log may not exist yet) and
 // ends at the fifth page: the wait is for the log's lines, not a poll (it
 // was one ssh command every 100 ms: 424 in a run, 22 s of the host's CPU).

@@ -150,6 +150,23 @@ cd / && nohup python3 -m http.server 8080 >/dev/null 2>&1 &`)
 	if !open("8080") {
 		t.Fatal("the port did not open for this machine")
 	}
+	// A bad source or port fails the apply before anything changes: the
+	// rules and the state stay the last apply's (a bad source after a good
+	// one once left the good one's rules as the whole set, exit 0).
+	state := func() string {
+		return sh("cat /var/lib/wptest/firewalld-rules; firewall-cmd --list-rich-rules; firewall-cmd --permanent --list-rich-rules")
+	}
+	before := state()
+	for _, bad := range [][2]string{{"8080/tcp", "192.0.2.7 bad! " + me}, {"80x/tcp", me}, {"8080/sctp", me}, {"/tcp", me}} {
+		_, err := h.Run(ctx, host.Cmd{Script: fw + " apply " + host.Quote(bad[0]) + " " + host.Quote(bad[1])})
+		var ee *host.ExitError
+		if !errors.As(err, &ee) {
+			t.Errorf("apply %q %q: %v, want it to fail", bad[0], bad[1], err)
+		}
+		if after := state(); after != before {
+			t.Errorf("apply %q %q changed the rules or the state:\n%s\nwas:\n%s", bad[0], bad[1], after, before)
+		}
+	}
 	sh("mkdir -p /var/lib/wptest")
 	man := &hostmanifest.Manifest{Schema: hostmanifest.Schema, Profile: "test", Teardown: []string{fw + " clear"}}
 	if err := hostmanifest.Write(ctx, h, man); err != nil {

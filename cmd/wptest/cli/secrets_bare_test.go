@@ -207,6 +207,7 @@ my $sweeps = 0;
 until (-e $stop) {
 	my @u = getpwnam("wpsite");
 	@u = getpwnam("nobody") unless @u;
+	@u or die "neither wpsite nor nobody is a user here";
 	opendir(my $d, "/proc") or die "/proc: $!";
 	my @pids = grep { /^[0-9]+$/ && $_ != $$ } readdir($d);
 	closedir($d);
@@ -296,16 +297,17 @@ func (w *watcher) stop(t *testing.T, what string) {
 
 // watcherSees proves the watcher can fail: it sees a needle in a
 // process's argv, in root's environ (scope all), in the environ of a
-// process of the user it reads as (scope user), and not in root's environ
-// for scope user. The canaries' values are in no argv (the script comes
+// process of the user it reads as (scope user), and of another user's
+// process as root (scope all), and not in root's environ for scope user. The canaries' values are in no argv (the script comes
 // on stdin; VAR=value before a command is the shell's).
 func watcherSees(t *testing.T, h host.Host) {
 	t.Helper()
-	w := startWatcher(t, h, "all canary-argv-5e1", "all canary-env-5e2", "user canary-user-5e3", "user canary-root-5e4")
+	w := startWatcher(t, h, "all canary-argv-5e1", "all canary-env-5e2", "user canary-user-5e3", "user canary-root-5e4", "all canary-other-5e5")
 	if _, err := h.Run(context.Background(), host.Cmd{Label: "canaries", Timeout: time.Minute, Script: `u=wpsite; id -u $u >/dev/null 2>&1 || u=nobody
 W=canary-env-5e2 sleep 2 &
 W=canary-user-5e3 setpriv --reuid=$u --regid="$(id -g $u)" --clear-groups sleep 2 &
 W=canary-root-5e4 sleep 2 &
+W=canary-other-5e5 setpriv --reuid=$u --regid="$(id -g $u)" --clear-groups sleep 2 &
 sh -c 'sleep 2' canary-argv-5e1 &
 wait`}); err != nil {
 		t.Fatal(err)
@@ -319,7 +321,10 @@ wait`}); err != nil {
 	w.mu.Lock()
 	out := w.out.String()
 	w.mu.Unlock()
-	for i, where := range []string{"argv of", "environ of", "environ of"} {
+	for i, where := range []string{"argv of", "environ of", "environ of", "", "environ of"} {
+		if where == "" {
+			continue
+		}
 		if !regexp.MustCompile(`(?m)^HIT ` + where + ` [0-9]+( \((all|user)\))?: needle ` + fmt.Sprint(i+1) + ` in `).MatchString(out) {
 			t.Errorf("the watcher did not see needle %d (in the %s a process) over 2 s:\n%s", i+1, where, out)
 		}

@@ -38,12 +38,12 @@ precondition {
 
 # apt: the version's packages are in the host's sources (Debian has one PHP
 # per release); else stop before anything is installed, naming those it has.
-# Installed already is answer enough: dpkg-query asks in milliseconds what
-# apt-cache answers by building its package cache (half a second of CPU at
-# every apply).
+# Installed already (held or not) is answer enough: dpkg-query asks in
+# milliseconds what apt-cache answers by building its package cache (half
+# a second of CPU at every apply).
 command "php_packages_available" {
   when   = platform.package_manager == "apt"
-  unless = "dpkg-query -W -f='$${Status}' php${var.php_version}-cli 2>/dev/null | grep -qx 'install ok installed' || apt-cache show php${var.php_version}-cli >/dev/null 2>&1"
+  unless = "dpkg-query -W -f='$${Status}' php${var.php_version}-cli 2>/dev/null | grep -qx '[a-z]* ok installed' || apt-cache show php${var.php_version}-cli >/dev/null 2>&1"
   run    = <<-EOT
     set -eu
     apt-get -o DPkg::Lock::Timeout=600 -q update >/dev/null
