@@ -15,6 +15,7 @@ import (
 
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/testenv"
+	"github.com/wptest/wptest/internal/testenv/baked"
 	"github.com/wptest/wptest/provision/cloud"
 	"github.com/wptest/wptest/provision/hostmanifest"
 )
@@ -27,11 +28,7 @@ const firewalldPackages = "firewalld netbase python3"
 
 var firewalldImage = &testenv.BareImage{Name: "firewalld", Key: "apt --no-install-recommends " + firewalldPackages,
 	Bake: func(ctx context.Context, bh *testenv.BareHost, log io.Writer) error {
-		tg, err := host.ParseTarget(bh.Target)
-		if err != nil {
-			return err
-		}
-		h, err := host.Open(ctx, tg, host.Options{Name: bh.Name, KnownHostsFile: bh.KnownHosts, IdentityFile: bh.Identity})
+		h, err := baked.Open(ctx, bh)
 		if err != nil {
 			return err
 		}

@@ -106,11 +106,7 @@ func image(platform, ruid2 string, names []string) (*testenv.BareImage, error) {
 		rs = append(rs, r)
 	}
 	bake := func(ctx context.Context, bh *testenv.BareHost, log io.Writer) error {
-		tg, err := host.ParseTarget(bh.Target)
-		if err != nil {
-			return err
-		}
-		h, err := host.Open(ctx, tg, host.Options{Name: bh.Name, KnownHostsFile: bh.KnownHosts, IdentityFile: bh.Identity})
+		h, err := Open(ctx, bh)
 		if err != nil {
 			return err
 		}
@@ -130,6 +126,17 @@ func image(platform, ruid2 string, names []string) (*testenv.BareImage, error) {
 		return err
 	}
 	return &testenv.BareImage{Name: strings.Join(names, "+"), Key: hex.EncodeToString(key.Sum(nil)), Bake: bake}, nil
+}
+
+// Open connects to bh as root over SSH, its host key pinned (an image's
+// Bake, a test's own commands). Here, not in testenv: host's own tests
+// import testenv.
+func Open(ctx context.Context, bh *testenv.BareHost) (host.Host, error) {
+	tg, err := host.ParseTarget(bh.Target)
+	if err != nil {
+		return nil, err
+	}
+	return host.Open(ctx, tg, host.Options{Name: bh.Name, KnownHostsFile: bh.KnownHosts, IdentityFile: bh.Identity})
 }
 
 // render loads a shipped profile as a test's `up` does (mod_ruid2 from
