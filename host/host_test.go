@@ -91,6 +91,7 @@ var behaviours = []struct {
 	{"PutIsAtomic", testPutAtomic},
 	{"DialContext", testDial},
 	{"Facts", testFacts},
+	{"BatchAnswersAsOneByOne", testBatch},
 }
 
 func TestHostBehaviour(t *testing.T) {

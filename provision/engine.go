@@ -222,9 +222,11 @@ func (r *Rendered) Offline() *Report { return r.report("offline", "") }
 func (r *Rendered) Plan(ctx context.Context, h host.Host, progress Progress) (*Report, error) {
 	rep := r.report("plan", h.Name())
 	emit := emitter(h, progress)
-	for _, op := range r.Ops {
+	ahead := newAheadHost(h)
+	for i, op := range r.Ops {
 		or := rep.ops[op.ID()]
-		c, err := op.Check(ctx, h)
+		ahead.readFrom(ctx, r.Ops[i:])
+		c, err := op.Check(ctx, ahead)
 		if err != nil {
 			err = r.opErr(op, err)
 			or.Error = err.Error()
@@ -310,11 +312,13 @@ type opFailure struct {
 // restart.
 func (r *Rendered) applyOps(ctx context.Context, h host.Host, rep *Report, emit func(op, msg string)) (changed map[string]bool, touched map[string]int, f *opFailure) {
 	changed, touched = map[string]bool{}, map[string]int{}
+	ahead := newAheadHost(h) // checks read ahead in batches (prefetch.go)
 	for i, op := range r.Ops {
 		id := op.ID()
 		or := rep.ops[id]
 		emit(id, "checking")
-		c, err := op.Check(ctx, h)
+		ahead.readFrom(ctx, r.Ops[i:])
+		c, err := op.Check(ctx, ahead)
 		if err != nil {
 			return nil, nil, &opFailure{or, "check " + id, r.opErr(op, err)}
 		}
@@ -324,6 +328,7 @@ func (r *Rendered) applyOps(ctx context.Context, h host.Host, rep *Report, emit 
 			continue
 		}
 		emit(id, c.Action+detailSuffix(*or.Change))
+		ahead.drop() // the host changes: what was read ahead may not hold
 		if err := op.Apply(ctx, h, c); err != nil {
 			return nil, nil, &opFailure{or, "apply " + id, r.opErr(op, err)}
 		}
@@ -418,11 +423,26 @@ func (r *Rendered) runChecks(ctx context.Context, h host.Host, rep *Report, emit
 }
 
 // readFacts runs each fact's command and records its output (stdout, else
-// stderr) and error.
+// stderr) and error. They run in one batch (a command each, read-only);
+// if the batch fails, one by one.
 func (r *Rendered) readFacts(ctx context.Context, h host.Host, rep *Report) {
-	for _, f := range r.Facts {
+	cmds := make([]host.Cmd, len(r.Facts))
+	for i, f := range r.Facts {
+		cmds[i] = host.Cmd{Script: f.Run, Label: f.ID}
+	}
+	var answers []host.Answer
+	if len(cmds) > 1 {
+		answers, _ = host.RunBatch(ctx, h, "facts of the profile", readAheadTimeout, cmds)
+	}
+	for i, f := range r.Facts {
 		fr := &FactReport{ID: f.ID, Run: r.redact(f.marks.showString("run", f.Run))}
-		res, err := h.Run(ctx, host.Cmd{Script: f.Run, Label: f.ID})
+		var res host.Result
+		var err error
+		if answers != nil {
+			res, err = answers[i].Result, answers[i].Err
+		} else {
+			res, err = h.Run(ctx, cmds[i])
+		}
 		out := strings.TrimSpace(string(res.Stdout))
 		if out == "" {
 			out = strings.TrimSpace(string(res.Stderr))
