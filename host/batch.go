@@ -28,7 +28,9 @@ type Answer struct {
 func RunBatch(ctx context.Context, h Host, label string, timeout time.Duration, cmds []Cmd) ([]Answer, error) {
 	var b strings.Builder
 	secret := false
-	b.WriteString("wptest_batch=$(mktemp -d) || exit 1\ntrap 'rm -rf -- \"$wptest_batch\"' EXIT\nwptest_batch_x=\n")
+	// The outputs wait in a root-only temp dir, removed at the end, and on
+	// TERM (timeout's, over SSH; a local timeout's KILL leaves it).
+	b.WriteString("wptest_batch=$(mktemp -d) || exit 1\ntrap 'rm -rf -- \"$wptest_batch\"' EXIT\ntrap 'exit 143' TERM HUP INT\nwptest_batch_x=\n")
 	var files []string
 	for i, c := range cmds {
 		if c.Stdin != nil || c.Stdout != nil || c.Stderr != nil {
@@ -40,7 +42,11 @@ func RunBatch(ctx context.Context, h Host, label string, timeout time.Duration, 
 		secret = secret || c.SecretStdout
 		// The script on lines of its own: a comment on its last line
 		// does not swallow the closing parenthesis.
-		fmt.Fprintf(&b, "(\nunset wptest_batch wptest_batch_x\n%s\n) </dev/null >\"$wptest_batch/o%d\" 2>\"$wptest_batch/e%d\"; wptest_batch_x=\"$wptest_batch_x $?\"\n", c.Script, i, i)
+		// Each output ends in a byte the batch adds after it: where it
+		// cannot be written (a full /tmp), the output may be cut short,
+		// and the batch fails rather than answer with it.
+		fmt.Fprintf(&b, "(\nunset wptest_batch wptest_batch_x\n%s\n) </dev/null >\"$wptest_batch/o%[2]d\" 2>\"$wptest_batch/e%[2]d\"; wptest_batch_x=\"$wptest_batch_x $?\"\n"+
+			"printf . >>\"$wptest_batch/o%[2]d\" && printf . >>\"$wptest_batch/e%[2]d\" || exit 1\n", c.Script, i)
 		files = append(files, "o"+strconv.Itoa(i), "e"+strconv.Itoa(i))
 	}
 	b.WriteString("echo \"wptest-batch$wptest_batch_x\"\n")
@@ -57,7 +63,7 @@ func RunBatch(ctx context.Context, h Host, label string, timeout time.Duration, 
 
 // parseBatch reads RunBatch's answer: "wptest-batch" and each exit code on
 // a line, each stdout's and stderr's size on a line of its own, then their
-// bytes in that order.
+// bytes in that order, each ending in the batch's ".".
 func parseBatch(hostName string, cmds []Cmd, out []byte) ([]Answer, error) {
 	bad := func(why string) ([]Answer, error) {
 		return nil, fmt.Errorf("[%s] batch answer unreadable: %s", hostName, why)
@@ -80,7 +86,7 @@ func parseBatch(hostName string, cmds []Cmd, out []byte) ([]Answer, error) {
 	for i := range sizes {
 		l, ok := line()
 		n, err := strconv.Atoi(l)
-		if !ok || err != nil || n < 0 {
+		if !ok || err != nil || n < 1 {
 			return bad(fmt.Sprintf("size %q", l))
 		}
 		sizes[i] = n
@@ -98,10 +104,12 @@ func parseBatch(hostName string, cmds []Cmd, out []byte) ([]Answer, error) {
 		if err != nil {
 			return bad(fmt.Sprintf("exit code %q", f[i+1]))
 		}
-		stdout := out[:sizes[2*i]]
-		out = out[sizes[2*i]:]
-		stderr := out[:sizes[2*i+1]]
-		out = out[sizes[2*i+1]:]
+		stdout, stderr := out[:sizes[2*i]], out[sizes[2*i]:sizes[2*i]+sizes[2*i+1]]
+		out = out[sizes[2*i]+sizes[2*i+1]:]
+		if stdout[len(stdout)-1] != '.' || stderr[len(stderr)-1] != '.' {
+			return bad(fmt.Sprintf("%s's output does not end in the batch's mark", labelOf(c)))
+		}
+		stdout, stderr = stdout[:len(stdout)-1], stderr[:len(stderr)-1]
 		res := Result{Exit: code, Stdout: stdout, Stderr: stderr}
 		answers[i].Result = res
 		if code != 0 {

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -79,5 +82,55 @@ func testBatch(t *testing.T, h host.Host, log *testenv.SyncBuffer) {
 	// as a whole, not one answer: the caller runs them one by one.
 	if _, err := host.RunBatch(ctx, h, "broken", time.Minute, []host.Cmd{{Script: "echo 'unclosed"}, {Script: "echo fine"}}); err == nil {
 		t.Errorf("a batch with an unclosed quote answered")
+	}
+}
+
+// TestBatchWithAFullTmp: where the batch's outputs cannot be written in
+// full (a full tmpfs /tmp, Debian 13's default), the batch fails as a
+// whole (the caller runs the commands one by one); it never answers with
+// a cut output, which a check ending in "; true" would read as "no such
+// user" or "not installed".
+func TestBatchWithAFullTmp(t *testing.T) {
+	testenv.NeedRoot(t)
+	tmp := t.TempDir()
+	out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", tmp).CombinedOutput()
+	testenv.Need(t, err == nil, "a tmpfs mount: "+string(out))
+	t.Cleanup(func() { _ = exec.Command("umount", tmp).Run() })
+	_ = exec.Command("dd", "if=/dev/zero", "of="+filepath.Join(tmp, "fill"), "bs=4k").Run() // until it is full
+	h := host.NewLocal(nil).WithEnv("TMPDIR=" + tmp)
+	cmds := []host.Cmd{
+		{Script: `getent passwd root; true`, Label: "user.root"},
+		{Script: `echo "nginx installed"; true`, Label: "package.nginx"},
+	}
+	if answers, err := host.RunBatch(context.Background(), h, "full", time.Minute, cmds); err == nil {
+		t.Errorf("a batch on a full /tmp answered: %+v", answers)
+	}
+}
+
+// TestBatchTimeoutLeavesNoOutputs: a batch stopped at its timeout over
+// SSH (timeout TERMs it) removes its temp dir and the outputs in it.
+func TestBatchTimeoutLeavesNoOutputs(t *testing.T) {
+	testenv.NeedRoot(t)
+	h := openSSH(t, testenv.SSHD(t), nil)
+	note := filepath.Join(t.TempDir(), "dir")
+	cmds := []host.Cmd{
+		{Script: "echo output-of-a-check", Label: "a"},
+		{Script: "dirname \"$(readlink /proc/self/fd/2)\" >" + host.Quote(note) + "; sleep 60", Label: "b"}, // where the outputs are; then hangs
+	}
+	if _, err := host.RunBatch(context.Background(), h, "hangs", 2*time.Second, cmds); err == nil {
+		t.Fatal("a hanging batch answered")
+	}
+	b, err := os.ReadFile(note)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := strings.TrimSpace(string(b))
+	if !filepath.IsAbs(dir) || !strings.HasPrefix(filepath.Base(dir), "tmp.") {
+		t.Fatalf("not the batch's dir: %q", dir)
+	}
+	// The TERM trap removed it before the shell, and so the command, ended.
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		os.RemoveAll(dir)
+		t.Errorf("the timed-out batch's temp dir %s is still there (%v)", dir, err)
 	}
 }

@@ -18,10 +18,13 @@ import (
 // host changes between checks (they only read), so the checks of the ops
 // ahead are run in one batch (host.RunBatch) and each op's Check is
 // answered from it, once; an applied change drops what is left and the
-// next op reads ahead again. Only the op kinds whose checks are ours and
-// only read are read ahead (readAhead); a command op's guard (only_if,
-// unless: the profile's own commands, maybe slow) runs when its turn
-// comes, as do a check's second and later commands.
+// next op reads ahead again, a window that grows while nothing changes.
+// Only the op kinds whose checks are ours and only read are read ahead
+// (readAhead); a command op's guard (only_if, unless) and a service's
+// status (the profile's own commands, maybe slow or hanging) run when
+// their turn comes, as do a check's second and later commands. A batch
+// that fails (a check that hangs past the batch's timeout, a full /tmp)
+// ends reading ahead for the apply: the rest run one by one.
 
 // readAhead marks an op kind whose Check's first command only reads and is
 // known before it runs (what it runs depends on the op and the host's
@@ -33,11 +36,17 @@ func (*DirOp) readAhead()     {}
 func (*LinkOp) readAhead()    {}
 func (*PackageOp) readAhead() {}
 func (*UserOp) readAhead()    {}
-func (*ServiceOp) readAhead() {}
 
-// readAheadOps is how many ops ahead a batch reads: what a change drops
-// is read again, so a window bounds the waste.
-const readAheadOps = 24
+// How many ops ahead a batch reads: what a change drops was read for
+// nothing (a check reads for about as long as a command costs to start),
+// so the window starts small, doubles while the ops read ahead change
+// nothing, and falls back to one op (no batch) at a change. An up that
+// changes most ops reads little ahead; an apply that changes a few reads
+// most of its checks in a few batches.
+const (
+	readAheadFirst = 4
+	readAheadMax   = 32
+)
 
 // readAheadTimeout bounds a batch; past it the checks run one by one, each
 // with its own timeout.
@@ -54,12 +63,14 @@ type aheadHost struct {
 	host.Host
 	answers map[aheadKey][]host.Answer
 	facts   *host.Facts
+	window  int  // ops the next batch reads
+	off     bool // a batch failed: no more for this apply
 }
 
 type aheadKey struct{ label, script string }
 
 func newAheadHost(h host.Host) *aheadHost {
-	return &aheadHost{Host: h, answers: map[aheadKey][]host.Answer{}}
+	return &aheadHost{Host: h, answers: map[aheadKey][]host.Answer{}, window: readAheadFirst}
 }
 
 func (a *aheadHost) Run(ctx context.Context, cmd host.Cmd) (host.Result, error) {
@@ -86,7 +97,10 @@ func (a *aheadHost) Facts(ctx context.Context) (host.Facts, error) {
 }
 
 // drop forgets what was read ahead: something on the host changed.
-func (a *aheadHost) drop() { clear(a.answers) }
+func (a *aheadHost) drop() {
+	clear(a.answers)
+	a.window = 1
+}
 
 // empty: nothing read ahead is left.
 func (a *aheadHost) empty() bool {
@@ -102,17 +116,19 @@ func (a *aheadHost) empty() bool {
 // is one to read ahead (another kind may well change the host: its check
 // runs first, alone).
 func (a *aheadHost) readFrom(ctx context.Context, ops []Op) {
-	if _, ok := ops[0].(readAhead); ok && a.empty() {
+	if _, ok := ops[0].(readAhead); ok && !a.off && a.empty() {
 		a.read(ctx, ops)
 	}
 }
 
-// read runs the first check command of each readAhead op in ops (up to
-// readAheadOps of them) in one batch. A batch that fails leaves nothing
-// read ahead: the checks then run one by one, as without it.
+// read runs the first check command of each readAhead op in the window's
+// worth of ops in one batch. A batch that fails leaves nothing read
+// ahead: the checks then run one by one, as without it.
 func (a *aheadHost) read(ctx context.Context, ops []Op) {
 	var cmds []host.Cmd
-	for _, op := range ops[:min(len(ops), readAheadOps)] {
+	n := min(len(ops), a.window)
+	a.window = min(2*a.window, readAheadMax)
+	for _, op := range ops[:n] {
 		if _, ok := op.(readAhead); !ok {
 			continue
 		}
@@ -127,6 +143,7 @@ func (a *aheadHost) read(ctx context.Context, ops []Op) {
 	}
 	answers, err := host.RunBatch(ctx, a.Host, "checks ahead ("+strconv.Itoa(len(cmds))+": "+cmds[0].Label+" ... "+cmds[len(cmds)-1].Label+")", readAheadTimeout, cmds)
 	if err != nil {
+		a.off = true
 		return
 	}
 	for i, c := range cmds {

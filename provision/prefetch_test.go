@@ -3,8 +3,6 @@ package provision
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -39,21 +37,31 @@ func (c *countHost) runs() int {
 // TestChecksReadAhead: an apply's checks are read ahead in batches, and an
 // op's apply drops what was read: a file a command op wrote is seen as it
 // is now, not as it was before the command ran (an answer read before
-// would say "create" and write it again). Twelve ops that need nothing
-// are checked in two batches around the command, not twelve commands; a
-// plan's in one.
+// would say "create" and write it again). Twenty directories that need
+// nothing are checked in a few batches (windows doubling), not twenty
+// commands, and when each needs creating, read-ahead wastes at most a
+// batch or two.
 func TestChecksReadAhead(t *testing.T) {
 	testenv.NeedRoot(t) // applies root-owned files on this host
 	dir := t.TempDir()
-	var b strings.Builder
-	fmt.Fprintf(&b, `
-profile {
-  description = "read ahead"
-  platforms   = ["debian-12"]
-}
-platform "debian-12" {
-  package_manager = "apt"
-}
+	ctx := context.Background()
+	render := func(src string) *Rendered {
+		t.Helper()
+		src = "profile {\n  description = \"read ahead\"\n  platforms = [\"debian-12\"]\n}\nplatform \"debian-12\" {\n  package_manager = \"apt\"\n}\n" + src
+		p, diags := Load(fstest.MapFS{"r/main.hcl": {Data: []byte(src)}}, "r", Vars{})
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		r, diags := p.Render("debian-12")
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		return r
+	}
+	h := &countHost{Host: host.NewLocal(nil)}
+
+	// file.q's window reads file.p's check before the command writes p.
+	r := render(fmt.Sprintf(`
 file "q" {
   path    = "%[1]s/q"
   content = "q"
@@ -67,9 +75,75 @@ file "p" {
   content = "two"
   mode    = "0644"
 }
-`, dir)
-	for i := range 5 {
-		fmt.Fprintf(&b, "directory \"d%[2]d\" {\n  path = \"%[1]s/d%[2]d\"\n  mode = \"0755\"\n}\nfile \"f%[2]d\" {\n  path = \"%[1]s/d%[2]d/f\"\n  content = \"%[2]d\"\n  mode = \"0644\"\n}\n", dir, i)
+`, dir))
+	rep, err := r.Apply(ctx, h, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.ops["file.p"].Applied {
+		t.Errorf("file.p applied after the command wrote its content: its check answered from before the command")
+	}
+
+	var b strings.Builder
+	const n = 20
+	for i := range n {
+		fmt.Fprintf(&b, "directory \"d%[2]d\" {\n  path = \"%[1]s/d%[2]d\"\n  mode = \"0755\"\n}\n", dir, i)
+	}
+	r = render(b.String())
+	h.runs()
+	if _, err := r.Apply(ctx, h, nil); err != nil {
+		t.Fatal(err)
+	}
+	// A check and an apply each, and a batch that a change made useless
+	// now and then (the first window's).
+	if got := h.runs(); got > 2*n+2 {
+		t.Errorf("first apply ran %d commands for %d directories to create, want at most %d", got, n, 2*n+2)
+	}
+	batches := 0
+	for i, w := 0, readAheadFirst; i < n; i, w = i+w, min(2*w, readAheadMax) {
+		batches++
+	}
+	rep, err = r.Apply(ctx, h, nil)
+	if err != nil || rep.Changes != 0 {
+		t.Fatalf("second apply: %d changes, %v", rep.Changes, err)
+	}
+	if got := h.runs(); got != batches {
+		t.Errorf("second apply ran %d commands for %d directories that need nothing, want %d batches", got, n, batches)
+	}
+	if _, err := r.Plan(ctx, h, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.runs(); got != batches {
+		t.Errorf("plan ran %d commands for %d checks, want %d batches", got, n, batches)
+	}
+}
+
+// failBatches fails every batch of checks read ahead, as one that timed
+// out would, and counts them.
+type failBatches struct {
+	countHost
+	batches int
+}
+
+func (f *failBatches) Run(ctx context.Context, cmd host.Cmd) (host.Result, error) {
+	if strings.HasPrefix(cmd.Label, "checks ahead") {
+		f.batches++
+		return host.Result{Exit: -1}, &host.TimeoutError{Host: f.Name(), Label: cmd.Label, Timeout: readAheadTimeout}
+	}
+	return f.countHost.Run(ctx, cmd)
+}
+
+// TestFailedBatchEndsReadingAhead: a batch that fails (a check hanging
+// until the batch's timeout) is not tried again at the next op: the plan
+// goes on one check at a time, and answers as without reading ahead.
+func TestFailedBatchEndsReadingAhead(t *testing.T) {
+	testenv.NeedRoot(t)
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("profile {\n  description = \"fails\"\n  platforms = [\"debian-12\"]\n}\nplatform \"debian-12\" {\n  package_manager = \"apt\"\n}\n")
+	const n = 12
+	for i := range n {
+		fmt.Fprintf(&b, "directory \"d%[2]d\" {\n  path = \"%[1]s/d%[2]d\"\n  mode = \"0755\"\n}\n", dir, i)
 	}
 	p, diags := Load(fstest.MapFS{"r/main.hcl": {Data: []byte(b.String())}}, "r", Vars{})
 	if diags.HasErrors() {
@@ -79,37 +153,12 @@ file "p" {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	h := &countHost{Host: host.NewLocal(nil)}
-	ctx := context.Background()
-	rep, err := r.Apply(ctx, h, nil)
+	h := &failBatches{countHost: countHost{Host: host.NewLocal(nil)}}
+	rep, err := r.Plan(context.Background(), h, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := h.runs()
-	if got := rep.ops["file.p"].Applied; got {
-		t.Errorf("file.p applied after the command wrote its content: its check answered from before the command")
-	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "d4", "f")); string(b) != "4" {
-		t.Errorf("d4/f = %q", b)
-	}
-	// Again: only the command changes (it has no guard): the checks from
-	// file.q on are read in one batch, and those after the command again.
-	rep, err = r.Apply(ctx, h, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	again := h.runs()
-	if rep.Changes != 1 || rep.ops["file.p"].Applied {
-		t.Errorf("second apply: %d changes, file.p applied %v; want the command alone", rep.Changes, rep.ops["file.p"].Applied)
-	}
-	if again != 3 {
-		t.Errorf("second apply ran %d commands for 13 ops (first: %d); want a batch, the command, a batch", again, first)
-	}
-	// A plan reads every check in one batch.
-	if _, err := r.Plan(ctx, h, nil); err != nil {
-		t.Fatal(err)
-	}
-	if n := h.runs(); n != 1 {
-		t.Errorf("plan ran %d commands for 12 checks, want 1 batch", n)
+	if h.batches != 1 || h.runs() != n || rep.Changes != n {
+		t.Errorf("plan with a failing batch: %d batches, %d changes; want 1 batch, then the %d checks one by one", h.batches, rep.Changes, n)
 	}
 }
