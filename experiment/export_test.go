@@ -19,7 +19,7 @@ type LoadOnly struct{ r *runner }
 func NewLoadOnly(ctx context.Context, dir, exe string, log io.Writer, sp *Spec, ms []cloud.Machine, addr string) (*LoadOnly, error) {
 	r := &runner{sp: sp, dir: dir, opt: Options{Exe: exe, Log: log}, addr: addr,
 		man: &results.Manifest{Format: results.ManifestFormat, ID: "load-only", Experiment: sp.Name, PlanHash: sp.PlanHash(), Columns: sp.Columns, Scenarios: sp.Scenarios,
-			Repetitions: sp.Repetitions, Points: len(sp.Plan()), Complete: true, Machines: recordedMachines(ms)}}
+			Repetitions: sp.Repetitions, Points: len(sp.Plan()), Complete: true, Machines: ms}}
 	lg, err := r.loadGenerator(ctx, ms)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/wptest/wptest/bench/benchgen"
@@ -66,7 +67,7 @@ func (r *runner) sessionSteps() []step {
 func (r *runner) machineSteps() []step {
 	if r.opt.Resume && len(r.man.Machines) > 0 {
 		return []step{stepOf("attach machines", func(ctx context.Context) error {
-			ms := cloudMachines(r.man.Machines)
+			ms := slices.Clone(r.man.Machines)
 			run := cloud.Run{ID: r.opt.ID, Dir: r.dir}
 			if err := cloud.CheckRecorded(ctx, r.sp.Machines, run, ms); err != nil {
 				return err

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/wptest/wptest/provision/cloud"
 	"github.com/wptest/wptest/results"
@@ -35,41 +36,16 @@ func (sp *Spec) PlanHash() string {
 }
 
 // recordMachines notes the run's machines in m and, if the driver made
-// one, the firewall it applied to them, and writes m.
+// one, the firewall it applied to them, and writes m. The manifest
+// records them as the driver gave them (one type: hostrecord's).
 func recordMachines(m *results.Manifest, dir string, ms []cloud.Machine) error {
-	m.Machines = recordedMachines(ms)
+	m.Machines = slices.Clone(ms)
 	rules, err := cloud.ReadFirewall(dir)
 	switch {
 	case err == nil:
-		m.Firewall = nil
-		for _, r := range rules {
-			m.Firewall = append(m.Firewall, results.FirewallRule(r))
-		}
+		m.Firewall = rules
 	case !os.IsNotExist(err):
 		return fmt.Errorf("firewall rules: %w", err)
 	}
 	return m.Write(dir)
-}
-
-// recordedMachines are ms as the manifest records them.
-func recordedMachines(ms []cloud.Machine) []results.Machine {
-	var out []results.Machine
-	for _, m := range ms {
-		out = append(out, results.Machine{Name: m.Name, Role: string(m.Role), Driver: m.Driver, ID: m.ID, Local: m.Local,
-			Address: m.Address, Port: m.Port, User: m.User, HostKey: m.HostKey, IdentityFile: m.IdentityFile,
-			Location: m.Location, ServerType: m.ServerType, ImageID: m.ImageID, Image: m.Image})
-	}
-	return out
-}
-
-// cloudMachines are the machines a manifest records, to reach them again
-// (a resumed run).
-func cloudMachines(rs []results.Machine) []cloud.Machine {
-	var out []cloud.Machine
-	for _, m := range rs {
-		out = append(out, cloud.Machine{Name: m.Name, Role: cloud.Role(m.Role), Driver: m.Driver, ID: m.ID, Local: m.Local,
-			Address: m.Address, Port: m.Port, User: m.User, HostKey: m.HostKey, IdentityFile: m.IdentityFile,
-			Location: m.Location, ServerType: m.ServerType, ImageID: m.ImageID, Image: m.Image})
-	}
-	return out
 }

@@ -1,8 +1,6 @@
 package experiment
 
 import (
-	"encoding/json"
-	"fmt"
 	"github.com/wptest/wptest/internal/golden"
 	"github.com/wptest/wptest/results"
 	"os"
@@ -50,15 +48,17 @@ func TestManifestRecordsFirewall(t *testing.T) {
 	}
 }
 
-// skipTheirs leaves bench/result's and hostmanifest's types zero, as
+// skipTheirs leaves bench/result's types and the host manifest zero, as
 // results' format test does.
 func skipTheirs(t reflect.Type) bool {
 	if t == reflect.TypeOf(results.Claim{}) {
 		return true // came after the golden, and kept out of the plan hash
 	}
 	switch t.PkgPath() {
-	case "github.com/wptest/wptest/bench/result", "github.com/wptest/wptest/provision/hostmanifest":
+	case "github.com/wptest/wptest/bench/result":
 		return true
+	case "github.com/wptest/wptest/hostrecord":
+		return t.Name() == "Manifest"
 	}
 	return false
 }
@@ -100,34 +100,6 @@ func TestPlanHashGolden(t *testing.T) {
 		t.Fatalf("plan: %+v", sp.Plan())
 	}
 	golden.File(t, filepath.Join("testdata", "plan_sha256.txt"), []byte(sp.PlanHash()+"\n"))
-}
-
-// The manifest records a machine with every field cloud.Machine has, and a
-// resumed run gets the same machine back from it.
-func TestRecordedMachines(t *testing.T) {
-	var mc cloud.Machine
-	v := reflect.ValueOf(&mc).Elem()
-	for i := 0; i < v.NumField(); i++ {
-		switch f := v.Field(i); f.Kind() {
-		case reflect.String:
-			f.SetString(fmt.Sprintf("v%d", i))
-		case reflect.Int, reflect.Int64:
-			f.SetInt(int64(i + 1))
-		case reflect.Bool:
-			f.SetBool(true)
-		default:
-			t.Fatalf("cloud.Machine.%s: a %s; record it in results.Machine and here", v.Type().Field(i).Name, f.Kind())
-		}
-	}
-	rec := recordedMachines([]cloud.Machine{mc})
-	want, _ := json.Marshal(mc)
-	got, _ := json.Marshal(rec[0])
-	if string(got) != string(want) {
-		t.Errorf("recorded machine:\n%s\nwant (cloud.Machine):\n%s", got, want)
-	}
-	if back := cloudMachines(rec); !reflect.DeepEqual(back, []cloud.Machine{mc}) {
-		t.Errorf("machine from the manifest: %+v, want %+v", back, mc)
-	}
 }
 
 // A stated link bandwidth judges the points, it does not change what is

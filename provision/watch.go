@@ -2,6 +2,7 @@ package provision
 
 import (
 	"fmt"
+	"github.com/wptest/wptest/hostrecord"
 	"path"
 	"slices"
 	"sort"
@@ -9,27 +10,11 @@ import (
 	"github.com/hashicorp/hcl/v2"
 )
 
-// Watch is one watch block: files and directories that shape how the
-// server performs though the profile does not write them (php-cgi's
-// php.ini, the ini directories PHP reads, the FPM pool directory,
-// MariaDB's configuration). The host manifest's drift record keeps their
-// hashes and copies after every apply; `wptest status` and every group of
-// a run name what changed since.
-type Watch struct {
-	// Name is the block's label, in the words a user knows ("php-cgi").
-	Name  string   `json:"name"`
-	Paths []string `json:"paths"`
-}
-
-// Written is one file the profile's file ops write: recorded with the
-// watched paths, so a hand edit to it is drift until the next apply.
-type Written struct {
-	Path string `json:"path"`
-	Op   string `json:"op"`
-	// Sensitive: its content came from a sensitive value: its hash and
-	// lines are never shown, and no copy of it is kept.
-	Sensitive bool `json:"sensitive,omitempty"`
-}
+// Watch and Written are recorded in the host manifest (hostrecord).
+type (
+	Watch   = hostrecord.Watch
+	Written = hostrecord.Written
+)
 
 type watchBlock struct {
 	Paths      []string  `hcl:"paths"`

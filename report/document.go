@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wptest/wptest/hostrecord"
 	"github.com/wptest/wptest/internal/redact"
-	"github.com/wptest/wptest/provision/hostmanifest"
 )
 
 type table struct {
@@ -263,7 +263,7 @@ func profileText(c results.Column) string {
 
 // serverText is what the profile says the report shows for it (the facts
 // its server block names, in order), skipping what the host lacks.
-func serverText(hm *hostmanifest.Manifest) string {
+func serverText(hm *hostrecord.Manifest) string {
 	if hm.Server == nil {
 		return "–"
 	}

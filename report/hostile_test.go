@@ -18,6 +18,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/wptest/wptest/bench/result"
+	"github.com/wptest/wptest/hostrecord"
 	"github.com/wptest/wptest/provision"
 	"github.com/wptest/wptest/provision/hostmanifest"
 )
@@ -58,7 +59,7 @@ func hostileRun(name, s string) (*results.Manifest, []results.Record) {
 		Vars: map[string]string{s: s}, Target: s, Tool: s, GoVersion: s, Columns: profs, Scenarios: scs, Repetitions: 2, Points: 99,
 		Fixture:  &results.FixtureRecord{Profile: s, Seed: 1, Root: s, Pinned: s + "x", Verified: s + "y", Pixels: s, Deviations: []string{s, s}},
 		Hosts:    map[string]*hostmanifest.Manifest{n(1): hm(n(1)), n(2): hm(n(2))},
-		Machines: []results.Machine{{Name: s, Role: s, Driver: s, ServerType: s, Image: s, ImageID: 1, Location: s}},
+		Machines: []results.Machine{{Name: s, Role: hostrecord.Role(s), Driver: s, ServerType: s, Image: s, ImageID: 1, Location: s}},
 		Machine:  mi, LoadMachines: []results.MachineInfo{*mi, *mi}, Start: s, End: s,
 		Sessions: []results.Session{{Start: s, End: s, Error: s + "\n" + s}, {Start: s, Resumed: true}}}
 	var recs []results.Record

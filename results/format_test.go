@@ -13,11 +13,14 @@ import (
 )
 
 // theirs says t's format belongs to another package (bench/result's
-// measurements, hostmanifest's host manifest).
+// measurements, the host manifest). A machine and a firewall rule are
+// hostrecord's types too, but the run's manifest is where they are written.
 func theirs(t reflect.Type) bool {
 	switch t.PkgPath() {
-	case "github.com/wptest/wptest/bench/result", "github.com/wptest/wptest/provision/hostmanifest":
+	case "github.com/wptest/wptest/bench/result":
 		return true
+	case "github.com/wptest/wptest/hostrecord":
+		return t.Name() == "Manifest"
 	}
 	return false
 }

@@ -4,12 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"time"
 
+	"github.com/wptest/wptest/hostrecord"
 	"github.com/wptest/wptest/internal/redact"
 	"github.com/wptest/wptest/internal/safefile"
-	"github.com/wptest/wptest/provision/hostmanifest"
 )
 
 // ManifestFormat names this manifest's version.
@@ -45,7 +44,7 @@ type Manifest struct {
 	Fixture     *FixtureRecord `json:"fixture,omitempty"`
 	// Hosts holds the host manifest written after each column's apply, by
 	// column id.
-	Hosts map[string]*hostmanifest.Manifest `json:"host_manifests"`
+	Hosts map[string]*hostrecord.Manifest `json:"host_manifests"`
 	// Drift holds, by column id, what was changed by hand on the server
 	// since its last apply when the column was measured (run
 	// --accept-drift), one line each: "reset: ..." what the column's
@@ -136,44 +135,13 @@ type MachineInfo struct {
 	LoadGenLinkMbps int `json:"load_generator_link_mbps,omitempty"`
 }
 
-// Machine is one of the run's machines as the run records it: what the
-// cloud driver made (or was given) and how it was reached. It is
-// provision/cloud's Machine, field for field, written down.
-type Machine struct {
-	Name    string `json:"name"` // "wptest-<run>-server", "loadgen-1", "local"
-	Role    string `json:"role"` // "server" | "loadgen"
-	Driver  string `json:"driver"`
-	ID      string `json:"id,omitempty"` // provider ID
-	Local   bool   `json:"local,omitempty"`
-	Address string `json:"address,omitempty"` // IP or host name
-	Port    int    `json:"port,omitempty"`
-	User    string `json:"user,omitempty"`
-	// HostKey is the pinned host public key in authorized_keys format.
-	HostKey string `json:"host_key,omitempty"`
-	// IdentityFile, if set, is the client key for this machine (static
-	// hosts); otherwise the run's own key is used.
-	IdentityFile string `json:"identity_file,omitempty"`
-	Location     string `json:"location,omitempty"`
-	ServerType   string `json:"server_type,omitempty"`
-	ImageID      int64  `json:"image_id,omitempty"`
-	Image        string `json:"image,omitempty"`
-}
-
-// FirewallRule is one inbound rule of a run's firewall, as the provider was
-// asked to apply it (provision/cloud's FirewallRule, as recorded).
-type FirewallRule struct {
-	Port     string   `json:"port"`     // "443"
-	Protocol string   `json:"protocol"` // tcp | udp
-	Sources  []string `json:"sources"`  // CIDRs, sorted
-	// For says whom the rule lets in: "ssh: allow_ssh_from" or
-	// "web: load generators + allow_from".
-	For string `json:"for"`
-}
-
-// String is "443/tcp from 203.0.113.41/32".
-func (r FirewallRule) String() string {
-	return r.Port + "/" + r.Protocol + " from " + strings.Join(r.Sources, ", ")
-}
+// Machine and FirewallRule: one of the run's machines as the cloud driver
+// made (or was given) it and how it was reached, and one inbound rule of
+// its firewall; the same types as provision/cloud's, from hostrecord.
+type (
+	Machine      = hostrecord.Machine
+	FirewallRule = hostrecord.FirewallRule
+)
 
 // ClockOffset is how far a machine's clock is from the clock of the host
 // running wptest, measured over SSH before the run: the machine's time
@@ -270,7 +238,7 @@ type WorkerSource struct {
 // WorkersOf is the worker source of the profile a host manifest records
 // (the sampler reads it; the report asks it why a column has no worker
 // usage).
-func WorkersOf(hm *hostmanifest.Manifest) WorkerSource {
+func WorkersOf(hm *hostrecord.Manifest) WorkerSource {
 	if hm == nil {
 		return WorkerSource{Why: "no host manifest"}
 	}

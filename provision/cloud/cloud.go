@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/wptest/wptest/hostrecord"
 	"io"
 	"regexp"
 	"sort"
@@ -40,35 +41,18 @@ type Cloud interface {
 	List(ctx context.Context, sel Selector) ([]Resource, error)
 }
 
-// Role is what a machine is for.
-type Role string
-
-const (
-	RoleServer  Role = "server"  // the system under test
-	RoleLoadGen Role = "loadgen" // a load generator
+// Role, Machine: what a run made (or was given), as it records them
+// (hostrecord: the run's readers need nothing of the cloud).
+type (
+	Role    = hostrecord.Role
+	Machine = hostrecord.Machine
 )
 
-// Machine is one created (or given) machine and how to reach it.
-type Machine struct {
-	Name    string `json:"name"` // "wptest-<run>-server", "loadgen-1", "local"
-	Role    Role   `json:"role"`
-	Driver  string `json:"driver"`
-	ID      string `json:"id,omitempty"` // provider ID
-	Local   bool   `json:"local,omitempty"`
-	Address string `json:"address,omitempty"` // IP or host name
-	Port    int    `json:"port,omitempty"`
-	User    string `json:"user,omitempty"`
-	// HostKey is the pinned host public key in authorized_keys format; it is
-	// also written to the run's known_hosts.
-	HostKey string `json:"host_key,omitempty"`
-	// IdentityFile, if set, is the client key for this machine (static
-	// hosts); otherwise the run's own key is used.
-	IdentityFile string `json:"identity_file,omitempty"`
-	Location     string `json:"location,omitempty"`
-	ServerType   string `json:"server_type,omitempty"`
-	ImageID      int64  `json:"image_id,omitempty"`
-	Image        string `json:"image,omitempty"`
-}
+// The roles a machine has.
+const (
+	RoleServer  = hostrecord.RoleServer
+	RoleLoadGen = hostrecord.RoleLoadGen
+)
 
 // Run names one run: its ID (the label every resource carries), where its
 // files live, and who made it for what until when.

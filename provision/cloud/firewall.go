@@ -2,27 +2,14 @@ package cloud
 
 import (
 	"fmt"
+	"github.com/wptest/wptest/hostrecord"
 	"net/netip"
 	"slices"
-	"strings"
 )
 
-// FirewallRule is one inbound rule of a run's firewall, as the provider was
-// asked to apply it and as the run records it (runs/<id>/firewall.json and
-// the run manifest).
-type FirewallRule struct {
-	Port     string   `json:"port"`     // "443"
-	Protocol string   `json:"protocol"` // tcp | udp
-	Sources  []string `json:"sources"`  // CIDRs, sorted
-	// For says whom the rule lets in: "ssh: allow_ssh_from" or
-	// "web: load generators + allow_from".
-	For string `json:"for"`
-}
-
-// String is "443/tcp from 203.0.113.41/32".
-func (r FirewallRule) String() string {
-	return r.Port + "/" + r.Protocol + " from " + strings.Join(r.Sources, ", ")
-}
+// FirewallRule is one inbound rule of a run's firewall (hostrecord's: the
+// run records it as it is).
+type FirewallRule = hostrecord.FirewallRule
 
 // ParseSource reads an allow_from / allow_ssh_from entry: an IP address
 // (one host) or a CIDR, returned as a CIDR ("198.51.100.7" ->

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/wptest/wptest/hostrecord"
 	"io"
 	"path"
 	"sort"
@@ -57,12 +58,8 @@ type DBLogin struct {
 	Error       string `json:"error,omitempty"`
 }
 
-// DriftRef binds the drift record to the host manifest.
-type DriftRef struct {
-	Path    string `json:"path"`
-	SHA256  string `json:"sha256"`
-	Entries int    `json:"entries"`
-}
+// DriftRef binds the drift record to the host manifest (hostrecord).
+type DriftRef = hostrecord.DriftRef
 
 // RecordSchema is the drift record's format version.
 const RecordSchema = 1
