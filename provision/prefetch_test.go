@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"testing/fstest"
 
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/testenv"
@@ -34,6 +33,18 @@ func (c *countHost) runs() int {
 	return n
 }
 
+// aheadHead is the read-ahead tests' profile, before its ops.
+const aheadHead = "profile {\n  description = \"read ahead\"\n  platforms = [\"debian-12\"]\n}\nplatform \"debian-12\" {\n  package_manager = \"apt\"\n}\n"
+
+// dirs are n directory ops, d0 to d(n-1) in dir.
+func dirs(dir string, n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "directory \"d%[2]d\" {\n  path = \"%[1]s/d%[2]d\"\n  mode = \"0755\"\n}\n", dir, i)
+	}
+	return b.String()
+}
+
 // TestChecksReadAhead: an apply's checks are read ahead in batches, and an
 // op's apply drops what was read: a file a command op wrote is seen as it
 // is now, not as it was before the command ran (an answer read before
@@ -45,19 +56,7 @@ func TestChecksReadAhead(t *testing.T) {
 	testenv.NeedRoot(t) // applies root-owned files on this host
 	dir := t.TempDir()
 	ctx := context.Background()
-	render := func(src string) *Rendered {
-		t.Helper()
-		src = "profile {\n  description = \"read ahead\"\n  platforms = [\"debian-12\"]\n}\nplatform \"debian-12\" {\n  package_manager = \"apt\"\n}\n" + src
-		p, diags := Load(fstest.MapFS{"r/main.hcl": {Data: []byte(src)}}, "r", Vars{})
-		if diags.HasErrors() {
-			t.Fatal(diags)
-		}
-		r, diags := p.Render("debian-12")
-		if diags.HasErrors() {
-			t.Fatal(diags)
-		}
-		return r
-	}
+	render := func(src string) *Rendered { return renderSrc(t, aheadHead+src) }
 	h := &countHost{Host: host.NewLocal(nil)}
 
 	// file.q's window reads file.p's check before the command writes p.
@@ -84,12 +83,8 @@ file "p" {
 		t.Errorf("file.p applied after the command wrote its content: its check answered from before the command")
 	}
 
-	var b strings.Builder
 	const n = 20
-	for i := range n {
-		fmt.Fprintf(&b, "directory \"d%[2]d\" {\n  path = \"%[1]s/d%[2]d\"\n  mode = \"0755\"\n}\n", dir, i)
-	}
-	r = render(b.String())
+	r = render(dirs(dir, n))
 	h.runs()
 	if _, err := r.Apply(ctx, h, nil); err != nil {
 		t.Fatal(err)
@@ -139,20 +134,8 @@ func (f *failBatches) Run(ctx context.Context, cmd host.Cmd) (host.Result, error
 func TestFailedBatchEndsReadingAhead(t *testing.T) {
 	testenv.NeedRoot(t)
 	dir := t.TempDir()
-	var b strings.Builder
-	b.WriteString("profile {\n  description = \"fails\"\n  platforms = [\"debian-12\"]\n}\nplatform \"debian-12\" {\n  package_manager = \"apt\"\n}\n")
 	const n = 12
-	for i := range n {
-		fmt.Fprintf(&b, "directory \"d%[2]d\" {\n  path = \"%[1]s/d%[2]d\"\n  mode = \"0755\"\n}\n", dir, i)
-	}
-	p, diags := Load(fstest.MapFS{"r/main.hcl": {Data: []byte(b.String())}}, "r", Vars{})
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	r, diags := p.Render("debian-12")
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
+	r := renderSrc(t, aheadHead+dirs(dir, n))
 	h := &failBatches{countHost: countHost{Host: host.NewLocal(nil)}}
 	rep, err := r.Plan(context.Background(), h, nil)
 	if err != nil {
