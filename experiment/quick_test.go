@@ -66,6 +66,7 @@ func needLocalStack(t *testing.T) {
 // the detail in log.txt, no password (checkQuietStderr: the one run of
 // the main job in the suite, as cmd/wptest/cli's in-process run was).
 func TestQuickLocalKillResume(t *testing.T) {
+	t.Parallel()           // beside the package's bare-host tests: it holds this machine's server, they their own hosts
 	testenv.Integration(t) // a real run of several minutes
 	needLocalStack(t)
 	testenv.LockLocalServer(t)

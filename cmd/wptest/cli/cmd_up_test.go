@@ -243,6 +243,7 @@ func newUpCycle(t *testing.T, hs []*testenv.BareHost) *upCycle {
 // among them). TestBareHostSwapCycleAndVerify goes on from there on a host
 // from the servers' image.
 func TestBareHostUpSeedSwap(t *testing.T) {
+	t.Parallel() // a host of its own, from the bare rootfs
 	testenv.NeedBinary(t, "go")
 	c := newUpCycle(t, testenv.BareHosts(t, "web"))
 	hs := c.hs

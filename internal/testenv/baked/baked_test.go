@@ -55,6 +55,19 @@ func TestServersImageHoldsWhatUpInstalls(t *testing.T) {
 		}
 		t.Logf("%s: %d ops, %d to do on a host from the image", name, len(r.Ops), todo)
 	}
+	// The rootfs's dpkg configuration held for every install (the netns
+	// machine's dpkgConfig): apache2's files are there but its manual and
+	// docs, the copyright kept.
+	res, err := h.Run(ctx, host.Cmd{Script: `for f in /usr/sbin/apache2 /usr/share/man/man8/apache2ctl.8.gz /usr/share/doc/apache2/README.Debian.gz /usr/share/doc/apache2/copyright; do
+  if [ -e "$f" ]; then echo "$f yes"; else echo "$f no"; fi; done; dpkg-query -W -f='${Status}' apache2`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "/usr/sbin/apache2 yes\n/usr/share/man/man8/apache2ctl.8.gz no\n/usr/share/doc/apache2/README.Debian.gz no\n" +
+		"/usr/share/doc/apache2/copyright yes\ninstall ok installed"
+	if got := string(res.Stdout); got != want {
+		t.Errorf("what the image's installs unpacked:\n%s\nwant\n%s", got, want)
+	}
 	if got := testenv.BarePlatform(bh.Suite); got != bh.Platform {
 		t.Errorf("platform %s, want %s", bh.Platform, got)
 	}

@@ -88,7 +88,21 @@ var include = []string{"openssh-server", "iproute2", "ca-certificates", "procps"
 
 // rootfsVersion changes whenever what ensureRootfs does to the debootstrap
 // result changes, so an old cache is not reused.
-const rootfsVersion = "1"
+const rootfsVersion = "2"
+
+// dpkgConfig is the rootfs's dpkg configuration: a machine here is a
+// throwaway test host, as a container image is. dpkg does not sync each
+// file it unpacks (force-unsafe-io: a crash loses the machine anyway), and
+// unpacks no manuals, info pages or docs but their copyright files, so
+// man-db's trigger after each install has no pages to index. What a
+// profile installs and configures is the same.
+const dpkgConfig = `# wptest netns machine: a throwaway test host (rootfs.go, dpkgConfig)
+force-unsafe-io
+path-exclude=/usr/share/man/*
+path-exclude=/usr/share/info/*
+path-exclude=/usr/share/doc/*
+path-include=/usr/share/doc/*/copyright
+`
 
 // debianMirrors reads this host's apt sources for the Debian archive and
 // its security archive, so machines fetch from where this host does
@@ -443,6 +457,9 @@ func ensureRootfs(ctx context.Context, suite string, log io.Writer) (string, err
 				return "", err
 			}
 		}
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "etc/dpkg/dpkg.cfg.d/wptest-netns"), []byte(dpkgConfig), 0o644); err != nil {
+		return "", err
 	}
 	if err := os.Rename(tmp, dir); err != nil {
 		return "", err
