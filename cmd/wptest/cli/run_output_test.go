@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -48,7 +49,16 @@ func runLocal(t *testing.T, agent, file string, extra ...string) localRun {
 	defer cancel()
 	args := append([]string{"run", file, "--target", "local", "--agent", agent}, extra...)
 	var out, errb bytes.Buffer
+	// The host's commands run in this process's working directory (the
+	// package's): nothing they start may leave a file there (caddy
+	// validated as root made its PKI in ./caddy).
+	before := dirNames(t, ".")
 	code := Run(ctx, &App{Args: args, Stdout: &out, Stderr: &errb, WorkDir: wd, Env: []string{"USER=tester"}})
+	for _, n := range dirNames(t, ".") {
+		if !slices.Contains(before, n) {
+			t.Errorf("the run on --target local left %s in the directory it was started from", n)
+		}
+	}
 	r := localRun{code: code, stderr: errb.String()}
 	if ds, _ := filepath.Glob(filepath.Join(wd, "runs", "*")); len(ds) == 1 {
 		r.runDir = ds[0]
@@ -56,6 +66,20 @@ func runLocal(t *testing.T, agent, file string, extra ...string) localRun {
 		r.logTxt = string(b)
 	}
 	return r
+}
+
+// dirNames are the names in dir.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
 }
 
 // smallRun is a run of one profile and one scenario: quick, for what
@@ -133,7 +157,19 @@ func TestRunFailedStepOnStderr(t *testing.T) {
 	}
 	httpsPort := free.Addr().(*net.TCPAddr).Port
 	free.Close()
-	r := runLocal(t, buildAgent(t), smallFile(t, taken.Addr().(*net.TCPAddr).Port, httpsPort))
+	agent := buildAgent(t)
+	// The failed apply wrote Caddy's config before the start failed: the
+	// next run on this machine (another package's test) would find it
+	// changed since the last apply and refuse. Put back what the last
+	// successful run applied (caddy on 8080/8443), while the lock is held.
+	t.Cleanup(func() {
+		var out, errb bytes.Buffer
+		args := []string{"up", "--target", "local", "--profile", "caddy", "--agent", agent, "-var", "http_port=8080", "-var", "https_port=8443"}
+		if code := Run(context.Background(), &App{Args: args, Stdout: &out, Stderr: &errb, WorkDir: t.TempDir(), Env: []string{"USER=tester"}}); code != 0 {
+			t.Errorf("up caddy after the failed run: code %d\n%s", code, host.Tail(errb.Bytes(), 30))
+		}
+	})
+	r := runLocal(t, agent, smallFile(t, taken.Addr().(*net.TCPAddr).Port, httpsPort))
 	if r.code != 4 {
 		t.Fatalf("run: code %d, want 4 (provisioning)\n%s", r.code, r.stderr)
 	}
