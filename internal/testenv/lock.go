@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 )
 
 const localServerLock = "/tmp/wptest-local-server.lock"
@@ -24,10 +25,12 @@ var exclusive atomic.Int32
 func LockLocalServer(t testing.TB) {
 	t.Helper()
 	Integration(t)
+	start := time.Now()
 	unlock, err := lockFile(localServerLock, syscall.LOCK_EX)
 	if err != nil {
 		t.Fatal(err)
 	}
+	logWait(t, start)
 	exclusive.Add(1)
 	t.Cleanup(func() { exclusive.Add(-1); unlock() })
 }
@@ -41,11 +44,22 @@ func ShareLocalServer(t testing.TB) {
 	if exclusive.Load() > 0 {
 		return
 	}
+	start := time.Now()
 	unlock, err := lockFile(localServerLock, syscall.LOCK_SH)
 	if err != nil {
 		t.Fatal(err)
 	}
+	logWait(t, start)
 	t.Cleanup(unlock)
+}
+
+// logWait says how long the test waited for the local server's lock,
+// when it waited: time another package's test held it (where the suite's
+// time goes: `go test -json` counts it in this test's).
+func logWait(t testing.TB, start time.Time) {
+	if d := time.Since(start); d >= time.Second {
+		t.Logf("waited %s for the local server (%s: another test held it)", d.Round(100*time.Millisecond), localServerLock)
+	}
 }
 
 // lockFile takes a flock (LOCK_EX or LOCK_SH) on path (created if missing),

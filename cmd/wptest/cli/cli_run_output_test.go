@@ -1,5 +1,10 @@
 package cli
 
+// The file's name sorts it before the package's other tests that run:
+// these take this machine's server (testenv.LockLocalServer) in the first
+// seconds, before experiment's TestQuickLocalKillResume holds it for
+// minutes (go test runs the two packages side by side).
+
 import (
 	"bytes"
 	"context"
