@@ -27,12 +27,12 @@ all: build
 build:
 	$(GO) build -o $(BIN) ./cmd/wptest
 
-# The packages whose bare-host tests run longest go first: `go test` runs
+# The packages that run longest go first, longest first: `go test` runs
 # two packages at a time on two cores (-p defaults to the CPU count), in the
 # order given, and these would otherwise start after most others and end
-# last. The others fill the second slot meanwhile. (Three at a time was
+# last. The short ones fill the slots at the end. (Three at a time was
 # slower: the tests are CPU-bound, and each took longer beside the others.)
-TEST_FIRST = ./cmd/wptest/cli ./experiment
+TEST_FIRST = ./cmd/wptest/cli ./experiment ./fixture ./bench/benchgen ./profiles
 # vet is lint's (every analyzer; CI runs lint first): go test's own vet
 # would run a subset of it again, 38 s of CPU on a cold build cache.
 test:

@@ -66,8 +66,8 @@ func runRun(ctx context.Context, a *App, args []string) error {
 		defer s.close()
 		return experiment.WritePlan(s.out, sp, runEstimate(ctx, s, sp, newRunID(a.Now())))
 	}
-	if *f.resume == "" && sp.Machines.Driver == "static" {
-		if err := checkStaticMachines(ctx, sp.Machines); err != nil {
+	if d, err := cloud.Lookup(sp.Machines.Driver); err == nil && *f.resume == "" && d.Capabilities.Targets {
+		if err := checkTargetMachines(ctx, a, d, sp.Machines); err != nil {
 			return err
 		}
 	}

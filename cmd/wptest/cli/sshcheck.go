@@ -58,20 +58,27 @@ func checkSSHAuth(knownHosts, identity, agentSocket string) error {
 	return nil
 }
 
-// checkStaticMachines is run's check of a static machines block before the
-// run directory is made: the targets parse and are pinned in a well-formed
-// known_hosts (the static driver's own plan), and the identity is a key.
-func checkStaticMachines(ctx context.Context, m cloud.Machines) error {
+// checkTargetMachines is run's check, before the run directory is made, of
+// a machines block whose driver takes hosts the user has (Targets): the
+// targets parse and are pinned in a well-formed known_hosts (the driver's
+// own plan), and the identity is a key.
+func checkTargetMachines(ctx context.Context, a *App, d cloud.Driver, m cloud.Machines) error {
 	if m.KnownHosts != "" {
 		if err := checkKnownHosts("known_hosts", m.KnownHosts); err != nil {
 			return err
 		}
 	}
-	if _, err := (cloud.Static{}).Plan(ctx, cloud.Spec{Machines: m}); err != nil {
+	s := newCloudSession(a)
+	defer s.close()
+	c, err := s.driver(d.Name, "")
+	if err != nil {
+		return exitcode.With(exitcode.Config, err)
+	}
+	if _, err := c.Plan(ctx, cloud.Spec{Machines: m}); err != nil {
 		return exitcode.With(exitcode.Config, err)
 	}
 	if m.IdentityFile == "" {
-		return exitcode.With(exitcode.Config, errors.New("static machines: no identity: give --identity KEY"))
+		return exitcode.With(exitcode.Config, fmt.Errorf("%s machines: no identity: give --identity KEY", d.Name))
 	}
 	return checkIdentity("identity", m.IdentityFile)
 }
