@@ -47,15 +47,7 @@ func TestFixtureBuildLeavesWhatItDidNotMake(t *testing.T) {
 			t.Errorf("out2.tmp: %s changed or removed", p)
 		}
 	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range ents {
-		names = append(names, e.Name())
-	}
-	if got := strings.Join(names, " "); got != "empty out2 out2.tmp" {
+	if got := strings.Join(dirNames(t, dir), " "); got != "empty out2 out2.tmp" {
 		t.Errorf("directory holds %q, want the two builds and out2.tmp (no staging left)", got)
 	}
 }
