@@ -1,6 +1,6 @@
 package cli
 
-// The file's name sorts it before the package's other tests that run:
+// The file's name sorts it before the package's tests that take long:
 // these take this machine's server (testenv.LockLocalServer) in the first
 // seconds, before experiment's TestQuickLocalKillResume holds it for
 // minutes (go test runs the two packages side by side).
@@ -168,9 +168,11 @@ func TestRunFailedStepOnStderr(t *testing.T) {
 	// changed since the last apply and refuse. Put back what the last
 	// successful run applied (caddy on 8080/8443), while the lock is held.
 	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // the lock is held meanwhile
+		defer cancel()
 		var out, errb bytes.Buffer
 		args := []string{"up", "--target", "local", "--profile", "caddy", "--agent", agent, "-var", "http_port=8080", "-var", "https_port=8443"}
-		if code := Run(context.Background(), &App{Args: args, Stdout: &out, Stderr: &errb, WorkDir: t.TempDir(), Env: []string{"USER=tester"}}); code != 0 {
+		if code := Run(ctx, &App{Args: args, Stdout: &out, Stderr: &errb, WorkDir: t.TempDir(), Env: []string{"USER=tester"}}); code != 0 {
 			t.Errorf("up caddy after the failed run: code %d\n%s", code, host.Tail(errb.Bytes(), 30))
 		}
 	})

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Images, as Packer bakes a cloud image: a machine can start from a
@@ -133,6 +135,11 @@ func bake(ctx context.Context, r Recipe, dir string, log io.Writer) (err error) 
 	if err := h.freeze(filepath.Join(tmp, imageLayer)); err != nil {
 		return err
 	}
+	// dpkg on the machine does not sync what it unpacks (dpkgConfig): the
+	// layer reaches the disk before the image is marked ready.
+	if err := syncFS(tmp); err != nil {
+		return err
+	}
 	meta := fmt.Sprintf("name %s\nsuite %s\nrootfs %s\nkey %s\nbaked %s\n", r.Name, r.Suite, rootfsKey(r.Suite), r.Key, time.Now().UTC().Format(time.RFC3339))
 	if h.copied {
 		if err := os.WriteFile(filepath.Join(tmp, imageFull), nil, 0o644); err != nil {
@@ -143,6 +150,19 @@ func bake(ctx context.Context, r Recipe, dir string, log io.Writer) (err error) 
 		return err
 	}
 	return os.Rename(tmp, dir)
+}
+
+// syncFS writes out the filesystem that holds dir (syncfs(2)).
+func syncFS(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := unix.Syncfs(int(f.Fd())); err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
 }
 
 // notBaked are what a machine has of its own (made for it, or left by

@@ -90,13 +90,14 @@ var include = []string{"openssh-server", "iproute2", "ca-certificates", "procps"
 // result changes, so an old cache is not reused.
 const rootfsVersion = "2"
 
-// dpkgConfig is the rootfs's dpkg configuration: a machine here is a
-// throwaway test host, as a container image is. dpkg does not sync each
-// file it unpacks (force-unsafe-io: a crash loses the machine anyway), and
+// dpkgConfig is the rootfs's dpkg configuration: a machine here lives as
+// long as its run, as a container does. dpkg does not sync each file it
+// unpacks (force-unsafe-io: a crash loses the machine anyway; a baked
+// image is synced before it is marked ready), and
 // unpacks no manuals, info pages or docs but their copyright files, so
 // man-db's trigger after each install has no pages to index. What a
 // profile installs and configures is the same.
-const dpkgConfig = `# wptest netns machine: a throwaway test host (rootfs.go, dpkgConfig)
+const dpkgConfig = `# wptest netns machine: lives as long as its run (wptest rootfs.go, dpkgConfig)
 force-unsafe-io
 path-exclude=/usr/share/man/*
 path-exclude=/usr/share/info/*
