@@ -19,79 +19,6 @@ import (
 // Alpha is the significance level.
 const Alpha = 0.05
 
-// Metric is one headline figure of a record; Value says ok=false when the
-// record has none (another kind, nothing answered, no server figures).
-// InRun, if set, is used instead where the figure depends on what the run
-// recorded of the server's machine (CPU per request, as the report counts it).
-type Metric struct {
-	Name  string
-	Value func(results.Record) (float64, bool)
-	InRun func(results.Record, *results.MachineInfo) (float64, bool)
-}
-
-func run(f func(*results.Record) (float64, bool)) func(results.Record) (float64, bool) {
-	return func(r results.Record) (float64, bool) {
-		if r.Run == nil {
-			return 0, false
-		}
-		return f(&r)
-	}
-}
-
-// Metrics are the figures a reader looks at, in the order they are shown.
-var Metrics = []Metric{
-	{Name: "req/s", Value: run(func(r *results.Record) (float64, bool) { return r.Run.RPS, true })},
-	{Name: "latency p50 (ms)", Value: run(func(r *results.Record) (float64, bool) { return r.Run.Latency.P50, r.Run.Latency.Count > 0 })},
-	{Name: "latency p99 (ms)", Value: run(func(r *results.Record) (float64, bool) { return r.Run.Latency.P99, r.Run.Latency.Count > 0 })},
-	{Name: "errors (%)", Value: run(func(r *results.Record) (float64, bool) { return r.Run.ErrorRatePct, r.Run.Attempts > 0 })},
-	{Name: "newcomer wait p50 (ms)", Value: func(r results.Record) (float64, bool) {
-		if r.Crowd == nil || r.Crowd.Wait.Count == 0 {
-			return 0, false
-		}
-		return r.Crowd.Wait.P50, true
-	}},
-	{Name: "newcomers gave up", Value: func(r results.Record) (float64, bool) {
-		if r.Crowd == nil {
-			return 0, false
-		}
-		return float64(r.Crowd.GaveUp), true
-	}},
-	{Name: "kit throughput (req/s)", Value: func(r results.Record) (float64, bool) {
-		if r.Kit == nil {
-			return 0, false
-		}
-		return r.Kit.Throughput.RPS, true
-	}},
-	{Name: "kit latency p99 (ms)", Value: func(r results.Record) (float64, bool) {
-		if r.Kit == nil || r.Kit.Throughput.Latency.Count == 0 {
-			return 0, false
-		}
-		return r.Kit.Throughput.Latency.P99, true
-	}},
-	{Name: "kit errors (%)", Value: func(r results.Record) (float64, bool) {
-		if r.Kit == nil || r.Kit.Errors.Attempts == 0 {
-			return 0, false
-		}
-		return r.Kit.Errors.ErrorRatePct, true
-	}},
-	{Name: "kit keep-alive effect (x)", Value: func(r results.Record) (float64, bool) {
-		if r.Kit == nil || r.Kit.KeepAliveX == 0 {
-			return 0, false
-		}
-		return r.Kit.KeepAliveX, true
-	}},
-	// The report's figure: the whole machine's where the server had one of
-	// its own, else the process groups' (Differences says when the runs
-	// count it differently).
-	{Name: "server CPU/req (ms)", InRun: results.ServerCPUIn},
-	{Name: "web+PHP CPU/req (ms)", Value: func(r results.Record) (float64, bool) {
-		return r.WebPHPCPUMsPerReq, r.Server != nil && r.WebPHPCPUMsPerReq > 0
-	}},
-	{Name: "PSS peak (MB)", Value: func(r results.Record) (float64, bool) {
-		return float64(r.PSSKB) / 1024, r.PSSKB > 0
-	}},
-}
-
 // Run is one side of a comparison.
 type Run struct {
 	Dir         string `json:"dir"`
@@ -107,15 +34,19 @@ type Run struct {
 
 // Row is one metric of one point in both runs.
 type Row struct {
-	Scenario string    `json:"scenario"`
-	Kind     string    `json:"kind"`
-	Step     string    `json:"step"`
-	Column   string    `json:"column"`
-	Metric   string    `json:"metric"`
-	A        []float64 `json:"a"` // one sample per repetition, in repetition order
-	B        []float64 `json:"b"`
-	MedianA  float64   `json:"a_median"`
-	MedianB  float64   `json:"b_median"`
+	Scenario string `json:"scenario"`
+	Kind     string `json:"kind"`
+	Step     string `json:"step"`
+	Column   string `json:"column"`
+	// Metric is the figure's key (results.Metrics: what a claim names),
+	// Label what a reader sees, Better which way it improves.
+	Metric  string    `json:"metric"`
+	Label   string    `json:"label"`
+	Better  string    `json:"better,omitempty"`
+	A       []float64 `json:"a"` // one sample per repetition, in repetition order
+	B       []float64 `json:"b"`
+	MedianA float64   `json:"a_median"`
+	MedianB float64   `json:"b_median"`
 	// ChangePct is (B − A) / A in percent; nil when A's median is 0.
 	ChangePct *float64 `json:"change_pct"`
 	P         float64  `json:"p"`
@@ -241,10 +172,6 @@ func Compare(a, b Run) (*Comparison, error) {
 	c := &Comparison{A: a, B: b, Alpha: Alpha, Differences: Differences(a.m, b.m),
 		BenchA: results.BenchLimited(a.recs, a.m.Machine), BenchB: results.BenchLimited(b.recs, b.m.Machine)}
 	sa, sb := samples(a.recs, a.m.Machine), samples(b.recs, b.m.Machine)
-	kinds := map[string]string{}
-	for _, sc := range b.m.Scenarios {
-		kinds[sc.Name] = sc.Kind
-	}
 	// B's plan order first, then anything only A's plan has (a point B
 	// measured that its manifest no longer lists cannot happen).
 	seen := map[pointKey]bool{}
@@ -265,13 +192,16 @@ func Compare(a, b Run) (*Comparison, error) {
 			c.OnlyB = append(c.OnlyB, k.String())
 			continue
 		}
-		for _, mt := range Metrics {
-			xa, xb := values(ra, mt, a.m.Machine), values(rb, mt, b.m.Machine)
+		for _, mt := range results.MetricsOf(rb[0].Kind) {
+			if !mt.Headline {
+				continue
+			}
+			xa, xb := values(ra, mt.Of(a.m.Machine)), values(rb, mt.Of(b.m.Machine))
 			if len(xa) == 0 || len(xb) == 0 {
 				continue
 			}
-			row := Row{Scenario: k.scenario, Kind: rb[0].Kind, Step: k.step, Column: k.column, Metric: mt.Name,
-				A: xa, B: xb, MedianA: median(xa), MedianB: median(xb)}
+			row := Row{Scenario: k.scenario, Kind: rb[0].Kind, Step: k.step, Column: k.column, Metric: mt.Name, Label: mt.Label,
+				Better: mt.Better.String(), A: xa, B: xb, MedianA: median(xa), MedianB: median(xb)}
 			if row.MedianA != 0 {
 				ch := 100 * (row.MedianB - row.MedianA) / math.Abs(row.MedianA)
 				row.ChangePct = &ch
@@ -320,16 +250,10 @@ func tooFewNote(c *Comparison) string {
 		strings.Join(ns, ", "), is, strings.Join(ps, ", "), c.Alpha, c.Alpha, NeedReps(c.Alpha), c.A.Repetitions, c.B.Repetitions)
 }
 
-func values(recs []results.Record, m Metric, machine *results.MachineInfo) []float64 {
+func values(recs []results.Record, f func(results.Record) (float64, bool)) []float64 {
 	var out []float64
 	for _, r := range recs {
-		v, ok := 0.0, false
-		if m.InRun != nil {
-			v, ok = m.InRun(r, machine)
-		} else {
-			v, ok = m.Value(r)
-		}
-		if ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
+		if v, ok := f(r); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
 			out = append(out, v)
 		}
 	}

@@ -25,9 +25,11 @@ func doubled(r *results.Record) {
 
 func TestSameDistributionsAllTilde(t *testing.T) {
 	dir := t.TempDir()
-	a := runtest.Run{ID: "a", Reps: 5, Jitter: jitter}.Write(t, dir)
+	// Every kind runtest writes, browse too: compare names none of them.
+	scs := append(slices.Clip(runtest.Scenarios), results.Scenario{Name: "browse", Kind: "browse", Path: "/", Visitors: []int{10}, Proto: "h1"})
+	a := runtest.Run{ID: "a", Reps: 5, Jitter: jitter, Scenarios: scs}.Write(t, dir)
 	// The same samples in another repetition order.
-	b := runtest.Run{ID: "b", Reps: 5, Jitter: []float64{2, -2, 0, -1, 1}}.Write(t, dir)
+	b := runtest.Run{ID: "b", Reps: 5, Jitter: []float64{2, -2, 0, -1, 1}, Scenarios: scs}.Write(t, dir)
 	c, err := Dirs(a, b)
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +39,10 @@ func TestSameDistributionsAllTilde(t *testing.T) {
 	}
 	metrics := map[string]bool{}
 	for _, r := range c.Rows {
-		metrics[r.Metric] = true
+		metrics[r.Kind+" "+r.Metric] = true
+		if m, _ := results.MetricOf(r.Kind, r.Metric); r.Label != m.Label || !m.Headline {
+			t.Errorf("%s %s: label %q; want the registry's headline figure's %q", r.Kind, r.Metric, r.Label, m.Label)
+		}
 		if r.Significant || r.Change() != "~" || r.P != 1 || len(r.A) != 5 || len(r.B) != 5 || r.TooFew {
 			t.Errorf("%+v: want ~ with p=1 over 5+5 samples", r)
 		}
@@ -45,8 +50,9 @@ func TestSameDistributionsAllTilde(t *testing.T) {
 			t.Errorf("%s %s %s: medians %v and %v of the same samples", r.Column, r.Step, r.Metric, r.MedianA, r.MedianB)
 		}
 	}
-	for _, m := range []string{"req/s", "latency p50 (ms)", "latency p99 (ms)", "errors (%)", "server CPU/req (ms)",
-		"web+PHP CPU/req (ms)", "PSS peak (MB)", "newcomer wait p50 (ms)", "kit throughput (req/s)", "kit keep-alive effect (x)"} {
+	for _, m := range []string{"page rps", "page p50_ms", "page p99_ms", "page error_pct", "page server_cpu_ms",
+		"page web_php_cpu_ms", "page pss_mb", "crowd wait_p50_ms", "crowd gave_up", "kit rps", "kit keep_alive_x",
+		"browse view_p50_ms", "browse views_per_sec", "browse wire_bytes_per_view"} {
 		if !metrics[m] {
 			t.Errorf("no row for %q", m)
 		}
@@ -78,7 +84,7 @@ func TestDoubledRateSignificant(t *testing.T) {
 	}
 	sig := 0
 	for _, r := range c.Rows {
-		if r.Column == "cpanel-apache" && r.Scenario == "page" && r.Step == "c=8" && r.Metric == "req/s" {
+		if r.Column == "cpanel-apache" && r.Scenario == "page" && r.Step == "c=8" && r.Metric == "rps" {
 			sig++
 			if !r.Significant || r.P >= 0.05 || r.Change() != "+100.0%" || *r.ChangePct != 100 {
 				t.Errorf("doubled point: %+v (change %s), want significant +100.0%%", r, r.Change())
@@ -115,7 +121,7 @@ func TestDoubledRateSignificant(t *testing.T) {
 	for _, l := range strings.Split(text, "\n") {
 		if strings.Contains(l, "%  ") && strings.Contains(l, "p=") {
 			changed++
-			if !strings.HasPrefix(l, "c=8 ") || !strings.Contains(l, "cpanel-apache") || !strings.Contains(l, "req/s") {
+			if !strings.HasPrefix(l, "c=8 ") || !strings.Contains(l, "cpanel-apache") || !strings.Contains(l, "pages per second") {
 				t.Errorf("changed line %q is not the doubled point", l)
 			}
 		}
@@ -139,7 +145,7 @@ func TestTooFewRepetitions(t *testing.T) {
 		if r.Significant || !r.TooFew || r.Change() != "~" {
 			t.Errorf("%+v: want ~ (too few)", r)
 		}
-		if r.Metric == "req/s" && r.Step == "c=8" && r.Column == "cpanel-apache" && (r.P != 1.0/3 || *r.ChangePct != 100) {
+		if r.Metric == "rps" && r.Step == "c=8" && r.Column == "cpanel-apache" && (r.P != 1.0/3 || *r.ChangePct != 100) {
 			t.Errorf("doubled point with 2+2: p=%v change=%v, want 1/3 and +100", r.P, *r.ChangePct)
 		}
 	}
@@ -179,7 +185,7 @@ func TestTooFewSamplesAtOnePoint(t *testing.T) {
 	}
 	var other, cpanel *Row
 	for i, r := range c.Rows {
-		if r.Scenario == "page" && r.Step == "c=8" && r.Metric == "req/s" {
+		if r.Scenario == "page" && r.Step == "c=8" && r.Metric == "rps" {
 			switch r.Column {
 			case "corehttpd":
 				other = &c.Rows[i]
@@ -244,7 +250,7 @@ func rowsOf(t *testing.T, a, b []float64) Row {
 		t.Fatal(err)
 	}
 	for _, r := range c.Rows {
-		if r.Column == "cpanel-apache" && r.Scenario == "page" && r.Step == "c=2" && r.Metric == "req/s" {
+		if r.Column == "cpanel-apache" && r.Scenario == "page" && r.Step == "c=2" && r.Metric == "rps" {
 			return r
 		}
 	}
@@ -304,7 +310,7 @@ func TestServerCPUAsTheRunCountsIt(t *testing.T) {
 	shared := runtest.Run{ID: "shared", Reps: 5, Machine: &results.MachineInfo{SharedWith: "the load generator"}}.Write(t, dir)
 	medians := func(c *Comparison) (float64, float64) {
 		for _, r := range c.Rows {
-			if r.Metric == "server CPU/req (ms)" {
+			if r.Metric == "server_cpu_ms" {
 				return r.MedianA, r.MedianB
 			}
 		}

@@ -53,7 +53,7 @@ var Head = []string{"point", "column", "metric", "A", "B", "change", "p"}
 
 // Cells is r under Head.
 func (r Row) Cells() []string {
-	return []string{r.Step, r.Column, r.Metric, Num(r.MedianA), Num(r.MedianB), r.Change(), r.PText()}
+	return []string{r.Step, r.Column, r.Label, Num(r.MedianA), Num(r.MedianB), r.Change(), r.PText()}
 }
 
 // Groups splits the rows by scenario, in the rows' order.

@@ -222,9 +222,9 @@ wait:
 	}
 	// Web server + PHP: the database is shared with every other test on
 	// the machine, the profile's own processes are not.
-	cp := rep.Metric("cpanel-apache", "page", "c=2", report.WebPHPCPU)
-	tu := rep.Metric("tuned-apache", "page", "c=2", report.WebPHPCPU)
-	ca := rep.Metric("caddy", "page", "c=2", report.WebPHPCPU)
+	cp := rep.Metric("cpanel-apache", "page", "c=2", results.WebPHPCPU)
+	tu := rep.Metric("tuned-apache", "page", "c=2", results.WebPHPCPU)
+	ca := rep.Metric("caddy", "page", "c=2", results.WebPHPCPU)
 	t.Logf("web server + PHP CPU per page (ms): cpanel %v, tuned %v, caddy %v", cp.Values, tu.Values, ca.Values)
 	if cp.N != 2 || tu.N != 2 || ca.N != 2 {
 		t.Fatalf("CPU per page missing: %d %d %d values", cp.N, tu.N, ca.N)
@@ -240,7 +240,7 @@ wait:
 		if got := rep.Encoding(prof, "compression", "c=10"); got != want {
 			t.Errorf("%s answers the CSS with Content-Encoding %q, want %q", prof, got, want)
 		}
-		w := rep.Metric(prof, "compression", "c=10", report.WireBytes)
+		w := rep.Metric(prof, "compression", "c=10", results.WireBytes)
 		t.Logf("%s: CSS %.0f bytes on the wire per response", prof, w.Med)
 	}
 	if man.Fixture.Root != pinnedRoot(t) || man.Fixture.Verified != man.Fixture.Root {

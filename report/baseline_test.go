@@ -37,8 +37,8 @@ func TestReportBaselineSection(t *testing.T) {
 		`What differs from A to B: var workers: unset → "\<8>".`,
 		"**page (page)**", "**crowd (crowd)**", "**kit (kit)**",
 		"| point | column | metric | A | B | change | p |",
-		"| c=2 | corehttpd | req/s | 1,500 | 3,000 | +100.0% | p=0.008 n=5+5 |",
-		"| c=2 | cpanel-apache | req/s | 1,000 | 1,000 | ~ | p=1.000 n=5+5 |"} {
+		"| c=2 | corehttpd | pages per second | 1,500 | 3,000 | +100.0% | p=0.008 n=5+5 |",
+		"| c=2 | cpanel-apache | pages per second | 1,000 | 1,000 | ~ | p=1.000 n=5+5 |"} {
 		if !strings.Contains(sec, want) {
 			t.Errorf("section lacks %q:\n%s", want, sec)
 		}

@@ -359,8 +359,8 @@ func (r *Report) ratioSection() (section, bool) {
 	for _, sc := range r.perRequestScenarios() {
 		for _, st := range sc.Steps() {
 			add(fmt.Sprintf("%s %s: CPU per request, %s ÷ column", sc.Name, st, base), sc.Name, st, r.ServerCPUPerReq, true)
-			add(fmt.Sprintf("%s %s: web server + PHP CPU per request, %s ÷ column", sc.Name, st, base), sc.Name, st, WebPHPCPU, true)
-			add(fmt.Sprintf("%s %s: requests/s, column ÷ %s", sc.Name, st, base), sc.Name, st, RPS, false)
+			add(fmt.Sprintf("%s %s: web server + PHP CPU per request, %s ÷ column", sc.Name, st, base), sc.Name, st, fig(sc.Kind, "web_php_cpu_ms").Value, true)
+			add(fmt.Sprintf("%s %s: requests/s, column ÷ %s", sc.Name, st, base), sc.Name, st, fig(sc.Kind, "rps").Value, false)
 		}
 	}
 	if len(t.Rows) == 0 {
@@ -378,7 +378,7 @@ func (r *Report) noiseSection() section {
 	for _, sc := range r.Manifest.Scenarios {
 		var fs []results.Metric
 		for _, m := range results.MetricsOf(sc.Kind) {
-			if m.Noise != "" {
+			if m.Noise {
 				fs = append(fs, m)
 			}
 		}
@@ -389,7 +389,7 @@ func (r *Report) noiseSection() section {
 					if v.N == 0 {
 						continue
 					}
-					t.Rows = append(t.Rows, []string{sc.Name + " " + st, r.Labels[p], m.Noise, fmt.Sprint(v.N), num(v.Min), num(v.Med), num(v.Max), fmt.Sprintf("%.0f%%", v.Spread())})
+					t.Rows = append(t.Rows, []string{sc.Name + " " + st, r.Labels[p], m.Label, fmt.Sprint(v.N), num(v.Min), num(v.Med), num(v.Max), fmt.Sprintf("%.0f%%", v.Spread())})
 				}
 			}
 		}

@@ -16,7 +16,7 @@ import (
 func TestKitMetricsInRegistry(t *testing.T) {
 	for _, m := range KitMetrics {
 		if _, ok := results.MetricOf("kit", m.Metric); !ok {
-			t.Errorf("kit metric %q (%s): not in results.Metrics", m.Metric, m.Name)
+			t.Errorf("kit metric %d %q: not in results.Metrics", m.N, m.Metric)
 		}
 	}
 }

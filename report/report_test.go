@@ -107,13 +107,13 @@ func TestReportFromRealLoad(t *testing.T) {
 	}
 	// Medians over three repetitions, and the wire bytes show who compresses.
 	for _, p := range []string{"plain", "gzip"} {
-		s := r.Metric(p, "compression", "c=2", RPS)
+		s := r.Metric(p, "compression", "c=2", results.RPS)
 		if s.N != 3 || !(s.Min <= s.Med && s.Med <= s.Max) || s.Min <= 0 {
 			t.Errorf("%s rps stat %+v", p, s)
 		}
 	}
-	plain := r.Metric("plain", "compression", "c=2", WireBytes).Med
-	gz := r.Metric("gzip", "compression", "c=2", WireBytes).Med
+	plain := r.Metric("plain", "compression", "c=2", results.WireBytes).Med
+	gz := r.Metric("gzip", "compression", "c=2", results.WireBytes).Med
 	if !(plain > 10*gz) {
 		t.Errorf("wire bytes per response: plain %.0f, gzip %.0f", plain, gz)
 	}
@@ -123,7 +123,7 @@ func TestReportFromRealLoad(t *testing.T) {
 
 	md, _ := os.ReadFile(out.Markdown)
 	// The table shows the median with (min–max) of this run's numbers.
-	s := r.Metric("plain", "compression", "c=8", RPS)
+	s := r.Metric("plain", "compression", "c=8", results.RPS)
 	want := cell(s)
 	if !strings.Contains(string(md), want) || !strings.Contains(want, "–") {
 		t.Errorf("report.md lacks the c=8 rps cell %q", want)

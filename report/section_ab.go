@@ -19,47 +19,8 @@ func abSection(r *Report, sc results.Scenario) section {
 			"HTML transferred is ab's: the response bodies as received. Each request answered with the whole document makes it exactly complete requests × document length (the document as one plain request before the run received it); Rasmus's Apache 2 counted 3,072 bytes too many on his static file. The row below it is the difference."}}
 	st := sc.Steps()[0]
 	t := table{Caption: "ab's numbers", Head: r.head("", ps)}
-	t.Rows = append(t.Rows,
-		r.row("Requests per second", ps, sc.Name, st, RPS),
-		r.row("Time per request, mean (ms)", ps, sc.Name, st, MeanMs),
-		r.row("Time per request, across all concurrent (ms)", ps, sc.Name, st, func(rec results.Record) (float64, bool) {
-			if rec.Run == nil || rec.Run.Outcomes.OK == 0 {
-				return 0, false
-			}
-			return rec.Run.ElapsedMs / float64(rec.Run.Outcomes.OK), true
-		}),
-		r.row("Failed requests", ps, sc.Name, st, func(rec results.Record) (float64, bool) {
-			if rec.Run == nil {
-				return 0, false
-			}
-			return float64(rec.Run.Outcomes.Failed()), true
-		}),
-		r.row("Keep-Alive requests", ps, sc.Name, st, func(rec results.Record) (float64, bool) {
-			if rec.Run == nil {
-				return 0, false
-			}
-			return float64(rec.Run.KeepAliveReqs), true
-		}),
-		r.row("Total transferred (bytes)", ps, sc.Name, st, func(rec results.Record) (float64, bool) {
-			if rec.Run == nil {
-				return 0, false
-			}
-			return float64(rec.Run.Bytes.WireIn), true
-		}),
-		r.row("Document length (bytes)", ps, sc.Name, st, results.ProbeBody),
-		r.row("Complete requests", ps, sc.Name, st, func(rec results.Record) (float64, bool) {
-			if rec.Run == nil {
-				return 0, false
-			}
-			return float64(rec.Run.Attempts), true
-		}),
-		r.row("HTML transferred (bytes)", ps, sc.Name, st, func(rec results.Record) (float64, bool) {
-			if rec.Run == nil {
-				return 0, false
-			}
-			return float64(rec.Run.Bytes.Body), true
-		}),
-		r.row("HTML transferred − complete requests × document length (bytes)", ps, sc.Name, st, results.HTMLBeyondDocuments))
+	t.Rows = append(t.Rows, r.figRows("", ps, sc, st, "rps", "mean_ms", "time_per_request_all_ms", "failed", "keep_alive_requests",
+		"total_bytes", "document_bytes", "complete_requests", "html_bytes", "html_bytes_beyond_documents")...)
 	t.Rows = append(t.Rows, r.cpuRows("", "request", ps, sc.Name, st)...)
 	s.Tables = append(s.Tables, t)
 	if t, ok := r.generatorTable(sc); ok {

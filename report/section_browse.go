@@ -24,19 +24,6 @@ var browseReport = reportKind{section: browseSection,
 		return nil
 	}}
 
-// Browse metrics: per page view, over the page views of a point
-// (results' registry).
-var (
-	BrowseViewP50     = results.BrowseViewP50
-	BrowseViewP90     = results.BrowseViewP90
-	BrowseViewP99     = results.BrowseViewP99
-	BrowseTTFBP50     = results.BrowseTTFBP50
-	BrowseWirePerView = results.BrowseWirePerView
-	BrowseAssets      = results.BrowseAssets
-	BrowseViewsPerSec = results.BrowseViewsPerSec
-	BrowseFailedPct   = results.BrowseFailedPct
-)
-
 // browseHow is how a browse scenario's visitors connect: "h1, up to 6
 // connections per visitor" or "h2, one connection per visitor".
 func browseHow(sc results.Scenario) string {
@@ -58,17 +45,10 @@ func browseSection(r *Report, sc results.Scenario) section {
 			sc.Path, browseHow(sc), think, sc.Duration, sc.Warmup)}}
 	for _, st := range sc.Steps() {
 		t := table{Caption: fmt.Sprintf("%s at %s", sc.Name, st), Head: r.head("", ps)}
-		t.Rows = append(t.Rows,
-			r.row("page view, p50 (ms)", ps, sc.Name, st, BrowseViewP50),
-			r.row("page view, p90 (ms)", ps, sc.Name, st, BrowseViewP90),
-			r.row("page view, p99 (ms)", ps, sc.Name, st, BrowseViewP99),
-			r.row("first byte, p50 (ms)", ps, sc.Name, st, BrowseTTFBP50),
-			r.row("bytes on the wire per page view", ps, sc.Name, st, BrowseWirePerView),
-			r.row("assets per page view", ps, sc.Name, st, BrowseAssets),
-			r.row("page views per second", ps, sc.Name, st, BrowseViewsPerSec),
-		)
+		t.Rows = append(t.Rows, r.figRows("", ps, sc, st, "view_p50_ms", "view_p90_ms", "view_p99_ms", "ttfb_p50_ms",
+			"wire_bytes_per_view", "assets_per_view", "views_per_sec")...)
 		t.Rows = append(t.Rows, r.cpuRows("", "page view", ps, sc.Name, st)...)
-		t.Rows = append(t.Rows, r.row("failed page views (%)", ps, sc.Name, st, BrowseFailedPct))
+		t.Rows = append(t.Rows, r.figRows("", ps, sc, st, "failed_pct")...)
 		s.Tables = append(s.Tables, t)
 	}
 	if scs := r.scenarios(sc.Kind); len(scs) > 1 && scs[0].Name == sc.Name {
@@ -114,10 +94,7 @@ func (r *Report) browseCompare(scs []results.Scenario) table {
 		st := sc.Steps()[0]
 		name := fmt.Sprintf("%s (%s) %s", sc.Name, browseHow(sc), st)
 		t.Rows = append(t.Rows,
-			r.row(name+": page view p50 (ms)", r.Columns, sc.Name, st, BrowseViewP50),
-			r.row(name+": page view p90 (ms)", r.Columns, sc.Name, st, BrowseViewP90),
-			r.row(name+": page view p99 (ms)", r.Columns, sc.Name, st, BrowseViewP99),
-			r.row(name+": bytes per page view", r.Columns, sc.Name, st, BrowseWirePerView))
+			r.figRows(name+": ", r.Columns, sc, st, "view_p50_ms", "view_p90_ms", "view_p99_ms", "wire_bytes_per_view")...)
 	}
 	return t
 }
@@ -137,7 +114,7 @@ func (r *Report) browseBars(scs []results.Scenario) (*chartPlot, error) {
 		vals := make(plotter.Values, len(scs))
 		var xys plotter.XYs
 		for i, sc := range scs {
-			if s := r.Metric(pr, sc.Name, sc.Steps()[0], BrowseViewP50); s.N > 0 {
+			if s := r.Metric(pr, sc.Name, sc.Steps()[0], fig(sc.Kind, "view_p50_ms").Value); s.N > 0 {
 				vals[i] = s.Med
 				xys = append(xys, plotter.XY{X: float64(i), Y: s.Med})
 			}

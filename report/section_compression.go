@@ -8,7 +8,8 @@ import (
 // The compression kind: who compresses, and what it costs.
 var compressionReport = reportKind{section: compressionSection, perRequest: true,
 	charts: func(r *Report, sc results.Scenario, add addChart) error {
-		p, err := r.bars(sc, "bytes on the wire per response (bytes)", WireBytes)
+		m := fig(sc.Kind, "wire_bytes")
+		p, err := r.bars(sc, m.Label, m.Value)
 		if err := add("compression-"+sc.Name, "Bytes on the wire per response (Accept-Encoding: gzip), median", p, err); err != nil {
 			return err
 		}
@@ -33,9 +34,8 @@ func compressionSection(r *Report, sc results.Scenario) section {
 				return float64(rec.Probe.BodyBytes), true
 			})))
 		}
-		t.Rows = append(t.Rows, enc, size,
-			r.row(st+": bytes on the wire per response", ps, sc.Name, st, WireBytes),
-			r.row(st+": requests/s", ps, sc.Name, st, RPS))
+		t.Rows = append(t.Rows, enc, size)
+		t.Rows = append(t.Rows, r.figRows(st+": ", ps, sc, st, "wire_bytes", "rps")...)
 		t.Rows = append(t.Rows, r.cpuRows(st+": ", "request", ps, sc.Name, st)...)
 	}
 	s.Tables = append(s.Tables, t)

@@ -17,7 +17,8 @@ var crowdReport = reportKind{section: crowdSection,
 			}
 			return 0, false
 		}
-		p, err := r.lines(sc, yAxis{label: "new visitor's wait, median (ms)", logOK: true, floor: giveUp, floorWhy: "none answered"}, CrowdWaitP50)
+		m := fig(sc.Kind, "wait_p50_ms")
+		p, err := r.lines(sc, yAxis{label: "new visitor's " + m.Label, logOK: true, floor: giveUp, floorWhy: "none answered"}, m.Value)
 		return add("crowd-"+sc.Name, "A new visitor's wait by crowd size, median", p, err)
 	}}
 
@@ -31,12 +32,11 @@ func crowdSection(r *Report, sc results.Scenario) section {
 	}
 	t := table{Caption: "New visitor's wait by crowd size", Head: r.head("", ps)}
 	for _, st := range sc.Steps() {
-		t.Rows = append(t.Rows,
-			r.row(st+": wait, median (ms)", ps, sc.Name, st, CrowdWaitP50),
-			r.row(st+": wait, p99 (ms)", ps, sc.Name, st, CrowdWaitP99))
-		gv := []string{st + ": gave up"}
+		t.Rows = append(t.Rows, r.figRows(st+": ", ps, sc, st, "wait_p50_ms", "wait_p99_ms")...)
+		gave := fig(sc.Kind, "gave_up")
+		gv := []string{st + ": " + gave.Label}
 		for _, p := range ps {
-			g := r.Metric(p, sc.Name, st, CrowdGaveUp)
+			g := r.Metric(p, sc.Name, st, gave.Value)
 			n := 0
 			for _, rec := range r.Points(p, sc.Name, st) {
 				if rec.Crowd != nil { // not a point left out (n/a)
@@ -45,7 +45,8 @@ func crowdSection(r *Report, sc results.Scenario) section {
 			}
 			gv = append(gv, fmt.Sprintf("%s of %d", cell(g), n))
 		}
-		t.Rows = append(t.Rows, gv, r.row(st+": server CPU (% of all CPUs)", ps, sc.Name, st, CrowdCPUPct))
+		t.Rows = append(t.Rows, gv)
+		t.Rows = append(t.Rows, r.figRows(st+": ", ps, sc, st, "groups_cpu_pct")...)
 	}
 	s.Tables = append(s.Tables, t)
 	if t, ok := r.generatorTable(sc); ok {

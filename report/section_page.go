@@ -10,7 +10,8 @@ import (
 // scenario is the post's first paragraph.
 var pageReport = reportKind{section: pageSection, inShort: pageInShort, perRequest: true,
 	charts: func(r *Report, sc results.Scenario, add addChart) error {
-		p, err := r.bars(sc, "web server + PHP CPU per page (ms)", WebPHPCPU)
+		m := fig(sc.Kind, "web_php_cpu_ms")
+		p, err := r.bars(sc, m.Label, m.Value)
 		return add("cpu-"+sc.Name, "CPU per WordPress page in the web server and PHP, median over repetitions", p, err)
 	}}
 
@@ -23,9 +24,9 @@ func pageInShort(r *Report, pages []results.Scenario) (section, bool) {
 	step := sc.Steps()[0]
 	var parts []string
 	for _, p := range r.Columns {
-		ms := r.Metric(p, sc.Name, step, MeanMs)
-		ps := r.Metric(p, sc.Name, step, RPS)
-		cpu := r.Metric(p, sc.Name, step, WebPHPCPU)
+		ms := r.Metric(p, sc.Name, step, fig(sc.Kind, "mean_ms").Value)
+		ps := r.Metric(p, sc.Name, step, fig(sc.Kind, "rps").Value)
+		cpu := r.Metric(p, sc.Name, step, fig(sc.Kind, "web_php_cpu_ms").Value)
 		if ms.N == 0 {
 			continue
 		}
@@ -44,16 +45,10 @@ func pageSection(r *Report, sc results.Scenario) section {
 		Text: []string{fmt.Sprintf("%s, %s per step after a %s warm-up, each visitor its own keep-alive connection (closed loop)%s.", sc.Path, amount(sc), sc.Warmup, gzipNote(sc))}}
 	for _, st := range sc.Steps() {
 		t := table{Caption: fmt.Sprintf("%s at %s", sc.Name, st), Head: r.head("", ps)}
-		t.Rows = append(t.Rows,
-			r.row("page time, mean (ms)", ps, sc.Name, st, MeanMs),
-			r.row("pages per second", ps, sc.Name, st, RPS))
+		t.Rows = append(t.Rows, r.figRows("", ps, sc, st, "mean_ms", "rps")...)
 		t.Rows = append(t.Rows, r.cpuRows("", "page", ps, sc.Name, st)...)
-		t.Rows = append(t.Rows,
-			r.row("  of which web server + PHP (ms)", ps, sc.Name, st, WebPHPCPU),
-			r.row("  of which database (ms)", ps, sc.Name, st, DBCPU),
-			r.row("memory: web server + PHP, peak PSS (MB)", ps, sc.Name, st, PSSMB),
-			r.row("bytes on the wire per page", ps, sc.Name, st, WireBytes),
-			r.row("failed (%)", ps, sc.Name, st, ErrPct))
+		t.Rows = append(t.Rows, r.figRows("  of which ", ps, sc, st, "web_php_cpu_ms", "db_cpu_ms")...)
+		t.Rows = append(t.Rows, r.figRows("", ps, sc, st, "pss_mb", "wire_bytes", "error_pct")...)
 		enc := []string{"Content-Encoding"}
 		for _, p := range ps {
 			enc = append(enc, r.Encoding(p, sc.Name, st))

@@ -8,11 +8,12 @@ import (
 // The static kind: a file over a sweep of visitors.
 var staticReport = reportKind{section: staticSection, perRequest: true,
 	charts: func(r *Report, sc results.Scenario, add addChart) error {
-		p, err := r.lines(sc, yAxis{label: "throughput (requests/s)"}, RPS)
+		rps, p99 := fig(sc.Kind, "rps"), fig(sc.Kind, "p99_ms")
+		p, err := r.lines(sc, yAxis{label: rps.Label}, rps.Value)
 		if err := add("rps-"+sc.Name, "Requests per second by visitors, median", p, err); err != nil {
 			return err
 		}
-		p, err = r.lines(sc, yAxis{label: "p99 latency (ms)", logOK: true}, P99Ms)
+		p, err = r.lines(sc, yAxis{label: p99.Label, logOK: true}, p99.Value)
 		return add("p99-"+sc.Name, "Slowest visitors' wait (p99) by visitors, median", p, err)
 	}}
 
@@ -22,11 +23,9 @@ func staticSection(r *Report, sc results.Scenario) section {
 		Text: []string{"Requests per second and the slowest visitors' wait (p99) as visitors grow." + fmt.Sprintf(" %s per step after %s of warm-up.", amount(sc), sc.Warmup)}}
 	t := table{Caption: "By visitors", Head: r.head("", ps)}
 	for _, st := range sc.Steps() {
-		t.Rows = append(t.Rows,
-			r.row(st+": requests/s", ps, sc.Name, st, RPS),
-			r.row(st+": p99 (ms)", ps, sc.Name, st, P99Ms))
+		t.Rows = append(t.Rows, r.figRows(st+": ", ps, sc, st, "rps", "p99_ms")...)
 		t.Rows = append(t.Rows, r.cpuRows(st+": ", "request", ps, sc.Name, st)...)
-		t.Rows = append(t.Rows, r.row(st+": failed (%)", ps, sc.Name, st, ErrPct))
+		t.Rows = append(t.Rows, r.figRows(st+": ", ps, sc, st, "error_pct")...)
 	}
 	s.Tables = append(s.Tables, t)
 	if t, ok := r.generatorTable(sc); ok {

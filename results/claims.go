@@ -118,7 +118,7 @@ var units = map[string]unit{
 	"MB/s":   {"bandwidth", 1},
 	"%":      {"share", 1},
 	"x":      {"times", 1},
-	"probes": {"probes", 1}, "requests": {"requests", 1}, "processes": {"processes", 1},
+	"probes": {"probes", 1}, "requests": {"requests", 1}, "processes": {"processes", 1}, "assets": {"assets", 1},
 	"yes/no": {"yes/no", 1},
 }
 

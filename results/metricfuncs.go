@@ -18,6 +18,12 @@ var (
 		}
 		return rec.Run.Latency.Mean, true
 	}
+	P50Ms = func(rec Record) (float64, bool) {
+		if rec.Run == nil || rec.Run.Latency.Count == 0 {
+			return 0, false
+		}
+		return rec.Run.Latency.P50, true
+	}
 	P99Ms = func(rec Record) (float64, bool) {
 		if rec.Run == nil || rec.Run.Latency.Count == 0 {
 			return 0, false

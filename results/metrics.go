@@ -4,18 +4,27 @@ import (
 	"github.com/wptest/wptest/bench/result"
 )
 
-// Metric is one figure a record of a kind holds, by name: what a claim
-// names (claim "..." { metric = "rps" }), what the report's repetitions
-// section lists (Noise), and the function that reads it. A kind's metric
-// is its own entry even where another kind's reads it the same way, so
-// each kind lists exactly what it measures.
+// Metric is one figure a record of a kind holds, declared once: its key
+// (what a claim names, claim "..." { metric = "rps" }, and what compare
+// -o json carries), the label every reader sees (the report's rows, its
+// repetitions section, compare's lines, the kit's table), which way is
+// better, and the function that reads it. A kind's metric is its own
+// entry even where another kind's reads it the same way, so each kind
+// lists exactly what it measures, in the words that fit it ("pages per
+// second" for a page, ab's own "Requests per second").
 type Metric struct {
 	Kind string
 	Name string
-	// Unit is what Value gives (one of Units).
-	Unit string
-	// Noise, if set, is the label the repetitions section shows it under.
-	Noise string
+	// Label is what a reader sees, unit included: "page time, p99 (ms)".
+	Label string
+	// Unit is what Value gives (one of Units): a claim's figures are in it.
+	Unit   string
+	Better Better
+	// Headline: compare sets it side by side for each point, in the
+	// kind's order.
+	Headline bool
+	// Noise: the repetitions section lists its spread.
+	Noise bool
 	Value func(Record) (float64, bool)
 	// Scoped, if set, reads it as the run's machine decides (server_cpu_ms:
 	// CPUPerRequest); Of picks it over Value.
@@ -34,6 +43,27 @@ type Metric struct {
 	// Answered: the figure is whether the server answered in the point's
 	// protocol at all, which one answer proves whatever set the pace.
 	Answered bool
+}
+
+// Better is which way a figure improves.
+type Better int
+
+const (
+	// Neither: a count or a size that is neither better nor worse higher.
+	Neither Better = iota
+	Higher
+	Lower
+)
+
+// String is "higher is better", "lower is better" or "".
+func (b Better) String() string {
+	switch b {
+	case Higher:
+		return "higher is better"
+	case Lower:
+		return "lower is better"
+	}
+	return ""
 }
 
 // NotMeasuredOn says why a claim on m cannot be judged in a run whose
@@ -57,67 +87,93 @@ func (m Metric) Of(mi *MachineInfo) func(Record) (float64, bool) {
 	return func(rec Record) (float64, bool) { return m.Scoped(rec, mi) }
 }
 
-// Metrics is the registry, kind by kind, each kind's repetitions figures
-// in the order the report lists them.
+// Metrics is the registry, kind by kind, in the order readers see them:
+// the report's rows and repetitions section, compare's lines.
 var Metrics = join(
 	kindMetrics("page", []Metric{
-		{Name: "server_cpu_ms", Unit: "ms", Noise: "server CPU/page (ms)", Value: ServerCPU, Scoped: ServerCPUIn, Whole: true},
-		{Name: "groups_cpu_ms", Unit: "ms", Value: ServerCPU},
-		{Name: "web_php_cpu_ms", Unit: "ms", Noise: "web+PHP CPU/page (ms)", Value: WebPHPCPU},
-		{Name: "rps", Unit: "req/s", Noise: "pages/s", Value: RPS},
-		{Name: "mean_ms", Unit: "ms", Value: MeanMs},
-		{Name: "p99_ms", Unit: "ms", Value: P99Ms},
-		{Name: "db_cpu_ms", Unit: "ms", Value: DBCPU},
-		{Name: "machine_cpu_ms", Unit: "ms", Value: MachineCPU, Whole: true},
-		{Name: "pss_mb", Unit: "MB", Value: PSSMB, State: true},
-		{Name: "php_procs_peak", Unit: "processes", Value: PHPProcsPeak, State: true},
-		{Name: "wire_bytes", Unit: "B", Value: WireBytes},
-		{Name: "error_pct", Unit: "%", Value: ErrPct, Failures: true},
+		{Name: "rps", Label: "pages per second", Unit: "req/s", Better: Higher, Headline: true, Noise: true, Value: RPS},
+		{Name: "mean_ms", Label: "page time, mean (ms)", Unit: "ms", Better: Lower, Value: MeanMs},
+		{Name: "p50_ms", Label: "page time, p50 (ms)", Unit: "ms", Better: Lower, Headline: true, Value: P50Ms},
+		{Name: "p99_ms", Label: "page time, p99 (ms)", Unit: "ms", Better: Lower, Headline: true, Value: P99Ms},
+		{Name: "error_pct", Label: "failed (%)", Unit: "%", Better: Lower, Headline: true, Value: ErrPct, Failures: true},
+		{Name: "server_cpu_ms", Label: "server CPU per page (ms)", Unit: "ms", Better: Lower, Headline: true, Noise: true, Value: ServerCPU, Scoped: ServerCPUIn, Whole: true},
+		{Name: "web_php_cpu_ms", Label: "web server + PHP CPU per page (ms)", Unit: "ms", Better: Lower, Headline: true, Noise: true, Value: WebPHPCPU},
+		{Name: "groups_cpu_ms", Label: GroupsCPULabel + " CPU per page (ms)", Unit: "ms", Better: Lower, Value: ServerCPU},
+		{Name: "db_cpu_ms", Label: "database CPU per page (ms)", Unit: "ms", Better: Lower, Value: DBCPU},
+		{Name: "machine_cpu_ms", Label: "machine CPU per page (ms)", Unit: "ms", Better: Lower, Value: MachineCPU, Whole: true},
+		{Name: "pss_mb", Label: "memory: web server + PHP, peak PSS (MB)", Unit: "MB", Better: Lower, Headline: true, Value: PSSMB, State: true},
+		{Name: "php_procs_peak", Label: "PHP processes at once, peak", Unit: "processes", Value: PHPProcsPeak, State: true},
+		{Name: "wire_bytes", Label: "bytes on the wire per page", Unit: "B", Better: Lower, Value: WireBytes},
 	}),
 	kindMetrics("crowd", []Metric{
-		{Name: "wait_p50_ms", Unit: "ms", Noise: "wait median (ms)", Value: CrowdWaitP50},
-		{Name: "wait_p99_ms", Unit: "ms", Value: CrowdWaitP99},
-		{Name: "gave_up", Unit: "probes", Value: CrowdGaveUp, Failures: true},
-		{Name: "gave_up_pct", Unit: "%", Value: CrowdGaveUpPct, Failures: true},
-		{Name: "server_cpu_pct", Unit: "%", Value: CrowdMachineCPUPct, Whole: true},
-		{Name: "groups_cpu_pct", Unit: "%", Value: CrowdCPUPct},
-		{Name: "pss_mb", Unit: "MB", Value: PSSMB, State: true},
+		{Name: "wait_p50_ms", Label: "wait, median (ms)", Unit: "ms", Better: Lower, Headline: true, Noise: true, Value: CrowdWaitP50},
+		{Name: "wait_p99_ms", Label: "wait, p99 (ms)", Unit: "ms", Better: Lower, Value: CrowdWaitP99},
+		{Name: "gave_up", Label: "gave up", Unit: "probes", Better: Lower, Headline: true, Value: CrowdGaveUp, Failures: true},
+		{Name: "gave_up_pct", Label: "gave up (%)", Unit: "%", Better: Lower, Value: CrowdGaveUpPct, Failures: true},
+		{Name: "server_cpu_pct", Label: "server CPU (% of all CPUs)", Unit: "%", Value: CrowdMachineCPUPct, Whole: true},
+		{Name: "groups_cpu_pct", Label: "server processes' CPU (% of all CPUs)", Unit: "%", Value: CrowdCPUPct},
+		{Name: "pss_mb", Label: "memory: web server + PHP, peak PSS (MB)", Unit: "MB", Better: Lower, Headline: true, Value: PSSMB, State: true},
 	}),
-	kindMetrics("static", runMetrics("requests/s")),
-	kindMetrics("compression", append(runMetrics("requests/s"), Metric{Name: "body_bytes", Unit: "B", Value: ProbeBody})),
-	kindMetrics("ab", append(runMetrics("requests/s"),
-		Metric{Name: "html_bytes", Unit: "B", Value: runField(func(r *result.Run) float64 { return float64(r.Bytes.Body) })},
-		Metric{Name: "html_bytes_per_request", Unit: "B", Value: HTMLPerRequest},
-		Metric{Name: "html_bytes_beyond_documents", Unit: "B", Value: HTMLBeyondDocuments},
-		Metric{Name: "total_bytes", Unit: "B", Value: runField(func(r *result.Run) float64 { return float64(r.Bytes.WireIn) })},
-		Metric{Name: "failed", Unit: "requests", Value: runField(func(r *result.Run) float64 { return float64(r.Outcomes.Failed()) }), Failures: true},
-	)),
+	kindMetrics("static", runMetrics("requests per second", "request", nil)),
+	kindMetrics("compression", runMetrics("requests per second", "response", []Metric{
+		{Name: "body_bytes", Label: "body of the probe's response (B)", Unit: "B", Better: Lower, Value: ProbeBody},
+	})),
+	// ab's own words for what it prints (Rasmus's ab test reads them).
+	kindMetrics("ab", relabel(runMetrics("requests per second", "request", []Metric{
+		{Name: "time_per_request_all_ms", Label: "Time per request, across all concurrent (ms)", Unit: "ms", Better: Lower, Value: runField(func(r *result.Run) float64 {
+			return r.ElapsedMs / float64(r.Outcomes.OK)
+		}, func(r *result.Run) bool { return r.Outcomes.OK > 0 })},
+		{Name: "failed", Label: "Failed requests", Unit: "requests", Better: Lower, Value: runField(func(r *result.Run) float64 { return float64(r.Outcomes.Failed()) }), Failures: true},
+		{Name: "keep_alive_requests", Label: "Keep-Alive requests", Unit: "requests", Value: runField(func(r *result.Run) float64 { return float64(r.KeepAliveReqs) })},
+		{Name: "total_bytes", Label: "Total transferred (bytes)", Unit: "B", Value: runField(func(r *result.Run) float64 { return float64(r.Bytes.WireIn) })},
+		{Name: "document_bytes", Label: "Document length (bytes)", Unit: "B", Value: ProbeBody},
+		{Name: "complete_requests", Label: "Complete requests", Unit: "requests", Value: runField(func(r *result.Run) float64 { return float64(r.Attempts) })},
+		{Name: "html_bytes", Label: "HTML transferred (bytes)", Unit: "B", Value: runField(func(r *result.Run) float64 { return float64(r.Bytes.Body) })},
+		{Name: "html_bytes_per_request", Label: "HTML transferred per complete request (bytes)", Unit: "B", Value: HTMLPerRequest},
+		{Name: "html_bytes_beyond_documents", Label: "HTML transferred − complete requests × document length (bytes)", Unit: "B", Value: HTMLBeyondDocuments},
+	}), map[string]string{"rps": "Requests per second", "mean_ms": "Time per request, mean (ms)"})),
 	kindMetrics("browse", []Metric{
-		{Name: "view_p50_ms", Unit: "ms", Noise: "page view p50 (ms)", Value: BrowseViewP50},
-		{Name: "wire_bytes_per_view", Unit: "B", Noise: "bytes per view", Value: BrowseWirePerView},
-		{Name: "view_p99_ms", Unit: "ms", Value: BrowseViewP99},
-		{Name: "views_per_sec", Unit: "req/s", Value: BrowseViewsPerSec},
-		{Name: "served", Unit: "yes/no", Value: Served, Answered: true},
+		{Name: "view_p50_ms", Label: "page view, p50 (ms)", Unit: "ms", Better: Lower, Headline: true, Noise: true, Value: BrowseViewP50},
+		{Name: "view_p90_ms", Label: "page view, p90 (ms)", Unit: "ms", Better: Lower, Value: BrowseViewP90},
+		{Name: "view_p99_ms", Label: "page view, p99 (ms)", Unit: "ms", Better: Lower, Headline: true, Value: BrowseViewP99},
+		{Name: "ttfb_p50_ms", Label: "first byte, p50 (ms)", Unit: "ms", Better: Lower, Value: BrowseTTFBP50},
+		{Name: "wire_bytes_per_view", Label: "bytes on the wire per page view", Unit: "B", Better: Lower, Headline: true, Noise: true, Value: BrowseWirePerView},
+		{Name: "assets_per_view", Label: "assets per page view", Unit: "assets", Value: BrowseAssets},
+		{Name: "views_per_sec", Label: "page views per second", Unit: "req/s", Better: Higher, Headline: true, Value: BrowseViewsPerSec},
+		{Name: "failed_pct", Label: "failed page views (%)", Unit: "%", Better: Lower, Headline: true, Value: BrowseFailedPct, Failures: true},
+		{Name: "served", Label: "answered in the protocol", Unit: "yes/no", Value: Served, Answered: true},
 	}),
 	kindMetrics("kit", kitMetrics),
 )
 
 // runMetrics are the figures of a kind measured as one run of requests
-// (static, compression, ab); rps is listed under label in the repetitions.
-func runMetrics(label string) []Metric {
-	return []Metric{
-		{Name: "rps", Unit: "req/s", Noise: label, Value: RPS},
-		{Name: "server_cpu_ms", Unit: "ms", Noise: "server CPU/request (ms)", Value: ServerCPU, Scoped: ServerCPUIn, Whole: true},
-		{Name: "groups_cpu_ms", Unit: "ms", Value: ServerCPU},
-		{Name: "web_php_cpu_ms", Unit: "ms", Value: WebPHPCPU},
-		{Name: "machine_cpu_ms", Unit: "ms", Value: MachineCPU, Whole: true},
-		{Name: "mean_ms", Unit: "ms", Value: MeanMs},
-		{Name: "p99_ms", Unit: "ms", Value: P99Ms},
-		{Name: "max_ms", Unit: "ms", Value: MaxMs},
-		{Name: "wire_bytes", Unit: "B", Value: WireBytes},
-		{Name: "error_pct", Unit: "%", Value: ErrPct, Failures: true},
-		{Name: "served", Unit: "yes/no", Value: Served, Answered: true},
+// (static, compression, ab): rps is labelled rate, CPU per what.
+func runMetrics(rate, what string, more []Metric) []Metric {
+	return append([]Metric{
+		{Name: "rps", Label: rate, Unit: "req/s", Better: Higher, Headline: true, Noise: true, Value: RPS},
+		{Name: "mean_ms", Label: "latency, mean (ms)", Unit: "ms", Better: Lower, Value: MeanMs},
+		{Name: "p50_ms", Label: "latency p50 (ms)", Unit: "ms", Better: Lower, Headline: true, Value: P50Ms},
+		{Name: "p99_ms", Label: "latency p99 (ms)", Unit: "ms", Better: Lower, Headline: true, Value: P99Ms},
+		{Name: "max_ms", Label: "latency, slowest (ms)", Unit: "ms", Better: Lower, Value: MaxMs},
+		{Name: "error_pct", Label: "failed (%)", Unit: "%", Better: Lower, Headline: true, Value: ErrPct, Failures: true},
+		{Name: "server_cpu_ms", Label: "server CPU per " + what + " (ms)", Unit: "ms", Better: Lower, Headline: true, Noise: true, Value: ServerCPU, Scoped: ServerCPUIn, Whole: true},
+		{Name: "web_php_cpu_ms", Label: "web server + PHP CPU per " + what + " (ms)", Unit: "ms", Better: Lower, Headline: true, Value: WebPHPCPU},
+		{Name: "groups_cpu_ms", Label: GroupsCPULabel + " CPU per " + what + " (ms)", Unit: "ms", Better: Lower, Value: ServerCPU},
+		{Name: "machine_cpu_ms", Label: "machine CPU per " + what + " (ms)", Unit: "ms", Better: Lower, Value: MachineCPU, Whole: true},
+		{Name: "pss_mb", Label: "memory: web server + PHP, peak PSS (MB)", Unit: "MB", Better: Lower, Headline: true, Value: PSSMB, State: true},
+		{Name: "wire_bytes", Label: "bytes on the wire per " + what, Unit: "B", Better: Lower, Value: WireBytes},
+		{Name: "served", Label: "answered in the protocol", Unit: "yes/no", Value: Served, Answered: true},
+	}, more...)
+}
+
+// relabel gives the metrics named in labels those labels.
+func relabel(ms []Metric, labels map[string]string) []Metric {
+	for i := range ms {
+		if l, ok := labels[ms[i].Name]; ok {
+			ms[i].Label = l
+		}
 	}
+	return ms
 }
 
 func kindMetrics(kind string, ms []Metric) []Metric {
@@ -156,10 +212,11 @@ func MetricsOf(kind string) []Metric {
 	return out
 }
 
-// runField is f of the record's run, where it has one.
-func runField(f func(*result.Run) float64) func(Record) (float64, bool) {
+// runField is f of the record's run, where it has one (and, with ok, where
+// ok says the run has the figure).
+func runField(f func(*result.Run) float64, ok ...func(*result.Run) bool) func(Record) (float64, bool) {
 	return func(rec Record) (float64, bool) {
-		if rec.Run == nil {
+		if rec.Run == nil || (len(ok) > 0 && !ok[0](rec.Run)) {
 			return 0, false
 		}
 		return f(rec.Run), true

@@ -30,7 +30,7 @@ type Run struct {
 	// nothing, as runs before it was recorded).
 	Machine *results.MachineInfo
 	// Scenarios, if set, are the run's scenarios instead of Scenarios
-	// (of the kinds record writes: page, static, crowd, kit).
+	// (of the kinds record writes: page, static, crowd, kit, browse).
 	Scenarios []results.Scenario
 	// Columns, if set, are the run's column ids instead of Columns.
 	Columns []string
@@ -130,6 +130,10 @@ func record(p results.Point, j float64) results.Record {
 	case "crowd":
 		rec.Crowd = &result.Crowd{Visitors: p.Visitors, ClickEveryMs: 1000, ProbeEveryMs: 200, GiveUpMs: 10000,
 			Background: run(100*j, p.Visitors), Wait: result.Latency{Count: 50, P50: 12 * j, P99: 40 * j}}
+	case "browse":
+		rec.Browse = &result.Browse{Name: fmt.Sprintf("c=%d", p.Visitors), Proto: "h1", Visitors: p.Visitors, PageViews: 100, PageViewsOK: 100,
+			PageViewsPerSec: base * j / 100, PageView: result.Latency{Count: 100, P50: 30 * j, P90: 50 * j, P99: 80 * j},
+			WireIn: result.Count{Mean: 250000 * j}}
 	case "kit":
 		rec.Kit = &result.Kit{Throughput: run(base*j, p.Visitors), KeepAliveX: 3 * j,
 			Errors: result.Run{Attempts: 4000, Outcomes: result.Outcomes{OK: 4000}}}

@@ -45,9 +45,9 @@ func TestCompareText(t *testing.T) {
 				changed = append(changed, l)
 			}
 		}
-		if len(changed) != 1 || !strings.Contains(changed[0], "cpanel-apache") || !strings.Contains(changed[0], "req/s") ||
+		if len(changed) != 1 || !strings.Contains(changed[0], "cpanel-apache") || !strings.Contains(changed[0], "pages per second") ||
 			!strings.Contains(changed[0], "+100.0%") || !strings.HasPrefix(changed[0], "c=8 ") {
-			t.Errorf("%q: changed lines %q, want only cpanel-apache c=8 req/s +100.0%%:\n%s", args, changed, out)
+			t.Errorf("%q: changed lines %q, want only cpanel-apache c=8 pages per second +100.0%%:\n%s", args, changed, out)
 		}
 		if strings.Count(out, "  ~  ") < 20 {
 			t.Errorf("%q: fewer than 20 ~ lines:\n%s", args, out)
@@ -88,7 +88,7 @@ func TestCompareJSON(t *testing.T) {
 		}
 		if r.Significant {
 			sig++
-			if r.Column != "cpanel-apache" || r.Step != "c=8" || r.Metric != "req/s" || r.P >= 0.05 || r.ChangePct == nil ||
+			if r.Column != "cpanel-apache" || r.Step != "c=8" || r.Metric != "rps" || r.P >= 0.05 || r.ChangePct == nil ||
 				*r.ChangePct != 100 || r.BMedian != 2*r.AMedian {
 				t.Errorf("significant row %+v is not the doubled point", r)
 			}
@@ -138,7 +138,7 @@ func TestReportBaseline(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(md), "## Compared with run a\n") ||
-		!strings.Contains(string(md), "| c=8 | cpanel-apache | req/s | 4,000 | 8,000 | +100.0% | p=0.008 n=5+5 |") {
+		!strings.Contains(string(md), "| c=8 | cpanel-apache | pages per second | 4,000 | 8,000 | +100.0% | p=0.008 n=5+5 |") {
 		t.Errorf("report.md lacks the comparison:\n%s", md)
 	}
 	missing := filepath.Join(t.TempDir(), "nope")
