@@ -13,6 +13,7 @@ import (
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/testenv"
 	"github.com/wptest/wptest/provision/cloud"
+	"github.com/wptest/wptest/provision/cloud/static"
 	"github.com/wptest/wptest/results"
 )
 
@@ -55,12 +56,12 @@ func TestPointsThatMeasuredTheBenchOnBareHosts(t *testing.T) {
 		Columns:   []results.Column{{ID: "go", Profile: "go", Label: "a Go server", Enabled: true}},
 		Scenarios: []results.Scenario{sc("light", "/light", 2), sc("flood", "/fast", 20)}}
 	runDir := t.TempDir()
-	plan, err := cloud.Static{}.Plan(context.Background(), cloud.Spec{Run: cloud.Run{Dir: runDir},
+	plan, err := static.Static{}.Plan(context.Background(), cloud.Spec{Run: cloud.Run{Dir: runDir},
 		Machines: cloud.Machines{Targets: []string{hs[0].Target, hs[1].Target}, KnownHosts: hs[0].KnownHosts, IdentityFile: hs[0].Identity}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, err := cloud.Static{}.Create(context.Background(), plan, nil)
+	ms, err := static.Static{}.Create(context.Background(), plan, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/wptest/wptest/internal/testenv"
 	"github.com/wptest/wptest/internal/testenv/baked"
 	"github.com/wptest/wptest/provision/cloud"
+	"github.com/wptest/wptest/provision/cloud/static"
 	"github.com/wptest/wptest/report"
 )
 
@@ -40,12 +41,12 @@ func TestSplitLoadOverTwoBareLoadGenerators(t *testing.T) {
 	exe := buildWptest(t)
 	startNginx(t, hs[0])
 	runDir := t.TempDir()
-	plan, err := cloud.Static{}.Plan(context.Background(), cloud.Spec{Run: cloud.Run{Dir: runDir},
+	plan, err := static.Static{}.Plan(context.Background(), cloud.Spec{Run: cloud.Run{Dir: runDir},
 		Machines: cloud.Machines{Targets: []string{hs[0].Target, hs[1].Target, hs[2].Target}, KnownHosts: hs[0].KnownHosts, IdentityFile: hs[0].Identity}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, err := cloud.Static{}.Create(context.Background(), plan, nil)
+	ms, err := static.Static{}.Create(context.Background(), plan, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

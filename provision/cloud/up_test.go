@@ -3,7 +3,6 @@ package cloud
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -69,38 +68,6 @@ func TestRunStepsCleanupFailure(t *testing.T) {
 		Cleanup: func(context.Context) error { return Teardown("t1", errors.New("server 40 locked")) }}}, time.Minute, nil)
 	if exitcode.Of(err) != exitcode.Teardown || !strings.Contains(err.Error(), "wptest down --run t1") {
 		t.Fatalf("err = %v (code %d)", err, exitcode.Of(err))
-	}
-}
-
-func TestStaticPlanNeedsPins(t *testing.T) {
-	dir := t.TempDir()
-	k, _ := NewKeyPair(nil, "")
-	line, _ := KnownHostsLine("203.0.113.7", 22, k.Public)
-	kh := filepath.Join(dir, "hosts.known")
-	os.WriteFile(kh, []byte(line+"\n"), 0o600)
-	spec := func(targets ...string) Spec {
-		m := DefaultMachines("static")
-		m.Targets, m.KnownHosts = targets, kh
-		return Spec{Machines: m, Run: Run{ID: "t1", Dir: filepath.Join(dir, "run")}}
-	}
-	p, err := Static{}.Plan(context.Background(), spec("ssh://root@203.0.113.7"))
-	if err != nil || len(p.Machines) != 1 || p.Machines[0].Role != RoleServer {
-		t.Fatalf("plan: %+v %v", p, err)
-	}
-	ms, err := Static{}.Create(context.Background(), p, nil)
-	if err != nil || len(ms) != 1 {
-		t.Fatal(err)
-	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "run", KnownHostsFile)); string(b) != line+"\n" {
-		t.Errorf("run known_hosts = %q", b)
-	}
-	for _, bad := range [][]string{{"ssh://root@203.0.113.8"}, {"local"}, {"ssh://root@203.0.113.7", "ssh://root@203.0.113.7:22"}, nil} {
-		if _, err := (Static{}).Plan(context.Background(), spec(bad...)); exitcode.Of(err) != exitcode.Config {
-			t.Errorf("%v: err = %v", bad, err)
-		}
-	}
-	if err := (Static{}).Destroy(context.Background(), Selector{}); !errors.Is(err, ErrEmptySelector) {
-		t.Errorf("static destroy of empty selector: %v", err)
 	}
 }
 
