@@ -337,7 +337,7 @@ func TestServerCPUAsTheRunCountsIt(t *testing.T) {
 	if ma, mb := medians(c); ma != 2 || mb != 1.8 {
 		t.Errorf("own vs shared machine: medians %v, %v; want 2 (whole machine), 1.8 (process groups)", ma, mb)
 	}
-	want := `server CPU/req counts: "whole machine" → "web server + PHP + database processes"`
+	want := `server CPU per request (server_cpu_ms) counts: "whole machine" → "web server + PHP + database processes"`
 	if !slices.Contains(c.Differences, want) {
 		t.Errorf("differences %q lack %q", c.Differences, want)
 	}

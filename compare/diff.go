@@ -80,7 +80,7 @@ func Differences(a, b *results.Manifest) []string {
 	str("target", a.Target, b.Target)
 	// CPU per request is the whole machine's or the process groups' by
 	// where each server ran: rows of two scopes are not like for like.
-	str("server CPU/req counts", results.CPUScopeOf(a.Machine).Label, results.CPUScopeOf(b.Machine).Label)
+	str("server CPU per request (server_cpu_ms) counts", results.CPUScopeOf(a.Machine).Label, results.CPUScopeOf(b.Machine).Label)
 	str("tool", a.Tool, b.Tool)
 	str("server", machine(a.Machine), machine(b.Machine))
 	return append(out, drift(a.Drift, b.Drift)...)

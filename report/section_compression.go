@@ -24,17 +24,11 @@ func compressionSection(r *Report, sc results.Scenario) section {
 	t := table{Caption: "Compressed or not, and what it costs", Head: r.head("", ps)}
 	for _, st := range sc.Steps() {
 		enc := []string{st + ": Content-Encoding"}
-		size := []string{st + ": body as sent (bytes)"}
 		for _, p := range ps {
 			enc = append(enc, r.Encoding(p, sc.Name, st))
-			size = append(size, cell(r.Metric(p, sc.Name, st, func(rec results.Record) (float64, bool) {
-				if rec.Probe == nil || rec.Probe.Error != "" {
-					return 0, false
-				}
-				return float64(rec.Probe.BodyBytes), true
-			})))
 		}
-		t.Rows = append(t.Rows, enc, size)
+		t.Rows = append(t.Rows, enc)
+		t.Rows = append(t.Rows, r.figRows(st+": ", ps, sc, st, "body_bytes")...)
 		t.Rows = append(t.Rows, r.figRows(st+": ", ps, sc, st, "wire_bytes", "rps")...)
 		t.Rows = append(t.Rows, r.cpuRows(st+": ", "request", ps, sc.Name, st)...)
 	}

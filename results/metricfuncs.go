@@ -88,7 +88,7 @@ var (
 		return float64(rec.Run.Bytes.WireIn) / float64(rec.Run.Attempts), true
 	}
 	ErrPct = func(rec Record) (float64, bool) {
-		if rec.Run == nil {
+		if rec.Run == nil || rec.Run.Attempts == 0 {
 			return 0, false
 		}
 		return rec.Run.ErrorRatePct, true

@@ -108,28 +108,31 @@ var Metrics = join(
 	kindMetrics("crowd", []Metric{
 		{Name: "wait_p50_ms", Label: "wait, median (ms)", Unit: "ms", Better: Lower, Headline: true, Noise: true, Value: CrowdWaitP50},
 		{Name: "wait_p99_ms", Label: "wait, p99 (ms)", Unit: "ms", Better: Lower, Value: CrowdWaitP99},
-		{Name: "gave_up", Label: "gave up", Unit: "probes", Better: Lower, Headline: true, Value: CrowdGaveUp, Failures: true},
-		{Name: "gave_up_pct", Label: "gave up (%)", Unit: "%", Better: Lower, Value: CrowdGaveUpPct, Failures: true},
+		{Name: "gave_up", Label: "new visitors who gave up", Unit: "probes", Better: Lower, Headline: true, Value: CrowdGaveUp, Failures: true},
+		{Name: "gave_up_pct", Label: "new visitors who gave up (%)", Unit: "%", Better: Lower, Value: CrowdGaveUpPct, Failures: true},
+		{Name: "server_cpu_ms", Label: "server CPU per request (ms)", Unit: "ms", Better: Lower, Headline: true, Value: ServerCPU, Scoped: ServerCPUIn, Whole: true},
+		{Name: "web_php_cpu_ms", Label: "web server + PHP CPU per request (ms)", Unit: "ms", Better: Lower, Headline: true, Value: WebPHPCPU},
 		{Name: "server_cpu_pct", Label: "server CPU (% of all CPUs)", Unit: "%", Value: CrowdMachineCPUPct, Whole: true},
 		{Name: "groups_cpu_pct", Label: "server processes' CPU (% of all CPUs)", Unit: "%", Value: CrowdCPUPct},
 		{Name: "pss_mb", Label: "memory: web server + PHP, peak PSS (MB)", Unit: "MB", Better: Lower, Headline: true, Value: PSSMB, State: true},
 	}),
 	kindMetrics("static", runMetrics("requests per second", "request", nil)),
-	kindMetrics("compression", runMetrics("requests per second", "response", []Metric{
-		{Name: "body_bytes", Label: "body of the probe's response (B)", Unit: "B", Better: Lower, Value: ProbeBody},
+	kindMetrics("compression", runMetrics("requests per second", "request", []Metric{
+		{Name: "body_bytes", Label: "body as sent (bytes)", Unit: "B", Better: Lower, Value: ProbeBody},
 	})),
 	// ab's own words for what it prints (Rasmus's ab test reads them).
 	kindMetrics("ab", relabel(runMetrics("requests per second", "request", []Metric{
+		// ab's: the time over complete requests, failed ones included.
 		{Name: "time_per_request_all_ms", Label: "Time per request, across all concurrent (ms)", Unit: "ms", Better: Lower, Value: runField(func(r *result.Run) float64 {
-			return r.ElapsedMs / float64(r.Outcomes.OK)
-		}, func(r *result.Run) bool { return r.Outcomes.OK > 0 })},
+			return r.ElapsedMs / float64(r.Attempts)
+		}, func(r *result.Run) bool { return r.Attempts > 0 })},
 		{Name: "failed", Label: "Failed requests", Unit: "requests", Better: Lower, Value: runField(func(r *result.Run) float64 { return float64(r.Outcomes.Failed()) }), Failures: true},
 		{Name: "keep_alive_requests", Label: "Keep-Alive requests", Unit: "requests", Value: runField(func(r *result.Run) float64 { return float64(r.KeepAliveReqs) })},
 		{Name: "total_bytes", Label: "Total transferred (bytes)", Unit: "B", Value: runField(func(r *result.Run) float64 { return float64(r.Bytes.WireIn) })},
 		{Name: "document_bytes", Label: "Document length (bytes)", Unit: "B", Value: ProbeBody},
 		{Name: "complete_requests", Label: "Complete requests", Unit: "requests", Value: runField(func(r *result.Run) float64 { return float64(r.Attempts) })},
 		{Name: "html_bytes", Label: "HTML transferred (bytes)", Unit: "B", Value: runField(func(r *result.Run) float64 { return float64(r.Bytes.Body) })},
-		{Name: "html_bytes_per_request", Label: "HTML transferred per complete request (bytes)", Unit: "B", Value: HTMLPerRequest},
+		{Name: "html_bytes_per_request", Label: "HTML transferred per answered request (bytes)", Unit: "B", Value: HTMLPerRequest},
 		{Name: "html_bytes_beyond_documents", Label: "HTML transferred − complete requests × document length (bytes)", Unit: "B", Value: HTMLBeyondDocuments},
 	}), map[string]string{"rps": "Requests per second", "mean_ms": "Time per request, mean (ms)"})),
 	kindMetrics("browse", []Metric{
@@ -141,6 +144,9 @@ var Metrics = join(
 		{Name: "assets_per_view", Label: "assets per page view", Unit: "assets", Value: BrowseAssets},
 		{Name: "views_per_sec", Label: "page views per second", Unit: "req/s", Better: Higher, Headline: true, Value: BrowseViewsPerSec},
 		{Name: "failed_pct", Label: "failed page views (%)", Unit: "%", Better: Lower, Headline: true, Value: BrowseFailedPct, Failures: true},
+		{Name: "server_cpu_ms", Label: "server CPU per page view (ms)", Unit: "ms", Better: Lower, Headline: true, Value: ServerCPU, Scoped: ServerCPUIn, Whole: true},
+		{Name: "web_php_cpu_ms", Label: "web server + PHP CPU per page view (ms)", Unit: "ms", Better: Lower, Headline: true, Value: WebPHPCPU},
+		{Name: "pss_mb", Label: "memory: web server + PHP, peak PSS (MB)", Unit: "MB", Better: Lower, Headline: true, Value: PSSMB, State: true},
 		{Name: "served", Label: "answered in the protocol", Unit: "yes/no", Value: Served, Answered: true},
 	}),
 	kindMetrics("kit", kitMetrics),
@@ -161,7 +167,7 @@ func runMetrics(rate, what string, more []Metric) []Metric {
 		{Name: "groups_cpu_ms", Label: GroupsCPULabel + " CPU per " + what + " (ms)", Unit: "ms", Better: Lower, Value: ServerCPU},
 		{Name: "machine_cpu_ms", Label: "machine CPU per " + what + " (ms)", Unit: "ms", Better: Lower, Value: MachineCPU, Whole: true},
 		{Name: "pss_mb", Label: "memory: web server + PHP, peak PSS (MB)", Unit: "MB", Better: Lower, Headline: true, Value: PSSMB, State: true},
-		{Name: "wire_bytes", Label: "bytes on the wire per " + what, Unit: "B", Better: Lower, Value: WireBytes},
+		{Name: "wire_bytes", Label: "bytes on the wire per response", Unit: "B", Better: Lower, Value: WireBytes},
 		{Name: "served", Label: "answered in the protocol", Unit: "yes/no", Value: Served, Answered: true},
 	}, more...)
 }

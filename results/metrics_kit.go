@@ -12,6 +12,7 @@ var kitMetrics = []Metric{
 		return k.Startup.MeanMs, true
 	})},
 	{Name: "rps", Label: "Throughput (req/s)", Better: Higher, Headline: true, Unit: "req/s", Noise: true, Value: kitField(func(k *result.Kit) (float64, bool) { return k.Throughput.RPS, true })},
+	{Name: "server_cpu_ms", Label: "server CPU per request (ms)", Better: Lower, Headline: true, Unit: "ms", Value: ServerCPU, Scoped: ServerCPUIn, Whole: true},
 	{Name: "p95_ms", Label: "Latency p95 (ms)", Better: Lower, Unit: "ms", Value: kitField(func(k *result.Kit) (float64, bool) {
 		return k.Throughput.Latency.P95, k.Throughput.Latency.Count > 0
 	})},
@@ -21,12 +22,12 @@ var kitMetrics = []Metric{
 	{Name: "scaling_pct", Label: "Concurrency scaling (% of peak)", Better: Higher, Unit: "%", Value: kitField(func(k *result.Kit) (float64, bool) { return k.ScalingPct, len(k.Scaling) > 0 })},
 	{Name: "keep_alive_x", Label: "Keep-alive effect (x)", Headline: true, Unit: "x", Value: kitField(func(k *result.Kit) (float64, bool) { return k.KeepAliveX, k.KeepAliveX > 0 })},
 	{Name: "transfer_mb_s", Label: "Transfer rate (MB/s)", Better: Higher, Unit: "MB/s", Value: kitField(func(k *result.Kit) (float64, bool) { return k.TransferMBs, k.Transfer != nil })},
-	{Name: "error_pct", Label: "Error rate (%)", Better: Lower, Headline: true, Unit: "%", Value: kitField(func(k *result.Kit) (float64, bool) { return k.Errors.ErrorRatePct, k.Errors.Attempts > 0 })},
+	{Name: "error_pct", Label: "Error rate (%)", Better: Lower, Headline: true, Failures: true, Unit: "%", Value: kitField(func(k *result.Kit) (float64, bool) { return k.Errors.ErrorRatePct, k.Errors.Attempts > 0 })},
 	{Name: "cpu_pct", Label: "CPU usage, web server + PHP (% of all CPUs)", Better: Lower, Unit: "%", Value: kitField(func(k *result.Kit) (float64, bool) {
 		c, _, ok := kitServerUse(k)
 		return c, ok
 	})},
-	{Name: "cpu_ms_per_1000", Label: "CPU time per 1,000 requests (ms)", Better: Lower, Unit: "ms", Value: kitField(func(k *result.Kit) (float64, bool) {
+	{Name: "cpu_ms_per_1000", Label: "CPU time per 1,000 answered requests, web server + PHP (ms)", Better: Lower, Headline: true, Unit: "ms", Value: kitField(func(k *result.Kit) (float64, bool) {
 		if k.Server == nil || k.Throughput.Outcomes.OK == 0 {
 			return 0, false
 		}
@@ -36,7 +37,7 @@ var kitMetrics = []Metric{
 		}
 		return 1000 * ms / float64(k.Throughput.Outcomes.OK), true
 	})},
-	{Name: "pss_mb", Label: "Memory usage, peak PSS (MB)", Better: Lower, Unit: "MB", Value: kitField(func(k *result.Kit) (float64, bool) {
+	{Name: "pss_mb", Label: "Memory usage, peak PSS (MB)", Better: Lower, Headline: true, State: true, Unit: "MB", Value: kitField(func(k *result.Kit) (float64, bool) {
 		_, p, ok := kitServerUse(k)
 		return float64(p) / 1024, ok
 	})},
