@@ -11,7 +11,9 @@ import (
 
 // DriftCheck compares the host with the drift record of the last apply
 // (State.Live's) before this apply changes anything: what was changed by
-// hand since. Refuse stops the command there (exit 4, naming each drift,
+// hand since, unless the last apply did not finish (its mark is there:
+// State.Unfinished), when what differs may be that apply's own work and is
+// said so. Refuse stops the command there (exit 4, naming each drift,
 // nothing changed), as `run` does without --accept-drift; otherwise the
 // drifts are kept in State.Drift, split by the apply into what it resets
 // (the files this profile writes, the database login) and what it keeps
@@ -19,6 +21,10 @@ import (
 type DriftCheck struct{ Refuse bool }
 
 func (s DriftCheck) Run(ctx context.Context, st *State) error {
+	un, err := hostmanifest.ReadUnfinished(ctx, st.Host)
+	if err != nil {
+		return exitcode.With(exitcode.Provision, err)
+	}
 	drifts, rec, err := hostmanifest.CheckDrift(ctx, st.Host, st.Live)
 	if err != nil && s.Refuse {
 		return exitcode.With(exitcode.Provision, err)
@@ -27,12 +33,28 @@ func (s DriftCheck) Run(ctx context.Context, st *State) error {
 		// up resets what it writes whatever the record says.
 		drifts = []hostmanifest.Drift{{What: "the last apply's drift record was not read: " + err.Error()}}
 	}
-	st.Drift, st.DriftBefore = drifts, rec
-	if edits := hostmanifest.Edits(drifts); len(edits) > 0 && s.Refuse { // a stopped database is started by the apply
+	edits := hostmanifest.Edits(drifts) // a stopped database is started by the apply
+	st.Drift, st.DriftBefore, st.Unfinished = drifts, rec, un
+	if !s.Refuse {
+		return nil
+	}
+	switch {
+	case un != nil:
+		// What differs may be that apply's own work: not said to be by hand.
+		return exitcode.With(exitcode.Provision, fmt.Errorf("the server on %s is part-applied: %s; not measured (finish it with %s, or measure it as it is with --accept-drift); since the last finished apply it differs in:\n  %s",
+			st.Host.Name(), un, un.UpCommand(), strings.Join(orNothing(DriftLines(edits)), "\n  ")))
+	case len(edits) > 0:
 		return exitcode.With(exitcode.Provision, fmt.Errorf("the server on %s was changed by hand since the last apply; not measured (measure it as it is with --accept-drift, or reset it with wptest up):\n  %s",
 			st.Host.Name(), strings.Join(DriftLines(edits), "\n  ")))
 	}
 	return nil
+}
+
+func orNothing(lines []string) []string {
+	if len(lines) == 0 {
+		return []string{"nothing the drift record watches"}
+	}
+	return lines
 }
 
 func (DriftCheck) Cleanup(context.Context, *State) error { return nil }
@@ -57,6 +79,9 @@ func (st *State) ResetLines() []string {
 		hostmanifest.DriftLeft:  "left as it is (the applied profile neither writes nor watches it): ",
 	}
 	var out []string
+	if st.Unfinished != nil {
+		out = append(out, "completed by this apply: "+st.Unfinished.String())
+	}
 	for _, d := range st.Drift {
 		out = append(out, words[hostmanifest.Reset(st.DriftBefore, st.DriftAfter, d)]+d.String())
 	}

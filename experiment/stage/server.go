@@ -47,6 +47,9 @@ func Server(o ServerOptions) []Step {
 			steps = append(steps, Do(func(ctx context.Context, st *State) error { WriteLocalFiles(o.Preflight, o.Uploads); return nil }))
 		}
 	}
+	// From here the host changes: an apply that fails or is cut off from
+	// now on leaves its mark, so the next drift check says so.
+	steps = append(steps, BeginApply{Profile: o.Profile.Name, Tool: o.Tool})
 	if o.Agent != nil {
 		steps = append(steps, *o.Agent)
 	}
@@ -159,8 +162,27 @@ func (s HostManifest) Run(ctx context.Context, st *State) error {
 	if err := hostmanifest.Write(ctx, st.Host, m); err != nil {
 		return exitcode.With(exitcode.Provision, err)
 	}
+	if err := hostmanifest.EndApply(ctx, st.Host); err != nil {
+		return exitcode.With(exitcode.Provision, err)
+	}
 	st.Manifest = m
 	return nil
 }
+
+// BeginApply marks the host as being applied Profile (hostmanifest's
+// apply mark), before anything changes; the HostManifest step removes the
+// mark once the apply finished. Found by the next DriftCheck, the mark
+// says that what differs from the last drift record may be this apply's
+// own work, not a change by hand.
+type BeginApply struct{ Profile, Tool string }
+
+func (s BeginApply) Run(ctx context.Context, st *State) error {
+	if err := hostmanifest.BeginApply(ctx, st.Host, hostmanifest.Unfinished{Profile: s.Profile, Tool: s.Tool}); err != nil {
+		return exitcode.With(exitcode.Provision, err)
+	}
+	return nil
+}
+
+func (BeginApply) Cleanup(context.Context, *State) error { return nil }
 
 func (HostManifest) Cleanup(context.Context, *State) error { return nil }

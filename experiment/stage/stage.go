@@ -39,6 +39,9 @@ type State struct {
 	// drift record; DriftAfter is this apply's (HostManifest).
 	Drift                   []hostmanifest.Drift
 	DriftBefore, DriftAfter *hostmanifest.Record
+	// Unfinished is the mark of the last apply, found by DriftCheck, when
+	// that apply did not finish (nil: it did).
+	Unfinished *hostmanifest.Unfinished
 
 	Site     fixture.Site    // the site seeded and verified
 	SiteDecl *provision.Site // the site as the live profile declares it; nil: none

@@ -63,8 +63,9 @@ func TestAgentInstallsOnce(t *testing.T) {
 }
 
 // The server stage, as up, swap and run compose it: render (refusing
-// blocked ops), the preflight if asked, the agent if asked, apply, host
-// manifest; in that order (the preflight before anything changes).
+// blocked ops), the preflight if asked, the apply's mark, the agent if
+// asked, apply, host manifest; in that order (the preflight before
+// anything changes, the mark before the first change).
 func TestServerStage(t *testing.T) {
 	p := &provision.Profile{Name: "x"}
 	names := func(steps []Step) []string {
@@ -78,11 +79,11 @@ func TestServerStage(t *testing.T) {
 		return out
 	}
 	all := names(Server(ServerOptions{Profile: p, Preflight: os.Stderr, Agent: &Agent{}, Tool: "wptest test"}))
-	if want := []string{"Render", "Preflight", "Agent", "Apply", "HostManifest"}; !reflect.DeepEqual(all, want) {
+	if want := []string{"Render", "Preflight", "BeginApply", "Agent", "Apply", "HostManifest"}; !reflect.DeepEqual(all, want) {
 		t.Errorf("server stage %v, want %v", all, want)
 	}
 	bare := names(Server(ServerOptions{Profile: p}))
-	if want := []string{"Render", "Apply", "HostManifest"}; !reflect.DeepEqual(bare, want) {
+	if want := []string{"Render", "BeginApply", "Apply", "HostManifest"}; !reflect.DeepEqual(bare, want) {
 		t.Errorf("server stage without preflight and agent %v, want %v", bare, want)
 	}
 }

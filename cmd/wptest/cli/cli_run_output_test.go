@@ -174,9 +174,16 @@ func TestRunFailedStepOnStderr(t *testing.T) {
 		args := []string{"up", "--target", "local", "--profile", "caddy", "--agent", agent, "-var", "http_port=8080", "-var", "https_port=8443"}
 		if code := Run(ctx, &App{Args: args, Stdout: &out, Stderr: &errb, WorkDir: t.TempDir(), Env: []string{"USER=tester"}}); code != 0 {
 			t.Errorf("up caddy after the failed run: code %d\n%s", code, host.Tail(errb.Bytes(), 30))
+		} else if all := out.String() + errb.String(); !strings.Contains(all, "completed by this apply: the last apply (profile caddy,") {
+			t.Errorf("up after the failed apply does not say it completed it:\n%s", all)
+		}
+		out.Reset()
+		if code := Run(ctx, &App{Args: []string{"status", "--target", "local"}, Stdout: &out, Stderr: &errb, WorkDir: t.TempDir(), Env: []string{"USER=tester"}}); code != 0 || strings.Contains(out.String(), "did not finish") {
+			t.Errorf("status after up: code %d; the finished apply's mark is still there:\n%s", code, out.String())
 		}
 	})
-	r := runLocal(t, agent, smallFile(t, taken.Addr().(*net.TCPAddr).Port, httpsPort))
+	file := smallFile(t, taken.Addr().(*net.TCPAddr).Port, httpsPort)
+	r := runLocal(t, agent, file)
 	if r.code != 4 {
 		t.Fatalf("run: code %d, want 4 (provisioning)\n%s", r.code, r.stderr)
 	}
@@ -194,5 +201,22 @@ func TestRunFailedStepOnStderr(t *testing.T) {
 	}
 	if !strings.Contains(r.logTxt, "[local] $ service.caddy") {
 		t.Errorf("log.txt lacks the failed step's command")
+	}
+	// The failed apply left its mark: status says the last apply did not
+	// finish, and the next run refuses the part-applied server as that,
+	// not as a server changed by hand (what differs is the apply's own
+	// Caddy config).
+	var out, errb bytes.Buffer
+	if code := Run(context.Background(), &App{Args: []string{"status", "--target", "local"}, Stdout: &out, Stderr: &errb, WorkDir: t.TempDir(), Env: []string{"USER=tester"}}); code != 0 ||
+		!strings.Contains(out.String(), "apply:    the last apply (profile caddy,") || !strings.Contains(out.String(), "did not finish") {
+		t.Errorf("status after the failed apply: code %d, want it to say the apply did not finish:\n%s%s", code, out.String(), errb.String())
+	}
+	again := runLocal(t, agent, file)
+	if again.code != 4 || !strings.Contains(again.stderr, "is part-applied: the last apply (profile caddy,") ||
+		!strings.Contains(again.stderr, "wptest up --profile caddy") || strings.Contains(again.stderr, "changed by hand") {
+		t.Errorf("run after the failed apply: code %d, want 4 and the server said part-applied, not changed by hand:\n%s", again.code, again.stderr)
+	}
+	if strings.Contains(again.logTxt, "[local] $ service.caddy") {
+		t.Errorf("the refused run applied anyway:\n%s", again.logTxt)
 	}
 }

@@ -22,6 +22,9 @@ type statusResult struct {
 	// Drift is how the host differs from what the last apply left (its
 	// drift record): hand edits, a database login that fails.
 	Drift []hostmanifest.Drift `json:"drift"`
+	// Unfinished: the last apply began and did not finish (its mark is
+	// there), so the drift may be that apply's own work.
+	Unfinished *hostmanifest.Unfinished `json:"unfinished_apply,omitempty"`
 }
 
 func runStatus(ctx context.Context, a *App, args []string) error {
@@ -51,10 +54,14 @@ func runStatus(ctx context.Context, a *App, args []string) error {
 	if err != nil {
 		drifts = []hostmanifest.Drift{{What: "the last apply's drift record was not read: " + err.Error()}}
 	}
+	un, err := hostmanifest.ReadUnfinished(ctx, h)
+	if err != nil {
+		return exitcode.With(exitcode.Provision, err)
+	}
 	// What the host says (facts, versions, deviations) reaches the
 	// terminal without its control characters.
 	if output == "json" {
-		b, err := json.MarshalIndent(statusResult{Target: target, Manifest: m, Running: running, Drift: drifts}, "", "  ")
+		b, err := json.MarshalIndent(statusResult{Target: target, Manifest: m, Running: running, Drift: drifts, Unfinished: un}, "", "  ")
 		if err != nil {
 			return err
 		}
@@ -68,6 +75,9 @@ func runStatus(ctx context.Context, a *App, args []string) error {
 		m.WriteText(&b)
 		hostmanifest.WriteDrift(&b, drifts, m.Drift != nil)
 		fmt.Fprint(a.Stdout, termsafe.Text(b.String()))
+	}
+	if un != nil {
+		fmt.Fprintf(a.Stdout, "apply:    %s (the drift above may be its own work; %s finishes it)\n", un, un.UpCommand())
 	}
 	if len(running) == 0 {
 		fmt.Fprintln(a.Stdout, "running:  none of the servers wptest put on this host")
