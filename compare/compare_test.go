@@ -52,7 +52,8 @@ func TestSameDistributionsAllTilde(t *testing.T) {
 	}
 	for _, m := range []string{"page rps", "page p50_ms", "page p99_ms", "page error_pct", "page server_cpu_ms",
 		"page web_php_cpu_ms", "page pss_mb", "crowd wait_p50_ms", "crowd gave_up", "kit rps", "kit keep_alive_x",
-		"browse view_p50_ms", "browse views_per_sec", "browse wire_bytes_per_view"} {
+		"browse view_p50_ms", "browse views_per_sec", "browse wire_bytes_per_view", "crowd server_cpu_ms", "crowd web_php_cpu_ms",
+		"browse server_cpu_ms", "browse pss_mb", "kit server_cpu_ms"} {
 		if !metrics[m] {
 			t.Errorf("no row for %q", m)
 		}
