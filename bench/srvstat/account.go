@@ -256,9 +256,9 @@ func (s *Sampler) zombie(pid int) bool {
 func (s *Sampler) setGroups() {
 	for _, p := range s.procs {
 		g := p.own
-		for pp, hops := p.ppid, 0; g < 0 && pp > 1 && hops < 64; hops++ {
+		for pp, hops := p.ppid, 0; g < 0 && !p.foreign && pp > 1 && hops < 64; hops++ {
 			a := s.procs[pp]
-			if a == nil {
+			if a == nil || a.foreign {
 				break
 			}
 			g, pp = a.own, a.ppid
@@ -281,10 +281,30 @@ func (s *Sampler) setGroups() {
 	}
 }
 
+// foreignParent says whether a never-seen process was forked by a
+// process srvstat saw in another pid namespace (foreignPid), or by one
+// that was (its parent's record, up the records).
+func (s *Sampler) foreignParent(e *exitRec, depth int) bool {
+	switch {
+	case !e.attached:
+		return e.parentRec != nil && depth < 64 && s.foreignParent(e.parentRec, depth+1)
+	case s.procs[e.ppid] != nil:
+		return s.procs[e.ppid].foreign
+	case s.byPid[e.ppid] != nil:
+		return s.byPid[e.ppid].foreign
+	}
+	return false
+}
+
 // recGroup is a never-seen process's group: its own, else its parent's.
 func (s *Sampler) recGroup(e *exitRec, depth int) int {
 	if e.groupSet {
 		return e.group
+	}
+	if s.foreignParent(e, depth) {
+		// Forked in another machine's namespace: Other's, whatever its name.
+		e.group, e.groupSet = s.other, true
+		return s.other
 	}
 	g := s.classifyExit(e)
 	if g < 0 {

@@ -213,3 +213,49 @@ func TestReadsAgreeAboutAReapingBetweenThem(t *testing.T) {
 		s.Close()
 	}
 }
+
+// A process in a pid namespace below the one /proc shows (a container's,
+// or a bare host's of the netns driver on this kernel) is not this
+// server's, whatever its name: it, what it forks and an exit it forked
+// that srvstat never saw are Other's. Without namespace links (a /proc
+// whose namespaces cannot be read) the same tree counts by name, as
+// before: the links are what decides.
+func TestOtherPidNamespacesAreOther(t *testing.T) {
+	for _, links := range []bool{true, false} {
+		f := newFakeProc(t)
+		ns := func(n string) string {
+			if links {
+				return n
+			}
+			return ""
+		}
+		host, box := ns("pid:[4026531836]"), ns("pid:[4026532999]")
+		f.stat(fakePid{pid: 1, comm: "init", ns: host})
+		f.stat(fakePid{pid: 10, ppid: 1, comm: "apache2", ns: host, utime: 100})
+		f.stat(fakePid{pid: 20, ppid: 1, comm: "containerd-shim", ns: host})
+		f.stat(fakePid{pid: 21, ppid: 20, comm: "apache2", ns: box, utime: 100})
+		f.stat(fakePid{pid: 22, ppid: 21, comm: "sh", ns: box, utime: 10})
+		s := New(Config{Proc: f.dir, NoPSS: true})
+		var recs []*exitRec
+		s.testRecs = func() []*exitRec { r := recs; recs = nil; return r }
+		sample(t, s)
+		// Ours burns 50 ticks; the container's apache 60 and reaps a
+		// php-cgi it forked (30 ticks, never seen live: its record); its
+		// sh burns 20.
+		recs = []*exitRec{{pid: 23, ppid: 21, comm: "php-cgi", cpu: 300e6}}
+		f.stat(fakePid{pid: 10, ppid: 1, comm: "apache2", ns: host, utime: 150})
+		f.stat(fakePid{pid: 21, ppid: 20, comm: "apache2", ns: box, utime: 160, cutime: 30})
+		f.stat(fakePid{pid: 22, ppid: 21, comm: "sh", ns: box, utime: 30})
+		smp := sample(t, s)
+		web, cgi := smp.Groups["web"], smp.Groups["php-cgi"]
+		want := map[bool][5]float64{ // web procs, web s, cgi exits, cgi s, other s
+			true:  {1, 0.5, 0, 0, 1.1},
+			false: {3, 1.3, 1, 0.3, 0},
+		}[links]
+		got := [5]float64{float64(web.Procs), cpuOf(smp, "web"), float64(cgi.Exits), cpuOf(smp, "php-cgi"), cpuOf(smp, Other)}
+		if got != want {
+			t.Errorf("namespace links %v: web %d procs %.2f s, php-cgi %d exits %.2f s, other %.2f s; want %v", links, web.Procs, got[1], cgi.Exits, got[3], got[4], want)
+		}
+		s.Close()
+	}
+}

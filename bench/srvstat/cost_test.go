@@ -235,3 +235,33 @@ func selfCPU() time.Duration {
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkNewProcess: what srvstat reads of a process it sees for the
+// first time (add: its stat, comm and exe, and its pid namespace, so that
+// another machine's processes are Other's), and the namespace's readlink
+// alone: its share of a new process's cost. On this test's own pid.
+//
+//	go test -run '^$' -bench NewProcess ./bench/srvstat/
+func BenchmarkNewProcess(b *testing.B) {
+	pid := os.Getpid()
+	s := New(Config{NoPSS: true})
+	defer s.Close()
+	b.Run("add", func(b *testing.B) {
+		for b.Loop() {
+			s.add(pid)
+			p := s.procs[pid]
+			if p == nil || p.foreign {
+				b.Fatal("not added, or foreign")
+			}
+			rawClose(p.fd)
+			delete(s.procs, pid)
+		}
+	})
+	b.Run("namespace", func(b *testing.B) {
+		for b.Loop() {
+			if s.foreignPid(pid) {
+				b.Fatal("this process is foreign")
+			}
+		}
+	})
+}

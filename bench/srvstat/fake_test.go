@@ -47,6 +47,7 @@ type fakePid struct {
 	cutime, cstime     uint64
 	cflt               uint64 // children's minor faults: 1 when cutime or cstime is not 0, unless set
 	start              uint64
+	ns                 string // its ns/pid link ("pid:[4026531836]"); "": none
 }
 
 // stat writes /proc/PID/stat in the kernel's format.
@@ -65,6 +66,16 @@ func (f fakeProc) stat(p fakePid) {
 	}
 	f.write(fmt.Sprintf("%d/stat", p.pid), fmt.Sprintf("%d (%s) %c %d %d %d 0 -1 4194560 100 %d 0 0 %d %d %d %d 20 0 %d 0 %d 10000000 500 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
 		p.pid, p.comm, p.state, p.ppid, p.pid, p.pid, p.cflt, p.utime, p.stime, p.cutime, p.cstime, p.threads, p.start))
+	if p.ns != "" {
+		link := filepath.Join(f.dir, strconv.Itoa(p.pid), "ns", "pid")
+		os.Remove(link)
+		if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+			f.t.Fatal(err)
+		}
+		if err := os.Symlink(p.ns, link); err != nil {
+			f.t.Fatal(err)
+		}
+	}
 }
 
 // exit makes pid gone as the kernel does once it is reaped: its open stat

@@ -2,6 +2,7 @@ package srvstat
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -113,4 +114,42 @@ func cgroupUsage(t testing.TB, cg string) uint64 {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// On this kernel: a process named as a group names it, in a pid namespace
+// of its own (as a container's or a bare host's apache2 is), is not in
+// the group; the same program in ours is.
+func TestOtherPidNamespaceNotInTheGroup(t *testing.T) {
+	testenv.NeedRoot(t)
+	sleep := testenv.NeedBinary(t, "sleep")
+	name := filepath.Join(t.TempDir(), "srvstat-nsproc")
+	if err := os.Symlink(sleep, name); err != nil {
+		t.Fatal(err)
+	}
+	start := func(flags uintptr) *exec.Cmd {
+		cmd := exec.Command(name, "300")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: flags, Pdeathsig: syscall.SIGKILL}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd
+	}
+	ours, theirs := start(0), start(syscall.CLONE_NEWPID)
+	comm := func(pid int) string {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+		return strings.TrimSpace(string(b))
+	}
+	testenv.WaitFor(t, time.Minute, "both to run as srvstat-nsproc", func() bool {
+		return comm(ours.Process.Pid) == "srvstat-nsproc" && comm(theirs.Process.Pid) == "srvstat-nsproc"
+	})
+	s := New(Config{Groups: []Group{{Name: "nsproc", Exe: []string{"srvstat-nsproc"}}}, NoPSS: true})
+	defer s.Close()
+	smp, err := s.Sample(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := smp.Groups["nsproc"].Procs; n != 1 {
+		t.Errorf("group srvstat-nsproc holds %d processes, want 1: ours (pid %d), not the one in a pid namespace of its own (pid %d)", n, ours.Process.Pid, theirs.Process.Pid)
+	}
 }

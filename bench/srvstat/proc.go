@@ -395,7 +395,8 @@ func (s *Sampler) add(pid int) {
 	if err != nil {
 		return // gone already
 	}
-	p := &proc{key: procKey{pid: pid}, fd: fd, schedFD: -1, born: s.n, listed: s.n, uid: -1, own: -1, group: -1, seenAt: s.now}
+	p := &proc{key: procKey{pid: pid}, fd: fd, schedFD: -1, born: s.n, listed: s.n, uid: -1, own: -1, group: -1, seenAt: s.now,
+		foreign: s.foreignPid(pid)}
 	if !s.read(p, true) {
 		rawClose(fd)
 		return
@@ -407,6 +408,31 @@ func (s *Sampler) add(pid int) {
 		p.prevCPU, p.prevKids, p.prevCflt = p.cpu, p.kids, p.cflt
 	}
 	s.procs[pid] = p
+}
+
+// foreignPid says whether pid runs in another pid namespace than the one
+// cfg.Proc shows (one below it): a container's or another machine's on this kernel (the
+// netns driver's), whose apache2 or php-fpm is not this server's however
+// it is named. A namespace that cannot be read (not root, a /proc without
+// them) makes nothing foreign.
+func (s *Sampler) foreignPid(pid int) bool {
+	var ref string
+	if s.procNS == "" {
+		// Ours where cfg.Proc is our namespace's (pid 1's may not be
+		// readable: a non-dumpable init), else its pid 1's.
+		s.procNS, ref = "-", s.cfg.Proc+"/1/ns/pid"
+		if s.sameNS() {
+			ref = s.cfg.Proc + "/self/ns/pid"
+		}
+		if l, err := os.Readlink(ref); err == nil {
+			s.procNS = l
+		}
+	}
+	if s.procNS == "-" {
+		return false
+	}
+	l, err := os.Readlink(s.cfg.Proc + "/" + strconv.Itoa(pid) + "/ns/pid")
+	return err == nil && l != s.procNS
 }
 
 // drop stops tracking a process that is gone; account() settles its CPU.

@@ -177,7 +177,10 @@ type proc struct {
 	state   byte   // R, S, Z...
 	comm    string // last read
 	exe     string // base name of /proc/PID/exe, read with comm ("" = unknown)
-	uid     int64  // effective uid (-1: not read)
+	// foreign: it runs in a pid namespace below cfg.Proc's (foreignPid):
+	// Other's, whatever its name, and so is what it forks.
+	foreign bool
+	uid     int64 // effective uid (-1: not read)
 	// own: index of the group of its own name and user (-1: none);
 	// group: this sample's (own, else the nearest claimed ancestor's,
 	// else Other's).
@@ -251,20 +254,23 @@ type Sampler struct {
 	dirFD, statFD, loadFD, memFD int // /proc and its files, kept open (-1: not yet)
 	buf, dents                   []byte
 	gone, queue, order           []*proc
-	seq                          int                  // reads in this sample
-	noSched                      bool                 // no /proc/PID/schedstat (CONFIG_SCHED_INFO off)
-	lastPid, listedPid           uint64               // loadavg's last pid now, and at the last listing
-	ns                           int                  // 1: cfg.Proc is our pid namespace's; -1: not; 0: unknown
-	gate                         bool                 // schedstat may stand in for stat: the last sample ended 10 ms ago or more
-	lastEnd                      time.Time            // when the last sample ended
-	now                          time.Time            // when this sample started
-	gateGap                      time.Duration        // 10 ms (tests of a fake /proc: 0)
-	skipped                      int                  // stat reads saved (for tests)
-	pssReads                     int                  // smaps_rollup reads so far (for the benchmark)
-	pssSpent                     time.Duration        // and their cost
-	pssAvgCost                   time.Duration        // mean read cost, to predict a never-read process's
-	pssCredit                    time.Duration        // PSS budget not spent yet (negative: overspent)
-	cpuClock                     func() time.Duration // threadCPU (tests make read costs exact)
+	seq                          int    // reads in this sample
+	noSched                      bool   // no /proc/PID/schedstat (CONFIG_SCHED_INFO off)
+	lastPid, listedPid           uint64 // loadavg's last pid now, and at the last listing
+	ns                           int    // 1: cfg.Proc is our pid namespace's; -1: not; 0: unknown
+	// procNS is the pid namespace cfg.Proc shows (its pid 1's, "pid:[N]";
+	// "-": unknown, nothing is foreign); "" until read.
+	procNS     string
+	gate       bool                 // schedstat may stand in for stat: the last sample ended 10 ms ago or more
+	lastEnd    time.Time            // when the last sample ended
+	now        time.Time            // when this sample started
+	gateGap    time.Duration        // 10 ms (tests of a fake /proc: 0)
+	skipped    int                  // stat reads saved (for tests)
+	pssReads   int                  // smaps_rollup reads so far (for the benchmark)
+	pssSpent   time.Duration        // and their cost
+	pssAvgCost time.Duration        // mean read cost, to predict a never-read process's
+	pssCredit  time.Duration        // PSS budget not spent yet (negative: overspent)
+	cpuClock   func() time.Duration // threadCPU (tests make read costs exact)
 	// Tests: exit records instead of process accounting's, and a hook
 	// before every stat read (a fake /proc changing mid-sample).
 	testRecs   func() []*exitRec
@@ -304,6 +310,9 @@ func New(cfg Config) *Sampler {
 // users names it) uid.
 func (s *Sampler) classify(p *proc) {
 	p.own, p.userCheck = -1, false
+	if p.foreign {
+		return // another machine's (a container's, a bare host's): Other
+	}
 	for i := range s.groups {
 		g := &s.groups[i]
 		if !g.names(p.comm, p.exe) {
