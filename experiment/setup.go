@@ -78,6 +78,9 @@ func (r *runner) apply(ctx context.Context, ps results.Column) error {
 	r.man.Hosts[ps.ID] = m
 	r.liveColumn = ps.ID
 	r.recordDrift(ps.ID, st.ResetLines())
+	if l := st.FinishedLine(); l != "" {
+		r.say(Keep, "[%s] %s: %s", r.h.Name(), ps.ID, l)
+	}
 	r.say(Stage, "[%s] %s live after %.1fs (%d change(s), %d deviation(s))", r.h.Name(), ps.ID, r.since(t0).Seconds(), m.Changes, len(m.Deviations))
 	return r.man.Write(r.dir)
 }

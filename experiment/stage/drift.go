@@ -11,9 +11,9 @@ import (
 
 // DriftCheck compares the host with the drift record of the last apply
 // (State.Live's) before this apply changes anything: what was changed by
-// hand since, unless the last apply did not finish (its mark is there:
-// State.Unfinished), when what differs may be that apply's own work and is
-// said so. Refuse stops the command there (exit 4, naming each drift,
+// hand since, unless a change did not finish (its mark, read by Live:
+// State.Unfinished), when what differs may be that change's own work and
+// is said so. Refuse stops the command there (exit 4, naming each drift,
 // nothing changed), as `run` does without --accept-drift; otherwise the
 // drifts are kept in State.Drift, split by the apply into what it resets
 // (the files this profile writes, the database login) and what it keeps
@@ -21,40 +21,32 @@ import (
 type DriftCheck struct{ Refuse bool }
 
 func (s DriftCheck) Run(ctx context.Context, st *State) error {
-	un, err := hostmanifest.ReadUnfinished(ctx, st.Host)
-	if err != nil {
-		return exitcode.With(exitcode.Provision, err)
-	}
+	un := st.Unfinished
 	drifts, rec, err := hostmanifest.CheckDrift(ctx, st.Host, st.Live)
-	if err != nil && s.Refuse {
+	switch {
+	case err != nil && s.Refuse && un != nil:
+		// The record not read may be that change's own doing too (a cut
+		// between the drift record and the manifest that binds it).
+		return exitcode.With(exitcode.Provision, fmt.Errorf("the server on %s: %s; not measured (apply profile %s there with wptest up to finish it): %w", st.Host.Name(), un, un.Profile, err))
+	case err != nil && s.Refuse:
 		return exitcode.With(exitcode.Provision, err)
-	}
-	if err != nil {
+	case err != nil:
 		// up resets what it writes whatever the record says.
 		drifts = []hostmanifest.Drift{{What: "the last apply's drift record was not read: " + err.Error()}}
 	}
+	st.Drift, st.DriftBefore = drifts, rec
 	edits := hostmanifest.Edits(drifts) // a stopped database is started by the apply
-	st.Drift, st.DriftBefore, st.Unfinished = drifts, rec, un
-	if !s.Refuse {
+	if !s.Refuse || len(edits) == 0 {
+		// Nothing differs: this apply finishes whatever did not.
 		return nil
 	}
-	switch {
-	case un != nil:
-		// What differs may be that apply's own work: not said to be by hand.
-		return exitcode.With(exitcode.Provision, fmt.Errorf("the server on %s is part-applied: %s; not measured (finish it with %s, or measure it as it is with --accept-drift); since the last finished apply it differs in:\n  %s",
-			st.Host.Name(), un, un.UpCommand(), strings.Join(orNothing(DriftLines(edits)), "\n  ")))
-	case len(edits) > 0:
-		return exitcode.With(exitcode.Provision, fmt.Errorf("the server on %s was changed by hand since the last apply; not measured (measure it as it is with --accept-drift, or reset it with wptest up):\n  %s",
-			st.Host.Name(), strings.Join(DriftLines(edits), "\n  ")))
+	if un != nil {
+		// What differs may be that change's own work: not said to be by hand.
+		return exitcode.With(exitcode.Provision, fmt.Errorf("the server on %s: %s; not measured (apply profile %s there with wptest up to finish it, or let this run's apply go on with --accept-drift); since the last finished apply it differs in:\n  %s",
+			st.Host.Name(), un, un.Profile, strings.Join(DriftLines(edits), "\n  ")))
 	}
-	return nil
-}
-
-func orNothing(lines []string) []string {
-	if len(lines) == 0 {
-		return []string{"nothing the drift record watches"}
-	}
-	return lines
+	return exitcode.With(exitcode.Provision, fmt.Errorf("the server on %s was changed by hand since the last apply; not measured (measure it as it is with --accept-drift, or reset it with wptest up):\n  %s",
+		st.Host.Name(), strings.Join(DriftLines(edits), "\n  ")))
 }
 
 func (DriftCheck) Cleanup(context.Context, *State) error { return nil }
@@ -79,11 +71,23 @@ func (st *State) ResetLines() []string {
 		hostmanifest.DriftLeft:  "left as it is (the applied profile neither writes nor watches it): ",
 	}
 	var out []string
-	if st.Unfinished != nil {
-		out = append(out, "completed by this apply: "+st.Unfinished.String())
-	}
 	for _, d := range st.Drift {
 		out = append(out, words[hostmanifest.Reset(st.DriftBefore, st.DriftAfter, d)]+d.String())
 	}
 	return out
+}
+
+// FinishedLine says, after the server stage, what this apply finished of a
+// change that had not (State.Unfinished): "" when there was none or this
+// apply did not finish either. Not a drift: a line of its own, not
+// recorded with what was changed by hand.
+func (st *State) FinishedLine() string {
+	if st.Unfinished == nil || st.Manifest == nil {
+		return ""
+	}
+	verb := "finished"
+	if st.Unfinished.Profile != st.Manifest.Profile {
+		verb = "replaced"
+	}
+	return fmt.Sprintf("%s by this apply (profile %s): %s", verb, st.Manifest.Profile, st.Unfinished)
 }

@@ -49,7 +49,7 @@ func Server(o ServerOptions) []Step {
 	}
 	// From here the host changes: an apply that fails or is cut off from
 	// now on leaves its mark, so the next drift check says so.
-	steps = append(steps, BeginApply{Profile: o.Profile.Name, Tool: o.Tool})
+	steps = append(steps, BeginApply{Tool: o.Tool})
 	if o.Agent != nil {
 		steps = append(steps, *o.Agent)
 	}
@@ -59,14 +59,15 @@ func Server(o ServerOptions) []Step {
 	return append(steps, Apply{Progress: o.Progress}, HostManifest{Tool: o.Tool})
 }
 
-// Live reads the host manifest: the profile live on the host now (nil: none).
+// Live reads the host manifest: the profile live on the host now (nil:
+// none), and the mark of a change that did not finish (State.Unfinished).
 func Live() Step {
 	return Do(func(ctx context.Context, st *State) error {
 		m, err := hostmanifest.Read(ctx, st.Host)
 		if err != nil {
 			return exitcode.With(exitcode.Provision, err)
 		}
-		st.Live = m
+		st.Live, st.Unfinished = m, hostmanifest.ReadUnfinished(ctx, st.Host)
 		return nil
 	})
 }
@@ -103,7 +104,12 @@ func (s Render) Run(ctx context.Context, st *State) error {
 		}
 		return exitcode.With(exitcode.Config, fmt.Errorf("render %s for %s: %s", p.Name, facts.Platform, diags.Error()))
 	}
-	r.Retire(st.Live.Services())
+	// A part-applied server may run the unfinished profile's services too.
+	prev := st.Live.Services()
+	if st.Unfinished != nil {
+		prev = append(prev, st.Unfinished.Services...)
+	}
+	r.Retire(prev)
 	r.RetireMade(st.Live.Made())
 	if s.Refuse && len(r.Blocked) > 0 {
 		return exitcode.With(exitcode.Config, fmt.Errorf("profile %s cannot be applied on %s (nothing was changed):\n  %s", p.Name, h.Name(), strings.Join(r.Blocked, "\n  ")))
@@ -169,15 +175,22 @@ func (s HostManifest) Run(ctx context.Context, st *State) error {
 	return nil
 }
 
-// BeginApply marks the host as being applied Profile (hostmanifest's
-// apply mark), before anything changes; the HostManifest step removes the
-// mark once the apply finished. Found by the next DriftCheck, the mark
-// says that what differs from the last drift record may be this apply's
-// own work, not a change by hand.
-type BeginApply struct{ Profile, Tool string }
+// BeginApply marks the host as being applied the rendered profile
+// (hostmanifest's apply mark, with the services it runs), before anything
+// changes; the HostManifest step removes the mark once the apply
+// finished. Found by the next Live, the mark says that what differs from
+// the last drift record may be this apply's own work, not a change by
+// hand, and which services a part-applied server may run. Via is
+// hostmanifest.ViaApply for `wptest apply` (no host manifest: the mark
+// stays).
+type BeginApply struct{ Tool, Via string }
 
 func (s BeginApply) Run(ctx context.Context, st *State) error {
-	if err := hostmanifest.BeginApply(ctx, st.Host, hostmanifest.Unfinished{Profile: s.Profile, Tool: s.Tool}); err != nil {
+	u := hostmanifest.Unfinished{Profile: st.Rendered.Profile.Name, Tool: s.Tool, Via: s.Via}
+	if st.Rendered.Server != nil {
+		u.Services = st.Rendered.Server.Services
+	}
+	if err := hostmanifest.BeginApply(ctx, st.Host, u); err != nil {
 		return exitcode.With(exitcode.Provision, err)
 	}
 	return nil

@@ -8,22 +8,34 @@ import (
 	"regexp"
 
 	"github.com/wptest/wptest/host"
+	"github.com/wptest/wptest/hostrecord"
 	"github.com/wptest/wptest/internal/termsafe"
 )
 
-// UnfinishedPath marks an apply in progress: written before the server
-// stage changes anything, removed once the host manifest of the finished
-// apply is written (EndApply). Found there, the last apply failed or was cut
-// off: what differs from its drift record is then, in part or in whole,
-// that apply's own work, not a change by hand.
+// UnfinishedPath marks a change in progress: the server stage writes it
+// before it changes anything and removes it once the finished apply's host
+// manifest is written (EndApply); `wptest apply`, which writes no host
+// manifest, leaves it. Found there, what differs from the drift record may
+// be that change's own work, not a change by hand.
 const UnfinishedPath = "/var/lib/wptest/apply-unfinished.json"
 
-// Unfinished is what the mark says: the profile being applied, and by
-// which wptest.
+// Unfinished is what the mark says.
 type Unfinished struct {
 	Profile string `json:"profile"`
-	Tool    string `json:"tool"`
+	Tool    string `json:"tool,omitempty"`
+	// Via: "" the server stage (up, swap, run), which removes the mark when
+	// it finishes; ViaApply: `wptest apply`, which never does.
+	Via string `json:"via,omitempty"`
+	// Services are those of the profile being applied: a part-applied
+	// server may run them, so the next apply retires them (as it does the
+	// live profile's) where it does not run them itself.
+	Services []hostrecord.Service `json:"services,omitempty"`
+	// ReadErr: the mark is there but could not be read (said, not trusted).
+	ReadErr string `json:"-"`
 }
+
+// ViaApply is Unfinished.Via for `wptest apply`.
+const ViaApply = "apply"
 
 // String is the mark in words, for drift lines and errors.
 func (u *Unfinished) String() string {
@@ -31,10 +43,16 @@ func (u *Unfinished) String() string {
 	if u.Tool != "" {
 		by = ", by " + u.Tool
 	}
-	return fmt.Sprintf("the last apply (profile %s%s) did not finish: it failed or was cut off, and left the server part-applied", u.Profile, by)
+	if u.ReadErr != "" {
+		by += "; its mark " + UnfinishedPath + " could not be read: " + u.ReadErr
+	}
+	if u.Via == ViaApply {
+		return fmt.Sprintf("the last change was wptest apply (profile %s%s), which keeps no host manifest nor drift record", u.Profile, by)
+	}
+	return fmt.Sprintf("the last apply (profile %s%s) did not finish: it failed, was cut off or is still running, and may have left the server part-applied", u.Profile, by)
 }
 
-// BeginApply marks h as being applied u.Profile (EndApply ends it).
+// BeginApply marks h as being changed by u (EndApply ends it).
 func BeginApply(ctx context.Context, h host.Host, u Unfinished) error {
 	b, err := json.Marshal(u)
 	if err != nil {
@@ -58,45 +76,48 @@ func EndApply(ctx context.Context, h host.Host) error {
 	return nil
 }
 
-// ReadUnfinished is the mark of an apply on h that did not finish (nil:
-// none: the last apply finished, or none was begun by a wptest that marks).
-func ReadUnfinished(ctx context.Context, h host.Host) (*Unfinished, error) {
-	res, err := h.Run(ctx, host.Cmd{Script: "if [ -e " + UnfinishedPath + " ]; then head -c 4096 " + UnfinishedPath + "; else echo none; fi", Label: "apply mark"})
+// maxMark bounds what is read of a mark (a profile's services: a few KB).
+const maxMark = 1 << 20
+
+// ReadUnfinished is the mark of a change on h that did not finish (nil:
+// none: the last apply finished, or none was begun by a wptest that
+// marks). A mark that cannot be read is still a mark (ReadErr says why).
+func ReadUnfinished(ctx context.Context, h host.Host) *Unfinished {
+	res, err := h.Run(ctx, host.Cmd{Script: "if [ -e " + UnfinishedPath + " ]; then head -c " + fmt.Sprint(maxMark) + " " + UnfinishedPath + "; else echo none; fi", Label: "apply mark"})
 	if err != nil {
-		return nil, fmt.Errorf("read apply mark on %s: %w", h.Name(), err)
+		return &Unfinished{Profile: "unknown", ReadErr: err.Error()}
 	}
 	out := bytes.TrimSpace(res.Stdout)
 	if string(out) == "none" {
-		return nil, nil
+		return nil
 	}
-	return parseUnfinished(out), nil
+	return parseUnfinished(out)
 }
 
-// parseUnfinished is a mark's content as it may be said: a mark that does
-// not parse is still a mark (the apply began), and what it says reaches a
-// terminal and a command line, so only a profile's name ("unknown" else)
-// and one line of the tool's (none else) are kept.
+// parseUnfinished is a mark's content as it may be said: what it says
+// reaches a terminal and a command line, so only a profile's name
+// ("unknown" else) and one clean line of the tool's (none else) are kept.
+// Its services are the host's record of what runs there, as the host
+// manifest's are.
 func parseUnfinished(b []byte) *Unfinished {
 	u := Unfinished{Profile: "unknown"}
 	var got Unfinished
-	if json.Unmarshal(b, &got) == nil {
-		if profileName.MatchString(got.Profile) {
-			u.Profile = got.Profile
-		}
-		if t := termsafe.Line(got.Tool); t == got.Tool && t != "" && len(t) <= 200 {
-			u.Tool = t
-		}
+	if err := json.Unmarshal(b, &got); err != nil {
+		u.ReadErr = "not JSON"
+		return &u
 	}
+	if profileName.MatchString(got.Profile) {
+		u.Profile = got.Profile
+	}
+	if t := termsafe.Line(got.Tool); t == got.Tool && t != "" && len(t) <= 200 {
+		u.Tool = t
+	}
+	if got.Via == ViaApply {
+		u.Via = ViaApply
+	}
+	u.Services = got.Services
 	return &u
 }
 
-// UpCommand is the command that finishes the apply.
-func (u *Unfinished) UpCommand() string {
-	if u.Profile == "unknown" {
-		return "wptest up --profile <the profile>"
-	}
-	return "wptest up --profile " + u.Profile
-}
-
-// profileName is what a shipped profile's name may be.
+// profileName is what a profile's name may be.
 var profileName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)

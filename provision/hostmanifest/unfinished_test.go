@@ -1,30 +1,32 @@
 package hostmanifest
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // A mark is data from the host: only a profile's name and one clean line
-// of the tool's are said; anything else is "unknown" and none, and a mark
-// that does not parse still says an apply began.
+// of the tool's are said; anything else is "unknown" and none, a mark that
+// does not parse is still a mark (an apply began), and only wptest apply's
+// own word makes it one of wptest apply.
 func TestParseUnfinishedKeepsOnlyWhatMaySay(t *testing.T) {
 	for _, c := range []struct {
 		in            string
 		profile, tool string
-		up            string
+		via, says     string
 	}{
-		{`{"profile":"caddy","tool":"wptest 0.1.0"}`, "caddy", "wptest 0.1.0", "wptest up --profile caddy"},
-		{`{"profile":"caddy; rm -rf /","tool":"wptest"}`, "unknown", "wptest", "wptest up --profile <the profile>"},
-		{`{"profile":"--target=ssh://evil","tool":"x"}`, "unknown", "x", "wptest up --profile <the profile>"},
-		{`{"profile":"tuned-apache","tool":"wptest\u001b]0;owned\u0007"}`, "tuned-apache", "", "wptest up --profile tuned-apache"},
-		{`{"profile":"nginx","tool":"two\nlines"}`, "nginx", "", "wptest up --profile nginx"},
-		{`not json`, "unknown", "", "wptest up --profile <the profile>"},
-		{``, "unknown", "", "wptest up --profile <the profile>"},
+		{`{"profile":"caddy","tool":"wptest 0.1.0"}`, "caddy", "wptest 0.1.0", "", "the last apply (profile caddy, by wptest 0.1.0) did not finish"},
+		{`{"profile":"caddy; rm -rf /","tool":"wptest"}`, "unknown", "wptest", "", "the last apply (profile unknown, by wptest) did not finish"},
+		{`{"profile":"--target=ssh://evil","tool":"x"}`, "unknown", "x", "", "(profile unknown, by x)"},
+		{`{"profile":"tuned-apache","tool":"wptest\u001b]0;owned\u0007"}`, "tuned-apache", "", "", "(profile tuned-apache) did not finish"},
+		{`{"profile":"nginx","tool":"two\nlines"}`, "nginx", "", "", "(profile nginx) did not finish"},
+		{`{"profile":"nginx","via":"apply"}`, "nginx", "", "apply", "the last change was wptest apply (profile nginx), which keeps no host manifest"},
+		{`{"profile":"nginx","via":"rm -rf /"}`, "nginx", "", "", "the last apply (profile nginx) did not finish"},
+		{`not json`, "unknown", "", "", "(profile unknown; its mark " + UnfinishedPath + " could not be read: not JSON) did not finish"},
 	} {
 		u := parseUnfinished([]byte(c.in))
-		if u.Profile != c.profile || u.Tool != c.tool || u.UpCommand() != c.up {
-			t.Errorf("%q: profile %q tool %q up %q; want %q %q %q", c.in, u.Profile, u.Tool, u.UpCommand(), c.profile, c.tool, c.up)
+		if u.Profile != c.profile || u.Tool != c.tool || u.Via != c.via || !strings.Contains(u.String(), c.says) {
+			t.Errorf("%q: profile %q tool %q via %q says %q; want %q %q %q saying %q", c.in, u.Profile, u.Tool, u.Via, u, c.profile, c.tool, c.via, c.says)
 		}
-	}
-	if got := (&Unfinished{Profile: "caddy"}).String(); got != "the last apply (profile caddy) did not finish: it failed or was cut off, and left the server part-applied" {
-		t.Errorf("String() = %q", got)
 	}
 }

@@ -174,7 +174,7 @@ func TestRunFailedStepOnStderr(t *testing.T) {
 		args := []string{"up", "--target", "local", "--profile", "caddy", "--agent", agent, "-var", "http_port=8080", "-var", "https_port=8443"}
 		if code := Run(ctx, &App{Args: args, Stdout: &out, Stderr: &errb, WorkDir: t.TempDir(), Env: []string{"USER=tester"}}); code != 0 {
 			t.Errorf("up caddy after the failed run: code %d\n%s", code, host.Tail(errb.Bytes(), 30))
-		} else if all := out.String() + errb.String(); !strings.Contains(all, "completed by this apply: the last apply (profile caddy,") {
+		} else if all := out.String() + errb.String(); !strings.Contains(all, "finished by this apply (profile caddy): the last apply (profile caddy") {
 			t.Errorf("up after the failed apply does not say it completed it:\n%s", all)
 		}
 		out.Reset()
@@ -208,12 +208,12 @@ func TestRunFailedStepOnStderr(t *testing.T) {
 	// Caddy config).
 	var out, errb bytes.Buffer
 	if code := Run(context.Background(), &App{Args: []string{"status", "--target", "local"}, Stdout: &out, Stderr: &errb, WorkDir: t.TempDir(), Env: []string{"USER=tester"}}); code != 0 ||
-		!strings.Contains(out.String(), "apply:    the last apply (profile caddy,") || !strings.Contains(out.String(), "did not finish") {
+		!strings.Contains(out.String(), "apply:    the last apply (profile caddy") || !strings.Contains(out.String(), "did not finish") {
 		t.Errorf("status after the failed apply: code %d, want it to say the apply did not finish:\n%s%s", code, out.String(), errb.String())
 	}
 	again := runLocal(t, agent, file)
-	if again.code != 4 || !strings.Contains(again.stderr, "is part-applied: the last apply (profile caddy,") ||
-		!strings.Contains(again.stderr, "wptest up --profile caddy") || strings.Contains(again.stderr, "changed by hand") {
+	if again.code != 4 || !strings.Contains(again.stderr, "the last apply (profile caddy") || !strings.Contains(again.stderr, "did not finish") ||
+		!strings.Contains(again.stderr, "apply profile caddy there with wptest up") || strings.Contains(again.stderr, "changed by hand") {
 		t.Errorf("run after the failed apply: code %d, want 4 and the server said part-applied, not changed by hand:\n%s", again.code, again.stderr)
 	}
 	if strings.Contains(again.logTxt, "[local] $ service.caddy") {

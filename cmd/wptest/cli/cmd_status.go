@@ -22,8 +22,9 @@ type statusResult struct {
 	// Drift is how the host differs from what the last apply left (its
 	// drift record): hand edits, a database login that fails.
 	Drift []hostmanifest.Drift `json:"drift"`
-	// Unfinished: the last apply began and did not finish (its mark is
-	// there), so the drift may be that apply's own work.
+	// Unfinished: a change began and did not finish (its mark is there:
+	// an apply that failed, was cut off or runs now, or wptest apply), so
+	// the drift may be that change's own work.
 	Unfinished *hostmanifest.Unfinished `json:"unfinished_apply,omitempty"`
 }
 
@@ -54,10 +55,7 @@ func runStatus(ctx context.Context, a *App, args []string) error {
 	if err != nil {
 		drifts = []hostmanifest.Drift{{What: "the last apply's drift record was not read: " + err.Error()}}
 	}
-	un, err := hostmanifest.ReadUnfinished(ctx, h)
-	if err != nil {
-		return exitcode.With(exitcode.Provision, err)
-	}
+	un := hostmanifest.ReadUnfinished(ctx, h)
 	// What the host says (facts, versions, deviations) reaches the
 	// terminal without its control characters.
 	if output == "json" {
@@ -77,7 +75,7 @@ func runStatus(ctx context.Context, a *App, args []string) error {
 		fmt.Fprint(a.Stdout, termsafe.Text(b.String()))
 	}
 	if un != nil {
-		fmt.Fprintf(a.Stdout, "apply:    %s (the drift above may be its own work; %s finishes it)\n", un, un.UpCommand())
+		fmt.Fprintln(a.Stdout, termsafe.Line(fmt.Sprintf("apply:    %s (what differs from the drift record may be its own work; wptest up of profile %s finishes it)", un, un.Profile)))
 	}
 	if len(running) == 0 {
 		fmt.Fprintln(a.Stdout, "running:  none of the servers wptest put on this host")

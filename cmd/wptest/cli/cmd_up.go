@@ -154,11 +154,14 @@ type upResult struct {
 	Agent     string                 `json:"agent"`
 	Report    *provision.Report      `json:"report"`
 	Manifest  *hostmanifest.Manifest `json:"manifest,omitempty"`
-	// Drift is what was changed by hand since the last apply, as this
+	// Drift is what was changed since the last finished apply, as this
 	// apply found it: "reset: ..." what it put back, "kept ...: ..." what
 	// it does not write.
-	Drift   []string `json:"drift,omitempty"`
-	Seconds float64  `json:"seconds"`
+	Drift []string `json:"drift,omitempty"`
+	// Finished: what this apply finished or replaced of a change that had
+	// not finished (a failed or cut-off apply, wptest apply); "" none.
+	Finished string  `json:"finished,omitempty"`
+	Seconds  float64 `json:"seconds"`
 }
 
 // serverStage is the server stage as up and swap run it: diagnostics and
@@ -221,7 +224,7 @@ func runServer(ctx context.Context, a *App, name string, args []string, check fu
 // printServer prints what up and swap did: the apply's report and the
 // host manifest, or all of it as JSON (-o json).
 func printServer(a *App, f *serverFlags, st *stage.State, took time.Duration) error {
-	res := upResult{Target: f.target, Preflight: st.Preflight, Agent: st.Agent, Report: st.Report, Manifest: st.Manifest, Drift: st.ResetLines(), Seconds: took.Seconds()}
+	res := upResult{Target: f.target, Preflight: st.Preflight, Agent: st.Agent, Report: st.Report, Manifest: st.Manifest, Drift: st.ResetLines(), Finished: st.FinishedLine(), Seconds: took.Seconds()}
 	if st.Live != nil {
 		res.Previous = st.Live.Profile
 	}
@@ -238,6 +241,9 @@ func printServer(a *App, f *serverFlags, st *stage.State, took time.Duration) er
 	}
 	for _, l := range res.Drift {
 		fmt.Fprintln(a.Stdout, termsafe.Line(l))
+	}
+	if res.Finished != "" {
+		fmt.Fprintln(a.Stdout, termsafe.Line(res.Finished))
 	}
 	return nil
 }
