@@ -11,7 +11,9 @@ import (
 	"testing"
 
 	"github.com/wptest/wptest/host"
+	"github.com/wptest/wptest/hostrecord"
 	"github.com/wptest/wptest/provision"
+	"github.com/wptest/wptest/provision/hostmanifest"
 )
 
 // The agent stage puts the binary on the host once: the same bytes again
@@ -146,5 +148,53 @@ command "make" {
 	}
 	if _, err := os.Stat(made); err != nil {
 		t.Fatalf("the applied profile did not run its command: %v", err)
+	}
+}
+
+// A part-applied server may run the services of the apply that did not
+// finish: the next render retires them (stops them first) as it retires
+// the live profile's, each once, and not one the profile runs itself.
+func TestRenderRetiresAnUnfinishedApplysServices(t *testing.T) {
+	p, diags := provision.Load(os.DirFS("testdata"), "localfile", provision.Vars{Args: []string{
+		"src=file:///nonexistent", "src_sha256=" + strings.Repeat("0", 64)}})
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	svc := func(n string) hostrecord.Service {
+		return hostrecord.Service{Label: n, Name: "wptest-" + n, Stop: "wptest-svc " + n + " stop", Status: "wptest-svc " + n + " status"}
+	}
+	half := &hostmanifest.Unfinished{Profile: "caddy", Services: []hostrecord.Service{svc("caddy")}}
+	live := func(names ...string) *hostmanifest.Manifest {
+		m := &hostmanifest.Manifest{Profile: "nginx", Server: &hostrecord.Server{}}
+		for _, n := range names {
+			m.Server.Services = append(m.Server.Services, svc(n))
+		}
+		return m
+	}
+	for _, c := range []struct {
+		name string
+		live *hostmanifest.Manifest
+		un   *hostmanifest.Unfinished
+		want []string
+	}{
+		{"finished", live("nginx"), nil, []string{"service.retire_nginx"}},
+		{"unfinished", live("nginx"), half, []string{"service.retire_nginx", "service.retire_caddy"}},
+		{"unfinished, also live", live("nginx", "caddy"), half, []string{"service.retire_nginx", "service.retire_caddy"}},
+		{"unfinished on a new host", nil, half, []string{"service.retire_caddy"}},
+	} {
+		st := &State{Host: host.NewLocal(nil), Live: c.live, Unfinished: c.un}
+		if err := (Render{Profile: p, Refuse: true}).Run(context.Background(), st); err != nil {
+			testenv.Need(t, !strings.Contains(err.Error(), "supports"), "a Debian 12 or 13 host: "+err.Error())
+			t.Fatal(err)
+		}
+		var retired []string
+		for _, op := range st.Rendered.Ops {
+			if strings.HasPrefix(op.ID(), "service.retire_") {
+				retired = append(retired, op.ID())
+			}
+		}
+		if !reflect.DeepEqual(retired, c.want) {
+			t.Errorf("%s: retires %v, want %v", c.name, retired, c.want)
+		}
 	}
 }
