@@ -421,14 +421,28 @@ func (r *Rendered) fillServer() {
 	}
 }
 
+// ServicesOn are the server's services with the commands a host whose
+// init is init runs them with, as the host manifest records them after an
+// apply: for a record made before the apply reads the host's init (the
+// apply's mark).
+func (r *Rendered) ServicesOn(init string) []Service {
+	var out []Service
+	for _, s := range r.serverOps {
+		out = append(out, s.recordOn(init))
+	}
+	return out
+}
+
 // record is s as the host manifest keeps it.
-func (s *ServiceOp) record() Service {
-	restart := s.command(s.initSeen, "restart")
+func (s *ServiceOp) record() Service { return s.recordOn(s.initSeen) }
+
+func (s *ServiceOp) recordOn(init string) Service {
+	restart := s.command(init, "restart")
 	if restart == "" { // a service with its own start: stop, then start
-		restart = s.command(s.initSeen, "stop") + " && " + s.command(s.initSeen, "start")
+		restart = s.command(init, "stop") + " && " + s.command(init, "start")
 	}
 	return Service{Label: strings.TrimPrefix(s.id, "service."), Name: s.Name, Restart: restart,
-		Stop: s.command(s.initSeen, "stop"), Status: s.command(s.initSeen, "status")}
+		Stop: s.command(init, "stop"), Status: s.command(init, "status")}
 }
 
 // Retire makes the apply begin by stopping (and disabling, under systemd)

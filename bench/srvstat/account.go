@@ -270,6 +270,8 @@ func (s *Sampler) setGroups() {
 	}
 	for _, g := range s.gone {
 		switch {
+		case g.foreign:
+			g.group = s.other
 		case g.own >= 0:
 			g.group = g.own
 		case g.group >= 0:

@@ -27,7 +27,7 @@ func (s DriftCheck) Run(ctx context.Context, st *State) error {
 	case err != nil && s.Refuse && un != nil:
 		// The record not read may be that change's own doing too (a cut
 		// between the drift record and the manifest that binds it).
-		return exitcode.With(exitcode.Provision, fmt.Errorf("the server on %s: %s; not measured (apply profile %s there with wptest up to finish it): %w", st.Host.Name(), un, un.Profile, err))
+		return exitcode.With(exitcode.Provision, fmt.Errorf("the server on %s: %s; not measured (%s to finish it): %w", st.Host.Name(), un, un.Finish(), err))
 	case err != nil && s.Refuse:
 		return exitcode.With(exitcode.Provision, err)
 	case err != nil:
@@ -42,8 +42,8 @@ func (s DriftCheck) Run(ctx context.Context, st *State) error {
 	}
 	if un != nil {
 		// What differs may be that change's own work: not said to be by hand.
-		return exitcode.With(exitcode.Provision, fmt.Errorf("the server on %s: %s; not measured (apply profile %s there with wptest up to finish it, or let this run's apply go on with --accept-drift); since the last finished apply it differs in:\n  %s",
-			st.Host.Name(), un, un.Profile, strings.Join(DriftLines(edits), "\n  ")))
+		return exitcode.With(exitcode.Provision, fmt.Errorf("the server on %s: %s; not measured (%s to finish it, or let this run's apply go on with --accept-drift); since the last finished apply it differs in:\n  %s",
+			st.Host.Name(), un, un.Finish(), strings.Join(DriftLines(edits), "\n  ")))
 	}
 	return exitcode.With(exitcode.Provision, fmt.Errorf("the server on %s was changed by hand since the last apply; not measured (measure it as it is with --accept-drift, or reset it with wptest up):\n  %s",
 		st.Host.Name(), strings.Join(DriftLines(edits), "\n  ")))
@@ -70,9 +70,15 @@ func (st *State) ResetLines() []string {
 		hostmanifest.DriftKept:  "kept (the apply did not put it back; now in the drift record): ",
 		hostmanifest.DriftLeft:  "left as it is (the applied profile neither writes nor watches it): ",
 	}
+	after := ""
+	if st.Unfinished != nil {
+		// Not necessarily by hand: the apply that did not finish may have
+		// made it.
+		after = " (after an apply that did not finish: may be its own work)"
+	}
 	var out []string
 	for _, d := range st.Drift {
-		out = append(out, words[hostmanifest.Reset(st.DriftBefore, st.DriftAfter, d)]+d.String())
+		out = append(out, words[hostmanifest.Reset(st.DriftBefore, st.DriftAfter, d)]+d.String()+after)
 	}
 	return out
 }

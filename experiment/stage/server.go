@@ -180,15 +180,17 @@ func (s HostManifest) Run(ctx context.Context, st *State) error {
 // changes; the HostManifest step removes the mark once the apply
 // finished. Found by the next Live, the mark says that what differs from
 // the last drift record may be this apply's own work, not a change by
-// hand, and which services a part-applied server may run. Via is
-// hostmanifest.ViaApply for `wptest apply` (no host manifest: the mark
-// stays).
-type BeginApply struct{ Tool, Via string }
+// hand, and which services a part-applied server may run (an earlier
+// mark's too).
+type BeginApply struct{ Tool string }
 
 func (s BeginApply) Run(ctx context.Context, st *State) error {
-	u := hostmanifest.Unfinished{Profile: st.Rendered.Profile.Name, Tool: s.Tool, Via: s.Via}
-	if st.Rendered.Server != nil {
-		u.Services = st.Rendered.Server.Services
+	u := hostmanifest.Unfinished{Profile: st.Rendered.Profile.Name, Tool: s.Tool,
+		Services: st.Rendered.ServicesOn(st.Facts.Init)}
+	if st.Unfinished != nil {
+		// An earlier unfinished apply's services stay to retire until an
+		// apply finishes (this one may fail before it retires them).
+		u.Services = append(u.Services, st.Unfinished.Services...)
 	}
 	if err := hostmanifest.BeginApply(ctx, st.Host, u); err != nil {
 		return exitcode.With(exitcode.Provision, err)

@@ -39,8 +39,8 @@ type State struct {
 	// drift record; DriftAfter is this apply's (HostManifest).
 	Drift                   []hostmanifest.Drift
 	DriftBefore, DriftAfter *hostmanifest.Record
-	// Unfinished is the mark of the last apply, found by DriftCheck, when
-	// that apply did not finish (nil: it did).
+	// Unfinished is the mark of an apply that did not finish, read by
+	// Live (nil: none).
 	Unfinished *hostmanifest.Unfinished
 
 	Site     fixture.Site    // the site seeded and verified

@@ -198,3 +198,25 @@ func TestRenderRetiresAnUnfinishedApplysServices(t *testing.T) {
 		}
 	}
 }
+
+// What an apply says of an apply that had not finished: nothing where
+// this one did not finish either (no host manifest), "finished" for the
+// same profile, "replaced" for another.
+func TestFinishedLine(t *testing.T) {
+	un := &hostmanifest.Unfinished{Profile: "caddy", Tool: "wptest test"}
+	for _, c := range []struct {
+		un   *hostmanifest.Unfinished
+		m    *hostmanifest.Manifest
+		want string
+	}{
+		{nil, &hostmanifest.Manifest{Profile: "caddy"}, ""},
+		{un, nil, ""},
+		{un, &hostmanifest.Manifest{Profile: "caddy"}, "finished by this apply (profile caddy): the last apply (profile caddy, by wptest test) did not finish"},
+		{un, &hostmanifest.Manifest{Profile: "nginx"}, "replaced by this apply (profile nginx): the last apply (profile caddy, by wptest test) did not finish"},
+	} {
+		st := &State{Unfinished: c.un, Manifest: c.m}
+		if got := st.FinishedLine(); (c.want == "") != (got == "") || !strings.HasPrefix(got, c.want) {
+			t.Errorf("unfinished %v, manifest %v: %q, want %q…", c.un != nil, c.m != nil, got, c.want)
+		}
+	}
+}

@@ -6,36 +6,31 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/hostrecord"
 	"github.com/wptest/wptest/internal/termsafe"
 )
 
-// UnfinishedPath marks a change in progress: the server stage writes it
+// UnfinishedPath marks an apply in progress: the server stage writes it
 // before it changes anything and removes it once the finished apply's host
-// manifest is written (EndApply); `wptest apply`, which writes no host
-// manifest, leaves it. Found there, what differs from the drift record may
-// be that change's own work, not a change by hand.
+// manifest is written (EndApply). Found there, what differs from the drift
+// record may be that apply's own work, not a change by hand.
 const UnfinishedPath = "/var/lib/wptest/apply-unfinished.json"
 
 // Unfinished is what the mark says.
 type Unfinished struct {
 	Profile string `json:"profile"`
 	Tool    string `json:"tool,omitempty"`
-	// Via: "" the server stage (up, swap, run), which removes the mark when
-	// it finishes; ViaApply: `wptest apply`, which never does.
-	Via string `json:"via,omitempty"`
 	// Services are those of the profile being applied: a part-applied
 	// server may run them, so the next apply retires them (as it does the
 	// live profile's) where it does not run them itself.
 	Services []hostrecord.Service `json:"services,omitempty"`
-	// ReadErr: the mark is there but could not be read (said, not trusted).
-	ReadErr string `json:"-"`
+	// ReadErr: the mark is there but could not be read (one line, said,
+	// not trusted); not written to the mark.
+	ReadErr string `json:"read_error,omitempty"`
 }
-
-// ViaApply is Unfinished.Via for `wptest apply`.
-const ViaApply = "apply"
 
 // String is the mark in words, for drift lines and errors.
 func (u *Unfinished) String() string {
@@ -46,14 +41,29 @@ func (u *Unfinished) String() string {
 	if u.ReadErr != "" {
 		by += "; its mark " + UnfinishedPath + " could not be read: " + u.ReadErr
 	}
-	if u.Via == ViaApply {
-		return fmt.Sprintf("the last change was wptest apply (profile %s%s), which keeps no host manifest nor drift record", u.Profile, by)
-	}
 	return fmt.Sprintf("the last apply (profile %s%s) did not finish: it failed, was cut off or is still running, and may have left the server part-applied", u.Profile, by)
 }
 
-// BeginApply marks h as being changed by u (EndApply ends it).
+// Finish says how to finish the apply: with wptest up of its profile.
+func (u *Unfinished) Finish() string {
+	if u.Profile == "unknown" {
+		return "apply its profile there with wptest up"
+	}
+	return "apply profile " + u.Profile + " there with wptest up"
+}
+
+// BeginApply marks h as being applied u (EndApply ends it); u's services
+// once each.
 func BeginApply(ctx context.Context, h host.Host, u Unfinished) error {
+	seen := map[string]bool{}
+	svcs := u.Services[:0:0]
+	for _, s := range u.Services {
+		if !seen[s.Name] {
+			seen[s.Name] = true
+			svcs = append(svcs, s)
+		}
+	}
+	u.Services, u.ReadErr = svcs, ""
 	b, err := json.Marshal(u)
 	if err != nil {
 		return err
@@ -85,7 +95,7 @@ const maxMark = 1 << 20
 func ReadUnfinished(ctx context.Context, h host.Host) *Unfinished {
 	res, err := h.Run(ctx, host.Cmd{Script: "if [ -e " + UnfinishedPath + " ]; then head -c " + fmt.Sprint(maxMark) + " " + UnfinishedPath + "; else echo none; fi", Label: "apply mark"})
 	if err != nil {
-		return &Unfinished{Profile: "unknown", ReadErr: err.Error()}
+		return &Unfinished{Profile: "unknown", ReadErr: oneLine(err.Error())}
 	}
 	out := bytes.TrimSpace(res.Stdout)
 	if string(out) == "none" {
@@ -112,11 +122,17 @@ func parseUnfinished(b []byte) *Unfinished {
 	if t := termsafe.Line(got.Tool); t == got.Tool && t != "" && len(t) <= 200 {
 		u.Tool = t
 	}
-	if got.Via == ViaApply {
-		u.Via = ViaApply
-	}
 	u.Services = got.Services
 	return &u
+}
+
+// oneLine is s as one clean line of at most 200 bytes.
+func oneLine(s string) string {
+	s = termsafe.Line(strings.Join(strings.Fields(s), " "))
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
 }
 
 // profileName is what a profile's name may be.

@@ -8,6 +8,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/testenv"
+	"github.com/wptest/wptest/provision/hostmanifest"
 	"github.com/wptest/wptest/results"
 )
 
@@ -163,26 +165,37 @@ func TestRunFailedStepOnStderr(t *testing.T) {
 	httpsPort := free.Addr().(*net.TCPAddr).Port
 	free.Close()
 	agent := buildAgent(t)
+	// The server as the failed run will find it: caddy on 8080/8443,
+	// applied and finished (whatever ran on this machine before), so what
+	// the failed apply writes differs from its drift record.
+	up := func() (int, string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // the lock is held meanwhile
+		defer cancel()
+		var out, errb bytes.Buffer
+		args := []string{"up", "--target", "local", "--profile", "caddy", "--agent", agent, "-var", "http_port=8080", "-var", "https_port=8443"}
+		code := Run(ctx, &App{Args: args, Stdout: &out, Stderr: &errb, WorkDir: t.TempDir(), Env: []string{"USER=tester"}})
+		return code, out.String() + errb.String()
+	}
 	// The failed apply wrote Caddy's config before the start failed: the
 	// next run on this machine (another package's test) would find it
 	// changed since the last apply and refuse. Put back what the last
 	// successful run applied (caddy on 8080/8443), while the lock is held.
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // the lock is held meanwhile
-		defer cancel()
-		var out, errb bytes.Buffer
-		args := []string{"up", "--target", "local", "--profile", "caddy", "--agent", agent, "-var", "http_port=8080", "-var", "https_port=8443"}
-		if code := Run(ctx, &App{Args: args, Stdout: &out, Stderr: &errb, WorkDir: t.TempDir(), Env: []string{"USER=tester"}}); code != 0 {
-			t.Errorf("up caddy after the failed run: code %d\n%s", code, host.Tail(errb.Bytes(), 30))
-		} else if all := out.String() + errb.String(); !strings.Contains(all, "finished by this apply (profile caddy): the last apply (profile caddy") {
-			t.Errorf("up after the failed apply does not say it completed it:\n%s", all)
+		code, out := up()
+		if code != 0 {
+			t.Errorf("up caddy after the failed run: code %d\n%s", code, out)
+		} else if !strings.Contains(out, "finished by this apply (profile caddy): the last apply (profile caddy") {
+			t.Errorf("up after the failed apply does not say it finished it:\n%s", out)
 		}
-		out.Reset()
-		if code := Run(ctx, &App{Args: []string{"status", "--target", "local"}, Stdout: &out, Stderr: &errb, WorkDir: t.TempDir(), Env: []string{"USER=tester"}}); code != 0 || strings.Contains(out.String(), "did not finish") {
-			t.Errorf("status after up: code %d; the finished apply's mark is still there:\n%s", code, out.String())
+		var sout, serr bytes.Buffer
+		if code := Run(context.Background(), &App{Args: []string{"status", "--target", "local"}, Stdout: &sout, Stderr: &serr, WorkDir: t.TempDir(), Env: []string{"USER=tester"}}); code != 0 || strings.Contains(sout.String(), "did not finish") {
+			t.Errorf("status after up: code %d; the finished apply's mark is still there:\n%s", code, sout.String())
 		}
 	})
 	file := smallFile(t, taken.Addr().(*net.TCPAddr).Port, httpsPort)
+	if code, out := up(); code != 0 {
+		t.Fatalf("up caddy before the run: code %d\n%s", code, out)
+	}
 	r := runLocal(t, agent, file)
 	if r.code != 4 {
 		t.Fatalf("run: code %d, want 4 (provisioning)\n%s", r.code, r.stderr)
@@ -202,10 +215,16 @@ func TestRunFailedStepOnStderr(t *testing.T) {
 	if !strings.Contains(r.logTxt, "[local] $ service.caddy") {
 		t.Errorf("log.txt lacks the failed step's command")
 	}
-	// The failed apply left its mark: status says the last apply did not
+	// The failed apply left its mark, with what it runs as this host runs
+	// it (the next apply retires that); status says the last apply did not
 	// finish, and the next run refuses the part-applied server as that,
 	// not as a server changed by hand (what differs is the apply's own
 	// Caddy config).
+	var mark hostmanifest.Unfinished
+	if b, err := os.ReadFile(hostmanifest.UnfinishedPath); err != nil || json.Unmarshal(b, &mark) != nil || mark.Profile != "caddy" ||
+		len(mark.Services) == 0 || mark.Services[0].Stop == "" || mark.Services[0].Status == "" {
+		t.Errorf("the failed apply's mark: %+v (%v), want profile caddy with its services' stop and status", mark, err)
+	}
 	var out, errb bytes.Buffer
 	if code := Run(context.Background(), &App{Args: []string{"status", "--target", "local"}, Stdout: &out, Stderr: &errb, WorkDir: t.TempDir(), Env: []string{"USER=tester"}}); code != 0 ||
 		!strings.Contains(out.String(), "apply:    the last apply (profile caddy") || !strings.Contains(out.String(), "did not finish") {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/internal/exitcode"
-	"github.com/wptest/wptest/provision/hostmanifest"
 )
 
 // wptest apply: check every op of a profile against a host, apply only what
@@ -27,9 +26,6 @@ func runApply(ctx context.Context, a *App, args []string) error {
 	st := &stage.State{Log: a.Stderr}
 	err = stage.Run(ctx, st, targetStage(a, f.target, f.knownHosts, f.identity),
 		stage.Render{Profile: p, Diagnostics: a.Stderr}, // blocked ops: refused in the report
-		// apply keeps no host manifest: its mark stays, so the next drift
-		// check says the difference may be this apply's, not a hand's.
-		stage.BeginApply{Tool: "wptest " + Version, Via: hostmanifest.ViaApply},
 		stage.Upload{Files: f.uploads},
 		stage.Apply{Progress: newProgress(a)})
 	if st.Report != nil {

@@ -45,7 +45,8 @@ func runStatus(ctx context.Context, a *App, args []string) error {
 	if err != nil {
 		return exitcode.With(exitcode.Provision, err)
 	}
-	running, err := runningServers(ctx, h, m)
+	un := hostmanifest.ReadUnfinished(ctx, h)
+	running, err := runningServers(ctx, h, m, un)
 	if err != nil {
 		return exitcode.With(exitcode.Provision, err)
 	}
@@ -55,7 +56,6 @@ func runStatus(ctx context.Context, a *App, args []string) error {
 	if err != nil {
 		drifts = []hostmanifest.Drift{{What: "the last apply's drift record was not read: " + err.Error()}}
 	}
-	un := hostmanifest.ReadUnfinished(ctx, h)
 	// What the host says (facts, versions, deviations) reaches the
 	// terminal without its control characters.
 	if output == "json" {
@@ -75,7 +75,7 @@ func runStatus(ctx context.Context, a *App, args []string) error {
 		fmt.Fprint(a.Stdout, termsafe.Text(b.String()))
 	}
 	if un != nil {
-		fmt.Fprintln(a.Stdout, termsafe.Line(fmt.Sprintf("apply:    %s (what differs from the drift record may be its own work; wptest up of profile %s finishes it)", un, un.Profile)))
+		fmt.Fprintln(a.Stdout, termsafe.Line(fmt.Sprintf("apply:    %s (what differs from the drift record may be its own work; %s to finish it)", un, un.Finish())))
 	}
 	if len(running) == 0 {
 		fmt.Fprintln(a.Stdout, "running:  none of the servers wptest put on this host")
@@ -85,14 +85,19 @@ func runStatus(ctx context.Context, a *App, args []string) error {
 	return nil
 }
 
-// runningServers asks the host which of the servers its manifest knows
+// runningServers asks the host which of the servers its manifest (and an
+// unfinished apply's mark) knows
 // run now, each by the status command the profile that ran it declared:
 // the live profile's and those earlier profiles left (retired), so a
 // stale manifest shows.
-func runningServers(ctx context.Context, h host.Host, m *hostmanifest.Manifest) ([]string, error) {
+func runningServers(ctx context.Context, h host.Host, m *hostmanifest.Manifest, un *hostmanifest.Unfinished) ([]string, error) {
 	var running []string
 	seen := map[string]bool{}
-	for _, s := range m.Services() {
+	svcs := m.Services()
+	if un != nil {
+		svcs = append(svcs, un.Services...) // a part-applied server may run them
+	}
+	for _, s := range svcs {
 		if seen[s.Name] {
 			continue
 		}
