@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/hostrecord"
@@ -130,7 +131,11 @@ func parseUnfinished(b []byte) *Unfinished {
 func oneLine(s string) string {
 	s = termsafe.Line(strings.Join(strings.Fields(s), " "))
 	if len(s) > 200 {
-		s = s[:200] + "…"
+		i := 200
+		for i > 0 && !utf8.RuneStart(s[i]) {
+			i-- // not inside a character
+		}
+		s = s[:i] + "…"
 	}
 	return s
 }

@@ -22,9 +22,9 @@ type statusResult struct {
 	// Drift is how the host differs from what the last apply left (its
 	// drift record): hand edits, a database login that fails.
 	Drift []hostmanifest.Drift `json:"drift"`
-	// Unfinished: a change began and did not finish (its mark is there:
-	// an apply that failed, was cut off or runs now, or wptest apply), so
-	// the drift may be that change's own work.
+	// Unfinished: an apply began and did not finish (its mark is there:
+	// it failed, was cut off or runs now), so the drift may be its own
+	// work.
 	Unfinished *hostmanifest.Unfinished `json:"unfinished_apply,omitempty"`
 }
 
@@ -80,7 +80,7 @@ func runStatus(ctx context.Context, a *App, args []string) error {
 	if len(running) == 0 {
 		fmt.Fprintln(a.Stdout, "running:  none of the servers wptest put on this host")
 	} else {
-		fmt.Fprintf(a.Stdout, "running:  %s\n", strings.Join(running, " "))
+		fmt.Fprintln(a.Stdout, termsafe.Line("running:  "+strings.Join(running, " ")))
 	}
 	return nil
 }
@@ -98,11 +98,12 @@ func runningServers(ctx context.Context, h host.Host, m *hostmanifest.Manifest, 
 		svcs = append(svcs, un.Services...) // a part-applied server may run them
 	}
 	for _, s := range svcs {
-		if seen[s.Name] {
-			continue
+		if seen[s.Name] || strings.TrimSpace(s.Status) == "" {
+			continue // no status command: nothing says it runs
 		}
 		seen[s.Name] = true
-		res, err := h.Run(ctx, host.Cmd{Script: s.Status + " >/dev/null 2>&1 && echo running || echo stopped", Label: "status " + s.Name})
+		// The whole script's output and exit, whatever its last line is.
+		res, err := h.Run(ctx, host.Cmd{Script: "{ " + s.Status + "\n} >/dev/null 2>&1 && echo running || echo stopped", Label: "status " + s.Name})
 		if err != nil {
 			return nil, fmt.Errorf("status of %s on %s: %w", s.Name, h.Name(), err)
 		}

@@ -159,7 +159,7 @@ type upResult struct {
 	// it does not write.
 	Drift []string `json:"drift,omitempty"`
 	// Finished: what this apply finished or replaced of a change that had
-	// not finished (a failed or cut-off apply, wptest apply); "" none.
+	// not finished (a failed or cut-off apply); "" none.
 	Finished string  `json:"finished_apply,omitempty"`
 	Seconds  float64 `json:"seconds"`
 }
