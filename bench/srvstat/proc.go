@@ -410,11 +410,12 @@ func (s *Sampler) add(pid int) {
 	s.procs[pid] = p
 }
 
-// foreignPid says whether pid runs in another pid namespace than the one
-// cfg.Proc shows (one below it): a container's or another machine's on this kernel (the
-// netns driver's), whose apache2 or php-fpm is not this server's however
-// it is named. A namespace that cannot be read (not root, a /proc without
-// them) makes nothing foreign.
+// foreignPid says whether pid runs in another pid namespace than
+// srvstat's (or, where cfg.Proc is not ours, than that /proc's pid 1): a
+// container's, or another machine's on this kernel (the netns driver's),
+// whose apache2 or php-fpm is not this server's however it is named. A
+// namespace that cannot be read (not root, a /proc without them) makes
+// nothing foreign.
 func (s *Sampler) foreignPid(pid int) bool {
 	var ref string
 	if s.procNS == "" {
