@@ -32,12 +32,12 @@ profile "tuned-apache" {
   label = "Apache tuned"
 }
 
-# small.html of the kit: a 1 KB static file; large.bin: the largest
-# static file the fixture has is used for the transfer rate.
+# small.html of the kit: a 1 KB static file; large.bin: the site's 1 MB
+# file (wptest-1m.bin, which every profile writes), for the transfer rate.
 scenario "kit" {
   kind          = "kit"
   path          = "/wp-includes/blocks/comments-pagination/style.min.css"
-  transfer_path = "/wp-includes/js/jquery/jquery.min.js"
+  transfer_path = "/wptest-1m.bin"
   visitors      = [50]
   levels        = [1, 10, 50, 100, 200, 400]
   error_clients = 400

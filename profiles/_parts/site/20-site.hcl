@@ -185,6 +185,17 @@ file "ab_1k_php" {
   group  = var.site_user
 }
 
+# The Apache kit's large.bin: a 1 MB static file (1,048,576 bytes, 16,384
+# numbered lines of 64), what the kit's transfer rate and the transfer
+# scenario kind download by default. Written here, not shipped as a file:
+# the same bytes on every host, from nothing but this line.
+file "transfer_1m" {
+  path    = "${local.docroot}/wptest-1m.bin"
+  content = join("", [for i in range(16) : join("", formatlist("%02d%061d\n", i, range(1024)))])
+  owner   = var.site_user
+  group   = var.site_user
+}
+
 # Static files for the compression checks (15 KB of CSS, 6.5 KB of JS).
 file "probe_css" {
   path   = "${local.docroot}/wptest-probe.css"
