@@ -349,9 +349,10 @@ func TestBareHostUpSeedSwap(t *testing.T) {
 	// the host manifest with its probes, are the profile's, not extra.
 	n := copies()
 	// Its own files: wptest-info.php, the two probes, Rasmus's two
-	// documents (wptest-1k.html and .php) and the 1 MB file (wptest-1m.bin).
-	if n < 1000 || res.Manifest.SiteFiles == nil || res.Manifest.SiteFiles.Entries != n+6 {
-		t.Errorf("under caddy: %d .gz copies in the docroot, the host manifest records %+v site files (want the copies and the profile's 6 files)", n, res.Manifest.SiteFiles)
+	// documents (wptest-1k.html and .php), the 1 MB file and the post's
+	// image's 105 KB (wptest-1m.bin, wptest-105k.bin).
+	if n < 1000 || res.Manifest.SiteFiles == nil || res.Manifest.SiteFiles.Entries != n+7 {
+		t.Errorf("under caddy: %d .gz copies in the docroot, the host manifest records %+v site files (want the copies and the profile's 7 files)", n, res.Manifest.SiteFiles)
 	}
 	verifyHTTP("under caddy")
 

@@ -196,6 +196,16 @@ file "transfer_1m" {
   group   = var.site_user
 }
 
+# The image the cPanel vs corehttpd post left out of its tests, by its
+# size: 105 KB (107,520 bytes, 1,680 numbered lines of 64), for the
+# transfer scenario kind (experiments/corehttpd-vs-cpanel-image.hcl).
+file "transfer_105k" {
+  path    = "${local.docroot}/wptest-105k.bin"
+  content = join("", [for i in range(15) : join("", formatlist("%02d%061d\n", i, range(112)))])
+  owner   = var.site_user
+  group   = var.site_user
+}
+
 # Static files for the compression checks (15 KB of CSS, 6.5 KB of JS).
 file "probe_css" {
   path   = "${local.docroot}/wptest-probe.css"
