@@ -1,4 +1,4 @@
-package experiment
+package experiment_test
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wptest/wptest/experiment"
+	_ "github.com/wptest/wptest/kinds/all" // every shipped file's kinds, those of their own packages among them
 	"github.com/wptest/wptest/results"
 )
 
@@ -15,7 +17,8 @@ import (
 // contradiction written beside the claim (figures that say the opposite of
 // the sentence, in the metric the sentence measures) must make it differ.
 // A claim without a contradiction, or one its contradiction leaves
-// holding, is a claim that cannot fail, and fails here.
+// holding, is a claim that cannot fail, and fails here. An external test:
+// it loads kinds of their own packages (kinds/all), which import this one.
 func TestEveryClaimCanFail(t *testing.T) {
 	files, err := filepath.Glob("../experiments/*.hcl")
 	if err != nil || len(files) == 0 {
@@ -27,7 +30,7 @@ func TestEveryClaimCanFail(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sp, err := Load(file, src, LoadOptions{})
+		sp, err := experiment.Load(file, src, experiment.LoadOptions{})
 		if err != nil {
 			t.Fatalf("%s: %v", file, err)
 		}
@@ -40,7 +43,7 @@ func TestEveryClaimCanFail(t *testing.T) {
 	t.Logf("%d claims, %d contradictions", claims, contras)
 }
 
-func checkClaimCanFail(t *testing.T, sp *Spec, c results.Claim) {
+func checkClaimCanFail(t *testing.T, sp *experiment.Spec, c results.Claim) {
 	man := &results.Manifest{Scenarios: sp.Scenarios, Claims: []results.Claim{c}, Machine: &results.MachineInfo{OwnMachine: true}}
 	for _, col := range sp.Columns {
 		col.Enabled = true // every column measured: each claim is judged on its own terms, no stand-in

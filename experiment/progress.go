@@ -72,6 +72,9 @@ func pointFigure(rec results.Record) string {
 	if rec.ServerCPUMsPerReq > 0 {
 		cpu = fmt.Sprintf(", %.2f ms CPU/req", rec.ServerCPUMsPerReq)
 	}
+	if f, ok := ownFigure(rec); ok && rec.NotApplicable == "" {
+		return f + cpu
+	}
 	switch {
 	case rec.NotApplicable != "":
 		return "n/a"

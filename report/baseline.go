@@ -10,12 +10,12 @@ import (
 // baselineSection is wptest compare's table of this run against the
 // baseline (--baseline): per scenario, each point and headline metric with
 // both medians, the change and its p-value, ~ where it is not significant.
-func (r *Report) baselineSection() (section, bool) {
+func (r *Report) baselineSection() (Section, bool) {
 	c := r.Baseline
 	if c == nil {
-		return section{}, false
+		return Section{}, false
 	}
-	s := section{ID: "baseline", Title: "Compared with run " + c.A.ID,
+	s := Section{ID: "baseline", Title: "Compared with run " + c.A.ID,
 		Text: []string{fmt.Sprintf("A is run %s (experiment %s, %d repetition(s)), the baseline; B is this run. %s",
 			c.A.ID, c.A.Experiment, c.A.Repetitions, c.Legend())}}
 	if len(c.Differences) == 0 {
@@ -39,7 +39,7 @@ func (r *Report) baselineSection() (section, bool) {
 		s.Text = append(s.Text, "Measured the bench, not the server, and left out: "+joinSemi(append(append([]string{}, c.BenchA...), c.BenchB...))+".")
 	}
 	for _, g := range c.Groups() {
-		t := table{Caption: fmt.Sprintf("%s (%s)", g[0].Scenario, g[0].Kind), Head: compare.Head}
+		t := Table{Caption: fmt.Sprintf("%s (%s)", g[0].Scenario, g[0].Kind), Head: compare.Head}
 		for _, row := range g {
 			cells := row.Cells()
 			cells[1] = firstNonEmpty(r.Labels[row.Column], row.Column)

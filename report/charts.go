@@ -27,7 +27,9 @@ type chart struct {
 
 // chartPlot is a chart before it is drawn: the plot, and the legend that
 // render draws below it, outside the plot area.
-type chartPlot struct {
+// ChartPlot is a chart drawn for a section (Lines), to be added by its
+// kind's Charts (AddChart).
+type ChartPlot struct {
 	*plot.Plot
 	legend []legendEntry
 	layers *layered // while render draws it
@@ -42,7 +44,7 @@ type legendEntry struct {
 // visitors, bars with their values where there is one point per column.
 func (r *Report) charts() (map[string]chart, error) {
 	out := map[string]chart{}
-	add := func(id, caption string, p *chartPlot, err error) error {
+	add := func(id, caption string, p *ChartPlot, err error) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", id, err)
 		}
@@ -130,9 +132,9 @@ func pale(c color.Color) color.Color {
 	return color.RGBA{mix(r), mix(g), mix(b), 0xff}
 }
 
-func newPlot(title, x, y string) *chartPlot {
+func newPlot(title, x, y string) *ChartPlot {
 	p := plot.New()
-	cp := &chartPlot{Plot: p}
+	cp := &ChartPlot{Plot: p}
 	p.Title.Text = clean(title)
 	p.Title.TextStyle = textStyle(titleSize)
 	p.Title.Padding = vg.Points(6)
@@ -223,7 +225,7 @@ func readable(a *plot.Axis, top bool) {
 
 // barValues writes each bar's value above it, or its text where texts
 // has one.
-func barValues(cp *chartPlot, xys plotter.XYs, texts map[int]string, offset vg.Length) {
+func barValues(cp *ChartPlot, xys plotter.XYs, texts map[int]string, offset vg.Length) {
 	st := textStyle(valueSize)
 	st.YAlign = draw.YBottom
 	l := &plotter.Labels{XYs: xys, Offset: vg.Point{X: offset, Y: vg.Points(3)}}
@@ -240,12 +242,12 @@ func barValues(cp *chartPlot, xys plotter.XYs, texts map[int]string, offset vg.L
 
 // columnBars: one bar per column at one step, in the column's colour,
 // with its value; the columns name the bars on the x axis.
-func (r *Report) columnBars(sc results.Scenario, title, xlabel, step string, y yAxis, f func(results.Record) (float64, bool)) (*chartPlot, error) {
+func (r *Report) columnBars(sc results.Scenario, title, xlabel, step string, y yAxis, f func(results.Record) (float64, bool)) (*ChartPlot, error) {
 	cp := newPlot(title, xlabel, y.label)
 	var names []string
 	var xys plotter.XYs
 	texts := map[int]string{}
-	for _, pr := range r.profilesOf(sc) {
+	for _, pr := range r.ColumnsOf(sc) {
 		v, floored, ok := r.at(pr, sc.Name, step, y, f)
 		if !ok {
 			continue
@@ -273,7 +275,7 @@ func (r *Report) columnBars(sc results.Scenario, title, xlabel, step string, y y
 
 // nominalX names the bars' places on the x axis, each in the middle of
 // its slot (the bars stay inside the plot area); the y axis from zero.
-func nominalX(cp *chartPlot, names []string) {
+func nominalX(cp *ChartPlot, names []string) {
 	cp.NominalX(names...)
 	cp.X.Min, cp.X.Max = -0.5, float64(len(names))-0.5
 	cp.Y.Padding = cp.X.Padding // NominalX's room for the first name: the half slot gives it
@@ -282,14 +284,14 @@ func nominalX(cp *chartPlot, names []string) {
 
 // valueRoom raises the value axis so that the values written above the
 // bars stay inside the plot area.
-func valueRoom(cp *chartPlot, xys plotter.XYs) {
+func valueRoom(cp *ChartPlot, xys plotter.XYs) {
 	for _, xy := range xys {
 		cp.Y.Max = math.Max(cp.Y.Max, xy.Y*1.1)
 	}
 }
 
 // bars: one bar per column, the scenario's first step.
-func (r *Report) bars(sc results.Scenario, ylabel string, f func(results.Record) (float64, bool)) (*chartPlot, error) {
+func (r *Report) bars(sc results.Scenario, ylabel string, f func(results.Record) (float64, bool)) (*ChartPlot, error) {
 	st := sc.Steps()[0]
 	return r.columnBars(sc, fmt.Sprintf("%s, %s (%s)", sc.Name, st, sc.Path), setupAt(sc.Visitors[0], "visitors"), st, yAxis{label: ylabel}, f)
 }
@@ -312,13 +314,13 @@ type sweep struct {
 }
 
 // lines: one line per column over the scenario's visitor counts.
-func (r *Report) lines(sc results.Scenario, y yAxis, f func(results.Record) (float64, bool)) (*chartPlot, error) {
+func (r *Report) lines(sc results.Scenario, y yAxis, f func(results.Record) (float64, bool)) (*ChartPlot, error) {
 	steps := sc.Steps()
 	return r.sweep(sc, sweep{title: fmt.Sprintf("%s (%s)", sc.Name, sc.Path), xlabel: "visitors (concurrent)", xunit: "visitors",
 		xs: sc.Visitors, y: y, point: func(i int) (string, func(results.Record) (float64, bool)) { return steps[i], f }})
 }
 
-func (r *Report) kitScaling(sc results.Scenario) (*chartPlot, error) {
+func (r *Report) kitScaling(sc results.Scenario) (*ChartPlot, error) {
 	st := sc.Steps()[0]
 	return r.sweep(sc, sweep{title: fmt.Sprintf("%s scaling (%s)", sc.Name, sc.Path), xlabel: "clients (concurrent)", xunit: "clients",
 		xs: sc.Levels, y: yAxis{label: "throughput (requests/s)"}, point: func(i int) (string, func(results.Record) (float64, bool)) {
@@ -334,7 +336,7 @@ func (r *Report) kitScaling(sc results.Scenario) (*chartPlot, error) {
 // sweep draws s: lines with marks in each column's colour and dashes, a
 // legend below; where the columns have figures at one x alone, bars at it
 // (a line over one point is no line).
-func (r *Report) sweep(sc results.Scenario, s sweep) (*chartPlot, error) {
+func (r *Report) sweep(sc results.Scenario, s sweep) (*ChartPlot, error) {
 	type series struct {
 		pr  string
 		pts plotter.XYs
@@ -343,7 +345,7 @@ func (r *Report) sweep(sc results.Scenario, s sweep) (*chartPlot, error) {
 	at := map[int]bool{}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	var floors plotter.XYs // points drawn at their floor, labelled
-	for _, pr := range r.profilesOf(sc) {
+	for _, pr := range r.ColumnsOf(sc) {
 		var pts plotter.XYs
 		for i, x := range s.xs {
 			st, f := s.point(i)
@@ -396,7 +398,7 @@ func (r *Report) sweep(sc results.Scenario, s sweep) (*chartPlot, error) {
 // scaleAxes: x on a log scale when it spans 10x or more, y too if its
 // values may be (and do span 10x), each log axis widened to whole decades
 // so that it has two labelled ticks; a linear y axis from zero.
-func scaleAxes(cp *chartPlot, xlo, xhi, ylo, yhi float64, logY bool) {
+func scaleAxes(cp *ChartPlot, xlo, xhi, ylo, yhi float64, logY bool) {
 	if xlo > 0 && xhi/xlo >= 10 {
 		cp.X.Scale, cp.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 		cp.X.Min, cp.X.Max = decades(xlo, xhi)

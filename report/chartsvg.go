@@ -132,7 +132,7 @@ var emptyGroup = regexp.MustCompile("<g transform=\"[^\"]*\">\n</g>\n")
 // areaMark is a chart's first plotter: it fills the plot area (gonum
 // hands plotters the plot area's canvas) in its layer, and what follows
 // goes to the data layer.
-type areaMark struct{ cp *chartPlot }
+type areaMark struct{ cp *ChartPlot }
 
 func (m areaMark) Plot(c draw.Canvas, _ *plot.Plot) {
 	if l := m.cp.layers; l != nil {
@@ -153,7 +153,7 @@ const (
 )
 
 // legendRows packs the legend's entries into rows that fit width w.
-func (cp *chartPlot) legendRows(w vg.Length) [][]legendEntry {
+func (cp *ChartPlot) legendRows(w vg.Length) [][]legendEntry {
 	st := textStyle(legendSize)
 	var rows [][]legendEntry
 	var x vg.Length
@@ -203,7 +203,7 @@ func drawLegend(c draw.Canvas, rows [][]legendEntry) {
 }
 
 // render draws a chart: the plot, and its legend in a strip below it.
-func render(cp *chartPlot) ([]byte, error) {
+func render(cp *ChartPlot) ([]byte, error) {
 	w, h := 16*vg.Centimeter, 9*vg.Centimeter
 	rows := cp.legendRows(w)
 	lh := legendHeight(rows)

@@ -13,25 +13,30 @@ import (
 	"github.com/wptest/wptest/internal/redact"
 )
 
-type table struct {
+// Table is a table of a section: a caption, its head and rows of cells
+// (FigRows, CPURows: a label, then a cell per column), notes under it.
+type Table struct {
 	Caption string
 	Head    []string
 	Rows    [][]string
 	Notes   []string
 }
 
-type section struct {
+// Section is a part of the report: a kind's section is one of its
+// scenarios (Kind.Section). ID is its anchor, Charts the ids of charts
+// its kind's Charts draws.
+type Section struct {
 	ID     string
 	Title  string
 	Text   []string
-	Tables []table
+	Tables []Table
 	Charts []string // chart IDs, drawn after the text
 }
 
 type document struct {
 	Title    string
 	Intro    []string
-	Sections []section
+	Sections []Section
 	Manifest string // indented JSON
 }
 
@@ -52,7 +57,8 @@ func cell(s Stat) string {
 	return fmt.Sprintf("%s (%s–%s)", num(s.Med), num(s.Min), num(s.Max))
 }
 
-func (r *Report) head(first string, profiles []string) []string {
+// Head is a table's head: first, then each column's label.
+func (r *Report) Head(first string, profiles []string) []string {
 	h := []string{first}
 	for _, p := range profiles {
 		h = append(h, r.Labels[p])
@@ -62,9 +68,15 @@ func (r *Report) head(first string, profiles []string) []string {
 
 // row is one metric of one step across the profiles.
 func (r *Report) row(name string, profiles []string, sc, step string, f func(results.Record) (float64, bool)) []string {
+	return r.rowOf(name, profiles, sc, step, f, false)
+}
+
+// rowOf is row, of a figure of the bench's own where bench is set
+// (results.Metric.Bench): shown where the point measured the bench too.
+func (r *Report) rowOf(name string, profiles []string, sc, step string, f func(results.Record) (float64, bool), bench bool) []string {
 	row := []string{name}
 	for _, p := range profiles {
-		switch st := r.Metric(p, sc, step, f); {
+		switch st := r.metric(p, sc, step, f, bench); {
 		case st.N > 0:
 			row = append(row, cell(st))
 		case r.notApplicable(p, sc, step) != "":
@@ -106,14 +118,14 @@ func (r *Report) benchLimited(profile, sc, step string) string {
 
 // benchSection lists the points that measured the bench, not the server,
 // with why: their figures are left out of every table, chart and claim.
-func (r *Report) benchSection() (section, bool) {
+func (r *Report) benchSection() (Section, bool) {
 	bad := results.BenchLimited(r.Records, r.Manifest.Machine)
 	if len(bad) == 0 {
-		return section{}, false
+		return Section{}, false
 	}
-	s := section{Title: "Points that measured the bench, not the server"}
+	s := Section{Title: "Points that measured the bench, not the server"}
 	s.Text = append(s.Text, fmt.Sprintf("%d point(s) measured the bench: more than %s%% of their requests failed, or a load generator used more than %s%% of its CPUs, or, with CPUs of its own, waited for them with work ready more than %s%% of the window, or its link carried more than %s%% of the bandwidth the machines block states for it (load_generator_link_mbps)%s. Their figures say nothing about the server: the tables show \"bench\" (\"failed\" where requests failed) for the whole point, the charts leave them out and no claim is judged on them but those on failures or on the server's state (memory, processes). `wptest run` exits 6 for such a run.", len(bad), results.Num(results.MaxFailedPct), results.Num(results.MaxLoadPct), results.Num(results.MaxLoadWaitPct), results.Num(results.MaxLinkPct), r.linkJudged()))
-	t := table{Head: []string{"point", "why"}}
+	t := Table{Head: []string{"point", "why"}}
 	for _, b := range bad {
 		k, why, _ := strings.Cut(b, ": ")
 		t.Rows = append(t.Rows, []string{k, why})
@@ -183,9 +195,9 @@ func (r *Report) document() *document {
 	return d
 }
 
-func (r *Report) setup() section {
+func (r *Report) setup() Section {
 	m := r.Manifest
-	s := section{ID: "setup", Title: "The setup"}
+	s := Section{ID: "setup", Title: "The setup"}
 	if mi := m.Machine; mi != nil {
 		s.Text = append(s.Text, fmt.Sprintf("Server %s: %s (%s, %s), kernel %s, %d CPUs (%s), %s MiB RAM. Target: %s.",
 			mi.Host, mi.OS, mi.Platform, mi.Arch, mi.Kernel, mi.CPUs, mi.CPUModel, commas(fmt.Sprint(mi.MemKB/1024)), m.Target))
@@ -222,7 +234,7 @@ func (r *Report) setup() section {
 			s.Text = append(s.Text, "Site deviations from the fixture's pins: "+strings.Join(f.Deviations, "; ")+".")
 		}
 	}
-	t := table{Caption: "Columns", Head: []string{"", "profile", "server", "deviations"}}
+	t := Table{Caption: "Columns", Head: []string{"", "profile", "server", "deviations"}}
 	for _, c := range m.Columns {
 		prof := profileText(c)
 		if !c.Enabled {
@@ -286,8 +298,8 @@ func shortVersion(v string) string {
 	return v
 }
 
-// amount is what a step measures: a time window or a number of requests.
-func amount(sc results.Scenario) string {
+// Amount is what a step measures: a time window or a number of requests.
+func Amount(sc results.Scenario) string {
 	if sc.Duration == 0 && sc.Requests > 0 {
 		return fmt.Sprintf("%d requests", sc.Requests)
 	}
@@ -309,10 +321,10 @@ func firstNonEmpty(a, b string) string {
 }
 
 // costSection is the post's "What each request costs the server".
-func (r *Report) costSection() (section, bool) {
-	s := section{ID: "cost", Title: "What each request costs the server",
+func (r *Report) costSection() (Section, bool) {
+	s := Section{ID: "cost", Title: "What each request costs the server",
 		Text: []string{r.CPUScope().Why}}
-	t := table{Caption: "Server CPU per request (ms)", Head: r.head("point", r.Columns)}
+	t := Table{Caption: "Server CPU per request (ms)", Head: r.Head("point", r.Columns)}
 	for _, sc := range r.perRequestScenarios() {
 		for _, st := range sc.Steps() {
 			t.Rows = append(t.Rows, r.row(sc.Name+" "+st, r.Columns, sc.Name, st, r.ServerCPUPerReq))
@@ -326,15 +338,15 @@ func (r *Report) costSection() (section, bool) {
 }
 
 // ratioSection: every column against the first, on the medians.
-func (r *Report) ratioSection() (section, bool) {
+func (r *Report) ratioSection() (Section, bool) {
 	if len(r.Columns) < 2 {
-		return section{}, false
+		return Section{}, false
 	}
 	base := r.Columns[0]
-	s := section{ID: "ratios", Title: "Ratios between profiles",
+	s := Section{ID: "ratios", Title: "Ratios between profiles",
 		Text: []string{fmt.Sprintf("Each column's median against %s's (CPU: how many times %s's cost; throughput: how many times its rate).", r.Labels[base], r.Labels[base])}}
 	others := r.Columns[1:]
-	t := table{Caption: "Against " + r.Labels[base], Head: r.head("metric", others)}
+	t := Table{Caption: "Against " + r.Labels[base], Head: r.Head("metric", others)}
 	add := func(name, sc, st string, f func(results.Record) (float64, bool), inverse bool) {
 		b := r.Metric(base, sc, st, f)
 		row := []string{name}
@@ -371,10 +383,10 @@ func (r *Report) ratioSection() (section, bool) {
 }
 
 // noiseSection says how much the repetitions disagree.
-func (r *Report) noiseSection() section {
-	s := section{ID: "noise", Title: "Repetitions: how much the numbers move",
+func (r *Report) noiseSection() Section {
+	s := Section{ID: "noise", Title: "Repetitions: how much the numbers move",
 		Text: []string{fmt.Sprintf("Each point ran %d time(s), profiles interleaved. Spread = (max − min) ÷ median.", r.Manifest.Repetitions)}}
-	t := table{Caption: "Min / median / max over repetitions", Head: []string{"point", "profile", "metric", "n", "min", "median", "max", "spread"}}
+	t := Table{Caption: "Min / median / max over repetitions", Head: []string{"point", "profile", "metric", "n", "min", "median", "max", "spread"}}
 	for _, sc := range r.Manifest.Scenarios {
 		var fs []results.Metric
 		for _, m := range results.MetricsOf(sc.Kind) {
@@ -383,7 +395,7 @@ func (r *Report) noiseSection() section {
 			}
 		}
 		for _, st := range sc.Steps() {
-			for _, p := range r.profilesOf(sc) {
+			for _, p := range r.ColumnsOf(sc) {
 				for _, m := range fs {
 					v := r.Metric(p, sc.Name, st, m.Of(r.Manifest.Machine))
 					if v.N == 0 {
@@ -398,10 +410,10 @@ func (r *Report) noiseSection() section {
 	return s
 }
 
-func (r *Report) manifestSection() section {
+func (r *Report) manifestSection() Section {
 	m := r.Manifest
-	s := section{ID: "manifest", Title: "Run manifest"}
-	t := table{Head: []string{"", ""}}
+	s := Section{ID: "manifest", Title: "Run manifest"}
+	t := Table{Head: []string{"", ""}}
 	add := func(k, v string) { t.Rows = append(t.Rows, []string{k, v}) }
 	add("run", m.ID)
 	add("experiment", m.File+" ("+m.Experiment+")")

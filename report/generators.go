@@ -9,18 +9,18 @@ import (
 	"github.com/wptest/wptest/bench/result"
 )
 
-// generatorTable shows, for a scenario whose points were split between
+// GeneratorTable shows, for a scenario whose points were split between
 // several load generators, each one's share beside their merged result
 // (counts add; percentiles come from the merged histograms, never averaged).
 // No table when every point came from one load generator.
-func (r *Report) generatorTable(sc results.Scenario) (table, bool) {
+func (r *Report) GeneratorTable(sc results.Scenario) (Table, bool) {
 	crowd := false // a crowd's shares have their own columns
 	for _, rec := range r.Records {
 		if rec.Scenario == sc.Name && len(rec.Generators) > 1 && rec.Generators[0].Crowd != nil {
 			crowd = true
 		}
 	}
-	t := table{Caption: "Load generators: each one's share, and merged (counts added, percentiles from the merged histograms)",
+	t := Table{Caption: "Load generators: each one's share, and merged (counts added, percentiles from the merged histograms)",
 		Head: []string{"point", "load generator", "visitors", "attempts", "requests/s", "p50 (ms)", "p99 (ms)", "started (ms after the first)"}}
 	if crowd {
 		t.Head = []string{"point", "load generator", "visitors", "clicks", "new visitors", "wait, median (ms)", "wait, p99 (ms)", "gave up"}

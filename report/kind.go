@@ -12,20 +12,20 @@ import (
 // own file (section_*.go, kit.go), listed in reportKinds.
 type reportKind struct {
 	// section is a scenario's section of the report.
-	section func(r *Report, sc results.Scenario) section
+	Section func(r *Report, sc results.Scenario) Section
 	// charts draws the charts the section names (nil: none).
-	charts func(r *Report, sc results.Scenario, add addChart) error
+	charts func(r *Report, sc results.Scenario, add AddChart) error
 	// inShort, if set, is the post's first paragraph from the kind's
 	// scenarios (the first kind with one and a paragraph has it).
-	inShort func(r *Report, scs []results.Scenario) (section, bool)
+	inShort func(r *Report, scs []results.Scenario) (Section, bool)
 	// perRequest: its points are rows of the cost and ratio sections.
 	perRequest bool
 	// afterCost: its sections come after the cost section.
 	afterCost bool
 }
 
-// addChart adds a drawn chart (p nil: nothing to draw).
-type addChart func(id, caption string, p *chartPlot, err error) error
+// AddChart adds a drawn chart (p nil: nothing to draw).
+type AddChart func(id, caption string, p *ChartPlot, err error) error
 
 // reportKinds are the kinds' report halves, in the report's order.
 var reportKinds = []struct {
@@ -54,21 +54,21 @@ func reportKindOf(name string) reportKind {
 // kindSections are the kinds' sections, kind by kind in reportKinds'
 // order, each kind's scenarios in file order: those before the cost
 // section, or (afterCost) those after it.
-func (r *Report) kindSections(afterCost bool) []section {
-	var out []section
+func (r *Report) kindSections(afterCost bool) []Section {
+	var out []Section
 	for _, k := range reportKinds {
-		if k.kind.afterCost != afterCost || k.kind.section == nil {
+		if k.kind.afterCost != afterCost || k.kind.Section == nil {
 			continue
 		}
 		for _, sc := range r.scenarios(k.name) {
-			out = append(out, k.kind.section(r, sc))
+			out = append(out, k.kind.Section(r, sc))
 		}
 	}
 	return out
 }
 
 // inShort is the post's first paragraph.
-func (r *Report) inShort() (section, bool) {
+func (r *Report) inShort() (Section, bool) {
 	for _, k := range reportKinds {
 		if k.kind.inShort == nil {
 			continue
@@ -77,7 +77,7 @@ func (r *Report) inShort() (section, bool) {
 			return k.kind.inShort(r, scs)
 		}
 	}
-	return section{}, false
+	return Section{}, false
 }
 
 // perRequestScenarios are the scenarios of the kinds whose points the cost

@@ -10,8 +10,8 @@ import (
 )
 
 // The kit kind: the Apache kit's ten metrics, after the cost section.
-var kitReport = reportKind{section: kitSection, afterCost: true,
-	charts: func(r *Report, sc results.Scenario, add addChart) error {
+var kitReport = reportKind{Section: kitSection, afterCost: true,
+	charts: func(r *Report, sc results.Scenario, add AddChart) error {
 		p, err := r.kitScaling(sc)
 		return add("kit-scaling-"+sc.Name, "Kit: throughput by concurrency step, median", p, err)
 	}}
@@ -94,17 +94,17 @@ func Verdict(m KitMetric, s Stat) string {
 	return "FAIL"
 }
 
-func kitSection(r *Report, sc results.Scenario) section {
-	ps := r.profilesOf(sc)
+func kitSection(r *Report, sc results.Scenario) Section {
+	ps := r.ColumnsOf(sc)
 	st := sc.Steps()[0]
-	s := section{ID: "kit-" + sc.Name, Title: "The Apache kit's ten metrics (" + sc.Name + ")",
+	s := Section{ID: "kit-" + sc.Name, Title: "The Apache kit's ten metrics (" + sc.Name + ")",
 		Text: []string{fmt.Sprintf("%s at %d clients with keep-alive for throughput, latency, CPU and memory; scaling over %v; errors at %d clients without keep-alive; %s per run. Verdicts on the median over repetitions, against the experiment's claims where it states a bound (the target names the claim), else the kit's default. Worker usage is the peak of busy workers as the server's status page reported them (the page its profile declares, on the server's loopback, sampled every %s during the throughput run; the worker answering the status request counts) as %% of the worker limit the profile declares (Apache's MaxRequestWorkers); n/a for servers that declare no status page.",
 			sc.Path, sc.Visitors[0], sc.Levels, sc.ErrorClients, sc.Duration, results.SampleEvery)}}
 	head := []string{"#", "metric", "target"}
 	for _, p := range ps {
 		head = append(head, r.Labels[p])
 	}
-	t := table{Caption: "PASS / FAIL against the kit's targets", Head: head}
+	t := Table{Caption: "PASS / FAIL against the kit's targets", Head: head}
 	for _, m := range KitMetrics {
 		row := []string{fmt.Sprint(m.N), m.figure().Label, r.targetText(sc.Name, ps, m)}
 		for _, p := range ps {

@@ -103,10 +103,17 @@ func (r *Report) Points(column, scenario, step string) []results.Record {
 // Metric computes a Stat of f over the repetitions of a point; f returns
 // ok=false where the record has no such number.
 func (r *Report) Metric(column, scenario, step string, f func(results.Record) (float64, bool)) Stat {
+	return r.metric(column, scenario, step, f, false)
+}
+
+// metric is Metric, or with bench (a figure of the bench's own: the load
+// generator's link) over every repetition, those that measured the bench
+// among them.
+func (r *Report) metric(column, scenario, step string, f func(results.Record) (float64, bool), bench bool) Stat {
 	var vs []float64
 	recs := r.Points(column, scenario, step)
 	for _, rec := range recs {
-		if why, _ := results.BenchLimit(rec, r.Manifest.Machine); why != "" {
+		if why, _ := results.BenchLimit(rec, r.Manifest.Machine); why != "" && !bench {
 			return stat(nil) // a repetition measured the bench: the point's median would be no figure of the server (the bench section says why)
 		}
 	}
@@ -131,8 +138,8 @@ func (r *Report) scenarios(kinds ...string) []results.Scenario {
 	return out
 }
 
-// profilesOf are the ids of the measured columns a scenario runs on.
-func (r *Report) profilesOf(s results.Scenario) []string {
+// ColumnsOf are the ids of the measured columns a scenario runs on.
+func (r *Report) ColumnsOf(s results.Scenario) []string {
 	var out []string
 	for _, c := range r.Columns {
 		if s.Runs(c) {
@@ -152,10 +159,10 @@ func (r *Report) ServerCPUPerReq(rec results.Record) (float64, bool) {
 // CPUScope is which server CPU figure the report shows, and why.
 func (r *Report) CPUScope() results.CPUScope { return results.CPUScopeOf(r.Manifest.Machine) }
 
-// cpuRows are a section's server CPU rows: "server CPU per WHAT, FIGURE
+// CPURows are a section's server CPU rows: "server CPU per WHAT, FIGURE
 // (ms)" and, when that is the whole machine's, the process groups' share
 // beside it.
-func (r *Report) cpuRows(prefix, what string, ps []string, sc, st string) [][]string {
+func (r *Report) CPURows(prefix, what string, ps []string, sc, st string) [][]string {
 	scope := r.CPUScope()
 	rows := [][]string{r.row(fmt.Sprintf("%sserver CPU per %s, %s (ms)", prefix, what, scope.Label), ps, sc, st, r.ServerCPUPerReq)}
 	if scope.Machine {
@@ -175,13 +182,13 @@ func fig(kind, key string) results.Metric {
 	return m
 }
 
-// figRows are rows of sc's figures keys at step st, each under its label
+// FigRows are rows of sc's figures keys at step st, each under its label
 // after prefix.
-func (r *Report) figRows(prefix string, ps []string, sc results.Scenario, st string, keys ...string) [][]string {
+func (r *Report) FigRows(prefix string, ps []string, sc results.Scenario, st string, keys ...string) [][]string {
 	var rows [][]string
 	for _, k := range keys {
 		m := fig(sc.Kind, k)
-		rows = append(rows, r.row(prefix+m.Label, ps, sc.Name, st, m.Of(r.Manifest.Machine)))
+		rows = append(rows, r.rowOf(prefix+m.Label, ps, sc.Name, st, m.Of(r.Manifest.Machine), m.Bench))
 	}
 	return rows
 }

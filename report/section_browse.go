@@ -15,8 +15,8 @@ import (
 // references, as a browser does; its figures are per page view. The first
 // browse section puts every browse scenario side by side (h1 over 6
 // connections against h2 over one, say) in a table and a chart.
-var browseReport = reportKind{section: browseSection,
-	charts: func(r *Report, sc results.Scenario, add addChart) error {
+var browseReport = reportKind{Section: browseSection,
+	charts: func(r *Report, sc results.Scenario, add AddChart) error {
 		if scs := r.scenarios(sc.Kind); len(scs) > 1 && scs[0].Name == sc.Name {
 			p, err := r.browseBars(scs)
 			return add("browse-compare", "Page-view time (p50) by protocol and connections, median over repetitions", p, err)
@@ -33,22 +33,22 @@ func browseHow(sc results.Scenario) string {
 	return sc.Proto + ", one connection per visitor, multiplexed"
 }
 
-func browseSection(r *Report, sc results.Scenario) section {
-	ps := r.profilesOf(sc)
+func browseSection(r *Report, sc results.Scenario) Section {
+	ps := r.ColumnsOf(sc)
 	think := "no pause between page views (closed loop)"
 	if sc.Browse != nil && sc.Browse.Think > 0 {
 		think = fmt.Sprintf("%s between page views", sc.Browse.Think)
 	}
-	s := section{ID: "browse-" + sc.Name, Title: fmt.Sprintf("A visitor's page view (%s: %s, %s)", sc.Name, sc.Path, browseHow(sc)),
+	s := Section{ID: "browse-" + sc.Name, Title: fmt.Sprintf("A visitor's page view (%s: %s, %s)", sc.Name, sc.Path, browseHow(sc)),
 		Text: []string{fmt.Sprintf("Each visitor loads %s and every asset it references (stylesheets, scripts, images, icons, the stylesheets' url()s), as a browser does with an empty cache, over %s; %s. "+
 			"Page-view time: from the start until every asset has arrived, as a browser reports it; bytes on the wire as received, per page view. %s per step after a %s warm-up.",
 			sc.Path, browseHow(sc), think, sc.Duration, sc.Warmup)}}
 	for _, st := range sc.Steps() {
-		t := table{Caption: fmt.Sprintf("%s at %s", sc.Name, st), Head: r.head("", ps)}
-		t.Rows = append(t.Rows, r.figRows("", ps, sc, st, "view_p50_ms", "view_p90_ms", "view_p99_ms", "ttfb_p50_ms",
+		t := Table{Caption: fmt.Sprintf("%s at %s", sc.Name, st), Head: r.Head("", ps)}
+		t.Rows = append(t.Rows, r.FigRows("", ps, sc, st, "view_p50_ms", "view_p90_ms", "view_p99_ms", "ttfb_p50_ms",
 			"wire_bytes_per_view", "assets_per_view", "views_per_sec")...)
-		t.Rows = append(t.Rows, r.cpuRows("", "page view", ps, sc.Name, st)...)
-		t.Rows = append(t.Rows, r.figRows("", ps, sc, st, "failed_pct")...)
+		t.Rows = append(t.Rows, r.CPURows("", "page view", ps, sc.Name, st)...)
+		t.Rows = append(t.Rows, r.FigRows("", ps, sc, st, "failed_pct")...)
 		s.Tables = append(s.Tables, t)
 	}
 	if scs := r.scenarios(sc.Kind); len(scs) > 1 && scs[0].Name == sc.Name {
@@ -64,8 +64,8 @@ func browseSection(r *Report, sc results.Scenario) section {
 // browseGenerators shows, for points split between several load
 // generators, each one's share beside their merged result (page views
 // added; times from the merged histograms).
-func (r *Report) browseGenerators(sc results.Scenario) (table, bool) {
-	t := table{Caption: "Load generators: each one's share, and merged (counts added, percentiles from the merged histograms)",
+func (r *Report) browseGenerators(sc results.Scenario) (Table, bool) {
+	t := Table{Caption: "Load generators: each one's share, and merged (counts added, percentiles from the merged histograms)",
 		Head: []string{"point", "load generator", "visitors", "page views", "page view p50 (ms)", "page view p99 (ms)", "bytes per page view"}}
 	for _, rec := range r.Records {
 		if rec.Scenario != sc.Name || len(rec.Generators) < 2 || rec.Browse == nil {
@@ -88,13 +88,13 @@ func (r *Report) browseGenerators(sc results.Scenario) (table, bool) {
 // browseCompare puts every browse scenario's first step side by side: its
 // page-view times and bytes per view in each column (n/a where the
 // column's server does not serve the scenario's protocol).
-func (r *Report) browseCompare(scs []results.Scenario) table {
-	t := table{Caption: "Side by side: each browse scenario's first step", Head: r.head("", r.Columns)}
+func (r *Report) browseCompare(scs []results.Scenario) Table {
+	t := Table{Caption: "Side by side: each browse scenario's first step", Head: r.Head("", r.Columns)}
 	for _, sc := range scs {
 		st := sc.Steps()[0]
 		name := fmt.Sprintf("%s (%s) %s", sc.Name, browseHow(sc), st)
 		t.Rows = append(t.Rows,
-			r.figRows(name+": ", r.Columns, sc, st, "view_p50_ms", "view_p90_ms", "view_p99_ms", "wire_bytes_per_view")...)
+			r.FigRows(name+": ", r.Columns, sc, st, "view_p50_ms", "view_p90_ms", "view_p99_ms", "wire_bytes_per_view")...)
 	}
 	return t
 }
@@ -102,7 +102,7 @@ func (r *Report) browseCompare(scs []results.Scenario) table {
 // browseBars: per browse scenario (its first step's page-view p50), one
 // bar for each column in the column's colour, with its value; the legend
 // names the columns.
-func (r *Report) browseBars(scs []results.Scenario) (*chartPlot, error) {
+func (r *Report) browseBars(scs []results.Scenario) (*ChartPlot, error) {
 	var names []string
 	for _, sc := range scs {
 		names = append(names, clean(sc.Name+" ("+strings.SplitN(browseHow(sc), ",", 2)[0]+browseConns(sc)+")"))

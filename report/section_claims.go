@@ -11,9 +11,9 @@ import (
 // claimsSection is "Does it reproduce?": one row per claim the experiment
 // file carries, with the source's figures, this run's, the ratios in each
 // and the verdict (results.EvaluateClaims). It opens the report.
-func (r *Report) claimsSection() (section, bool) {
+func (r *Report) claimsSection() (Section, bool) {
 	if len(r.Claims) == 0 {
-		return section{}, false
+		return Section{}, false
 	}
 	n := map[string]int{}
 	unexplained := 0
@@ -23,10 +23,10 @@ func (r *Report) claimsSection() (section, bool) {
 			unexplained++
 		}
 	}
-	s := section{ID: "claims", Title: "Does it reproduce?",
+	s := Section{ID: "claims", Title: "Does it reproduce?",
 		Text: []string{fmt.Sprintf("%d claim(s) of the experiment's sources, each checked against this run: %d hold, %d differ (%d with nothing this run knows to explain it: those say something about the servers), %d not measured. Absolute figures depend on the machine; a claim holds on the order between columns, the ratio between them within the stated factor, or an absolute bound, as it says. This run's figures are medians over the repetitions. The differences come first: those nothing explains, then those a known deviation from the source could explain, grouped by it.",
 			len(r.Claims), n[results.Holds], n[results.Differs], unexplained, n[results.NotMeasured])}}
-	t := table{Head: []string{"claim", "point", "published", "this run", "ratio", "holds if", "verdict", "could explain it"}}
+	t := Table{Head: []string{"claim", "point", "published", "this run", "ratio", "holds if", "verdict", "could explain it"}}
 	for _, c := range claimsInOrder(r.Claims) {
 		t.Rows = append(t.Rows, []string{
 			fmt.Sprintf("%s: “%s” (%s)", c.ID, c.Quote, c.Source),

@@ -8,8 +8,8 @@ import (
 )
 
 // The crowd kind: a new visitor's wait while a crowd browses.
-var crowdReport = reportKind{section: crowdSection,
-	charts: func(r *Report, sc results.Scenario, add addChart) error {
+var crowdReport = reportKind{Section: crowdSection,
+	charts: func(r *Report, sc results.Scenario, add AddChart) error {
 		// No newcomer answered: each waited give_up, and gave up.
 		giveUp := func(rec results.Record) (float64, bool) {
 			if c := rec.Crowd; c != nil && c.Wait.Count == 0 && c.GaveUp > 0 && c.GiveUpMs > 0 {
@@ -22,17 +22,17 @@ var crowdReport = reportKind{section: crowdSection,
 		return add("crowd-"+sc.Name, "A new visitor's wait by crowd size, median", p, err)
 	}}
 
-func crowdSection(r *Report, sc results.Scenario) section {
-	ps := r.profilesOf(sc)
-	s := section{ID: "crowd-" + sc.Name, Title: "A new visitor, while others are browsing (" + sc.Name + ")",
+func crowdSection(r *Report, sc results.Scenario) Section {
+	ps := r.ColumnsOf(sc)
+	s := Section{ID: "crowd-" + sc.Name, Title: "A new visitor, while others are browsing (" + sc.Name + ")",
 		Text: []string{fmt.Sprintf("A crowd keeps keep-alive connections open, each visitor clicking every %s; every %s a new visitor opens a fresh connection and asks for %s. No answer within %s: the visitor gave up.",
 			sc.ClickEvery, sc.ProbeEvery, firstNonEmpty(sc.ProbePath, sc.Path), sc.GiveUp)}}
 	if w := crowdWindowText(r, sc, ps); w != "" {
 		s.Text = append(s.Text, w)
 	}
-	t := table{Caption: "New visitor's wait by crowd size", Head: r.head("", ps)}
+	t := Table{Caption: "New visitor's wait by crowd size", Head: r.Head("", ps)}
 	for _, st := range sc.Steps() {
-		t.Rows = append(t.Rows, r.figRows(st+": ", ps, sc, st, "wait_p50_ms", "wait_p99_ms")...)
+		t.Rows = append(t.Rows, r.FigRows(st+": ", ps, sc, st, "wait_p50_ms", "wait_p99_ms")...)
 		gave := fig(sc.Kind, "gave_up")
 		gv := []string{st + ": " + gave.Label}
 		for _, p := range ps {
@@ -46,10 +46,10 @@ func crowdSection(r *Report, sc results.Scenario) section {
 			gv = append(gv, fmt.Sprintf("%s of %d", cell(g), n))
 		}
 		t.Rows = append(t.Rows, gv)
-		t.Rows = append(t.Rows, r.figRows(st+": ", ps, sc, st, "groups_cpu_pct")...)
+		t.Rows = append(t.Rows, r.FigRows(st+": ", ps, sc, st, "groups_cpu_pct")...)
 	}
 	s.Tables = append(s.Tables, t)
-	if t, ok := r.generatorTable(sc); ok {
+	if t, ok := r.GeneratorTable(sc); ok {
 		s.Tables = append(s.Tables, t)
 	}
 	s.Charts = []string{"crowd-" + sc.Name}

@@ -8,17 +8,17 @@ import (
 
 // The page kind: a WordPress page over a sweep of visitors. Its first
 // scenario is the post's first paragraph.
-var pageReport = reportKind{section: pageSection, inShort: pageInShort, perRequest: true,
-	charts: func(r *Report, sc results.Scenario, add addChart) error {
+var pageReport = reportKind{Section: pageSection, inShort: pageInShort, perRequest: true,
+	charts: func(r *Report, sc results.Scenario, add AddChart) error {
 		m := fig(sc.Kind, "web_php_cpu_ms")
 		p, err := r.bars(sc, m.Label, m.Value)
 		return add("cpu-"+sc.Name, "CPU per WordPress page in the web server and PHP, median over repetitions", p, err)
 	}}
 
 // inShort is the post's first paragraph: page time, pages/s and CPU per page.
-func pageInShort(r *Report, pages []results.Scenario) (section, bool) {
+func pageInShort(r *Report, pages []results.Scenario) (Section, bool) {
 	if len(pages) == 0 || len(r.Columns) < 2 {
-		return section{}, false
+		return Section{}, false
 	}
 	sc := pages[0]
 	step := sc.Steps()[0]
@@ -34,21 +34,21 @@ func pageInShort(r *Report, pages []results.Scenario) (section, bool) {
 			r.Labels[p], num(ms.Med), num(ps.Med), num(cpu.Med)))
 	}
 	if len(parts) == 0 {
-		return section{}, false
+		return Section{}, false
 	}
-	return section{ID: "in-short", Title: "In short", Text: []string{fmt.Sprintf("At %d visitors (%s): %s.", sc.Visitors[0], sc.Name, strings.Join(parts, "; "))}}, true
+	return Section{ID: "in-short", Title: "In short", Text: []string{fmt.Sprintf("At %d visitors (%s): %s.", sc.Visitors[0], sc.Name, strings.Join(parts, "; "))}}, true
 }
 
-func pageSection(r *Report, sc results.Scenario) section {
-	ps := r.profilesOf(sc)
-	s := section{ID: "page-" + sc.Name, Title: "A WordPress page (" + sc.Name + ")",
-		Text: []string{fmt.Sprintf("%s, %s per step after a %s warm-up, each visitor its own keep-alive connection (closed loop)%s.", sc.Path, amount(sc), sc.Warmup, gzipNote(sc))}}
+func pageSection(r *Report, sc results.Scenario) Section {
+	ps := r.ColumnsOf(sc)
+	s := Section{ID: "page-" + sc.Name, Title: "A WordPress page (" + sc.Name + ")",
+		Text: []string{fmt.Sprintf("%s, %s per step after a %s warm-up, each visitor its own keep-alive connection (closed loop)%s.", sc.Path, Amount(sc), sc.Warmup, gzipNote(sc))}}
 	for _, st := range sc.Steps() {
-		t := table{Caption: fmt.Sprintf("%s at %s", sc.Name, st), Head: r.head("", ps)}
-		t.Rows = append(t.Rows, r.figRows("", ps, sc, st, "mean_ms", "rps")...)
-		t.Rows = append(t.Rows, r.cpuRows("", "page", ps, sc.Name, st)...)
-		t.Rows = append(t.Rows, r.figRows("  of which ", ps, sc, st, "web_php_cpu_ms", "db_cpu_ms")...)
-		t.Rows = append(t.Rows, r.figRows("", ps, sc, st, "pss_mb", "wire_bytes", "error_pct")...)
+		t := Table{Caption: fmt.Sprintf("%s at %s", sc.Name, st), Head: r.Head("", ps)}
+		t.Rows = append(t.Rows, r.FigRows("", ps, sc, st, "mean_ms", "rps")...)
+		t.Rows = append(t.Rows, r.CPURows("", "page", ps, sc.Name, st)...)
+		t.Rows = append(t.Rows, r.FigRows("  of which ", ps, sc, st, "web_php_cpu_ms", "db_cpu_ms")...)
+		t.Rows = append(t.Rows, r.FigRows("", ps, sc, st, "pss_mb", "wire_bytes", "error_pct")...)
 		enc := []string{"Content-Encoding"}
 		for _, p := range ps {
 			enc = append(enc, r.Encoding(p, sc.Name, st))
@@ -56,7 +56,7 @@ func pageSection(r *Report, sc results.Scenario) section {
 		t.Rows = append(t.Rows, enc)
 		s.Tables = append(s.Tables, t)
 	}
-	if t, ok := r.generatorTable(sc); ok {
+	if t, ok := r.GeneratorTable(sc); ok {
 		s.Tables = append(s.Tables, t)
 	}
 	s.Charts = []string{"cpu-" + sc.Name}

@@ -1,11 +1,18 @@
 package results
 
+import (
+	"fmt"
+	"slices"
+)
+
 // Kind is what the schema knows of a scenario kind: its name, and its
 // data points. Each kind's other halves are registered under the same name
 // in their layers: its HCL block, job and estimate in experiment
-// (scenarioKinds), its job's run, split and merge in bench/benchgen
-// (jobKinds), its report section and chart in report (reportKinds); its
-// result is a field of result.Set.
+// (experiment.Register), its report section and chart in report
+// (report.Register); its job's run, split and merge are benchgen's job
+// kinds (a kind measured as runs uses benchgen's run job). Its result is a
+// field of result.Set, or (a kind of its own package) a run and
+// Record.Own, what the kind itself adds to it.
 type Kind struct {
 	Name string
 	// OneStep: one data point, at the first visitor count (the kit: its
@@ -30,6 +37,27 @@ var Registered = []Kind{
 
 // Kinds are the registered kinds' names: the kinds a record may be of.
 var Kinds = kindNames()
+
+// Register adds a kind of its own package (kinds/...) with its figures,
+// after the kinds above: the package calls it from its init, as it
+// registers its other halves in experiment and report. A name taken, or
+// a figure's key or label given twice, is a programming error and panics
+// (TestMetricsVocabulary holds the kinds above to the same rules).
+func Register(k Kind, metrics []Metric) {
+	if _, ok := KindOf(k.Name); ok || k.Name == "" {
+		panic(fmt.Sprintf("results: kind %q registered twice", k.Name))
+	}
+	keys, labels := map[string]bool{}, map[string]bool{}
+	for _, m := range metrics {
+		if keys[m.Name] || labels[m.Label] || m.Value == nil || units[m.Unit] == (unit{}) {
+			panic(fmt.Sprintf("results: kind %q: figure %q is given twice, has no reader or an unknown unit", k.Name, m.Name))
+		}
+		keys[m.Name], labels[m.Label] = true, true
+	}
+	Registered = append(Registered, k)
+	Kinds = append(Kinds, k.Name)
+	Metrics = append(Metrics, kindMetrics(k.Name, slices.Clone(metrics))...)
+}
 
 func kindNames() []string {
 	out := make([]string, len(Registered))

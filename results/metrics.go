@@ -43,6 +43,10 @@ type Metric struct {
 	// Answered: the figure is whether the server answered in the point's
 	// protocol at all, which one answer proves whatever set the pace.
 	Answered bool
+	// Bench: the figure is the bench's own, not the server's (the load
+	// generator's link as a share of its stated bandwidth): a point that
+	// measured the bench is judged and shown on it, since it says how.
+	Bench bool
 }
 
 // Better is which way a figure improves.
@@ -116,22 +120,22 @@ var Metrics = join(
 		{Name: "groups_cpu_pct", Label: "server processes' CPU (% of all CPUs)", Unit: "%", Value: CrowdCPUPct},
 		{Name: "pss_mb", Label: "memory: web server + PHP, peak PSS (MB)", Unit: "MB", Better: Lower, Headline: true, Value: PSSMB, State: true},
 	}),
-	kindMetrics("static", runMetrics("requests per second", "request", nil)),
-	kindMetrics("compression", runMetrics("requests per second", "request", []Metric{
+	kindMetrics("static", RunMetrics("requests per second", "request", nil)),
+	kindMetrics("compression", RunMetrics("requests per second", "request", []Metric{
 		{Name: "body_bytes", Label: "body as sent (bytes)", Unit: "B", Better: Lower, Value: ProbeBody},
 	})),
 	// ab's own words for what it prints (Rasmus's ab test reads them).
-	kindMetrics("ab", relabel(runMetrics("requests per second", "request", []Metric{
+	kindMetrics("ab", relabel(RunMetrics("requests per second", "request", []Metric{
 		// ab's: the time over complete requests, failed ones included.
-		{Name: "time_per_request_all_ms", Label: "Time per request, across all concurrent (ms)", Unit: "ms", Better: Lower, Value: runField(func(r *result.Run) float64 {
+		{Name: "time_per_request_all_ms", Label: "Time per request, across all concurrent (ms)", Unit: "ms", Better: Lower, Value: RunField(func(r *result.Run) float64 {
 			return r.ElapsedMs / float64(r.Attempts)
 		}, func(r *result.Run) bool { return r.Attempts > 0 })},
-		{Name: "failed", Label: "Failed requests", Unit: "requests", Better: Lower, Value: runField(func(r *result.Run) float64 { return float64(r.Outcomes.Failed()) }), Failures: true},
-		{Name: "keep_alive_requests", Label: "Keep-Alive requests", Unit: "requests", Value: runField(func(r *result.Run) float64 { return float64(r.KeepAliveReqs) })},
-		{Name: "total_bytes", Label: "Total transferred (bytes)", Unit: "B", Value: runField(func(r *result.Run) float64 { return float64(r.Bytes.WireIn) })},
+		{Name: "failed", Label: "Failed requests", Unit: "requests", Better: Lower, Value: RunField(func(r *result.Run) float64 { return float64(r.Outcomes.Failed()) }), Failures: true},
+		{Name: "keep_alive_requests", Label: "Keep-Alive requests", Unit: "requests", Value: RunField(func(r *result.Run) float64 { return float64(r.KeepAliveReqs) })},
+		{Name: "total_bytes", Label: "Total transferred (bytes)", Unit: "B", Value: RunField(func(r *result.Run) float64 { return float64(r.Bytes.WireIn) })},
 		{Name: "document_bytes", Label: "Document length (bytes)", Unit: "B", Value: ProbeBody},
-		{Name: "complete_requests", Label: "Complete requests", Unit: "requests", Value: runField(func(r *result.Run) float64 { return float64(r.Attempts) })},
-		{Name: "html_bytes", Label: "HTML transferred (bytes)", Unit: "B", Value: runField(func(r *result.Run) float64 { return float64(r.Bytes.Body) })},
+		{Name: "complete_requests", Label: "Complete requests", Unit: "requests", Value: RunField(func(r *result.Run) float64 { return float64(r.Attempts) })},
+		{Name: "html_bytes", Label: "HTML transferred (bytes)", Unit: "B", Value: RunField(func(r *result.Run) float64 { return float64(r.Bytes.Body) })},
 		{Name: "html_bytes_per_request", Label: "HTML transferred per answered request (bytes)", Unit: "B", Value: HTMLPerRequest},
 		{Name: "html_bytes_beyond_documents", Label: "HTML transferred − complete requests × document length (bytes)", Unit: "B", Value: HTMLBeyondDocuments},
 	}), map[string]string{"rps": "Requests per second", "mean_ms": "Time per request, mean (ms)"})),
@@ -152,9 +156,10 @@ var Metrics = join(
 	kindMetrics("kit", kitMetrics),
 )
 
-// runMetrics are the figures of a kind measured as one run of requests
-// (static, compression, ab): rps is labelled rate, CPU per what.
-func runMetrics(rate, what string, more []Metric) []Metric {
+// RunMetrics are the figures of a kind measured as one run of requests
+// (static, compression, ab, a kind of its own package whose result is a
+// run): rps is labelled rate, CPU per what, then more.
+func RunMetrics(rate, what string, more []Metric) []Metric {
 	return append([]Metric{
 		{Name: "rps", Label: rate, Unit: "req/s", Better: Higher, Headline: true, Noise: true, Value: RPS},
 		{Name: "mean_ms", Label: "latency, mean (ms)", Unit: "ms", Better: Lower, Value: MeanMs},
@@ -218,9 +223,9 @@ func MetricsOf(kind string) []Metric {
 	return out
 }
 
-// runField is f of the record's run, where it has one (and, with ok, where
+// RunField is f of the record's run, where it has one (and, with ok, where
 // ok says the run has the figure).
-func runField(f func(*result.Run) float64, ok ...func(*result.Run) bool) func(Record) (float64, bool) {
+func RunField(f func(*result.Run) float64, ok ...func(*result.Run) bool) func(Record) (float64, bool) {
 	return func(rec Record) (float64, bool) {
 		if rec.Run == nil || (len(ok) > 0 && !ok[0](rec.Run)) {
 			return 0, false

@@ -87,7 +87,7 @@ func crowdLimit(c *result.Crowd) (string, bool) {
 // figure of failures (error_pct, gave_up) from being judged, since they are
 // what it measures.
 func Unsound(rec Record, mt Metric, mi *MachineInfo) string {
-	if mt.Answered {
+	if mt.Answered || mt.Bench {
 		return ""
 	}
 	why, failures := BenchLimit(rec, mi)
@@ -158,6 +158,33 @@ func linkLimitOf(r *result.Run, mbps int) string {
 		return fmt.Sprintf(" carried %s Mbit/s, %s of its stated %s Mbit/s", Num(got), pctText(pct), Num(float64(mbps)))
 	}
 	return ""
+}
+
+// LinkPct is the busiest load generator's link over a point's window as a
+// percentage of the bandwidth mi states for each (load_generator_link_mbps);
+// false where none is stated, or where the load came from the server's own
+// machine and crossed no link. A point split over several load generators
+// is its busiest one's: each has its own link.
+func LinkPct(rec Record, mi *MachineInfo) (float64, bool) {
+	if mi == nil || mi.LoadLocal || mi.LoadGenLinkMbps <= 0 {
+		return 0, false
+	}
+	sets := []result.Set{rec.Set}
+	if len(rec.Generators) > 0 {
+		sets = sets[:0]
+		for _, g := range rec.Generators {
+			sets = append(sets, g.Set)
+		}
+	}
+	busiest, ok := 0.0, false
+	for _, s := range sets {
+		for _, r := range runsOf(s) {
+			if v, k := LinkMbps(r.run); k {
+				busiest, ok = max(busiest, v), true
+			}
+		}
+	}
+	return 100 * busiest / float64(mi.LoadGenLinkMbps), ok
 }
 
 // LinkMbps is the rate r's load generator's sockets carried over the

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -262,5 +263,51 @@ func TestBrokenPointIsAFailure(t *testing.T) {
 	rec.Run.Outcomes = result.Outcomes{OK: 500, HTTP5xx: 500}
 	if why, _ := BenchLimit(rec, &MachineInfo{OwnMachine: true}); why != "50% of requests failed (HTTP 5xx)" {
 		t.Errorf("a broken point whose requests failed: %q, want the failed share", why)
+	}
+}
+
+// LinkPct is the busiest load generator's link as a share of the stated
+// bandwidth, where one is stated and crossed, in every run of the point.
+func TestLinkPct(t *testing.T) {
+	gig := &MachineInfo{OwnMachine: true, LoadGenLinkMbps: 1000}
+	split := runRec(1000, 0, 1000, 100, 0, 10000, 1)
+	split.Generators = []GeneratorResult{{Host: "lg1", Set: linkRec(400, 10).Set}, {Host: "lg2", Set: linkRec(970, 10).Set}}
+	for _, tc := range []struct {
+		name string
+		rec  Record
+		mi   *MachineInfo
+		want float64
+		ok   bool
+	}{
+		{"950 of a stated 1,000 Mbit/s", linkRec(950, 50), gig, 95, true},
+		{"the busier way: responses in", linkRec(300, 600), gig, 60, true},
+		{"the busiest of two load generators", split, gig, 97, true},
+		{"no bandwidth stated", linkRec(950, 50), &MachineInfo{OwnMachine: true}, 0, false},
+		{"no machine recorded", linkRec(950, 50), nil, 0, false},
+		{"the load on the server's own machine crosses no link", linkRec(950, 50), &MachineInfo{LoadLocal: true, LoadGenLinkMbps: 1000}, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := LinkPct(tc.rec, tc.mi)
+			if ok != tc.ok || math.Abs(got-tc.want) > 1e-9 {
+				t.Errorf("LinkPct = %v, %v; want %v, %v", got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}
+
+// A claim on a figure of the bench's own (Metric.Bench: the link's share)
+// is judged on the point that measured the bench, since it says how; a
+// claim on the server's figure there is not.
+func TestBenchFigureJudgedWhereTheBenchSetThePace(t *testing.T) {
+	rec := linkRec(960, 20)
+	mi := &MachineInfo{OwnMachine: true, LoadGenLinkMbps: 1000}
+	if why, _ := BenchLimit(rec, mi); why == "" {
+		t.Fatal("the point did not measure the bench: the test says nothing")
+	}
+	if why := Unsound(rec, Metric{Name: "link_pct", Bench: true}, mi); why != "" {
+		t.Errorf("a claim on the link's share is not judged where the link was full: %s", why)
+	}
+	if why := Unsound(rec, Metric{Name: "rps"}, mi); why == "" {
+		t.Errorf("a claim on the server's rate is judged where the link set the pace")
 	}
 }

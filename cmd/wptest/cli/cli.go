@@ -19,6 +19,7 @@ import (
 
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/internal/termsafe"
+	_ "github.com/wptest/wptest/kinds/all" // the scenario kinds of their own packages
 )
 
 // App is one process's state.

@@ -1,0 +1,114 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/wptest/wptest/bench/benchgen"
+	"github.com/wptest/wptest/bench/result"
+	"github.com/wptest/wptest/results"
+)
+
+// Kind is the run half of a scenario kind in a package of its own
+// (kinds/...), which calls Register from its init, beside results.Register
+// (its figures) and report.Register (its section). It sees a scenario
+// block and a data point, never the runner: what it may do to a server is
+// what its job's requests do.
+type Kind interface {
+	// Attrs are the block's attributes of this kind alone (nil: none); a
+	// block of the kind with any other than these and the common ones is
+	// refused before Decode.
+	Attrs() []hcl.AttributeSchema
+	// Decode checks the kind's attributes (b) and the common ones already
+	// in s, applies its defaults to s, and keeps its own attributes in
+	// s.Params, in its JSON. Its diagnostics name b's ranges.
+	Decode(b Block, s *results.Scenario) hcl.Diagnostics
+	// Estimate is a data point's planned wall time (SweepEstimate: a
+	// window of warm-up and duration).
+	Estimate(sc results.Scenario) time.Duration
+	// Job is the data point's load for the load generators; finish, if not
+	// nil, completes the record (Record.Own) once the load ran and the
+	// server's samples over its window were joined.
+	Job(ctx context.Context, p DataPoint) (j benchgen.Job, finish func(*results.Record, *result.Server), err error)
+}
+
+// Block is a scenario block as a kind's Decode reads it.
+type Block struct {
+	// Attrs are the block's attributes of the kind's Attrs, as written.
+	Attrs hcl.Attributes
+	// Ctx evaluates them: the file's variables and functions.
+	Ctx *hcl.EvalContext
+	// Range is where the block's attribute called name is written (the
+	// block's name where it is not), for a diagnostic on a common one.
+	Range func(name string) hcl.Range
+	// Given says whether the block writes the attribute called name (a
+	// common one the kind defaults, such as path, or refuses).
+	Given func(name string) bool
+}
+
+// DataPoint is what a kind makes a data point's job from.
+type DataPoint struct {
+	Column   results.Column
+	Scenario results.Scenario
+	Point    results.Point
+	// Config is the scenario's base load at the point's visitors: the URL
+	// of its path on the column's server, protocol, keep-alive, window,
+	// timeout, the server's name and when to start.
+	Config benchgen.Config
+}
+
+// Register adds the run half of the kind called name. Two kinds of one
+// name are a programming error: it panics.
+func Register(name string, k Kind) {
+	if _, ok := scenarioKinds[name]; ok || k == nil {
+		panic(fmt.Sprintf("experiment: scenario kind %q registered twice", name))
+	}
+	scenarioKinds[name] = ownKind{k}
+}
+
+// SweepEstimate is the planned time of a data point measured over a window
+// of warm-up and duration, with a point's fixed overhead.
+func SweepEstimate(sc results.Scenario) time.Duration { return sweepEstimate(sc) }
+
+// ownKind is a registered Kind as the loader and runner call it.
+type ownKind struct{ k Kind }
+
+func (o ownKind) attrs() []hcl.AttributeSchema { return o.k.Attrs() }
+
+func (o ownKind) decode(l *loader, sc scenarioHCL, s *results.Scenario, r func(string) hcl.Range) {
+	content, _ := sc.Body.Content(&hcl.BodySchema{Attributes: o.k.Attrs()}) // noBlocks reported the rest
+	given := func(name string) bool {
+		if b := findBlock(l.f, "scenario", sc.Name); b != nil {
+			_, ok := b.Body.Attributes[name]
+			return ok
+		}
+		return false
+	}
+	l.ds = append(l.ds, o.k.Decode(Block{Attrs: content.Attributes, Ctx: l.ctx, Range: r, Given: given}, s)...)
+}
+
+func (o ownKind) estimate(sc results.Scenario) time.Duration { return o.k.Estimate(sc) }
+
+func (o ownKind) job(ctx context.Context, r *runner, m point) (benchgen.Job, func(*results.Record, *result.Server), error) {
+	return o.k.Job(ctx, DataPoint{Column: m.ps, Scenario: m.sc, Point: m.p, Config: m.cfg})
+}
+
+// ownFigure is the progress line's figure of a kind of its own package:
+// its first headline figure, to 3 significant digits.
+func ownFigure(rec results.Record) (string, bool) {
+	if _, ok := scenarioKinds[rec.Kind].(ownKind); !ok {
+		return "", false
+	}
+	for _, m := range results.MetricsOf(rec.Kind) {
+		if !m.Headline {
+			continue
+		}
+		if v, ok := m.Value(rec); ok {
+			return fmt.Sprintf("%s %.3g", m.Label, v), true
+		}
+	}
+	return "", false
+}

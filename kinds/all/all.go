@@ -1,0 +1,7 @@
+// Package all lists the scenario kinds of their own packages that wptest
+// is built with, as Caddy lists its modules: a kind is a package under
+// kinds/ that registers its halves from its init (results.Register: its
+// figures; experiment.Register: its block and load; report.Register: its
+// section and charts), and one import line here. cmd/wptest/cli imports
+// this package, so the binary and the command's tests know the same kinds.
+package all

@@ -1,0 +1,45 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/wptest/wptest/results"
+)
+
+// Kind is the report half of a scenario kind in a package of its own
+// (kinds/...), which calls Register from its init beside
+// results.Register (its figures, whose labels its rows and charts read)
+// and experiment.Register (its block and load).
+type Kind struct {
+	// Section is a scenario's section (FigRows: its figures' rows).
+	Section func(r *Report, sc results.Scenario) Section
+	// Charts draws the charts its sections name (Lines), or nil.
+	Charts func(r *Report, sc results.Scenario, add AddChart) error
+	// PerRequest: its points are rows of the cost and ratio sections.
+	PerRequest bool
+	// AfterCost: its sections come after the cost section.
+	AfterCost bool
+}
+
+// Register adds the report half of the kind called name, after the kinds
+// above in the report's order. Two of one name are a programming error:
+// it panics.
+func Register(name string, k Kind) {
+	for _, rk := range reportKinds {
+		if rk.name == name {
+			panic(fmt.Sprintf("report: scenario kind %q registered twice", name))
+		}
+	}
+	reportKinds = append(reportKinds, struct {
+		name string
+		kind reportKind
+	}{name, reportKind{Section: k.Section, charts: k.Charts, perRequest: k.PerRequest, afterCost: k.AfterCost}})
+}
+
+// Lines is a chart of sc's figure key: a line per column over its visitor
+// counts, each point a median of the repetitions, on an axis labelled with
+// the figure's label (logOK: a log scale where the values span 10x).
+func (r *Report) Lines(sc results.Scenario, key string, logOK bool) (*ChartPlot, error) {
+	m := fig(sc.Kind, key)
+	return r.lines(sc, yAxis{label: m.Label, logOK: logOK}, m.Of(r.Manifest.Machine))
+}
