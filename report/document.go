@@ -118,13 +118,31 @@ func (r *Report) benchLimited(profile, sc, step string) string {
 
 // benchSection lists the points that measured the bench, not the server,
 // with why: their figures are left out of every table, chart and claim.
+// benchFigures names, for the bench section, the run's figures of the
+// bench itself (results.Metric.Bench), which a point that measured the
+// bench is shown and judged on: "" where its kinds have none.
+func (r *Report) benchFigures() string {
+	var labels []string
+	for _, sc := range r.Manifest.Scenarios {
+		for _, m := range results.MetricsOf(sc.Kind) {
+			if m.Bench && !slices.Contains(labels, m.Label) {
+				labels = append(labels, m.Label)
+			}
+		}
+	}
+	if len(labels) == 0 {
+		return ""
+	}
+	return ", or on the bench itself (" + strings.Join(labels, "; ") + "), which the tables show there too"
+}
+
 func (r *Report) benchSection() (Section, bool) {
 	bad := results.BenchLimited(r.Records, r.Manifest.Machine)
 	if len(bad) == 0 {
 		return Section{}, false
 	}
 	s := Section{Title: "Points that measured the bench, not the server"}
-	s.Text = append(s.Text, fmt.Sprintf("%d point(s) measured the bench: more than %s%% of their requests failed, or a load generator used more than %s%% of its CPUs, or, with CPUs of its own, waited for them with work ready more than %s%% of the window, or its link carried more than %s%% of the bandwidth the machines block states for it (load_generator_link_mbps)%s. Their figures say nothing about the server: the tables show \"bench\" (\"failed\" where requests failed) for the whole point, the charts leave them out and no claim is judged on them but those on failures or on the server's state (memory, processes). `wptest run` exits 6 for such a run.", len(bad), results.Num(results.MaxFailedPct), results.Num(results.MaxLoadPct), results.Num(results.MaxLoadWaitPct), results.Num(results.MaxLinkPct), r.linkJudged()))
+	s.Text = append(s.Text, fmt.Sprintf("%d point(s) measured the bench: more than %s%% of their requests failed, or a load generator used more than %s%% of its CPUs, or, with CPUs of its own, waited for them with work ready more than %s%% of the window, or its link carried more than %s%% of the bandwidth the machines block states for it (load_generator_link_mbps)%s. Their figures say nothing about the server: the tables show \"bench\" (\"failed\" where requests failed) for the whole point, the charts leave them out and no claim is judged on them but those on failures or on the server's state (memory, processes)%s. `wptest run` exits 6 for such a run.", len(bad), results.Num(results.MaxFailedPct), results.Num(results.MaxLoadPct), results.Num(results.MaxLoadWaitPct), results.Num(results.MaxLinkPct), r.linkJudged(), r.benchFigures()))
 	t := Table{Head: []string{"point", "why"}}
 	for _, b := range bad {
 		k, why, _ := strings.Cut(b, ": ")
