@@ -5,3 +5,6 @@
 // section and charts), and one import line here. cmd/wptest/cli imports
 // this package, so the binary and the command's tests know the same kinds.
 package all
+
+// One line per kind: _ "github.com/wptest/wptest/kinds/NAME".
+import ()
