@@ -7,4 +7,6 @@
 package all
 
 // One line per kind: _ "github.com/wptest/wptest/kinds/NAME".
-import ()
+import (
+	_ "github.com/wptest/wptest/kinds/transfer"
+)
