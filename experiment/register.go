@@ -22,16 +22,17 @@ type Kind interface {
 	// block of the kind with any other than these and the common ones is
 	// refused before Decode.
 	Attrs() []hcl.AttributeSchema
-	// Decode checks the kind's attributes (b) and the common ones already
-	// in s, applies its defaults to s, and keeps its own attributes in
-	// s.Params, in its JSON. Its diagnostics name b's ranges.
+	// Decode checks the kind's attributes (b) and the common ones in s,
+	// with their defaults (a duration not written is 15 s: b.Given says
+	// whether it was), and applies the kind's defaults to s. Its
+	// diagnostics name b's ranges.
 	Decode(b Block, s *results.Scenario) hcl.Diagnostics
 	// Estimate is a data point's planned wall time (SweepEstimate: a
 	// window of warm-up and duration).
 	Estimate(sc results.Scenario) time.Duration
 	// Job is the data point's load for the load generators; finish, if not
-	// nil, completes the record (Record.Own) once the load ran and the
-	// server's samples over its window were joined.
+	// nil, completes the record once the load ran and the server's samples
+	// over its window were joined.
 	Job(ctx context.Context, p DataPoint) (j benchgen.Job, finish func(*results.Record, *result.Server), err error)
 }
 
@@ -63,7 +64,10 @@ type DataPoint struct {
 // Register adds the run half of the kind called name. Two kinds of one
 // name are a programming error: it panics.
 func Register(name string, k Kind) {
-	if _, ok := scenarioKinds[name]; ok || k == nil {
+	if k == nil {
+		panic(fmt.Sprintf("experiment: scenario kind %q registered without its Kind", name))
+	}
+	if _, ok := scenarioKinds[name]; ok {
 		panic(fmt.Sprintf("experiment: scenario kind %q registered twice", name))
 	}
 	scenarioKinds[name] = ownKind{k}
@@ -97,7 +101,8 @@ func (o ownKind) job(ctx context.Context, r *runner, m point) (benchgen.Job, fun
 }
 
 // ownFigure is the progress line's figure of a kind of its own package:
-// its first headline figure, to 3 significant digits.
+// its first headline figure a record alone gives, to 3 significant digits
+// (results.Num: "1,230", never "1.23e+03").
 func ownFigure(rec results.Record) (string, bool) {
 	if _, ok := scenarioKinds[rec.Kind].(ownKind); !ok {
 		return "", false
@@ -107,7 +112,7 @@ func ownFigure(rec results.Record) (string, bool) {
 			continue
 		}
 		if v, ok := m.Value(rec); ok {
-			return fmt.Sprintf("%s %.3g", m.Label, v), true
+			return m.Label + " " + results.Num(v), true
 		}
 	}
 	return "", false

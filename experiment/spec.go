@@ -475,13 +475,18 @@ func (l *loader) scenario(sc scenarioHCL) results.Scenario {
 	s.ClickEvery = dur(sc.ClickEvery, 10*time.Second, r("click_every"), &l.ds)
 	s.ProbeEvery = dur(sc.ProbeEvery, 500*time.Millisecond, r("probe_every"), &l.ds)
 	s.GiveUp = dur(sc.GiveUp, 30*time.Second, r("give_up"), &l.ds)
+	// A kind of its own package decodes last, over the common attributes
+	// with their defaults (experiment.Kind.Decode).
+	if k, ok := scenarioKinds[s.Kind].(ownKind); ok {
+		k.decode(l, sc, &s, r)
+	}
 	l.scenarioColumns(s, r)
 	return s
 }
 
 // load checks how a scenario loads the server: its visitors (or kit
-// concurrency), levels and rate, and its kind's own attributes, defaults
-// and checks.
+// concurrency), levels and rate, and the own attributes, defaults and
+// checks of a kind of this package.
 func (l *loader) load(sc scenarioHCL, s *results.Scenario, r func(string) hcl.Range) {
 	name := sc.Name
 	if len(s.Visitors) == 0 {
@@ -494,7 +499,9 @@ func (l *loader) load(sc scenarioHCL, s *results.Scenario, r func(string) hcl.Ra
 		}
 	}
 	if k, ok := scenarioKinds[s.Kind]; ok {
-		k.decode(l, sc, s, r)
+		if _, own := k.(ownKind); !own {
+			k.decode(l, sc, s, r) // the kinds of this package read the common attributes as written
+		}
 	}
 	if err := benchgen.CheckRate(s.Rate); err != nil {
 		l.bad(r("rate"), "Invalid rate", "rate must be a finite number >= 0 (0: closed loop).")

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/exitcode"
@@ -598,7 +597,8 @@ func (rep *Report) writeOp(p printer, i int, o *OpReport) {
 }
 
 // maxShownContent is the largest file content a plan shows line by line:
-// above the largest text a profile writes (the compression probes' 15 KB).
+// four times the largest text a profile writes (the compression probes'
+// 15 KB), so a script or a configuration is always shown.
 const maxShownContent = 64 << 10
 
 // writeOpSpec prints an op's dependencies, notices, spec and content.
@@ -619,10 +619,10 @@ func writeOpSpec(p printer, o *OpReport) {
 	for _, k := range keys {
 		p("       %s: %v\n", k, fmtVal(o.Spec[k]))
 	}
-	if c, ok := o.Spec["content"].(string); ok && (len(c) > maxShownContent || !utf8.ValidString(c)) {
-		// A download-sized or binary file (the site's 1 MB file) is its
-		// size and sha256 above: its lines would bury the plan.
-		p("       --- content: %d bytes, not shown (its sha256 is above) ---\n", len(c))
+	if c, ok := o.Spec["content"].(string); ok && len(c) > maxShownContent {
+		// A download-sized file (the site's 1 MB file) is its size and
+		// sha256 above: its lines would bury the plan. -o json has them.
+		p("       --- content: %d bytes, not shown (its sha256 is above; plan -o json has it) ---\n", len(c))
 	} else if ok {
 		p("       --- content ---\n")
 		for _, line := range strings.SplitAfter(c, "\n") {

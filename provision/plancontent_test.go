@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// TestPlanShowsTextNotDownloads: a plan shows a text file line by line,
-// and a download-sized or binary file (the site's 1 MB file) by its size
-// alone, whose sha256 the spec shows.
+// TestPlanShowsTextNotDownloads: a plan shows a file line by line, bytes
+// that are not text among them, and a download-sized file (the site's 1 MB
+// file) by its size alone, whose sha256 the spec shows.
 func TestPlanShowsTextNotDownloads(t *testing.T) {
 	for _, c := range []struct {
 		name, content string
@@ -17,7 +17,7 @@ func TestPlanShowsTextNotDownloads(t *testing.T) {
 		{"text", "a line\nanother\n", true},
 		{"text at the limit", strings.Repeat("x", maxShownContent-1) + "\n", true},
 		{"download-sized", strings.Repeat("0123456789abcdef\n", 4000), false},
-		{"binary", "PNG\x89\xff\x00", false},
+		{"not text, small: shown", "PNG\x89\xff\x00", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var b strings.Builder

@@ -25,10 +25,9 @@ type chart struct {
 	SVG         []byte
 }
 
-// chartPlot is a chart before it is drawn: the plot, and the legend that
-// render draws below it, outside the plot area.
-// ChartPlot is a chart drawn for a section (Lines), to be added by its
-// kind's Charts (AddChart).
+// ChartPlot is a chart before it is drawn: the plot, and the legend that
+// render draws below it, outside the plot area. A kind's Charts draws one
+// with Lines and adds it (AddChart).
 type ChartPlot struct {
 	*plot.Plot
 	legend []legendEntry
@@ -106,12 +105,15 @@ type yAxis struct {
 	// that the worst column does not vanish from its chart.
 	floor    func(results.Record) (float64, bool)
 	floorWhy string
+	// bench: the figure is the bench's own (results.Metric.Bench), drawn
+	// where the point measured its link too.
+	bench bool
 }
 
 // at is column pr's figure at step (its median), or else its floor:
 // ok=false when it has neither.
 func (r *Report) at(pr, scenario, step string, y yAxis, f func(results.Record) (float64, bool)) (v float64, floored, ok bool) {
-	if s := r.Metric(pr, scenario, step, f); s.N > 0 {
+	if s := r.metric(pr, scenario, step, f, y.bench); s.N > 0 {
 		return s.Med, false, true
 	}
 	if y.floor != nil {

@@ -15,7 +15,9 @@ type Kind struct {
 	Section func(r *Report, sc results.Scenario) Section
 	// Charts draws the charts its sections name (Lines), or nil.
 	Charts func(r *Report, sc results.Scenario, add AddChart) error
-	// PerRequest: its points are rows of the cost and ratio sections.
+	// PerRequest: its points are rows of the cost and ratio sections,
+	// which read its figures rps, server_cpu_ms and web_php_cpu_ms
+	// (results.RunMetrics has them); Register refuses it without them.
 	PerRequest bool
 	// AfterCost: its sections come after the cost section.
 	AfterCost bool
@@ -30,16 +32,28 @@ func Register(name string, k Kind) {
 			panic(fmt.Sprintf("report: scenario kind %q registered twice", name))
 		}
 	}
+	if k.Section == nil {
+		panic(fmt.Sprintf("report: scenario kind %q has no section", name))
+	}
+	for _, key := range perRequestFigures {
+		if _, ok := results.MetricOf(name, key); k.PerRequest && !ok {
+			panic(fmt.Sprintf("report: scenario kind %q is per request without the figure %s (results.Register it first)", name, key))
+		}
+	}
 	reportKinds = append(reportKinds, struct {
 		name string
 		kind reportKind
 	}{name, reportKind{Section: k.Section, charts: k.Charts, perRequest: k.PerRequest, afterCost: k.AfterCost}})
 }
 
+// perRequestFigures are what the cost and ratio sections read of a kind
+// whose points are per request.
+var perRequestFigures = []string{"rps", "server_cpu_ms", "web_php_cpu_ms"}
+
 // Lines is a chart of sc's figure key: a line per column over its visitor
 // counts, each point a median of the repetitions, on an axis labelled with
 // the figure's label (logOK: a log scale where the values span 10x).
 func (r *Report) Lines(sc results.Scenario, key string, logOK bool) (*ChartPlot, error) {
 	m := fig(sc.Kind, key)
-	return r.lines(sc, yAxis{label: m.Label, logOK: logOK}, m.Of(r.Manifest.Machine))
+	return r.lines(sc, yAxis{label: m.Label, logOK: logOK, bench: m.Bench}, m.Of(r.Manifest.Machine))
 }

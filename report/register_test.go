@@ -1,6 +1,10 @@
 package report
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/wptest/wptest/results"
+)
 
 // TestRegisterRefusesATakenName: a kind's package cannot replace another
 // kind's section.
@@ -12,4 +16,21 @@ func TestRegisterRefusesATakenName(t *testing.T) {
 		}
 	}()
 	Register("page", Kind{})
+}
+
+// TestRegisterRefusesAKindTheSectionsCannotRead: a kind per request
+// without the figures the cost and ratio sections read, or without a
+// section, is refused.
+func TestRegisterRefusesAKindTheSectionsCannotRead(t *testing.T) {
+	for _, k := range []Kind{{Section: func(*Report, results.Scenario) Section { return Section{} }, PerRequest: true}, {}} {
+		n := len(reportKinds)
+		func() {
+			defer func() {
+				if recover() == nil || len(reportKinds) != n {
+					t.Errorf("kind %+v registered", k)
+				}
+			}()
+			Register("no-figures", k)
+		}()
+	}
 }

@@ -107,13 +107,18 @@ func (r *Report) Metric(column, scenario, step string, f func(results.Record) (f
 }
 
 // metric is Metric, or with bench (a figure of the bench's own: the load
-// generator's link) over every repetition, those that measured the bench
-// among them.
+// generator's link) over every repetition, those whose link set the pace
+// among them, but none where the load generator's CPUs or failed requests
+// did (results.BeyondLink).
 func (r *Report) metric(column, scenario, step string, f func(results.Record) (float64, bool), bench bool) Stat {
 	var vs []float64
 	recs := r.Points(column, scenario, step)
 	for _, rec := range recs {
-		if why, _ := results.BenchLimit(rec, r.Manifest.Machine); why != "" && !bench {
+		why, _ := results.BenchLimit(rec, r.Manifest.Machine)
+		if bench {
+			why = results.BeyondLink(rec, r.Manifest.Machine) // a figure of the link: read where the link set the pace
+		}
+		if why != "" {
 			return stat(nil) // a repetition measured the bench: the point's median would be no figure of the server (the bench section says why)
 		}
 	}

@@ -3,6 +3,7 @@ package results
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Kind is what the schema knows of a scenario kind: its name, and its
@@ -11,8 +12,7 @@ import (
 // (experiment.Register), its report section and chart in report
 // (report.Register); its job's run, split and merge are benchgen's job
 // kinds (a kind measured as runs uses benchgen's run job). Its result is a
-// field of result.Set, or (a kind of its own package) a run and
-// Record.Own, what the kind itself adds to it.
+// field of result.Set: a kind of its own package's is a run (Record.Run).
 type Kind struct {
 	Name string
 	// OneStep: one data point, at the first visitor count (the kit: its
@@ -40,19 +40,26 @@ var Kinds = kindNames()
 
 // Register adds a kind of its own package (kinds/...) with its figures,
 // after the kinds above: the package calls it from its init, as it
-// registers its other halves in experiment and report. A name taken, or
-// a figure's key or label given twice, is a programming error and panics
-// (TestMetricsVocabulary holds the kinds above to the same rules).
+// registers its other halves in experiment and report. A name taken, a
+// figure's key or label given twice, a key with a space, a figure without
+// a label, reader or unit a claim can be written in, or a kind without a
+// headline and a noise figure is a programming error and panics: the
+// rules TestMetricsVocabulary holds every kind to.
 func Register(k Kind, metrics []Metric) {
 	if _, ok := KindOf(k.Name); ok || k.Name == "" {
 		panic(fmt.Sprintf("results: kind %q registered twice", k.Name))
 	}
 	keys, labels := map[string]bool{}, map[string]bool{}
+	var head, noise bool
 	for _, m := range metrics {
-		if keys[m.Name] || labels[m.Label] || m.Value == nil || units[m.Unit] == (unit{}) {
-			panic(fmt.Sprintf("results: kind %q: figure %q is given twice, has no reader or an unknown unit", k.Name, m.Name))
+		if m.Name == "" || strings.ContainsAny(m.Name, " /()") || m.Label == "" || keys[m.Name] || labels[m.Label] || m.Value == nil || units[m.Unit] == (unit{}) {
+			panic(fmt.Sprintf("results: kind %q: figure %q has no key, label, reader or unit a claim can be written in, or is given twice", k.Name, m.Name))
 		}
 		keys[m.Name], labels[m.Label] = true, true
+		head, noise = head || m.Headline, noise || m.Noise
+	}
+	if !head || !noise {
+		panic(fmt.Sprintf("results: kind %q: no headline (compare's) or noise (the repetitions section's) figure", k.Name))
 	}
 	Registered = append(Registered, k)
 	Kinds = append(Kinds, k.Name)

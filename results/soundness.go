@@ -87,8 +87,11 @@ func crowdLimit(c *result.Crowd) (string, bool) {
 // figure of failures (error_pct, gave_up) from being judged, since they are
 // what it measures.
 func Unsound(rec Record, mt Metric, mi *MachineInfo) string {
-	if mt.Answered || mt.Bench {
+	if mt.Answered {
 		return ""
+	}
+	if mt.Bench {
+		return benchUnsound(rec, mi)
 	}
 	why, failures := BenchLimit(rec, mi)
 	if failures && (mt.Failures || mt.State) {
@@ -158,6 +161,34 @@ func linkLimitOf(r *result.Run, mbps int) string {
 		return fmt.Sprintf(" carried %s Mbit/s, %s of its stated %s Mbit/s", Num(got), pctText(pct), Num(float64(mbps)))
 	}
 	return ""
+}
+
+// benchUnsound is why a figure of the bench's own link (Metric.Bench)
+// says nothing at rec: a load generator's CPUs or failed requests set the
+// pace before the link could (BeyondLink), or its sockets carried more
+// than the bandwidth stated for it, which is then not the link's.
+func benchUnsound(rec Record, mi *MachineInfo) string {
+	if why := BeyondLink(rec, mi); why != "" {
+		return why
+	}
+	if pct, ok := LinkPct(rec, mi); ok && pct > 100 {
+		return fmt.Sprintf("the load generator's sockets carried %s of the %s Mbit/s stated for its link: the stated bandwidth is below what the link carried, not the link's", pctText(pct), Num(float64(mi.LoadGenLinkMbps)))
+	}
+	return ""
+}
+
+// BeyondLink is BenchLimit but for the link: why rec measured the bench
+// other than by filling its load generator's link (its CPUs, failed
+// requests, a broken server), or "". A figure of the link itself is read
+// where this is "".
+func BeyondLink(rec Record, mi *MachineInfo) string {
+	if mi != nil {
+		noLink := *mi
+		noLink.LoadGenLinkMbps = 0
+		mi = &noLink
+	}
+	why, _ := BenchLimit(rec, mi)
+	return why
 }
 
 // LinkPct is the busiest load generator's link over a point's window as a

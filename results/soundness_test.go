@@ -295,19 +295,42 @@ func TestLinkPct(t *testing.T) {
 	}
 }
 
-// A claim on a figure of the bench's own (Metric.Bench: the link's share)
-// is judged on the point that measured the bench, since it says how; a
-// claim on the server's figure there is not.
-func TestBenchFigureJudgedWhereTheBenchSetThePace(t *testing.T) {
-	rec := linkRec(960, 20)
+// A claim on a figure of the bench's own link (Metric.Bench: the link's
+// share) is judged on the point whose link set the pace, since it says
+// how; not where the load generator's CPUs or failed requests set it
+// first (its link's share then says nothing of the network), nor where
+// the sockets carried more than the stated bandwidth (the statement is
+// not the link's). A claim on the server's figure is judged on none.
+func TestBenchFigureJudgedWhereTheLinkSetThePace(t *testing.T) {
 	mi := &MachineInfo{OwnMachine: true, LoadGenLinkMbps: 1000}
-	if why, _ := BenchLimit(rec, mi); why == "" {
-		t.Fatal("the point did not measure the bench: the test says nothing")
-	}
-	if why := Unsound(rec, Metric{Name: "link_pct", Bench: true}, mi); why != "" {
-		t.Errorf("a claim on the link's share is not judged where the link was full: %s", why)
-	}
-	if why := Unsound(rec, Metric{Name: "rps"}, mi); why == "" {
-		t.Errorf("a claim on the server's rate is judged where the link set the pace")
+	link := Metric{Name: "link_pct", Bench: true}
+	full := linkRec(960, 20)
+	cpu := linkRec(700, 20)
+	cpu.Run.ClientCPUMs, cpu.Run.ClientCPUs = 9700, 1
+	failing := linkRec(960, 20)
+	failing.Run.Outcomes.OK, failing.Run.Outcomes.HTTP5xx = 300, 700
+	for _, tc := range []struct {
+		name     string
+		rec      Record
+		mt       Metric
+		unsound  string // "": judged
+		measured bool   // the point measured the bench at all
+	}{
+		{"the link full: its share is judged", full, link, "", true},
+		{"the link full: the server's rate is not", full, Metric{Name: "rps"}, "the load generator's link carried 960 Mbit/s", true},
+		{"the load generator's CPUs set the pace", cpu, link, "the load generator was the bottleneck (97% of its CPUs)", true},
+		{"most requests failed", failing, link, "70% of requests failed", true},
+		{"more than the stated bandwidth", linkRec(1400, 20), link, "carried more than all of the 1,000 Mbit/s stated for its link: the stated bandwidth is below what the link carried", true},
+		{"a light link: judged", linkRec(300, 20), link, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if why, _ := BenchLimit(tc.rec, mi); (why != "") != tc.measured {
+				t.Fatalf("BenchLimit %q: the test says nothing", why)
+			}
+			got := Unsound(tc.rec, tc.mt, mi)
+			if (tc.unsound == "") != (got == "") || !strings.Contains(got, tc.unsound) {
+				t.Errorf("Unsound = %q, want %q", got, tc.unsound)
+			}
+		})
 	}
 }

@@ -21,9 +21,11 @@ import (
 )
 
 // bareHCL is a run on two bare hosts: the first the server (Caddy, the
-// minimal fixture), the second the load generator, whose link the
-// machines block states at 100 Mbit/s, a tenth of what one visitor pulls
-// over the hosts' virtual link.
+// minimal fixture), the second the load generator, whose link the test
+// limits to 100 Mbit/s and the machines block states at 98 Mbit/s: above
+// what its sockets can carry (TCP/IP's and Ethernet's headers take 4%),
+// so a share over all of it, which says the statement is wrong, cannot
+// come of the headers.
 const bareHCL = `
 experiment "transfer" {
   repetitions = 1
@@ -34,7 +36,7 @@ experiment "transfer" {
 
 machines "static" {
   targets                  = [%q, %q]
-  load_generator_link_mbps = 100
+  load_generator_link_mbps = 98
 }
 
 fixture "minimal" {
@@ -45,24 +47,24 @@ profile "caddy" {}
 
 scenario "download" {
   kind     = "transfer"
-  visitors = [1, 3]
-  duration = "1s"
-  warmup   = "300ms"
+  visitors = [1, 2]
+  duration = "3s"
+  warmup   = "500ms"
 }
 
 scenario "image" {
   kind     = "transfer"
   path     = "/wptest-105k.bin"
   visitors = [2]
-  duration = "1s"
-  warmup   = "300ms"
+  duration = "3s"
+  warmup   = "500ms"
 }
 
 claim "link-full" {
   source   = "this test"
-  quote    = "from 3 visitors on, the numbers describe the link rather than the server"
+  quote    = "from 2 visitors on, the numbers describe the link rather than the server"
   scenario = "download"
-  visitors = 3
+  visitors = 2
   metric   = "link_pct"
   columns  = ["caddy"]
   at_least = "90 %%"
@@ -75,10 +77,12 @@ claim "link-full" {
 
 // `wptest run` of transfer scenarios, as a user runs one, on two Debian
 // hosts made from the shipped servers' image (the server, Caddy applied
-// and the site seeded by the run; the load from the second host): each
+// and the site seeded by the run; the load from the second host) whose
+// link carries 100 Mbit/s (a token bucket on the server's side): each
 // probe got the site's file whole (1,048,576 and 107,520 bytes), each
 // point's rate is its bodies over its window, the link's share is its
-// wire over the stated 100 Mbit/s, far over 90%: every point measured the
+// wire over the stated 98 Mbit/s, over 90% and under all of it: every
+// point measured the
 // link, `run` exits 6 and says so, its claim on the link holds. Had the
 // link been stated at 10 Tbit/s, the same records judge it not full: the
 // claim differs and the rates are figures of the server.
@@ -86,6 +90,9 @@ func TestTransferOnBareHosts(t *testing.T) {
 	t.Parallel()
 	testenv.Integration(t) // two bare hosts, an apply and a seed: about a minute
 	hs := baked.Hosts(t, baked.Servers, "server", "loadgen")
+	if err := hs[0].LimitSendTo(hs[1], 100); err != nil {
+		t.Fatal(err)
+	}
 	exe := testenv.WptestBinary(t)
 	work := t.TempDir()
 	file := filepath.Join(work, "transfer.hcl")
@@ -114,14 +121,14 @@ func TestTransferOnBareHosts(t *testing.T) {
 	}
 	recs, err := results.ReadResults(dir)
 	if err != nil || len(recs) != 3 {
-		t.Fatalf("%d records, %v; want 3 (download at 1 and 3 visitors, the image at 2)", len(recs), err)
+		t.Fatalf("%d records, %v; want 3 (download at 1 and 2 visitors, the image at 2)", len(recs), err)
 	}
 	man, err := results.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if man.Machine == nil || man.Machine.LoadGenLinkMbps != 100 || man.Machine.LoadLocal {
-		t.Fatalf("manifest machine %+v: want the load generator's link stated at 100 Mbit/s", man.Machine)
+	if man.Machine == nil || man.Machine.LoadGenLinkMbps != 98 || man.Machine.LoadLocal {
+		t.Fatalf("manifest machine %+v: want the load generator's link stated at 98 Mbit/s", man.Machine)
 	}
 	size := map[string]int64{"download": 1 << 20, "image": 105 << 10}
 	for _, rec := range recs {
@@ -139,8 +146,8 @@ func TestTransferOnBareHosts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(string(md), "| c=3: transfer rate (MB/s) | bench |") || !strings.Contains(string(md), "| c=3: transfer rate (MB/s) | ") {
-		t.Errorf("with a link it did not fill, the rate at 3 visitors is not the server's figure:\n%s", md)
+	if strings.Contains(string(md), "| c=2: transfer rate (MB/s) | bench |") || !strings.Contains(string(md), "| c=2: transfer rate (MB/s) | ") {
+		t.Errorf("with a link it did not fill, the rate at 2 visitors is not the server's figure:\n%s", md)
 	}
 }
 
@@ -170,9 +177,10 @@ func checkPoint(t *testing.T, rec results.Record, size int64, mi *results.Machin
 	if got, want := fig("mb_s"), float64(r.Bytes.Body)/(r.ElapsedMs/1000)/1e6; got != want || got <= 0 {
 		t.Errorf("%s: mb_s %v, want %v", rec.Key, got, want)
 	}
-	if got, want := fig("link_pct"), 100*(float64(max(r.Bytes.WireIn, r.Bytes.WireOut))*8/(r.ElapsedMs*1000))/100; got != want || got <= results.MaxLinkPct {
-		t.Errorf("%s: link_pct %v, want %v, over %v", rec.Key, got, want, results.MaxLinkPct)
+	if got, want := fig("link_pct"), 100*(float64(max(r.Bytes.WireIn, r.Bytes.WireOut))*8/(r.ElapsedMs*1000))/98; got != want || got <= results.MaxLinkPct || got > 100 {
+		t.Errorf("%s: link_pct %v, want %v, over %v and under 100", rec.Key, got, want, results.MaxLinkPct)
 	}
+	t.Logf("%s: %.1f MB/s, the link %.1f%% of its stated 98 Mbit/s", rec.Key, fig("mb_s"), fig("link_pct"))
 	if why, _ := results.BenchLimit(rec, mi); !strings.Contains(why, "the load generator's link carried ") {
 		t.Errorf("%s: bench limit %q, want the link's", rec.Key, why)
 	}

@@ -52,7 +52,8 @@ func init() {
 var figures = append([]results.Metric{
 	{Name: "mb_s", Label: "transfer rate (MB/s)", Unit: "MB/s", Better: results.Higher, Headline: true, Noise: true,
 		Value: results.RunField(mbPerSec, func(r *result.Run) bool { return r.ElapsedMs > 0 })},
-	{Name: "link_pct", Label: "load generator's link, share of its stated bandwidth (%)", Unit: "%", Headline: true, Bench: true,
+	// The bench's own, not the server's: compare leaves it out.
+	{Name: "link_pct", Label: "load generator's link, share of its stated bandwidth (%)", Unit: "%", Bench: true,
 		Value: func(results.Record) (float64, bool) { return 0, false }, Scoped: results.LinkPct},
 }, results.RunMetrics("files per second", "file", nil)...)
 
@@ -73,6 +74,7 @@ var notHere = []struct{ attr, why string }{
 	{"give_up", "give_up is the crowd's"},
 	{"requests", "a transfer measures a window (duration)"},
 	{"rate", "a transfer's visitors download as fast as they can (closed loop)"},
+	{"gzip", "a transfer downloads the file as it is (the site's files are numbered lines, which compress thirtyfold)"},
 }
 
 type kind struct{}
@@ -110,7 +112,7 @@ func section(r *report.Report, sc results.Scenario) report.Section {
 		t.Rows = append(t.Rows, r.FigRows(st+": ", cols, sc, st, "error_pct")...)
 	}
 	s := report.Section{ID: "transfer-" + sc.Name, Title: fmt.Sprintf("Large files (%s: %s, %s)", sc.Name, sc.Path, sc.Proto),
-		Text: []string{fmt.Sprintf("How fast the file's bytes arrived (MB/s, 10^6 bytes) as visitors grow, each downloading it over and over, and the busiest load generator's link as a share of the bandwidth the machines block states for it (load_generator_link_mbps; none stated: not shown). Above %s%% the link set the pace: the point measured the network, not the server, and its other figures read \"bench\". %s per step after %s of warm-up.",
+		Text: []string{fmt.Sprintf("How fast the file's bytes arrived (MB/s, 10^6 bytes) as visitors grow, each downloading it over and over, and the busiest load generator's link as a share of the bandwidth the machines block states for it (load_generator_link_mbps; none stated: –). Above %s%% the link set the pace: the point measured the network, not the server, and its other figures read \"bench\"; where the load generator's CPUs or failed requests set it, its link's share reads \"bench\" too. %s per step after %s of warm-up.",
 			results.Num(results.MaxLinkPct), report.Amount(sc), sc.Warmup)},
 		Tables: []report.Table{t}, Charts: []string{"mb-s-" + sc.Name}}
 	if g, ok := r.GeneratorTable(sc); ok {

@@ -38,6 +38,7 @@ func TestBlock(t *testing.T) {
 		{"the kit's transfer path", "  transfer_path = \"/x\"\n", "", "exp.hcl:7:19: Not an attribute of a transfer"},
 		{"the crowd's give_up", "  give_up = \"5s\"\n", "", "exp.hcl:7:13: Not an attribute of a transfer"},
 		{"a request count", "  requests = 100\n", "", "a transfer measures a window (duration)"},
+		{"compressed", "  gzip = true\n", "", "exp.hcl:7:10: Not an attribute of a transfer"},
 		{"browse's conns", "  conns = 6\n", "", "exp.hcl:7:3: Unsupported argument"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
