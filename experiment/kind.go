@@ -47,7 +47,6 @@ var scenarioKinds = map[string]scenarioKind{
 	"page":        runKind{},
 	"static":      runKind{},
 	"compression": compressionKind{},
-	"ab":          abKind{},
 	"crowd":       crowdKind{},
 	"kit":         kitKind{},
 }

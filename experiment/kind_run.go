@@ -32,15 +32,3 @@ func (compressionKind) decode(l *loader, sc scenarioHCL, s *results.Scenario, r 
 		s.Gzip = true
 	}
 }
-
-// abKind is Rasmus's ab test: over h1, ab's HTTP/1.0 requests, so the
-// server does the work it did under ab (its answers are longer than to
-// HTTP/1.1).
-type abKind struct{ runKind }
-
-func (abKind) job(ctx context.Context, r *runner, m point) (benchgen.Job, func(*results.Record, *result.Server), error) {
-	cfg := m.cfg
-	cfg.HTTP10 = m.sc.Proto == "h1"
-	j, err := benchgen.NewRunJob(cfg)
-	return j, nil, err
-}

@@ -27,18 +27,19 @@ type reportKind struct {
 // AddChart adds a drawn chart (p nil: nothing to draw).
 type AddChart func(id, caption string, p *ChartPlot, err error) error
 
-// reportKinds are the kinds' report halves, in the report's order.
+// reportKinds are the kinds' report halves, in the report's order (order:
+// the kinds of their own packages join them by their Kind.Order).
 var reportKinds = []struct {
-	name string
-	kind reportKind
+	name  string
+	kind  reportKind
+	order int
 }{
-	{"page", pageReport},
-	{"crowd", crowdReport},
-	{"static", staticReport},
-	{"compression", compressionReport},
-	{"ab", abReport},
-	{"browse", browseReport},
-	{"kit", kitReport},
+	{"page", pageReport, 10},
+	{"crowd", crowdReport, 20},
+	{"static", staticReport, 30},
+	{"compression", compressionReport, 40},
+	{"browse", browseReport, 60},
+	{"kit", kitReport, 70},
 }
 
 // reportKindOf is the report half of the kind called name (none: zero).

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/wptest/wptest/results"
 )
@@ -21,6 +22,10 @@ type Kind struct {
 	PerRequest bool
 	// AfterCost: its sections come after the cost section.
 	AfterCost bool
+	// Order is where its sections stand among the kinds' (lowest first;
+	// page 10, crowd 20, static 30, compression 40, ab 50, browse 60, kit
+	// 70): the kinds' packages initialize in their import paths' order.
+	Order int
 }
 
 // Register adds the report half of the kind called name, after the kinds
@@ -40,10 +45,19 @@ func Register(name string, k Kind) {
 			panic(fmt.Sprintf("report: scenario kind %q is per request without the figure %s (results.Register it first)", name, key))
 		}
 	}
-	reportKinds = append(reportKinds, struct {
-		name string
-		kind reportKind
-	}{name, reportKind{Section: k.Section, charts: k.Charts, perRequest: k.PerRequest, afterCost: k.AfterCost}})
+	rk := struct {
+		name  string
+		kind  reportKind
+		order int
+	}{name, reportKind{Section: k.Section, charts: k.Charts, perRequest: k.PerRequest, afterCost: k.AfterCost}, k.Order}
+	at := len(reportKinds)
+	for i, o := range reportKinds {
+		if o.order > k.Order {
+			at = i
+			break
+		}
+	}
+	reportKinds = slices.Insert(reportKinds, at, rk)
 }
 
 // perRequestFigures are what the cost and ratio sections read of a kind

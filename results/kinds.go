@@ -22,24 +22,27 @@ type Kind struct {
 	// PHP: its requests run the site's PHP, so the site's deviations from
 	// the source (plugins, WordPress version) may explain its figures.
 	PHP bool
+	// Order is where users see it among the kinds (lowest first): a kind's
+	// packages initialize in their import paths' order, not the readers'.
+	Order int
 }
 
-// Registered are the scenario kinds, in the order they are listed to users.
+// Registered are the scenario kinds, in the order they are listed to users
+// (Order); the kinds of their own packages join them from their init.
 var Registered = []Kind{
-	{Name: "page", PHP: true},
-	{Name: "static"},
-	{Name: "compression"},
-	{Name: "crowd"},
-	{Name: "kit", OneStep: true},
-	{Name: "ab"},
-	{Name: "browse", PHP: true},
+	{Name: "page", PHP: true, Order: 10},
+	{Name: "static", Order: 20},
+	{Name: "compression", Order: 30},
+	{Name: "crowd", Order: 40},
+	{Name: "kit", OneStep: true, Order: 50},
+	{Name: "browse", PHP: true, Order: 70},
 }
 
 // Kinds are the registered kinds' names: the kinds a record may be of.
 var Kinds = kindNames()
 
 // Register adds a kind of its own package (kinds/...) with its figures,
-// after the kinds above: the package calls it from its init, as it
+// among the kinds above by its Order: the package calls it from its init, as it
 // registers its other halves in experiment and report. A name taken, a
 // figure's key or label given twice, a key with a space, a figure without
 // a label, reader or unit a claim can be written in, or a kind without a
@@ -61,9 +64,22 @@ func Register(k Kind, metrics []Metric) {
 	if !head || !noise {
 		panic(fmt.Sprintf("results: kind %q: no headline (compare's) or noise (the repetitions section's) figure", k.Name))
 	}
-	Registered = append(Registered, k)
-	Kinds = append(Kinds, k.Name)
+	at := len(Registered)
+	for i, r := range Registered {
+		if r.Order > k.Order {
+			at = i
+			break
+		}
+	}
+	Registered = slices.Insert(Registered, at, k)
+	Kinds = kindNames()
 	Metrics = append(Metrics, kindMetrics(k.Name, slices.Clone(metrics))...)
+	// Kind by kind in Registered's order, each kind's figures in its own.
+	pos := map[string]int{}
+	for i, r := range Registered {
+		pos[r.Name] = i
+	}
+	slices.SortStableFunc(Metrics, func(a, b Metric) int { return pos[a.Kind] - pos[b.Kind] })
 }
 
 func kindNames() []string {

@@ -124,21 +124,6 @@ var Metrics = join(
 	kindMetrics("compression", RunMetrics("requests per second", "request", []Metric{
 		{Name: "body_bytes", Label: "body as sent (bytes)", Unit: "B", Better: Lower, Value: ProbeBody},
 	})),
-	// ab's own words for what it prints (Rasmus's ab test reads them).
-	kindMetrics("ab", relabel(RunMetrics("requests per second", "request", []Metric{
-		// ab's: the time over complete requests, failed ones included.
-		{Name: "time_per_request_all_ms", Label: "Time per request, across all concurrent (ms)", Unit: "ms", Better: Lower, Value: RunField(func(r *result.Run) float64 {
-			return r.ElapsedMs / float64(r.Attempts)
-		}, func(r *result.Run) bool { return r.Attempts > 0 })},
-		{Name: "failed", Label: "Failed requests", Unit: "requests", Better: Lower, Value: RunField(func(r *result.Run) float64 { return float64(r.Outcomes.Failed()) }), Failures: true},
-		{Name: "keep_alive_requests", Label: "Keep-Alive requests", Unit: "requests", Value: RunField(func(r *result.Run) float64 { return float64(r.KeepAliveReqs) })},
-		{Name: "total_bytes", Label: "Total transferred (bytes)", Unit: "B", Value: RunField(func(r *result.Run) float64 { return float64(r.Bytes.WireIn) })},
-		{Name: "document_bytes", Label: "Document length (bytes)", Unit: "B", Value: ProbeBody},
-		{Name: "complete_requests", Label: "Complete requests", Unit: "requests", Value: RunField(func(r *result.Run) float64 { return float64(r.Attempts) })},
-		{Name: "html_bytes", Label: "HTML transferred (bytes)", Unit: "B", Value: RunField(func(r *result.Run) float64 { return float64(r.Bytes.Body) })},
-		{Name: "html_bytes_per_request", Label: "HTML transferred per answered request (bytes)", Unit: "B", Value: HTMLPerRequest},
-		{Name: "html_bytes_beyond_documents", Label: "HTML transferred − complete requests × document length (bytes)", Unit: "B", Value: HTMLBeyondDocuments},
-	}), map[string]string{"rps": "Requests per second", "mean_ms": "Time per request, mean (ms)"})),
 	kindMetrics("browse", []Metric{
 		{Name: "view_p50_ms", Label: "page view, p50 (ms)", Unit: "ms", Better: Lower, Headline: true, Noise: true, Value: BrowseViewP50},
 		{Name: "view_p90_ms", Label: "page view, p90 (ms)", Unit: "ms", Better: Lower, Value: BrowseViewP90},
@@ -177,8 +162,9 @@ func RunMetrics(rate, what string, more []Metric) []Metric {
 	}, more...)
 }
 
-// relabel gives the metrics named in labels those labels.
-func relabel(ms []Metric, labels map[string]string) []Metric {
+// Relabel gives the metrics named in labels those labels (a kind's own
+// words for a run's figures: ab's "Requests per second").
+func Relabel(ms []Metric, labels map[string]string) []Metric {
 	for i := range ms {
 		if l, ok := labels[ms[i].Name]; ok {
 			ms[i].Label = l

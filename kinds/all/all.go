@@ -8,5 +8,6 @@ package all
 
 // One line per kind: _ "github.com/wptest/wptest/kinds/NAME".
 import (
+	_ "github.com/wptest/wptest/kinds/ab"
 	_ "github.com/wptest/wptest/kinds/transfer"
 )

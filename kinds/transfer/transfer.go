@@ -43,9 +43,9 @@ const Name = "transfer"
 const DefaultPath = "/wptest-1m.bin"
 
 func init() {
-	results.Register(results.Kind{Name: Name}, figures)
+	results.Register(results.Kind{Name: Name, Order: 80}, figures)
 	experiment.Register(Name, kind{})
-	report.Register(Name, report.Kind{Section: section, Charts: charts, PerRequest: true})
+	report.Register(Name, report.Kind{Section: section, Charts: charts, PerRequest: true, Order: 80})
 }
 
 // figures are the kind's own two, then those of any run of requests.
