@@ -44,11 +44,9 @@ type point struct {
 
 // scenarioKinds are the kinds by name, as results.Kinds lists them.
 var scenarioKinds = map[string]scenarioKind{
-	"page":        runKind{},
-	"static":      runKind{},
-	"compression": compressionKind{},
-	"crowd":       crowdKind{},
-	"kit":         kitKind{},
+	"page":  runKind{},
+	"crowd": crowdKind{},
+	"kit":   kitKind{},
 }
 
 // kindOf is sc's kind (the loader refused any other).

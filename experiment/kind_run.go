@@ -22,13 +22,3 @@ func (runKind) job(ctx context.Context, r *runner, m point) (benchgen.Job, func(
 	j, err := benchgen.NewRunJob(m.cfg)
 	return j, nil, err
 }
-
-// compressionKind asks for the file as a browser does (gzip), unless the
-// block says otherwise.
-type compressionKind struct{ runKind }
-
-func (compressionKind) decode(l *loader, sc scenarioHCL, s *results.Scenario, r func(string) hcl.Range) {
-	if sc.Gzip == nil {
-		s.Gzip = true
-	}
-}

@@ -73,6 +73,19 @@ func Register(name string, k Kind) {
 	scenarioKinds[name] = ownKind{k}
 }
 
+// RunKind is a Kind measured as one run of requests per visitor count
+// (benchgen's run job over the point's base load), with no attributes of
+// its own: a kind's package embeds it and changes what differs.
+type RunKind struct{}
+
+func (RunKind) Attrs() []hcl.AttributeSchema                    { return nil }
+func (RunKind) Decode(Block, *results.Scenario) hcl.Diagnostics { return nil }
+func (RunKind) Estimate(sc results.Scenario) time.Duration      { return sweepEstimate(sc) }
+func (RunKind) Job(ctx context.Context, p DataPoint) (benchgen.Job, func(*results.Record, *result.Server), error) {
+	j, err := benchgen.NewRunJob(p.Config)
+	return j, nil, err
+}
+
 // SweepEstimate is the planned time of a data point measured over a window
 // of warm-up and duration, with a point's fixed overhead.
 func SweepEstimate(sc results.Scenario) time.Duration { return sweepEstimate(sc) }

@@ -36,8 +36,6 @@ var reportKinds = []struct {
 }{
 	{"page", pageReport, 10},
 	{"crowd", crowdReport, 20},
-	{"static", staticReport, 30},
-	{"compression", compressionReport, 40},
 	{"browse", browseReport, 60},
 	{"kit", kitReport, 70},
 }

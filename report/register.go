@@ -64,6 +64,14 @@ func Register(name string, k Kind) {
 // whose points are per request.
 var perRequestFigures = []string{"rps", "server_cpu_ms", "web_php_cpu_ms"}
 
+// Bars is a chart of sc's figure key at its first step: a bar per column,
+// each a median of the repetitions, on an axis labelled with the figure's
+// label.
+func (r *Report) Bars(sc results.Scenario, key string) (*ChartPlot, error) {
+	m := fig(sc.Kind, key)
+	return r.bars(sc, m.Label, m.Of(r.Manifest.Machine))
+}
+
 // Lines is a chart of sc's figure key: a line per column over its visitor
 // counts, each point a median of the repetitions, on an axis labelled with
 // the figure's label (logOK: a log scale where the values span 10x).

@@ -31,8 +31,6 @@ type Kind struct {
 // (Order); the kinds of their own packages join them from their init.
 var Registered = []Kind{
 	{Name: "page", PHP: true, Order: 10},
-	{Name: "static", Order: 20},
-	{Name: "compression", Order: 30},
 	{Name: "crowd", Order: 40},
 	{Name: "kit", OneStep: true, Order: 50},
 	{Name: "browse", PHP: true, Order: 70},

@@ -120,10 +120,6 @@ var Metrics = join(
 		{Name: "groups_cpu_pct", Label: "server processes' CPU (% of all CPUs)", Unit: "%", Value: CrowdCPUPct},
 		{Name: "pss_mb", Label: "memory: web server + PHP, peak PSS (MB)", Unit: "MB", Better: Lower, Headline: true, Value: PSSMB, State: true},
 	}),
-	kindMetrics("static", RunMetrics("requests per second", "request", nil)),
-	kindMetrics("compression", RunMetrics("requests per second", "request", []Metric{
-		{Name: "body_bytes", Label: "body as sent (bytes)", Unit: "B", Better: Lower, Value: ProbeBody},
-	})),
 	kindMetrics("browse", []Metric{
 		{Name: "view_p50_ms", Label: "page view, p50 (ms)", Unit: "ms", Better: Lower, Headline: true, Noise: true, Value: BrowseViewP50},
 		{Name: "view_p90_ms", Label: "page view, p90 (ms)", Unit: "ms", Better: Lower, Value: BrowseViewP90},

@@ -9,5 +9,7 @@ package all
 // One line per kind: _ "github.com/wptest/wptest/kinds/NAME".
 import (
 	_ "github.com/wptest/wptest/kinds/ab"
+	_ "github.com/wptest/wptest/kinds/compression"
+	_ "github.com/wptest/wptest/kinds/static"
 	_ "github.com/wptest/wptest/kinds/transfer"
 )

@@ -22,13 +22,10 @@
 package transfer
 
 import (
-	"context"
 	"fmt"
-	"time"
 
 	"github.com/hashicorp/hcl/v2"
 
-	"github.com/wptest/wptest/bench/benchgen"
 	"github.com/wptest/wptest/bench/result"
 	"github.com/wptest/wptest/experiment"
 	"github.com/wptest/wptest/report"
@@ -77,9 +74,9 @@ var notHere = []struct{ attr, why string }{
 	{"gzip", "a transfer downloads the file as it is (the site's files are numbered lines, which compress thirtyfold)"},
 }
 
-type kind struct{}
-
-func (kind) Attrs() []hcl.AttributeSchema { return nil }
+// kind is a run of requests per visitor count, with its own defaults and
+// refusals.
+type kind struct{ experiment.RunKind }
 
 func (kind) Decode(b experiment.Block, s *results.Scenario) hcl.Diagnostics {
 	var ds hcl.Diagnostics
@@ -94,13 +91,6 @@ func (kind) Decode(b experiment.Block, s *results.Scenario) hcl.Diagnostics {
 		}
 	}
 	return ds
-}
-
-func (kind) Estimate(sc results.Scenario) time.Duration { return experiment.SweepEstimate(sc) }
-
-func (kind) Job(ctx context.Context, p experiment.DataPoint) (benchgen.Job, func(*results.Record, *result.Server), error) {
-	j, err := benchgen.NewRunJob(p.Config)
-	return j, nil, err
 }
 
 func section(r *report.Report, sc results.Scenario) report.Section {
