@@ -44,7 +44,6 @@ type point struct {
 
 // scenarioKinds are the kinds by name, as results.Kinds lists them.
 var scenarioKinds = map[string]scenarioKind{
-	"page":  runKind{},
 	"crowd": crowdKind{},
 	"kit":   kitKind{},
 }

@@ -22,6 +22,9 @@ type Kind struct {
 	PerRequest bool
 	// AfterCost: its sections come after the cost section.
 	AfterCost bool
+	// InShort, if set, is the report's first paragraph from the kind's
+	// scenarios (the first kind in Order with one and a paragraph has it).
+	InShort func(r *Report, scs []results.Scenario) (Section, bool)
 	// Order is where its sections stand among the kinds' (lowest first;
 	// page 10, crowd 20, static 30, compression 40, ab 50, browse 60, kit
 	// 70): the kinds' packages initialize in their import paths' order.
@@ -49,7 +52,7 @@ func Register(name string, k Kind) {
 		name  string
 		kind  reportKind
 		order int
-	}{name, reportKind{Section: k.Section, charts: k.Charts, perRequest: k.PerRequest, afterCost: k.AfterCost}, k.Order}
+	}{name, reportKind{Section: k.Section, charts: k.Charts, inShort: k.InShort, perRequest: k.PerRequest, afterCost: k.AfterCost}, k.Order}
 	at := len(reportKinds)
 	for i, o := range reportKinds {
 		if o.order > k.Order {
@@ -63,6 +66,14 @@ func Register(name string, k Kind) {
 // perRequestFigures are what the cost and ratio sections read of a kind
 // whose points are per request.
 var perRequestFigures = []string{"rps", "server_cpu_ms", "web_php_cpu_ms"}
+
+// Num is v as the report's tables show it: about three significant
+// digits, as wptest compare prints it.
+func Num(v float64) string { return num(v) }
+
+// GzipNote is what a scenario's text says of its Accept-Encoding: gzip
+// ("" where it asks for none).
+func GzipNote(sc results.Scenario) string { return gzipNote(sc) }
 
 // Bars is a chart of sc's figure key at its first step: a bar per column,
 // each a median of the repetitions, on an axis labelled with the figure's

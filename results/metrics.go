@@ -94,21 +94,6 @@ func (m Metric) Of(mi *MachineInfo) func(Record) (float64, bool) {
 // Metrics is the registry, kind by kind, in the order readers see them:
 // the report's rows and repetitions section, compare's lines.
 var Metrics = join(
-	kindMetrics("page", []Metric{
-		{Name: "rps", Label: "pages per second", Unit: "req/s", Better: Higher, Headline: true, Noise: true, Value: RPS},
-		{Name: "mean_ms", Label: "page time, mean (ms)", Unit: "ms", Better: Lower, Value: MeanMs},
-		{Name: "p50_ms", Label: "page time, p50 (ms)", Unit: "ms", Better: Lower, Headline: true, Value: P50Ms},
-		{Name: "p99_ms", Label: "page time, p99 (ms)", Unit: "ms", Better: Lower, Headline: true, Value: P99Ms},
-		{Name: "error_pct", Label: "failed (%)", Unit: "%", Better: Lower, Headline: true, Value: ErrPct, Failures: true},
-		{Name: "server_cpu_ms", Label: "server CPU per page (ms)", Unit: "ms", Better: Lower, Headline: true, Noise: true, Value: ServerCPU, Scoped: ServerCPUIn, Whole: true},
-		{Name: "web_php_cpu_ms", Label: "web server + PHP CPU per page (ms)", Unit: "ms", Better: Lower, Headline: true, Noise: true, Value: WebPHPCPU},
-		{Name: "groups_cpu_ms", Label: GroupsCPULabel + " CPU per page (ms)", Unit: "ms", Better: Lower, Value: ServerCPU},
-		{Name: "db_cpu_ms", Label: "database CPU per page (ms)", Unit: "ms", Better: Lower, Value: DBCPU},
-		{Name: "machine_cpu_ms", Label: "machine CPU per page (ms)", Unit: "ms", Better: Lower, Value: MachineCPU, Whole: true},
-		{Name: "pss_mb", Label: "memory: web server + PHP, peak PSS (MB)", Unit: "MB", Better: Lower, Headline: true, Value: PSSMB, State: true},
-		{Name: "php_procs_peak", Label: "PHP processes at once, peak", Unit: "processes", Value: PHPProcsPeak, State: true},
-		{Name: "wire_bytes", Label: "bytes on the wire per page", Unit: "B", Better: Lower, Value: WireBytes},
-	}),
 	kindMetrics("crowd", []Metric{
 		{Name: "wait_p50_ms", Label: "wait, median (ms)", Unit: "ms", Better: Lower, Headline: true, Noise: true, Value: CrowdWaitP50},
 		{Name: "wait_p99_ms", Label: "wait, p99 (ms)", Unit: "ms", Better: Lower, Value: CrowdWaitP99},
