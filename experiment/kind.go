@@ -44,8 +44,7 @@ type point struct {
 
 // scenarioKinds are the kinds by name, as results.Kinds lists them.
 var scenarioKinds = map[string]scenarioKind{
-	"crowd": crowdKind{},
-	"kit":   kitKind{},
+	"kit": kitKind{},
 }
 
 // kindOf is sc's kind (the loader refused any other).

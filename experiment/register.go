@@ -48,6 +48,10 @@ type Block struct {
 	// Given says whether the block writes the attribute called name (a
 	// common one the kind defaults, such as path, or refuses).
 	Given func(name string) bool
+	// Written are all the attributes the block writes, the common ones
+	// among them, as written (the common ones' values are in the
+	// scenario, their defaults applied).
+	Written hcl.Attributes
 }
 
 // DataPoint is what a kind makes a data point's job from.
@@ -59,6 +63,9 @@ type DataPoint struct {
 	// of its path on the column's server, protocol, keep-alive, window,
 	// timeout, the server's name and when to start.
 	Config benchgen.Config
+	// URL is another path's URL on the column's server in the scenario's
+	// protocol (a crowd's probe_path).
+	URL func(path string) string
 }
 
 // Register adds the run half of the kind called name. Two kinds of one
@@ -97,20 +104,21 @@ func (o ownKind) attrs() []hcl.AttributeSchema { return o.k.Attrs() }
 
 func (o ownKind) decode(l *loader, sc scenarioHCL, s *results.Scenario, r func(string) hcl.Range) {
 	content, _ := sc.Body.Content(&hcl.BodySchema{Attributes: o.k.Attrs()}) // noBlocks reported the rest
-	given := func(name string) bool {
-		if b := findBlock(l.f, "scenario", sc.Name); b != nil {
-			_, ok := b.Body.Attributes[name]
-			return ok
+	written := hcl.Attributes{}
+	if b := findBlock(l.f, "scenario", sc.Name); b != nil {
+		for n, a := range b.Body.Attributes {
+			written[n] = a.AsHCLAttribute()
 		}
-		return false
 	}
-	l.ds = append(l.ds, o.k.Decode(Block{Attrs: content.Attributes, Ctx: l.ctx, Range: r, Given: given}, s)...)
+	given := func(name string) bool { _, ok := written[name]; return ok }
+	l.ds = append(l.ds, o.k.Decode(Block{Attrs: content.Attributes, Ctx: l.ctx, Range: r, Given: given, Written: written}, s)...)
 }
 
 func (o ownKind) estimate(sc results.Scenario) time.Duration { return o.k.Estimate(sc) }
 
 func (o ownKind) job(ctx context.Context, r *runner, m point) (benchgen.Job, func(*results.Record, *result.Server), error) {
-	return o.k.Job(ctx, DataPoint{Column: m.ps, Scenario: m.sc, Point: m.p, Config: m.cfg})
+	url := func(path string) string { return r.url(path, m.sc.Proto) }
+	return o.k.Job(ctx, DataPoint{Column: m.ps, Scenario: m.sc, Point: m.p, Config: m.cfg, URL: url})
 }
 
 // ownFigure is the progress line's figure of a kind of its own package:

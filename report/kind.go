@@ -34,7 +34,6 @@ var reportKinds = []struct {
 	kind  reportKind
 	order int
 }{
-	{"crowd", crowdReport, 20},
 	{"browse", browseReport, 60},
 	{"kit", kitReport, 70},
 }

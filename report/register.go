@@ -83,6 +83,31 @@ func (r *Report) Bars(sc results.Scenario, key string) (*ChartPlot, error) {
 	return r.bars(sc, m.Label, m.Of(r.Manifest.Machine))
 }
 
+// Cell is a Stat as the tables show it: "median (min–max)", or "–" where
+// nothing was measured.
+func Cell(s Stat) string { return cell(s) }
+
+// Axis is a chart's y axis, where a kind says more than its figure's label
+// (Lines): the label (empty: the figure's), whether a log scale may show
+// it where its values span 10x, and for a point without a figure the
+// least it would have been (Floor: a crowd whose new visitors all gave
+// up waited at least give_up), drawn paler and labelled FloorWhy.
+type Axis struct {
+	Label    string
+	LogOK    bool
+	Floor    func(results.Record) (float64, bool)
+	FloorWhy string
+}
+
+// LinesOn is Lines on the axis a.
+func (r *Report) LinesOn(sc results.Scenario, key string, a Axis) (*ChartPlot, error) {
+	m := fig(sc.Kind, key)
+	if a.Label == "" {
+		a.Label = m.Label
+	}
+	return r.lines(sc, yAxis{label: a.Label, logOK: a.LogOK, floor: a.Floor, floorWhy: a.FloorWhy, bench: m.Bench}, m.Of(r.Manifest.Machine))
+}
+
 // Lines is a chart of sc's figure key: a line per column over its visitor
 // counts, each point a median of the repetitions, on an axis labelled with
 // the figure's label (logOK: a log scale where the values span 10x).

@@ -94,17 +94,6 @@ func (m Metric) Of(mi *MachineInfo) func(Record) (float64, bool) {
 // Metrics is the registry, kind by kind, in the order readers see them:
 // the report's rows and repetitions section, compare's lines.
 var Metrics = join(
-	kindMetrics("crowd", []Metric{
-		{Name: "wait_p50_ms", Label: "wait, median (ms)", Unit: "ms", Better: Lower, Headline: true, Noise: true, Value: CrowdWaitP50},
-		{Name: "wait_p99_ms", Label: "wait, p99 (ms)", Unit: "ms", Better: Lower, Value: CrowdWaitP99},
-		{Name: "gave_up", Label: "new visitors who gave up", Unit: "probes", Better: Lower, Headline: true, Value: CrowdGaveUp, Failures: true},
-		{Name: "gave_up_pct", Label: "new visitors who gave up (%)", Unit: "%", Better: Lower, Value: CrowdGaveUpPct, Failures: true},
-		{Name: "server_cpu_ms", Label: "server CPU per request (ms)", Unit: "ms", Better: Lower, Headline: true, Value: ServerCPU, Scoped: ServerCPUIn, Whole: true},
-		{Name: "web_php_cpu_ms", Label: "web server + PHP CPU per request (ms)", Unit: "ms", Better: Lower, Headline: true, Value: WebPHPCPU},
-		{Name: "server_cpu_pct", Label: "server CPU (% of all CPUs)", Unit: "%", Value: CrowdMachineCPUPct, Whole: true},
-		{Name: "groups_cpu_pct", Label: "server processes' CPU (% of all CPUs)", Unit: "%", Value: CrowdCPUPct},
-		{Name: "pss_mb", Label: "memory: web server + PHP, peak PSS (MB)", Unit: "MB", Better: Lower, Headline: true, Value: PSSMB, State: true},
-	}),
 	kindMetrics("browse", []Metric{
 		{Name: "view_p50_ms", Label: "page view, p50 (ms)", Unit: "ms", Better: Lower, Headline: true, Noise: true, Value: BrowseViewP50},
 		{Name: "view_p90_ms", Label: "page view, p90 (ms)", Unit: "ms", Better: Lower, Value: BrowseViewP90},

@@ -1,0 +1,204 @@
+// Package crowd is the crowd scenario kind: a new visitor's wait while a
+// crowd browses (the cPanel vs corehttpd post's 300, 1,000 and 3,000
+// visitors). The crowd keeps keep-alive connections open, each visitor
+// clicking every click_every; every probe_every a new visitor opens a
+// fresh connection and asks for probe_path (default: path); no answer
+// within give_up, and the visitor gave up. One point per crowd size.
+//
+//	scenario "crowd" {
+//	  kind        = "crowd"
+//	  path        = "/wptest-probe.js"
+//	  visitors    = [300, 1000, 3000]
+//	  click_every = "10s"
+//	  probe_every = "500ms"
+//	  give_up     = "30s"
+//	}
+package crowd
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/gohcl"
+
+	"github.com/wptest/wptest/bench/benchgen"
+	"github.com/wptest/wptest/bench/result"
+	"github.com/wptest/wptest/experiment"
+	"github.com/wptest/wptest/report"
+	"github.com/wptest/wptest/results"
+)
+
+// Name is the kind's name in an experiment file (kind = "crowd").
+const Name = "crowd"
+
+func init() {
+	results.Register(results.Kind{Name: Name, Order: 40}, figures)
+	experiment.Register(Name, kind{})
+	report.Register(Name, report.Kind{Section: section, Charts: charts, Order: 20})
+}
+
+// figures are a newcomer's wait and whether it gave up, and what the
+// crowd cost the server.
+var figures = []results.Metric{
+	{Name: "wait_p50_ms", Label: "wait, median (ms)", Unit: "ms", Better: results.Lower, Headline: true, Noise: true, Value: results.CrowdWaitP50},
+	{Name: "wait_p99_ms", Label: "wait, p99 (ms)", Unit: "ms", Better: results.Lower, Value: results.CrowdWaitP99},
+	{Name: "gave_up", Label: "new visitors who gave up", Unit: "probes", Better: results.Lower, Headline: true, Value: results.CrowdGaveUp, Failures: true},
+	{Name: "gave_up_pct", Label: "new visitors who gave up (%)", Unit: "%", Better: results.Lower, Value: results.CrowdGaveUpPct, Failures: true},
+	{Name: "server_cpu_ms", Label: "server CPU per request (ms)", Unit: "ms", Better: results.Lower, Headline: true, Value: results.ServerCPU, Scoped: results.ServerCPUIn, Whole: true},
+	{Name: "web_php_cpu_ms", Label: "web server + PHP CPU per request (ms)", Unit: "ms", Better: results.Lower, Headline: true, Value: results.WebPHPCPU},
+	{Name: "server_cpu_pct", Label: "server CPU (% of all CPUs)", Unit: "%", Value: results.CrowdMachineCPUPct, Whole: true},
+	{Name: "groups_cpu_pct", Label: "server processes' CPU (% of all CPUs)", Unit: "%", Value: results.CrowdCPUPct},
+	{Name: "pss_mb", Label: "memory: web server + PHP, peak PSS (MB)", Unit: "MB", Better: results.Lower, Headline: true, Value: results.PSSMB, State: true},
+}
+
+// fig is the crowd's figure key.
+func fig(key string) results.Metric {
+	m, _ := results.MetricOf(Name, key)
+	return m
+}
+
+type kind struct{}
+
+func (kind) Attrs() []hcl.AttributeSchema { return nil }
+
+// Decode refuses a warm-up shorter than click_every: each visitor's first
+// click falls in the first click_every, and the crowd the post describes
+// is whole before the first new visitor arrives. Left out, a crowd's
+// warm-up is one click_every (warmup). The durations' own errors are the
+// common attributes' (read here as written).
+func (kind) Decode(b experiment.Block, s *results.Scenario) hcl.Diagnostics {
+	written := func(name string) (time.Duration, bool, bool) {
+		a, ok := b.Written[name]
+		if !ok {
+			return 0, false, true
+		}
+		var v string
+		if d := gohcl.DecodeExpression(a.Expr, b.Ctx, &v); d.HasErrors() {
+			return 0, true, false
+		}
+		t, err := time.ParseDuration(v)
+		return t, true, err == nil
+	}
+	w, given, ok := written("warmup")
+	if !given || !ok {
+		return nil
+	}
+	click := 10 * time.Second
+	if c, given, ok := written("click_every"); !ok {
+		return nil
+	} else if given {
+		click = c
+	}
+	if w >= click {
+		return nil
+	}
+	r := b.Range("warmup")
+	return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Warm-up shorter than click_every", Subject: &r,
+		Detail: fmt.Sprintf("warmup %q is shorter than click_every (%s): a crowd's warm-up is at least one click_every, so that every visitor has clicked once before the first new visitor arrives. Leave warmup out (it is then one click_every) or make it %s or more.", w.String(), click, click)}}
+}
+
+// warmup is the crowd's warm-up: at least one click_every (a written one
+// shorter was refused; the common default, 3 s, is raised).
+func warmup(sc results.Scenario) time.Duration { return max(sc.Warmup, sc.ClickEvery) }
+
+// Estimate: the warm-up, the newcomers' schedule, and about half a give-up
+// for the last newcomer and the crowd's clicks still in flight.
+func (kind) Estimate(sc results.Scenario) time.Duration {
+	sc.Warmup = warmup(sc)
+	return experiment.SweepEstimate(sc) + sc.GiveUp/2
+}
+
+func (kind) Job(ctx context.Context, p experiment.DataPoint) (benchgen.Job, func(*results.Record, *result.Server), error) {
+	sc := p.Scenario
+	cc := benchgen.CrowdConfig{Base: p.Config, Visitors: p.Point.Visitors, ClickEvery: sc.ClickEvery, ProbeEvery: sc.ProbeEvery,
+		GiveUp: sc.GiveUp, Warmup: warmup(sc), Duration: sc.Duration}
+	if sc.ProbePath != "" {
+		cc.ProbeURL = p.URL(sc.ProbePath)
+	}
+	j, err := benchgen.NewCrowdJob(cc)
+	return j, nil, err
+}
+
+func charts(r *report.Report, sc results.Scenario, add report.AddChart) error {
+	// No newcomer answered: each waited give_up, and gave up.
+	giveUp := func(rec results.Record) (float64, bool) {
+		if c := rec.Crowd; c != nil && c.Wait.Count == 0 && c.GaveUp > 0 && c.GiveUpMs > 0 {
+			return float64(c.GiveUpMs), true
+		}
+		return 0, false
+	}
+	p, err := r.LinesOn(sc, "wait_p50_ms", report.Axis{Label: "new visitor's " + fig("wait_p50_ms").Label, LogOK: true, Floor: giveUp, FloorWhy: "none answered"})
+	return add("crowd-"+sc.Name, "A new visitor's wait by crowd size, median", p, err)
+}
+
+func section(r *report.Report, sc results.Scenario) report.Section {
+	ps := r.ColumnsOf(sc)
+	s := report.Section{ID: "crowd-" + sc.Name, Title: "A new visitor, while others are browsing (" + sc.Name + ")",
+		Text: []string{fmt.Sprintf("A crowd keeps keep-alive connections open, each visitor clicking every %s; every %s a new visitor opens a fresh connection and asks for %s. No answer within %s: the visitor gave up.",
+			sc.ClickEvery, sc.ProbeEvery, cmp.Or(sc.ProbePath, sc.Path), sc.GiveUp)}}
+	if w := windowText(r, sc, ps); w != "" {
+		s.Text = append(s.Text, w)
+	}
+	t := report.Table{Caption: "New visitor's wait by crowd size", Head: r.Head("", ps)}
+	for _, st := range sc.Steps() {
+		t.Rows = append(t.Rows, r.FigRows(st+": ", ps, sc, st, "wait_p50_ms", "wait_p99_ms")...)
+		gave := fig("gave_up")
+		gv := []string{st + ": " + gave.Label}
+		for _, p := range ps {
+			g := r.Metric(p, sc.Name, st, gave.Value)
+			n := 0
+			for _, rec := range r.Points(p, sc.Name, st) {
+				if rec.Crowd != nil { // not a point left out (n/a)
+					n = len(rec.Crowd.Probes)
+				}
+			}
+			gv = append(gv, fmt.Sprintf("%s of %d", report.Cell(g), n))
+		}
+		t.Rows = append(t.Rows, gv)
+		t.Rows = append(t.Rows, r.FigRows(st+": ", ps, sc, st, "groups_cpu_pct")...)
+	}
+	s.Tables = append(s.Tables, t)
+	if t, ok := r.GeneratorTable(sc); ok {
+		s.Tables = append(s.Tables, t)
+	}
+	s.Charts = []string{"crowd-" + sc.Name}
+	return s
+}
+
+// crowdWindowText says whether the crowd was on the site for each point's
+// whole probe window: every visitor clicked before the first new visitor,
+// and clicking until the last was answered or gave up. "" when no record
+// has the crowd's window (runs from before it was recorded).
+func windowText(r *report.Report, sc results.Scenario, ps []string) string {
+	n, short, first := 0, 0, ""
+	lead, tail := math.Inf(1), math.Inf(1)
+	for _, st := range sc.Steps() {
+		for _, p := range ps {
+			for _, rec := range r.Points(p, sc.Name, st) {
+				if rec.Crowd == nil || rec.Crowd.Window == nil {
+					continue
+				}
+				w := rec.Crowd.Window
+				n++
+				l, t := w.FirstProbeMs-w.CompleteMs, w.StoppedMs-w.LastProbeEndMs
+				lead, tail = min(lead, l), min(tail, t)
+				if l < 0 || t < 0 {
+					if short++; first == "" {
+						first = fmt.Sprintf("%s, %s, repetition %d", p, st, rec.Rep)
+					}
+				}
+			}
+		}
+	}
+	switch {
+	case n == 0:
+		return ""
+	case short == 0:
+		return fmt.Sprintf("The crowd was on the site for the whole probe window in every point (%d): complete at least %.1f s before the first new visitor, clicking until the last had been answered or had given up.", n, lead/1000)
+	}
+	return fmt.Sprintf("In %d of %d points the crowd was not on the site for the whole probe window (the first: %s), so some new visitors there were measured without the whole crowd.", short, n, first)
+}

@@ -1,0 +1,59 @@
+package crowd_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/wptest/wptest/bench/benchgen"
+	"github.com/wptest/wptest/experiment"
+	_ "github.com/wptest/wptest/kinds/all" // the shipped file's other kinds
+	"github.com/wptest/wptest/kinds/crowd"
+	_ "github.com/wptest/wptest/provision/cloud/drivers" // the shipped file names its machines' driver
+	"github.com/wptest/wptest/results"
+)
+
+// A crowd's warm-up is at least one click_every: the common default (3 s)
+// is raised for the crowd's job and its estimate; a longer one is kept.
+// (One written shorter is refused: experiment/testdata/errors/crowd-warmup.txtar.)
+func TestWarmupIsAtLeastOneClick(t *testing.T) {
+	file := filepath.Join("..", "..", "experiments", "corehttpd-vs-cpanel.hcl")
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := experiment.Load(file, src, experiment.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var post results.Scenario
+	for _, sc := range sp.Scenarios {
+		if sc.Kind == crowd.Name {
+			post = sc
+		}
+	}
+	if post.ClickEvery != 10*time.Second || post.Warmup >= post.ClickEvery {
+		t.Fatalf("the post's crowd: click_every %s, warmup %s (want the common default, shorter)", post.ClickEvery, post.Warmup)
+	}
+	long := post
+	long.Warmup = 12 * time.Second
+	for _, tc := range []struct {
+		sc   results.Scenario
+		want time.Duration
+	}{{post, 10 * time.Second}, {long, 12 * time.Second}} {
+		p := experiment.DataPoint{Scenario: tc.sc, Point: results.Point{Visitors: 5},
+			Config: benchgen.Config{URL: "http://127.0.0.1/wptest-probe.js", Visitors: 5, Warmup: tc.sc.Warmup, Duration: tc.sc.Duration},
+			URL:    func(path string) string { return "http://127.0.0.1" + path }}
+		j, _, err := crowd.Kind.Job(context.Background(), p)
+		if err != nil || j.Crowd == nil || j.Crowd.Warmup != tc.want {
+			t.Errorf("warmup %s: job %+v, %v; want the crowd's warm-up %s", tc.sc.Warmup, j.Crowd, err, tc.want)
+		}
+		at := tc.sc
+		at.Warmup = tc.want
+		if e := crowd.Kind.Estimate(tc.sc); e != experiment.SweepEstimate(at)+tc.sc.GiveUp/2 {
+			t.Errorf("warmup %s: estimate %s", tc.sc.Warmup, e)
+		}
+	}
+}
