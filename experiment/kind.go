@@ -43,9 +43,7 @@ type point struct {
 }
 
 // scenarioKinds are the kinds by name, as results.Kinds lists them.
-var scenarioKinds = map[string]scenarioKind{
-	"kit": kitKind{},
-}
+var scenarioKinds = map[string]scenarioKind{}
 
 // kindOf is sc's kind (the loader refused any other).
 func kindOf(sc results.Scenario) scenarioKind {

@@ -66,6 +66,10 @@ type DataPoint struct {
 	// URL is another path's URL on the column's server in the scenario's
 	// protocol (a crowd's probe_path).
 	URL func(path string) string
+	// Startup restarts the column's server as its profile says and times
+	// it until a first good answer, three rounds (the Apache kit's startup
+	// metric); nil, nil where the profile restarts nothing.
+	Startup func(ctx context.Context) (*result.Startup, error)
 }
 
 // Register adds the run half of the kind called name. Two kinds of one
@@ -118,7 +122,8 @@ func (o ownKind) estimate(sc results.Scenario) time.Duration { return o.k.Estima
 
 func (o ownKind) job(ctx context.Context, r *runner, m point) (benchgen.Job, func(*results.Record, *result.Server), error) {
 	url := func(path string) string { return r.url(path, m.sc.Proto) }
-	return o.k.Job(ctx, DataPoint{Column: m.ps, Scenario: m.sc, Point: m.p, Config: m.cfg, URL: url})
+	startup := func(ctx context.Context) (*result.Startup, error) { return r.startup(ctx, m.ps, m.cfg) }
+	return o.k.Job(ctx, DataPoint{Column: m.ps, Scenario: m.sc, Point: m.p, Config: m.cfg, URL: url, Startup: startup})
 }
 
 // ownFigure is the progress line's figure of a kind of its own package:

@@ -468,25 +468,25 @@ func (l *loader) scenario(sc scenarioHCL) results.Scenario {
 	if !slices.Contains([]string{"h1", "h2", "h2c", "h3"}, s.Proto) {
 		l.bad(r("proto"), "Unknown proto", fmt.Sprintf("proto %q: want h1, h2, h2c or h3.", s.Proto))
 	}
+	// The durations are read first, so a kind decodes over them with their
+	// defaults (experiment.Kind.Decode), and said after the load's checks,
+	// as the file's errors always were.
+	var durs hcl.Diagnostics
+	s.Duration = dur(sc.Duration, 15*time.Second, r("duration"), &durs)
+	s.Warmup = dur(sc.Warmup, 3*time.Second, r("warmup"), &durs)
+	s.Timeout = dur(sc.Timeout, 30*time.Second, r("timeout"), &durs)
+	s.ClickEvery = dur(sc.ClickEvery, 10*time.Second, r("click_every"), &durs)
+	s.ProbeEvery = dur(sc.ProbeEvery, 500*time.Millisecond, r("probe_every"), &durs)
+	s.GiveUp = dur(sc.GiveUp, 30*time.Second, r("give_up"), &durs)
 	l.load(sc, &s, r)
-	s.Duration = dur(sc.Duration, 15*time.Second, r("duration"), &l.ds)
-	s.Warmup = dur(sc.Warmup, 3*time.Second, r("warmup"), &l.ds)
-	s.Timeout = dur(sc.Timeout, 30*time.Second, r("timeout"), &l.ds)
-	s.ClickEvery = dur(sc.ClickEvery, 10*time.Second, r("click_every"), &l.ds)
-	s.ProbeEvery = dur(sc.ProbeEvery, 500*time.Millisecond, r("probe_every"), &l.ds)
-	s.GiveUp = dur(sc.GiveUp, 30*time.Second, r("give_up"), &l.ds)
-	// A kind of its own package decodes last, over the common attributes
-	// with their defaults (experiment.Kind.Decode).
-	if k, ok := scenarioKinds[s.Kind].(ownKind); ok {
-		k.decode(l, sc, &s, r)
-	}
+	l.ds = append(l.ds, durs...)
 	l.scenarioColumns(s, r)
 	return s
 }
 
 // load checks how a scenario loads the server: its visitors (or kit
-// concurrency), levels and rate, and the own attributes, defaults and
-// checks of a kind of this package.
+// concurrency), levels and rate, and its kind's own attributes, defaults
+// and checks.
 func (l *loader) load(sc scenarioHCL, s *results.Scenario, r func(string) hcl.Range) {
 	name := sc.Name
 	if len(s.Visitors) == 0 {
@@ -499,9 +499,7 @@ func (l *loader) load(sc scenarioHCL, s *results.Scenario, r func(string) hcl.Ra
 		}
 	}
 	if k, ok := scenarioKinds[s.Kind]; ok {
-		if _, own := k.(ownKind); !own {
-			k.decode(l, sc, s, r) // the kinds of this package read the common attributes as written
-		}
+		k.decode(l, sc, s, r)
 	}
 	if err := benchgen.CheckRate(s.Rate); err != nil {
 		l.bad(r("rate"), "Invalid rate", "rate must be a finite number >= 0 (0: closed loop).")

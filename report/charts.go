@@ -322,19 +322,6 @@ func (r *Report) lines(sc results.Scenario, y yAxis, f func(results.Record) (flo
 		xs: sc.Visitors, y: y, point: func(i int) (string, func(results.Record) (float64, bool)) { return steps[i], f }})
 }
 
-func (r *Report) kitScaling(sc results.Scenario) (*ChartPlot, error) {
-	st := sc.Steps()[0]
-	return r.sweep(sc, sweep{title: fmt.Sprintf("%s scaling (%s)", sc.Name, sc.Path), xlabel: "clients (concurrent)", xunit: "clients",
-		xs: sc.Levels, y: yAxis{label: "throughput (requests/s)"}, point: func(i int) (string, func(results.Record) (float64, bool)) {
-			return st, func(rec results.Record) (float64, bool) {
-				if rec.Kit == nil || i >= len(rec.Kit.Scaling) {
-					return 0, false
-				}
-				return rec.Kit.Scaling[i].RPS, true
-			}
-		}})
-}
-
 // sweep draws s: lines with marks in each column's colour and dashes, a
 // legend below; where the columns have figures at one x alone, bars at it
 // (a line over one point is no line).

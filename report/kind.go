@@ -35,7 +35,6 @@ var reportKinds = []struct {
 	order int
 }{
 	{"browse", browseReport, 60},
-	{"kit", kitReport, 70},
 }
 
 // reportKindOf is the report half of the kind called name (none: zero).

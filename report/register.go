@@ -108,6 +108,24 @@ func (r *Report) LinesOn(sc results.Scenario, key string, a Axis) (*ChartPlot, e
 	return r.lines(sc, yAxis{label: a.Label, logOK: a.LogOK, floor: a.Floor, floorWhy: a.FloorWhy, bench: m.Bench}, m.Of(r.Manifest.Machine))
 }
 
+// Sweep is a chart of one figure per column over steps other than a
+// scenario's visitor counts (the kit's concurrency levels, runs inside
+// one point): Xs are the steps' x values, Point the step whose records
+// hold the figure of Xs[i] and its reader.
+type Sweep struct {
+	Title, XLabel, XUnit string
+	Xs                   []int
+	Axis                 Axis
+	Point                func(i int) (step string, f func(results.Record) (float64, bool))
+}
+
+// SweepChart draws s for sc's columns.
+func (r *Report) SweepChart(sc results.Scenario, s Sweep) (*ChartPlot, error) {
+	a := s.Axis
+	return r.sweep(sc, sweep{title: s.Title, xlabel: s.XLabel, xunit: s.XUnit, xs: s.Xs,
+		y: yAxis{label: a.Label, logOK: a.LogOK, floor: a.Floor, floorWhy: a.FloorWhy}, point: s.Point})
+}
+
 // Lines is a chart of sc's figure key: a line per column over its visitor
 // counts, each point a median of the repetitions, on an axis labelled with
 // the figure's label (logOK: a log scale where the values span 10x).

@@ -30,7 +30,6 @@ type Kind struct {
 // Registered are the scenario kinds, in the order they are listed to users
 // (Order); the kinds of their own packages join them from their init.
 var Registered = []Kind{
-	{Name: "kit", OneStep: true, Order: 50},
 	{Name: "browse", PHP: true, Order: 70},
 }
 

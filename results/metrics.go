@@ -108,7 +108,6 @@ var Metrics = join(
 		{Name: "pss_mb", Label: "memory: web server + PHP, peak PSS (MB)", Unit: "MB", Better: Lower, Headline: true, Value: PSSMB, State: true},
 		{Name: "served", Label: "answered in the protocol", Unit: "yes/no", Value: Served, Answered: true},
 	}),
-	kindMetrics("kit", kitMetrics),
 )
 
 // RunMetrics are the figures of a kind measured as one run of requests

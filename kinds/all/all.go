@@ -11,6 +11,7 @@ import (
 	_ "github.com/wptest/wptest/kinds/ab"
 	_ "github.com/wptest/wptest/kinds/compression"
 	_ "github.com/wptest/wptest/kinds/crowd"
+	_ "github.com/wptest/wptest/kinds/kit"
 	_ "github.com/wptest/wptest/kinds/page"
 	_ "github.com/wptest/wptest/kinds/static"
 	_ "github.com/wptest/wptest/kinds/transfer"

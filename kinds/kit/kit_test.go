@@ -1,21 +1,24 @@
-package report
+package kit_test
 
 import (
+	"os"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/wptest/wptest/bench/result"
+	"github.com/wptest/wptest/internal/runtest"
+	"github.com/wptest/wptest/kinds/kit"
 	"github.com/wptest/wptest/provision/hostmanifest"
-	"testing"
-
+	"github.com/wptest/wptest/report"
 	"github.com/wptest/wptest/results"
 )
 
 // Every kit metric the kit's table shows is a metric of the registry that
 // apache-kit.hcl's claims name: one value behind the PASS/FAIL and the claims.
 func TestKitMetricsInRegistry(t *testing.T) {
-	for _, m := range KitMetrics {
-		if _, ok := results.MetricOf("kit", m.Metric); !ok {
+	for _, m := range kit.KitMetrics {
+		if _, ok := results.MetricOf(kit.Name, m.Metric); !ok {
 			t.Errorf("kit metric %d %q: not in results.Metrics", m.N, m.Metric)
 		}
 	}
@@ -27,29 +30,30 @@ func TestKitMetricsInRegistry(t *testing.T) {
 // limited to some columns sets only theirs, and the rest keep the kit's
 // default.
 func TestKitTargetsFromClaims(t *testing.T) {
-	sc := results.Scenario{Name: "kit", Kind: "kit", Path: "/", Visitors: []int{10}, Levels: []int{1, 10},
+	sc := results.Scenario{Name: "kit", Kind: kit.Name, Path: "/", Visitors: []int{10}, Levels: []int{1, 10},
 		ErrorClients: 4, Duration: time.Second}
-	sp := &testSpec{Name: "targets", Repetitions: 1, Scenarios: []results.Scenario{sc},
-		Columns: []results.Column{{ID: "a", Profile: "a", Label: "A", Enabled: true}, {ID: "b", Profile: "b", Label: "B", Enabled: true}},
-		Fixture: results.FixtureSpec{Profile: "minimal", Seed: 1}}
 	claims := []results.Claim{
 		{ID: "kit-throughput", Source: "the Apache kit", Scenario: "kit", Visitors: 10, Metric: "rps", Unit: "req/s",
 			AtLeast: &results.Figure{Text: "5,000 req/s", Value: 5000}},
 		{ID: "b-p95", Source: "the Apache kit", Scenario: "kit", Visitors: 10, Metric: "p95_ms", Unit: "ms", Columns: []string{"b"},
 			AtMost: &results.Figure{Text: "10 ms", Value: 10}},
 	}
-	man := results.Manifest{Format: results.ManifestFormat, ID: "test-run", Experiment: "targets", PlanHash: sp.PlanHash(),
-		Columns: sp.Columns, Scenarios: sp.Scenarios, Repetitions: 1, Points: len(sp.Plan()), Complete: true, Claims: claims,
-		Hosts:   map[string]*hostmanifest.Manifest{"a": {Profile: "a"}, "b": {Profile: "b"}},
-		Fixture: &results.FixtureRecord{Profile: "minimal", Seed: 1, Root: strings.Repeat("ab", 32), Pinned: strings.Repeat("ab", 32)}}
-	var recs []results.Record
-	for _, p := range sp.Plan() {
-		k := &result.Kit{Throughput: result.Run{RPS: 3000, Outcomes: result.Outcomes{OK: 3000}, Latency: result.Latency{Count: 3000, P95: 20, P99: 30}}}
-		recs = append(recs, results.Record{Point: p, Set: result.Set{Kit: k}})
+	dir := runtest.Run{ID: "targets", Reps: 1, Columns: []string{"a", "b"}, Scenarios: []results.Scenario{sc},
+		Manifest: func(m *results.Manifest) {
+			m.Columns[0].Label, m.Columns[1].Label = "A", "B"
+			m.Claims = claims
+			m.Hosts = map[string]*hostmanifest.Manifest{"a": {Profile: "a"}, "b": {Profile: "b"}}
+		},
+		Edit: func(rec *results.Record) {
+			rec.Kit = &result.Kit{Throughput: result.Run{RPS: 3000, Outcomes: result.Outcomes{OK: 3000}, Latency: result.Latency{Count: 3000, P95: 20, P99: 30}}}
+		}}.Write(t, t.TempDir())
+	out, err := report.Write(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	md := writeReport(t, t.TempDir(), man, recs)
+	b, _ := os.ReadFile(out.Markdown)
 	rows := map[string]string{}
-	for _, l := range strings.Split(md, "\n") {
+	for _, l := range strings.Split(string(b), "\n") {
 		for _, name := range []string{"| 2 | Throughput", "| 3 | Latency p95"} {
 			if strings.HasPrefix(l, name) {
 				rows[name] = l
