@@ -14,12 +14,12 @@ import (
 	"github.com/wptest/wptest/results"
 )
 
-// scenarioKind is the run half of a scenario kind: what its block holds
-// beyond the common attributes and its defaults and checks, how long a
-// data point takes, and the job a data point is for the load generators
-// (benchgen's job kinds split, merge and move it between clocks). Its
-// result is a field of result.Set; its report half is in package report.
-// Each kind is its own file (kind_*.go), listed in scenarioKinds.
+// scenarioKind is the run half of a scenario kind as the loader and the
+// runner call it: what its block holds beyond the common attributes and
+// its defaults and checks, how long a data point takes, and the job a data
+// point is for the load generators (benchgen's job kinds split, merge and
+// move it between clocks). Each kind's package (kinds/...) registers a
+// Kind (Register), which ownKind adapts.
 type scenarioKind interface {
 	// attrs are the block's attributes of this kind alone (nil: none).
 	attrs() []hcl.AttributeSchema
@@ -50,7 +50,7 @@ func kindOf(sc results.Scenario) scenarioKind {
 	if k, ok := scenarioKinds[sc.Kind]; ok {
 		return k
 	}
-	return runKind{}
+	return ownKind{RunKind{}}
 }
 
 // kindAttrs are the attributes a block of kind may have beyond the common

@@ -99,3 +99,20 @@ func TestPlanHashesWithoutBrowseKept(t *testing.T) {
 	}
 	golden.File(t, filepath.Join("testdata", "plan_hashes.txt"), []byte(b.String()))
 }
+
+// A kind of its own package gets from the runner, through DataPoint, the
+// URL of another path on the column's server in the scenario's protocol
+// (a crowd's probe_path), as the runner makes its base load's.
+func TestOwnKindGetsTheRunnersURLs(t *testing.T) {
+	src := "experiment \"e\" {}\nfixture \"minimal\" { seed = 1 }\nprofile \"caddy\" {}\nscenario \"c\" {\n  kind = \"crowd\"\n  proto = \"h2\"\n  path = \"/\"\n  probe_path = \"/p.js\"\n  visitors = [5]\n}\n"
+	sp, err := Load("exp.hcl", []byte(src), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := sp.Scenarios[0]
+	r := &runner{sp: sp, addr: "127.0.0.1"}
+	j, _, err := kindOf(sc).job(context.Background(), r, point{sc: sc, p: results.Point{Visitors: 5}, cfg: r.baseConfig(sc, 5)})
+	if err != nil || j.Crowd == nil || j.Crowd.ProbeURL != r.url("/p.js", "h2") || j.Config.URL != r.url("/", "h2") {
+		t.Errorf("job %+v, crowd %+v, %v: want the probe at %s", j, j.Crowd, err, r.url("/p.js", "h2"))
+	}
+}

@@ -126,19 +126,19 @@ func (o ownKind) job(ctx context.Context, r *runner, m point) (benchgen.Job, fun
 	return o.k.Job(ctx, DataPoint{Column: m.ps, Scenario: m.sc, Point: m.p, Config: m.cfg, URL: url, Startup: startup})
 }
 
-// ownFigure is the progress line's figure of a kind of its own package:
-// its first headline figure a record alone gives, to 3 significant digits
-// (results.Num: "1,230", never "1.23e+03").
+// Figure is what a Kind may add: its point's figure on the progress line
+// (a kind without it shows its run's requests per second, or its result's
+// own figure, as the kinds always did).
+type Figure interface {
+	Progress(rec results.Record) string
+}
+
+// ownFigure is the progress line's figure of a kind that says it.
 func ownFigure(rec results.Record) (string, bool) {
-	if _, ok := scenarioKinds[rec.Kind].(ownKind); !ok {
-		return "", false
-	}
-	for _, m := range results.MetricsOf(rec.Kind) {
-		if !m.Headline {
-			continue
-		}
-		if v, ok := m.Value(rec); ok {
-			return m.Label + " " + results.Num(v), true
+	if o, ok := scenarioKinds[rec.Kind].(ownKind); ok {
+		if p, ok := o.k.(Figure); ok {
+			s := p.Progress(rec)
+			return s, s != ""
 		}
 	}
 	return "", false

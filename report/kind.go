@@ -4,12 +4,11 @@ import (
 	"github.com/wptest/wptest/results"
 )
 
-// reportKind is the report half of a scenario kind (results.Registered
-// names the kinds; their run halves are in experiment and bench/benchgen):
-// its section for each of its scenarios, its charts, and where it stands
-// in the report (what the repetitions section shows of it is results'
-// metric registry's Noise). Each kind is its
-// own file (section_*.go, kit.go), listed in reportKinds.
+// reportKind is the report half of a scenario kind as the report calls it
+// (results.Registered names the kinds): its section for each of its
+// scenarios, its charts, and where it stands in the report (what the
+// repetitions section shows of it is results' metric registry's Noise).
+// Each kind's package (kinds/...) registers its own (Register).
 type reportKind struct {
 	// section is a scenario's section of the report.
 	Section func(r *Report, sc results.Scenario) Section
@@ -27,14 +26,12 @@ type reportKind struct {
 // AddChart adds a drawn chart (p nil: nothing to draw).
 type AddChart func(id, caption string, p *ChartPlot, err error) error
 
-// reportKinds are the kinds' report halves, in the report's order (order:
-// the kinds of their own packages join them by their Kind.Order).
-var reportKinds = []struct {
+// reportKinds are the kinds' report halves, in the report's order (their
+// Kind.Order).
+var reportKinds []struct {
 	name  string
 	kind  reportKind
 	order int
-}{
-	{"browse", browseReport, 60},
 }
 
 // reportKindOf is the report half of the kind called name (none: zero).

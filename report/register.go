@@ -4,6 +4,10 @@ import (
 	"fmt"
 	"slices"
 
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
 	"github.com/wptest/wptest/results"
 )
 
@@ -71,6 +75,9 @@ var perRequestFigures = []string{"rps", "server_cpu_ms", "web_php_cpu_ms"}
 // digits, as wptest compare prints it.
 func Num(v float64) string { return num(v) }
 
+// Commas is a whole number's digits with thousands separators ("123,456").
+func Commas(s string) string { return commas(s) }
+
 // GzipNote is what a scenario's text says of its Accept-Encoding: gzip
 // ("" where it asks for none).
 func GzipNote(sc results.Scenario) string { return gzipNote(sc) }
@@ -124,6 +131,51 @@ func (r *Report) SweepChart(sc results.Scenario, s Sweep) (*ChartPlot, error) {
 	a := s.Axis
 	return r.sweep(sc, sweep{title: s.Title, xlabel: s.XLabel, xunit: s.XUnit, xs: s.Xs,
 		y: yAxis{label: a.Label, logOK: a.LogOK, floor: a.Floor, floorWhy: a.FloorWhy}, point: s.Point})
+}
+
+// ScenariosOf are the run's scenarios of kind, in file order.
+func (r *Report) ScenariosOf(kind string) []results.Scenario { return r.scenarios(kind) }
+
+// ScenarioBars is a chart of figure key at the first step of each of scs
+// (named names on the x axis): for each, a bar per column in the column's
+// colour, with its value; the legend names the columns. Nil where no
+// column has a figure.
+func (r *Report) ScenarioBars(scs []results.Scenario, names []string, key, title, xlabel, ylabel string) (*ChartPlot, error) {
+	for i := range names {
+		names[i] = clean(names[i])
+	}
+	p := newPlot(title, xlabel, ylabel)
+	w := vg.Points(min(28, float64(100/len(r.Columns))))
+	var all plotter.XYs
+	for k, pr := range r.Columns {
+		vals := make(plotter.Values, len(scs))
+		var xys plotter.XYs
+		for i, sc := range scs {
+			if s := r.Metric(pr, sc.Name, sc.Steps()[0], fig(sc.Kind, key).Of(r.Manifest.Machine)); s.N > 0 {
+				vals[i] = s.Med
+				xys = append(xys, plotter.XY{X: float64(i), Y: s.Med})
+			}
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		b, err := plotter.NewBarChart(vals, w)
+		if err != nil {
+			return nil, err
+		}
+		off := w * vg.Length(float64(k)-float64(len(r.Columns)-1)/2)
+		b.Color, b.LineStyle.Width, b.Offset = columnColor(r.column(pr)), 0, off
+		p.Add(b)
+		barValues(p, xys, nil, off)
+		all = append(all, xys...)
+		p.legend = append(p.legend, legendEntry{clean(r.Labels[pr]), []plot.Thumbnailer{b}})
+	}
+	if len(p.legend) == 0 {
+		return nil, nil
+	}
+	nominalX(p, names)
+	valueRoom(p, all)
+	return p, nil
 }
 
 // Lines is a chart of sc's figure key: a line per column over its visitor

@@ -28,10 +28,8 @@ type Kind struct {
 }
 
 // Registered are the scenario kinds, in the order they are listed to users
-// (Order); the kinds of their own packages join them from their init.
-var Registered = []Kind{
-	{Name: "browse", PHP: true, Order: 70},
-}
+// (Order): each kind's package (kinds/...) adds itself from its init.
+var Registered []Kind
 
 // Kinds are the registered kinds' names: the kinds a record may be of.
 var Kinds = kindNames()

@@ -91,24 +91,10 @@ func (m Metric) Of(mi *MachineInfo) func(Record) (float64, bool) {
 	return func(rec Record) (float64, bool) { return m.Scoped(rec, mi) }
 }
 
-// Metrics is the registry, kind by kind, in the order readers see them:
-// the report's rows and repetitions section, compare's lines.
-var Metrics = join(
-	kindMetrics("browse", []Metric{
-		{Name: "view_p50_ms", Label: "page view, p50 (ms)", Unit: "ms", Better: Lower, Headline: true, Noise: true, Value: BrowseViewP50},
-		{Name: "view_p90_ms", Label: "page view, p90 (ms)", Unit: "ms", Better: Lower, Value: BrowseViewP90},
-		{Name: "view_p99_ms", Label: "page view, p99 (ms)", Unit: "ms", Better: Lower, Headline: true, Value: BrowseViewP99},
-		{Name: "ttfb_p50_ms", Label: "first byte, p50 (ms)", Unit: "ms", Better: Lower, Value: BrowseTTFBP50},
-		{Name: "wire_bytes_per_view", Label: "bytes on the wire per page view", Unit: "B", Better: Lower, Headline: true, Noise: true, Value: BrowseWirePerView},
-		{Name: "assets_per_view", Label: "assets per page view", Unit: "assets", Value: BrowseAssets},
-		{Name: "views_per_sec", Label: "page views per second", Unit: "req/s", Better: Higher, Headline: true, Value: BrowseViewsPerSec},
-		{Name: "failed_pct", Label: "failed page views (%)", Unit: "%", Better: Lower, Headline: true, Value: BrowseFailedPct, Failures: true},
-		{Name: "server_cpu_ms", Label: "server CPU per page view (ms)", Unit: "ms", Better: Lower, Headline: true, Value: ServerCPU, Scoped: ServerCPUIn, Whole: true},
-		{Name: "web_php_cpu_ms", Label: "web server + PHP CPU per page view (ms)", Unit: "ms", Better: Lower, Headline: true, Value: WebPHPCPU},
-		{Name: "pss_mb", Label: "memory: web server + PHP, peak PSS (MB)", Unit: "MB", Better: Lower, Headline: true, Value: PSSMB, State: true},
-		{Name: "served", Label: "answered in the protocol", Unit: "yes/no", Value: Served, Answered: true},
-	}),
-)
+// Metrics is the registry, kind by kind in Registered's order, each
+// kind's figures in its own: the report's rows and repetitions section,
+// compare's lines. Every kind's package adds its own (Register).
+var Metrics []Metric
 
 // RunMetrics are the figures of a kind measured as one run of requests
 // (static, compression, ab, a kind of its own package whose result is a
@@ -147,14 +133,6 @@ func kindMetrics(kind string, ms []Metric) []Metric {
 		ms[i].Kind = kind
 	}
 	return ms
-}
-
-func join(lists ...[]Metric) []Metric {
-	var out []Metric
-	for _, l := range lists {
-		out = append(out, l...)
-	}
-	return out
 }
 
 // MetricOf is the metric called name of kind.

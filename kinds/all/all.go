@@ -9,6 +9,7 @@ package all
 // One line per kind: _ "github.com/wptest/wptest/kinds/NAME".
 import (
 	_ "github.com/wptest/wptest/kinds/ab"
+	_ "github.com/wptest/wptest/kinds/browse"
 	_ "github.com/wptest/wptest/kinds/compression"
 	_ "github.com/wptest/wptest/kinds/crowd"
 	_ "github.com/wptest/wptest/kinds/kit"

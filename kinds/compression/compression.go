@@ -36,8 +36,10 @@ func init() {
 type kind struct{ experiment.RunKind }
 
 func (kind) Decode(b experiment.Block, s *results.Scenario) hcl.Diagnostics {
-	if !b.Given("gzip") {
+	if a, ok := b.Written["gzip"]; !ok {
 		s.Gzip = true
+	} else if v, d := a.Expr.Value(b.Ctx); !d.HasErrors() && v.IsNull() {
+		s.Gzip = true // gzip = null: as left out
 	}
 	return nil
 }

@@ -57,7 +57,10 @@ var figures = []results.Metric{
 
 // fig is the crowd's figure key.
 func fig(key string) results.Metric {
-	m, _ := results.MetricOf(Name, key)
+	m, ok := results.MetricOf(Name, key)
+	if !ok {
+		panic("crowd: no figure " + key) // every report of a crowd shows it: the tests
+	}
 	return m
 }
 
@@ -71,34 +74,41 @@ func (kind) Attrs() []hcl.AttributeSchema { return nil }
 // warm-up is one click_every (warmup). The durations' own errors are the
 // common attributes' (read here as written).
 func (kind) Decode(b experiment.Block, s *results.Scenario) hcl.Diagnostics {
-	written := func(name string) (time.Duration, bool, bool) {
+	// written is the attribute as the block writes it ("": not written, or
+	// written empty, which means the default as in the common attributes).
+	written := func(name string) (string, bool) {
 		a, ok := b.Written[name]
 		if !ok {
-			return 0, false, true
+			return "", true
 		}
 		var v string
-		if d := gohcl.DecodeExpression(a.Expr, b.Ctx, &v); d.HasErrors() {
-			return 0, true, false
-		}
-		t, err := time.ParseDuration(v)
-		return t, true, err == nil
+		d := gohcl.DecodeExpression(a.Expr, b.Ctx, &v)
+		return v, !d.HasErrors()
 	}
-	w, given, ok := written("warmup")
-	if !given || !ok {
+	ws, ok := written("warmup")
+	if !ok || ws == "" {
+		return nil
+	}
+	w, err := time.ParseDuration(ws)
+	if err != nil {
 		return nil
 	}
 	click := 10 * time.Second
-	if c, given, ok := written("click_every"); !ok {
+	cs, ok := written("click_every")
+	if !ok {
 		return nil
-	} else if given {
-		click = c
+	}
+	if cs != "" {
+		if click, err = time.ParseDuration(cs); err != nil {
+			return nil
+		}
 	}
 	if w >= click {
 		return nil
 	}
 	r := b.Range("warmup")
 	return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Warm-up shorter than click_every", Subject: &r,
-		Detail: fmt.Sprintf("warmup %q is shorter than click_every (%s): a crowd's warm-up is at least one click_every, so that every visitor has clicked once before the first new visitor arrives. Leave warmup out (it is then one click_every) or make it %s or more.", w.String(), click, click)}}
+		Detail: fmt.Sprintf("warmup %q is shorter than click_every (%s): a crowd's warm-up is at least one click_every, so that every visitor has clicked once before the first new visitor arrives. Leave warmup out (it is then one click_every) or make it %s or more.", ws, click, click)}}
 }
 
 // warmup is the crowd's warm-up: at least one click_every (a written one
@@ -169,7 +179,7 @@ func section(r *report.Report, sc results.Scenario) report.Section {
 	return s
 }
 
-// crowdWindowText says whether the crowd was on the site for each point's
+// windowText says whether the crowd was on the site for each point's
 // whole probe window: every visitor clicked before the first new visitor,
 // and clicking until the last was answered or gave up. "" when no record
 // has the crowd's window (runs from before it was recorded).

@@ -48,7 +48,10 @@ var figures = []results.Metric{
 
 // fig is the page's figure key.
 func fig(key string) results.Metric {
-	m, _ := results.MetricOf(Name, key)
+	m, ok := results.MetricOf(Name, key)
+	if !ok {
+		panic("page: no figure " + key) // every report of a page shows it: the tests
+	}
 	return m
 }
 

@@ -78,6 +78,16 @@ var notHere = []struct{ attr, why string }{
 // refusals.
 type kind struct{ experiment.RunKind }
 
+// Progress is the point's rate on the progress line, to 3 significant
+// digits ("transfer rate (MB/s) 1,180").
+func (kind) Progress(rec results.Record) string {
+	m, _ := results.MetricOf(Name, "mb_s")
+	if v, ok := m.Value(rec); ok {
+		return m.Label + " " + report.Num(v)
+	}
+	return ""
+}
+
 func (kind) Decode(b experiment.Block, s *results.Scenario) hcl.Diagnostics {
 	var ds hcl.Diagnostics
 	if !b.Given("path") {
