@@ -187,23 +187,23 @@ file "ab_1k_php" {
 
 # The Apache kit's large.bin: a 1 MB static file (1,048,576 bytes, 16,384
 # numbered lines of 64), what the kit's transfer rate and the transfer
-# scenario kind download by default. Written here, not shipped as a file:
-# the same bytes on every host, from nothing but this line.
+# scenario kind download by default. A file, not a content expression: one
+# that builds a megabyte makes every load of a profile ten times slower.
 file "transfer_1m" {
-  path    = "${local.docroot}/wptest-1m.bin"
-  content = join("", [for i in range(16) : join("", formatlist("%02d%061d\n", i, range(1024)))])
-  owner   = var.site_user
-  group   = var.site_user
+  path   = "${local.docroot}/wptest-1m.bin"
+  source = "templates/shared/wptest-1m.bin"
+  owner  = var.site_user
+  group  = var.site_user
 }
 
 # The image the cPanel vs corehttpd post left out of its tests, by its
 # size: 105 KB (107,520 bytes, 1,680 numbered lines of 64), for the
 # transfer scenario kind (experiments/corehttpd-vs-cpanel-image.hcl).
 file "transfer_105k" {
-  path    = "${local.docroot}/wptest-105k.bin"
-  content = join("", [for i in range(15) : join("", formatlist("%02d%061d\n", i, range(112)))])
-  owner   = var.site_user
-  group   = var.site_user
+  path   = "${local.docroot}/wptest-105k.bin"
+  source = "templates/shared/wptest-105k.bin"
+  owner  = var.site_user
+  group  = var.site_user
 }
 
 # Static files for the compression checks (15 KB of CSS, 6.5 KB of JS).
