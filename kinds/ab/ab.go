@@ -15,10 +15,12 @@ package ab
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/wptest/wptest/bench/benchcmd"
 	"github.com/wptest/wptest/bench/benchgen"
 	"github.com/wptest/wptest/bench/result"
 	"github.com/wptest/wptest/experiment"
@@ -33,6 +35,37 @@ func init() {
 	results.Register(results.Kind{Name: Name, Order: 60}, figures)
 	experiment.Register(Name, kind{})
 	report.Register(Name, report.Kind{Section: section, PerRequest: true, Order: 50})
+	benchcmd.Register(Name, benchcmd.Kind{Order: 60, Visitors: "1", NoWarmup: true, ManyURLs: true, Load: benchLoad, Text: benchText,
+		Help: "ab's test: -c 5 -n 50000 [-k], one run per --url, ab-style text"})
+}
+
+// benchLoad is Rasmus's ab test: one run per --url, HTTP/1.0 as ab sends
+// it unless told otherwise.
+func benchLoad(ctx context.Context, f *benchcmd.Flags, rep *result.Report, base benchgen.Config) error {
+	base.KeepAlive = f.KeepAlive
+	base.HTTP10 = f.HTTP10 || !f.Given("http1.0") && base.Proto == "h1"
+	if !f.Given("duration") && f.Requests > 0 {
+		base.Duration = 0
+	}
+	for _, u := range f.URLs {
+		cfg := base
+		cfg.URL, cfg.Visitors, cfg.Name = u, f.Visitors[0], u
+		r, err := benchgen.Run(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		rep.Runs = append(rep.Runs, r)
+	}
+	return nil
+}
+
+func benchText(w io.Writer, rep *result.Report) {
+	for i, r := range rep.Runs {
+		if i > 0 {
+			io.WriteString(w, "\n----------------\n")
+		}
+		benchgen.WriteAB(w, r)
+	}
 }
 
 // figures are a run's, in ab's own words where it prints them, and ab's

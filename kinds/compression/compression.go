@@ -11,10 +11,14 @@
 package compression
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/wptest/wptest/bench/benchcmd"
+	"github.com/wptest/wptest/bench/benchgen"
+	"github.com/wptest/wptest/bench/result"
 	"github.com/wptest/wptest/experiment"
 	"github.com/wptest/wptest/report"
 	"github.com/wptest/wptest/results"
@@ -29,6 +33,14 @@ func init() {
 	}))
 	experiment.Register(Name, kind{})
 	report.Register(Name, report.Kind{Section: section, Charts: charts, PerRequest: true, Order: 40})
+	benchcmd.Register(Name, benchcmd.Kind{Order: 30, Visitors: "50", Load: benchLoad,
+		Help: "as page, with Accept-Encoding: gzip; bytes counted at the connection"})
+}
+
+// benchLoad asks as a browser does (gzip), a run per visitor count.
+func benchLoad(ctx context.Context, f *benchcmd.Flags, rep *result.Report, base benchgen.Config) error {
+	base.Header = append([]string{benchgen.AcceptGzip}, base.Header...)
+	return benchcmd.Sweep(ctx, f, rep, base)
 }
 
 // kind asks for the file as a browser does (gzip), unless the block says

@@ -18,13 +18,16 @@ package crowd
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/gohcl"
 
+	"github.com/wptest/wptest/bench/benchcmd"
 	"github.com/wptest/wptest/bench/benchgen"
 	"github.com/wptest/wptest/bench/result"
 	"github.com/wptest/wptest/experiment"
@@ -39,6 +42,31 @@ func init() {
 	results.Register(results.Kind{Name: Name, Order: 40}, figures)
 	experiment.Register(Name, kind{})
 	report.Register(Name, report.Kind{Section: section, Charts: charts, Order: 20})
+	benchcmd.Register(Name, benchcmd.Kind{Order: 40, Visitors: "1000", Load: benchLoad,
+		Text:  func(w io.Writer, rep *result.Report) { benchgen.WriteCrowd(w, *rep.Crowd) },
+		Help:  "-c visitors click every --click-every; a new visitor every --probe-every\nopens a fresh connection; no answer within --give-up = gave up",
+		Check: benchCheck})
+}
+
+func benchLoad(ctx context.Context, f *benchcmd.Flags, rep *result.Report, base benchgen.Config) error {
+	if !f.Given("duration") {
+		base.Duration = 30 * time.Second
+	}
+	cc := benchgen.CrowdConfig{Base: base, ProbeURL: f.ProbeURL, Visitors: f.Visitors[0], ClickEvery: f.ClickEvery,
+		ProbeEvery: f.ProbeEvery, GiveUp: f.GiveUp, Duration: base.Duration}
+	if f.Given("warmup") {
+		cc.Warmup = base.Warmup
+	}
+	c, err := benchgen.Crowd(ctx, cc)
+	rep.Crowd = &c
+	return err
+}
+
+func benchCheck(f *benchcmd.Flags) error {
+	if f.Given("click-every") && f.ClickEvery == 0 || f.Given("probe-every") && f.ProbeEvery == 0 || f.Given("give-up") && f.GiveUp == 0 {
+		return errors.New("--click-every, --probe-every and --give-up: want a duration > 0")
+	}
+	return nil
 }
 
 // figures are a newcomer's wait and whether it gave up, and what the

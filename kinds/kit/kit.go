@@ -19,6 +19,7 @@ package kit
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,6 +27,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/wptest/wptest/bench/benchcmd"
 	"github.com/wptest/wptest/bench/benchgen"
 	"github.com/wptest/wptest/bench/result"
 	"github.com/wptest/wptest/experiment"
@@ -40,6 +42,17 @@ func init() {
 	results.Register(results.Kind{Name: Name, OneStep: true, Order: 50}, figures)
 	experiment.Register(Name, kind{})
 	report.Register(Name, report.Kind{Section: section, Charts: charts, AfterCost: true, Order: 70})
+	benchcmd.Register(Name, benchcmd.Kind{Order: 50, Visitors: "50", Levels: true, Load: benchLoad,
+		Text: func(w io.Writer, rep *result.Report) { benchgen.WriteKit(w, *rep.Kit) },
+		Help: "the Apache kit's metrics: throughput, latency, scaling, keep-alive\neffect, transfer (--transfer-url), errors at 400 without keep-alive,\nstartup (--restart), CPU/memory/workers (--sample-local)"})
+}
+
+func benchLoad(ctx context.Context, f *benchcmd.Flags, rep *result.Report, base benchgen.Config) error {
+	kc := benchgen.KitConfig{Base: base, TransferURL: f.TransferURL, Concurrency: f.Visitors[0], Levels: f.Levels}
+	f.Kit(ctx, &kc)
+	k, err := benchgen.Kit(ctx, kc)
+	rep.Kit = &k
+	return err
 }
 
 // figures are the Apache kit's ten metrics (its table names them;

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/wptest/wptest/bench/benchcmd"
 	"github.com/wptest/wptest/experiment"
 	"github.com/wptest/wptest/report"
 	"github.com/wptest/wptest/results"
@@ -27,6 +28,8 @@ func init() {
 	results.Register(results.Kind{Name: Name, PHP: true, Order: 10}, figures)
 	experiment.Register(Name, experiment.RunKind{})
 	report.Register(Name, report.Kind{Section: section, Charts: charts, InShort: inShort, PerRequest: true, Order: 10})
+	benchcmd.Register(Name, benchcmd.Kind{Order: 10, Visitors: "50", Load: benchcmd.Sweep,
+		Help: "N visitors, each its own keep-alive connection, closed loop (default)"})
 }
 
 // figures are a page's: what the post measured of one.

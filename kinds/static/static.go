@@ -12,6 +12,7 @@ package static
 import (
 	"fmt"
 
+	"github.com/wptest/wptest/bench/benchcmd"
 	"github.com/wptest/wptest/experiment"
 	"github.com/wptest/wptest/report"
 	"github.com/wptest/wptest/results"
@@ -24,6 +25,8 @@ func init() {
 	results.Register(results.Kind{Name: Name, Order: 20}, results.RunMetrics("requests per second", "request", nil))
 	experiment.Register(Name, experiment.RunKind{})
 	report.Register(Name, report.Kind{Section: section, Charts: charts, PerRequest: true, Order: 30})
+	benchcmd.Register(Name, benchcmd.Kind{Order: 20, Visitors: "10,50,100,200,500,1000", Load: benchcmd.Sweep,
+		Help: "the same over a visitor sweep (default -c 10,50,100,200,500,1000)"})
 }
 
 func charts(r *report.Report, sc results.Scenario, add report.AddChart) error {

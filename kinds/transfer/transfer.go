@@ -23,9 +23,12 @@ package transfer
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/wptest/wptest/bench/benchcmd"
+	"github.com/wptest/wptest/bench/benchgen"
 	"github.com/wptest/wptest/bench/result"
 	"github.com/wptest/wptest/experiment"
 	"github.com/wptest/wptest/report"
@@ -43,6 +46,18 @@ func init() {
 	results.Register(results.Kind{Name: Name, Order: 80}, figures)
 	experiment.Register(Name, kind{})
 	report.Register(Name, report.Kind{Section: section, Charts: charts, PerRequest: true, Order: 80})
+	benchcmd.Register(Name, benchcmd.Kind{Order: 80, Visitors: "1,10,50", Load: benchcmd.Sweep, Text: benchText,
+		Help: "-c visitors download --url (a large file) over and over; MB/s per count"})
+}
+
+// benchText is the runs' table, then each one's transfer rate.
+func benchText(w io.Writer, rep *result.Report) {
+	benchgen.WriteRuns(w, rep.Runs)
+	for _, r := range rep.Runs {
+		if r.ElapsedMs > 0 {
+			fmt.Fprintf(w, "%s: transfer rate %s MB/s\n", r.Name, report.Num(mbPerSec(&r)))
+		}
+	}
 }
 
 // figures are the kind's own two, then those of any run of requests.

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wptest/wptest/bench/benchcmd"
 	"github.com/wptest/wptest/bench/benchgen"
 	"github.com/wptest/wptest/bench/result"
 	"github.com/wptest/wptest/bench/srvstat"
@@ -22,12 +23,12 @@ import (
 
 // wptest bench: the load generator (bench/benchgen). Flags follow ab and
 // wrk where they overlap (-c, -n, -k, -H, --duration, --timeout).
-// benchUsage is bench's help: the kinds' lines from benchKinds.
+// benchUsage is bench's help: the kinds' lines (benchcmd.Kinds).
 func benchUsage() string {
 	var b strings.Builder
 	b.WriteString("usage: wptest bench --url URL [--scenario S] [-c N[,N...]] [-n N | --duration D] [flags]\n\nscenarios:\n")
-	for _, k := range benchKinds {
-		fmt.Fprintf(&b, "  %-12s %s\n", k.name, strings.ReplaceAll(k.kind.help, "\n", "\n"+strings.Repeat(" ", 15)))
+	for _, k := range benchcmd.Kinds() {
+		fmt.Fprintf(&b, "  %-12s %s\n", k.Name, strings.ReplaceAll(k.Kind.Help, "\n", "\n"+strings.Repeat(" ", 15)))
 	}
 	b.WriteString(`
 With --rate R the load is open loop (R attempts/s, latency from the intended
@@ -37,6 +38,29 @@ Exit 6 when a run could not run, answered nothing, or failed --max-error-pct.
 flags:
 `)
 	return b.String()
+}
+
+// benchKindList is "page, static, ... or transfer".
+func benchKindList() string {
+	var n []string
+	for _, k := range benchcmd.Kinds() {
+		n = append(n, k.Name)
+	}
+	if len(n) < 2 {
+		return strings.Join(n, "")
+	}
+	return strings.Join(n[:len(n)-1], ", ") + " or " + n[len(n)-1]
+}
+
+// manyURLKinds are the kinds that take several --url.
+func manyURLKinds() string {
+	var n []string
+	for _, k := range benchcmd.Kinds() {
+		if k.Kind.ManyURLs {
+			n = append(n, k.Name)
+		}
+	}
+	return strings.Join(n, ", ")
 }
 
 // benchFlags are bench's flags (addBenchFlags).
@@ -132,12 +156,12 @@ func (f *benchFlags) config() (benchgen.Config, error) {
 	if len(*f.urls) == 0 {
 		return benchgen.Config{}, usage("--url is required")
 	}
-	k, ok := benchKindOf(*f.scenario)
+	k, ok := benchcmd.Of(*f.scenario)
 	if !ok {
 		return benchgen.Config{}, usage("--scenario %q: want %s", *f.scenario, benchKindList())
 	}
 	if *f.visitors == "" {
-		*f.visitors = k.visitors
+		*f.visitors = k.Visitors
 	}
 	var err error
 	if f.counts, err = intList(*f.visitors); err != nil {
@@ -160,24 +184,24 @@ func (f *benchFlags) config() (benchgen.Config, error) {
 	if *f.requests < 0 {
 		return benchgen.Config{}, usage("-n %d: want a positive count", *f.requests)
 	}
-	if k.check != nil {
-		if err := k.check(f); err != nil {
+	if k.Check != nil {
+		if err := k.Check(f.shared()); err != nil {
 			return benchgen.Config{}, usage("%v", err)
 		}
 	}
 	if !f.set["warmup"] {
 		*f.warmup = 3 * time.Second
-		if k.noWarmup || *f.requests > 0 {
+		if k.NoWarmup || *f.requests > 0 {
 			*f.warmup = 0
 		}
 	}
 	if *f.duration == 0 && *f.requests == 0 {
 		*f.duration = 15 * time.Second
 	}
-	if len(*f.urls) > 1 && !k.manyURLs {
+	if len(*f.urls) > 1 && !k.ManyURLs {
 		return benchgen.Config{}, usage("several --url only for --scenario %s", manyURLKinds())
 	}
-	if k.levels {
+	if k.Levels {
 		if f.lv, err = intList(*f.levels); err != nil {
 			return benchgen.Config{}, usage("--levels: %v", err)
 		}
@@ -202,29 +226,16 @@ func (f *benchFlags) config() (benchgen.Config, error) {
 
 // load is the load stage: the scenario's runs, in this process, into rep.
 func (f *benchFlags) load(ctx context.Context, rep *result.Report, base benchgen.Config) error {
-	k, _ := benchKindOf(*f.scenario) // config refused any other
-	return k.load(ctx, f, rep, base)
+	k, _ := benchcmd.Of(*f.scenario) // config refused any other
+	return k.Load(ctx, f.shared(), rep, base)
 }
 
-// ab is Rasmus's ab test: one run per --url, HTTP/1.0 as ab sends it
-// unless told otherwise.
-func (f *benchFlags) ab(ctx context.Context, base benchgen.Config) ([]result.Run, error) {
-	base.KeepAlive = *f.keepAlive
-	base.HTTP10 = *f.http10 || !f.set["http1.0"] && base.Proto == "h1"
-	if !f.set["duration"] && *f.requests > 0 {
-		base.Duration = 0
-	}
-	var runs []result.Run
-	for _, u := range *f.urls {
-		cfg := base
-		cfg.URL, cfg.Visitors, cfg.Name = u, f.counts[0], u
-		r, err := benchgen.Run(ctx, cfg)
-		if err != nil {
-			return runs, err
-		}
-		runs = append(runs, r)
-	}
-	return runs, nil
+// shared are the flags as a kind reads them (benchcmd.Flags).
+func (f *benchFlags) shared() *benchcmd.Flags {
+	return &benchcmd.Flags{URLs: *f.urls, Visitors: f.counts, Levels: f.lv, Given: func(name string) bool { return f.set[name] },
+		Requests: *f.requests, KeepAlive: *f.keepAlive, HTTP10: *f.http10, ProbeURL: *f.probeURL, TransferURL: *f.transferURL,
+		ClickEvery: *f.clickEvery, ProbeEvery: *f.probeEvery, GiveUp: *f.giveUp,
+		Kit: func(ctx context.Context, kc *benchgen.KitConfig) { f.restarter(kc); f.sampler(ctx, kc) }}
 }
 
 // restarter gives the kit its startup metric's restart: --restart, run here.
@@ -367,8 +378,8 @@ func thresholds(rep *result.Report, maxErr float64) []string {
 }
 
 func writeText(w io.Writer, rep *result.Report) {
-	if k, ok := benchKindOf(rep.Scenario); ok && k.text != nil {
-		k.text(w, rep)
+	if k, ok := benchcmd.Of(rep.Scenario); ok && k.Text != nil {
+		k.Text(w, rep)
 	} else {
 		benchgen.WriteRuns(w, rep.Runs)
 	}

@@ -111,3 +111,23 @@ func TestSrvstatCommandWritesJSONLines(t *testing.T) {
 		t.Fatalf("bad group: exit %d", code)
 	}
 }
+
+// A kind of its own package is one of bench's scenarios, by its
+// registration alone: the transfer kind downloads a large file per visitor
+// count and says each count's transfer rate; an unknown scenario's error
+// lists it among the kinds.
+func TestBenchTransferScenario(t *testing.T) {
+	s := testsrv.StartApache(t, testsrv.ApacheOptions{})
+	code, out, stderr := runCLI(t, nil, "bench", "--scenario", "transfer", "-c", "1,2", "--duration", "400ms", "--warmup", "100ms", "--url", s.URL(testsrv.Large))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"c=1: transfer rate ", "c=2: transfer rate ", " MB/s\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text output lacks %q:\n%s", want, out)
+		}
+	}
+	if code, _, stderr := runCLI(t, nil, "bench", "--url", s.URL(testsrv.Large), "--scenario", "nope"); code != 2 || !strings.Contains(stderr, "kit, ab, browse or transfer") {
+		t.Errorf("exit %d, %q: want 2 and the kinds, transfer among them", code, stderr)
+	}
+}
