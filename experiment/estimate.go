@@ -84,7 +84,7 @@ func requestRate(sc results.Scenario, p results.Point, rates Rates) (float64, st
 	if r := rates[p.Column+"/"+sc.Name]; r > 0 {
 		return r * float64(v), "measured in this run"
 	}
-	if sc.Kind == "page" {
+	if k, _ := results.KindOf(sc.Kind); k.PHP { // its requests run WordPress: a page's rate
 		return estPageRate.perSec * float64(v), estPageRate.from
 	}
 	return estStaticRate.perSec, estStaticRate.from

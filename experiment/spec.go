@@ -423,7 +423,7 @@ func (l *loader) fixture(fxs []fixtureHCL, ctx *hcl.EvalContext) {
 		u, _ := bf.Uint64()
 		l.sp.Fixture.Seed = u
 	}
-	if fx.Root != "" && !isHex(fx.Root, 64) {
+	if fx.Root != "" && !results.IsHex(fx.Root, 64) {
 		l.bad(attrRange(l.f, "fixture", fx.Profile, "root"), "Invalid root", "root must be the fixture's 64-digit SHA-256 root hash (see fixture/testdata/golden.txt).")
 	}
 }
@@ -597,18 +597,6 @@ func toString(v cty.Value) string {
 		return v.AsString()
 	}
 	return v.GoString()
-}
-
-func isHex(s string, n int) bool {
-	if len(s) != n {
-		return false
-	}
-	for _, c := range s {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // scenario is the scenario named name (zero when there is none).

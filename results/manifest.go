@@ -179,7 +179,7 @@ func ReadManifest(dir string) (*Manifest, error) {
 		return nil, fmt.Errorf("%s: format %q, want %q", filepath.Join(dir, ManifestFile), m.Format, ManifestFormat)
 	}
 	// --resume compares (and prints the start of) the plan hash.
-	if !isHex(m.PlanHash, 64) {
+	if !IsHex(m.PlanHash, 64) {
 		return nil, fmt.Errorf("%s: plan_sha256 %q: want 64 hex digits", filepath.Join(dir, ManifestFile), m.PlanHash)
 	}
 	return &m, nil
@@ -203,7 +203,8 @@ func readOldColumns(b []byte, m *Manifest) {
 	}
 }
 
-func isHex(s string, n int) bool {
+// IsHex says whether s is n lowercase hexadecimal digits (a SHA-256: 64).
+func IsHex(s string, n int) bool {
 	if len(s) != n {
 		return false
 	}
