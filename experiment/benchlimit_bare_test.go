@@ -83,9 +83,28 @@ func TestPointsThatMeasuredTheBenchOnBareHosts(t *testing.T) {
 		return rec
 	}
 	mi := &results.MachineInfo{OwnMachine: true} // the load generator has its CPU to itself: its waits count
-	light := measure("light", 2)
-	if why, _ := results.BenchLimit(light, mi); why != "" || light.Run.ClientCPUs != 1 {
-		t.Fatalf("a light load on a CPU of its own: marked %q (%d CPUs, %.0f ms CPU, %.0f ms waited, %.0f ms, %d attempts %+v %+v %s)", why, light.Run.ClientCPUs, light.Run.ClientCPUMs, light.Run.ClientWaitMs, light.Run.ElapsedMs, light.Run.Attempts, light.Run.Outcomes, light.Run.Errors, light.Run.URL)
+	// A light load reads unmarked. Its CPU is its own among the machines,
+	// not among the other tests' processes on this machine: a window in
+	// which they ran on it is rightly marked (it waited), so the test
+	// measures again, up to five times, for a window of its own.
+	var marks []string
+	var light results.Record
+	for len(marks) < 5 {
+		light = measure("light", 2)
+		why, _ := results.BenchLimit(light, mi)
+		if why == "" && light.Run.ClientCPUs == 1 {
+			break
+		}
+		marks = append(marks, fmt.Sprintf("marked %q (%d CPUs, %.0f ms CPU, %.0f ms waited, %.0f ms, %d attempts %+v %+v %s)", why, light.Run.ClientCPUs, light.Run.ClientCPUMs, light.Run.ClientWaitMs, light.Run.ElapsedMs, light.Run.Attempts, light.Run.Outcomes, light.Run.Errors, light.Run.URL))
+		if light.Run.ClientCPUs != 1 || strings.Contains(why, "% of its CPUs") {
+			break // not the neighbours' doing: its own CPU use, or not its CPU
+		}
+	}
+	if len(marks) == 5 || len(marks) > 0 && !strings.Contains(marks[len(marks)-1], "waited for its CPUs") {
+		t.Fatalf("a light load on a CPU of its own:\n%s", strings.Join(marks, "\n"))
+	}
+	if len(marks) > 0 {
+		t.Logf("a light load read unmarked after %d window(s) in which other processes ran on its CPU:\n%s", len(marks), strings.Join(marks, "\n"))
 	}
 
 	lg := openBare(t, hs[1])

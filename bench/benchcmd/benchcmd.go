@@ -16,8 +16,9 @@ import (
 	"github.com/wptest/wptest/bench/result"
 )
 
-// Flags are bench's flags as a kind reads them, checked and with their
-// defaults (the command parses them).
+// Flags are bench's flags as a kind reads them (the command parses them):
+// at Load, checked and with their defaults; at Check, parsed but for
+// --levels, before the warm-up's and the duration's defaults.
 type Flags struct {
 	// URLs are --url, in order (a kind with ManyURLs runs one each).
 	URLs []string

@@ -49,7 +49,9 @@ func init() {
 
 func benchLoad(ctx context.Context, f *benchcmd.Flags, rep *result.Report, base benchgen.Config) error {
 	kc := benchgen.KitConfig{Base: base, TransferURL: f.TransferURL, Concurrency: f.Visitors[0], Levels: f.Levels}
-	f.Kit(ctx, &kc)
+	if f.Kit != nil {
+		f.Kit(ctx, &kc)
+	}
 	k, err := benchgen.Kit(ctx, kc)
 	rep.Kit = &k
 	return err

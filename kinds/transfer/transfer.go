@@ -22,6 +22,7 @@
 package transfer
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -47,7 +48,13 @@ func init() {
 	experiment.Register(Name, kind{})
 	report.Register(Name, report.Kind{Section: section, Charts: charts, PerRequest: true, Order: 80})
 	benchcmd.Register(Name, benchcmd.Kind{Order: 80, Visitors: "1,10,50", Load: benchcmd.Sweep, Text: benchText,
-		Help: "-c visitors download --url (a large file) over and over; MB/s per count"})
+		Help: "-c visitors download --url (a large file) over and over; MB/s per count",
+		Check: func(f *benchcmd.Flags) error {
+			if f.Given("rate") {
+				return errors.New("--rate: a transfer's visitors download as fast as they can (closed loop)")
+			}
+			return nil
+		}})
 }
 
 // benchText is the runs' table, then each one's transfer rate.

@@ -105,7 +105,7 @@ func commands() []command {
 		{name: "fixture", summary: "build, hash or describe a deterministic WordPress fixture offline", run: runFixture},
 		{name: "seed", summary: "seed a deterministic WordPress fixture into a site on a host", run: runSeed},
 		{name: "verify", summary: "check a live site against a fixture manifest (exit 5 on mismatch)", run: runVerify},
-		{name: "bench", summary: "load a URL: page, crowd, static, compression, kit or ab scenario", run: runBench},
+		{name: "bench", summary: "load a URL as a scenario kind does (wptest bench --help lists them)", run: runBench},
 		{name: "srvstat", summary: "sample this server's CPU, memory and workers as JSON lines", run: runSrvstat},
 		{name: "h3probe", summary: "make one HTTP/3 request and check the answer", run: runH3Probe},
 		{name: "machines", summary: "plan, create (up) or list cloud machines: wptest machines plan|up|list", run: runMachines},
