@@ -343,3 +343,22 @@ func TestServerCPUAsTheRunCountsIt(t *testing.T) {
 		t.Errorf("differences %q lack %q", c.Differences, want)
 	}
 }
+
+// Two runs that state their load generators' link differently mark
+// different points as having measured the link: compare says so.
+func TestStatedLinkDiffers(t *testing.T) {
+	dir := t.TempDir()
+	a := runtest.Run{ID: "a", Reps: 2, Machine: &results.MachineInfo{OwnMachine: true, LoadGenLinkMbps: 1000}}.Write(t, dir)
+	b := runtest.Run{ID: "b", Reps: 2, Machine: &results.MachineInfo{OwnMachine: true}}.Write(t, dir)
+	c, err := Dirs(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `the load generators' stated link (load_generator_link_mbps): "1000 Mbit/s" → "none stated"`
+	if !slices.Contains(c.Differences, want) {
+		t.Errorf("differences %q lack %q", c.Differences, want)
+	}
+	if c, err := Dirs(a, a); err != nil || len(c.Differences) != 0 {
+		t.Errorf("a run against itself: %q, %v", c.Differences, err)
+	}
+}

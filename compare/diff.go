@@ -81,6 +81,9 @@ func Differences(a, b *results.Manifest) []string {
 	// CPU per request is the whole machine's or the process groups' by
 	// where each server ran: rows of two scopes are not like for like.
 	str("server CPU per request (server_cpu_ms) counts", results.CPUScopeOf(a.Machine).Label, results.CPUScopeOf(b.Machine).Label)
+	// Which points measured the load generator's link, and so which are
+	// left out of the lines, follow the bandwidth each run states for it.
+	str("the load generators' stated link (load_generator_link_mbps)", statedLink(a.Machine), statedLink(b.Machine))
 	str("tool", a.Tool, b.Tool)
 	str("server", machine(a.Machine), machine(b.Machine))
 	return append(out, drift(a.Drift, b.Drift)...)
@@ -163,6 +166,19 @@ func machine(m *results.MachineInfo) string {
 		return ""
 	}
 	return fmt.Sprintf("%s, %d CPUs (%s)", m.Platform, m.CPUs, m.CPUModel)
+}
+
+// statedLink is the bandwidth a run stated for its load generators' link,
+// "none stated", or "no link" where the load came from the server's own
+// machine.
+func statedLink(m *results.MachineInfo) string {
+	switch {
+	case m == nil || m.LoadGenLinkMbps == 0 && !m.LoadLocal:
+		return "none stated"
+	case m.LoadLocal:
+		return "no link: the load came from the server's machine"
+	}
+	return fmt.Sprintf("%d Mbit/s", m.LoadGenLinkMbps)
 }
 
 func short(h string) string {

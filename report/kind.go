@@ -28,7 +28,10 @@ type AddChart func(id, caption string, p *ChartPlot, err error) error
 
 // reportKinds are the kinds' report halves, in the report's order (their
 // Kind.Order).
-var reportKinds []struct {
+var reportKinds []registered
+
+// registered is a kind's report half under its name, in its order.
+type registered struct {
 	name  string
 	kind  reportKind
 	order int

@@ -52,17 +52,10 @@ func Register(name string, k Kind) {
 			panic(fmt.Sprintf("report: scenario kind %q is per request without the figure %s (results.Register it first)", name, key))
 		}
 	}
-	rk := struct {
-		name  string
-		kind  reportKind
-		order int
-	}{name, reportKind{Section: k.Section, charts: k.Charts, inShort: k.InShort, perRequest: k.PerRequest, afterCost: k.AfterCost}, k.Order}
-	at := len(reportKinds)
-	for i, o := range reportKinds {
-		if o.order > k.Order {
-			at = i
-			break
-		}
+	rk := registered{name, reportKind{Section: k.Section, charts: k.Charts, inShort: k.InShort, perRequest: k.PerRequest, afterCost: k.AfterCost}, k.Order}
+	at := slices.IndexFunc(reportKinds, func(o registered) bool { return o.order > k.Order })
+	if at < 0 {
+		at = len(reportKinds)
 	}
 	reportKinds = slices.Insert(reportKinds, at, rk)
 }

@@ -57,12 +57,9 @@ func Register(k Kind, metrics []Metric) {
 	if !head || !noise {
 		panic(fmt.Sprintf("results: kind %q: no headline (compare's) or noise (the repetitions section's) figure", k.Name))
 	}
-	at := len(Registered)
-	for i, r := range Registered {
-		if r.Order > k.Order {
-			at = i
-			break
-		}
+	at := slices.IndexFunc(Registered, func(r Kind) bool { return r.Order > k.Order })
+	if at < 0 {
+		at = len(Registered)
 	}
 	Registered = slices.Insert(Registered, at, k)
 	Kinds = kindNames()

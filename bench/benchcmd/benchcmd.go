@@ -76,12 +76,9 @@ func Register(name string, k Kind) {
 	if _, ok := Of(name); ok || k.Load == nil {
 		panic(fmt.Sprintf("benchcmd: kind %q registered twice or without a load", name))
 	}
-	at := len(kinds)
-	for i, n := range kinds {
-		if n.Kind.Order > k.Order {
-			at = i
-			break
-		}
+	at := slices.IndexFunc(kinds, func(n Named) bool { return n.Kind.Order > k.Order })
+	if at < 0 {
+		at = len(kinds)
 	}
 	kinds = slices.Insert(kinds, at, Named{name, k})
 }
