@@ -33,7 +33,7 @@ func (h *BareHost) LimitSendTo(peer *BareHost, mbit int) error {
 		return fmt.Errorf("bare host %s: its route to %s: %v\n%s", h.Name, peer.Name, err, out)
 	}
 	out, err = exec.Command("tc", "-n", h.h.ID, "qdisc", "replace", "dev", f[i+1], "root",
-		"tbf", "rate", fmt.Sprintf("%dmbit", mbit), "burst", "32kbit", "latency", "200ms").CombinedOutput()
+		"tbf", "rate", fmt.Sprintf("%dmbit", mbit), "burst", "32kbit", "latency", "400ms").CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("bare host %s: limit its link to %s (%s) to %d Mbit/s: %v\n%s", h.Name, peer.Name, f[i+1], mbit, err, out)
 	}
