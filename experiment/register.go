@@ -45,13 +45,17 @@ type Block struct {
 	// Range is where the block's attribute called name is written (the
 	// block's name where it is not), for a diagnostic on a common one.
 	Range func(name string) hcl.Range
-	// Given says whether the block writes the attribute called name (a
-	// common one the kind defaults, such as path, or refuses).
-	Given func(name string) bool
 	// Written are all the attributes the block writes, the common ones
 	// among them, as written (the common ones' values are in the
 	// scenario, their defaults applied).
 	Written hcl.Attributes
+}
+
+// Given says whether the block writes the attribute called name (a
+// common one the kind defaults, such as path, or refuses).
+func (b Block) Given(name string) bool {
+	_, ok := b.Written[name]
+	return ok
 }
 
 // DataPoint is what a kind makes a data point's job from.
@@ -114,8 +118,7 @@ func (o ownKind) decode(l *loader, sc scenarioHCL, s *results.Scenario, r func(s
 			written[n] = a.AsHCLAttribute()
 		}
 	}
-	given := func(name string) bool { _, ok := written[name]; return ok }
-	l.ds = append(l.ds, o.k.Decode(Block{Attrs: content.Attributes, Ctx: l.ctx, Range: r, Given: given, Written: written}, s)...)
+	l.ds = append(l.ds, o.k.Decode(Block{Attrs: content.Attributes, Ctx: l.ctx, Range: r, Written: written}, s)...)
 }
 
 func (o ownKind) estimate(sc results.Scenario) time.Duration { return o.k.Estimate(sc) }
