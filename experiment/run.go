@@ -128,8 +128,14 @@ func openManifest(sp *Spec, src []byte, opt Options, dir string) (*results.Manif
 			return nil, exitcode.With(exitcode.Config, fmt.Errorf("--resume %s: %w", opt.ID, err))
 		}
 		if man.PlanHash != sp.PlanHash() {
-			return nil, exitcode.With(exitcode.Config, fmt.Errorf("--resume %s: the experiment changed since the run started (plan %s, now %s): run it with the same file and -var values (%s)",
-				opt.ID, man.PlanHash[:12], sp.PlanHash()[:12], filepath.Join(dir, results.SpecCopy)))
+			why := "the experiment changed since the run started"
+			if man.Tool != opt.Tool {
+				// The plan's shape is the tool's too: a newer wptest may plan
+				// the same file differently.
+				why = fmt.Sprintf("the experiment or wptest changed since the run started (started by %s, this is %s)", man.Tool, opt.Tool)
+			}
+			return nil, exitcode.With(exitcode.Config, fmt.Errorf("--resume %s: %s (plan %s, now %s): run it with the same file and -var values (%s)",
+				opt.ID, why, man.PlanHash[:12], sp.PlanHash()[:12], filepath.Join(dir, results.SpecCopy)))
 		}
 		man.Claims = sp.Claims // claims check the run; the file's latest are the ones to check
 		man.SourceDeviations, man.Sources = sp.SourceDeviations, sp.Sources

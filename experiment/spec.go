@@ -540,7 +540,7 @@ func machines(filename string, src []byte, machineVars, fileVars map[string]stri
 		}
 		sort.Strings(names)
 		return m, exitcode.With(exitcode.Config, fmt.Errorf("-var %s: not a variable of %s (it has: %s) nor a machines attribute (%s)",
-			strings.Join(unknown, ", "), filename, strings.Join(names, ", "), cloud.MachineVars))
+			strings.Join(unknown, ", "), filename, strings.Join(names, ", "), cloud.MachineVars()))
 	}
 	return m, nil
 }

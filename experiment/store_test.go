@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/internal/golden"
 	"github.com/wptest/wptest/results"
 	"os"
@@ -68,7 +69,9 @@ func skipTheirs(t reflect.Type) bool {
 // covers is seen and chosen: a run directory from before it no longer
 // resumes (--resume refuses it, naming both hashes). It kept its value when
 // the recorded spec moved to package results and changed when columns got
-// ids (results.Column, Point.Column).
+// ids (results.Column, Point.Column), and when the machines block's keys
+// became snake_case with each driver's own attributes under its own key
+// (cloud.Machines.Own).
 func TestPlanHashGolden(t *testing.T) {
 	n := 0
 	// The same values results' TestFormatGolden fills a manifest and a
@@ -102,6 +105,27 @@ func TestPlanHashGolden(t *testing.T) {
 	golden.File(t, filepath.Join("testdata", "plan_sha256.txt"), []byte(sp.PlanHash()+"\n"))
 }
 
+// A run whose plan hash differs is not resumed; where another wptest
+// started it, the refusal says so (a newer wptest may plan the same file
+// differently), and where the same one did, it blames the file alone.
+func TestResumeRefusalNamesBothTools(t *testing.T) {
+	sp := &Spec{Name: "resume", Repetitions: 1}
+	for _, c := range []struct{ was, now, want, not string }{
+		{"wptest 0.0.9", "wptest 0.1.0", "started by wptest 0.0.9, this is wptest 0.1.0", ""},
+		{"wptest 0.1.0", "wptest 0.1.0", "the experiment changed since the run started", "wptest changed"},
+	} {
+		dir := t.TempDir()
+		m := &results.Manifest{Format: results.ManifestFormat, ID: "r1", PlanHash: strings.Repeat("0", 64), Tool: c.was}
+		if err := m.Write(dir); err != nil {
+			t.Fatal(err)
+		}
+		_, err := openManifest(sp, nil, Options{Resume: true, ID: "r1", Tool: c.now}, dir)
+		if err == nil || exitcode.Of(err) != exitcode.Config || !strings.Contains(err.Error(), c.want) || c.not != "" && strings.Contains(err.Error(), c.not) {
+			t.Errorf("%s → %s: %v (exit %d), want %q", c.was, c.now, err, exitcode.Of(err), c.want)
+		}
+	}
+}
+
 // A stated link bandwidth judges the points, it does not change what is
 // measured: a run resumes with it given, changed or left out; the
 // machines themselves are in the hash.
@@ -112,7 +136,7 @@ func TestPlanHashLeavesTheStatedLink(t *testing.T) {
 	if sp.PlanHash() != h || sp.Machines.LinkMbps() != 1000 {
 		t.Errorf("load_generator_link_mbps changed the plan hash (or was not read: %d)", sp.Machines.LinkMbps())
 	}
-	sp.Machines.ServerType += "x"
+	sp.Machines = sp.Machines.With("server_type", sp.Machines.Attr("server_type")+"x")
 	if sp.PlanHash() == h {
 		t.Error("the server type did not change the plan hash")
 	}

@@ -2,6 +2,7 @@ package cloud
 
 import (
 	"fmt"
+	"maps"
 	"net/netip"
 	"slices"
 	"sort"
@@ -32,43 +33,75 @@ import (
 //
 // or, for hosts the user has, targets, known_hosts and identity_file.
 type Machines struct {
-	Driver         string   `hcl:"driver,label"`
-	ServerType     string   `hcl:"server_type,optional"`
-	Image          string   `hcl:"image,optional"`
-	Location       string   `hcl:"location,optional"`
-	LoadGenerators *int     `hcl:"load_generators,optional"`
-	TTL            string   `hcl:"ttl,optional"`
-	User           string   `hcl:"user,optional"`
-	OpenPorts      []string `hcl:"open_ports,optional"`
+	Driver         string   `hcl:"driver,label" json:"driver"`
+	LoadGenerators *int     `hcl:"load_generators,optional" json:"load_generators"`
+	TTL            string   `hcl:"ttl,optional" json:"ttl"`
+	User           string   `hcl:"user,optional" json:"user"`
+	OpenPorts      []string `hcl:"open_ports,optional" json:"open_ports"`
 	// AllowFrom lists addresses (IP or CIDR) that may reach the web ports
 	// besides the run's own load generators; default none.
-	AllowFrom []string `hcl:"allow_from,optional"`
+	AllowFrom []string `hcl:"allow_from,optional" json:"allow_from"`
 	// AllowSSHFrom lists who may reach SSH (22/tcp); default this host's
 	// public address where it can be known (SSHFromThisHost), else
 	// anywhere: the servers accept only the run's key.
-	AllowSSHFrom []string `hcl:"allow_ssh_from,optional"`
+	AllowSSHFrom []string `hcl:"allow_ssh_from,optional" json:"allow_ssh_from"`
 	// SSHFromDefault: allow_ssh_from was not given (SSHFromThisHost may
 	// narrow it); SSHFromWhy says where its value came from then.
 	SSHFromDefault bool   `json:"-"`
 	SSHFromWhy     string `json:"allow_ssh_from_why,omitempty"`
-	// What each machine may use of a host that several share (the
-	// driver's Attribute docs say the syntax): CPUs and memory of the
-	// server and of each load generator. Empty: the driver's default.
-	ServerCPUs    string `hcl:"server_cpus,optional" json:",omitempty"`
-	ServerMemory  string `hcl:"server_memory,optional" json:",omitempty"`
-	LoadGenCPUs   string `hcl:"load_generator_cpus,optional" json:",omitempty"`
-	LoadGenMemory string `hcl:"load_generator_memory,optional" json:",omitempty"`
 	// LoadGenLink is the bandwidth of each load generator's link in
 	// Mbit/s, as whoever knows the machines states it ("1000"); "" none
 	// stated, and no point is judged on its load generator's link.
-	LoadGenLink  string   `hcl:"load_generator_link_mbps,optional" json:",omitempty"`
-	Targets      []string `hcl:"targets,optional"`
-	KnownHosts   string   `hcl:"known_hosts,optional"`
-	IdentityFile string   `hcl:"identity_file,optional"`
+	LoadGenLink string `hcl:"load_generator_link_mbps,optional" json:"load_generator_link_mbps,omitempty"`
+	// Targets, KnownHosts and IdentityFile are the attributes of a driver
+	// that takes hosts the user has (Capabilities.Targets,
+	// TargetAttributes): the commands' --target, --known-hosts and
+	// --identity set them too, and resuming a run checks its hosts by them.
+	Targets      []string `hcl:"targets,optional" json:"targets,omitempty"`
+	KnownHosts   string   `hcl:"known_hosts,optional" json:"known_hosts,omitempty"`
+	IdentityFile string   `hcl:"identity_file,optional" json:"identity_file,omitempty"`
+	// Own are the driver's own attributes (Driver.Attributes) by name, as
+	// the block or -var gave them or the driver's default: the driver reads
+	// them (Attr), nothing else does. Set through set and unset only: a
+	// copy of Machines shares the map, so it is replaced, never written.
+	Own map[string]string `json:"driver_attributes,omitempty"`
 	// NotCarried says which of the file block's attributes were left
 	// because the command line picked another driver (Resolve), for the
 	// plan; "" if none. Not hashed: what is measured is the rest.
 	NotCarried string `json:"-"`
+}
+
+// Attr is the value of the driver's own attribute name ("" unset).
+func (m Machines) Attr(name string) string { return m.Own[name] }
+
+// With is m with the driver's own attribute name set to v.
+func (m Machines) With(name, v string) Machines {
+	m.set(name, v)
+	return m
+}
+
+// set gives the driver's own attribute name the value v, in a new map (a
+// copy of m shares the old one).
+func (m *Machines) set(name, v string) {
+	own := maps.Clone(m.Own)
+	if own == nil {
+		own = map[string]string{}
+	}
+	own[name] = v
+	m.Own = own
+}
+
+// unset removes the driver's own attribute name, in a new map.
+func (m *Machines) unset(name string) {
+	if _, ok := m.Own[name]; !ok {
+		return
+	}
+	own := maps.Clone(m.Own)
+	delete(own, name)
+	if len(own) == 0 {
+		own = nil
+	}
+	m.Own = own
 }
 
 // DefaultTTL is how long a run's machines may live before gc removes them.
@@ -97,8 +130,8 @@ func DefaultMachines(driver string) Machines {
 // fill sets every attribute d reads and the block left unset to its default.
 func (m *Machines) fill(d Driver) {
 	for _, a := range d.Attributes {
-		if f := m.str(a.Name); f != nil && *f == "" {
-			*f = a.Default
+		if v, _ := m.attr(a.Name); v == "" && a.Default != "" {
+			m.set(a.Name, a.Default)
 		}
 	}
 	if m.LoadGenerators == nil {
@@ -123,46 +156,23 @@ func (m *Machines) fill(d Driver) {
 	}
 }
 
-// str is the string field of attribute name, nil if it is not one.
-func (m *Machines) str(name string) *string {
-	switch name {
-	case "server_type":
-		return &m.ServerType
-	case "image":
-		return &m.Image
-	case "location":
-		return &m.Location
-	case "known_hosts":
-		return &m.KnownHosts
-	case "identity_file":
-		return &m.IdentityFile
-	case "server_cpus":
-		return &m.ServerCPUs
-	case "server_memory":
-		return &m.ServerMemory
-	case "load_generator_cpus":
-		return &m.LoadGenCPUs
-	case "load_generator_memory":
-		return &m.LoadGenMemory
-	case "load_generator_link_mbps":
-		return &m.LoadGenLink
-	}
-	return nil
-}
-
-// attr is the value of the string or list attribute name as m holds it
-// ("" unset; lists comma-separated) and a function that unsets it.
+// attr is the value of the attribute name as m holds it ("" unset; lists
+// comma-separated) and a function that unsets it: a common one, a target
+// one, or the driver's own.
 func (m *Machines) attr(name string) (string, func()) {
-	if f := m.str(name); f != nil {
-		return *f, func() { *f = "" }
-	}
 	switch name {
 	case "user":
 		return m.User, func() { m.User = "" }
+	case "load_generator_link_mbps":
+		return m.LoadGenLink, func() { m.LoadGenLink = "" }
 	case "targets":
 		return strings.Join(m.Targets, ","), func() { m.Targets = nil }
+	case "known_hosts":
+		return m.KnownHosts, func() { m.KnownHosts = "" }
+	case "identity_file":
+		return m.IdentityFile, func() { m.IdentityFile = "" }
 	}
-	return "", func() {}
+	return m.Own[name], func() { m.unset(name) }
 }
 
 // Describe is the driver and what it reads of m, for the plan:
@@ -284,26 +294,52 @@ func (m Machines) TTLDuration() (time.Duration, error) {
 	return d, nil
 }
 
-// MachineVars names the attributes -var may set, for messages.
-const MachineVars = "server_type, image, location, load_generators, ttl, user, allow_from, allow_ssh_from (lists comma-separated), server_cpus, server_memory, load_generator_cpus, load_generator_memory, load_generator_link_mbps"
+// MachineVars names the attributes -var may set, for messages: every
+// driver's own (but those only the operator's flags set) and the common
+// ones.
+func MachineVars() string {
+	var names []string
+	for _, d := range Drivers() {
+		for _, a := range d.Attributes {
+			if driverVar(a) && !slices.Contains(names, a.Name) {
+				names = append(names, a.Name)
+			}
+		}
+	}
+	names = append(names, "load_generators", "ttl", "user", "allow_from", "allow_ssh_from (lists comma-separated)", "load_generator_link_mbps")
+	return strings.Join(names, ", ")
+}
+
+// driverVar says whether -var may set a driver's own attribute a: not one
+// only the operator's flags set, nor a target one (--target sets those).
+func driverVar(a Attribute) bool {
+	return a.Operator == "" && !isTargetAttr(a.Name)
+}
+
+// isTargetAttr says whether name is one of TargetAttributes (a field of
+// Machines, not an Own one).
+func isTargetAttr(name string) bool {
+	return slices.ContainsFunc(TargetAttributes, func(t Attribute) bool { return t.Name == name })
+}
 
 // IsMachineVar says whether -var name=... sets a machines attribute.
 func IsMachineVar(name string) bool {
-	_, ok := overridable[name]
-	return ok
+	if _, ok := overridable[name]; ok {
+		return true
+	}
+	for _, d := range Drivers() {
+		if a, ok := d.own(name); ok && driverVar(a) {
+			return true
+		}
+	}
+	return false
 }
 
-// overridable are the attributes -var may set, with how to parse them.
+// overridable are the common attributes -var may set, with how to parse
+// them; a driver's own (IsMachineVar) are set as given, and checked by
+// the driver's Check (Validate).
 var overridable = map[string]func(m *Machines, v string) error{
-	"server_type": func(m *Machines, v string) error { m.ServerType = v; return nil },
-	"image":       func(m *Machines, v string) error { m.Image = v; return nil },
-	"location":    func(m *Machines, v string) error { m.Location = v; return nil },
-	"ttl":         func(m *Machines, v string) error { m.TTL = v; return nil },
-	// Checked by the driver that reads them (Validate).
-	"server_cpus":           func(m *Machines, v string) error { m.ServerCPUs = v; return nil },
-	"server_memory":         func(m *Machines, v string) error { m.ServerMemory = v; return nil },
-	"load_generator_cpus":   func(m *Machines, v string) error { m.LoadGenCPUs = v; return nil },
-	"load_generator_memory": func(m *Machines, v string) error { m.LoadGenMemory = v; return nil },
+	"ttl": func(m *Machines, v string) error { m.TTL = v; return nil },
 	// Checked with the driver's (Validate).
 	"load_generator_link_mbps": func(m *Machines, v string) error { m.LoadGenLink = v; return nil },
 	"user":                     func(m *Machines, v string) error { m.User = v; return nil },
@@ -347,7 +383,11 @@ func (m *Machines) ApplyVars(vars map[string]string) (unused []string, err error
 	sort.Strings(names)
 	for _, k := range names {
 		set, ok := overridable[k]
-		if !ok {
+		switch {
+		case ok:
+		case IsMachineVar(k):
+			set = func(m *Machines, v string) error { m.set(k, v); return nil }
+		default:
 			unused = append(unused, k)
 			continue
 		}
@@ -385,8 +425,8 @@ func block(filename string, src []byte) (m Machines, ok bool, err error) {
 		return m, false, nil
 	case 1:
 		blk := content.Blocks[0]
-		diags = hcldiag.Sorted(gohcl.DecodeBody(blk.Body, nil, &m))
 		m.Driver = blk.Labels[0]
+		diags = hcldiag.Sorted(m.decode(blk.Body))
 		if !diags.HasErrors() {
 			diags = append(diags, m.check(blk)...)
 		}
@@ -400,6 +440,28 @@ func block(filename string, src []byte) (m Machines, ok bool, err error) {
 		Severity: hcl.DiagError, Summary: "Duplicate machines block",
 		Detail: fmt.Sprintf("Only one machines block is allowed; the first is at %s.", content.Blocks[0].DefRange), Subject: &r,
 	}}))
+}
+
+// decode reads body into m: every registered driver's own attributes into
+// Own (check then refuses those m's driver does not read, by name), the
+// rest into m's fields.
+func (m *Machines) decode(body hcl.Body) hcl.Diagnostics {
+	var schema hcl.BodySchema
+	for _, d := range Drivers() {
+		for _, a := range d.Attributes {
+			if !isTargetAttr(a.Name) && !slices.ContainsFunc(schema.Attributes, func(s hcl.AttributeSchema) bool { return s.Name == a.Name }) {
+				schema.Attributes = append(schema.Attributes, hcl.AttributeSchema{Name: a.Name})
+			}
+		}
+	}
+	own, rest, diags := body.PartialContent(&schema)
+	names := slices.Sorted(maps.Keys(own.Attributes))
+	for _, n := range names {
+		var v string
+		diags = append(diags, gohcl.DecodeExpression(own.Attributes[n].Expr, nil, &v)...)
+		m.set(n, v)
+	}
+	return append(diags, gohcl.DecodeBody(rest, nil, m)...)
 }
 
 // check validates attribute values, pointing at the attribute.

@@ -3,6 +3,7 @@ package cloud
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -112,6 +113,15 @@ var Common = []Attribute{
 		Check: checkLinkMbps, Example: "1000"},
 }
 
+// TargetAttributes are the attributes of a driver that takes hosts the
+// user has (Capabilities.Targets): such a driver lists them among its
+// own, and the commands' --target, --known-hosts and --identity set them.
+var TargetAttributes = []Attribute{
+	{Name: "targets", Doc: "ssh://user@host[:port], one a machine (or --target)"},
+	{Name: "known_hosts", Doc: "known_hosts file pinning every target (required)", Operator: "--known-hosts FILE"},
+	{Name: "identity_file", Doc: "private key the targets accept (default: the run's own)", Operator: "--identity KEY"},
+}
+
 var (
 	regMu    sync.RWMutex
 	registry = map[string]*Driver{}
@@ -134,6 +144,17 @@ func add(reg map[string]*Driver, d Driver) error {
 	}
 	if _, dup := reg[d.Name]; dup {
 		return fmt.Errorf("driver %s registered twice", d.Name)
+	}
+	for _, a := range d.Attributes {
+		if slices.ContainsFunc(Common, func(c Attribute) bool { return c.Name == a.Name }) {
+			return fmt.Errorf("driver %s: attribute %s is a common one", d.Name, a.Name)
+		}
+		if !d.Capabilities.Targets && isTargetAttr(a.Name) {
+			return fmt.Errorf("driver %s: attribute %s is for a driver that takes targets", d.Name, a.Name)
+		}
+	}
+	if d.Capabilities.Targets && !slices.ContainsFunc(d.Attributes, func(a Attribute) bool { return a.Name == TargetAttributes[0].Name }) {
+		return fmt.Errorf("driver %s takes targets but does not list TargetAttributes", d.Name)
 	}
 	for _, o := range reg {
 		if (d.DefaultCloud && o.DefaultCloud) || (d.DefaultRun && o.DefaultRun) {
@@ -232,6 +253,15 @@ func TargetForms() string {
 func (d Driver) reads(name string) bool {
 	_, ok := d.attr(name)
 	return ok
+}
+
+// own is d's own attribute name.
+func (d Driver) own(name string) (Attribute, bool) {
+	i := slices.IndexFunc(d.Attributes, func(a Attribute) bool { return a.Name == name })
+	if i < 0 {
+		return Attribute{}, false
+	}
+	return d.Attributes[i], true
 }
 
 // attr is d's (or the common) attribute name.

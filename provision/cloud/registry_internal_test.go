@@ -21,6 +21,11 @@ func TestRegistryRefusesClashes(t *testing.T) {
 		{Driver{Name: "b", DefaultCloud: true, Open: open}, "both claim a default"},
 		{Driver{Name: "c"}, "needs a name and Open"},
 		{Driver{Open: open}, "needs a name and Open"},
+		// A driver's own attribute is read from Own: one named like a
+		// common or a target attribute would never be.
+		{Driver{Name: "d", Attributes: []Attribute{{Name: "ttl"}}, Open: open}, "is a common one"},
+		{Driver{Name: "e", Attributes: []Attribute{{Name: "known_hosts"}}, Open: open}, "takes targets"},
+		{Driver{Name: "f", Capabilities: Capabilities{Targets: true}, Open: open}, "does not list TargetAttributes"},
 	} {
 		if err := add(reg, c.d); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: err %v, want %q", c.d.Name, err, c.want)
@@ -31,5 +36,28 @@ func TestRegistryRefusesClashes(t *testing.T) {
 	}
 	if len(reg) != 2 {
 		t.Errorf("registry holds %d drivers, want 2", len(reg))
+	}
+}
+
+// A driver's own attributes live in a map that copies of Machines share:
+// setting one on a copy (With, -var, a default) leaves the original as it
+// was, so a plan computed from one never changes under another's hands.
+func TestOwnAttributesAreCopiedOnWrite(t *testing.T) {
+	a := Machines{Driver: "x"}.With("image", "debian-12")
+	b := a.With("image", "debian-13")
+	c := b
+	c.unset("image")
+	if a.Attr("image") != "debian-12" || b.Attr("image") != "debian-13" || c.Attr("image") != "" {
+		t.Errorf("a %q, b %q, c %q: want debian-12, debian-13, none", a.Attr("image"), b.Attr("image"), c.Attr("image"))
+	}
+	if _, err := a.ApplyVars(map[string]string{"server_type": "ccx33"}); err != nil {
+		t.Fatal(err)
+	}
+	d := a
+	if _, err := d.ApplyVars(map[string]string{"server_type": "cx22"}); err != nil {
+		t.Fatal(err)
+	}
+	if a.Attr("server_type") != "ccx33" || d.Attr("server_type") != "cx22" {
+		t.Errorf("server_type: original %q, copy %q: want ccx33 and cx22", a.Attr("server_type"), d.Attr("server_type"))
 	}
 }

@@ -36,18 +36,14 @@ func TestUnknownDriverNamesTheKnownOnes(t *testing.T) {
 // strAttr reads a string attribute of m by its HCL name.
 func strAttr(m cloud.Machines, name string) (string, bool) {
 	switch name {
-	case "server_type":
-		return m.ServerType, true
-	case "image":
-		return m.Image, true
-	case "location":
-		return m.Location, true
+	case "targets":
+		return "", false
 	case "known_hosts":
 		return m.KnownHosts, true
 	case "identity_file":
 		return m.IdentityFile, true
 	}
-	return "", false
+	return m.Attr(name), true
 }
 
 // Defaults come from the driver that ends up chosen: each driver's own
@@ -88,19 +84,19 @@ func TestDefaultsComeFromTheDriver(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, _, err := cloud.Resolve(cloud.Choice{})
-	if err != nil || m.Driver != def.Name || m.ServerType != "ccx23" || m.Location != "fsn1" {
+	if err != nil || m.Driver != def.Name || m.Attr("server_type") != "ccx23" || m.Attr("location") != "fsn1" {
 		t.Errorf("no block: %+v, %v", m, err)
 	}
 	// A file without a block runs where the run default says; --target
 	// with a driver's name switches to it and to its defaults.
 	run, _ := cloud.DefaultDriver(true)
 	m, _, err = cloud.Resolve(cloud.Choice{File: "e.hcl", Src: []byte(""), Run: true})
-	if err != nil || m.Driver != run.Name || m.ServerType != "" {
+	if err != nil || m.Driver != run.Name || m.Attr("server_type") != "" {
 		t.Errorf("run, no block: %+v, %v", m, err)
 	}
 	m, _, err = cloud.Resolve(cloud.Choice{File: "e.hcl", Src: []byte("machines \"" + run.Name + "\" {}\n"), Run: true, Target: def.Name,
 		Vars: map[string]string{"location": "nbg1"}})
-	if err != nil || m.Driver != def.Name || m.ServerType != "ccx23" || m.Location != "nbg1" {
+	if err != nil || m.Driver != def.Name || m.Attr("server_type") != "ccx23" || m.Attr("location") != "nbg1" {
 		t.Errorf("--target %s over a %s block: %+v, %v", def.Name, run.Name, m, err)
 	}
 }

@@ -146,7 +146,7 @@ func (m *Machines) leave(from, to Driver, by string) {
 func unread(d Driver, vars map[string]string) error {
 	var bad []string
 	for k := range vars {
-		if _, ok := overridable[k]; ok && !d.reads(k) {
+		if IsMachineVar(k) && !d.reads(k) {
 			bad = append(bad, k)
 		}
 	}

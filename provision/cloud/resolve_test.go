@@ -70,7 +70,7 @@ func TestResolveSwitchedDriver(t *testing.T) {
 				t.Fatal(err)
 			}
 			w := tc.want
-			got := want{m.Driver, m.ServerType, m.Image, m.Location, m.TTL, m.User, m.KnownHosts, m.IdentityFile, m.LoadGens(), m.Targets, nil}
+			got := want{m.Driver, m.Attr("server_type"), m.Attr("image"), m.Attr("location"), m.TTL, m.User, m.KnownHosts, m.IdentityFile, m.LoadGens(), m.Targets, nil}
 			w.notCarried = nil
 			if !slices.Equal(got.targets, w.targets) || got.driver != w.driver || got.serverType != w.serverType || got.image != w.image ||
 				got.location != w.location || got.ttl != w.ttl || got.user != w.user || got.knownHosts != w.knownHosts ||
@@ -85,7 +85,7 @@ func TestResolveSwitchedDriver(t *testing.T) {
 					t.Errorf("NotCarried %q lacks %q", m.NotCarried, s)
 				}
 			}
-			if d := m.Describe(); !strings.HasPrefix(d, m.Driver+": ") || (m.Image != "" && !strings.Contains(d, `image "`+m.Image+`"`)) {
+			if d := m.Describe(); !strings.HasPrefix(d, m.Driver+": ") || (m.Attr("image") != "" && !strings.Contains(d, `image "`+m.Attr("image")+`"`)) {
 				t.Errorf("Describe %q", d)
 			}
 		})
@@ -125,13 +125,13 @@ func TestResolveLeavesEveryDriverAttribute(t *testing.T) {
 					t.Errorf("%s block, --driver %s: %s not left: %q", from.Name, to.Name, n, m.NotCarried)
 				}
 			}
-			for _, s := range []string{m.ServerType, m.Image, m.Location, m.KnownHosts, m.IdentityFile, m.User, strings.Join(m.Targets, ",")} {
+			for _, s := range []string{m.Attr("server_type"), m.Attr("image"), m.Attr("location"), m.KnownHosts, m.IdentityFile, m.User, strings.Join(m.Targets, ",")} {
 				if strings.Contains(s, "zq-") || strings.Contains(s, "192.0.2.3") {
 					t.Errorf("%s block, --driver %s: %q carried", from.Name, to.Name, s)
 				}
 			}
 			// Sizes a driver does not read stay unset (a given one is left above).
-			sizes := map[string]string{"server_cpus": m.ServerCPUs, "server_memory": m.ServerMemory, "load_generator_cpus": m.LoadGenCPUs, "load_generator_memory": m.LoadGenMemory}
+			sizes := map[string]string{"server_cpus": m.Attr("server_cpus"), "server_memory": m.Attr("server_memory"), "load_generator_cpus": m.Attr("load_generator_cpus"), "load_generator_memory": m.Attr("load_generator_memory")}
 			for _, a := range to.Attributes {
 				delete(sizes, a.Name)
 			}

@@ -201,7 +201,7 @@ func (s *cloudSession) machinesFlags(name string) (*flag.FlagSet, *machinesFlags
 	fs := newFlags(s.a, name)
 	f := &machinesFlags{}
 	f.file = fs.String("f", "", "HCL file with a machines block (default: the default driver's defaults; wptest machines drivers)")
-	fs.Var(&f.vars, "var", "override a machines attribute: name=value ("+cloud.MachineVars+"); repeatable")
+	fs.Var(&f.vars, "var", "override a machines attribute: name=value ("+cloud.MachineVars()+"); repeatable")
 	f.driver = fs.String("driver", "", strings.Join(cloud.Names(), ", ")+" (default: the file's, else the driver --target names, else the default one)")
 	fs.Var(&f.targets, "target", "a host you already have ("+cloud.TargetForms()+"); repeatable: first is the server")
 	f.knownHosts = fs.String("known-hosts", "", "known_hosts file pinning the --target hosts")
@@ -297,7 +297,7 @@ func (s *cloudSession) machines(f *machinesFlags) (cloud.Machines, error) {
 	// A file's other blocks may read other -var names; without one, a
 	// name that is no machines attribute is a mistake.
 	if len(unused) > 0 && *f.file == "" {
-		return m, exitcode.With(exitcode.Config, fmt.Errorf("-var %s: not a machines attribute (%s)", strings.Join(unused, ", "), cloud.MachineVars))
+		return m, exitcode.With(exitcode.Config, fmt.Errorf("-var %s: not a machines attribute (%s)", strings.Join(unused, ", "), cloud.MachineVars()))
 	}
 	return m, nil
 }

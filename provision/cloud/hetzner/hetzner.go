@@ -129,12 +129,12 @@ func (d *Driver) Plan(ctx context.Context, spec cloud.Spec) (*cloud.Plan, error)
 	if err != nil {
 		return nil, err
 	}
-	img, _, err := d.c.Image.GetForArchitecture(ctx, m.Image, st.Architecture)
+	img, _, err := d.c.Image.GetForArchitecture(ctx, m.Attr("image"), st.Architecture)
 	if err != nil {
-		return nil, classify("look up image "+m.Image, err)
+		return nil, classify("look up image "+m.Attr("image"), err)
 	}
 	if img == nil {
-		return nil, cloud.ConfigErr(fmt.Errorf("image %q does not exist for %s (%s)", m.Image, st.Name, st.Architecture))
+		return nil, cloud.ConfigErr(fmt.Errorf("image %q does not exist for %s (%s)", m.Attr("image"), st.Name, st.Architecture))
 	}
 	if img.IsDeprecated() {
 		notes = append(notes, fmt.Sprintf("image %s (id %d) is deprecated", img.Name, img.ID))
@@ -175,19 +175,19 @@ func (d *Driver) Plan(ctx context.Context, spec cloud.Spec) (*cloud.Plan, error)
 // serverType looks up the location and the server type and checks that
 // the type is available there now, noting if it is deprecated there.
 func (d *Driver) serverType(ctx context.Context, m cloud.Machines) (*hcloud.Location, *hcloud.ServerType, []string, error) {
-	loc, _, err := d.c.Location.GetByName(ctx, m.Location)
+	loc, _, err := d.c.Location.GetByName(ctx, m.Attr("location"))
 	if err != nil {
-		return nil, nil, nil, classify("look up location "+m.Location, err)
+		return nil, nil, nil, classify("look up location "+m.Attr("location"), err)
 	}
 	if loc == nil {
-		return nil, nil, nil, cloud.ConfigErr(fmt.Errorf("location %q does not exist (e.g. fsn1, nbg1, hel1, ash, hil, sin)", m.Location))
+		return nil, nil, nil, cloud.ConfigErr(fmt.Errorf("location %q does not exist (e.g. fsn1, nbg1, hel1, ash, hil, sin)", m.Attr("location")))
 	}
-	st, _, err := d.c.ServerType.GetByName(ctx, m.ServerType)
+	st, _, err := d.c.ServerType.GetByName(ctx, m.Attr("server_type"))
 	if err != nil {
-		return nil, nil, nil, classify("look up server type "+m.ServerType, err)
+		return nil, nil, nil, classify("look up server type "+m.Attr("server_type"), err)
 	}
 	if st == nil {
-		return nil, nil, nil, cloud.ConfigErr(fmt.Errorf("server type %q does not exist", m.ServerType))
+		return nil, nil, nil, cloud.ConfigErr(fmt.Errorf("server type %q does not exist", m.Attr("server_type")))
 	}
 	var notes []string
 	avail, where := false, []string{}

@@ -649,7 +649,7 @@ func TestPlanDebian13Image(t *testing.T) {
 	reqs[2] = mockutil.Request{Method: "GET", Path: "/images?architecture=x86&include_deprecated=true&name=debian-13", Status: 200, JSON: map[string]any{
 		"images": []any{map[string]any{"id": 310557660, "name": "debian-13", "type": "system", "architecture": "x86", "os_flavor": "debian", "os_version": "13"}}}}
 	e := newEnv(t, reqs)
-	e.spec.Machines.Image = "debian-13"
+	e.spec.Machines = e.spec.Machines.With("image", "debian-13")
 	p, err := e.d.Plan(context.Background(), e.spec)
 	if err != nil {
 		t.Fatal(err)

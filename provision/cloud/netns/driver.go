@@ -82,7 +82,7 @@ func hostname(i int) string {
 // root and the programs.
 func (d *Driver) Plan(ctx context.Context, spec cloud.Spec) (*cloud.Plan, error) {
 	m := spec.Machines
-	suite, err := machine.SuiteOf(m.Image)
+	suite, err := machine.SuiteOf(m.Attr("image"))
 	if err != nil {
 		return nil, cloud.ConfigErr(fmt.Errorf("netns machines: %w", err))
 	}
@@ -123,7 +123,7 @@ func (d *Driver) Create(ctx context.Context, p *cloud.Plan, j cloud.Journal) ([]
 	if j == nil {
 		j = cloud.NopJournal
 	}
-	suite, err := machine.SuiteOf(p.Spec.Machines.Image)
+	suite, err := machine.SuiteOf(p.Spec.Machines.Attr("image"))
 	if err != nil {
 		return nil, cloud.ConfigErr(err)
 	}

@@ -53,10 +53,10 @@ func thisHost() (hostSize, error) {
 func layoutOf(m cloud.Machines, h hostSize) (layout, error) {
 	l := layout{host: h.cpus}
 	var err error
-	if l.server.CPUs, err = cpusOf("server_cpus", m.ServerCPUs, h.cpus); err != nil {
+	if l.server.CPUs, err = cpusOf("server_cpus", m.Attr("server_cpus"), h.cpus); err != nil {
 		return l, err
 	}
-	if l.load.CPUs, err = cpusOf("load_generator_cpus", m.LoadGenCPUs, h.cpus); err != nil {
+	if l.load.CPUs, err = cpusOf("load_generator_cpus", m.Attr("load_generator_cpus"), h.cpus); err != nil {
 		return l, err
 	}
 	srv, load, _ := machine.Split(h.cpus)
@@ -76,10 +76,10 @@ func layoutOf(m cloud.Machines, h hostSize) (layout, error) {
 		l.load.CPUs = rest(l.server.CPUs)
 	}
 	srvMem, eachMem := machine.SplitMemory(h.memory, l.server.CPUs, l.load.CPUs, max(1, m.LoadGens()))
-	if l.server.Memory, err = sizeOr(m.ServerMemory, srvMem); err != nil {
+	if l.server.Memory, err = sizeOr(m.Attr("server_memory"), srvMem); err != nil {
 		return l, fmt.Errorf("server_memory = %w", err)
 	}
-	if l.load.Memory, err = sizeOr(m.LoadGenMemory, eachMem); err != nil {
+	if l.load.Memory, err = sizeOr(m.Attr("load_generator_memory"), eachMem); err != nil {
 		return l, fmt.Errorf("load_generator_memory = %w", err)
 	}
 	return l, nil

@@ -24,10 +24,10 @@ func TestLayout(t *testing.T) {
 		{"2 cores", "0-1", cloud.Machines{}, "1", "0", "8G", "8G", "each machine runs on its own CPUs of this host's 0-1, and wptest's own work runs on the load generators' (0)"},
 		{"4 cores", "0-3", cloud.Machines{}, "2-3", "0-1", "8G", "8G", "own CPUs"},
 		{"8 cores, 2 load generators", "0-7", cloud.Machines{LoadGenerators: &two}, "4-7", "0-3", "8G", "4G", "own CPUs"},
-		{"server given", "0-7", cloud.Machines{ServerCPUs: "0-5", ServerMemory: "12G"}, "0-5", "6-7", "12G", "4G", "own CPUs"},
-		{"load given", "0-3", cloud.Machines{LoadGenCPUs: "3", LoadGenMemory: "1G"}, "0-2", "3", "12G", "1G", "own CPUs"},
-		{"all to the server", "0-1", cloud.Machines{ServerCPUs: "0-1"}, "0-1", "0-1", "8G", "8G", "shares CPUs 0-1"},
-		{"both given, overlapping", "0-3", cloud.Machines{ServerCPUs: "1-2", LoadGenCPUs: "2-3"}, "1-2", "2-3", "8G", "8G", "shares CPUs 2 with"},
+		{"server given", "0-7", cloud.Machines{}.With("server_cpus", "0-5").With("server_memory", "12G"), "0-5", "6-7", "12G", "4G", "own CPUs"},
+		{"load given", "0-3", cloud.Machines{}.With("load_generator_cpus", "3").With("load_generator_memory", "1G"), "0-2", "3", "12G", "1G", "own CPUs"},
+		{"all to the server", "0-1", cloud.Machines{}.With("server_cpus", "0-1"), "0-1", "0-1", "8G", "8G", "shares CPUs 0-1"},
+		{"both given, overlapping", "0-3", cloud.Machines{}.With("server_cpus", "1-2").With("load_generator_cpus", "2-3"), "1-2", "2-3", "8G", "8G", "shares CPUs 2 with"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cpus, _ := machine.ParseCPUs(c.cpus)

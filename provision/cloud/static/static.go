@@ -32,13 +32,9 @@ const name = "static"
 
 func init() {
 	cloud.Register(cloud.Driver{
-		Name:    name,
-		Summary: "hosts you already have; the first target is the server, the others load generators; creates nothing",
-		Attributes: []cloud.Attribute{
-			{Name: "targets", Doc: "ssh://user@host[:port], one a machine (or --target)"},
-			{Name: "known_hosts", Doc: "known_hosts file pinning every target (required)", Operator: "--known-hosts FILE"},
-			{Name: "identity_file", Doc: "private key the targets accept (default: the run's own)", Operator: "--identity KEY"},
-		},
+		Name:         name,
+		Summary:      "hosts you already have; the first target is the server, the others load generators; creates nothing",
+		Attributes:   cloud.TargetAttributes,
 		Capabilities: cloud.Capabilities{Targets: true},
 		TargetForm:   "ssh://user@host:port",
 		Target:       func(t string) bool { return strings.HasPrefix(t, "ssh://") },
