@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -60,6 +61,33 @@ func kindAttrs(kind string) []hcl.AttributeSchema {
 		return k.attrs()
 	}
 	return nil
+}
+
+// unsupported is the name in HCL's detail of an attribute a body does not
+// take.
+var unsupported = regexp.MustCompile(`^An argument named "([^"]+)" is not expected here\.$`)
+
+// whoseAttr says, in ds's errors on an attribute a scenario of kind does
+// not take, which kinds take it: another kind's attribute is a mistake of
+// kind, not of spelling.
+func whoseAttr(ds hcl.Diagnostics, kind string) hcl.Diagnostics {
+	for _, d := range ds {
+		m := unsupported.FindStringSubmatch(d.Detail)
+		if m == nil {
+			continue
+		}
+		var kinds []string
+		for _, k := range results.Kinds {
+			if sk, ok := scenarioKinds[k]; ok && slices.ContainsFunc(sk.attrs(), func(a hcl.AttributeSchema) bool { return a.Name == m[1] }) {
+				kinds = append(kinds, k)
+			}
+		}
+		if len(kinds) > 0 {
+			d.Summary = "Attribute of another kind"
+			d.Detail = fmt.Sprintf("%s is an attribute of a scenario of kind %s, not %s.", m[1], strings.Join(kinds, " or "), kind)
+		}
+	}
+	return ds
 }
 
 // checkKind reports a kind no scenarioKind is registered for.

@@ -45,10 +45,15 @@ func TestBrowseKindBlockAndJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []results.BrowseSpec{{Conns: 6}, {Conns: 2, Think: 2 * time.Second}, {Conns: 1}}
+	type settings struct {
+		Conns int           `json:"conns"`
+		Think time.Duration `json:"think"`
+	}
+	want := []settings{{Conns: 6}, {Conns: 2, Think: 2 * time.Second}, {Conns: 1}}
 	for i, sc := range sp.Scenarios {
-		if sc.Browse == nil || *sc.Browse != want[i] {
-			t.Errorf("%s: %+v, want %+v", sc.Name, sc.Browse, want[i])
+		var got settings
+		if err := results.OwnOf(sc, &got); err != nil || got != want[i] {
+			t.Errorf("%s: its own settings %s (%v), want %+v", sc.Name, sc.Own, err, want[i])
 		}
 	}
 	if got := len(sp.Plan()); got != 4 {
@@ -90,7 +95,10 @@ func TestBrowseKindBlockAndJob(t *testing.T) {
 // changed quick.hcl's and ab-1k.hcl's; ab-1k.hcl's php_requests variable
 // (the PHP document's -n apart, the same 50,000 by default) changed its own;
 // contradictions beside every claim (the file's bytes are in the hash)
-// changed apache-kit.hcl's and ab-1k.hcl's.
+// changed apache-kit.hcl's and ab-1k.hcl's; the machines block's keys in
+// snake_case with each driver's attributes its own (cloud.Machines.Own),
+// then each kind's settings its own (results.Scenario.Own), changed every
+// one.
 func TestPlanHashesWithoutBrowseKept(t *testing.T) {
 	var b strings.Builder
 	for _, f := range []string{"quick.hcl", "apache-kit.hcl", "ab-1k.hcl"} {

@@ -3,6 +3,7 @@ package experiment_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"github.com/wptest/wptest/results"
 	"net/http"
@@ -88,8 +89,8 @@ func splitSpec() *experiment.Spec {
 		Columns: []results.Column{{ID: "nginx", Profile: "nginx", Label: "Debian's nginx", Enabled: true}},
 		Scenarios: []results.Scenario{
 			{Name: "page", Kind: "page", Path: "/page.html", Visitors: []int{5}, Duration: 1500 * time.Millisecond, Warmup: 300 * time.Millisecond, KeepAlive: true, Proto: "h1"},
-			{Name: "crowd", Kind: "crowd", Path: "/page.html", Visitors: []int{7}, ClickEvery: 300 * time.Millisecond, ProbeEvery: 100 * time.Millisecond,
-				GiveUp: 5 * time.Second, Duration: time.Second, Warmup: 300 * time.Millisecond, Proto: "h1"},
+			{Name: "crowd", Kind: "crowd", Path: "/page.html", Visitors: []int{7}, Duration: time.Second, Warmup: 300 * time.Millisecond, Proto: "h1",
+				Own: json.RawMessage(`{"click_every":300000000,"probe_every":100000000,"give_up":5000000000}`)},
 		}}
 }
 

@@ -3,9 +3,11 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/gohcl"
 
 	"github.com/wptest/wptest/bench/benchgen"
 	"github.com/wptest/wptest/bench/result"
@@ -56,6 +58,48 @@ type Block struct {
 func (b Block) Given(name string) bool {
 	_, ok := b.Written[name]
 	return ok
+}
+
+// Decode decodes the kind's attribute name (one of its Attrs) into v
+// where the block writes it; v is left as it is where it does not.
+func (b Block) Decode(name string, v any) hcl.Diagnostics {
+	a, ok := b.Attrs[name]
+	if !ok {
+		return nil
+	}
+	return gohcl.DecodeExpression(a.Expr, b.Ctx, v)
+}
+
+// Duration is the kind's attribute name as a duration ("5s"): def where
+// the block does not write it or writes "".
+func (b Block) Duration(name string, def time.Duration) (time.Duration, hcl.Diagnostics) {
+	var s string
+	if d := b.Decode(name, &s); d.HasErrors() {
+		return def, d
+	}
+	var ds hcl.Diagnostics
+	return dur(s, def, b.Range(name), &ds), ds
+}
+
+// Path is the kind's attribute name as a path on the server, which must
+// start with /: "" where the block does not write it.
+func (b Block) Path(name string) (string, hcl.Diagnostics) {
+	var s string
+	if d := b.Decode(name, &s); d.HasErrors() || s == "" || strings.HasPrefix(s, "/") {
+		return s, d
+	}
+	r := b.Range(name)
+	return "", hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid path", Detail: fmt.Sprintf("%s %q must start with /.", name, s), Subject: &r}}
+}
+
+// CheckVisitors checks visitor counts (or a kit's levels): 1 to 100000.
+func CheckVisitors(vs []int) error {
+	for _, v := range vs {
+		if v < 1 || v > 100000 {
+			return fmt.Errorf("%d: want 1 to 100000.", v)
+		}
+	}
+	return nil
 }
 
 // DataPoint is what a kind makes a data point's job from.

@@ -118,27 +118,20 @@ type fixtureHCL struct {
 }
 
 type scenarioHCL struct {
-	Name         string   `hcl:"name,label"`
-	Kind         string   `hcl:"kind"`
-	Path         string   `hcl:"path,optional"`
-	ProbePath    string   `hcl:"probe_path,optional"`
-	TransferPath string   `hcl:"transfer_path,optional"`
-	Visitors     []int    `hcl:"visitors,optional"`
-	Duration     string   `hcl:"duration,optional"`
-	Warmup       string   `hcl:"warmup,optional"`
-	Timeout      string   `hcl:"timeout,optional"`
-	Requests     int64    `hcl:"requests,optional"`
-	Proto        string   `hcl:"proto,optional"`
-	Rate         float64  `hcl:"rate,optional"`
-	KeepAlive    *bool    `hcl:"keep_alive,optional"`
-	Gzip         *bool    `hcl:"gzip,optional"`
-	ClickEvery   string   `hcl:"click_every,optional"`
-	ProbeEvery   string   `hcl:"probe_every,optional"`
-	GiveUp       string   `hcl:"give_up,optional"`
-	Levels       []int    `hcl:"levels,optional"`
-	ErrorClients int      `hcl:"error_clients,optional"`
-	Columns      []string `hcl:"columns,optional"`
-	Body         hcl.Body `hcl:",remain"`
+	Name      string   `hcl:"name,label"`
+	Kind      string   `hcl:"kind"`
+	Path      string   `hcl:"path,optional"`
+	Visitors  []int    `hcl:"visitors,optional"`
+	Duration  string   `hcl:"duration,optional"`
+	Warmup    string   `hcl:"warmup,optional"`
+	Timeout   string   `hcl:"timeout,optional"`
+	Requests  int64    `hcl:"requests,optional"`
+	Proto     string   `hcl:"proto,optional"`
+	Rate      float64  `hcl:"rate,optional"`
+	KeepAlive *bool    `hcl:"keep_alive,optional"`
+	Gzip      *bool    `hcl:"gzip,optional"`
+	Columns   []string `hcl:"columns,optional"`
+	Body      hcl.Body `hcl:",remain"`
 }
 
 // LoadOptions are the command line's say over the file.
@@ -433,7 +426,7 @@ func (l *loader) scenarios(scs []scenarioHCL) {
 	seen := map[string]int{}
 	for _, sc := range scs {
 		if d := noBlocks(sc.Body, kindAttrs(sc.Kind)...); d.HasErrors() {
-			l.ds = append(l.ds, d...)
+			l.ds = append(l.ds, whoseAttr(d, sc.Kind)...)
 		}
 		if seen[sc.Name]++; seen[sc.Name] > 1 {
 			l.bad(dupRange(l.f, "scenario", sc.Name, seen[sc.Name]-1), "Duplicate scenario", fmt.Sprintf("scenario %q is declared twice.", sc.Name))
@@ -450,17 +443,14 @@ func (l *loader) scenarios(scs []scenarioHCL) {
 // scenario is one scenario block with its defaults, checked.
 func (l *loader) scenario(sc scenarioHCL) results.Scenario {
 	r := func(attr string) hcl.Range { return attrRange(l.f, "scenario", sc.Name, attr) }
-	s := results.Scenario{Name: sc.Name, Kind: sc.Kind, Path: sc.Path, ProbePath: sc.ProbePath, TransferPath: sc.TransferPath,
-		Visitors: sc.Visitors, Requests: sc.Requests, Proto: sc.Proto, Rate: sc.Rate, KeepAlive: sc.KeepAlive == nil || *sc.KeepAlive,
-		Gzip: sc.Gzip != nil && *sc.Gzip, Levels: sc.Levels, ErrorClients: sc.ErrorClients, Columns: sc.Columns}
+	s := results.Scenario{Name: sc.Name, Kind: sc.Kind, Path: sc.Path, Visitors: sc.Visitors, Requests: sc.Requests, Proto: sc.Proto,
+		Rate: sc.Rate, KeepAlive: sc.KeepAlive == nil || *sc.KeepAlive, Gzip: sc.Gzip != nil && *sc.Gzip, Columns: sc.Columns}
 	l.checkKind(s, r)
 	if s.Path == "" {
 		s.Path = "/"
 	}
-	for _, pth := range []struct{ n, v string }{{"path", s.Path}, {"probe_path", s.ProbePath}, {"transfer_path", s.TransferPath}} {
-		if pth.v != "" && !strings.HasPrefix(pth.v, "/") {
-			l.bad(r(pth.n), "Invalid path", fmt.Sprintf("%s %q must start with /.", pth.n, pth.v))
-		}
+	if !strings.HasPrefix(s.Path, "/") {
+		l.bad(r("path"), "Invalid path", fmt.Sprintf("path %q must start with /.", s.Path))
 	}
 	if s.Proto == "" {
 		s.Proto = "h1"
@@ -475,9 +465,6 @@ func (l *loader) scenario(sc scenarioHCL) results.Scenario {
 	s.Duration = dur(sc.Duration, 15*time.Second, r("duration"), &durs)
 	s.Warmup = dur(sc.Warmup, 3*time.Second, r("warmup"), &durs)
 	s.Timeout = dur(sc.Timeout, 30*time.Second, r("timeout"), &durs)
-	s.ClickEvery = dur(sc.ClickEvery, 10*time.Second, r("click_every"), &durs)
-	s.ProbeEvery = dur(sc.ProbeEvery, 500*time.Millisecond, r("probe_every"), &durs)
-	s.GiveUp = dur(sc.GiveUp, 30*time.Second, r("give_up"), &durs)
 	l.load(sc, &s, r)
 	l.ds = append(l.ds, durs...)
 	l.scenarioColumns(s, r)
@@ -492,11 +479,8 @@ func (l *loader) load(sc scenarioHCL, s *results.Scenario, r func(string) hcl.Ra
 	if len(s.Visitors) == 0 {
 		l.bad(blockRange(l.f, "scenario", name), "Missing visitors", "visitors = [N, ...] is required (kit and crowd: the concurrency or crowd sizes).")
 	}
-	for _, v := range append(append([]int(nil), s.Visitors...), s.Levels...) {
-		if v < 1 || v > 100000 {
-			l.bad(r("visitors"), "Invalid visitor count", fmt.Sprintf("%d: want 1 to 100000.", v))
-			break
-		}
+	if err := CheckVisitors(s.Visitors); err != nil {
+		l.bad(r("visitors"), "Invalid visitor count", err.Error())
 	}
 	if k, ok := scenarioKinds[s.Kind]; ok {
 		k.decode(l, sc, s, r)

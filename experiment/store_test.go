@@ -71,7 +71,8 @@ func skipTheirs(t reflect.Type) bool {
 // the recorded spec moved to package results and changed when columns got
 // ids (results.Column, Point.Column), and when the machines block's keys
 // became snake_case with each driver's own attributes under its own key
-// (cloud.Machines.Own).
+// (cloud.Machines.Own), and when each kind's settings became its own
+// (results.Scenario.Own).
 func TestPlanHashGolden(t *testing.T) {
 	n := 0
 	// The same values results' TestFormatGolden fills a manifest and a

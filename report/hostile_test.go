@@ -38,10 +38,15 @@ func hostileRun(name, s string) (*results.Manifest, []results.Record) {
 	n := func(i int) string { return fmt.Sprintf("%s%d", name, i) }
 	var scs []results.Scenario
 	for i, k := range results.Kinds {
-		sc := results.Scenario{Name: n(10 + i), Kind: k, Path: "/" + s, ProbePath: "/" + s, Visitors: []int{1, 10}, Proto: s,
-			Duration: time.Second, Warmup: time.Second, ClickEvery: time.Second, ProbeEvery: time.Second, GiveUp: time.Second, Requests: 10}
-		if k == "kit" {
-			sc.Visitors, sc.Levels = []int{10}, []int{1, 10}
+		sc := results.Scenario{Name: n(10 + i), Kind: k, Path: "/" + s, Visitors: []int{1, 10}, Proto: s,
+			Duration: time.Second, Warmup: time.Second, Requests: 10}
+		// The kinds' own settings, hostile where they are text.
+		switch k {
+		case "crowd":
+			results.SetOwn(&sc, map[string]any{"probe_path": "/" + s, "click_every": time.Second, "probe_every": time.Second, "give_up": time.Second})
+		case "kit":
+			sc.Visitors = []int{10}
+			results.SetOwn(&sc, map[string]any{"transfer_path": "/" + s, "levels": []int{1, 10}})
 		}
 		scs = append(scs, sc)
 	}

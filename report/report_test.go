@@ -188,8 +188,8 @@ func TestStatAndCell(t *testing.T) {
 // columns table shows the facts each profile's server block names.
 func TestKitWorkerUsage(t *testing.T) {
 	dir := t.TempDir()
-	sc := results.Scenario{Name: "kit", Kind: "kit", Path: "/probe.js", Visitors: []int{10}, Levels: []int{1, 10},
-		ErrorClients: 40, Duration: 700 * time.Millisecond}
+	sc := results.Scenario{Name: "kit", Kind: "kit", Path: "/probe.js", Visitors: []int{10}, Duration: 700 * time.Millisecond,
+		Own: json.RawMessage(`{"levels":[1,10],"error_clients":40}`)}
 	sp := &testSpec{Name: "workers", Repetitions: 2, Scenarios: []results.Scenario{sc},
 		Columns: []results.Column{{ID: "cpanel-apache", Profile: "cpanel-apache", Label: "cPanel", Enabled: true}, {ID: "tuned-apache", Profile: "tuned-apache", Label: "Tuned", Enabled: true},
 			{ID: "caddy", Profile: "caddy", Label: "Caddy", Enabled: true}},

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,8 +17,8 @@ import (
 // the first column were split between two load generators.
 func browseRun() (*results.Manifest, []results.Record) {
 	scs := []results.Scenario{
-		{Name: "browse-h1", Kind: "browse", Path: "/", Proto: "h1", Visitors: []int{10}, Duration: 20 * time.Second, Warmup: 5 * time.Second, Browse: &results.BrowseSpec{Conns: 6}},
-		{Name: "browse-h2", Kind: "browse", Path: "/", Proto: "h2", Visitors: []int{10}, Duration: 20 * time.Second, Warmup: 5 * time.Second, Browse: &results.BrowseSpec{Conns: 1, Think: time.Second}},
+		{Name: "browse-h1", Kind: "browse", Path: "/", Proto: "h1", Visitors: []int{10}, Duration: 20 * time.Second, Warmup: 5 * time.Second, Own: json.RawMessage(`{"conns":6}`)},
+		{Name: "browse-h2", Kind: "browse", Path: "/", Proto: "h2", Visitors: []int{10}, Duration: 20 * time.Second, Warmup: 5 * time.Second, Own: json.RawMessage(`{"conns":1,"think":1000000000}`)},
 	}
 	profs := []results.Column{{ID: "nginx", Profile: "nginx", Label: "nginx", Enabled: true}, {ID: "old", Profile: "old", Label: "h1 only", Enabled: true}}
 	sp := &testSpec{Name: "browse", Repetitions: 2, Scenarios: scs, Columns: profs}

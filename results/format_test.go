@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,6 +56,7 @@ func TestFormatGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rec Record
+	n += 11 // the scenario's kinds' settings became one value (Scenario.Own): the record keeps its numbers
 	golden.Fill(reflect.ValueOf(&rec).Elem(), &n, theirs)
 	rec.Server = &result.Server{}
 	rec.Error = "get https://user:secret@example.com/: refused"
@@ -202,5 +204,32 @@ func TestPlanKeysByColumn(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("plan:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// A manifest written before each kind kept its settings apart
+// (testdata/manifest_before_own.json: every kind's beside the common
+// attributes, in Go's names) reads with them as the scenario's own, in
+// the names the kinds give them; the common ones stay common.
+func TestOldManifestReadsKindSettings(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "manifest_before_own.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ManifestFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Scenarios) != 1 {
+		t.Fatalf("scenarios %+v", m.Scenarios)
+	}
+	sc := m.Scenarios[0]
+	want := `{"browse":{"Conns":52,"Think":53},"click_every":42,"error_clients":47,"give_up":44,"levels":[46],"probe_every":43,"probe_path":"s30","transfer_path":"s31"}`
+	if string(sc.Own) != want || sc.Path != "s29" || !sc.KeepAlive || sc.Proto != "s38" || !slices.Equal(sc.Columns, []string{"s49"}) {
+		t.Errorf("scenario %+v (own %s), want own %s and the common attributes as they were", sc, sc.Own, want)
 	}
 }

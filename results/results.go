@@ -11,10 +11,14 @@
 package results
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
+	"strings"
 	"time"
+	"unicode"
 )
 
 // Files of a run directory (runs/<id>/).
@@ -80,31 +84,109 @@ func (c *Column) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Scenario is one scenario block. A kind has one data point per visitor
-// count (crowd: per crowd size), or one (Kind.OneStep: the kit).
+// Scenario is one scenario block: the attributes every kind has, and the
+// kind's own settings in Own. A kind has one data point per visitor count
+// (crowd: per crowd size), or one (Kind.OneStep: the kit).
 type Scenario struct {
-	Name         string
-	Kind         string
-	Path         string
-	ProbePath    string
-	TransferPath string
-	Visitors     []int
-	Duration     time.Duration
-	Warmup       time.Duration
-	Timeout      time.Duration
-	Requests     int64
-	Proto        string
-	Rate         float64
-	KeepAlive    bool
-	Gzip         bool
-	ClickEvery   time.Duration
-	ProbeEvery   time.Duration
-	GiveUp       time.Duration
-	Levels       []int
-	ErrorClients int
+	Name      string
+	Kind      string
+	Path      string
+	Visitors  []int
+	Duration  time.Duration
+	Warmup    time.Duration
+	Timeout   time.Duration
+	Requests  int64
+	Proto     string
+	Rate      float64
+	KeepAlive bool
+	Gzip      bool
 	// Columns, if set, limits the scenario to these columns (their ids).
 	Columns []string
-	Browse  *BrowseSpec `json:",omitempty"` // kind browse
+	// Own are the kind's own settings (its block's attributes beyond these,
+	// with its defaults) as its package writes and reads them (SetOwn,
+	// OwnOf): JSON no floor reads. Durations are in nanoseconds.
+	Own json.RawMessage `json:",omitempty"`
+}
+
+// OwnOf decodes s's own settings into v (left as it is where s has none).
+func OwnOf(s Scenario, v any) error {
+	if len(s.Own) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(s.Own, v); err != nil {
+		return fmt.Errorf("scenario %s: its %s settings: %w", s.Name, s.Kind, err)
+	}
+	return nil
+}
+
+// SetOwn makes v s's own settings. v is a kind's settings type, which
+// always marshals: a failure is a programming error, and panics.
+func SetOwn(s *Scenario, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("scenario %s: its %s settings: %v", s.Name, s.Kind, err))
+	}
+	s.Own = b
+}
+
+// UnmarshalJSON also reads a scenario as manifests recorded it before the
+// kinds kept their own settings: each kind's beside the common ones, as
+// top-level fields in Go's names (ClickEvery). Those become Own, their
+// names in snake_case (click_every), which is how each kind names them.
+// ("Profiles" is the columns' old name: ReadManifest reads it.)
+func (s *Scenario) UnmarshalJSON(b []byte) error {
+	type plain Scenario
+	if err := json.Unmarshal(b, (*plain)(s)); err != nil {
+		return err
+	}
+	if s.Own != nil {
+		// As a kind wrote it (SetOwn), not as an indented file holds it.
+		var c bytes.Buffer
+		if err := json.Compact(&c, s.Own); err != nil {
+			return err
+		}
+		s.Own = c.Bytes()
+		return nil
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(b, &all); err != nil {
+		return err
+	}
+	common := reflect.TypeFor[Scenario]()
+	own := map[string]json.RawMessage{}
+	for k, v := range all {
+		if _, ok := common.FieldByNameFunc(func(n string) bool { return strings.EqualFold(n, k) }); ok || k == "Profiles" || zero(v) {
+			continue
+		}
+		own[snake(k)] = v
+	}
+	if len(own) == 0 {
+		return nil
+	}
+	var err error
+	s.Own, err = json.Marshal(own)
+	return err
+}
+
+// zero says whether v is JSON's null or a zero value, which a scenario
+// before Own wrote for every other kind's settings.
+func zero(v json.RawMessage) bool {
+	return slices.Contains([]string{"null", `""`, "0", "false", "[]"}, string(v))
+}
+
+// snake is a Go name in snake_case: ClickEvery → click_every.
+func snake(name string) string {
+	var b strings.Builder
+	for i, r := range name {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // Steps are the scenario's data points, as names ("c=50").

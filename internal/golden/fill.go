@@ -1,6 +1,7 @@
 package golden
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 )
@@ -12,6 +13,10 @@ import (
 // another package's.
 func Fill(v reflect.Value, n *int, skip func(reflect.Type) bool) {
 	*n++
+	if v.Type() == reflect.TypeFor[json.RawMessage]() {
+		v.SetBytes(fmt.Appendf(nil, `{"n":%d}`, *n)) // JSON that is some other reader's: one value
+		return
+	}
 	switch v.Kind() {
 	case reflect.String:
 		v.SetString(fmt.Sprintf("s%d", *n))

@@ -5,9 +5,11 @@
 package runtest
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -142,3 +144,23 @@ func record(p results.Point, j float64) results.Record {
 }
 
 func mkdir(dir string) error { return os.MkdirAll(dir, 0o755) }
+
+// Scenario reads a scenario as a manifest recorded it (s: its JSON, of any
+// format a manifest ever had), then writes and reads it again as a
+// manifest does now, failing t where the second reading differs.
+func Scenario(t testing.TB, s string) results.Scenario {
+	t.Helper()
+	var sc results.Scenario
+	if err := json.Unmarshal([]byte(s), &sc); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.MarshalIndent(sc, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again results.Scenario
+	if err := json.Unmarshal(b, &again); err != nil || !reflect.DeepEqual(again, sc) {
+		t.Fatalf("written again: %+v (%v), want %+v", again, err, sc)
+	}
+	return again
+}

@@ -92,6 +92,32 @@ const maxConns = 64
 
 type kind struct{}
 
+// settings are a browse scenario's own attributes: the most connections a
+// visitor opens over h1 (h2, h2c and h3 use one, multiplexed), and its
+// pause between page views.
+type settings struct {
+	Conns int           `json:"conns"`
+	Think time.Duration `json:"think,omitempty"`
+	// Legacy are both as manifests recorded them before scenarios kept
+	// their kind's settings apart ("Browse": {"Conns": 6, "Think": 0}).
+	Legacy *struct {
+		Conns int
+		Think time.Duration
+	} `json:"browse,omitempty"`
+}
+
+// settingsOf are sc's settings; false where it has none.
+func settingsOf(sc results.Scenario) (settings, bool) {
+	var st settings
+	if results.OwnOf(sc, &st) != nil || len(sc.Own) == 0 {
+		return settings{}, false
+	}
+	if l := st.Legacy; l != nil {
+		st.Conns, st.Think, st.Legacy = l.Conns, l.Think, nil
+	}
+	return st, true
+}
+
 func (kind) Attrs() []hcl.AttributeSchema {
 	return []hcl.AttributeSchema{{Name: "conns"}, {Name: "think"}}
 }
@@ -101,7 +127,7 @@ func (kind) Decode(b experiment.Block, s *results.Scenario) hcl.Diagnostics {
 	bad := func(r hcl.Range, summary, detail string) {
 		ds = append(ds, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: &r})
 	}
-	bs := &results.BrowseSpec{Conns: 1}
+	bs := settings{Conns: 1}
 	if s.Proto == "h1" {
 		bs.Conns = benchgen.DefaultBrowserConns
 	}
@@ -130,7 +156,7 @@ func (kind) Decode(b experiment.Block, s *results.Scenario) hcl.Diagnostics {
 	if s.Requests > 0 || s.Rate > 0 {
 		bad(b.Range("requests"), "Browse measures a time window", "A browse scenario's visitors browse for duration (closed loop, with think time between page views): no requests or rate.")
 	}
-	s.Browse = bs
+	results.SetOwn(s, bs)
 	return ds
 }
 
@@ -139,7 +165,7 @@ func (kind) Estimate(sc results.Scenario) time.Duration { return experiment.Swee
 func (kind) Job(ctx context.Context, p experiment.DataPoint) (benchgen.Job, func(*results.Record, *result.Server), error) {
 	sc := p.Scenario
 	bc := benchgen.BrowseConfig{Base: p.Config, Visitors: p.Point.Visitors, Duration: sc.Duration, Warmup: sc.Warmup}
-	if bs := sc.Browse; bs != nil {
+	if bs, ok := settingsOf(sc); ok {
 		bc.Conns, bc.Think = bs.Conns, bs.Think
 	}
 	if sc.Proto != "h1" {
@@ -160,8 +186,8 @@ func charts(r *report.Report, sc results.Scenario, add report.AddChart) error {
 // browseHow is how a browse scenario's visitors connect: "h1, up to 6
 // connections per visitor" or "h2, one connection per visitor".
 func browseHow(sc results.Scenario) string {
-	if sc.Browse != nil && sc.Proto == "h1" {
-		return fmt.Sprintf("%s, up to %d connection(s) per visitor", sc.Proto, sc.Browse.Conns)
+	if bs, ok := settingsOf(sc); ok && sc.Proto == "h1" {
+		return fmt.Sprintf("%s, up to %d connection(s) per visitor", sc.Proto, bs.Conns)
 	}
 	return sc.Proto + ", one connection per visitor, multiplexed"
 }
@@ -169,8 +195,8 @@ func browseHow(sc results.Scenario) string {
 func section(r *report.Report, sc results.Scenario) report.Section {
 	ps := r.ColumnsOf(sc)
 	think := "no pause between page views (closed loop)"
-	if sc.Browse != nil && sc.Browse.Think > 0 {
-		think = fmt.Sprintf("%s between page views", sc.Browse.Think)
+	if bs, _ := settingsOf(sc); bs.Think > 0 {
+		think = fmt.Sprintf("%s between page views", bs.Think)
 	}
 	s := report.Section{ID: "browse-" + sc.Name, Title: fmt.Sprintf("A visitor's page view (%s: %s, %s)", sc.Name, sc.Path, browseHow(sc)),
 		Text: []string{fmt.Sprintf("Each visitor loads %s and every asset it references (stylesheets, scripts, images, icons, the stylesheets' url()s), as a browser does with an empty cache, over %s; %s. "+
@@ -246,8 +272,8 @@ func bars(r *report.Report, scs []results.Scenario) (*report.ChartPlot, error) {
 // browseConns is " ×6" for an h1 scenario of 6 connections per visitor,
 // " ×1" otherwise.
 func browseConns(sc results.Scenario) string {
-	if sc.Browse != nil && sc.Proto == "h1" {
-		return fmt.Sprintf(" ×%d", sc.Browse.Conns)
+	if bs, ok := settingsOf(sc); ok && sc.Proto == "h1" {
+		return fmt.Sprintf(" ×%d", bs.Conns)
 	}
 	return " ×1"
 }

@@ -94,68 +94,76 @@ func fig(key string) results.Metric {
 
 type kind struct{}
 
-func (kind) Attrs() []hcl.AttributeSchema { return nil }
+// settings are a crowd's own attributes.
+type settings struct {
+	// ProbePath is what a new visitor asks for ("": the scenario's path).
+	ProbePath  string        `json:"probe_path,omitempty"`
+	ClickEvery time.Duration `json:"click_every"`
+	ProbeEvery time.Duration `json:"probe_every"`
+	GiveUp     time.Duration `json:"give_up"`
+}
 
-// Decode refuses a warm-up shorter than click_every: each visitor's first
-// click falls in the first click_every, and the crowd the post describes
-// is whole before the first new visitor arrives. Left out, a crowd's
-// warm-up is one click_every (warmup). The durations' own errors are the
-// common attributes' (read here as written).
+// defaults are the post's: a click every 10 s, a new visitor every half
+// second, who gives up after 30 s.
+var defaults = settings{ClickEvery: 10 * time.Second, ProbeEvery: 500 * time.Millisecond, GiveUp: 30 * time.Second}
+
+// settingsOf are sc's settings (defaults where it has none).
+func settingsOf(sc results.Scenario) settings {
+	st := defaults
+	_ = results.OwnOf(sc, &st) // the run wrote them: a stranger's bad JSON leaves the defaults
+	return st
+}
+
+func (kind) Attrs() []hcl.AttributeSchema {
+	return []hcl.AttributeSchema{{Name: "probe_path"}, {Name: "click_every"}, {Name: "probe_every"}, {Name: "give_up"}}
+}
+
+// Decode reads the crowd's own attributes and refuses a warm-up shorter
+// than click_every: each visitor's first click falls in the first
+// click_every, and the crowd the post describes is whole before the first
+// new visitor arrives. Left out, a crowd's warm-up is one click_every
+// (warmup).
 func (kind) Decode(b experiment.Block, s *results.Scenario) hcl.Diagnostics {
-	// written is the attribute as the block writes it ("": not written, or
-	// written empty, which means the default as in the common attributes).
-	written := func(name string) (string, bool) {
-		a, ok := b.Written[name]
-		if !ok {
-			return "", true
-		}
-		var v string
-		d := gohcl.DecodeExpression(a.Expr, b.Ctx, &v)
-		return v, !d.HasErrors()
+	st := defaults
+	var ds, d hcl.Diagnostics
+	st.ProbePath, ds = b.Path("probe_path")
+	for _, a := range []struct {
+		name string
+		v    *time.Duration
+	}{{"click_every", &st.ClickEvery}, {"probe_every", &st.ProbeEvery}, {"give_up", &st.GiveUp}} {
+		*a.v, d = b.Duration(a.name, *a.v)
+		ds = append(ds, d...)
 	}
-	ws, ok := written("warmup")
-	if !ok || ws == "" {
-		return nil
+	results.SetOwn(s, st)
+	var ws string
+	if a, ok := b.Written["warmup"]; !ok || gohcl.DecodeExpression(a.Expr, b.Ctx, &ws).HasErrors() || ws == "" {
+		return ds // the default (warmup) or the common attribute's own error
 	}
-	w, err := time.ParseDuration(ws)
-	if err != nil {
-		return nil
-	}
-	click := 10 * time.Second
-	cs, ok := written("click_every")
-	if !ok {
-		return nil
-	}
-	if cs != "" {
-		if click, err = time.ParseDuration(cs); err != nil {
-			return nil
-		}
-	}
-	if w >= click {
-		return nil
+	if w, err := time.ParseDuration(ws); err != nil || w >= st.ClickEvery || ds.HasErrors() {
+		return ds
 	}
 	r := b.Range("warmup")
-	return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Warm-up shorter than click_every", Subject: &r,
-		Detail: fmt.Sprintf("warmup %q is shorter than click_every (%s): a crowd's warm-up is at least one click_every, so that every visitor has clicked once before the first new visitor arrives. Leave warmup out (it is then one click_every) or make it %s or more.", ws, click, click)}}
+	return append(ds, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Warm-up shorter than click_every", Subject: &r,
+		Detail: fmt.Sprintf("warmup %q is shorter than click_every (%s): a crowd's warm-up is at least one click_every, so that every visitor has clicked once before the first new visitor arrives. Leave warmup out (it is then one click_every) or make it %s or more.", ws, st.ClickEvery, st.ClickEvery)})
 }
 
 // warmup is the crowd's warm-up: at least one click_every (a written one
 // shorter was refused; the common default, 3 s, is raised).
-func warmup(sc results.Scenario) time.Duration { return max(sc.Warmup, sc.ClickEvery) }
+func warmup(sc results.Scenario) time.Duration { return max(sc.Warmup, settingsOf(sc).ClickEvery) }
 
 // Estimate: the warm-up, the newcomers' schedule, and about half a give-up
 // for the last newcomer and the crowd's clicks still in flight.
 func (kind) Estimate(sc results.Scenario) time.Duration {
 	sc.Warmup = warmup(sc)
-	return experiment.SweepEstimate(sc) + sc.GiveUp/2
+	return experiment.SweepEstimate(sc) + settingsOf(sc).GiveUp/2
 }
 
 func (kind) Job(ctx context.Context, p experiment.DataPoint) (benchgen.Job, func(*results.Record, *result.Server), error) {
-	sc := p.Scenario
-	cc := benchgen.CrowdConfig{Base: p.Config, Visitors: p.Point.Visitors, ClickEvery: sc.ClickEvery, ProbeEvery: sc.ProbeEvery,
-		GiveUp: sc.GiveUp, Warmup: warmup(sc), Duration: sc.Duration}
-	if sc.ProbePath != "" {
-		cc.ProbeURL = p.URL(sc.ProbePath)
+	sc, st := p.Scenario, settingsOf(p.Scenario)
+	cc := benchgen.CrowdConfig{Base: p.Config, Visitors: p.Point.Visitors, ClickEvery: st.ClickEvery, ProbeEvery: st.ProbeEvery,
+		GiveUp: st.GiveUp, Warmup: warmup(sc), Duration: sc.Duration}
+	if st.ProbePath != "" {
+		cc.ProbeURL = p.URL(st.ProbePath)
 	}
 	j, err := benchgen.NewCrowdJob(cc)
 	return j, nil, err
@@ -174,10 +182,10 @@ func charts(r *report.Report, sc results.Scenario, add report.AddChart) error {
 }
 
 func section(r *report.Report, sc results.Scenario) report.Section {
-	ps := r.ColumnsOf(sc)
+	ps, st := r.ColumnsOf(sc), settingsOf(sc)
 	s := report.Section{ID: "crowd-" + sc.Name, Title: "A new visitor, while others are browsing (" + sc.Name + ")",
 		Text: []string{fmt.Sprintf("A crowd keeps keep-alive connections open, each visitor clicking every %s; every %s a new visitor opens a fresh connection and asks for %s. No answer within %s: the visitor gave up.",
-			sc.ClickEvery, sc.ProbeEvery, cmp.Or(sc.ProbePath, sc.Path), sc.GiveUp)}}
+			st.ClickEvery, st.ProbeEvery, cmp.Or(st.ProbePath, sc.Path), st.GiveUp)}}
 	if w := windowText(r, sc, ps); w != "" {
 		s.Text = append(s.Text, w)
 	}

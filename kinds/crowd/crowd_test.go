@@ -34,8 +34,11 @@ func TestWarmupIsAtLeastOneClick(t *testing.T) {
 			post = sc
 		}
 	}
-	if post.ClickEvery != 10*time.Second || post.Warmup >= post.ClickEvery {
-		t.Fatalf("the post's crowd: click_every %s, warmup %s (want the common default, shorter)", post.ClickEvery, post.Warmup)
+	var own struct {
+		ClickEvery time.Duration `json:"click_every"`
+	}
+	if err := results.OwnOf(post, &own); err != nil || own.ClickEvery != 10*time.Second || post.Warmup >= own.ClickEvery {
+		t.Fatalf("the post's crowd: click_every %s (%v), warmup %s (want the common default, shorter)", own.ClickEvery, err, post.Warmup)
 	}
 	long := post
 	long.Warmup = 12 * time.Second
@@ -52,7 +55,7 @@ func TestWarmupIsAtLeastOneClick(t *testing.T) {
 		}
 		at := tc.sc
 		at.Warmup = tc.want
-		if e := crowd.Kind.Estimate(tc.sc); e != experiment.SweepEstimate(at)+tc.sc.GiveUp/2 {
+		if e := crowd.Kind.Estimate(tc.sc); j.Crowd == nil || e != experiment.SweepEstimate(at)+j.Crowd.GiveUp/2 || j.Crowd.GiveUp != 30*time.Second {
 			t.Errorf("warmup %s: estimate %s", tc.sc.Warmup, e)
 		}
 	}

@@ -127,21 +127,51 @@ func kitServerUse(k *result.Kit) (cpuPct float64, pssKB int64, ok bool) {
 
 type kind struct{}
 
-func (kind) Attrs() []hcl.AttributeSchema { return nil }
+// settings are the kit's own attributes.
+type settings struct {
+	// TransferPath is its transfer rate's large file ("": none measured).
+	TransferPath string `json:"transfer_path,omitempty"`
+	// Levels are its scaling steps' concurrencies; ErrorClients its errors
+	// run's (0: benchgen's default).
+	Levels       []int `json:"levels,omitempty"`
+	ErrorClients int   `json:"error_clients,omitempty"`
+}
+
+// settingsOf are sc's settings.
+func settingsOf(sc results.Scenario) settings {
+	var st settings
+	_ = results.OwnOf(sc, &st) // the run wrote them: a stranger's bad JSON leaves none
+	return st
+}
+
+func (kind) Attrs() []hcl.AttributeSchema {
+	return []hcl.AttributeSchema{{Name: "transfer_path"}, {Name: "levels"}, {Name: "error_clients"}}
+}
 
 func (kind) Decode(b experiment.Block, s *results.Scenario) hcl.Diagnostics {
+	var st settings
+	ds := b.Decode("levels", &st.Levels)
+	if err := experiment.CheckVisitors(st.Levels); err != nil {
+		r := b.Range("levels")
+		ds = append(ds, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid visitor count", Detail: err.Error(), Subject: &r})
+	}
+	ds = append(ds, b.Decode("error_clients", &st.ErrorClients)...)
+	p, d := b.Path("transfer_path")
+	st.TransferPath = p
+	ds = append(ds, d...)
+	results.SetOwn(s, st)
 	if len(s.Visitors) != 1 {
 		r := b.Range("visitors")
-		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Kit takes one concurrency", Subject: &r,
-			Detail: "visitors = [50]: the kit's throughput concurrency; its scaling steps are levels = [...]."}}
+		ds = append(ds, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Kit takes one concurrency", Subject: &r,
+			Detail: "visitors = [50]: the kit's throughput concurrency; its scaling steps are levels = [...]."})
 	}
-	return nil
+	return ds
 }
 
 // Estimate: a window per level and four more runs (throughput, keep-alive
 // off, transfer, errors).
 func (kind) Estimate(sc results.Scenario) time.Duration {
-	return experiment.SweepEstimate(sc) + time.Duration(len(sc.Levels)+3)*(sc.Warmup+sc.Duration)
+	return experiment.SweepEstimate(sc) + time.Duration(len(settingsOf(sc).Levels)+3)*(sc.Warmup+sc.Duration)
 }
 
 // Job: startup first, as benchgen.Kit orders it, measured on the server
@@ -152,10 +182,10 @@ func (kind) Job(ctx context.Context, p experiment.DataPoint) (benchgen.Job, func
 	if err != nil {
 		return benchgen.Job{}, nil, err
 	}
-	sc := p.Scenario
-	kc := benchgen.KitConfig{Base: p.Config, Concurrency: p.Point.Visitors, Levels: sc.Levels, ErrorClients: sc.ErrorClients}
-	if sc.TransferPath != "" {
-		kc.TransferURL = p.URL(sc.TransferPath)
+	own := settingsOf(p.Scenario)
+	kc := benchgen.KitConfig{Base: p.Config, Concurrency: p.Point.Visitors, Levels: own.Levels, ErrorClients: own.ErrorClients}
+	if own.TransferPath != "" {
+		kc.TransferURL = p.URL(own.TransferPath)
 	}
 	j, err := benchgen.NewKitJob(kc)
 	finish := func(rec *results.Record, srv *result.Server) {
@@ -170,7 +200,7 @@ func (kind) Job(ctx context.Context, p experiment.DataPoint) (benchgen.Job, func
 func charts(r *report.Report, sc results.Scenario, add report.AddChart) error {
 	st := sc.Steps()[0]
 	p, err := r.SweepChart(sc, report.Sweep{Title: fmt.Sprintf("%s scaling (%s)", sc.Name, sc.Path), XLabel: "clients (concurrent)", XUnit: "clients",
-		Xs: sc.Levels, Axis: report.Axis{Label: "throughput (requests/s)"}, Point: func(i int) (string, func(results.Record) (float64, bool)) {
+		Xs: settingsOf(sc).Levels, Axis: report.Axis{Label: "throughput (requests/s)"}, Point: func(i int) (string, func(results.Record) (float64, bool)) {
 			return st, func(rec results.Record) (float64, bool) {
 				if rec.Kit == nil || i >= len(rec.Kit.Scaling) {
 					return 0, false
@@ -260,11 +290,11 @@ func Verdict(m KitMetric, s report.Stat) string {
 }
 
 func section(r *report.Report, sc results.Scenario) report.Section {
-	ps := r.ColumnsOf(sc)
+	ps, own := r.ColumnsOf(sc), settingsOf(sc)
 	st := sc.Steps()[0]
 	s := report.Section{ID: "kit-" + sc.Name, Title: "The Apache kit's ten metrics (" + sc.Name + ")",
 		Text: []string{fmt.Sprintf("%s at %d clients with keep-alive for throughput, latency, CPU and memory; scaling over %v; errors at %d clients without keep-alive; %s per run. Verdicts on the median over repetitions, against the experiment's claims where it states a bound (the target names the claim), else the kit's default. Worker usage is the peak of busy workers as the server's status page reported them (the page its profile declares, on the server's loopback, sampled every %s during the throughput run; the worker answering the status request counts) as %% of the worker limit the profile declares (Apache's MaxRequestWorkers); n/a for servers that declare no status page.",
-			sc.Path, sc.Visitors[0], sc.Levels, sc.ErrorClients, sc.Duration, results.SampleEvery)}}
+			sc.Path, sc.Visitors[0], own.Levels, own.ErrorClients, sc.Duration, results.SampleEvery)}}
 	head := []string{"#", "metric", "target"}
 	for _, p := range ps {
 		head = append(head, r.Labels[p])

@@ -1,6 +1,7 @@
 package kit_test
 
 import (
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -30,8 +31,8 @@ func TestKitMetricsInRegistry(t *testing.T) {
 // limited to some columns sets only theirs, and the rest keep the kit's
 // default.
 func TestKitTargetsFromClaims(t *testing.T) {
-	sc := results.Scenario{Name: "kit", Kind: kit.Name, Path: "/", Visitors: []int{10}, Levels: []int{1, 10},
-		ErrorClients: 4, Duration: time.Second}
+	sc := results.Scenario{Name: "kit", Kind: kit.Name, Path: "/", Visitors: []int{10}, Duration: time.Second,
+		Own: json.RawMessage(`{"levels":[1,10],"error_clients":4}`)}
 	claims := []results.Claim{
 		{ID: "kit-throughput", Source: "the Apache kit", Scenario: "kit", Visitors: 10, Metric: "rps", Unit: "req/s",
 			AtLeast: &results.Figure{Text: "5,000 req/s", Value: 5000}},

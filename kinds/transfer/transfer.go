@@ -80,17 +80,10 @@ var figures = append([]results.Metric{
 // MB (10^6 bytes) per second: the Apache kit's transfer rate.
 func mbPerSec(r *result.Run) float64 { return float64(r.Bytes.Body) / (r.ElapsedMs / 1000) / 1e6 }
 
-// notHere are the common attributes a transfer has no use for: another
-// kind's (the kit's, the crowd's), or a request count or rate where it
-// measures a window.
+// notHere are the common attributes a transfer has no use for: a request
+// count or rate where it measures a window, or compression. (Another
+// kind's attributes are refused as every kind refuses them.)
 var notHere = []struct{ attr, why string }{
-	{"transfer_path", "a transfer downloads its path"},
-	{"probe_path", "a transfer has no probe"},
-	{"levels", "levels are the kit's; a transfer's visitor counts are its visitors"},
-	{"error_clients", "error_clients is the kit's"},
-	{"click_every", "click_every is the crowd's"},
-	{"probe_every", "probe_every is the crowd's"},
-	{"give_up", "give_up is the crowd's"},
 	{"requests", "a transfer measures a window (duration)"},
 	{"rate", "a transfer's visitors download as fast as they can (closed loop)"},
 	{"gzip", "a transfer downloads the file as it is (the site's files are numbered lines, which compress thirtyfold)"},
