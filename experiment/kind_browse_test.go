@@ -70,7 +70,11 @@ func TestBrowseKindBlockAndJob(t *testing.T) {
 		if err != nil || finish != nil {
 			t.Fatalf("%s: job: %v", sc.Name, err)
 		}
-		b := j.Browse
+		var bj benchgen.BrowseJob
+		b := &bj
+		if err := j.Decode(b); err != nil {
+			b = nil
+		}
 		wantConns := want[i].Conns
 		if sc.Proto != "h1" {
 			wantConns = 0 // Browse's own: one, multiplexed
@@ -120,7 +124,8 @@ func TestOwnKindGetsTheRunnersURLs(t *testing.T) {
 	sc := sp.Scenarios[0]
 	r := &runner{sp: sp, addr: "127.0.0.1"}
 	j, _, err := kindOf(sc).job(context.Background(), r, point{sc: sc, p: results.Point{Visitors: 5}, cfg: r.baseConfig(sc, 5)})
-	if err != nil || j.Crowd == nil || j.Crowd.ProbeURL != r.url("/p.js", "h2") || j.Config.URL != r.url("/", "h2") {
-		t.Errorf("job %+v, crowd %+v, %v: want the probe at %s", j, j.Crowd, err, r.url("/p.js", "h2"))
+	var c benchgen.CrowdJob
+	if err != nil || j.Decode(&c) != nil || c.ProbeURL != r.url("/p.js", "h2") || j.Config.URL != r.url("/", "h2") {
+		t.Errorf("job %+v, crowd %s, %v: want the probe at %s", j, j.Spec, err, r.url("/p.js", "h2"))
 	}
 }

@@ -26,7 +26,7 @@ func TestBrowseJobSplitsAndJoins(t *testing.T) {
 		t.Fatal(err)
 	}
 	var back Job
-	if err := json.Unmarshal(b, &back); err != nil || back.Browse == nil || back.Browse.Visitors != 3 || back.Browse.Warmup != 50*time.Millisecond {
+	if err := json.Unmarshal(b, &back); err != nil || specOf[BrowseJob](back) == nil || specOf[BrowseJob](back).Visitors != 3 || specOf[BrowseJob](back).Warmup != 50*time.Millisecond {
 		t.Fatalf("job back from JSON: %+v (%v)\n%s", back, err, b)
 	}
 	v, _, _, split := back.Load()
@@ -46,7 +46,7 @@ func TestBrowseJobSplitsAndJoins(t *testing.T) {
 		}
 		checkBrowse(t, *parts[i].Browse)
 	}
-	if back.Browse.Visitors != 3 {
+	if specOf[BrowseJob](back).Visitors != 3 {
 		t.Fatal("a share changed the job it was cut from")
 	}
 	joined, err := back.Join(parts)

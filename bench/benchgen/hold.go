@@ -24,7 +24,8 @@ const (
 // between load generators: CrowdConfig.Hold). The job runner then gives
 // the job JobOptions.Hold, and the caller answers it (Rendezvous).
 func (j Job) Holds() bool {
-	return j.Kind == JobCrowd && j.Crowd != nil && j.Crowd.ProbeSlots > 1
+	c := specOf[CrowdJob](j)
+	return j.Kind == JobCrowd && c != nil && c.ProbeSlots > 1
 }
 
 // holdPrefix marks a share's line on its job's stderr saying it waits at

@@ -36,7 +36,7 @@ func TestSplitCrowdHoldsUntilEveryShareProbed(t *testing.T) {
 		s := j.Share(i, 2, Share{Visitors: v})
 		s.Config.StartAt, s.Config.Raw = at, true
 		if !s.Holds() {
-			t.Fatalf("share %d of a split crowd does not hold: %+v", i, s.Crowd)
+			t.Fatalf("share %d of a split crowd does not hold: %s", i, s.Spec)
 		}
 		wg.Add(1)
 		go func() {

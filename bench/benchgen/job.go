@@ -2,7 +2,9 @@ package benchgen
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/wptest/wptest/bench/result"
@@ -25,12 +27,39 @@ const (
 // as a JobStartup job (on the server itself, whose shell runs the restart
 // command) and joins srvstat samples with the throughput window itself.
 type Job struct {
-	Kind    string      `json:"kind"`
-	Config  JobConfig   `json:"config"` // run: the run; the others: their base config
-	Crowd   *CrowdJob   `json:"crowd,omitempty"`
-	Kit     *KitJob     `json:"kit,omitempty"`
-	Startup *StartupJob `json:"startup,omitempty"`
-	Browse  *BrowseJob  `json:"browse,omitempty"`
+	Kind   string    `json:"kind"`
+	Config JobConfig `json:"config"` // run: the run; the others: their base config
+	// Spec is what the kind has beyond Config (CrowdJob, KitJob,
+	// StartupJob, BrowseJob), as JSON its kind decodes (Spec); none for a run.
+	Spec json.RawMessage `json:"spec,omitempty"`
+}
+
+// specOf is j's own part as a T; nil where j has none or another kind's.
+func specOf[T any](j Job) *T {
+	v := new(T)
+	if len(j.Spec) == 0 || json.Unmarshal(j.Spec, v) != nil {
+		return nil
+	}
+	return v
+}
+
+// withSpec is j with spec as its own part.
+func withSpec(j Job, spec any) (Job, error) {
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return j, fmt.Errorf("job: %s: %w", j.Kind, err)
+	}
+	j.Spec = b
+	return j, nil
+}
+
+// Decode reads j's own part into v (a CrowdJob, KitJob, StartupJob or
+// BrowseJob, as j.Kind says).
+func (j Job) Decode(v any) error {
+	if len(j.Spec) == 0 {
+		return fmt.Errorf("job: kind %s without its settings", j.Kind)
+	}
+	return json.Unmarshal(j.Spec, v)
 }
 
 // JobConfig is Config without its functions and certificate pool.
@@ -131,8 +160,11 @@ func NewRunJob(cfg Config) (Job, error) {
 // NewCrowdJob is cc as a crowd job.
 func NewCrowdJob(cc CrowdConfig) (Job, error) {
 	jc, err := toJobConfig(cc.Base)
-	return Job{Kind: JobCrowd, Config: jc, Crowd: &CrowdJob{ProbeURL: cc.ProbeURL, Visitors: cc.Visitors, ClickEvery: cc.ClickEvery,
-		ProbeEvery: cc.ProbeEvery, GiveUp: cc.GiveUp, Warmup: cc.Warmup, Duration: cc.Duration, ProbeSlot: cc.ProbeSlot, ProbeSlots: cc.ProbeSlots}}, err
+	if err != nil {
+		return Job{}, err
+	}
+	return withSpec(Job{Kind: JobCrowd, Config: jc}, CrowdJob{ProbeURL: cc.ProbeURL, Visitors: cc.Visitors, ClickEvery: cc.ClickEvery,
+		ProbeEvery: cc.ProbeEvery, GiveUp: cc.GiveUp, Warmup: cc.Warmup, Duration: cc.Duration, ProbeSlot: cc.ProbeSlot, ProbeSlots: cc.ProbeSlots})
 }
 
 // NewKitJob is kc as a kit job; kc.Restart and kc.Server must be nil.
@@ -141,8 +173,11 @@ func NewKitJob(kc KitConfig) (Job, error) {
 		return Job{}, errors.New("job: a kit's Restart and Server functions cannot be sent to another machine (measure startup with a startup job, summarise srvstat afterwards)")
 	}
 	jc, err := toJobConfig(kc.Base)
-	return Job{Kind: JobKit, Config: jc, Kit: &KitJob{TransferURL: kc.TransferURL, Concurrency: kc.Concurrency,
-		Levels: append([]int(nil), kc.Levels...), ErrorClients: kc.ErrorClients}}, err
+	if err != nil {
+		return Job{}, err
+	}
+	return withSpec(Job{Kind: JobKit, Config: jc}, KitJob{TransferURL: kc.TransferURL, Concurrency: kc.Concurrency,
+		Levels: append([]int(nil), kc.Levels...), ErrorClients: kc.ErrorClients})
 }
 
 // NewStartupJob polls base.URL after each of rounds runs of the restart
@@ -152,7 +187,10 @@ func NewStartupJob(base Config, restart string, rounds int) (Job, error) {
 		return Job{}, errors.New("job: startup needs a restart command")
 	}
 	jc, err := toJobConfig(base)
-	return Job{Kind: JobStartup, Config: jc, Startup: &StartupJob{Restart: restart, Rounds: rounds}}, err
+	if err != nil {
+		return Job{}, err
+	}
+	return withSpec(Job{Kind: JobStartup, Config: jc}, StartupJob{Restart: restart, Rounds: rounds})
 }
 
 // Do runs the job here.

@@ -27,9 +27,12 @@ type BrowseJob struct {
 // NewBrowseJob is bc as a browse job.
 func NewBrowseJob(bc BrowseConfig) (Job, error) {
 	jc, err := toJobConfig(bc.Base)
-	return Job{Kind: JobBrowse, Config: jc, Browse: &BrowseJob{Visitors: bc.Visitors, Conns: bc.Conns, Duration: bc.Duration,
+	if err != nil {
+		return Job{}, err
+	}
+	return withSpec(Job{Kind: JobBrowse, Config: jc}, BrowseJob{Visitors: bc.Visitors, Conns: bc.Conns, Duration: bc.Duration,
 		Warmup: bc.Warmup, Think: bc.Think, ViewsPerVisitor: bc.ViewsPerVisitor, AcceptEncoding: bc.AcceptEncoding,
-		AssetOrigins: bc.AssetOrigins, NoCSSRefs: bc.NoCSSRefs}}, err
+		AssetOrigins: bc.AssetOrigins, NoCSSRefs: bc.NoCSSRefs})
 }
 
 // browseJob runs Browse: split by its visitors, joined by JoinBrowse.
@@ -38,7 +41,7 @@ type browseJob struct{}
 func init() { jobKinds[JobBrowse] = browseJob{} }
 
 func (browseJob) do(ctx context.Context, j Job, cfg Config, opt JobOptions) (JobResult, error) {
-	b := j.Browse
+	b := specOf[BrowseJob](j)
 	if b == nil {
 		return JobResult{}, errors.New("job: kind browse without its browse settings")
 	}
@@ -53,7 +56,7 @@ func (browseJob) do(ctx context.Context, j Job, cfg Config, opt JobOptions) (Job
 func (browseJob) has(res JobResult) bool { return res.Browse != nil }
 
 func (browseJob) timeout(j Job, one time.Duration) time.Duration {
-	b := j.Browse
+	b := specOf[BrowseJob](j)
 	if b == nil {
 		return one
 	}
@@ -93,17 +96,21 @@ func (browseJob) window(res JobResult) Window {
 }
 
 func (browseJob) load(j Job) (int, int64, float64, bool) {
-	if j.Browse == nil {
+	b := specOf[BrowseJob](j)
+	if b == nil {
 		return 0, 0, 0, false
 	}
-	return j.Browse.Visitors, 0, 0, true
+	return b.Visitors, 0, 0, true
 }
 
 func (browseJob) share(j Job, i, n int, s Share) Job {
-	b := *j.Browse
+	b := specOf[BrowseJob](j)
+	if b == nil {
+		return j
+	}
 	b.Visitors = s.Visitors
-	j.Browse = &b
-	return j
+	shared, _ := withSpec(j, b) // it came from JSON: it goes back
+	return shared
 }
 
 func (browseJob) join(parts []JobResult) (JobResult, error) {

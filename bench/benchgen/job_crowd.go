@@ -15,10 +15,10 @@ type crowdJob struct{}
 func init() { jobKinds[JobCrowd] = crowdJob{} }
 
 func (crowdJob) do(ctx context.Context, j Job, cfg Config, opt JobOptions) (JobResult, error) {
-	if j.Crowd == nil {
+	c := specOf[CrowdJob](j)
+	if c == nil {
 		return JobResult{}, errors.New("job: kind crowd without its crowd settings")
 	}
-	c := j.Crowd
 	cr, err := Crowd(ctx, CrowdConfig{Base: cfg, ProbeURL: c.ProbeURL, Visitors: c.Visitors, ClickEvery: c.ClickEvery,
 		ProbeEvery: c.ProbeEvery, GiveUp: c.GiveUp, Warmup: c.Warmup, Duration: c.Duration, ProbeSlot: c.ProbeSlot, ProbeSlots: c.ProbeSlots, Hold: opt.Hold})
 	if err != nil {
@@ -30,7 +30,7 @@ func (crowdJob) do(ctx context.Context, j Job, cfg Config, opt JobOptions) (JobR
 func (crowdJob) has(res JobResult) bool { return res.Crowd != nil }
 
 func (crowdJob) timeout(j Job, one time.Duration) time.Duration {
-	cr := j.Crowd
+	cr := specOf[CrowdJob](j)
 	if cr == nil {
 		return one
 	}
@@ -54,17 +54,21 @@ func (crowdJob) window(res JobResult) Window {
 }
 
 func (crowdJob) load(j Job) (int, int64, float64, bool) {
-	if j.Crowd == nil {
+	c := specOf[CrowdJob](j)
+	if c == nil {
 		return 0, 0, 0, false
 	}
-	return j.Crowd.Visitors, 0, 0, true
+	return c.Visitors, 0, 0, true
 }
 
 func (crowdJob) share(j Job, i, n int, s Share) Job {
-	c := *j.Crowd
+	c := specOf[CrowdJob](j)
+	if c == nil {
+		return j
+	}
 	c.Visitors, c.ProbeSlot, c.ProbeSlots = s.Visitors, i, n
-	j.Crowd = &c
-	return j
+	shared, _ := withSpec(j, c) // it came from JSON: it goes back
+	return shared
 }
 
 func (crowdJob) join(parts []JobResult) (JobResult, error) {

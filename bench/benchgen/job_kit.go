@@ -15,10 +15,10 @@ type kitJob struct{}
 func init() { jobKinds[JobKit] = kitJob{} }
 
 func (kitJob) do(ctx context.Context, j Job, cfg Config, opt JobOptions) (JobResult, error) {
-	if j.Kit == nil {
+	k := specOf[KitJob](j)
+	if k == nil {
 		return JobResult{}, errors.New("job: kind kit without its kit settings")
 	}
-	k := j.Kit
 	kr, err := Kit(ctx, KitConfig{Base: cfg, TransferURL: k.TransferURL, Concurrency: k.Concurrency, Levels: k.Levels, ErrorClients: k.ErrorClients})
 	if err != nil {
 		return JobResult{}, err
@@ -30,7 +30,7 @@ func (kitJob) has(res JobResult) bool { return res.Kit != nil }
 
 func (kitJob) timeout(j Job, one time.Duration) time.Duration {
 	n := 10 // the default levels and the kit's other runs
-	if k := j.Kit; k != nil && len(k.Levels) > 0 {
+	if k := specOf[KitJob](j); k != nil && len(k.Levels) > 0 {
 		n = len(k.Levels) + 4
 	}
 	return time.Duration(n) * one

@@ -13,14 +13,14 @@ type startupJob struct{}
 func init() { jobKinds[JobStartup] = startupJob{} }
 
 func (startupJob) do(ctx context.Context, j Job, cfg Config, opt JobOptions) (JobResult, error) {
-	if j.Startup == nil || j.Startup.Restart == "" {
+	sj := specOf[StartupJob](j)
+	if sj == nil || sj.Restart == "" {
 		return JobResult{}, errors.New("job: kind startup without a restart command")
 	}
 	if opt.Shell == nil {
 		return JobResult{}, errors.New("job: startup needs a shell to run its restart command")
 	}
-	script := j.Startup.Restart
-	st, err := Startup(ctx, func(ctx context.Context) error { return opt.Shell(ctx, script) }, cfg, j.Startup.Rounds)
+	st, err := Startup(ctx, func(ctx context.Context) error { return opt.Shell(ctx, sj.Restart) }, cfg, sj.Rounds)
 	if err != nil {
 		return JobResult{}, err
 	}
@@ -31,7 +31,7 @@ func (startupJob) has(res JobResult) bool { return res.Startup != nil }
 
 func (startupJob) timeout(j Job, one time.Duration) time.Duration {
 	rounds := 3
-	if s := j.Startup; s != nil && s.Rounds > 0 {
+	if s := specOf[StartupJob](j); s != nil && s.Rounds > 0 {
 		rounds = s.Rounds
 	}
 	return time.Duration(rounds) * 3 * time.Minute // each: the restart, then up to a minute of polling

@@ -60,8 +60,8 @@ func TestJobConfigsSurviveJSON(t *testing.T) {
 	got = viaJSON(t, j)
 	wantCrowd := CrowdJob{ProbeURL: cc.ProbeURL, Visitors: 300, ClickEvery: cc.ClickEvery, ProbeEvery: cc.ProbeEvery, GiveUp: cc.GiveUp,
 		Warmup: cc.Warmup, Duration: cc.Duration, ProbeSlot: 1, ProbeSlots: 3}
-	if got.Kind != JobCrowd || got.Crowd == nil || *got.Crowd != wantCrowd || !reflect.DeepEqual(got.Config.Config(), want) {
-		t.Fatalf("crowd job: %+v %+v", got, got.Crowd)
+	if c := specOf[CrowdJob](got); got.Kind != JobCrowd || c == nil || *c != wantCrowd || !reflect.DeepEqual(got.Config.Config(), want) {
+		t.Fatalf("crowd job: %+v %s", got, got.Spec)
 	}
 
 	kc := KitConfig{Base: base, TransferURL: "http://h/1m", Concurrency: 50, Levels: []int{1, 10}, ErrorClients: 40}
@@ -69,16 +69,16 @@ func TestJobConfigsSurviveJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	got = viaJSON(t, j)
-	if got.Kind != JobKit || got.Kit == nil || !reflect.DeepEqual(*got.Kit, KitJob{TransferURL: kc.TransferURL, Concurrency: 50, Levels: []int{1, 10}, ErrorClients: 40}) {
-		t.Fatalf("kit job: %+v", got.Kit)
+	if k := specOf[KitJob](got); got.Kind != JobKit || k == nil || !reflect.DeepEqual(*k, KitJob{TransferURL: kc.TransferURL, Concurrency: 50, Levels: []int{1, 10}, ErrorClients: 40}) {
+		t.Fatalf("kit job: %s", got.Spec)
 	}
 
 	if j, err = NewStartupJob(base, "wptest-svc caddy restart", 2); err != nil {
 		t.Fatal(err)
 	}
 	got = viaJSON(t, j)
-	if got.Kind != JobStartup || got.Startup == nil || *got.Startup != (StartupJob{Restart: "wptest-svc caddy restart", Rounds: 2}) {
-		t.Fatalf("startup job: %+v", got.Startup)
+	if s := specOf[StartupJob](got); got.Kind != JobStartup || s == nil || *s != (StartupJob{Restart: "wptest-svc caddy restart", Rounds: 2}) {
+		t.Fatalf("startup job: %s", got.Spec)
 	}
 }
 

@@ -50,12 +50,13 @@ func TestWarmupIsAtLeastOneClick(t *testing.T) {
 			Config: benchgen.Config{URL: "http://127.0.0.1/wptest-probe.js", Visitors: 5, Warmup: tc.sc.Warmup, Duration: tc.sc.Duration},
 			URL:    func(path string) string { return "http://127.0.0.1" + path }}
 		j, _, err := crowd.Kind.Job(context.Background(), p)
-		if err != nil || j.Crowd == nil || j.Crowd.Warmup != tc.want {
-			t.Errorf("warmup %s: job %+v, %v; want the crowd's warm-up %s", tc.sc.Warmup, j.Crowd, err, tc.want)
+		var c benchgen.CrowdJob
+		if err != nil || j.Decode(&c) != nil || c.Warmup != tc.want {
+			t.Errorf("warmup %s: job %s, %v; want the crowd's warm-up %s", tc.sc.Warmup, j.Spec, err, tc.want)
 		}
 		at := tc.sc
 		at.Warmup = tc.want
-		if e := crowd.Kind.Estimate(tc.sc); j.Crowd == nil || e != experiment.SweepEstimate(at)+j.Crowd.GiveUp/2 || j.Crowd.GiveUp != 30*time.Second {
+		if e := crowd.Kind.Estimate(tc.sc); e != experiment.SweepEstimate(at)+c.GiveUp/2 || c.GiveUp != 30*time.Second {
 			t.Errorf("warmup %s: estimate %s", tc.sc.Warmup, e)
 		}
 	}

@@ -107,7 +107,7 @@ func TestBenchJobErrors(t *testing.T) {
 		{"unknown field", `{"kind":"run","config":{"url":"http://127.0.0.1:1/"},"frobnicate":1}`, 2, `unknown field "frobnicate"`},
 		{"bad url", `{"kind":"run","config":{"url":"ftp://nowhere/","duration_ns":1000000}}`, 6, `url "ftp://nowhere/"`},
 		{"unknown kind", `{"kind":"sleep","config":{"url":"http://127.0.0.1:1/"}}`, 6, `kind "sleep"`},
-		{"failing restart", `{"kind":"startup","config":{"url":"http://127.0.0.1:1/"},"startup":{"restart":"echo broken >&2; exit 3"}}`, 6, "broken"},
+		{"failing restart", `{"kind":"startup","config":{"url":"http://127.0.0.1:1/"},"spec":{"restart":"echo broken >&2; exit 3"}}`, 6, "broken"},
 	} {
 		code, out, stderr := runJobCLI(t, c.in)
 		if code != c.code || !strings.Contains(stderr, c.want) || out != "" {
