@@ -146,13 +146,9 @@ func decodeSite(b *hcl.Block, ctx *hcl.EvalContext) (*Site, hcl.Diagnostics) {
 // decodeRun reads a site_refresh or teardown block's run; ok is false when
 // it has errors or its when is false.
 func decodeRun(b *hcl.Block, ctx *hcl.EvalContext) (run string, ok bool, diags hcl.Diagnostics) {
-	when, rest, diags := decodeWhen(b, ctx)
-	if diags.HasErrors() || !when {
-		return "", false, diags
-	}
 	var rb refreshBlock
-	if d := append(decodeBody(rest, ctx, &rb), refuseRecorded(b)...); d.HasErrors() {
-		return "", false, append(diags, d...)
+	if ok, diags = decodeWhenBody(b, ctx, &rb); !ok {
+		return "", false, diags
 	}
 	return rb.Run, true, diags
 }
@@ -164,18 +160,9 @@ func decodeProcessGroup(b *hcl.Block, ctx *hcl.EvalContext, seen map[string]hcl.
 	if !hclsyntax.ValidIdentifier(name) || name == "other" {
 		return ProcessGroup{}, false, hcl.Diagnostics{errDiag("Invalid process group name", fmt.Sprintf("%q: an identifier other than \"other\" (everything outside the groups).", name), b.LabelRanges[0].Ptr())}
 	}
-	if prev, dup := seen[name]; dup {
-		return ProcessGroup{}, false, hcl.Diagnostics{errDiag("Duplicate process group", fmt.Sprintf("process_group %q was already declared at %s.", name, prev), b.DefRange.Ptr())}
-	}
-	seen[name] = b.DefRange
-	when, rest, diags := decodeWhen(b, ctx)
-	if diags.HasErrors() || !when {
-		return ProcessGroup{}, false, diags
-	}
 	var gb groupBlock
-	d := append(decodeBody(rest, ctx, &gb), refuseRecorded(b)...)
-	diags = append(diags, d...)
-	if d.HasErrors() {
+	ok, diags := decodeRecorded(b, ctx, seen, "process group", &gb)
+	if !ok {
 		return ProcessGroup{}, false, diags
 	}
 	if len(gb.Exe) == 0 {
@@ -191,19 +178,39 @@ func decodeSiteFiles(b *hcl.Block, ctx *hcl.EvalContext, seen map[string]hcl.Ran
 	if !hclsyntax.ValidIdentifier(name) || name == "file" {
 		return SiteFiles{}, false, hcl.Diagnostics{errDiag("Invalid site_files name", fmt.Sprintf("%q: an identifier other than \"file\" (the profile's own file ops).", name), b.LabelRanges[0].Ptr())}
 	}
-	if prev, dup := seen[name]; dup {
-		return SiteFiles{}, false, hcl.Diagnostics{errDiag("Duplicate site_files", fmt.Sprintf("site_files %q was already declared at %s.", name, prev), b.DefRange.Ptr())}
-	}
-	seen[name] = b.DefRange
-	when, rest, diags := decodeWhen(b, ctx)
-	if diags.HasErrors() || !when {
+	var fb siteFilesBlock
+	ok, diags := decodeRecorded(b, ctx, seen, "site_files", &fb)
+	if !ok {
 		return SiteFiles{}, false, diags
 	}
-	var fb siteFilesBlock
-	if d := append(decodeBody(rest, ctx, &fb), refuseRecorded(b)...); d.HasErrors() {
-		return SiteFiles{}, false, append(diags, d...)
-	}
 	return SiteFiles{Name: name, List: fb.List, Remove: fb.Remove}, true, diags
+}
+
+// decodeRecorded decodes a labelled block whose values the host manifest
+// records (process_group, site_files, watch) into out, its label checked
+// already: a label declared before is refused (seen holds those so far;
+// dup names the block in that error's summary). ok is false when it has
+// errors or its when is false.
+func decodeRecorded(b *hcl.Block, ctx *hcl.EvalContext, seen map[string]hcl.Range, dup string, out any) (ok bool, diags hcl.Diagnostics) {
+	name := b.Labels[0]
+	if prev, found := seen[name]; found {
+		return false, hcl.Diagnostics{errDiag("Duplicate "+dup, fmt.Sprintf("%s %q was already declared at %s.", b.Type, name, prev), b.DefRange.Ptr())}
+	}
+	seen[name] = b.DefRange
+	return decodeWhenBody(b, ctx, out)
+}
+
+// decodeWhenBody decodes b into out where its when holds, refusing a
+// sensitive value in what the host manifest records of it; ok is false
+// when it has errors or its when is false.
+func decodeWhenBody(b *hcl.Block, ctx *hcl.EvalContext, out any) (ok bool, diags hcl.Diagnostics) {
+	when, rest, diags := decodeWhen(b, ctx)
+	if diags.HasErrors() || !when {
+		return false, diags
+	}
+	diags = append(diags, decodeBody(rest, ctx, out)...)
+	diags = append(diags, refuseRecorded(b)...)
+	return !diags.HasErrors(), diags
 }
 
 // siteFiles records in r.Site the paths the profile's own file, directory

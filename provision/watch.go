@@ -28,18 +28,9 @@ func decodeWatch(b *hcl.Block, ctx *hcl.EvalContext, seen map[string]hcl.Range) 
 	if name == "" || len(name) > 64 {
 		return Watch{}, false, hcl.Diagnostics{errDiag("Invalid watch name", fmt.Sprintf("%q: a short name users know (\"php-cgi\", \"MariaDB\"), 1 to 64 characters.", name), b.LabelRanges[0].Ptr())}
 	}
-	if prev, dup := seen[name]; dup {
-		return Watch{}, false, hcl.Diagnostics{errDiag("Duplicate watch", fmt.Sprintf("watch %q was already declared at %s.", name, prev), b.DefRange.Ptr())}
-	}
-	seen[name] = b.DefRange
-	when, rest, diags := decodeWhen(b, ctx)
-	if diags.HasErrors() || !when {
-		return Watch{}, false, diags
-	}
 	var wb watchBlock
-	d := append(decodeBody(rest, ctx, &wb), refuseRecorded(b)...)
-	diags = append(diags, d...)
-	if d.HasErrors() {
+	ok, diags := decodeRecorded(b, ctx, seen, "watch", &wb)
+	if !ok {
 		return Watch{}, false, diags
 	}
 	if len(wb.Paths) == 0 {
