@@ -156,45 +156,56 @@ func decodeRun(b *hcl.Block, ctx *hcl.EvalContext) (run string, ok bool, diags h
 // decodeProcessGroup reads one process_group block; ok is false when it
 // has errors or its when is false. seen holds the names declared so far.
 func decodeProcessGroup(b *hcl.Block, ctx *hcl.EvalContext, seen map[string]hcl.Range) (ProcessGroup, bool, hcl.Diagnostics) {
-	name := b.Labels[0]
-	if !hclsyntax.ValidIdentifier(name) || name == "other" {
-		return ProcessGroup{}, false, hcl.Diagnostics{errDiag("Invalid process group name", fmt.Sprintf("%q: an identifier other than \"other\" (everything outside the groups).", name), b.LabelRanges[0].Ptr())}
-	}
 	var gb groupBlock
-	ok, diags := decodeRecorded(b, ctx, seen, "process group", &gb)
+	ok, diags := processGroups.decode(b, ctx, seen, &gb)
 	if !ok {
 		return ProcessGroup{}, false, diags
 	}
 	if len(gb.Exe) == 0 {
 		return ProcessGroup{}, false, append(diags, errDiag("Empty process group", "exe must name at least one executable.", gb.ExeRange.Ptr()))
 	}
-	return ProcessGroup{Name: name, Exe: gb.Exe, Users: gb.Users}, true, diags
+	return ProcessGroup{Name: b.Labels[0], Exe: gb.Exe, Users: gb.Users}, true, diags
 }
 
 // decodeSiteFiles reads one site_files block; ok is false when it has
 // errors or its when is false. seen holds the names declared so far.
 func decodeSiteFiles(b *hcl.Block, ctx *hcl.EvalContext, seen map[string]hcl.Range) (SiteFiles, bool, hcl.Diagnostics) {
-	name := b.Labels[0]
-	if !hclsyntax.ValidIdentifier(name) || name == "file" {
-		return SiteFiles{}, false, hcl.Diagnostics{errDiag("Invalid site_files name", fmt.Sprintf("%q: an identifier other than \"file\" (the profile's own file ops).", name), b.LabelRanges[0].Ptr())}
-	}
 	var fb siteFilesBlock
-	ok, diags := decodeRecorded(b, ctx, seen, "site_files", &fb)
+	ok, diags := madeSiteFiles.decode(b, ctx, seen, &fb)
 	if !ok {
 		return SiteFiles{}, false, diags
 	}
-	return SiteFiles{Name: name, List: fb.List, Remove: fb.Remove}, true, diags
+	return SiteFiles{Name: b.Labels[0], List: fb.List, Remove: fb.Remove}, true, diags
 }
 
-// decodeRecorded decodes a labelled block whose values the host manifest
-// records (process_group, site_files, watch) into out, its label checked
-// already: a label declared before is refused (seen holds those so far;
-// dup names the block in that error's summary). ok is false when it has
+// recorded is a labelled block whose values the host manifest records:
+// what its errors call it, which labels it takes and what those are (said
+// to one that gives another).
+type recorded struct {
+	what  string
+	valid func(label string) bool
+	want  string
+}
+
+var (
+	processGroups = recorded{"process group", func(n string) bool { return hclsyntax.ValidIdentifier(n) && n != "other" },
+		`an identifier other than "other" (everything outside the groups)`}
+	madeSiteFiles = recorded{"site_files", func(n string) bool { return hclsyntax.ValidIdentifier(n) && n != "file" },
+		`an identifier other than "file" (the profile's own file ops)`}
+	watches = recorded{"watch", func(n string) bool { return n != "" && len(n) <= 64 },
+		`a short name users know ("php-cgi", "MariaDB"), 1 to 64 characters`}
+)
+
+// decode decodes b, a block of kind r, into out: its label must be valid
+// and new (seen holds those declared so far). ok is false when it has
 // errors or its when is false.
-func decodeRecorded(b *hcl.Block, ctx *hcl.EvalContext, seen map[string]hcl.Range, dup string, out any) (ok bool, diags hcl.Diagnostics) {
+func (r recorded) decode(b *hcl.Block, ctx *hcl.EvalContext, seen map[string]hcl.Range, out any) (ok bool, diags hcl.Diagnostics) {
 	name := b.Labels[0]
+	if !r.valid(name) {
+		return false, hcl.Diagnostics{errDiag("Invalid "+r.what+" name", fmt.Sprintf("%q: %s.", name, r.want), b.LabelRanges[0].Ptr())}
+	}
 	if prev, found := seen[name]; found {
-		return false, hcl.Diagnostics{errDiag("Duplicate "+dup, fmt.Sprintf("%s %q was already declared at %s.", b.Type, name, prev), b.DefRange.Ptr())}
+		return false, hcl.Diagnostics{errDiag("Duplicate "+r.what, fmt.Sprintf("%s %q was already declared at %s.", b.Type, name, prev), b.DefRange.Ptr())}
 	}
 	seen[name] = b.DefRange
 	return decodeWhenBody(b, ctx, out)
