@@ -874,9 +874,9 @@ func sameKeys(order []*platformBlock) hcl.Diagnostics {
 			what string
 			a, b []string
 		}{
-			{"packages", mapKeys(first.Packages), mapKeys(pb.Packages)},
-			{"paths", mapKeys(first.Paths), mapKeys(pb.Paths)},
-			{"services", mapKeys(first.Services), mapKeys(pb.Services)},
+			{"packages", slices.Sorted(maps.Keys(first.Packages)), slices.Sorted(maps.Keys(pb.Packages))},
+			{"paths", slices.Sorted(maps.Keys(first.Paths)), slices.Sorted(maps.Keys(pb.Paths))},
+			{"services", slices.Sorted(maps.Keys(first.Services)), slices.Sorted(maps.Keys(pb.Services))},
 			{"values", objKeys(first.Values), objKeys(pb.Values)},
 		} {
 			onlyA, onlyB := diffKeys(m.a, m.b)
@@ -926,7 +926,7 @@ func mergePlatform(a, b *platformBlock) hcl.Diagnostics {
 		dst  *map[string]string
 		src  map[string]string
 	}{{"packages", &a.Packages, b.Packages}, {"paths", &a.Paths, b.Paths}, {"services", &a.Services, b.Services}} {
-		for _, k := range mapKeys(m.src) {
+		for _, k := range slices.Sorted(maps.Keys(m.src)) {
 			if _, ok := (*m.dst)[k]; ok {
 				dup(m.what, k)
 				continue
@@ -977,15 +977,6 @@ func declaredPlatform(c *hcl.BodyContent, name string) bool {
 		}
 	}
 	return false
-}
-
-func mapKeys(m map[string]string) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 func objKeys(v cty.Value) []string {
