@@ -76,40 +76,19 @@ func decodeDescriptions(r *Rendered, blocks hcl.Blocks, ctx *hcl.EvalContext) hc
 				r.Site = site
 			}
 		case "site_refresh":
-			run, ok, d := decodeRun(b, ctx)
-			diags = append(diags, d...)
-			if ok {
-				refresh = append(refresh, run)
+			if keep(&refresh, &diags)(decodeRun(b, ctx)) {
 				refreshAt = b.DefRange.Ptr()
 			}
 		case "teardown":
-			run, ok, d := decodeRun(b, ctx)
-			diags = append(diags, d...)
-			if ok {
-				r.Teardown = append(r.Teardown, run)
-			}
+			keep(&r.Teardown, &diags)(decodeRun(b, ctx))
 		case "site_files":
-			sf, ok, d := decodeSiteFiles(b, ctx, seenMade)
-			diags = append(diags, d...)
-			if !ok {
-				continue
-			}
-			made = append(made, sf)
-			if madeAt == nil {
+			if keep(&made, &diags)(decodeSiteFiles(b, ctx, seenMade)) && madeAt == nil {
 				madeAt = b.DefRange.Ptr()
 			}
 		case "watch":
-			w, ok, d := decodeWatch(b, ctx, seenWatch)
-			diags = append(diags, d...)
-			if ok {
-				r.Watch = append(r.Watch, w)
-			}
+			keep(&r.Watch, &diags)(decodeWatch(b, ctx, seenWatch))
 		case "process_group":
-			g, ok, d := decodeProcessGroup(b, ctx, seen)
-			diags = append(diags, d...)
-			if ok {
-				r.Groups = append(r.Groups, g)
-			}
+			keep(&r.Groups, &diags)(decodeProcessGroup(b, ctx, seen))
 		}
 	}
 	if len(refresh) > 0 {
@@ -125,6 +104,18 @@ func decodeDescriptions(r *Rendered, blocks hcl.Blocks, ctx *hcl.EvalContext) hc
 		r.Site.Made = made
 	}
 	return diags
+}
+
+// keep takes what a block's decoder returns: its diagnostics go to diags
+// and, where ok, its value to list; it returns ok.
+func keep[T any](list *[]T, diags *hcl.Diagnostics) func(v T, ok bool, d hcl.Diagnostics) bool {
+	return func(v T, ok bool, d hcl.Diagnostics) bool {
+		*diags = append(*diags, d...)
+		if ok {
+			*list = append(*list, v)
+		}
+		return ok
+	}
 }
 
 // decodeSite reads the site block; the site is nil when its body does not
