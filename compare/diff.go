@@ -2,9 +2,9 @@ package compare
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
-	"sort"
 	"strconv"
 
 	"github.com/wptest/wptest/results"
@@ -18,62 +18,15 @@ import (
 // manifests hold sensitive values already redacted.
 func Differences(a, b *results.Manifest) []string {
 	var out []string
-	str := func(what, x, y string) {
-		if x != y {
-			out = append(out, fmt.Sprintf("%s: %s → %s", what, quote(x), quote(y)))
-		}
-	}
+	str := func(what, x, y string) { out = append(out, change(what, x, y)...) }
 	str("experiment", a.Experiment, b.Experiment)
 	if a.PlanHash != b.PlanHash {
 		out = append(out, fmt.Sprintf("plan: %s → %s", short(a.PlanHash), short(b.PlanHash)))
 	}
 	out = append(out, vars("var", a.Vars, b.Vars)...)
-	pa, pb := map[string]results.Column{}, map[string]results.Column{}
-	for _, p := range a.Columns {
-		pa[p.ID] = p
-	}
-	for _, p := range b.Columns {
-		pb[p.ID] = p
-	}
-	for _, p := range a.Columns {
-		if _, ok := pb[p.ID]; !ok {
-			out = append(out, "column "+p.ID+": only in A")
-		}
-	}
-	for _, q := range b.Columns {
-		p, ok := pa[q.ID]
-		if !ok {
-			out = append(out, "column "+q.ID+": only in B")
-			continue
-		}
-		str("column "+q.ID+" profile", p.Profile, q.Profile)
-		str("column "+q.ID+" label", p.Label, q.Label)
-		if p.Enabled != q.Enabled {
-			out = append(out, fmt.Sprintf("column %s enabled: %v → %v", q.ID, p.Enabled, q.Enabled))
-		}
-		out = append(out, vars("column "+q.ID+" var", p.Vars, q.Vars)...)
-	}
-	sa := map[string]results.Scenario{}
-	for _, s := range a.Scenarios {
-		sa[s.Name] = s
-	}
-	sb := map[string]bool{}
-	for _, s := range b.Scenarios {
-		sb[s.Name] = true
-	}
-	for _, s := range a.Scenarios {
-		if !sb[s.Name] {
-			out = append(out, "scenario "+s.Name+": only in A")
-		}
-	}
-	for _, s := range b.Scenarios {
-		p, ok := sa[s.Name]
-		if !ok {
-			out = append(out, "scenario "+s.Name+": only in B")
-			continue
-		}
-		out = append(out, fields("scenario "+s.Name, p, s)...)
-	}
+	out = append(out, matched("column", a.Columns, b.Columns, func(c results.Column) string { return c.ID }, columnChanges)...)
+	out = append(out, matched("scenario", a.Scenarios, b.Scenarios, func(s results.Scenario) string { return s.Name },
+		func(p, s results.Scenario) []string { return fields("scenario "+s.Name, p, s) })...)
 	if a.Repetitions != b.Repetitions {
 		out = append(out, fmt.Sprintf("repetitions: %d → %d", a.Repetitions, b.Repetitions))
 	}
@@ -89,21 +42,55 @@ func Differences(a, b *results.Manifest) []string {
 	return append(out, drift(a.Drift, b.Drift)...)
 }
 
+// change is the line saying that what went from x to y, if it did.
+func change(what, x, y string) []string {
+	if x == y {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s: %s → %s", what, quote(x), quote(y))}
+}
+
+// matched pairs a's and b's items (columns, scenarios) by name: first the
+// names only A has ("what NAME: only in A"), then, in B's order, those
+// only B has and what changed (same) in those both have.
+func matched[T any](what string, a, b []T, name func(T) string, same func(x, y T) []string) []string {
+	inA, inB := map[string]T{}, map[string]bool{}
+	for _, x := range a {
+		inA[name(x)] = x
+	}
+	for _, y := range b {
+		inB[name(y)] = true
+	}
+	var out []string
+	for _, x := range a {
+		if !inB[name(x)] {
+			out = append(out, what+" "+name(x)+": only in A")
+		}
+	}
+	for _, y := range b {
+		x, ok := inA[name(y)]
+		if !ok {
+			out = append(out, what+" "+name(y)+": only in B")
+			continue
+		}
+		out = append(out, same(x, y)...)
+	}
+	return out
+}
+
+// columnChanges says what differs between two columns of one id.
+func columnChanges(p, q results.Column) []string {
+	out := change("column "+q.ID+" profile", p.Profile, q.Profile)
+	out = append(out, change("column "+q.ID+" label", p.Label, q.Label)...)
+	if p.Enabled != q.Enabled {
+		out = append(out, fmt.Sprintf("column %s enabled: %v → %v", q.ID, p.Enabled, q.Enabled))
+	}
+	return append(out, vars("column "+q.ID+" var", p.Vars, q.Vars)...)
+}
+
 // drift names, per column, the hand edits one run measured with
 // (--accept-drift) and the other did not.
 func drift(a, b map[string][]string) []string {
-	cols := map[string]bool{}
-	for k := range a {
-		cols[k] = true
-	}
-	for k := range b {
-		cols[k] = true
-	}
-	ids := make([]string, 0, len(cols))
-	for k := range cols {
-		ids = append(ids, k)
-	}
-	sort.Strings(ids)
 	var out []string
 	only := func(id, run string, x, y []string) {
 		for _, l := range x {
@@ -112,28 +99,23 @@ func drift(a, b map[string][]string) []string {
 			}
 		}
 	}
-	for _, id := range ids {
+	for _, id := range unionKeys(a, b) {
 		only(id, "A", a[id], b[id])
 		only(id, "B", b[id], a[id])
 	}
 	return out
 }
 
+// unionKeys are the keys of a and b, sorted, each once.
+func unionKeys[V any](a, b map[string]V) []string {
+	keys := slices.AppendSeq(slices.Collect(maps.Keys(a)), maps.Keys(b))
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
+
 func vars(what string, a, b map[string]string) []string {
-	keys := map[string]bool{}
-	for k := range a {
-		keys[k] = true
-	}
-	for k := range b {
-		keys[k] = true
-	}
-	sorted := make([]string, 0, len(keys))
-	for k := range keys {
-		sorted = append(sorted, k)
-	}
-	sort.Strings(sorted)
 	var out []string
-	for _, k := range sorted {
+	for _, k := range unionKeys(a, b) {
 		x, inA := a[k]
 		y, inB := b[k]
 		switch {

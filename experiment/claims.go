@@ -76,8 +76,7 @@ func (l *loader) claims(cls []claimHCL, sis []standInHCL) {
 	}
 	seen := map[string]int{}
 	for _, ch := range cls {
-		if seen[ch.ID]++; seen[ch.ID] > 1 {
-			l.bad(dupRange(l.f, "claim", ch.ID, seen[ch.ID]-1), "Duplicate claim", fmt.Sprintf("claim %q is declared twice.", ch.ID))
+		if l.repeated(seen, "claim", ch.ID) {
 			continue
 		}
 		l.name("claim", ch.ID, 0)
@@ -104,7 +103,7 @@ func (l *loader) claim(ch claimHCL, standIns []results.StandIn) (results.Claim, 
 		}
 	}
 	c.StandIns = append(l.claimStandIns(ch, standIns, r), standIns...)
-	c.Published = l.published(ch, mt, isTerm, &c.Unit, r)
+	c.Published, _ = l.figures(ch, mt, isTerm, ch.Published, &c.Unit)
 	c.AtLeast = l.bound(ch.AtLeast, mt, &c.Unit, r("at_least"))
 	c.AtMost = l.bound(ch.AtMost, mt, &c.Unit, r("at_most"))
 	if ch.Equals != "" {
@@ -262,8 +261,7 @@ type deviationHCL struct {
 func (l *loader) deviations(ds []deviationHCL) {
 	seen := map[string]int{}
 	for _, d := range ds {
-		if seen[d.ID]++; seen[d.ID] > 1 {
-			l.bad(dupRange(l.f, "deviation", d.ID, seen[d.ID]-1), "Duplicate deviation", fmt.Sprintf("deviation %q is declared twice.", d.ID))
+		if l.repeated(seen, "deviation", d.ID) {
 			continue
 		}
 		l.name("deviation", d.ID, 0)
@@ -286,8 +284,7 @@ type sourceHCL struct {
 func (l *loader) sources(ss []sourceHCL) {
 	seen := map[string]int{}
 	for _, s := range ss {
-		if seen[s.Name]++; seen[s.Name] > 1 {
-			l.bad(dupRange(l.f, "source", s.Name, seen[s.Name]-1), "Duplicate source", fmt.Sprintf("source %q is declared twice.", s.Name))
+		if l.repeated(seen, "source", s.Name) {
 			continue
 		}
 		if s.ServerCPUs < 0 {

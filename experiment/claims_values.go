@@ -39,11 +39,12 @@ func (l *loader) stringMap(expr hcl.Expression) (keys, vals []string, kr, vr []h
 	return
 }
 
-// published are the claim's published figures, keyed by its terms; unit
-// becomes the first figure's unit (the claim is shown in it).
-func (l *loader) published(ch claimHCL, mt results.Metric, isTerm func(string) bool, unit *string, r func(string) hcl.Range) []results.Figure {
-	keys, vals, kr, vr := l.stringMap(ch.Published)
-	var out []results.Figure
+// figures are the figures of expr, an object of term = "figure" in mt's
+// unit (the claim's published figures, a contradiction's measured ones),
+// keyed by ch's terms; n is how many it gives. Where unit is not nil and
+// still "", it becomes the first figure's unit (the claim is shown in it).
+func (l *loader) figures(ch claimHCL, mt results.Metric, isTerm func(string) bool, expr hcl.Expression, unit *string) (out []results.Figure, n int) {
+	keys, vals, kr, vr := l.stringMap(expr)
 	for i, k := range keys {
 		if !isTerm(k) {
 			l.bad(kr[i], "Unknown "+termKind(ch), l.unknownTerm(ch, k))
@@ -55,12 +56,12 @@ func (l *loader) published(ch claimHCL, mt results.Metric, isTerm func(string) b
 			continue
 		}
 		f.Term = k
-		if *unit == "" {
+		if unit != nil && *unit == "" {
 			*unit = u
 		}
 		out = append(out, f)
 	}
-	return out
+	return out, len(keys)
 }
 
 // figureError is the summary of a figure's error.
@@ -240,21 +241,9 @@ func (l *loader) contradictions(ch claimHCL, bs []contraHCL, isTerm func(string)
 			continue
 		}
 		c := results.Contradiction{Says: cb.Says, Metric: mt.Name}
-		keys, vals, kr, vr := l.stringMap(cb.Measured)
-		for i, k := range keys {
-			if !isTerm(k) {
-				l.bad(kr[i], "Unknown "+termKind(ch), l.unknownTerm(ch, k))
-				continue
-			}
-			f, _, err := results.ParseFigure(vals[i], mt.Unit)
-			if err != nil {
-				l.bad(vr[i], figureError(err), err.Error())
-				continue
-			}
-			f.Term = k
-			c.Figures = append(c.Figures, f)
-		}
-		if len(keys) == 0 {
+		var n int
+		c.Figures, n = l.figures(ch, mt, isTerm, cb.Measured, nil)
+		if n == 0 {
 			l.bad(cb.Measured.Range(), "Empty contradiction", "Give the figures that contradict the sentence, such as measured = { corehttpd = \"3,921 req/s\" }.")
 		}
 		out = append(out, c)

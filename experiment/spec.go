@@ -260,8 +260,7 @@ func (l *loader) variables(args []string) (*hcl.EvalContext, map[string]string, 
 				fmt.Sprintf("-var %s=... sets the machines' %s; a variable of the file may not take that name (and the value the operator gives for the machines).", v.Name, v.Name))
 			continue
 		}
-		if seen[v.Name]++; seen[v.Name] > 1 {
-			l.bad(dupRange(l.f, "variable", v.Name, seen[v.Name]-1), "Duplicate variable", fmt.Sprintf("variable %q is declared twice.", v.Name))
+		if l.repeated(seen, "variable", v.Name) {
 			continue
 		}
 		val, ok, err := l.variable(v, cli)
@@ -421,6 +420,16 @@ func (l *loader) fixture(fxs []fixtureHCL, ctx *hcl.EvalContext) {
 	}
 }
 
+// repeated counts a typ block called id in seen and says whether one came
+// before it, naming this one as a duplicate.
+func (l *loader) repeated(seen map[string]int, typ, id string) bool {
+	if seen[id]++; seen[id] == 1 {
+		return false
+	}
+	l.bad(dupRange(l.f, typ, id, seen[id]-1), "Duplicate "+typ, fmt.Sprintf("%s %q is declared twice.", typ, id))
+	return true
+}
+
 // scenarios checks the scenario blocks: at least one, each once.
 func (l *loader) scenarios(scs []scenarioHCL) {
 	seen := map[string]int{}
@@ -428,8 +437,7 @@ func (l *loader) scenarios(scs []scenarioHCL) {
 		if d := noBlocks(sc.Body, kindAttrs(sc.Kind)...); d.HasErrors() {
 			l.ds = append(l.ds, whoseAttr(d, sc.Kind)...)
 		}
-		if seen[sc.Name]++; seen[sc.Name] > 1 {
-			l.bad(dupRange(l.f, "scenario", sc.Name, seen[sc.Name]-1), "Duplicate scenario", fmt.Sprintf("scenario %q is declared twice.", sc.Name))
+		if l.repeated(seen, "scenario", sc.Name) {
 			continue
 		}
 		l.name("scenario", sc.Name, 0)

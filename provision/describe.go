@@ -76,40 +76,19 @@ func decodeDescriptions(r *Rendered, blocks hcl.Blocks, ctx *hcl.EvalContext) hc
 				r.Site = site
 			}
 		case "site_refresh":
-			run, ok, d := decodeRun(b, ctx)
-			diags = append(diags, d...)
-			if ok {
-				refresh = append(refresh, run)
+			if keep(&refresh, &diags)(decodeRun(b, ctx)) {
 				refreshAt = b.DefRange.Ptr()
 			}
 		case "teardown":
-			run, ok, d := decodeRun(b, ctx)
-			diags = append(diags, d...)
-			if ok {
-				r.Teardown = append(r.Teardown, run)
-			}
+			keep(&r.Teardown, &diags)(decodeRun(b, ctx))
 		case "site_files":
-			sf, ok, d := decodeSiteFiles(b, ctx, seenMade)
-			diags = append(diags, d...)
-			if !ok {
-				continue
-			}
-			made = append(made, sf)
-			if madeAt == nil {
+			if keep(&made, &diags)(decodeSiteFiles(b, ctx, seenMade)) && madeAt == nil {
 				madeAt = b.DefRange.Ptr()
 			}
 		case "watch":
-			w, ok, d := decodeWatch(b, ctx, seenWatch)
-			diags = append(diags, d...)
-			if ok {
-				r.Watch = append(r.Watch, w)
-			}
+			keep(&r.Watch, &diags)(decodeWatch(b, ctx, seenWatch))
 		case "process_group":
-			g, ok, d := decodeProcessGroup(b, ctx, seen)
-			diags = append(diags, d...)
-			if ok {
-				r.Groups = append(r.Groups, g)
-			}
+			keep(&r.Groups, &diags)(decodeProcessGroup(b, ctx, seen))
 		}
 	}
 	if len(refresh) > 0 {
@@ -125,6 +104,18 @@ func decodeDescriptions(r *Rendered, blocks hcl.Blocks, ctx *hcl.EvalContext) hc
 		r.Site.Made = made
 	}
 	return diags
+}
+
+// keep takes what a block's decoder returns: its diagnostics go to diags
+// and, where ok, its value to list; it returns ok.
+func keep[T any](list *[]T, diags *hcl.Diagnostics) func(v T, ok bool, d hcl.Diagnostics) bool {
+	return func(v T, ok bool, d hcl.Diagnostics) bool {
+		*diags = append(*diags, d...)
+		if ok {
+			*list = append(*list, v)
+		}
+		return ok
+	}
 }
 
 // decodeSite reads the site block; the site is nil when its body does not
@@ -146,13 +137,9 @@ func decodeSite(b *hcl.Block, ctx *hcl.EvalContext) (*Site, hcl.Diagnostics) {
 // decodeRun reads a site_refresh or teardown block's run; ok is false when
 // it has errors or its when is false.
 func decodeRun(b *hcl.Block, ctx *hcl.EvalContext) (run string, ok bool, diags hcl.Diagnostics) {
-	when, rest, diags := decodeWhen(b, ctx)
-	if diags.HasErrors() || !when {
-		return "", false, diags
-	}
 	var rb refreshBlock
-	if d := append(decodeBody(rest, ctx, &rb), refuseRecorded(b)...); d.HasErrors() {
-		return "", false, append(diags, d...)
+	if ok, diags = decodeWhenBody(b, ctx, &rb); !ok {
+		return "", false, diags
 	}
 	return rb.Run, true, diags
 }
@@ -160,50 +147,72 @@ func decodeRun(b *hcl.Block, ctx *hcl.EvalContext) (run string, ok bool, diags h
 // decodeProcessGroup reads one process_group block; ok is false when it
 // has errors or its when is false. seen holds the names declared so far.
 func decodeProcessGroup(b *hcl.Block, ctx *hcl.EvalContext, seen map[string]hcl.Range) (ProcessGroup, bool, hcl.Diagnostics) {
-	name := b.Labels[0]
-	if !hclsyntax.ValidIdentifier(name) || name == "other" {
-		return ProcessGroup{}, false, hcl.Diagnostics{errDiag("Invalid process group name", fmt.Sprintf("%q: an identifier other than \"other\" (everything outside the groups).", name), b.LabelRanges[0].Ptr())}
-	}
-	if prev, dup := seen[name]; dup {
-		return ProcessGroup{}, false, hcl.Diagnostics{errDiag("Duplicate process group", fmt.Sprintf("process_group %q was already declared at %s.", name, prev), b.DefRange.Ptr())}
-	}
-	seen[name] = b.DefRange
-	when, rest, diags := decodeWhen(b, ctx)
-	if diags.HasErrors() || !when {
-		return ProcessGroup{}, false, diags
-	}
 	var gb groupBlock
-	d := append(decodeBody(rest, ctx, &gb), refuseRecorded(b)...)
-	diags = append(diags, d...)
-	if d.HasErrors() {
+	ok, diags := processGroups.decode(b, ctx, seen, &gb)
+	if !ok {
 		return ProcessGroup{}, false, diags
 	}
 	if len(gb.Exe) == 0 {
 		return ProcessGroup{}, false, append(diags, errDiag("Empty process group", "exe must name at least one executable.", gb.ExeRange.Ptr()))
 	}
-	return ProcessGroup{Name: name, Exe: gb.Exe, Users: gb.Users}, true, diags
+	return ProcessGroup{Name: b.Labels[0], Exe: gb.Exe, Users: gb.Users}, true, diags
 }
 
 // decodeSiteFiles reads one site_files block; ok is false when it has
 // errors or its when is false. seen holds the names declared so far.
 func decodeSiteFiles(b *hcl.Block, ctx *hcl.EvalContext, seen map[string]hcl.Range) (SiteFiles, bool, hcl.Diagnostics) {
-	name := b.Labels[0]
-	if !hclsyntax.ValidIdentifier(name) || name == "file" {
-		return SiteFiles{}, false, hcl.Diagnostics{errDiag("Invalid site_files name", fmt.Sprintf("%q: an identifier other than \"file\" (the profile's own file ops).", name), b.LabelRanges[0].Ptr())}
-	}
-	if prev, dup := seen[name]; dup {
-		return SiteFiles{}, false, hcl.Diagnostics{errDiag("Duplicate site_files", fmt.Sprintf("site_files %q was already declared at %s.", name, prev), b.DefRange.Ptr())}
-	}
-	seen[name] = b.DefRange
-	when, rest, diags := decodeWhen(b, ctx)
-	if diags.HasErrors() || !when {
+	var fb siteFilesBlock
+	ok, diags := madeSiteFiles.decode(b, ctx, seen, &fb)
+	if !ok {
 		return SiteFiles{}, false, diags
 	}
-	var fb siteFilesBlock
-	if d := append(decodeBody(rest, ctx, &fb), refuseRecorded(b)...); d.HasErrors() {
-		return SiteFiles{}, false, append(diags, d...)
+	return SiteFiles{Name: b.Labels[0], List: fb.List, Remove: fb.Remove}, true, diags
+}
+
+// recorded is a labelled block whose values the host manifest records:
+// what its errors call it, which labels it takes and what those are (said
+// to one that gives another).
+type recorded struct {
+	what  string
+	valid func(label string) bool
+	want  string
+}
+
+var (
+	processGroups = recorded{"process group", func(n string) bool { return hclsyntax.ValidIdentifier(n) && n != "other" },
+		`an identifier other than "other" (everything outside the groups)`}
+	madeSiteFiles = recorded{"site_files", func(n string) bool { return hclsyntax.ValidIdentifier(n) && n != "file" },
+		`an identifier other than "file" (the profile's own file ops)`}
+	watches = recorded{"watch", func(n string) bool { return n != "" && len(n) <= 64 },
+		`a short name users know ("php-cgi", "MariaDB"), 1 to 64 characters`}
+)
+
+// decode decodes b, a block of kind r, into out: its label must be valid
+// and new (seen holds those declared so far). ok is false when it has
+// errors or its when is false.
+func (r recorded) decode(b *hcl.Block, ctx *hcl.EvalContext, seen map[string]hcl.Range, out any) (ok bool, diags hcl.Diagnostics) {
+	name := b.Labels[0]
+	if !r.valid(name) {
+		return false, hcl.Diagnostics{errDiag("Invalid "+r.what+" name", fmt.Sprintf("%q: %s.", name, r.want), b.LabelRanges[0].Ptr())}
 	}
-	return SiteFiles{Name: name, List: fb.List, Remove: fb.Remove}, true, diags
+	if prev, found := seen[name]; found {
+		return false, hcl.Diagnostics{errDiag("Duplicate "+r.what, fmt.Sprintf("%s %q was already declared at %s.", b.Type, name, prev), b.DefRange.Ptr())}
+	}
+	seen[name] = b.DefRange
+	return decodeWhenBody(b, ctx, out)
+}
+
+// decodeWhenBody decodes b into out where its when holds, refusing a
+// sensitive value in what the host manifest records of it; ok is false
+// when it has errors or its when is false.
+func decodeWhenBody(b *hcl.Block, ctx *hcl.EvalContext, out any) (ok bool, diags hcl.Diagnostics) {
+	when, rest, diags := decodeWhen(b, ctx)
+	if diags.HasErrors() || !when {
+		return false, diags
+	}
+	diags = append(diags, decodeBody(rest, ctx, out)...)
+	diags = append(diags, refuseRecorded(b)...)
+	return !diags.HasErrors(), diags
 }
 
 // siteFiles records in r.Site the paths the profile's own file, directory

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/wptest/wptest/host"
+	"github.com/wptest/wptest/hostrecord"
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
@@ -60,12 +61,9 @@ type Report struct {
 	ops     map[string]*OpReport
 }
 
-// VarReport is one variable's final value (sensitive ones hidden).
-type VarReport struct {
-	Name      string `json:"name"`
-	Value     any    `json:"value"`
-	Sensitive bool   `json:"sensitive,omitempty"`
-}
+// VarReport is one variable's final value (sensitive ones hidden): the
+// host manifest's type, which records it as the report says it.
+type VarReport = hostrecord.Variable
 
 // OpReport is one op: its rendered spec and, with a host, what Check found.
 type OpReport struct {

@@ -266,29 +266,42 @@ func PartDir(dir, name string) string { return path.Join(path.Dir(dir), "_parts"
 
 // parseDir parses every *.hcl file directly in dir (names as dir/file).
 func (p *Profile) parseDir(fsys fs.FS, dir string) ([]*hcl.File, hcl.Diagnostics) {
-	entries, err := fs.ReadDir(fsys, dir)
-	if err != nil {
-		return nil, hcl.Diagnostics{errDiag("Cannot read profile", fmt.Sprintf("%s: %v", dir, err), nil)}
-	}
 	var diags hcl.Diagnostics
 	var files []*hcl.File
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".hcl") {
-			continue
-		}
-		name := path.Join(dir, e.Name())
-		src, err := fs.ReadFile(fsys, name)
+	err := eachHCLFile(fsys, dir, func(name string, src []byte, err error) {
 		if err != nil {
 			diags = append(diags, errDiag("Cannot read profile file", fmt.Sprintf("%s: %v", name, err), nil))
-			continue
+			return
 		}
 		f, d := p.parseFile(fsys, src, name)
 		diags = append(diags, d...)
 		if f != nil {
 			files = append(files, f)
 		}
+	})
+	if err != nil {
+		return nil, hcl.Diagnostics{errDiag("Cannot read profile", fmt.Sprintf("%s: %v", dir, err), nil)}
 	}
 	return files, diags
+}
+
+// eachHCLFile calls fn with the name (dir/file) and bytes of every *.hcl
+// file directly in dir, in name order, or with the error reading it; the
+// error is reading dir itself.
+func eachHCLFile(fsys fs.FS, dir string, fn func(name string, src []byte, err error)) error {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".hcl") {
+			continue
+		}
+		name := path.Join(dir, e.Name())
+		src, err := fs.ReadFile(fsys, name)
+		fn(name, src, err)
+	}
+	return nil
 }
 
 // embedParsed holds the files of an embed.FS (the shipped profiles) as
@@ -861,9 +874,9 @@ func sameKeys(order []*platformBlock) hcl.Diagnostics {
 			what string
 			a, b []string
 		}{
-			{"packages", mapKeys(first.Packages), mapKeys(pb.Packages)},
-			{"paths", mapKeys(first.Paths), mapKeys(pb.Paths)},
-			{"services", mapKeys(first.Services), mapKeys(pb.Services)},
+			{"packages", slices.Sorted(maps.Keys(first.Packages)), slices.Sorted(maps.Keys(pb.Packages))},
+			{"paths", slices.Sorted(maps.Keys(first.Paths)), slices.Sorted(maps.Keys(pb.Paths))},
+			{"services", slices.Sorted(maps.Keys(first.Services)), slices.Sorted(maps.Keys(pb.Services))},
 			{"values", objKeys(first.Values), objKeys(pb.Values)},
 		} {
 			onlyA, onlyB := diffKeys(m.a, m.b)
@@ -913,7 +926,7 @@ func mergePlatform(a, b *platformBlock) hcl.Diagnostics {
 		dst  *map[string]string
 		src  map[string]string
 	}{{"packages", &a.Packages, b.Packages}, {"paths", &a.Paths, b.Paths}, {"services", &a.Services, b.Services}} {
-		for _, k := range mapKeys(m.src) {
+		for _, k := range slices.Sorted(maps.Keys(m.src)) {
 			if _, ok := (*m.dst)[k]; ok {
 				dup(m.what, k)
 				continue
@@ -964,15 +977,6 @@ func declaredPlatform(c *hcl.BodyContent, name string) bool {
 		}
 	}
 	return false
-}
-
-func mapKeys(m map[string]string) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 func objKeys(v cty.Value) []string {
@@ -1121,27 +1125,18 @@ type Header struct {
 // for listings and alias lookup.
 func ReadHeader(fsys fs.FS, dir string) (Header, hcl.Diagnostics) {
 	h := Header{Name: path.Base(dir), Platforms: []string{}, Aliases: []string{}}
-	entries, err := fs.ReadDir(fsys, dir)
-	if err != nil {
-		return h, hcl.Diagnostics{errDiag("Cannot read profile", fmt.Sprintf("%s: %v", dir, err), nil)}
-	}
 	parser := hclparse.NewParser()
 	var diags hcl.Diagnostics
 	found := false
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".hcl") {
-			continue
-		}
-		name := path.Join(dir, e.Name())
-		src, err := fs.ReadFile(fsys, name)
+	err := eachHCLFile(fsys, dir, func(name string, src []byte, err error) {
 		if err != nil {
 			diags = append(diags, errDiag("Cannot read profile file", err.Error(), nil))
-			continue
+			return
 		}
 		f, d := parseHCL(parser, src, name)
 		diags = append(diags, d...)
 		if d.HasErrors() {
-			continue
+			return
 		}
 		c, _, _ := f.Body.PartialContent(&hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "profile"}}})
 		for _, b := range c.Blocks {
@@ -1153,6 +1148,9 @@ func ReadHeader(fsys fs.FS, dir string) (Header, hcl.Diagnostics) {
 				h.Aliases = pb.Aliases
 			}
 		}
+	})
+	if err != nil {
+		return h, hcl.Diagnostics{errDiag("Cannot read profile", fmt.Sprintf("%s: %v", dir, err), nil)}
 	}
 	if !found && !diags.HasErrors() {
 		diags = append(diags, errDiag("Missing profile block", dir+" has no profile block.", nil))

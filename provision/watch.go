@@ -1,7 +1,6 @@
 package provision
 
 import (
-	"fmt"
 	"github.com/wptest/wptest/hostrecord"
 	"path"
 	"slices"
@@ -24,28 +23,15 @@ type watchBlock struct {
 // decodeWatch reads one watch block; ok is false when it has errors or its
 // when is false. seen holds the labels declared so far.
 func decodeWatch(b *hcl.Block, ctx *hcl.EvalContext, seen map[string]hcl.Range) (Watch, bool, hcl.Diagnostics) {
-	name := b.Labels[0]
-	if name == "" || len(name) > 64 {
-		return Watch{}, false, hcl.Diagnostics{errDiag("Invalid watch name", fmt.Sprintf("%q: a short name users know (\"php-cgi\", \"MariaDB\"), 1 to 64 characters.", name), b.LabelRanges[0].Ptr())}
-	}
-	if prev, dup := seen[name]; dup {
-		return Watch{}, false, hcl.Diagnostics{errDiag("Duplicate watch", fmt.Sprintf("watch %q was already declared at %s.", name, prev), b.DefRange.Ptr())}
-	}
-	seen[name] = b.DefRange
-	when, rest, diags := decodeWhen(b, ctx)
-	if diags.HasErrors() || !when {
-		return Watch{}, false, diags
-	}
 	var wb watchBlock
-	d := append(decodeBody(rest, ctx, &wb), refuseRecorded(b)...)
-	diags = append(diags, d...)
-	if d.HasErrors() {
+	ok, diags := watches.decode(b, ctx, seen, &wb)
+	if !ok {
 		return Watch{}, false, diags
 	}
 	if len(wb.Paths) == 0 {
 		return Watch{}, false, append(diags, errDiag("Empty watch", "paths must name at least one file or directory.", wb.PathsRange.Ptr()))
 	}
-	w := Watch{Name: name}
+	w := Watch{Name: b.Labels[0]}
 	for _, p := range wb.Paths {
 		if d := absPath(p, wb.PathsRange); d.HasErrors() {
 			return Watch{}, false, append(diags, d...)

@@ -74,7 +74,7 @@ func FromReport(rep *provision.Report, tool, previous string) *Manifest {
 		m.Previous = previous
 	}
 	for _, v := range rep.Variables {
-		mv := Variable{Name: v.Name, Value: v.Value, Sensitive: v.Sensitive}
+		mv := v
 		if v.Sensitive {
 			mv.Value = "(sensitive)"
 		}
