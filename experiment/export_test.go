@@ -35,7 +35,7 @@ func (l *LoadOnly) Close() error { return l.r.lg.Close() }
 // the crowd (without the probe and the server's samples).
 func (l *LoadOnly) Measure(ctx context.Context, p results.Point) (results.Record, error) {
 	r := l.r
-	sc := r.scenario(p.Scenario)
+	sc := r.sp.scenario(p.Scenario)
 	rec := results.Record{Point: p, LoadHost: r.lg.Name()}
 	j, _, err := kindOf(sc).job(ctx, r, point{sc: sc, p: p, cfg: r.baseConfig(sc, p.Visitors)})
 	if err != nil {

@@ -84,7 +84,7 @@ func Run(ctx context.Context, sp *Spec, src []byte, opt Options) (string, error)
 		return dir, err
 	}
 	defer st.Close()
-	r := &runner{sp: sp, opt: opt, dir: dir, man: man, st: st, fx: fx, si: len(man.Sessions) - 1, eta: newETA(sp)}
+	r := &runner{sp: sp, opt: opt, dir: dir, man: man, st: st, fx: fx, si: len(man.Sessions) - 1, eta: newETA(sp), plan: planOf(sp)}
 	return dir, r.session(ctx)
 }
 

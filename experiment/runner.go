@@ -32,11 +32,10 @@ type runner struct {
 	fx  *fixture.Fixture
 	si  int // this session's index in man.Sessions
 
-	ms      []cloud.Machine // the run's machines (machineSteps)
-	sm      cloud.Machine   // the server among them
-	lease   *stage.Lease    // a new run's machines, until released; nil: a resumed run's
-	points  []results.Point // the plan
-	enabled []results.Column
+	ms    []cloud.Machine // the run's machines (machineSteps)
+	sm    cloud.Machine   // the server among them
+	lease *stage.Lease    // a new run's machines, until released; nil: a resumed run's
+	plan  runPlan         // what the run measures, computed before its steps
 	// succeeded is set by the session's last step: the machines' cleanup
 	// keeps them after success only with Keep.
 	succeeded bool
@@ -98,7 +97,7 @@ func (r *runner) site(ctx context.Context) error {
 // undone before the next group's (groupSteps).
 func (r *runner) measurePlan(ctx context.Context) error {
 	r.started = r.opt.now()
-	plan := r.points
+	plan := r.plan.points
 	for i := 0; i < len(plan); {
 		j := i
 		for j < len(plan) && plan[j].Rep == plan[i].Rep && plan[j].Column == plan[i].Column {
@@ -119,7 +118,7 @@ func (r *runner) measurePlan(ctx context.Context) error {
 			return ctx.Err()
 		}
 		r.eta.group(group[0].Profile)
-		if err := r.runSteps(ctx, r.groupSteps(&colGroup{ps: r.column(group[0].Column), todo: todo})); err != nil {
+		if err := r.runSteps(ctx, r.groupSteps(&colGroup{ps: r.sp.column(group[0].Column), todo: todo})); err != nil {
 			return err
 		}
 	}
@@ -136,39 +135,6 @@ func (r *runner) preflight(ctx context.Context, ps results.Column) error {
 	}
 	stage.WriteLocalFiles(keepWriter{r}, r.sp.Uploads)
 	return stage.Run(ctx, r.state(), stage.Render{Profile: p, Refuse: true}, stage.Preflight{Out: keepWriter{r}})
-}
-
-// nextColumn is the column the run applies first: the first enabled one
-// on a fresh run (it readies the server for the site), else the first with
-// points still to measure.
-func (r *runner) nextColumn(plan []results.Point, enabled []results.Column) results.Column {
-	if r.man.Fixture.Verified != "" {
-		for _, p := range plan {
-			if !r.st.Done(p.Key) {
-				return r.column(p.Column)
-			}
-		}
-	}
-	return enabled[0]
-}
-
-func (r *runner) enabledColumns() []results.Column {
-	var out []results.Column
-	for _, p := range r.sp.Columns {
-		if p.Enabled {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-func (r *runner) column(id string) results.Column {
-	for _, c := range r.sp.Columns {
-		if c.ID == id {
-			return c
-		}
-	}
-	return results.Column{ID: id, Profile: id}
 }
 
 // url is where the load generator finds path p over proto: on the port the
@@ -198,7 +164,7 @@ func (r *runner) measurePoints(ctx context.Context, g *colGroup) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		sc := r.scenario(p.Scenario)
+		sc := r.sp.scenario(p.Scenario)
 		r.progress(p)
 		var rec results.Record
 		var err error
@@ -246,12 +212,10 @@ func (r *runner) keep(ctx context.Context, ps results.Column, sc results.Scenari
 	return r.man.Write(r.dir)
 }
 
-func (r *runner) scenario(name string) results.Scenario { return r.sp.scenario(name) }
-
 // progress prints which profile, scenario and point run now, and the ETA
 // (eta.left).
 func (r *runner) progress(p results.Point) {
-	plan := r.sp.Plan()
+	plan := r.plan.points
 	idx, done := 0, 0
 	for i, q := range plan {
 		if q.Key == p.Key {

@@ -150,12 +150,10 @@ func (r *runner) closeServer(context.Context) error {
 // the run applies will change on the server.
 func (r *runner) preflightFirst(ctx context.Context) error {
 	r.sources = r.webSources(ctx, r.ms, r.sm)
-	r.points = r.sp.Plan()
-	r.enabled = r.enabledColumns()
-	if len(r.enabled) == 0 {
+	if len(r.plan.enabled) == 0 {
 		return exitcode.With(exitcode.Config, fmt.Errorf("no column of %s is enabled", r.sp.File))
 	}
-	return r.preflight(ctx, r.nextColumn(r.points, r.enabled))
+	return r.preflight(ctx, r.plan.first(r.sp, r.man.Fixture.Verified != "", r.st.Done))
 }
 
 func (r *runner) openLoad(ctx context.Context) error {
@@ -196,10 +194,10 @@ func (r *runner) applyFirst(ctx context.Context) error {
 	if r.man.Fixture.Verified != "" {
 		return nil
 	}
-	if err := r.apply(ctx, r.enabled[0]); err != nil {
+	if err := r.apply(ctx, r.plan.enabled[0]); err != nil {
 		return err
 	}
-	r.eta.applyDone(r.enabled[0].Profile)
+	r.eta.applyDone(r.plan.enabled[0].Profile)
 	return nil
 }
 
