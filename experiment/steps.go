@@ -76,24 +76,16 @@ func (r *runner) machineSteps() []step {
 			return nil
 		}, nil)}
 	}
-	return []step{
-		stepOf("plan machines", r.planMachines, func(context.Context) error {
-			if r.lease == nil {
-				return nil
-			}
-			return r.lease.Close()
-		}),
-		stepOf("create machines ("+r.sp.Machines.Driver+")",
-			func(ctx context.Context) error { return r.lease.Create(ctx) },
-			func(ctx context.Context) error { return r.lease.Release(ctx, r.succeeded) }),
-		stepOf(cloud.WaitName, func(ctx context.Context) error {
-			if err := r.lease.Wait(ctx); err != nil {
-				return err
-			}
-			r.ms = r.lease.Machines
+	steps := []step{stepOf("plan machines", r.planMachines, func(context.Context) error {
+		if r.lease == nil {
 			return nil
-		}, nil),
-	}
+		}
+		return r.lease.Close()
+	})}
+	return append(steps, cloud.Lifecycle[*runner]{Driver: r.sp.Machines.Driver,
+		Lease:     func(r *runner) *cloud.Lease { return r.lease.Lease },
+		Succeeded: func(r *runner) bool { return r.succeeded },
+		Ready:     func(r *runner, ms []cloud.Machine) { r.ms = ms }}.Steps()...)
 }
 
 // planMachines opens the cloud driver, plans the machines, shows the plan

@@ -19,9 +19,10 @@ import (
 // The machines stage: plan with the cloud driver, then create the
 // machines (journaled), wait until each answers SSH with its pinned key and
 // cloud-init is done, and remove them unless kept (cloud.Lease: create,
-// wait, release). `machines up` runs it whole (Up, on cloud.Up); `run`
-// makes its steps part of its own list (Open, Lease), the rest of the run
-// between the wait and the release.
+// wait, release; cloud.Lifecycle: the create and wait steps, one shape).
+// `machines up` runs it whole (Up, on cloud.Up); `run` opens the lease
+// (Open) and makes the same Lifecycle steps part of its own list, the rest
+// of the run between the wait and the release.
 
 // Machines says how a command brings its machines up.
 type Machines struct {
