@@ -176,7 +176,7 @@ func startSession(man *results.Manifest, sp *Spec, fm *fixture.Manifest, resumed
 // run's, or new ones from the cloud driver) and closes it in the manifest.
 func (r *runner) session(ctx context.Context) error {
 	man := r.man
-	runErr := r.runSteps(ctx, r.sessionSteps())
+	runErr := r.runSteps(ctx, sessionSteps(r))
 	man.Sessions[r.si].End = stamp(r.opt.now())
 	if runErr != nil {
 		man.Sessions[r.si].Error = runErr.Error()

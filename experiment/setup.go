@@ -17,7 +17,6 @@ import (
 	"github.com/wptest/wptest/bench/result"
 	"github.com/wptest/wptest/bench/srvstat"
 	"github.com/wptest/wptest/experiment/stage"
-	"github.com/wptest/wptest/fixture"
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/profiles"
@@ -205,55 +204,6 @@ func orNone(s string) string {
 		return "(none)"
 	}
 	return s
-}
-
-// seed seeds the fixture once into the site the live profile declares and
-// verifies it (the site stage).
-func (r *runner) seed(ctx context.Context, site fixture.Site, decl *provision.Site) error {
-	t0 := r.opt.now()
-	m, err := stage.SeedSite(ctx, site, decl, r.fx, stage.CoreOf(decl), r.opt.Log)
-	if fixture.IsMismatch(err) {
-		return exitcode.With(exitcode.Mismatch, err)
-	}
-	if err != nil {
-		return exitcode.With(exitcode.Provision, err)
-	}
-	r.man.Fixture.Deviations = m.Deviations
-	r.man.Fixture.Docroot = site.Docroot
-	r.say(Stage, "[%s] fixture %s seed %d seeded in %.1fs (root %s)", r.h.Name(), r.sp.Fixture.Profile, r.sp.Fixture.Seed, r.since(t0).Seconds(), m.Short)
-	return r.verify(ctx, site, true)
-}
-
-// verify recomputes the fixture's hashes on the live site (and, after a
-// seed, fetches every page over HTTP); a difference stops the run (exit 5).
-func (r *runner) verify(ctx context.Context, site fixture.Site, http bool) error {
-	var hc stage.HTTPCheck
-	if http {
-		hc.Base = "http://" + hostPort("127.0.0.1", r.sp.HTTPPort)
-	}
-	rep, err := stage.Verify(ctx, site, r.fx, hc)
-	if err != nil {
-		return exitcode.With(exitcode.Provision, err)
-	}
-	if http {
-		r.man.Fixture.HTTPPages = rep.HTTPPages
-	}
-	if !rep.OK() {
-		var d []string
-		for i, x := range rep.Diffs {
-			if i == 10 {
-				d = append(d, fmt.Sprintf("... and %d more", len(rep.Diffs)-10))
-				break
-			}
-			d = append(d, x.String())
-		}
-		return exitcode.With(exitcode.Mismatch, fmt.Errorf("fixture on %s is not %s seed %d: root %s, want %s\n  %s",
-			r.h.Name(), r.sp.Fixture.Profile, r.sp.Fixture.Seed, rep.Root, rep.Want, strings.Join(d, "\n  ")))
-	}
-	r.man.Fixture.Verified = rep.Root
-	r.man.Fixture.Lazy = len(rep.Lazy)
-	r.say(Stage, "[%s] fixture verified: root %s (%d page(s) over HTTP, %d lazy row(s) apart)", r.h.Name(), rep.Root[:16], r.man.Fixture.HTTPPages, len(rep.Lazy))
-	return r.man.Write(r.dir)
 }
 
 // sampler collects srvstat samples of the server: in this process when the
