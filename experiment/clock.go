@@ -60,8 +60,8 @@ type clockHost struct {
 // server unless it is this machine, and the load generator machine.
 func (r *runner) clockHosts() []clockHost {
 	var hs []clockHost
-	if _, local := r.h.(*host.Local); !local {
-		hs = append(hs, clockHost{r.h.Name(), r.h})
+	if _, local := r.srv.h.(*host.Local); !local {
+		hs = append(hs, clockHost{r.srv.h.Name(), r.srv.h})
 	}
 	for _, rl := range r.loadMachines() {
 		hs = append(hs, clockHost{rl.name, rl.h})

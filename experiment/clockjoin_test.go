@@ -55,7 +55,7 @@ func TestClockOffsetCorrectsTheJoin(t *testing.T) {
 	var log testenv.SyncBuffer
 	sp := clockSpec(clockShift + time.Second)
 	r := &runner{sp: sp, opt: Options{Exe: exe, Log: &log}, dir: t.TempDir(),
-		man: &results.Manifest{Format: results.ManifestFormat, PlanHash: sp.PlanHash(), Sessions: []results.Session{{}}}, h: srv, lg: &remoteLoad{h: lg, name: "loadgen"}, plan: planOf(sp)}
+		man: &results.Manifest{Format: results.ManifestFormat, PlanHash: sp.PlanHash(), Sessions: []results.Session{{}}}, srv: &server{h: srv}, lg: &remoteLoad{h: lg, name: "loadgen"}, plan: planOf(sp)}
 
 	if err := r.measureClocks(ctx); err != nil {
 		t.Fatalf("measure clocks: %v\n%s", err, log.String())
@@ -128,7 +128,7 @@ func checkJoin(ctx context.Context, t *testing.T, r *runner) {
 
 	t0 := time.Now()
 	// The quiet ends are part of the load's shape, not a wait.
-	if _, err := r.h.Run(ctx, host.Cmd{Script: "sleep 0.3; timeout 1 yes >/dev/null; sleep 0.3", Label: "burn"}); err != nil {
+	if _, err := r.srv.h.Run(ctx, host.Cmd{Script: "sleep 0.3; timeout 1 yes >/dev/null; sleep 0.3", Label: "burn"}); err != nil {
 		t.Fatal(err)
 	}
 	t1 := time.Now()

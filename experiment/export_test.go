@@ -17,7 +17,7 @@ type LoadOnly struct{ r *runner }
 // NewLoadOnly connects to ms's load generators as `wptest run` does (exe
 // installed on each), with sp's scenarios and ports; dir is the run directory.
 func NewLoadOnly(ctx context.Context, dir, exe string, log io.Writer, sp *Spec, ms []cloud.Machine, addr string) (*LoadOnly, error) {
-	r := &runner{sp: sp, dir: dir, opt: Options{Exe: exe, Log: log}, addr: addr,
+	r := &runner{sp: sp, dir: dir, opt: Options{Exe: exe, Log: log}, srv: &server{addr: addr},
 		man: &results.Manifest{Format: results.ManifestFormat, ID: "load-only", Experiment: sp.Name, PlanHash: sp.PlanHash(), Columns: sp.Columns, Scenarios: sp.Scenarios,
 			Repetitions: sp.Repetitions, Points: len(sp.Plan()), Complete: true, Machines: ms}}
 	lg, err := r.loadGenerator(ctx, ms)

@@ -58,7 +58,7 @@ func TestBrowseKindBlockAndJob(t *testing.T) {
 	if got := kindOf(h1).estimate(h1); got != 6*time.Second+estimateOverhead {
 		t.Errorf("estimate %v", got)
 	}
-	r := &runner{sp: sp, addr: "127.0.0.1"}
+	r := &runner{sp: sp, srv: &server{addr: "127.0.0.1"}}
 	for i, sc := range sp.Scenarios {
 		p := results.Point{Visitors: 4}
 		j, finish, err := kindOf(sc).job(context.Background(), r, point{sc: sc, p: p, cfg: r.baseConfig(sc, 4)})
@@ -110,7 +110,7 @@ func TestOwnKindGetsTheRunnersURLs(t *testing.T) {
 		t.Fatal(err)
 	}
 	sc := sp.Scenarios[0]
-	r := &runner{sp: sp, addr: "127.0.0.1"}
+	r := &runner{sp: sp, srv: &server{addr: "127.0.0.1"}}
 	j, _, err := kindOf(sc).job(context.Background(), r, point{sc: sc, p: results.Point{Visitors: 5}, cfg: r.baseConfig(sc, 5)})
 	if err != nil || j.Crowd == nil || j.Crowd.ProbeURL != r.url("/p.js", "h2") || j.Config.URL != r.url("/", "h2") {
 		t.Errorf("job %+v, crowd %+v, %v: want the probe at %s", j, j.Crowd, err, r.url("/p.js", "h2"))

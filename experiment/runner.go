@@ -20,33 +20,47 @@ import (
 	"github.com/wptest/wptest/provision/hostmanifest"
 )
 
+// runner is a session: its inputs and its record, fixed before its
+// steps run (the spec, the options, the run directory, the manifest and
+// the results, the fixture, the plan), and what its steps made that later
+// ones read (the machines, the server, the load generators, the ETA). It
+// is the state multistep passes the session's steps (steps.go); a step
+// that made something to undo holds it itself, for its cleanup.
 type runner struct {
-	sp  *Spec
-	opt Options
-	dir string
-	man *results.Manifest
-	st  *results.Store
-	fx  *fixture.Fixture
-	si  int // this session's index in man.Sessions
+	sp   *Spec
+	opt  Options
+	dir  string
+	man  *results.Manifest
+	st   *results.Store
+	fx   *fixture.Fixture
+	si   int     // this session's index in man.Sessions
+	plan runPlan // what the run measures, computed before its steps
 
-	ms   []cloud.Machine // the run's machines (machineSteps)
-	sm   cloud.Machine   // the server among them
-	plan runPlan         // what the run measures, computed before its steps
+	ms  []cloud.Machine // the run's machines (machineSteps)
+	srv *server         // the server, connected (stepConnect)
+	lg  loadGen         // where the load comes from (stepLoadGenerators)
+	eta *eta
+	// last is the last point measured and its headline figure, for the
+	// progress line.
+	last string
 	// succeeded is set by the session's last step: the machines' cleanup
 	// keeps them after success only with Keep.
 	succeeded bool
+}
 
-	h       host.Host
-	facts   host.Facts
-	lg      loadGen        // where the load comes from (loadgen.go)
-	addr    string         // the server's address as the load generator dials it
+// server is the run's server as stepConnect opened it, and what later
+// steps learn of it.
+type server struct {
+	h     host.Host
+	facts host.Facts
+	m     cloud.Machine // the server among the run's machines
+	addr  string        // its address as the load generator dials it
+	// sources are who may reach its web ports (webSources), the profiles'
+	// allow_from: found by the first step that loads a profile.
+	sources []string
 	ports   map[string]int // where the live profile's server listens (server { ports })
-	sources []string       // who may reach the web ports (webSources): the profiles' allow_from
-	// liveColumn is the column this session applied last ("": none yet).
-	liveColumn string
-	started    time.Time // when measuring began, for the ETA
-	eta        *eta
-	last       string // the last point measured and its headline figure, for the progress line
+	// live is the column this session applied last ("": none yet).
+	live string
 }
 
 func (r *runner) logf(format string, v ...any) { fmt.Fprintf(r.opt.Log, format+"\n", v...) }
@@ -61,10 +75,10 @@ func (r *runner) url(p string, proto string) string {
 	if provision.PortFor(proto) == "https" {
 		scheme, port = "https", r.sp.HTTPSPort
 	}
-	if n, ok := r.ports[scheme]; ok {
+	if n, ok := r.srv.ports[scheme]; ok {
 		port = n
 	}
-	return scheme + "://" + hostPort(r.addr, port) + p
+	return scheme + "://" + hostPort(r.srv.addr, port) + p
 }
 
 func hostPort(h string, p int) string {
@@ -87,7 +101,7 @@ func (r *runner) progress(p results.Point) {
 			done++
 		}
 	}
-	left := r.eta.left(plan, p.Key, r.st.Done, r.since(r.started))
+	left := r.eta.left(plan, p.Key, r.st.Done, r.since(r.eta.started))
 	last := ""
 	if r.last != "" {
 		last = " · last " + r.last
@@ -161,7 +175,7 @@ func (r *runner) measure(ctx context.Context, ps results.Column, sc results.Scen
 func (r *runner) probe(ctx context.Context, sc results.Scenario) results.Probe {
 	u := r.url(sc.Path, sc.Proto)
 	pr := results.Probe{URL: u, AcceptGzip: sc.Gzip}
-	tr := &http.Transport{DialContext: r.h.DialContext, DisableCompression: true, ForceAttemptHTTP2: sc.Proto == "h2",
+	tr := &http.Transport{DialContext: r.srv.h.DialContext, DisableCompression: true, ForceAttemptHTTP2: sc.Proto == "h2",
 		TLSClientConfig: &tls.Config{InsecureSkipVerify: true, ServerName: "localhost"}}
 	defer tr.CloseIdleConnections()
 	c := &http.Client{Transport: tr, Timeout: 60 * time.Second,

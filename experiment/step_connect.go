@@ -25,11 +25,11 @@ func (s *stepConnect) Run(ctx context.Context, r *runner) error {
 	if s.h, err = hostOf(ctx, r.dir, sm, r.opt.Log); err != nil {
 		return exitcode.With(exitcode.Provision, err)
 	}
-	r.sm, r.h, r.addr = sm, s.h, "127.0.0.1"
+	r.srv = &server{h: s.h, m: sm, addr: "127.0.0.1"}
 	if !sm.Local {
-		r.addr = sm.Address
+		r.srv.addr = sm.Address
 	}
-	if r.facts, err = s.h.Facts(ctx); err != nil {
+	if r.srv.facts, err = s.h.Facts(ctx); err != nil {
 		return exitcode.With(exitcode.Provision, fmt.Errorf("facts of %s: %w", s.h.Name(), err))
 	}
 	return nil

@@ -46,14 +46,14 @@ func (s stepLoad) Run(ctx context.Context, g *colGroup) error {
 // a shared machine another process may have swapped it meanwhile; nor when
 // it was changed by hand since (driftDuring).
 func (stepLoad) keep(ctx context.Context, r *runner, ps results.Column, sc results.Scenario, p results.Point, rec results.Record) error {
-	if hm, err := hostmanifest.Read(ctx, r.h); err != nil || !sameApply(hm, r.man.Hosts[ps.ID]) {
+	if hm, err := hostmanifest.Read(ctx, r.srv.h); err != nil || !sameApply(hm, r.man.Hosts[ps.ID]) {
 		who := "no host manifest"
 		if hm != nil {
 			who = "the host manifest now says " + hm.Profile
 		} else if err != nil {
 			who = err.Error()
 		}
-		return exitcode.With(exitcode.Load, fmt.Errorf("%s: the server changed under the run (%s): another process applied a profile on %s; the point was not kept, --resume measures it again", p.Key, who, r.h.Name()))
+		return exitcode.With(exitcode.Load, fmt.Errorf("%s: the server changed under the run (%s): another process applied a profile on %s; the point was not kept, --resume measures it again", p.Key, who, r.srv.h.Name()))
 	}
 	broken, err := r.driftDuring(ctx, ps, sc, p)
 	if err != nil {

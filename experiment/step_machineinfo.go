@@ -18,11 +18,11 @@ type stepMachineInfo struct{ noCleanup }
 func (stepMachineInfo) Name() string { return "machine info" }
 
 func (stepMachineInfo) Run(ctx context.Context, r *runner) error {
-	info := machineInfo(ctx, r.h, r.facts)
-	info.LoadLocal = r.sm.Local && r.lg.Name() == LocalLoadHost
+	info := machineInfo(ctx, r.srv.h, r.srv.facts)
+	info.LoadLocal = r.srv.m.Local && r.lg.Name() == LocalLoadHost
 	info.LoadHost = r.lg.Name()
 	info.LoadGenLinkMbps = r.sp.Machines.LinkMbps() // so a report made later judges the link as the run did
-	r.ownMachine(ctx, r.sm, &info)
+	r.ownMachine(ctx, r.srv.m, &info)
 	r.man.Machine = &info
 	return r.man.Write(r.dir)
 }

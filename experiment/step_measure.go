@@ -16,7 +16,7 @@ type stepMeasure struct{ noCleanup }
 func (stepMeasure) Name() string { return "measure" }
 
 func (stepMeasure) Run(ctx context.Context, r *runner) error {
-	r.started = r.opt.now()
+	r.eta.started = r.opt.now()
 	plan := r.plan.points
 	for i := 0; i < len(plan); {
 		j := i

@@ -18,14 +18,14 @@ type stepPreflight struct{ noCleanup }
 func (stepPreflight) Name() string { return "preflight" }
 
 func (stepPreflight) Run(ctx context.Context, r *runner) error {
-	r.sources = r.webSources(ctx, r.ms, r.sm)
+	r.srv.sources = r.srv.webSources(ctx, r.ms, r.sp.Machines.AllowFrom)
 	if len(r.plan.enabled) == 0 {
 		return exitcode.With(exitcode.Config, fmt.Errorf("no column of %s is enabled", r.sp.File))
 	}
-	p, err := loadProfile(r.plan.first(r.sp, r.man.Fixture.Verified != "", r.st.Done), r.sources)
+	p, err := loadProfile(r.plan.first(r.sp, r.man.Fixture.Verified != "", r.st.Done), r.srv.sources)
 	if err != nil {
 		return err
 	}
 	stage.WriteLocalFiles(keepWriter{r}, r.sp.Uploads)
-	return stage.Run(ctx, r.state(), stage.Render{Profile: p, Refuse: true}, stage.Preflight{Out: keepWriter{r}})
+	return stage.Run(ctx, r.srv.state(r.opt.Log), stage.Render{Profile: p, Refuse: true}, stage.Preflight{Out: keepWriter{r}})
 }

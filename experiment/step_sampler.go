@@ -24,7 +24,7 @@ func (s *stepSampler) Run(ctx context.Context, g *colGroup) error {
 	}
 	s.smp, g.smp = smp, smp
 	if err := smp.ready(ctx, 5*time.Minute); err != nil {
-		return exitcode.With(exitcode.Load, fmt.Errorf("%s on %s: %w", g.ps.ID, r.h.Name(), err))
+		return exitcode.With(exitcode.Load, fmt.Errorf("%s on %s: %w", g.ps.ID, r.srv.h.Name(), err))
 	}
 	return nil
 }

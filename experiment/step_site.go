@@ -21,7 +21,7 @@ type stepSite struct{ noCleanup }
 func (stepSite) Name() string { return "site" }
 
 func (s stepSite) Run(ctx context.Context, r *runner) error {
-	site, decl, err := stage.HostSite(ctx, r.h)
+	site, decl, err := stage.HostSite(ctx, r.srv.h)
 	if err != nil {
 		return exitcode.With(exitcode.Provision, err)
 	}
@@ -47,7 +47,7 @@ func (s stepSite) seed(ctx context.Context, r *runner, site fixture.Site, decl *
 	}
 	r.man.Fixture.Deviations = m.Deviations
 	r.man.Fixture.Docroot = site.Docroot
-	r.say(Stage, "[%s] fixture %s seed %d seeded in %.1fs (root %s)", r.h.Name(), r.sp.Fixture.Profile, r.sp.Fixture.Seed, r.since(t0).Seconds(), m.Short)
+	r.say(Stage, "[%s] fixture %s seed %d seeded in %.1fs (root %s)", r.srv.h.Name(), r.sp.Fixture.Profile, r.sp.Fixture.Seed, r.since(t0).Seconds(), m.Short)
 	return s.verify(ctx, r, site, true)
 }
 
@@ -75,10 +75,10 @@ func (stepSite) verify(ctx context.Context, r *runner, site fixture.Site, http b
 			d = append(d, x.String())
 		}
 		return exitcode.With(exitcode.Mismatch, fmt.Errorf("fixture on %s is not %s seed %d: root %s, want %s\n  %s",
-			r.h.Name(), r.sp.Fixture.Profile, r.sp.Fixture.Seed, rep.Root, rep.Want, strings.Join(d, "\n  ")))
+			r.srv.h.Name(), r.sp.Fixture.Profile, r.sp.Fixture.Seed, rep.Root, rep.Want, strings.Join(d, "\n  ")))
 	}
 	r.man.Fixture.Verified = rep.Root
 	r.man.Fixture.Lazy = len(rep.Lazy)
-	r.say(Stage, "[%s] fixture verified: root %s (%d page(s) over HTTP, %d lazy row(s) apart)", r.h.Name(), rep.Root[:16], r.man.Fixture.HTTPPages, len(rep.Lazy))
+	r.say(Stage, "[%s] fixture verified: root %s (%d page(s) over HTTP, %d lazy row(s) apart)", r.srv.h.Name(), rep.Root[:16], r.man.Fixture.HTTPPages, len(rep.Lazy))
 	return r.man.Write(r.dir)
 }

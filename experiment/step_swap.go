@@ -19,13 +19,13 @@ func (stepSwap) Run(ctx context.Context, g *colGroup) error {
 	if err := r.apply(ctx, g.ps); err != nil {
 		return err
 	}
-	live, err := hostmanifest.Read(ctx, r.h)
+	live, err := hostmanifest.Read(ctx, r.srv.h)
 	if err != nil || live == nil {
-		return exitcode.With(exitcode.Provision, fmt.Errorf("%s on %s: no host manifest after its apply: %v", g.ps.ID, r.h.Name(), err))
+		return exitcode.With(exitcode.Provision, fmt.Errorf("%s on %s: no host manifest after its apply: %v", g.ps.ID, r.srv.h.Name(), err))
 	}
-	r.ports = nil
+	r.srv.ports = nil
 	if live.Server != nil {
-		r.ports = live.Server.Ports
+		r.srv.ports = live.Server.Ports
 	}
 	g.live = live
 	return nil

@@ -40,7 +40,7 @@ func TestSamplerStepStoppedWhenALaterStepFails(t *testing.T) {
 	}
 	var log testenv.SyncBuffer
 	r := &runner{sp: &Spec{}, opt: Options{Exe: exe, Log: &log}, dir: t.TempDir(),
-		man: &results.Manifest{Format: results.ManifestFormat, Sessions: []results.Session{{}}}, h: srv}
+		man: &results.Manifest{Format: results.ManifestFormat, Sessions: []results.Session{{}}}, srv: &server{h: srv}}
 	g := &colGroup{r: r, ps: results.Column{ID: "c"}}
 	var sampler groupStep
 	for _, s := range groupSteps(r.sp) {
