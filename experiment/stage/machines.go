@@ -49,10 +49,16 @@ func (m Machines) Up(ctx context.Context) ([]cloud.Machine, error) {
 		return nil, err
 	}
 	defer j.Close()
-	return cloud.Up(ctx, m.Cloud, m.Plan, j, cloud.UpOptions{
-		Keep: m.Keep, Log: steps,
-		Wait: cloud.WaitOptions{Timeout: m.Wait, RetryHostKeyMismatch: m.Plan.Owned, Log: m.Log},
-	})
+	return cloud.Up(ctx, m.Cloud, m.Plan, j, m.upOptions(steps))
+}
+
+// upOptions are the lease's options, for Up and Open alike: Keep, the
+// wait for SSH and cloud-init (a machine the driver made may show another
+// key before cloud-init installed ours: retried, never accepted), the
+// steps' writer.
+func (m Machines) upOptions(steps io.Writer) cloud.UpOptions {
+	return cloud.UpOptions{Keep: m.Keep, Log: steps,
+		Wait: cloud.WaitOptions{Timeout: m.Wait, RetryHostKeyMismatch: m.Plan.Owned, Log: m.Log}}
 }
 
 // Lease is the machines stage as steps of a command that runs its own
@@ -70,8 +76,7 @@ func (m Machines) Open() (*Lease, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Lease{Lease: cloud.NewLease(m.Cloud, m.Plan, j, cloud.UpOptions{Keep: m.Keep, Log: steps,
-		Wait: cloud.WaitOptions{Timeout: m.Wait, RetryHostKeyMismatch: m.Plan.Owned, Log: m.Log}}), j: j}, nil
+	return &Lease{Lease: cloud.NewLease(m.Cloud, m.Plan, j, m.upOptions(steps)), j: j}, nil
 }
 
 // Close closes the journal (after Release: it journals the removal).
