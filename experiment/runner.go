@@ -1,13 +1,9 @@
 package experiment
 
 import (
-	"context"
-	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"github.com/wptest/wptest/results"
-	"io"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -88,27 +84,6 @@ func hostPort(h string, p int) string {
 	return h + ":" + strconv.Itoa(p)
 }
 
-// progress prints which profile, scenario and point run now, and the ETA
-// (eta.left).
-func (r *runner) progress(p results.Point) {
-	plan := r.plan.points
-	idx, done := 0, 0
-	for i, q := range plan {
-		if q.Key == p.Key {
-			idx = i + 1
-		}
-		if r.st.Done(q.Key) {
-			done++
-		}
-	}
-	left := r.eta.left(plan, p.Key, r.st.Done, r.since(r.eta.started))
-	last := ""
-	if r.last != "" {
-		last = " · last " + r.last
-	}
-	r.say(Point, "[%d/%d] rep %d/%d · %s · %s %s (%d done) · ETA %s%s", idx, len(plan), p.Rep, r.sp.Repetitions, p.Column, p.Scenario, p.Step, done, left.Round(time.Second), last)
-}
-
 func (r *runner) baseConfig(sc results.Scenario, visitors int) benchgen.Config {
 	cfg := benchgen.Config{Name: fmt.Sprintf("c=%d", visitors), URL: r.url(sc.Path, sc.Proto), Proto: sc.Proto,
 		Visitors: visitors, KeepAlive: sc.KeepAlive, Requests: sc.Requests, Duration: sc.Duration, Warmup: sc.Warmup,
@@ -120,85 +95,6 @@ func (r *runner) baseConfig(sc results.Scenario, visitors int) benchgen.Config {
 		cfg.Header = append(cfg.Header, benchgen.AcceptGzip)
 	}
 	return cfg
-}
-
-func (r *runner) measure(ctx context.Context, ps results.Column, sc results.Scenario, p results.Point, smp *sampler) (results.Record, error) {
-	rec := results.Record{Point: p, Start: stamp(r.opt.now()), LoadHost: r.lg.Name()}
-	pr := r.probe(ctx, sc)
-	rec.Probe = &pr
-	j, finish, err := kindOf(sc).job(ctx, r, point{ps: ps, sc: sc, p: p, cfg: r.baseConfig(sc, p.Visitors)})
-	if err != nil {
-		return rec, err
-	}
-	res, err := r.load(ctx, j, &rec)
-	if err != nil {
-		return rec, err
-	}
-	rec.Set = res.Set
-	// The window is on our clock (remoteLoad.Do turned each load
-	// machine's into ours); the sampler puts it on the server's.
-	w := j.Window(res)
-	srv, err := smp.summarize(ctx, w.From, w.To, w.OK)
-	if err != nil {
-		return rec, err
-	}
-	rec.Server = srv
-	if finish != nil {
-		finish(&rec, srv)
-	}
-	ok := w.OK
-	if rec.Server != nil {
-		var cpu float64
-		for _, g := range results.ServerGroups {
-			cpu += rec.Server.Groups[g].CPUMs
-		}
-		if ok > 0 {
-			rec.ServerCPUMsPerReq = cpu / float64(ok)
-			db := rec.Server.Groups["db"].CPUMs
-			rec.WebPHPCPUMsPerReq = (cpu - db) / float64(ok)
-			rec.DBCPUMsPerReq = db / float64(ok)
-		}
-		for _, g := range results.WebPHPGroups {
-			rec.PSSKB += rec.Server.Groups[g].PSSPeakKB
-		}
-	}
-	rec.End = stamp(r.opt.now())
-	return rec, nil
-}
-
-// probe makes one plain request the way the scenario asks (gzip accepted
-// or not) and records what came back: the Content-Encoding is how the
-// report knows who compresses. The connection is opened from the server's
-// side (its Host's DialContext): a cloud server's firewall lets the web
-// ports in only from the run's load generators, not from the machine
-// running wptest.
-func (r *runner) probe(ctx context.Context, sc results.Scenario) results.Probe {
-	u := r.url(sc.Path, sc.Proto)
-	pr := results.Probe{URL: u, AcceptGzip: sc.Gzip}
-	tr := &http.Transport{DialContext: r.srv.h.DialContext, DisableCompression: true, ForceAttemptHTTP2: sc.Proto == "h2",
-		TLSClientConfig: &tls.Config{InsecureSkipVerify: true, ServerName: "localhost"}}
-	defer tr.CloseIdleConnections()
-	c := &http.Client{Transport: tr, Timeout: 60 * time.Second,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		pr.Error = err.Error()
-		return pr
-	}
-	if sc.Gzip {
-		req.Header.Set("Accept-Encoding", "gzip, deflate, br")
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		pr.Error = err.Error()
-		return pr
-	}
-	defer resp.Body.Close()
-	n, _ := io.Copy(io.Discard, resp.Body)
-	pr.Status, pr.Proto, pr.BodyBytes = resp.StatusCode, resp.Proto, n
-	pr.ContentEncoding = resp.Header.Get("Content-Encoding")
-	pr.Server = resp.Header.Get("Server")
-	return pr
 }
 
 // restartScript restarts the live web server for the kit's startup metric:
