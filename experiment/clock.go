@@ -60,8 +60,8 @@ type clockHost struct {
 // server unless it is this machine, and the load generator machine.
 func (r *runner) clockHosts() []clockHost {
 	var hs []clockHost
-	if _, local := r.h.(*host.Local); !local {
-		hs = append(hs, clockHost{r.h.Name(), r.h})
+	if _, local := r.srv.h.(*host.Local); !local {
+		hs = append(hs, clockHost{r.srv.h.Name(), r.srv.h})
 	}
 	for _, rl := range r.loadMachines() {
 		hs = append(hs, clockHost{rl.name, rl.h})
@@ -91,7 +91,7 @@ func (r *runner) measureClocks(ctx context.Context) error {
 	if err := r.man.Write(r.dir); err != nil {
 		return err
 	}
-	return checkClocks(cs, r.clockTolerance())
+	return checkClocks(cs, r.plan.clockTolerance(r.sp))
 }
 
 func durMs(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -101,10 +101,10 @@ func durMs(d time.Duration) float64 { return float64(d) / float64(time.Milliseco
 // of the run's scenarios (a window early by up to its warm-up covers the
 // same load's warm-up), but never under one sample interval, the join's
 // own resolution (a scenario may have no warm-up).
-func (r *runner) clockTolerance() clockTolerance {
+func (pl runPlan) clockTolerance(sp *Spec) clockTolerance {
 	tol := clockTolerance{d: -1}
-	for _, p := range r.sp.Plan() {
-		if sc := r.scenario(p.Scenario); tol.d < 0 || sc.Warmup < tol.d {
+	for _, p := range pl.points {
+		if sc := sp.scenario(p.Scenario); tol.d < 0 || sc.Warmup < tol.d {
 			tol = clockTolerance{d: sc.Warmup, scenario: sc.Name}
 		}
 	}

@@ -71,8 +71,8 @@ func TestClockTolerance(t *testing.T) {
 		{[]results.Scenario{sc("a", 3*time.Second), sc("b", 2*time.Second)}, clockTolerance{d: 2 * time.Second, scenario: "b"}},
 		{[]results.Scenario{sc("a", 3*time.Second), sc("k", 100*time.Millisecond)}, clockTolerance{d: results.SampleEvery, scenario: "k", floor: true}},
 	} {
-		r := &runner{sp: &Spec{Repetitions: 1, Columns: []results.Column{{ID: "p", Profile: "p", Enabled: true}}, Scenarios: tc.scs}}
-		if got := r.clockTolerance(); got != tc.want {
+		sp := &Spec{Repetitions: 1, Columns: []results.Column{{ID: "p", Profile: "p", Enabled: true}}, Scenarios: tc.scs}
+		if got := planOf(sp).clockTolerance(sp); got != tc.want {
 			t.Errorf("%v: tolerance %+v, want %+v", tc.scs, got, tc.want)
 		}
 	}

@@ -55,7 +55,7 @@ func TestClockOffsetCorrectsTheJoin(t *testing.T) {
 	var log testenv.SyncBuffer
 	sp := clockSpec(clockShift + time.Second)
 	r := &runner{sp: sp, opt: Options{Exe: exe, Log: &log}, dir: t.TempDir(),
-		man: &results.Manifest{Format: results.ManifestFormat, PlanHash: sp.PlanHash(), Sessions: []results.Session{{}}}, h: srv, lg: &remoteLoad{h: lg, name: "loadgen"}}
+		man: &results.Manifest{Format: results.ManifestFormat, PlanHash: sp.PlanHash(), Sessions: []results.Session{{}}}, srv: &server{h: srv}, lg: &remoteLoad{h: lg, name: "loadgen"}, plan: planOf(sp)}
 
 	if err := r.measureClocks(ctx); err != nil {
 		t.Fatalf("measure clocks: %v\n%s", err, log.String())
@@ -70,6 +70,7 @@ func TestClockOffsetCorrectsTheJoin(t *testing.T) {
 	// A second session (--resume) whose scenario warm-up is shorter than
 	// the server's offset: measured again, recorded, and the run stops.
 	r.sp = clockSpec(clockShift - 2*time.Second)
+	r.plan = planOf(r.sp)
 	r.man.Sessions, r.si = append(r.man.Sessions, results.Session{Resumed: true}), 1
 	err = r.measureClocks(ctx)
 	if exitcode.Of(err) != exitcode.Provision || !strings.Contains(err.Error(), "[server] its clock is +5.0") ||
@@ -127,7 +128,7 @@ func checkJoin(ctx context.Context, t *testing.T, r *runner) {
 
 	t0 := time.Now()
 	// The quiet ends are part of the load's shape, not a wait.
-	if _, err := r.h.Run(ctx, host.Cmd{Script: "sleep 0.3; timeout 1 yes >/dev/null; sleep 0.3", Label: "burn"}); err != nil {
+	if _, err := r.srv.h.Run(ctx, host.Cmd{Script: "sleep 0.3; timeout 1 yes >/dev/null; sleep 0.3", Label: "burn"}); err != nil {
 		t.Fatal(err)
 	}
 	t1 := time.Now()

@@ -54,7 +54,7 @@ scenario "s" {
 	tuned, tuned400 := sp.Columns[0], sp.Columns[1]
 	log := &testenv.SyncBuffer{}
 	now := time.Unix(0, 0)
-	r := &runner{sp: sp, h: h, dir: t.TempDir(), opt: Options{Log: log, Now: func() time.Time { return now }},
+	r := &runner{sp: sp, srv: &server{h: h}, dir: t.TempDir(), opt: Options{Log: log, Now: func() time.Time { return now }},
 		man: &results.Manifest{Format: results.ManifestFormat, Hosts: map[string]*hostmanifest.Manifest{}}}
 	if err := r.apply(ctx, tuned); err != nil {
 		t.Fatalf("apply tuned-apache: %v\n%s", err, log)
@@ -67,7 +67,7 @@ scenario "s" {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := r.state()
+	st := r.srv.state(r.opt.Log)
 	if err := stage.Run(ctx, st, append([]stage.Step{stage.Live()}, stage.Server(stage.ServerOptions{Profile: p})...)...); err != nil {
 		t.Fatalf("swap to tuned-400: %v", err)
 	}

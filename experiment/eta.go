@@ -17,6 +17,7 @@ type eta struct {
 	applied map[string]bool // profiles applied in this session
 	planned time.Duration   // planned time of the groups begun and the points measured
 	rates   Rates           // request rates measured so far (pointTime)
+	started time.Time       // when measuring began (stepMeasure)
 }
 
 func newETA(sp *Spec) *eta { return &eta{sp: sp, applied: map[string]bool{}} }

@@ -17,7 +17,7 @@ type LoadOnly struct{ r *runner }
 // NewLoadOnly connects to ms's load generators as `wptest run` does (exe
 // installed on each), with sp's scenarios and ports; dir is the run directory.
 func NewLoadOnly(ctx context.Context, dir, exe string, log io.Writer, sp *Spec, ms []cloud.Machine, addr string) (*LoadOnly, error) {
-	r := &runner{sp: sp, dir: dir, opt: Options{Exe: exe, Log: log}, addr: addr,
+	r := &runner{sp: sp, dir: dir, opt: Options{Exe: exe, Log: log}, srv: &server{addr: addr},
 		man: &results.Manifest{Format: results.ManifestFormat, ID: "load-only", Experiment: sp.Name, PlanHash: sp.PlanHash(), Columns: sp.Columns, Scenarios: sp.Scenarios,
 			Repetitions: sp.Repetitions, Points: len(sp.Plan()), Complete: true, Machines: ms}}
 	lg, err := r.loadGenerator(ctx, ms)
@@ -35,7 +35,7 @@ func (l *LoadOnly) Close() error { return l.r.lg.Close() }
 // the crowd (without the probe and the server's samples).
 func (l *LoadOnly) Measure(ctx context.Context, p results.Point) (results.Record, error) {
 	r := l.r
-	sc := r.scenario(p.Scenario)
+	sc := r.sp.scenario(p.Scenario)
 	rec := results.Record{Point: p, LoadHost: r.lg.Name()}
 	j, _, err := kindOf(sc).job(ctx, r, point{sc: sc, p: p, cfg: r.baseConfig(sc, p.Visitors)})
 	if err != nil {

@@ -63,7 +63,7 @@ func TestBrowseKindBlockAndJob(t *testing.T) {
 	if got := kindOf(h1).estimate(h1); got != 6*time.Second+estimateOverhead {
 		t.Errorf("estimate %v", got)
 	}
-	r := &runner{sp: sp, addr: "127.0.0.1"}
+	r := &runner{sp: sp, srv: &server{addr: "127.0.0.1"}}
 	for i, sc := range sp.Scenarios {
 		p := results.Point{Visitors: 4}
 		j, finish, err := kindOf(sc).job(context.Background(), r, point{sc: sc, p: p, cfg: r.baseConfig(sc, 4)})
@@ -122,7 +122,7 @@ func TestOwnKindGetsTheRunnersURLs(t *testing.T) {
 		t.Fatal(err)
 	}
 	sc := sp.Scenarios[0]
-	r := &runner{sp: sp, addr: "127.0.0.1"}
+	r := &runner{sp: sp, srv: &server{addr: "127.0.0.1"}}
 	j, _, err := kindOf(sc).job(context.Background(), r, point{sc: sc, p: results.Point{Visitors: 5}, cfg: r.baseConfig(sc, 5)})
 	var c benchgen.CrowdJob
 	if err != nil || j.Decode(&c) != nil || c.ProbeURL != r.url("/p.js", "h2") || j.Config.URL != r.url("/", "h2") {

@@ -328,9 +328,9 @@ func (r *runner) startup(ctx context.Context, ps results.Column, base benchgen.C
 		return nil, nil
 	}
 	const rounds = 3
-	if _, local := r.h.(*host.Local); local || r.opt.Exe == "" {
+	if _, local := r.srv.h.(*host.Local); local || r.opt.Exe == "" {
 		restart := func(ctx context.Context) error {
-			_, err := r.h.Run(ctx, host.Cmd{Script: script, Label: "restart", Timeout: 2 * time.Minute})
+			_, err := r.srv.h.Run(ctx, host.Cmd{Script: script, Label: "restart", Timeout: 2 * time.Minute})
 			return err
 		}
 		st, err := benchgen.Startup(ctx, restart, base, rounds)
@@ -343,7 +343,7 @@ func (r *runner) startup(ctx context.Context, ps results.Column, base benchgen.C
 	}
 	cfg.URL = u
 	// The agent was installed by apply; the server's host log shows the job's lines.
-	srv := &remoteLoad{h: r.h, name: r.h.Name(), exe: AgentPath}
+	srv := &remoteLoad{h: r.srv.h, name: r.srv.h.Name(), exe: AgentPath}
 	st, err := srv.Startup(ctx, cfg, script, rounds)
 	if err != nil {
 		return nil, fmt.Errorf("startup on the server: %w", err)

@@ -248,8 +248,8 @@ func (r *runner) noteLoadMachines(ctx context.Context) {
 		if len(gens) > 1 {
 			r.man.LoadMachines = append(r.man.LoadMachines, li)
 		}
-		if isLoopback(r.addr) {
-			r.say(Keep, "note: the server's address %s is a loopback address: load generator %s reaches it only if it is the same machine", r.addr, rl.name)
+		if isLoopback(r.srv.addr) {
+			r.say(Keep, "note: the server's address %s is a loopback address: load generator %s reaches it only if it is the same machine", r.srv.addr, rl.name)
 		}
 	}
 }

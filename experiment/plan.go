@@ -46,7 +46,7 @@ func WritePlan(w io.Writer, sp *Spec, est Estimate) error {
 			fmt.Fprintf(w, "column %s (profile %s): left out (%q)\n", c.ID, c.Profile, c.Reason)
 		}
 	}
-	for _, p := range sp.Plan() {
+	for _, p := range planOf(sp).points {
 		fmt.Fprintln(w, p.Key)
 	}
 	est.WriteText(w)

@@ -58,7 +58,7 @@ func TestProtocolFollowsTheRequest(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var log strings.Builder
-			r := &runner{sp: &Spec{HTTPSPort: tc.port, HTTPPort: tc.port}, addr: "127.0.0.1", lg: inProcessLoad{}, opt: Options{Log: &log}}
+			r := &runner{sp: &Spec{HTTPSPort: tc.port, HTTPPort: tc.port}, srv: &server{addr: "127.0.0.1"}, lg: inProcessLoad{}, opt: Options{Log: &log}}
 			sc := results.Scenario{Name: "s", Kind: "static", Path: "/x.js", Proto: tc.proto}
 			got := r.notServed(ctx, tc.declared, sc)
 			if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
@@ -116,7 +116,7 @@ func startCaddy(t *testing.T, caddy, dir, name, protos, cert, key string) int {
 // the scenario's protocol; a profile that declares none is reached on the
 // experiment's ports.
 func TestURLUsesDeclaredPorts(t *testing.T) {
-	r := &runner{sp: &Spec{HTTPPort: 80, HTTPSPort: 443}, addr: "2001:db8::1"}
+	r := &runner{sp: &Spec{HTTPPort: 80, HTTPSPort: 443}, srv: &server{addr: "2001:db8::1"}}
 	for _, c := range []struct {
 		ports map[string]int
 		proto string
@@ -129,7 +129,7 @@ func TestURLUsesDeclaredPorts(t *testing.T) {
 		{map[string]int{"http": 8080, "https": 8443}, "h2", "https://[2001:db8::1]:8443/x"},
 		{map[string]int{"http": 8080}, "h2", "https://[2001:db8::1]:443/x"},
 	} {
-		r.ports = c.ports
+		r.srv.ports = c.ports
 		if got := r.url("/x", c.proto); got != c.want {
 			t.Errorf("ports %v, %s: %s, want %s", c.ports, c.proto, got, c.want)
 		}

@@ -84,7 +84,7 @@ func Run(ctx context.Context, sp *Spec, src []byte, opt Options) (string, error)
 		return dir, err
 	}
 	defer st.Close()
-	r := &runner{sp: sp, opt: opt, dir: dir, man: man, st: st, fx: fx, si: len(man.Sessions) - 1, eta: newETA(sp)}
+	r := &runner{sp: sp, opt: opt, dir: dir, man: man, st: st, fx: fx, si: len(man.Sessions) - 1, eta: newETA(sp), plan: planOf(sp)}
 	return dir, r.session(ctx)
 }
 
@@ -182,7 +182,7 @@ func startSession(man *results.Manifest, sp *Spec, fm *fixture.Manifest, resumed
 // run's, or new ones from the cloud driver) and closes it in the manifest.
 func (r *runner) session(ctx context.Context) error {
 	man := r.man
-	runErr := r.runSteps(ctx, r.sessionSteps())
+	runErr := r.runSteps(ctx, sessionSteps(r))
 	man.Sessions[r.si].End = stamp(r.opt.now())
 	if runErr != nil {
 		man.Sessions[r.si].Error = runErr.Error()

@@ -17,7 +17,6 @@ import (
 	"github.com/wptest/wptest/bench/result"
 	"github.com/wptest/wptest/bench/srvstat"
 	"github.com/wptest/wptest/experiment/stage"
-	"github.com/wptest/wptest/fixture"
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/profiles"
@@ -28,9 +27,9 @@ import (
 // AgentPath is where the agent stage puts the wptest binary on a host.
 const AgentPath = stage.AgentPath
 
-// state is the stages' state for the run's server.
-func (r *runner) state() *stage.State {
-	return &stage.State{Host: r.h, Facts: r.facts, Log: r.opt.Log}
+// state is the stages' state for the server, their lines to log.
+func (s *server) state(log io.Writer) *stage.State {
+	return &stage.State{Host: s.h, Facts: s.facts, Log: log}
 }
 
 // apply makes column ps's profile, with its variables, live with the server stage (stage.Server:
@@ -38,7 +37,7 @@ func (r *runner) state() *stage.State {
 // running, refuse blocked ops, agent, apply, checks, host manifest), and
 // keeps the host manifest in the run manifest.
 func (r *runner) apply(ctx context.Context, ps results.Column) error {
-	p, err := loadProfile(ps, r.sources)
+	p, err := loadProfile(ps, r.srv.sources)
 	if err != nil {
 		return err
 	}
@@ -53,35 +52,35 @@ func (r *runner) apply(ctx context.Context, ps results.Column) error {
 		}
 		switch {
 		case live != p.Name:
-			r.say(Busy, "[%s] swap: %s -> %s (column %s)", r.h.Name(), orNone(live), p.Name, ps.ID)
-		case r.liveColumn != "" && r.liveColumn != ps.ID:
-			r.say(Busy, "[%s] column %s -> %s: profile %s with the other column's variables (only what differs changes)", r.h.Name(), r.liveColumn, ps.ID, p.Name)
+			r.say(Busy, "[%s] swap: %s -> %s (column %s)", r.srv.h.Name(), orNone(live), p.Name, ps.ID)
+		case r.srv.live != "" && r.srv.live != ps.ID:
+			r.say(Busy, "[%s] column %s -> %s: profile %s with the other column's variables (only what differs changes)", r.srv.h.Name(), r.srv.live, ps.ID, p.Name)
 		default:
-			r.say(Busy, "[%s] profile %s (already live: re-applied, checks run again)", r.h.Name(), p.Name)
+			r.say(Busy, "[%s] profile %s (already live: re-applied, checks run again)", r.srv.h.Name(), p.Name)
 		}
 		return nil
 	})
 	t0 := r.opt.now()
-	st := r.state()
+	st := r.srv.state(r.opt.Log)
 	err = stage.Run(ctx, st, append([]stage.Step{stage.Live(), announce}, stage.Server(stage.ServerOptions{
 		Profile: p, Agent: agent, Tool: r.opt.Tool, Uploads: r.sp.Uploads, Drift: &stage.DriftCheck{Refuse: !r.opt.AcceptDrift},
 		Progress: func(e provision.Event) { fmt.Fprintf(r.opt.Log, "[%s] %s: %s\n", e.Host, e.Op, e.Msg) },
 	})...)...)
-	r.liveColumn = ""
+	r.srv.live = ""
 	if err != nil && err == st.ApplyErr {
-		return exitcode.With(exitcode.Provision, fmt.Errorf("apply %s on %s: %w", p.Name, r.h.Name(), err))
+		return exitcode.With(exitcode.Provision, fmt.Errorf("apply %s on %s: %w", p.Name, r.srv.h.Name(), err))
 	}
 	if err != nil {
 		return err
 	}
 	m := st.Manifest
 	r.man.Hosts[ps.ID] = m
-	r.liveColumn = ps.ID
+	r.srv.live = ps.ID
 	r.recordDrift(ps.ID, st.ResetLines())
 	if l := st.FinishedLine(); l != "" {
-		r.say(Keep, "[%s] %s: %s", r.h.Name(), ps.ID, l)
+		r.say(Keep, "[%s] %s: %s", r.srv.h.Name(), ps.ID, l)
 	}
-	r.say(Stage, "[%s] %s live after %.1fs (%d change(s), %d deviation(s))", r.h.Name(), ps.ID, r.since(t0).Seconds(), m.Changes, len(m.Deviations))
+	r.say(Stage, "[%s] %s live after %.1fs (%d change(s), %d deviation(s))", r.srv.h.Name(), ps.ID, r.since(t0).Seconds(), m.Changes, len(m.Deviations))
 	return r.man.Write(r.dir)
 }
 
@@ -94,7 +93,7 @@ func (r *runner) recordDrift(col string, lines []string) {
 			r.man.Drift = map[string][]string{}
 		}
 		if !slices.Contains(r.man.Drift[col], l) {
-			r.say(Keep, "[%s] %s: %s", r.h.Name(), col, l)
+			r.say(Keep, "[%s] %s: %s", r.srv.h.Name(), col, l)
 			r.man.Drift[col] = append(r.man.Drift[col], l)
 		}
 	}
@@ -106,7 +105,7 @@ func (r *runner) recordDrift(col string, lines []string) {
 // drift, which records it for the column. A database found not running
 // is no edit: broken says so, for a point whose requests rest on it.
 func (r *runner) driftDuring(ctx context.Context, ps results.Column, sc results.Scenario, p results.Point) (broken string, err error) {
-	all, _, err := hostmanifest.CheckDrift(ctx, r.h, r.man.Hosts[ps.ID])
+	all, _, err := hostmanifest.CheckDrift(ctx, r.srv.h, r.man.Hosts[ps.ID])
 	if err != nil {
 		return "", exitcode.With(exitcode.Provision, fmt.Errorf("%s: %w", p.Key, err))
 	}
@@ -120,7 +119,7 @@ func (r *runner) driftDuring(ctx context.Context, ps results.Column, sc results.
 	lines := stage.DriftLines(drifts)
 	if !r.opt.AcceptDrift {
 		return "", exitcode.With(exitcode.Provision, fmt.Errorf("%s: the server on %s was changed by hand while the point ran; the point was not kept (measure it as it is with --accept-drift, or reset it with wptest up; --resume measures it again):\n  %s",
-			p.Key, r.h.Name(), strings.Join(lines, "\n  ")))
+			p.Key, r.srv.h.Name(), strings.Join(lines, "\n  ")))
 	}
 	for i, l := range lines {
 		lines[i] = "while the points ran: " + l
@@ -207,55 +206,6 @@ func orNone(s string) string {
 	return s
 }
 
-// seed seeds the fixture once into the site the live profile declares and
-// verifies it (the site stage).
-func (r *runner) seed(ctx context.Context, site fixture.Site, decl *provision.Site) error {
-	t0 := r.opt.now()
-	m, err := stage.SeedSite(ctx, site, decl, r.fx, stage.CoreOf(decl), r.opt.Log)
-	if fixture.IsMismatch(err) {
-		return exitcode.With(exitcode.Mismatch, err)
-	}
-	if err != nil {
-		return exitcode.With(exitcode.Provision, err)
-	}
-	r.man.Fixture.Deviations = m.Deviations
-	r.man.Fixture.Docroot = site.Docroot
-	r.say(Stage, "[%s] fixture %s seed %d seeded in %.1fs (root %s)", r.h.Name(), r.sp.Fixture.Profile, r.sp.Fixture.Seed, r.since(t0).Seconds(), m.Short)
-	return r.verify(ctx, site, true)
-}
-
-// verify recomputes the fixture's hashes on the live site (and, after a
-// seed, fetches every page over HTTP); a difference stops the run (exit 5).
-func (r *runner) verify(ctx context.Context, site fixture.Site, http bool) error {
-	var hc stage.HTTPCheck
-	if http {
-		hc.Base = "http://" + hostPort("127.0.0.1", r.sp.HTTPPort)
-	}
-	rep, err := stage.Verify(ctx, site, r.fx, hc)
-	if err != nil {
-		return exitcode.With(exitcode.Provision, err)
-	}
-	if http {
-		r.man.Fixture.HTTPPages = rep.HTTPPages
-	}
-	if !rep.OK() {
-		var d []string
-		for i, x := range rep.Diffs {
-			if i == 10 {
-				d = append(d, fmt.Sprintf("... and %d more", len(rep.Diffs)-10))
-				break
-			}
-			d = append(d, x.String())
-		}
-		return exitcode.With(exitcode.Mismatch, fmt.Errorf("fixture on %s is not %s seed %d: root %s, want %s\n  %s",
-			r.h.Name(), r.sp.Fixture.Profile, r.sp.Fixture.Seed, rep.Root, rep.Want, strings.Join(d, "\n  ")))
-	}
-	r.man.Fixture.Verified = rep.Root
-	r.man.Fixture.Lazy = len(rep.Lazy)
-	r.say(Stage, "[%s] fixture verified: root %s (%d page(s) over HTTP, %d lazy row(s) apart)", r.h.Name(), rep.Root[:16], r.man.Fixture.HTTPPages, len(rep.Lazy))
-	return r.man.Write(r.dir)
-}
-
 // sampler collects srvstat samples of the server: in this process when the
 // server is this machine, else `wptest srvstat` on the server.
 type sampler struct {
@@ -287,22 +237,22 @@ func SamplerGroups(hm *hostmanifest.Manifest) []srvstat.Group {
 }
 
 func (r *runner) startSampler(ctx context.Context) (*sampler, error) {
-	hm, err := hostmanifest.Read(ctx, r.h)
+	hm, err := hostmanifest.Read(ctx, r.srv.h)
 	if err != nil {
 		return nil, err
 	}
 	ws := results.WorkersOf(hm)
 	if ws.StatusURL == "" {
-		r.logf("[%s] worker usage: n/a (%s)", r.h.Name(), ws.Why)
+		r.logf("[%s] worker usage: n/a (%s)", r.srv.h.Name(), ws.Why)
 	}
 	groups := SamplerGroups(hm)
 	if len(groups) == 0 {
-		return nil, fmt.Errorf("the live profile on %s declares no process groups (process_group blocks): the server's CPU could not be told apart", r.h.Name())
+		return nil, fmt.Errorf("the live profile on %s declares no process groups (process_group blocks): the server's CPU could not be told apart", r.srv.h.Name())
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	s := &sampler{cancel: cancel, done: make(chan struct{}), workers: ws, logf: func(f string, v ...any) { r.say(Keep, f, v...) },
-		theirs: func(t time.Time) time.Time { return r.theirTime(r.h.Name(), t) }}
-	if _, ok := r.h.(*host.Local); ok {
+		theirs: func(t time.Time) time.Time { return r.theirTime(r.srv.h.Name(), t) }}
+	if _, ok := r.srv.h.(*host.Local); ok {
 		// In this process, on the user's own machine: no process
 		// accounting (a machine-wide facility) there.
 		sm := srvstat.New(srvstat.Config{StatusURL: ws.StatusURL, Groups: groups})
@@ -320,7 +270,7 @@ func (r *runner) startSampler(ctx context.Context) (*sampler, error) {
 	}
 	if r.opt.Exe == "" {
 		cancel()
-		return nil, fmt.Errorf("srvstat on %s needs the wptest binary (Options.Exe)", r.h.Name())
+		return nil, fmt.Errorf("srvstat on %s needs the wptest binary (Options.Exe)", r.srv.h.Name())
 	}
 	args := append([]string{"--interval", results.SampleEvery.String()}, srvstat.GroupArgs(groups)...)
 	if ws.StatusURL != "" {
@@ -329,7 +279,7 @@ func (r *runner) startSampler(ctx context.Context) (*sampler, error) {
 	pr, pw := io.Pipe()
 	go func() {
 		// The agent apply installed (same bytes as Exe): no upload per group.
-		err := srvstat.RunRemote(ctx, r.h, srvstat.Remote{Path: AgentPath, Args: args}, pw)
+		err := srvstat.RunRemote(ctx, r.srv.h, srvstat.Remote{Path: AgentPath, Args: args}, pw)
 		pw.CloseWithError(err)
 	}()
 	go func() {

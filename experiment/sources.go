@@ -28,7 +28,7 @@ const AllowFromVar = "allow_from"
 // load comes from this process to a server that is another machine, this
 // host as the server sees it (its SSH session's client address). The
 // server's own loopback needs no rule.
-func (r *runner) webSources(ctx context.Context, ms []cloud.Machine, sm cloud.Machine) []string {
+func (s *server) webSources(ctx context.Context, ms []cloud.Machine, allowFrom []string) []string {
 	var out []string
 	lms := loadMachines(ms)
 	for _, m := range lms {
@@ -36,9 +36,9 @@ func (r *runner) webSources(ctx context.Context, ms []cloud.Machine, sm cloud.Ma
 			out = append(out, m.Address)
 		}
 	}
-	out = append(out, r.sp.Machines.AllowFrom...)
-	if len(lms) == 0 && !sm.Local {
-		res, err := r.h.Run(ctx, host.Cmd{Script: `printf '%s' "${SSH_CLIENT%% *}"`, Label: "this host's address as the server sees it"})
+	out = append(out, allowFrom...)
+	if len(lms) == 0 && !s.m.Local {
+		res, err := s.h.Run(ctx, host.Cmd{Script: `printf '%s' "${SSH_CLIENT%% *}"`, Label: "this host's address as the server sees it"})
 		if a, perr := netip.ParseAddr(strings.TrimSpace(string(res.Stdout))); err == nil && perr == nil {
 			out = append(out, a.Unmap().String())
 		}

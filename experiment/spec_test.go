@@ -143,7 +143,7 @@ func loadFile(t *testing.T, path string, opt LoadOptions) *Spec {
 // The ab kind sends ab's HTTP/1.0 requests (the server then does what it
 // did under ab); other kinds, and ab over h2, send HTTP/1.1.
 func TestABKindSendsHTTP10(t *testing.T) {
-	r := &runner{sp: &Spec{HTTPPort: 8080, HTTPSPort: 8443}, addr: "127.0.0.1"}
+	r := &runner{sp: &Spec{HTTPPort: 8080, HTTPSPort: 8443}, srv: &server{addr: "127.0.0.1"}}
 	for _, tc := range []struct {
 		sc   results.Scenario
 		want bool

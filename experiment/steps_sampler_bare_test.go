@@ -9,6 +9,7 @@ import (
 
 	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/host"
+	"github.com/wptest/wptest/internal/multistep"
 	"github.com/wptest/wptest/internal/testenv"
 	"github.com/wptest/wptest/provision"
 	"github.com/wptest/wptest/provision/hostmanifest"
@@ -39,10 +40,10 @@ func TestSamplerStepStoppedWhenALaterStepFails(t *testing.T) {
 	}
 	var log testenv.SyncBuffer
 	r := &runner{sp: &Spec{}, opt: Options{Exe: exe, Log: &log}, dir: t.TempDir(),
-		man: &results.Manifest{Format: results.ManifestFormat, Sessions: []results.Session{{}}}, h: srv}
-	g := &colGroup{ps: results.Column{ID: "c"}}
-	var sampler step
-	for _, s := range r.groupSteps(g) {
+		man: &results.Manifest{Format: results.ManifestFormat, Sessions: []results.Session{{}}}, srv: &server{h: srv}}
+	g := &colGroup{r: r, ps: results.Column{ID: "c"}}
+	var sampler groupStep
+	for _, s := range groupSteps(r.sp) {
 		if s.(interface{ Name() string }).Name() == "sampler" {
 			sampler = s
 		}
@@ -52,10 +53,10 @@ func TestSamplerStepStoppedWhenALaterStepFails(t *testing.T) {
 	}
 	running := ""
 	boom := errors.New("the load generator went away")
-	err = r.runSteps(ctx, []step{sampler, stepOf("load", func(ctx context.Context) error {
+	err = runGroup(ctx, g, []groupStep{sampler, multistep.Func[*colGroup]{Name: "load", Do: func(ctx context.Context, _ *colGroup) error {
 		running = pids(ctx, t, srv)
 		return boom
-	}, nil)})
+	}}.Step()})
 	if !errors.Is(err, boom) || !strings.HasPrefix(err.Error(), "load: ") {
 		t.Fatalf("steps: %v, want the load step's error, named", err)
 	}

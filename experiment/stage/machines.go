@@ -19,9 +19,10 @@ import (
 // The machines stage: plan with the cloud driver, then create the
 // machines (journaled), wait until each answers SSH with its pinned key and
 // cloud-init is done, and remove them unless kept (cloud.Lease: create,
-// wait, release). `machines up` runs it whole (Up, on cloud.Up); `run`
-// makes its steps part of its own list (Open, Lease), the rest of the run
-// between the wait and the release.
+// wait, release; cloud.Lifecycle: the create and wait steps, one shape).
+// `machines up` runs it whole (Up, on cloud.Up); `run` opens the lease
+// (Open) and makes the same Lifecycle steps part of its own list, the rest
+// of the run between the wait and the release.
 
 // Machines says how a command brings its machines up.
 type Machines struct {
@@ -48,10 +49,16 @@ func (m Machines) Up(ctx context.Context) ([]cloud.Machine, error) {
 		return nil, err
 	}
 	defer j.Close()
-	return cloud.Up(ctx, m.Cloud, m.Plan, j, cloud.UpOptions{
-		Keep: m.Keep, Log: steps,
-		Wait: cloud.WaitOptions{Timeout: m.Wait, RetryHostKeyMismatch: m.Plan.Owned, Log: m.Log},
-	})
+	return cloud.Up(ctx, m.Cloud, m.Plan, j, m.upOptions(steps))
+}
+
+// upOptions are the lease's options, for Up and Open alike: Keep, the
+// wait for SSH and cloud-init (a machine the driver made may show another
+// key before cloud-init installed ours: retried, never accepted), the
+// steps' writer.
+func (m Machines) upOptions(steps io.Writer) cloud.UpOptions {
+	return cloud.UpOptions{Keep: m.Keep, Log: steps,
+		Wait: cloud.WaitOptions{Timeout: m.Wait, RetryHostKeyMismatch: m.Plan.Owned, Log: m.Log}}
 }
 
 // Lease is the machines stage as steps of a command that runs its own
@@ -69,8 +76,7 @@ func (m Machines) Open() (*Lease, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Lease{Lease: cloud.NewLease(m.Cloud, m.Plan, j, cloud.UpOptions{Keep: m.Keep, Log: steps,
-		Wait: cloud.WaitOptions{Timeout: m.Wait, RetryHostKeyMismatch: m.Plan.Owned, Log: m.Log}}), j: j}, nil
+	return &Lease{Lease: cloud.NewLease(m.Cloud, m.Plan, j, m.upOptions(steps)), j: j}, nil
 }
 
 // Close closes the journal (after Release: it journals the removal).

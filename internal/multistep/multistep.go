@@ -21,6 +21,17 @@ type Step[S any] interface {
 	Cleanup(ctx context.Context, s S) error
 }
 
+// A step may have a Name method: the log calls it so ("==> NAME"), and its
+// errors and its cleanup's are named after it ("NAME: ...", "cleanup NAME:
+// ..."). A step without one is neither logged nor named in its error.
+
+// NoCleanup, embedded in a step type, says it has nothing to undo: its
+// cleanup is neither run nor logged.
+type NoCleanup[S any] struct{}
+
+func (NoCleanup[S]) Cleanup(context.Context, S) error { return nil }
+func (NoCleanup[S]) undoes() bool                     { return false }
+
 // Func is a step made of functions; Name is what the log and the errors
 // call it ("" = unnamed: neither logged nor named in its error).
 type Func[S any] struct {
@@ -41,28 +52,16 @@ type funcStep[S any] struct{ f Func[S] }
 
 func (s funcStep[S]) Name() string { return s.f.Name }
 
-func (s funcStep[S]) Run(ctx context.Context, st S) error {
-	if err := s.f.Do(ctx, st); err != nil {
-		if s.f.Name != "" {
-			return fmt.Errorf("%s: %w", s.f.Name, err)
-		}
-		return err
-	}
-	return nil
-}
+func (s funcStep[S]) Run(ctx context.Context, st S) error { return s.f.Do(ctx, st) }
 
 func (s funcStep[S]) Cleanup(ctx context.Context, st S) error {
 	if s.f.Cleanup == nil {
 		return nil
 	}
-	if err := s.f.Cleanup(ctx, st); err != nil {
-		if s.f.Name != "" {
-			return fmt.Errorf("cleanup %s: %w", s.f.Name, err)
-		}
-		return err
-	}
-	return nil
+	return s.f.Cleanup(ctx, st)
 }
+
+func (s funcStep[S]) undoes() bool { return s.f.Cleanup != nil }
 
 // Options tune Run. The zero value is fine.
 type Options struct {
@@ -99,7 +98,7 @@ func Run[S any](ctx context.Context, st S, steps []Step[S], opt Options) error {
 			fmt.Fprintf(log, "==> %s\n", n)
 		}
 		if err := s.Run(ctx, st); err != nil {
-			runErr = err
+			runErr = named("", s, err)
 			break
 		}
 	}
@@ -107,14 +106,14 @@ func Run[S any](ctx context.Context, st S, steps []Step[S], opt Options) error {
 	defer cancel()
 	var cleanErrs []error
 	for i := len(ran) - 1; i >= 0; i-- {
-		if f, ok := ran[i].(funcStep[S]); ok && f.f.Cleanup == nil {
+		if u, ok := ran[i].(interface{ undoes() bool }); ok && !u.undoes() {
 			continue
 		}
 		if n := name(ran[i]); n != "" {
 			fmt.Fprintf(log, "==> cleanup: %s\n", n)
 		}
 		if err := ran[i].Cleanup(cctx, st); err != nil {
-			cleanErrs = append(cleanErrs, err)
+			cleanErrs = append(cleanErrs, named("cleanup ", ran[i], err))
 		}
 	}
 	if len(cleanErrs) == 0 {
@@ -129,4 +128,13 @@ func name(s any) string {
 		return n.Name()
 	}
 	return ""
+}
+
+// named is err with step s's name before it, after prefix ("cleanup "); an
+// unnamed step's error as it is.
+func named(prefix string, s any, err error) error {
+	if n := name(s); n != "" {
+		return fmt.Errorf("%s%s: %w", prefix, n, err)
+	}
+	return err
 }

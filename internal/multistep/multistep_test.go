@@ -109,3 +109,32 @@ func TestCleanupContextAndNames(t *testing.T) {
 		t.Errorf("log %q", got)
 	}
 }
+
+// typed is a step type of its own with a name and nothing to undo.
+type typed struct {
+	NoCleanup[*trace]
+	err error
+}
+
+func (typed) Name() string { return "typed" }
+func (s typed) Run(_ context.Context, t *trace) error {
+	t.log = append(t.log, "run typed")
+	return s.err
+}
+
+// A step type's name is in the log and its error, as a Func's, and one
+// that embeds NoCleanup has no cleanup to log.
+func TestTypedStep(t *testing.T) {
+	var log strings.Builder
+	tr := &trace{}
+	err := Run(context.Background(), tr, []Step[*trace]{step{name: "a", failUndo: true}, typed{err: errors.New("boom")}}, Options{Log: &log})
+	if err == nil || err.Error() != "a undo failed\ntyped: boom" {
+		t.Errorf("error %v, want the cleanup's and the typed step's, named", err)
+	}
+	if got := log.String(); got != "==> typed\n" {
+		t.Errorf("log %q, want only the typed step's start", got)
+	}
+	if got := strings.Join(tr.log, ", "); got != "run a, run typed, undo a" {
+		t.Errorf("ran %q", got)
+	}
+}

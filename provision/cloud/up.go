@@ -61,28 +61,68 @@ func Up(ctx context.Context, c Cloud, p *Plan, j Journal, opt UpOptions) ([]Mach
 	if opt.CleanupTimeout == 0 {
 		opt.CleanupTimeout = 10 * time.Minute
 	}
-	l := NewLease(c, p, j, opt)
-	succeeded := false
-	steps := []Step{
-		{Name: l.CreateName(), Run: l.Create, Cleanup: func(ctx context.Context) error { return l.Release(ctx, succeeded) }},
-		{Name: WaitName, Run: l.Wait},
-	}
+	st := &upState{lease: NewLease(c, p, j, opt)}
+	steps := Lifecycle[*upState]{Driver: p.Driver,
+		Lease:     func(s *upState) *Lease { return s.lease },
+		Succeeded: func(s *upState) bool { return s.succeeded }}.Steps()
 	if opt.Then != nil {
-		steps = append(steps, Step{Name: "run", Run: func(ctx context.Context) error { return opt.Then(ctx, l.Machines) }})
+		steps = append(steps, multistep.Func[*upState]{Name: "run", Do: func(ctx context.Context, s *upState) error {
+			return opt.Then(ctx, s.lease.Machines)
+		}}.Step())
 	}
-	// The last step only marks success, so the first step's cleanup knows
-	// which Keep applies.
-	steps = append(steps, Step{Run: func(context.Context) error { succeeded = true; return nil }})
-	if err := RunSteps(ctx, steps, opt.CleanupTimeout, l.log); err != nil {
+	// The last step only marks success, so the create step's cleanup
+	// knows which Keep applies.
+	steps = append(steps, multistep.Do(func(_ context.Context, s *upState) error { s.succeeded = true; return nil }))
+	if err := multistep.Run(ctx, st, steps, multistep.Options{CleanupTimeout: opt.CleanupTimeout, Log: st.lease.log}); err != nil {
 		return nil, err
 	}
-	return l.Machines, nil
+	return st.lease.Machines, nil
+}
+
+// upState is what Up's steps share.
+type upState struct {
+	lease     *Lease
+	succeeded bool // set by the last step
+}
+
+// Lifecycle is the machines' lifecycle as steps of a command's own list
+// over its state S, the one shape Up and `wptest run` share: create
+// (journaled; its cleanup releases them, unless kept), then wait until
+// each answers SSH with its pinned key and cloud-init is done.
+type Lifecycle[S any] struct {
+	Driver string // the create step's name says it
+	// Lease is the lease the steps work on, read from the state when they
+	// run (a command may open it in a step of its own before them).
+	Lease func(S) *Lease
+	// Succeeded says, at the create step's cleanup, whether the command
+	// succeeded: Keep keeps the machines then, KeepOnError otherwise.
+	Succeeded func(S) bool
+	// Ready, if set, is given the machines once they are ready.
+	Ready func(S, []Machine)
+}
+
+// Steps are the create and the wait step.
+func (lc Lifecycle[S]) Steps() []multistep.Step[S] {
+	create := multistep.Func[S]{Name: CreateName(lc.Driver),
+		Do:      func(ctx context.Context, s S) error { return lc.Lease(s).Create(ctx) },
+		Cleanup: func(ctx context.Context, s S) error { return lc.Lease(s).Release(ctx, lc.Succeeded(s)) }}
+	wait := multistep.Func[S]{Name: WaitName, Do: func(ctx context.Context, s S) error {
+		l := lc.Lease(s)
+		if err := l.Wait(ctx); err != nil {
+			return err
+		}
+		if lc.Ready != nil {
+			lc.Ready(s, l.Machines)
+		}
+		return nil
+	}}
+	return []multistep.Step[S]{create.Step(), wait.Step()}
 }
 
 // Lease is the machines of one plan while a command uses them: Create
 // makes them (journaled), Wait waits until each is ready, Release removes
-// them unless kept. Up is made of it, and so is the machines step of a
-// command that runs its own steps (`wptest run`).
+// them unless kept. Lifecycle's steps run it, in Up and in a command that
+// runs its own steps (`wptest run`).
 type Lease struct {
 	Machines []Machine // what Create made (or was given)
 
@@ -107,8 +147,9 @@ func NewLease(c Cloud, p *Plan, j Journal, opt UpOptions) *Lease {
 // WaitName is the name of the step that runs Lease.Wait.
 const WaitName = "wait for ssh and cloud-init"
 
-// CreateName is the name of the step that runs Lease.Create.
-func (l *Lease) CreateName() string { return "create machines (" + l.p.Driver + ")" }
+// CreateName is the name of the step that runs Lease.Create with the
+// machines of driver.
+func CreateName(driver string) string { return "create machines (" + driver + ")" }
 
 // Create makes the machines and writes runs/<id>/machines.json.
 func (l *Lease) Create(ctx context.Context) error {
