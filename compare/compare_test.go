@@ -2,6 +2,7 @@ package compare
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -360,5 +361,57 @@ func TestStatedLinkDiffers(t *testing.T) {
 	}
 	if c, err := Dirs(a, a); err != nil || len(c.Differences) != 0 {
 		t.Errorf("a run against itself: %q, %v", c.Differences, err)
+	}
+}
+
+// A kind's own settings are compared by name and value: a run written
+// before they were its own (every scenario carried the crowd's durations,
+// in Go's names) differs from a run of the same file now in nothing, and
+// a setting that changed is named with both values.
+func TestDifferencesInAKindsOwnSettings(t *testing.T) {
+	dir := t.TempDir()
+	scs := []results.Scenario{
+		{Name: "page", Kind: "page", Path: "/", Visitors: []int{2}, Proto: "h1", KeepAlive: true},
+		{Name: "crowd", Kind: "crowd", Path: "/", Visitors: []int{100}, Proto: "h1",
+			Own: json.RawMessage(`{"click_every":10000000000,"probe_every":500000000,"give_up":30000000000}`)},
+	}
+	a := runtest.Run{ID: "a", Reps: 1, Scenarios: scs}.Write(t, dir)
+	old := func(id string, click int64) string {
+		d := runtest.Run{ID: id, Reps: 1, Scenarios: scs}.Write(t, dir)
+		p := filepath.Join(d, results.ManifestFile)
+		var m map[string]any
+		b, _ := os.ReadFile(p)
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		m["format"] = "wptest-run-manifest/1"
+		for _, s := range m["scenarios"].([]any) {
+			s := s.(map[string]any)
+			delete(s, "Own")
+			for k, v := range map[string]any{"ProbePath": "", "TransferPath": "", "ClickEvery": click, "ProbeEvery": 500000000,
+				"GiveUp": 30000000000, "Levels": nil, "ErrorClients": 0} {
+				s[k] = v
+			}
+		}
+		b, _ = json.MarshalIndent(m, "", "  ")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	for _, c := range []struct {
+		b    string
+		want []string
+	}{
+		{old("same", 10000000000), nil},
+		{old("slower", 5000000000), []string{"scenario crowd click_every: 10000000000 → 5000000000"}},
+	} {
+		got, err := Dirs(a, c.b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got.Differences, c.want) {
+			t.Errorf("%s: differences %q, want %q", filepath.Base(c.b), got.Differences, c.want)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"reflect"
@@ -136,11 +137,44 @@ func fields(what string, a, b any) []string {
 	var out []string
 	for i := range va.NumField() {
 		x, y := va.Field(i).Interface(), vb.Field(i).Interface()
+		if rx, ok := x.(json.RawMessage); ok {
+			out = append(out, ownFields(what, rx, y.(json.RawMessage))...)
+			continue
+		}
 		if !reflect.DeepEqual(x, y) {
 			out = append(out, fmt.Sprintf("%s %s: %v → %v", what, va.Type().Field(i).Name, x, y))
 		}
 	}
 	return out
+}
+
+// ownFields names the settings of a kind's own (results.Scenario.Own)
+// that differ, by their names and values, whatever order they were
+// written in.
+func ownFields(what string, a, b json.RawMessage) []string {
+	var ma, mb map[string]json.RawMessage
+	_ = json.Unmarshal(a, &ma) // a manifest read checked them (results.CheckOwn)
+	_ = json.Unmarshal(b, &mb)
+	var out []string
+	for _, k := range unionKeys(ma, mb) {
+		x, inA := ma[k]
+		y, inB := mb[k]
+		switch {
+		case !inA:
+			out = append(out, fmt.Sprintf("%s %s: unset → %s", what, k, y))
+		case !inB:
+			out = append(out, fmt.Sprintf("%s %s: %s → unset", what, k, x))
+		case !jsonEqual(x, y):
+			out = append(out, fmt.Sprintf("%s %s: %s → %s", what, k, x, y))
+		}
+	}
+	return out
+}
+
+// jsonEqual says whether two JSON values are the same value.
+func jsonEqual(a, b json.RawMessage) bool {
+	var x, y any
+	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
 }
 
 func machine(m *results.MachineInfo) string {

@@ -85,7 +85,7 @@ func checkClaimCanFail(t *testing.T, sp *experiment.Spec, c results.Claim) {
 // scenario where the claim compares scenarios).
 func evalOn(man *results.Manifest, fig map[string]float64) results.ClaimResult {
 	c := man.Claims[0]
-	return results.EvaluateClaimsWith(man, func(col, sc, step string, mt results.Metric) ([]float64, string) {
+	return results.EvaluateClaimsWith(man, func(col, sc, step string, mt results.Metric) ([]float64, []int, string) {
 		term := col
 		if len(c.Scenarios) > 0 {
 			term = sc
@@ -98,9 +98,9 @@ func evalOn(man *results.Manifest, fig map[string]float64) results.ClaimResult {
 			v, ok = fig[""] // a claim on every column: its bound
 		}
 		if !ok {
-			return nil, "no figure for " + term
+			return nil, nil, "no figure for " + term
 		}
-		return []float64{v}, ""
+		return []float64{v}, []int{1}, ""
 	})[0]
 }
 

@@ -65,7 +65,7 @@ func kindAttrs(kind string) []hcl.AttributeSchema {
 
 // unsupported is the name in HCL's detail of an attribute a body does not
 // take.
-var unsupported = regexp.MustCompile(`^An argument named "([^"]+)" is not expected here\.$`)
+var unsupported = regexp.MustCompile(`^An argument named "([^"]+)" is not expected here\.`)
 
 // whoseAttr says, in ds's errors on an attribute a scenario of kind does
 // not take, which kinds take it: another kind's attribute is a mistake of

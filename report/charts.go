@@ -31,7 +31,8 @@ type chart struct {
 type ChartPlot struct {
 	*plot.Plot
 	legend []legendEntry
-	layers *layered // while render draws it
+	layers *layered  // while render draws it
+	height vg.Length // 0: the charts' own
 }
 
 type legendEntry struct {
@@ -56,6 +57,11 @@ func (r *Report) charts() (map[string]chart, error) {
 		}
 		out[id] = chart{ID: id, Caption: caption, SVG: b}
 		return nil
+	}
+	if p := r.claimsChart(); p != nil {
+		if err := add(claimsChartID, "Each claim that states a ratio: the source's (ring) and this run's (dot, with its range over the repetitions), on one log scale; the green band is where the claim holds", p, nil); err != nil {
+			return nil, err
+		}
 	}
 	for _, sc := range r.Manifest.Scenarios {
 		if ch := reportKindOf(sc.Kind).charts; ch != nil {

@@ -205,6 +205,9 @@ func drawLegend(c draw.Canvas, rows [][]legendEntry) {
 // render draws a chart: the plot, and its legend in a strip below it.
 func render(cp *ChartPlot) ([]byte, error) {
 	w, h := 16*vg.Centimeter, 9*vg.Centimeter
+	if cp.height > 0 {
+		h = cp.height
+	}
 	rows := cp.legendRows(w)
 	lh := legendHeight(rows)
 	h += lh

@@ -29,8 +29,24 @@ type Section struct {
 	ID     string
 	Title  string
 	Text   []string
+	Lines  *Lines // before the tables
 	Tables []Table
 	Charts []string // chart IDs, drawn after the text
+}
+
+// Lines are a list read at a glance (the verdict: a claim a line), each
+// line a badge and a few cells under Head, with what explains it folded
+// under it (report.html) or listed after the lines (report.md).
+type Lines struct {
+	Head  []string
+	Lines []Line
+}
+
+// Line is one line of Lines. Class colours its badge ("PASS", "FAIL").
+type Line struct {
+	Badge, Class string
+	Cells        []string
+	Fold         []string
 }
 
 type document struct {

@@ -86,6 +86,9 @@ func (d *document) markdown(charts map[string]chart) string {
 		for _, t := range s.Text {
 			fmt.Fprintf(&b, "%s\n\n", mdText(t))
 		}
+		if ls := s.Lines; ls != nil {
+			writeLines(&b, ls)
+		}
 		for _, t := range s.Tables {
 			if t.Caption != "" {
 				fmt.Fprintf(&b, "**%s**\n\n", mdText(t.Caption))
@@ -124,13 +127,45 @@ func (d *document) markdown(charts map[string]chart) string {
 	return b.String()
 }
 
+// writeLines is ls as a table of its lines, then each line's fold under
+// its badge and first cell.
+func writeLines(b *strings.Builder, ls *Lines) {
+	b.WriteString("|  |")
+	for _, h := range ls.Head {
+		fmt.Fprintf(b, " %s |", mdCell(h))
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---|", len(ls.Head)) + "\n")
+	for _, l := range ls.Lines {
+		fmt.Fprintf(b, "| %s |", mdCell(l.Badge))
+		for _, c := range l.Cells {
+			fmt.Fprintf(b, " %s |", mdCell(c))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
+	for _, l := range ls.Lines {
+		if len(l.Fold) == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "**%s %s**\n\n", mdText(l.Badge), mdText(l.Cells[0]))
+		for _, f := range l.Fold {
+			fmt.Fprintf(b, "- %s\n", mdText(f))
+		}
+		b.WriteString("\n")
+	}
+}
+
 const css = `body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#1d232b;line-height:1.45}
 h1{font-size:1.8em;margin-bottom:.2em}h2{margin-top:2em;border-bottom:1px solid #dde3ea;padding-bottom:.2em}
 table{border-collapse:collapse;margin:1em 0;font-size:.92em}caption{text-align:left;font-weight:600;padding:.3em 0}
 th,td{border:1px solid #dde3ea;padding:.35em .6em;text-align:right;vertical-align:top}th:first-child,td:first-child{text-align:left}
 th{background:#f2f5f8}tr:nth-child(even) td{background:#fafbfc}.PASS{color:#116329;font-weight:600}.FAIL{color:#b3261e;font-weight:600}
 figure{margin:1em 0}figcaption{font-size:.9em;color:#555}svg{max-width:100%;height:auto}
-td.text{text-align:left}pre{background:#f6f8fa;padding:1em;overflow:auto;font-size:.8em}nav a{margin-right:1em}`
+td.text{text-align:left}pre{background:#f6f8fa;padding:1em;overflow:auto;font-size:.8em}nav a{margin-right:1em}
+.lines{margin:1em 0;border-top:1px solid #dde3ea}.lines .row,.lines summary{display:grid;grid-template-columns:1.6em 3fr 1.2fr 2fr 2fr;gap:.8em;padding:.35em .4em;border-bottom:1px solid #dde3ea}
+.lines .row{font-weight:600;background:#f2f5f8}.lines summary{cursor:pointer;list-style:none}.lines summary::-webkit-details-marker{display:none}
+.lines details[open] summary{background:#f6f8fa}.lines details>div{padding:.2em 1em .6em 2.8em;font-size:.92em;color:#333}
+.badge{font-weight:700;text-align:center}.PASS .badge{color:#116329}.FAIL .badge{color:#b3261e}.none .badge{color:#777}`
 
 // page is report.html. Every value reaches it through html/template's
 // contextual escaping; the only markup not written here is the charts'
@@ -144,6 +179,9 @@ var page = template.Must(template.New("report.html").Parse(`<!DOCTYPE html>
 {{end}}<nav>{{range .Sections}}<a href="#{{.ID}}">{{.Title}}</a> {{end}}</nav>
 {{range .Sections}}<section id="{{.ID}}"><h2>{{.Title}}</h2>
 {{range .Text}}<p>{{template "spans" .}}</p>
+{{end}}{{with .Lines}}<div class="lines"><div class="row"><span></span>{{range .Head}}<span>{{.}}</span>{{end}}</div>
+{{range .Lines}}<details class="{{.Class}}"><summary><span class="badge">{{.Badge}}</span>{{range .Cells}}<span>{{.}}</span>{{end}}</summary><div>{{range .Fold}}<p>{{template "spans" .}}</p>{{end}}</div></details>
+{{end}}</div>
 {{end}}{{range .Tables}}<table>{{if .Caption}}<caption>{{.Caption}}</caption>{{end}}<thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
 {{range .Rows}}<tr>{{range .}}<td{{with .Class}} class="{{.}}"{{end}}>{{.Text}}</td>{{end}}</tr>
 {{end}}</tbody></table>
@@ -163,8 +201,20 @@ type htmlPage struct {
 type htmlSection struct {
 	ID, Title string
 	Text      [][]span
+	Lines     *htmlLines
 	Tables    []htmlTable
 	Figures   []figure
+}
+
+type htmlLines struct {
+	Head  []string
+	Lines []htmlLine
+}
+
+type htmlLine struct {
+	Badge, Class string
+	Cells        []string
+	Fold         [][]span
 }
 
 type htmlTable struct {
@@ -262,6 +312,22 @@ func (d *document) html(charts map[string]chart) ([]byte, error) {
 		hs := htmlSection{ID: ids.id(s.ID), Title: clean(s.Title)}
 		for _, t := range s.Text {
 			hs.Text = append(hs.Text, spans(t))
+		}
+		if ls := s.Lines; ls != nil {
+			hs.Lines = &htmlLines{}
+			for _, h := range ls.Head {
+				hs.Lines.Head = append(hs.Lines.Head, clean(h))
+			}
+			for _, l := range ls.Lines {
+				hl := htmlLine{Badge: clean(l.Badge), Class: l.Class}
+				for _, c := range l.Cells {
+					hl.Cells = append(hl.Cells, clean(c))
+				}
+				for _, f := range l.Fold {
+					hl.Fold = append(hl.Fold, spans(f))
+				}
+				hs.Lines.Lines = append(hs.Lines.Lines, hl)
+			}
 		}
 		for _, t := range s.Tables {
 			ht := htmlTable{Caption: clean(t.Caption)}

@@ -2,45 +2,136 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/wptest/wptest/results"
 )
 
-// claimsSection is "Does it reproduce?": one row per claim the experiment
-// file carries, with the source's figures, this run's, the ratios in each
-// and the verdict (results.EvaluateClaims). It opens the report.
+// claimsSection is "Does it reproduce?": a line per claim the experiment
+// file carries (results.EvaluateClaims), read at a glance (a badge, what
+// it is about, the published ratio and this run's with its range, the
+// cause of a difference in a few words), with the source's sentence, the
+// rule, each column's figures and the causes folded under it, and a chart
+// of the ratios on one log axis. It opens the report.
 func (r *Report) claimsSection() (Section, bool) {
 	if len(r.Claims) == 0 {
 		return Section{}, false
 	}
 	n := map[string]int{}
 	unexplained := 0
+	var substs []string
 	for _, c := range r.Claims {
 		n[c.Verdict]++
 		if c.Unexplained() {
 			unexplained++
 		}
+		if c.Substitution != "" && !slices.Contains(substs, c.Substitution) {
+			substs = append(substs, c.Substitution)
+		}
 	}
 	s := Section{ID: "claims", Title: "Does it reproduce?",
-		Text: []string{fmt.Sprintf("%d claim(s) of the experiment's sources, each checked against this run: %d hold, %d differ (%d with nothing this run knows to explain it: those say something about the servers), %d not measured. Absolute figures depend on the machine; a claim holds on the order between columns, the ratio between them within the stated factor, or an absolute bound, as it says. This run's figures are medians over the repetitions. The differences come first: those nothing explains, then those a known deviation from the source could explain, grouped by it.",
-			len(r.Claims), n[results.Holds], n[results.Differs], unexplained, n[results.NotMeasured])}}
-	t := Table{Head: []string{"claim", "point", "published", "this run", "ratio", "holds if", "verdict", "could explain it"}}
-	for _, c := range claimsInOrder(r.Claims) {
-		t.Rows = append(t.Rows, []string{
-			fmt.Sprintf("%s: “%s” (%s)", c.ID, c.Quote, c.Source),
-			c.Point + ", " + c.Metric,
-			publishedCell(c),
-			measuredCell(c),
-			ratioCell(c),
-			c.Holds,
-			verdictCell(c),
-			causesCell(c),
-		})
+		Text: []string{fmt.Sprintf("%s of the experiment's sources, each checked against this run: ✓ %d hold, ✗ %d differ (%d with nothing this run knows to explain it: those say something about the servers), – %d not measured. A claim holds on what it says: the order between columns, their ratio within its factor, or a bound. This run's figures are medians over the repetitions; a range is the lowest to the highest repetition.",
+			plural(len(r.Claims), "claim"), n[results.Holds], n[results.Differs], unexplained, n[results.NotMeasured])}}
+	if len(substs) > 0 {
+		s.Text = append(s.Text, "Where a claim names a server this run does not have, it is checked against another, said once here: "+strings.Join(substs, "; ")+".")
 	}
-	s.Tables = append(s.Tables, t)
+	ls := &Lines{Head: []string{"claim", "published", "this run", "why it differs"}}
+	for _, c := range claimsInOrder(r.Claims) {
+		ls.Lines = append(ls.Lines, r.claimLine(c))
+	}
+	s.Lines = ls
+	if r.claimsChart() != nil {
+		s.Charts = []string{claimsChartID}
+	}
 	return s, true
+}
+
+// claimLine is c's line: its badge, what it is about, the published ratio
+// (or figures) and this run's, and the cause in a few words; folded, the
+// source's sentence, the rule, every figure and the causes in full.
+func (r *Report) claimLine(c results.ClaimResult) Line {
+	l := Line{Badge: "–", Class: "none"}
+	switch c.Verdict {
+	case results.Holds:
+		l.Badge, l.Class = "✓", "PASS"
+	case results.Differs:
+		l.Badge, l.Class = "✗", "FAIL"
+	}
+	title := r.metricLabel(c) + ", " + c.Point + " (" + c.ID + ")"
+	pub, got := publishedShort(c), measuredShort(c)
+	why := "–"
+	switch {
+	case c.Verdict == results.NotMeasured:
+		why = "not measured"
+	case c.Unexplained():
+		why = "nothing known: the servers"
+	case c.Verdict == results.Differs:
+		why = strings.Join(c.CauseTags, ", ")
+	}
+	l.Cells = []string{title, pub, got, why}
+	l.Fold = []string{fmt.Sprintf("“%s” (%s)", c.Quote, c.Source), "Holds if " + c.Holds + ".",
+		"Published: " + publishedCell(c) + ".", "This run: " + measuredCell(c) + "."}
+	if rc := ratioCell(c); rc != "–" {
+		l.Fold = append(l.Fold, "Ratio: "+rc+".")
+	}
+	if c.How != "" {
+		l.Fold = append(l.Fold, c.Verdict+": "+c.How+".")
+	}
+	if len(c.Causes) > 0 {
+		l.Fold = append(l.Fold, "Could explain it: "+c.CausesText()+".")
+	}
+	return l
+}
+
+// metricLabel is the label of the figure c is about, as every reader shows
+// it ("page time, mean (ms)"), or its key where the run has no such figure.
+func (r *Report) metricLabel(c results.ClaimResult) string {
+	for _, sc := range r.Manifest.Scenarios {
+		if strings.HasPrefix(c.Point, sc.Name+" ") {
+			if m, ok := results.MetricOf(sc.Kind, c.Metric); ok {
+				return m.Label
+			}
+		}
+	}
+	return c.Metric
+}
+
+// publishedShort is the source's ratio ("2.80x"), else its figures.
+func publishedShort(c results.ClaimResult) string {
+	if c.PublishedRatio > 0 {
+		return num(c.PublishedRatio) + "x"
+	}
+	return publishedCell(c)
+}
+
+// measuredShort is this run's ratio with its range ("1.90x (1.70–2.10x)"),
+// one for each substitution, else its figures.
+func measuredShort(c results.ClaimResult) string {
+	var out []string
+	for _, rv := range c.Ratios {
+		v := num(rv.Value) + "x"
+		if rv.Low > 0 && rv.High > rv.Low {
+			v += " (" + num(rv.Low) + "–" + num(rv.High) + "x)"
+		}
+		if len(c.Ratios) > 1 {
+			v += " " + rv.Of // which stand-in
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return measuredCell(c)
+	}
+	return strings.Join(out, "; ")
+}
+
+// plural is "1 claim" or "3 claims".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 func publishedCell(c results.ClaimResult) string {
@@ -87,17 +178,6 @@ func ratioCell(c results.ClaimResult) string {
 	return strings.Join(out, "; ")
 }
 
-func verdictCell(c results.ClaimResult) string {
-	v := c.Verdict
-	if c.How != "" {
-		v += ": " + c.How
-	}
-	if c.Substitution != "" {
-		v += " (" + c.Substitution + ")"
-	}
-	return v
-}
-
 // claimsInOrder puts the differences first, those nothing explains before
 // those a known cause could (grouped by their first cause), then what
 // holds, then what was not measured; the file's order within each.
@@ -121,14 +201,4 @@ func claimsInOrder(cs []results.ClaimResult) []results.ClaimResult {
 		return rank(out[i]) == 1 && out[i].Causes[0] < out[j].Causes[0]
 	})
 	return out
-}
-
-func causesCell(c results.ClaimResult) string {
-	if len(c.Causes) == 0 {
-		if c.Verdict == results.Differs {
-			return "nothing known: about the servers"
-		}
-		return "–"
-	}
-	return c.CausesText()
 }

@@ -29,41 +29,45 @@ type Source struct {
 // measured columns' deviations, and a server that shared its CPUs (for a
 // figure of time, rate or CPU). None: a "differs" says something about
 // the servers.
-func (ev *evaluator) causes(c Claim, res ClaimResult) []string {
-	var out []string
+// Each comes with its tag, the cause in a few words for a verdict's line
+// ("the source's site", "a stand-in").
+func (ev *evaluator) causes(c Claim, res ClaimResult) (out, tags []string) {
+	add := func(tag, text string) {
+		out, tags = appendOnce(out, text), appendOnce(tags, tag)
+	}
 	for _, d := range ev.m.SourceDeviations {
 		if slices.ContainsFunc(c.scenarioNames(), func(s string) bool { return slices.Contains(d.Scenarios, s) }) {
-			out = appendOnce(out, d.Says)
+			add("the source's "+d.ID, d.Says)
 		}
 	}
 	if res.Substitution != "" {
-		out = appendOnce(out, "a stand-in: "+res.Substitution)
+		add("a stand-in", "a stand-in: "+res.Substitution)
 	}
 	if f := ev.m.Fixture; f != nil && ev.runsPHP(c) {
 		for _, d := range f.Deviations {
-			out = appendOnce(out, "the site: "+d)
+			add("the site", "the site: "+d)
 		}
 	}
 	for _, ms := range res.Measured {
 		if hm := ev.m.Hosts[ms.Column]; hm != nil {
 			for _, d := range hm.Deviations {
-				out = appendOnce(out, ev.label(ms.Column)+": "+d)
+				add(ev.label(ms.Column)+"'s setup", ev.label(ms.Column)+": "+d)
 			}
 		}
 	}
 	if why := ev.machineSize(c); why != "" {
-		out = appendOnce(out, why)
+		add("CPU count", why)
 	}
 	if mi := ev.m.Machine; mi != nil && mi.CPUsSharedWith != "" && timeLike(ev.metricUnit(c)) {
-		out = appendOnce(out, "the server shared its CPUs with "+mi.CPUsSharedWith)
+		add("shared CPUs", "the server shared its CPUs with "+mi.CPUsSharedWith)
 	} else if !CPUScopeOf(mi).Machine && timeLike(ev.metricUnit(c)) {
 		if mi != nil && mi.SharedWith != "" {
-			out = appendOnce(out, "the server shared its CPUs with "+mi.SharedWith)
+			add("shared CPUs", "the server shared its CPUs with "+mi.SharedWith)
 		} else {
-			out = appendOnce(out, "the run did not record whether the server had its CPUs to itself")
+			add("CPUs unrecorded", "the run did not record whether the server had its CPUs to itself")
 		}
 	}
-	return out
+	return out, tags
 }
 
 // machineSize: a share of all the server's CPUs (the crowd's "CPU sat at

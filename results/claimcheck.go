@@ -163,9 +163,10 @@ func andList(l []string) string {
 }
 
 // values are v's terms' medians over the repetitions (in the metric's
-// unit), each added to res.Measured once; gap says why one is missing.
-func (ev *evaluator) values(c Claim, v variant, res *ClaimResult) (map[string]float64, string) {
-	vals := map[string]float64{}
+// unit) and each repetition's, each added to res.Measured once with its
+// lowest and highest; gap says why one is missing.
+func (ev *evaluator) values(c Claim, v variant, res *ClaimResult) (vals map[string]float64, byRep map[string]map[int]float64, gap string) {
+	vals, byRep = map[string]float64{}, map[string]map[int]float64{}
 	for _, b := range v {
 		t := b.term
 		step := fmt.Sprintf("c=%d", c.Visitors)
@@ -174,28 +175,40 @@ func (ev *evaluator) values(c Claim, v variant, res *ClaimResult) (map[string]fl
 		}
 		mt, ok := ev.metric(b.sc, c.Metric)
 		var xs []float64
+		var reps []int
 		why := "no " + c.Metric + " in this run's records"
 		if ok {
-			xs, why = ev.look(b.col, b.sc, step, mt)
+			xs, reps, why = ev.look(b.col, b.sc, step, mt)
 		}
 		if len(xs) == 0 {
-			return nil, fmt.Sprintf("%s at %s %s: %s", ev.label(b.col), b.sc, step, why)
+			return nil, nil, fmt.Sprintf("%s at %s %s: %s", ev.label(b.col), b.sc, step, why)
 		}
 		vals[t] = median(xs)
-		res.addMeasured(Measured{Term: t, Column: b.col, Label: ev.bindLabel(b), Scenario: b.sc, Visitors: b.visitors, Value: ev.show(c, vals[t]), N: len(xs)})
+		byRep[t] = map[int]float64{}
+		for i, x := range xs {
+			if i < len(reps) {
+				byRep[t][reps[i]] = x
+			}
+		}
+		m := Measured{Term: t, Column: b.col, Label: ev.bindLabel(b), Scenario: b.sc, Visitors: b.visitors, Value: ev.show(c, vals[t]), N: len(xs)}
+		if len(xs) > 1 {
+			m.Min, m.Max = ev.show(c, slices.Min(xs)), ev.show(c, slices.Max(xs))
+		}
+		res.addMeasured(m)
 	}
-	return vals, ""
+	return vals, byRep, ""
 }
 
 // pointValues are mt's values in a point's records (its repetitions), or
 // why there are none: not applicable, measured the bench (Unsound), or the
 // figure missing. A claim on the server is never judged on a repetition
 // that measured the bench.
-func pointValues(m *Manifest, recs []Record, mt Metric) ([]float64, string) {
+func pointValues(m *Manifest, recs []Record, mt Metric) ([]float64, []int, string) {
 	if why := mt.NotMeasuredOn(m.Machine); why != "" {
-		return nil, why
+		return nil, nil, why
 	}
 	var xs []float64
+	var reps []int
 	why := ""
 	for _, r := range recs {
 		if u := Unsound(r, mt, m.Machine); u != "" {
@@ -203,7 +216,7 @@ func pointValues(m *Manifest, recs []Record, mt Metric) ([]float64, string) {
 			continue
 		}
 		if x, ok := mt.Of(m.Machine)(r); ok {
-			xs = append(xs, x)
+			xs, reps = append(xs, x), append(reps, r.Rep)
 		} else if r.NotApplicable != "" {
 			why = r.NotApplicable
 		}
@@ -212,9 +225,9 @@ func pointValues(m *Manifest, recs []Record, mt Metric) ([]float64, string) {
 		why = "no " + mt.Name + " in this run's records"
 	}
 	if len(xs) == 0 || why != "" && len(xs) < len(recs) {
-		return nil, why // one repetition that measured the bench makes the point's median unsafe
+		return nil, nil, why // one repetition that measured the bench makes the point's median unsafe
 	}
-	return xs, ""
+	return xs, reps, ""
 }
 
 func (res *ClaimResult) addMeasured(m Measured) {

@@ -28,8 +28,10 @@ type ClaimResult struct {
 	Unit      string   `json:"unit"`
 	Holds     string   `json:"holds"` // what holds means, in words
 	Published []Figure `json:"published,omitempty"`
-	// PublishedRatio is the source's Num/Den (0: none).
+	// PublishedRatio is the source's Num/Den (0: none); Within the factor
+	// this run's may be off by and the claim hold (0: none stated).
 	PublishedRatio float64      `json:"published_ratio,omitempty"`
+	Within         float64      `json:"within,omitempty"`
 	Measured       []Measured   `json:"measured,omitempty"`
 	Ratios         []RatioValue `json:"ratios,omitempty"`
 	Verdict        string       `json:"verdict"`
@@ -38,6 +40,8 @@ type ClaimResult struct {
 	// Causes are what the run knows could explain the verdict besides the
 	// servers (results.causes); a "differs" without any is about them.
 	Causes []string `json:"causes,omitempty"`
+	// CauseTags are the causes in a few words each, once each.
+	CauseTags []string `json:"cause_tags,omitempty"`
 }
 
 // Measured is this run's median of a term, on the column it was measured on.
@@ -50,12 +54,29 @@ type Measured struct {
 	Visitors int     `json:"visitors,omitempty"`
 	Value    float64 `json:"value"`
 	N        int     `json:"repetitions"`
+	// Min and Max are the lowest and highest repetition's (where N > 1).
+	Min float64 `json:"min,omitempty"`
+	Max float64 `json:"max,omitempty"`
 }
 
-// RatioValue is this run's Num/Den on the columns named.
+// Spread is how far apart m's repetitions are, as a share of its median:
+// (max - min) / median; 0 where there is one or the median is 0.
+func (m Measured) Spread() float64 {
+	if m.N < 2 || m.Value == 0 {
+		return 0
+	}
+	return (m.Max - m.Min) / math.Abs(m.Value)
+}
+
+// RatioValue is this run's Num/Den on the columns named: of their
+// medians, and its range: the lowest and highest of each repetition's own
+// Num/Den (the columns of a repetition were measured one after another,
+// so a drift of the machine between repetitions is not read as a spread).
 type RatioValue struct {
 	Of    string  `json:"of"` // "Apache, as cPanel ships it / Caddy"
 	Value float64 `json:"value"`
+	Low   float64 `json:"low,omitempty"`
+	High  float64 `json:"high,omitempty"`
 }
 
 // EvaluateClaims checks every claim the run's manifest records against its
@@ -66,14 +87,15 @@ func EvaluateClaims(m *Manifest, recs []Record) []ClaimResult {
 		k := r.Column + "/" + r.Scenario + "/" + r.Step
 		byPoint[k] = append(byPoint[k], r)
 	}
-	return EvaluateClaimsWith(m, func(col, sc, step string, mt Metric) ([]float64, string) {
+	return EvaluateClaimsWith(m, func(col, sc, step string, mt Metric) ([]float64, []int, string) {
 		return pointValues(m, byPoint[col+"/"+sc+"/"+step], mt)
 	})
 }
 
-// Lookup is a point's values of a metric over its repetitions, or why
-// there are none (the point was not measured, or measured the bench).
-type Lookup func(column, scenario, step string, mt Metric) (vals []float64, why string)
+// Lookup is a point's values of a metric over its repetitions and which
+// repetition each is, or why there are none (the point was not measured,
+// or measured the bench).
+type Lookup func(column, scenario, step string, mt Metric) (vals []float64, reps []int, why string)
 
 // EvaluateClaimsWith checks every claim of m against the values look
 // gives: the records of a run (EvaluateClaims), or figures written down
@@ -113,6 +135,7 @@ func (ev *evaluator) claim(c Claim) ClaimResult {
 	}
 	if p := c.publishedRatio(); p > 0 {
 		res.PublishedRatio = p
+		res.Within = c.Ratio.Within
 	}
 	if c.NotMeasured != "" {
 		res.Verdict, res.How = NotMeasured, c.NotMeasured
@@ -126,12 +149,12 @@ func (ev *evaluator) claim(c Claim) ClaimResult {
 	}
 	var fails, gaps []string
 	for _, v := range variants {
-		vals, gap := ev.values(c, v, &res)
+		vals, byRep, gap := ev.values(c, v, &res)
 		if gap != "" {
 			gaps = appendOnce(gaps, gap)
 			continue
 		}
-		for _, f := range ev.check(c, v, vals, &res) {
+		for _, f := range ev.check(c, v, vals, byRep, &res) {
 			fails = appendOnce(fails, f)
 		}
 	}
@@ -143,7 +166,7 @@ func (ev *evaluator) claim(c Claim) ClaimResult {
 	default:
 		res.Verdict = Holds
 	}
-	res.Causes = ev.causes(c, res)
+	res.Causes, res.CauseTags = ev.causes(c, res)
 	return res
 }
 

@@ -9,7 +9,7 @@ import (
 
 // check is how v's values differ from what the claim says holds (none:
 // it holds), each sentence naming the columns it was measured on.
-func (ev *evaluator) check(c Claim, v variant, vals map[string]float64, res *ClaimResult) []string {
+func (ev *evaluator) check(c Claim, v variant, vals map[string]float64, byRep map[string]map[int]float64, res *ClaimResult) []string {
 	var out []string
 	name := func(t string) string {
 		b, _ := v.of(t)
@@ -29,7 +29,7 @@ func (ev *evaluator) check(c Claim, v variant, vals map[string]float64, res *Cla
 		}
 	}
 	if r := c.Ratio; r != nil {
-		out = append(out, ev.checkRatio(c, name, vals, res)...)
+		out = append(out, ev.checkRatio(c, name, vals, byRep, res)...)
 	}
 	for _, b := range v {
 		t := b.term
@@ -57,14 +57,24 @@ func yesNo(v float64) string {
 
 // checkRatio records this run's ratio and says if it is outside the
 // stated factor of the published one.
-func (ev *evaluator) checkRatio(c Claim, name func(string) string, vals map[string]float64, res *ClaimResult) []string {
+func (ev *evaluator) checkRatio(c Claim, name func(string) string, vals map[string]float64, byRep map[string]map[int]float64, res *ClaimResult) []string {
 	r := c.Ratio
 	of := name(r.Num) + " / " + name(r.Den)
 	if vals[r.Den] == 0 {
 		return []string{fmt.Sprintf("%s: %s is 0, no ratio", of, name(r.Den))}
 	}
 	got := vals[r.Num] / vals[r.Den]
-	res.Ratios = append(res.Ratios, RatioValue{Of: of, Value: got})
+	rv := RatioValue{Of: of, Value: got}
+	var each []float64
+	for rep, n := range byRep[r.Num] {
+		if d, ok := byRep[r.Den][rep]; ok && d != 0 {
+			each = append(each, n/d)
+		}
+	}
+	if len(each) > 1 {
+		rv.Low, rv.High = slices.Min(each), slices.Max(each)
+	}
+	res.Ratios = append(res.Ratios, rv)
 	p := c.publishedRatio()
 	if p == 0 || r.Within == 0 {
 		return nil

@@ -25,6 +25,10 @@ type Kind struct {
 	// Order is where users see it among the kinds (lowest first): a kind's
 	// packages initialize in their import paths' order, not the readers'.
 	Order int
+	// Settings makes a new value of the kind's own settings type (what
+	// Scenario.Own holds, a pointer), so a manifest's are checked when it
+	// is read (CheckOwn); nil: the kind has none.
+	Settings func() any
 }
 
 // Registered are the scenario kinds, in the order they are listed to users

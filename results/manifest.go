@@ -12,7 +12,11 @@ import (
 )
 
 // ManifestFormat names this manifest's version.
-const ManifestFormat = "wptest-run-manifest/1"
+// 2: each scenario's kind settings apart, in Own; a /1 manifest held
+// every kind's beside the common ones, and reads as /2.
+const ManifestFormat = "wptest-run-manifest/2"
+
+const manifestFormat1 = "wptest-run-manifest/1"
 
 // Manifest is runs/<id>/manifest.json: everything behind the numbers.
 type Manifest struct {
@@ -175,8 +179,14 @@ func ReadManifest(dir string) (*Manifest, error) {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestFile), err)
 	}
 	readOldColumns(b, &m)
-	if m.Format != ManifestFormat {
+	if m.Format != ManifestFormat && m.Format != manifestFormat1 {
 		return nil, fmt.Errorf("%s: format %q, want %q", filepath.Join(dir, ManifestFile), m.Format, ManifestFormat)
+	}
+	m.Format = ManifestFormat // read as this one: the scenarios' own settings apart (Scenario.UnmarshalJSON)
+	for _, s := range m.Scenarios {
+		if err := CheckOwn(s); err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestFile), err)
+		}
 	}
 	// --resume compares (and prints the start of) the plan hash.
 	if !IsHex(m.PlanHash, 64) {

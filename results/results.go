@@ -14,6 +14,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -108,15 +109,28 @@ type Scenario struct {
 	Own json.RawMessage `json:",omitempty"`
 }
 
-// OwnOf decodes s's own settings into v (left as it is where s has none).
+// OwnOf decodes s's own settings into v (left as it is where s has none):
+// every key one of v's, every value of its type.
 func OwnOf(s Scenario, v any) error {
 	if len(s.Own) == 0 {
 		return nil
 	}
-	if err := json.Unmarshal(s.Own, v); err != nil {
+	d := json.NewDecoder(bytes.NewReader(s.Own))
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
 		return fmt.Errorf("scenario %s: its %s settings: %w", s.Name, s.Kind, err)
 	}
 	return nil
+}
+
+// CheckOwn says whether s's own settings are its kind's (a manifest is a
+// file anyone can edit: a mistyped setting is an error, not a default).
+func CheckOwn(s Scenario) error {
+	k, ok := KindOf(s.Kind)
+	if !ok || k.Settings == nil {
+		return nil
+	}
+	return OwnOf(s, k.Settings())
 }
 
 // SetOwn makes v s's own settings. v is a kind's settings type, which
@@ -154,11 +168,14 @@ func (s *Scenario) UnmarshalJSON(b []byte) error {
 	}
 	common := reflect.TypeFor[Scenario]()
 	own := map[string]json.RawMessage{}
-	for k, v := range all {
+	for _, k := range slices.Sorted(maps.Keys(all)) { // the first of two spellings of a name, always
+		v := all[k]
 		if _, ok := common.FieldByNameFunc(func(n string) bool { return strings.EqualFold(n, k) }); ok || k == "Profiles" || zero(v) {
 			continue
 		}
-		own[snake(k)] = v
+		if _, dup := own[snake(k)]; !dup && s.reads(snake(k), v) {
+			own[snake(k)] = v
+		}
 	}
 	if len(own) == 0 {
 		return nil
@@ -166,6 +183,21 @@ func (s *Scenario) UnmarshalJSON(b []byte) error {
 	var err error
 	s.Own, err = json.Marshal(own)
 	return err
+}
+
+// reads says whether s's kind has a setting called name that takes v (the
+// old loader gave every scenario the crowd's durations: only a crowd's are
+// its own). A kind not registered here keeps them all.
+func (s Scenario) reads(name string, v json.RawMessage) bool {
+	k, ok := KindOf(s.Kind)
+	if !ok {
+		return true
+	}
+	if k.Settings == nil {
+		return false
+	}
+	one, _ := json.Marshal(map[string]json.RawMessage{name: v})
+	return OwnOf(Scenario{Own: one}, k.Settings()) == nil
 }
 
 // zero says whether v is JSON's null or a zero value, which a scenario

@@ -1,6 +1,7 @@
 package benchgen
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -34,10 +35,12 @@ type Job struct {
 	Spec json.RawMessage `json:"spec,omitempty"`
 }
 
-// specOf is j's own part as a T; nil where j has none or another kind's.
+// specOf is j's own part as a T; nil where j has none, or one with a
+// field a T has not (a job this binary does not understand is refused,
+// not half-run).
 func specOf[T any](j Job) *T {
 	v := new(T)
-	if len(j.Spec) == 0 || json.Unmarshal(j.Spec, v) != nil {
+	if j.Decode(v) != nil {
 		return nil
 	}
 	return v
@@ -56,10 +59,15 @@ func withSpec(j Job, spec any) (Job, error) {
 // Decode reads j's own part into v (a CrowdJob, KitJob, StartupJob or
 // BrowseJob, as j.Kind says).
 func (j Job) Decode(v any) error {
-	if len(j.Spec) == 0 {
+	if len(j.Spec) == 0 || string(j.Spec) == "null" {
 		return fmt.Errorf("job: kind %s without its settings", j.Kind)
 	}
-	return json.Unmarshal(j.Spec, v)
+	d := json.NewDecoder(bytes.NewReader(j.Spec))
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
+		return fmt.Errorf("job: kind %s: its settings: %w", j.Kind, err)
+	}
+	return nil
 }
 
 // JobConfig is Config without its functions and certificate pool.

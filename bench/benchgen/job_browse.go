@@ -2,7 +2,6 @@ package benchgen
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/wptest/wptest/bench/result"
@@ -41,9 +40,9 @@ type browseJob struct{}
 func init() { jobKinds[JobBrowse] = browseJob{} }
 
 func (browseJob) do(ctx context.Context, j Job, cfg Config, opt JobOptions) (JobResult, error) {
-	b := specOf[BrowseJob](j)
-	if b == nil {
-		return JobResult{}, errors.New("job: kind browse without its browse settings")
+	b := new(BrowseJob)
+	if err := j.Decode(b); err != nil {
+		return JobResult{}, err
 	}
 	br, err := Browse(ctx, BrowseConfig{Base: cfg, Visitors: b.Visitors, Conns: b.Conns, Duration: b.Duration, Warmup: b.Warmup,
 		Think: b.Think, ViewsPerVisitor: b.ViewsPerVisitor, AcceptEncoding: b.AcceptEncoding, AssetOrigins: b.AssetOrigins, NoCSSRefs: b.NoCSSRefs})

@@ -2,7 +2,6 @@ package benchgen
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/wptest/wptest/bench/result"
@@ -15,9 +14,9 @@ type crowdJob struct{}
 func init() { jobKinds[JobCrowd] = crowdJob{} }
 
 func (crowdJob) do(ctx context.Context, j Job, cfg Config, opt JobOptions) (JobResult, error) {
-	c := specOf[CrowdJob](j)
-	if c == nil {
-		return JobResult{}, errors.New("job: kind crowd without its crowd settings")
+	c := new(CrowdJob)
+	if err := j.Decode(c); err != nil {
+		return JobResult{}, err
 	}
 	cr, err := Crowd(ctx, CrowdConfig{Base: cfg, ProbeURL: c.ProbeURL, Visitors: c.Visitors, ClickEvery: c.ClickEvery,
 		ProbeEvery: c.ProbeEvery, GiveUp: c.GiveUp, Warmup: c.Warmup, Duration: c.Duration, ProbeSlot: c.ProbeSlot, ProbeSlots: c.ProbeSlots, Hold: opt.Hold})

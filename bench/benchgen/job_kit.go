@@ -15,9 +15,9 @@ type kitJob struct{}
 func init() { jobKinds[JobKit] = kitJob{} }
 
 func (kitJob) do(ctx context.Context, j Job, cfg Config, opt JobOptions) (JobResult, error) {
-	k := specOf[KitJob](j)
-	if k == nil {
-		return JobResult{}, errors.New("job: kind kit without its kit settings")
+	k := new(KitJob)
+	if err := j.Decode(k); err != nil {
+		return JobResult{}, err
 	}
 	kr, err := Kit(ctx, KitConfig{Base: cfg, TransferURL: k.TransferURL, Concurrency: k.Concurrency, Levels: k.Levels, ErrorClients: k.ErrorClients})
 	if err != nil {

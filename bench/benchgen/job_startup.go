@@ -13,8 +13,11 @@ type startupJob struct{}
 func init() { jobKinds[JobStartup] = startupJob{} }
 
 func (startupJob) do(ctx context.Context, j Job, cfg Config, opt JobOptions) (JobResult, error) {
-	sj := specOf[StartupJob](j)
-	if sj == nil || sj.Restart == "" {
+	sj := new(StartupJob)
+	if err := j.Decode(sj); err != nil {
+		return JobResult{}, err
+	}
+	if sj.Restart == "" {
 		return JobResult{}, errors.New("job: kind startup without a restart command")
 	}
 	if opt.Shell == nil {

@@ -183,3 +183,23 @@ func TestJobDoEachKind(t *testing.T) {
 		t.Fatalf("failed restart: %v", err)
 	}
 }
+
+// A job's settings this binary does not understand are refused, not
+// half-run with defaults: a field its kind has not (another version's, or
+// another kind's), none at all, or null. The error says which and why.
+func TestJobRefusesSettingsItDoesNotKnow(t *testing.T) {
+	for _, c := range []struct{ name, job, want string }{
+		{"an unknown field", `{"kind":"crowd","config":{"url":"http://127.0.0.1:1/"},"spec":{"visitors":1,"frobnicate":1}}`, `job: kind crowd: its settings: json: unknown field "frobnicate"`},
+		{"another kind's", `{"kind":"browse","config":{"url":"http://127.0.0.1:1/"},"spec":{"visitors":1,"probe_url":"http://127.0.0.1:1/p"}}`, `unknown field "probe_url"`},
+		{"null", `{"kind":"kit","config":{"url":"http://127.0.0.1:1/"},"spec":null}`, "job: kind kit without its settings"},
+		{"none", `{"kind":"startup","config":{"url":"http://127.0.0.1:1/"}}`, "job: kind startup without its settings"},
+	} {
+		var j Job
+		if err := json.Unmarshal([]byte(c.job), &j); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := j.Do(context.Background(), JobOptions{Shell: func(context.Context, string) error { return nil }}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want refused: %s", c.name, err, c.want)
+		}
+	}
+}

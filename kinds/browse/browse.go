@@ -41,7 +41,7 @@ import (
 const Name = "browse"
 
 func init() {
-	results.Register(results.Kind{Name: Name, PHP: true, Order: 70}, figures)
+	results.Register(results.Kind{Name: Name, PHP: true, Order: 70, Settings: func() any { return new(settings) }}, figures)
 	experiment.Register(Name, kind{})
 	report.Register(Name, report.Kind{Section: section, Charts: charts, Order: 60})
 	benchcmd.Register(Name, benchcmd.Kind{Order: 70, Visitors: "1", Load: benchLoad, Text: benchText,

@@ -39,7 +39,7 @@ import (
 const Name = "crowd"
 
 func init() {
-	results.Register(results.Kind{Name: Name, Order: 40}, figures)
+	results.Register(results.Kind{Name: Name, Order: 40, Settings: func() any { return new(settings) }}, figures)
 	experiment.Register(Name, kind{})
 	report.Register(Name, report.Kind{Section: section, Charts: charts, Order: 20})
 	benchcmd.Register(Name, benchcmd.Kind{Order: 40, Visitors: "1000", Load: benchLoad,

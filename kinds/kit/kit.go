@@ -39,7 +39,7 @@ import (
 const Name = "kit"
 
 func init() {
-	results.Register(results.Kind{Name: Name, OneStep: true, Order: 50}, figures)
+	results.Register(results.Kind{Name: Name, OneStep: true, Order: 50, Settings: func() any { return new(settings) }}, figures)
 	experiment.Register(Name, kind{})
 	report.Register(Name, report.Kind{Section: section, Charts: charts, AfterCost: true, Order: 70})
 	benchcmd.Register(Name, benchcmd.Kind{Order: 50, Visitors: "50", Levels: true, Load: benchLoad,

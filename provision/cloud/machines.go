@@ -81,8 +81,13 @@ func (m Machines) With(name, v string) Machines {
 }
 
 // set gives the driver's own attribute name the value v, in a new map (a
-// copy of m shares the old one).
+// copy of m shares the old one); "" unsets it, as an empty value always
+// meant the attribute was not given.
 func (m *Machines) set(name, v string) {
+	if v == "" {
+		m.unset(name)
+		return
+	}
 	own := maps.Clone(m.Own)
 	if own == nil {
 		own = map[string]string{}
@@ -130,7 +135,7 @@ func DefaultMachines(driver string) Machines {
 // fill sets every attribute d reads and the block left unset to its default.
 func (m *Machines) fill(d Driver) {
 	for _, a := range d.Attributes {
-		if v, _ := m.attr(a.Name); v == "" && a.Default != "" {
+		if v, _ := m.attr(a.Name); v == "" && a.Default != "" && !isTargetAttr(a.Name) {
 			m.set(a.Name, a.Default)
 		}
 	}

@@ -152,6 +152,11 @@ func add(reg map[string]*Driver, d Driver) error {
 		if !d.Capabilities.Targets && isTargetAttr(a.Name) {
 			return fmt.Errorf("driver %s: attribute %s is for a driver that takes targets", d.Name, a.Name)
 		}
+		// A target attribute's Operator is what keeps a file from naming a
+		// key or a known_hosts file on this machine: a driver keeps it.
+		if i := slices.IndexFunc(TargetAttributes, func(t Attribute) bool { return t.Name == a.Name }); i >= 0 && a.Operator != TargetAttributes[i].Operator {
+			return fmt.Errorf("driver %s: attribute %s is not TargetAttributes' (only the operator sets it: %q)", d.Name, a.Name, TargetAttributes[i].Operator)
+		}
 	}
 	if d.Capabilities.Targets && !slices.ContainsFunc(d.Attributes, func(a Attribute) bool { return a.Name == TargetAttributes[0].Name }) {
 		return fmt.Errorf("driver %s takes targets but does not list TargetAttributes", d.Name)

@@ -1,6 +1,7 @@
 package cloud
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -26,6 +27,7 @@ func TestRegistryRefusesClashes(t *testing.T) {
 		{Driver{Name: "d", Attributes: []Attribute{{Name: "ttl"}}, Open: open}, "is a common one"},
 		{Driver{Name: "e", Attributes: []Attribute{{Name: "known_hosts"}}, Open: open}, "takes targets"},
 		{Driver{Name: "f", Capabilities: Capabilities{Targets: true}, Open: open}, "does not list TargetAttributes"},
+		{Driver{Name: "g", Capabilities: Capabilities{Targets: true}, Attributes: []Attribute{{Name: "targets"}, {Name: "known_hosts"}}, Open: open}, "only the operator sets it"},
 	} {
 		if err := add(reg, c.d); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: err %v, want %q", c.d.Name, err, c.want)
@@ -59,5 +61,10 @@ func TestOwnAttributesAreCopiedOnWrite(t *testing.T) {
 	}
 	if a.Attr("server_type") != "ccx33" || d.Attr("server_type") != "cx22" {
 		t.Errorf("server_type: original %q, copy %q: want ccx33 and cx22", a.Attr("server_type"), d.Attr("server_type"))
+	}
+	// An empty value is an attribute not given: the plan (and its hash)
+	// is the same as without it.
+	if e := b.With("image", ""); e.Own != nil || !reflect.DeepEqual(b.With("image", "").With("server_cpus", ""), Machines{Driver: "x"}) {
+		t.Errorf("empty values kept: %v", e.Own)
 	}
 }
