@@ -35,7 +35,7 @@ func (r *Report) claimsChart() *ChartPlot {
 	if len(cs) == 0 {
 		return nil
 	}
-	cp := newPlot("Published ratio against this run's", "ratio between the claim's columns (log scale; the band: within the claim's factor)", "")
+	cp := newPlot("Published ratio against this run's", "ratio (log scale)", "claim")
 	cp.height = vg.Length(max(6, 1.1*float64(len(cs))+2.5)) * vg.Centimeter
 	lo, hi := math.Inf(1), math.Inf(-1)
 	var ticks []plot.Tick

@@ -42,7 +42,8 @@ type Lines struct {
 	Lines []Line
 }
 
-// Line is one line of Lines. Class colours its badge ("PASS", "FAIL").
+// Line is one line of Lines. Class colours its badge ("holds", "differs",
+// "none").
 type Line struct {
 	Badge, Class string
 	Cells        []string

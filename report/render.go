@@ -165,7 +165,8 @@ td.text{text-align:left}pre{background:#f6f8fa;padding:1em;overflow:auto;font-si
 .lines{margin:1em 0;border-top:1px solid #dde3ea}.lines .row,.lines summary{display:grid;grid-template-columns:1.6em 3fr 1.2fr 2fr 2fr;gap:.8em;padding:.35em .4em;border-bottom:1px solid #dde3ea}
 .lines .row{font-weight:600;background:#f2f5f8}.lines summary{cursor:pointer;list-style:none}.lines summary::-webkit-details-marker{display:none}
 .lines details[open] summary{background:#f6f8fa}.lines details>div{padding:.2em 1em .6em 2.8em;font-size:.92em;color:#333}
-.badge{font-weight:700;text-align:center}.PASS .badge{color:#116329}.FAIL .badge{color:#b3261e}.none .badge{color:#777}`
+.badge{font-weight:700;text-align:center}.holds .badge{color:#116329}.differs .badge{color:#b3261e}.none .badge{color:#777}
+figure svg{width:100%;height:auto}`
 
 // page is report.html. Every value reaches it through html/template's
 // contextual escaping; the only markup not written here is the charts'

@@ -55,9 +55,9 @@ func (r *Report) claimLine(c results.ClaimResult) Line {
 	l := Line{Badge: "–", Class: "none"}
 	switch c.Verdict {
 	case results.Holds:
-		l.Badge, l.Class = "✓", "PASS"
+		l.Badge, l.Class = "✓", "holds"
 	case results.Differs:
-		l.Badge, l.Class = "✗", "FAIL"
+		l.Badge, l.Class = "✗", "differs"
 	}
 	title := r.metricLabel(c) + ", " + c.Point + " (" + c.ID + ")"
 	pub, got := publishedShort(c), measuredShort(c)
@@ -153,6 +153,9 @@ func measuredCell(c results.ClaimResult) string {
 			who = m.Scenario + " on " + m.Label
 		}
 		v := num(m.Value) + " " + c.Unit
+		if m.Max > m.Min {
+			v += " (" + num(m.Min) + "–" + num(m.Max) + ")"
+		}
 		if c.Unit == "yes/no" {
 			v = map[bool]string{true: "yes", false: "no"}[m.Value != 0]
 		}
@@ -170,7 +173,11 @@ func ratioCell(c results.ClaimResult) string {
 		out = append(out, "published "+num(c.PublishedRatio)+"x")
 	}
 	for _, rv := range c.Ratios {
-		out = append(out, fmt.Sprintf("this run %sx (%s)", num(rv.Value), rv.Of))
+		v := num(rv.Value) + "x"
+		if rv.High > rv.Low {
+			v += ", " + num(rv.Low) + "–" + num(rv.High) + "x by repetition"
+		}
+		out = append(out, fmt.Sprintf("this run %s (%s)", v, rv.Of))
 	}
 	if len(out) == 0 {
 		return "–"
