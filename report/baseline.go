@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/wptest/wptest/results"
 	"strings"
 
 	"github.com/wptest/wptest/compare"
@@ -16,8 +17,8 @@ func (r *Report) baselineSection() (Section, bool) {
 		return Section{}, false
 	}
 	s := Section{ID: "baseline", Title: "Compared with run " + c.A.ID,
-		Text: []string{fmt.Sprintf("A is run %s (experiment %s, %d repetition(s)), the baseline; B is this run. %s",
-			c.A.ID, c.A.Experiment, c.A.Repetitions, c.Legend())}}
+		Text: []string{fmt.Sprintf("A is run %s (experiment %s, %s), the baseline; B is this run. %s",
+			c.A.ID, c.A.Experiment, results.Plural(c.A.Repetitions, "repetition"), c.Legend())}}
 	if len(c.Differences) == 0 {
 		s.Text = append(s.Text, "Same setup: experiment, plan, variables, columns and scenarios.")
 	} else {

@@ -33,7 +33,7 @@ func TestReportBaselineSection(t *testing.T) {
 	}
 	sec := md[i:]
 	sec = sec[:strings.Index(sec[3:], "\n## ")+3]
-	for _, want := range []string{"A is run a (experiment quick, 5 repetition(s)), the baseline; B is this run.",
+	for _, want := range []string{"A is run a (experiment quick, 5 repetitions), the baseline; B is this run.",
 		`What differs from A to B: var workers: unset → "\<8>".`,
 		"**page (page)**", "**crowd (crowd)**", "**kit (kit)**",
 		"| point | column | metric | A | B | change | p |",

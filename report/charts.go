@@ -103,7 +103,10 @@ func columnColor(i int) color.Color { return palette[i%len(palette)] }
 // rate, a size or a cost is on a linear axis from zero.
 type yAxis struct {
 	label string
-	logOK bool
+	// better is which way is better ("lower is better"; "": neither or
+	// not known), said in the chart's title.
+	better string
+	logOK  bool
 	// floor is, for a record without a figure, the least the figure
 	// would have been, and floorWhy says why there is none: a crowd whose
 	// new visitors all gave up waited at least give_up. Such a point is
@@ -251,14 +254,21 @@ func barValues(cp *ChartPlot, xys plotter.XYs, texts map[int]string, offset vg.L
 // columnBars: one bar per column at one step, in the column's colour,
 // with its value; the columns name the bars on the x axis.
 func (r *Report) columnBars(sc results.Scenario, title, xlabel, step string, y yAxis, f func(results.Record) (float64, bool)) (*ChartPlot, error) {
-	cp := newPlot(title, xlabel, y.label)
+	cp := newPlot(titled(title, y.better), xlabel, y.label)
 	var names []string
-	var xys plotter.XYs
+	var xys, room plotter.XYs
 	texts := map[int]string{}
+	ranges := rangeBars{color: pubColor} // dark: over a bar of the column's colour
 	for _, pr := range r.ColumnsOf(sc) {
 		v, floored, ok := r.at(pr, sc.Name, step, y, f)
 		if !ok {
 			continue
+		}
+		labelY := v // the value's label, above its range where it has one
+		if m := r.metric(pr, sc.Name, step, f, y.bench); !floored && m.N > 1 && m.Max > m.Min {
+			ranges.bars = append(ranges.bars, rangeBar{x: float64(len(names)), lo: m.Min, hi: m.Max})
+			room = append(room, plotter.XY{X: float64(len(names)), Y: m.Max})
+			labelY, texts[len(xys)] = m.Max, num(v)
 		}
 		b, err := plotter.NewBarChart(plotter.Values{v}, vg.Points(40))
 		if err != nil {
@@ -269,15 +279,18 @@ func (r *Report) columnBars(sc results.Scenario, title, xlabel, step string, y y
 			b.Color, texts[len(xys)] = pale(b.Color), floorLabel(v, y)
 		}
 		cp.Add(b)
-		xys = append(xys, plotter.XY{X: float64(len(names)), Y: v})
+		xys = append(xys, plotter.XY{X: float64(len(names)), Y: labelY})
 		names = append(names, clean(r.Labels[pr]))
 	}
 	if len(names) == 0 {
 		return nil, nil
 	}
+	if len(ranges.bars) > 0 {
+		cp.Add(ranges)
+	}
 	barValues(cp, xys, texts, 0)
 	nominalX(cp, names)
-	valueRoom(cp, xys)
+	valueRoom(cp, append(room, xys...))
 	return cp, nil
 }
 
@@ -299,9 +312,9 @@ func valueRoom(cp *ChartPlot, xys plotter.XYs) {
 }
 
 // bars: one bar per column, the scenario's first step.
-func (r *Report) bars(sc results.Scenario, ylabel string, f func(results.Record) (float64, bool)) (*ChartPlot, error) {
+func (r *Report) bars(sc results.Scenario, y yAxis, f func(results.Record) (float64, bool)) (*ChartPlot, error) {
 	st := sc.Steps()[0]
-	return r.columnBars(sc, fmt.Sprintf("%s, %s (%s)", sc.Name, st, sc.Path), setupAt(sc.Visitors[0], "visitors"), st, yAxis{label: ylabel}, f)
+	return r.columnBars(sc, fmt.Sprintf("%s, %s (%s)", sc.Name, st, sc.Path), setupAt(sc.Visitors[0], "visitors"), st, y, f)
 }
 
 // setupAt labels an axis of columns at one step: "setup, at 100 visitors".
@@ -333,29 +346,34 @@ func (r *Report) lines(sc results.Scenario, y yAxis, f func(results.Record) (flo
 // (a line over one point is no line).
 func (r *Report) sweep(sc results.Scenario, s sweep) (*ChartPlot, error) {
 	type series struct {
-		pr  string
-		pts plotter.XYs
+		pr     string
+		pts    plotter.XYs
+		ranges rangeBars // each point's lowest and highest repetition, where they differ
 	}
 	var all []series
 	at := map[int]bool{}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	var floors plotter.XYs // points drawn at their floor, labelled
 	for _, pr := range r.ColumnsOf(sc) {
-		var pts plotter.XYs
+		var se series
 		for i, x := range s.xs {
 			st, f := s.point(i)
 			v, floored, ok := r.at(pr, sc.Name, st, s.y, f)
 			if !ok || v < 0 {
 				continue
 			}
-			pts, at[i] = append(pts, plotter.XY{X: float64(x), Y: v}), true
+			se.pts, at[i] = append(se.pts, plotter.XY{X: float64(x), Y: v}), true
 			lo, hi = math.Min(lo, v), math.Max(hi, v)
 			if floored {
 				floors = append(floors, plotter.XY{X: float64(x), Y: v})
+			} else if m := r.metric(pr, sc.Name, st, f, s.y.bench); m.N > 1 && m.Max > m.Min && m.Min > 0 {
+				se.ranges.bars = append(se.ranges.bars, rangeBar{x: float64(x), lo: m.Min, hi: m.Max})
+				lo, hi = math.Min(lo, m.Min), math.Max(hi, m.Max)
 			}
 		}
-		if len(pts) > 0 {
-			all = append(all, series{pr, pts})
+		if len(se.pts) > 0 {
+			se.pr = pr
+			all = append(all, se)
 		}
 	}
 	switch len(at) {
@@ -367,7 +385,7 @@ func (r *Report) sweep(sc results.Scenario, s sweep) (*ChartPlot, error) {
 			return r.columnBars(sc, s.title, setupAt(s.xs[i], s.xunit), st, s.y, f)
 		}
 	}
-	cp := newPlot(s.title, s.xlabel, s.y.label)
+	cp := newPlot(titled(s.title, s.y.better), s.xlabel, s.y.label)
 	for _, se := range all {
 		l, sp, err := plotter.NewLinePoints(se.pts)
 		if err != nil {
@@ -377,6 +395,10 @@ func (r *Report) sweep(sc results.Scenario, s sweep) (*ChartPlot, error) {
 		l.Color, l.Width, l.Dashes = columnColor(i), vg.Points(1.5), plotutil.Dashes(i)
 		sp.Color, sp.Shape, sp.Radius = columnColor(i), plotutil.Shape(i), vg.Points(3)
 		cp.Add(l, sp)
+		if len(se.ranges.bars) > 0 {
+			se.ranges.color = columnColor(i)
+			cp.Add(se.ranges)
+		}
 		cp.legend = append(cp.legend, legendEntry{clean(r.Labels[se.pr]), []plot.Thumbnailer{l, sp}})
 	}
 	if len(floors) > 0 {
@@ -513,4 +535,26 @@ func checkedSVG(b []byte) (template.HTML, error) {
 		return "", fmt.Errorf("svg: no complete <svg> element")
 	}
 	return template.HTML(out.String()), nil
+}
+
+// rangeBar is a point's lowest and highest repetition at x.
+type rangeBar struct{ x, lo, hi float64 }
+
+// rangeBars draws each as a vertical line with short caps, in a column's
+// colour: how far the repetitions behind a median spread.
+type rangeBars struct {
+	bars  []rangeBar
+	color color.Color
+}
+
+func (rs rangeBars) Plot(c draw.Canvas, p *plot.Plot) {
+	tx, ty := p.Transforms(&c)
+	cap := vg.Points(3)
+	st := draw.LineStyle{Color: rs.color, Width: vg.Points(1)}
+	for _, r := range rs.bars {
+		x, y0, y1 := tx(r.x), ty(r.lo), ty(r.hi)
+		c.StrokeLine2(st, x, y0, x, y1)
+		c.StrokeLine2(st, x-cap, y0, x+cap, y0)
+		c.StrokeLine2(st, x-cap, y1, x+cap, y1)
+	}
 }

@@ -71,8 +71,17 @@ func cell(s Stat) string {
 	if s.N == 1 || s.Min == s.Max {
 		return num(s.Med)
 	}
-	return fmt.Sprintf("%s (%s–%s)", num(s.Med), num(s.Min), num(s.Max))
+	c := fmt.Sprintf("%s (%s–%s)", num(s.Med), num(s.Min), num(s.Max))
+	if s.Spread() > SpreadMark {
+		c += " ⚠" // the repetitions disagree: the median alone would say more than the run knows
+	}
+	return c
 }
+
+// SpreadMark is the spread (percent of the median) above which a figure
+// is marked in the tables: its repetitions disagree too much for the
+// median alone.
+const SpreadMark = 20
 
 // Head is a table's head: first, then each column's label.
 func (r *Report) Head(first string, profiles []string) []string {
@@ -159,7 +168,7 @@ func (r *Report) benchSection() (Section, bool) {
 		return Section{}, false
 	}
 	s := Section{Title: "Points that measured the bench, not the server"}
-	s.Text = append(s.Text, fmt.Sprintf("%d point(s) measured the bench: more than %s%% of their requests failed, or a load generator used more than %s%% of its CPUs, or, with CPUs of its own, waited for them with work ready more than %s%% of the window, or its link carried more than %s%% of the bandwidth the machines block states for it (load_generator_link_mbps)%s. Their figures say nothing about the server: the tables show \"bench\" (\"failed\" where requests failed) for the whole point, the charts leave them out and no claim is judged on them but those on failures or on the server's state (memory, processes)%s. `wptest run` exits 6 for such a run.", len(bad), results.Num(results.MaxFailedPct), results.Num(results.MaxLoadPct), results.Num(results.MaxLoadWaitPct), results.Num(results.MaxLinkPct), r.linkJudged(), r.benchFigures()))
+	s.Text = append(s.Text, fmt.Sprintf("%s measured the bench: more than %s%% of their requests failed, or a load generator used more than %s%% of its CPUs, or, with CPUs of its own, waited for them with work ready more than %s%% of the window, or its link carried more than %s%% of the bandwidth the machines block states for it (load_generator_link_mbps)%s. Their figures say nothing about the server: the tables show \"bench\" (\"failed\" where requests failed) for the whole point, the charts leave them out and no claim is judged on them but those on failures or on the server's state (memory, processes)%s. `wptest run` exits 6 for such a run.", results.Plural(len(bad), "point"), results.Num(results.MaxFailedPct), results.Num(results.MaxLoadPct), results.Num(results.MaxLoadWaitPct), results.Num(results.MaxLinkPct), r.linkJudged(), r.benchFigures()))
 	t := Table{Head: []string{"point", "why"}}
 	for _, b := range bad {
 		k, why, _ := strings.Cut(b, ": ")
@@ -198,7 +207,7 @@ func (r *Report) document() *document {
 		status = fmt.Sprintf("INCOMPLETE: %d of %d points measured", done, m.Points)
 	}
 	d.Intro = append(d.Intro, m.Description,
-		fmt.Sprintf("Run %s, %s (%d points, %d repetition(s), profiles interleaved). Medians over the repetitions; (min–max) where they differ.", m.ID, status, m.Points, m.Repetitions))
+		fmt.Sprintf("Run %s, %s (%s, %s, profiles interleaved). Medians over the repetitions; (min–max) where they differ, ⚠ where they spread over more than %d%% of the median.", m.ID, status, results.Plural(m.Points, "point"), results.Plural(m.Repetitions, "repetition"), SpreadMark))
 	if m.Machine != nil && m.Machine.LoadLocal {
 		d.Intro = append(d.Intro, "The load generator ran on the server itself: compare CPU per request (the server's own processes: web server, PHP, database), not requests per second, which the load generator's share of the same CPUs limits.")
 	}
@@ -260,8 +269,8 @@ func (r *Report) setup() Section {
 				ver = "MISMATCH on the server: " + f.Verified
 			}
 		}
-		s.Text = append(s.Text, fmt.Sprintf("Fixture %s, seed %d: root `%s` (%s; %s, %d page(s) fetched over HTTP); pixels `%s`.",
-			f.Profile, f.Seed, f.Root, pin, ver, f.HTTPPages, f.Pixels))
+		s.Text = append(s.Text, fmt.Sprintf("Fixture %s, seed %d: root `%s` (%s; %s, %s fetched over HTTP); pixels `%s`.",
+			f.Profile, f.Seed, f.Root, pin, ver, results.Plural(f.HTTPPages, "page"), f.Pixels))
 		// What the seeded site differs in from the fixture's pins (core
 		// version, archives the lock lacks, plugins not installed): outside
 		// the root, so said here.
@@ -379,7 +388,7 @@ func (r *Report) ratioSection() (Section, bool) {
 	}
 	base := r.Columns[0]
 	s := Section{ID: "ratios", Title: "Ratios between profiles",
-		Text: []string{fmt.Sprintf("Each column's median against %s's (CPU: how many times %s's cost; throughput: how many times its rate).", r.Labels[base], r.Labels[base])}}
+		Text: []string{fmt.Sprintf("Each column's median against that of %s (CPU: how many times its cost; throughput: how many times its rate).", r.Labels[base])}}
 	others := r.Columns[1:]
 	t := Table{Caption: "Against " + r.Labels[base], Head: r.Head("metric", others)}
 	add := func(name, sc, st string, f func(results.Record) (float64, bool), inverse bool) {
@@ -420,7 +429,7 @@ func (r *Report) ratioSection() (Section, bool) {
 // noiseSection says how much the repetitions disagree.
 func (r *Report) noiseSection() Section {
 	s := Section{ID: "noise", Title: "Repetitions: how much the numbers move",
-		Text: []string{fmt.Sprintf("Each point ran %d time(s), profiles interleaved. Spread = (max − min) ÷ median.", r.Manifest.Repetitions)}}
+		Text: []string{fmt.Sprintf("Each point ran %s, profiles interleaved. Spread = (max − min) ÷ median.", results.Plural(r.Manifest.Repetitions, "time"))}}
 	t := Table{Caption: "Min / median / max over repetitions", Head: []string{"point", "profile", "metric", "n", "min", "median", "max", "spread"}}
 	for _, sc := range r.Manifest.Scenarios {
 		var fs []results.Metric
@@ -487,7 +496,7 @@ func (r *Report) manifestSection() Section {
 		if se.Resumed {
 			kind = "resumed"
 		}
-		msg := fmt.Sprintf("%s: %s → %s, %d point(s) measured", kind, se.Start, se.End, len(se.Measured))
+		msg := fmt.Sprintf("%s: %s → %s, %s measured", kind, se.Start, se.End, results.Plural(len(se.Measured), "point"))
 		if se.Error != "" {
 			msg += "; stopped: " + firstLine(se.Error)
 		}
@@ -495,7 +504,7 @@ func (r *Report) manifestSection() Section {
 	}
 	for _, p := range r.Columns {
 		if hm := m.Hosts[p]; hm != nil {
-			add("host manifest "+p, fmt.Sprintf("profile hash %s, platform %s, %d check(s), %d deviation(s)", short(hm.ProfileHash), hm.Platform, len(hm.Checks), len(hm.Deviations)))
+			add("host manifest "+p, fmt.Sprintf("profile hash %s, platform %s, %s, %s", short(hm.ProfileHash), hm.Platform, results.Plural(len(hm.Checks), "check"), results.Plural(len(hm.Deviations), "deviation")))
 		}
 	}
 	s.Tables = append(s.Tables, t)

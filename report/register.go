@@ -80,7 +80,17 @@ func GzipNote(sc results.Scenario) string { return gzipNote(sc) }
 // label.
 func (r *Report) Bars(sc results.Scenario, key string) (*ChartPlot, error) {
 	m := fig(sc.Kind, key)
-	return r.bars(sc, m.Label, m.Of(r.Manifest.Machine))
+	return r.bars(sc, yAxis{label: m.Label, better: m.Better.String()}, m.Of(r.Manifest.Machine))
+}
+
+// titled is a chart's title with which way is better where its figure
+// says ("page, c=2 (/): lower is better"): the title has the room an axis
+// label has not.
+func titled(title, better string) string {
+	if better != "" {
+		return title + ": " + better
+	}
+	return title
 }
 
 // Cell is a Stat as the tables show it: "median (min–max)", or "–" where
@@ -105,7 +115,7 @@ func (r *Report) LinesOn(sc results.Scenario, key string, a Axis) (*ChartPlot, e
 	if a.Label == "" {
 		a.Label = m.Label
 	}
-	return r.lines(sc, yAxis{label: a.Label, logOK: a.LogOK, floor: a.Floor, floorWhy: a.FloorWhy, bench: m.Bench}, m.Of(r.Manifest.Machine))
+	return r.lines(sc, yAxis{label: a.Label, better: m.Better.String(), logOK: a.LogOK, floor: a.Floor, floorWhy: a.FloorWhy, bench: m.Bench}, m.Of(r.Manifest.Machine))
 }
 
 // Sweep is a chart of one figure per column over steps other than a
@@ -134,10 +144,11 @@ func (r *Report) ScenariosOf(kind string) []results.Scenario { return r.scenario
 // colour, with its value; the legend names the columns. Nil where no
 // column has a figure.
 func (r *Report) ScenarioBars(scs []results.Scenario, names []string, key, title, xlabel, ylabel string) (*ChartPlot, error) {
+	names = slices.Clone(names) // the caller's stay as they were
 	for i := range names {
 		names[i] = clean(names[i])
 	}
-	p := newPlot(title, xlabel, ylabel)
+	p := newPlot(titled(title, fig(scs[0].Kind, key).Better.String()), xlabel, ylabel)
 	w := vg.Points(min(28, float64(100/len(r.Columns))))
 	var all plotter.XYs
 	for k, pr := range r.Columns {
@@ -176,5 +187,5 @@ func (r *Report) ScenarioBars(scs []results.Scenario, names []string, key, title
 // the figure's label (logOK: a log scale where the values span 10x).
 func (r *Report) Lines(sc results.Scenario, key string, logOK bool) (*ChartPlot, error) {
 	m := fig(sc.Kind, key)
-	return r.lines(sc, yAxis{label: m.Label, logOK: logOK, bench: m.Bench}, m.Of(r.Manifest.Machine))
+	return r.lines(sc, yAxis{label: m.Label, better: m.Better.String(), logOK: logOK, bench: m.Bench}, m.Of(r.Manifest.Machine))
 }

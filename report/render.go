@@ -122,7 +122,8 @@ func (d *document) markdown(charts map[string]chart) string {
 		}
 	}
 	// json.Marshal writes <, > and & as \u escapes and every line starts
-	// with an indent or a bracket, so nothing in it closes the fence.
+	// with an indent or a bracket, so nothing in it closes the fence. (No
+	// markup folds it here: report.md has none, report.html folds it.)
 	fmt.Fprintf(&b, "```json\n%s\n```\n", d.Manifest)
 	return b.String()
 }
@@ -188,7 +189,7 @@ var page = template.Must(template.New("report.html").Parse(`<!DOCTYPE html>
 {{end}}</tbody></table>
 {{end}}{{range .Figures}}<figure id="{{.ID}}">{{.SVG}}<figcaption>{{.Caption}}</figcaption></figure>
 {{end}}</section>
-{{end}}<details open><summary>manifest.json</summary><pre>{{.Manifest}}</pre></details>
+{{end}}<details><summary>manifest.json</summary><pre>{{.Manifest}}</pre></details>
 </body></html>
 {{define "spans"}}{{range .}}{{if .Code}}<code>{{.Text}}</code>{{else}}{{.Text}}{{end}}{{end}}{{end}}`))
 

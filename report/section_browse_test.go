@@ -64,11 +64,11 @@ func TestBrowseSection(t *testing.T) {
 	}
 	s := string(md)
 	for _, w := range []string{
-		"A visitor's page view (browse-h1: /, h1, up to 6 connection(s) per visitor)",
+		"A visitor's page view (browse-h1: /, h1, up to 6 connections per visitor)",
 		"A visitor's page view (browse-h2: /, h2, one connection per visitor, multiplexed)",
 		"| page view, p50 (ms) | 41.5 (41.0–42.0) | 142 (141–142) |",
 		"| browse-h2 (h2, one connection per visitor, multiplexed) c=10: page view, p50 (ms) | 31.5 (31.0–32.0) | n/a |",
-		"| browse-h1 (h1, up to 6 connection(s) per visitor) c=10: bytes on the wire per page view | 123,456 | 123,456 |",
+		"| browse-h1 (h1, up to 6 connections per visitor) c=10: bytes on the wire per page view | 123,456 | 123,456 |",
 		"| nginx, c=10, rep 1 | lg1 | 5 | 50 |",
 		"| nginx, c=10, rep 1 | merged | 10 | 100 |",
 		"1s between page views",

@@ -51,7 +51,7 @@ func (ev *evaluator) causes(c Claim, res ClaimResult) (out, tags []string) {
 	for _, ms := range res.Measured {
 		if hm := ev.m.Hosts[ms.Column]; hm != nil {
 			for _, d := range hm.Deviations {
-				add(ev.label(ms.Column)+"'s setup", ev.label(ms.Column)+": "+d)
+				add("the setup of "+ev.label(ms.Column), ev.label(ms.Column)+": "+d)
 			}
 		}
 	}
@@ -81,7 +81,7 @@ func (ev *evaluator) machineSize(c Claim) string {
 	}
 	for _, s := range ev.m.Sources {
 		if s.Name == c.Source && s.ServerCPUs > 0 && s.ServerCPUs != mi.CPUs {
-			return fmt.Sprintf("the server had %d CPU(s) where the source's had %d: a share of all its CPUs scales with their number", mi.CPUs, s.ServerCPUs)
+			return fmt.Sprintf("the server had %s where the source's had %d: a share of all its CPUs scales with their number", Plural(mi.CPUs, "CPU"), s.ServerCPUs)
 		}
 	}
 	return ""

@@ -72,7 +72,7 @@ func TestCausesMachineSize(t *testing.T) {
 		Claims: []Claim{{ID: "cpu", Source: "the post", Scenario: "crowd", Visitors: 1000, Metric: "server_cpu_pct", Unit: "%",
 			Columns: []string{"a"}, AtMost: &Figure{Text: "10 %", Value: 10}}}}
 	got := EvaluateClaims(m, []Record{rec})[0]
-	want := []string{"the server had 1 CPU(s) where the source's had 4: a share of all its CPUs scales with their number"}
+	want := []string{"the server had 1 CPU where the source's had 4: a share of all its CPUs scales with their number"}
 	if got.Verdict != Differs || !reflect.DeepEqual(got.Causes, want) {
 		t.Fatalf("%s, causes %q; want differs, %q", got.Verdict, got.Causes, want)
 	}

@@ -17,6 +17,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -198,6 +199,15 @@ func (s Scenario) reads(name string, v json.RawMessage) bool {
 	}
 	one, _ := json.Marshal(map[string]json.RawMessage{name: v})
 	return OwnOf(Scenario{Own: one}, k.Settings()) == nil
+}
+
+// Plural is n and noun, the noun plural but for one: "1 repetition",
+// "3 repetitions" (words users read have no "(s)").
+func Plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // zero says whether v is JSON's null or a zero value, which a scenario

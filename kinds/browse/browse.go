@@ -62,7 +62,7 @@ func benchLoad(ctx context.Context, f *benchcmd.Flags, rep *result.Report, base 
 
 func benchText(w io.Writer, rep *result.Report) {
 	b := rep.Browse
-	fmt.Fprintf(w, "browse %s (%s): %d visitor(s), up to %d connection(s) each\n", b.URL, b.Proto, b.Visitors, b.ConnsPerVisitor)
+	fmt.Fprintf(w, "browse %s (%s): %s, up to %s each\n", b.URL, b.Proto, results.Plural(b.Visitors, "visitor"), results.Plural(b.ConnsPerVisitor, "connection"))
 	fmt.Fprintf(w, "page views:        %d (%d ok, %d failed), %.2f/s\n", b.PageViews, b.PageViewsOK, b.PageViewsFailed, b.PageViewsPerSec)
 	fmt.Fprintf(w, "page view (ms):    p50 %.2f  p90 %.2f  p99 %.2f  max %.2f\n", b.PageView.P50, b.PageView.P90, b.PageView.P99, b.PageView.Max)
 	fmt.Fprintf(w, "first byte (ms):   p50 %.2f  p99 %.2f\n", b.TTFB.P50, b.TTFB.P99)
@@ -187,7 +187,7 @@ func charts(r *report.Report, sc results.Scenario, add report.AddChart) error {
 // connections per visitor" or "h2, one connection per visitor".
 func browseHow(sc results.Scenario) string {
 	if bs, ok := settingsOf(sc); ok && sc.Proto == "h1" {
-		return fmt.Sprintf("%s, up to %d connection(s) per visitor", sc.Proto, bs.Conns)
+		return fmt.Sprintf("%s, up to %s per visitor", sc.Proto, results.Plural(bs.Conns, "connection"))
 	}
 	return sc.Proto + ", one connection per visitor, multiplexed"
 }

@@ -14,7 +14,7 @@ func TestLegacySettings(t *testing.T) {
 	if got, ok := settingsOf(sc); !ok || got.Conns != 3 || got.Think != 2*time.Second || got.Legacy != nil {
 		t.Errorf("settings %+v (%v), want 3 connections, 2s think", got, ok)
 	}
-	if how := browseHow(sc); how != "h1, up to 3 connection(s) per visitor" {
+	if how := browseHow(sc); how != "h1, up to 3 connections per visitor" {
 		t.Errorf("how %q", how)
 	}
 }

@@ -32,7 +32,7 @@ func TestBenchBrowseTextAndJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, w := range []string{"browse " + s.URL + "/ (h1): 2 visitor(s), up to 6 connection(s) each", "page view (ms):", "2.0 assets"} {
+	for _, w := range []string{"browse " + s.URL + "/ (h1): 2 visitors, up to 6 connections each", "page view (ms):", "2.0 assets"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("text lacks %q:\n%s", w, out)
 		}
