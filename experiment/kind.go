@@ -12,6 +12,7 @@ import (
 
 	"github.com/wptest/wptest/bench/benchgen"
 	"github.com/wptest/wptest/bench/result"
+	"github.com/wptest/wptest/internal/suggest"
 	"github.com/wptest/wptest/results"
 )
 
@@ -93,7 +94,11 @@ func whoseAttr(ds hcl.Diagnostics, kind string) hcl.Diagnostics {
 // checkKind reports a kind no scenarioKind is registered for.
 func (l *loader) checkKind(s results.Scenario, r func(string) hcl.Range) {
 	if _, ok := scenarioKinds[s.Kind]; !ok || !slices.Contains(results.Kinds, s.Kind) {
-		l.bad(r("kind"), "Unknown scenario kind", fmt.Sprintf("kind %q: want one of %s.", s.Kind, strings.Join(results.Kinds, ", ")))
+		detail := fmt.Sprintf("kind %q: want one of %s.", s.Kind, strings.Join(results.Kinds, ", "))
+		if k, ok := suggest.Closest(s.Kind, results.Kinds); ok {
+			detail += fmt.Sprintf(" Did you mean %q?", k)
+		}
+		l.bad(r("kind"), "Unknown scenario kind", detail)
 	}
 }
 

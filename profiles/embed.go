@@ -7,8 +7,11 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/wptest/wptest/internal/suggest"
 )
 
 // Only what the binary uses: each profile's and part's *.hcl files and
@@ -53,5 +56,11 @@ func Lookup(name string, aliasesOf func(dir string) []string) (string, error) {
 			}
 		}
 	}
-	return "", fmt.Errorf("no profile %q (shipped: %s)", name, strings.Join(names, ", "))
+	known := slices.Clone(names)
+	if aliasesOf != nil {
+		for _, n := range names {
+			known = append(known, aliasesOf(n)...)
+		}
+	}
+	return "", fmt.Errorf("no profile %q (shipped: %s)%s", name, strings.Join(names, ", "), suggest.Hint(name, known))
 }

@@ -85,48 +85,25 @@ func (a *App) Getenv(key string) string {
 	return ""
 }
 
-// command is one subcommand; its flags and run func live in its cmd_*.go file.
-type command struct {
-	name    string
-	summary string
-	run     func(ctx context.Context, a *App, args []string) error
-}
-
-// commands is every subcommand, in the order usage lists them: the one
-// place that says what wptest can do.
-func commands() []command {
-	return []command{
-		{name: "profiles", summary: "list the server profiles (name, description, platforms, aliases)", run: runProfiles},
-		{name: "plan", summary: "show what a profile would do (offline with --platform, or against --target)", run: runPlan},
-		{name: "up", summary: "apply a server profile to a host and record it in the host manifest", run: runUp},
-		{name: "apply", summary: "apply a profile to --target: only the difference, then its checks", run: runApply},
-		{name: "swap", summary: "switch a host's web server to another profile, keeping the shared parts", run: runSwap},
-		{name: "status", summary: "show a host's live profile, versions and deviations", run: runStatus},
-		{name: "fixture", summary: "build, hash or describe a deterministic WordPress fixture offline", run: runFixture},
-		{name: "seed", summary: "seed a deterministic WordPress fixture into a site on a host", run: runSeed},
-		{name: "verify", summary: "check a live site against a fixture manifest (exit 5 on mismatch)", run: runVerify},
-		{name: "bench", summary: "load a URL as a scenario kind does (wptest bench --help lists them)", run: runBench},
-		{name: "srvstat", summary: "sample this server's CPU, memory and workers as JSON lines", run: runSrvstat},
-		{name: "h3probe", summary: "make one HTTP/3 request and check the answer", run: runH3Probe},
-		{name: "machines", summary: "plan, create (up) or list cloud machines: wptest machines plan|up|list", run: runMachines},
-		{name: "run", summary: "run an experiment file: machines, profiles, fixture, scenarios, report", run: runRun},
-		{name: "report", summary: "write report.md and report.html for a run directory (runs/<id>)", run: runReport},
-		{name: "compare", summary: "compare two runs point by point: medians, change and a significance test (A is the baseline)", run: runCompare},
-		{name: "down", summary: "remove a run's machines and everything else it made, by label", run: runDown},
-		{name: "gc", summary: "remove every run whose expiry label has passed (label-scoped)", run: runGC},
-		{name: "bench-job", summary: "(internal) run one load job given as JSON on stdin; wptest run starts it on load machines", run: runBenchJob},
-		{name: "version", summary: "print the version", run: runVersion},
+// commands is every command, in the order usage lists them: the one
+// place that says what wptest can do. Each is defined in its cmd_*.go file.
+func commands() []*command {
+	return []*command{
+		profilesCommand(), planCommand(), upCommand(), applyCommand(), swapCommand(), statusCommand(),
+		fixtureCommand(), seedCommand(), verifyCommand(), benchCommand(), srvstatCommand(), h3probeCommand(),
+		machinesCommand(), runCommand(), reportCommand(), compareCommand(), downCommand(), gcCommand(),
+		benchJobCommand(), versionCommand(),
 	}
 }
 
 // lookup finds the command called name.
-func lookup(name string) (command, bool) {
+func lookup(name string) (*command, bool) {
 	for _, c := range commands() {
 		if c.name == name {
 			return c, true
 		}
 	}
-	return command{}, false
+	return nil, false
 }
 
 // Main is the wptest process: SIGINT and SIGTERM cancel the command's
@@ -162,28 +139,39 @@ func Run(ctx context.Context, a *App) int {
 	}
 	a.fromProcess()
 	if len(a.Args) == 0 || a.Args[0] == "-h" || a.Args[0] == "--help" || a.Args[0] == "help" {
-		usage(a.Stderr)
+		writeUsage(a.Stderr)
 		if len(a.Args) == 0 {
 			return exitcode.Config
 		}
 		return exitcode.OK
 	}
+	if a.Args[0] == "--version" || a.Args[0] == "-version" {
+		a.Args = append([]string{"version"}, a.Args[1:]...)
+	}
 	c, ok := lookup(a.Args[0])
 	if !ok {
-		fmt.Fprintf(a.Stderr, "wptest: unknown command %q\n\n", a.Args[0])
-		usage(a.Stderr)
+		var names []string
+		for _, c := range commands() {
+			names = append(names, c.name)
+		}
+		fmt.Fprintf(a.Stderr, "wptest: unknown command %q%s\n\n", a.Args[0], meant(a.Args[0], names, ""))
+		writeUsage(a.Stderr)
 		return exitcode.Config
 	}
-	err := c.run(ctx, a, a.Args[1:])
+	err := c.exec(ctx, a, a.Args[1:])
 	if err == nil {
 		return exitcode.OK
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		return exitcode.OK
 	}
+	name := c.name
+	if ue, ok := errors.AsType[*usageError](err); ok {
+		name = ue.cmd // a group's command: "machines up"
+	}
 	// An error may quote a file someone else wrote (a run directory's
 	// names, a journal): no control character of it reaches the terminal.
-	fmt.Fprintf(a.Stderr, "wptest %s: %s\n", c.name, termsafe.Text(err.Error()))
+	fmt.Fprintf(a.Stderr, "wptest %s: %s\n", name, termsafe.Text(err.Error()))
 	return exitcode.Of(err)
 }
 
@@ -204,34 +192,14 @@ func (a *App) fromProcess() {
 // since is how long ago t was, by a's clock.
 func (a *App) since(t time.Time) time.Duration { return a.Now().Sub(t) }
 
-func usage(w io.Writer) {
+// writeUsage is wptest's own help: its commands and exit codes.
+func writeUsage(w io.Writer) {
 	fmt.Fprintln(w, "usage: wptest <command> [flags]\n\ncommands:")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.synopsis)
 	}
+	fmt.Fprintln(w, "\nEach command's help, with examples: wptest COMMAND --help; this tool's version: wptest --version")
 	fmt.Fprintln(w, "\nexit codes: 0 ok, 1 unexpected, 2 usage/config, 3 capacity, 4 provisioning,\n5 fixture hash mismatch, 6 load run, 7 teardown incomplete, 8 interrupted (nothing left)")
-}
-
-// newFlags returns a FlagSet for a command that writes its usage to stderr
-// and never exits the process.
-func newFlags(a *App, name string) *flag.FlagSet {
-	fs := flag.NewFlagSet("wptest "+name, flag.ContinueOnError)
-	fs.SetOutput(a.Stderr)
-	return fs
-}
-
-// parseFlags parses args and maps a bad flag to a usage error (exit 2).
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return exitcode.With(exitcode.Config, err)
-	}
-	if fs.NArg() > 0 {
-		return exitcode.With(exitcode.Config, fmt.Errorf("unexpected argument %q", fs.Arg(0)))
-	}
-	return nil
 }
 
 // multiFlag collects a repeated flag (-var a=1 -var b=2) in order.
@@ -239,3 +207,4 @@ type multiFlag []string
 
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+func (m *multiFlag) Type() string       { return "string" }

@@ -48,7 +48,7 @@ func TestCommandTable(t *testing.T) {
 			t.Errorf("command %q is in the table twice", c.name)
 		}
 		seen[c.name] = true
-		line := fmt.Sprintf("\n  %-10s %s\n", c.name, c.summary)
+		line := fmt.Sprintf("\n  %-10s %s\n", c.name, c.synopsis)
 		if n := strings.Count(usage, line); n != 1 {
 			t.Errorf("usage lists %q %d times, want once:\n%s", c.name, n, usage)
 			continue

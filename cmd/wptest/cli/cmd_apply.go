@@ -2,29 +2,32 @@ package cli
 
 import (
 	"context"
-	"fmt"
+	"flag"
 
 	"github.com/wptest/wptest/experiment/stage"
-	"github.com/wptest/wptest/internal/exitcode"
 )
 
 // wptest apply: check every op of a profile against a host, apply only what
 // differs, reload notified services once, and run the profile's checks.
-func runApply(ctx context.Context, a *App, args []string) error {
-	var f profileFlags
-	fs := addProfileFlags(a, "apply", &f)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
+func applyCommand() *command {
+	return &command{name: "apply", synopsis: "apply a profile to --target: only the difference, then its checks",
+		usage: "apply --profile NAME --target HOST [-var name=value ...] [flags]",
+		about: "It keeps no host manifest nor drift record: what it changes is drift to the next status and run until up records it.",
+		examples: []string{"wptest apply --profile caddy --target local",
+			"wptest apply --profile tuned --target ssh://root@203.0.113.7:22 --known-hosts hosts.known -var max_request_workers=400"},
+		setup: define(func(fs *flag.FlagSet, f *profileFlags) { addProfileFlags(fs, f) }, runApply)}
+}
+
+func runApply(ctx context.Context, a *App, f *profileFlags, _ []string) error {
 	if f.target == "" {
-		return exitcode.With(exitcode.Config, fmt.Errorf("--target is required (local or ssh://user@host:port)"))
+		return usage("--target is required (local or ssh://user@host:port)")
 	}
-	p, err := loadProfile(a, &f)
+	p, err := loadProfile(a, f)
 	if err != nil {
 		return err
 	}
 	st := &stage.State{Log: a.Stderr}
-	err = stage.Run(ctx, st, targetStage(a, f.target, f.knownHosts, f.identity),
+	err = stage.Run(ctx, st, f.stage(a, nil),
 		stage.Render{Profile: p, Diagnostics: a.Stderr}, // blocked ops: refused in the report
 		stage.Upload{Files: f.uploads},
 		stage.Apply{Progress: newProgress(a)})

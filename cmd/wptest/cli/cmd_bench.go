@@ -19,24 +19,33 @@ import (
 	"github.com/wptest/wptest/bench/result"
 	"github.com/wptest/wptest/bench/srvstat"
 	"github.com/wptest/wptest/internal/exitcode"
+	"github.com/wptest/wptest/internal/suggest"
 )
 
 // wptest bench: the load generator (bench/benchgen). Flags follow ab and
 // wrk where they overlap (-c, -n, -k, -H, --duration, --timeout).
-// benchUsage is bench's help: the kinds' lines (benchcmd.Kinds).
-func benchUsage() string {
+func benchCommand() *command {
+	return &command{name: "bench", synopsis: "load a URL as a scenario kind does (wptest bench --help lists them)",
+		usage: "bench --url URL [--scenario S] [-c N[,N...]] [-n N | --duration D] [flags]",
+		about: benchAbout(),
+		examples: []string{"wptest bench --url http://127.0.0.1:8080/ -c 1,10,50 --duration 10s",
+			"wptest bench --scenario static --url https://203.0.113.7/style.css --proto h2 --insecure -o json",
+			"wptest bench --scenario ab --url http://127.0.0.1/ --url http://127.0.0.1/about/ -n 1000 -c 10 -k"},
+		setup: define(benchFlagSet, runBench)}
+}
+
+// benchAbout is the scenarios part of bench's help: the kinds' lines
+// (benchcmd.Kinds).
+func benchAbout() string {
 	var b strings.Builder
-	b.WriteString("usage: wptest bench --url URL [--scenario S] [-c N[,N...]] [-n N | --duration D] [flags]\n\nscenarios:\n")
+	b.WriteString("Scenarios:\n")
 	for _, k := range benchcmd.Kinds() {
 		fmt.Fprintf(&b, "  %-12s %s\n", k.Name, strings.ReplaceAll(k.Kind.Help, "\n", "\n"+strings.Repeat(" ", 15)))
 	}
 	b.WriteString(`
 With --rate R the load is open loop (R attempts/s, latency from the intended
 send time); otherwise closed loop. Every result names its model.
-Exit 6 when a run could not run, answered nothing, or failed --max-error-pct.
-
-flags:
-`)
+Exit 6 when a run could not run, answered nothing, or failed --max-error-pct.`)
 	return b.String()
 }
 
@@ -63,7 +72,7 @@ func manyURLKinds() string {
 	return strings.Join(n, ", ")
 }
 
-// benchFlags are bench's flags (addBenchFlags).
+// benchFlags are bench's flags (benchFlagSet).
 type benchFlags struct {
 	urls, headers                                  *multiFlag
 	scenario, visitors, proto, out, serverName     *string
@@ -76,14 +85,13 @@ type benchFlags struct {
 	keepAlive, http10, insecure, sampleLocal       *bool
 	maxWorkers                                     *int
 
+	fs     *flag.FlagSet   // which were given
 	set    map[string]bool // the flags given
 	counts []int           // -c's visitors
 	lv     []int           // kit: --levels
 }
 
-func addBenchFlags(a *App) (*flag.FlagSet, *benchFlags) {
-	fs := newFlags(a, "bench")
-	fs.Usage = func() { fmt.Fprint(a.Stderr, benchUsage()); fs.PrintDefaults() }
+func benchFlagSet(fs *flag.FlagSet, f *benchFlags) {
 	var urls, headers multiFlag
 	fs.Var(&urls, "url", "target URL (repeat for the ab scenario: one run each)")
 	scenario := fs.String("scenario", "page", benchKindList())
@@ -113,7 +121,7 @@ func addBenchFlags(a *App) (*flag.FlagSet, *benchFlags) {
 	statusURL := fs.String("status-url", "", "kit with --sample-local: Apache's /server-status?auto")
 	maxWorkers := fs.Int("max-workers", 0, "kit: Apache's MaxRequestWorkers, for worker usage %")
 	maxErr := fs.Float64("max-error-pct", 100, "fail (exit 6) when a run's error rate is above this")
-	return fs, &benchFlags{urls: &urls, headers: &headers, scenario: scenario, visitors: visitors, proto: proto, out: out,
+	*f = benchFlags{fs: fs, urls: &urls, headers: &headers, scenario: scenario, visitors: visitors, proto: proto, out: out,
 		serverName: serverName, method: method, probeURL: probeURL, transferURL: transferURL, restart: restart, levels: levels,
 		statusURL: statusURL, requests: requests, duration: duration, warmup: warmup, timeout: timeout, clickEvery: clickEvery,
 		probeEvery: probeEvery, giveUp: giveUp, rate: rate, maxErr: maxErr, keepAlive: keepAlive, http10: http10,
@@ -122,13 +130,9 @@ func addBenchFlags(a *App) (*flag.FlagSet, *benchFlags) {
 
 // runBench is bench: its flags, the load stage (with the sampler for the
 // kit's --sample-local), the report.
-func runBench(ctx context.Context, a *App, args []string) error {
-	fs, f := addBenchFlags(a)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
+func runBench(ctx context.Context, a *App, f *benchFlags, _ []string) error {
 	f.set = map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	f.fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
 	base, err := f.config()
 	if err != nil {
 		return err
@@ -158,7 +162,11 @@ func (f *benchFlags) config() (benchgen.Config, error) {
 	}
 	k, ok := benchcmd.Of(*f.scenario)
 	if !ok {
-		return benchgen.Config{}, usage("--scenario %q: want %s", *f.scenario, benchKindList())
+		var names []string
+		for _, k := range benchcmd.Kinds() {
+			names = append(names, k.Name)
+		}
+		return benchgen.Config{}, usage("--scenario %q: want %s%s", *f.scenario, benchKindList(), suggest.Hint(*f.scenario, names))
 	}
 	if *f.visitors == "" {
 		*f.visitors = k.Visitors

@@ -24,14 +24,15 @@ import (
 // one point after another.
 const jobProgressEvery = 10 * time.Second
 
-func runBenchJob(ctx context.Context, a *App, args []string) error {
-	fs := newFlags(a, "bench-job")
-	fs.Usage = func() {
-		fmt.Fprint(a.Stderr, "usage: wptest bench-job < job.json\n\nRuns one load job (kind run, crowd, kit or startup) and prints its result as JSON.\n")
-	}
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
+func benchJobCommand() *command {
+	return &command{name: "bench-job", synopsis: "(internal) run one load job given as JSON on stdin; wptest run starts it on load machines",
+		usage:    "bench-job < job.json",
+		about:    "Runs one load job (kind run, crowd, kit or startup) and prints its result as JSON; progress goes to stderr. wptest run uploads itself to the load generator machine and starts it there over SSH.",
+		examples: []string{"wptest bench-job < job.json > result.json"},
+		setup:    define(nil, runBenchJob)}
+}
+
+func runBenchJob(ctx context.Context, a *App, _ *noFlags, _ []string) error {
 	if a.Stdin == nil {
 		return exitcode.With(exitcode.Config, errors.New("no job on stdin"))
 	}

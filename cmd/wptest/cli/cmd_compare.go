@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 
@@ -13,20 +12,27 @@ import (
 )
 
 // wptest compare RUN_A RUN_B: run B against run A, benchstat's way.
-func runCompare(ctx context.Context, a *App, args []string) error {
-	fs := newFlags(a, "compare")
-	fs.Usage = func() {
-		fmt.Fprintln(a.Stderr, "usage: wptest compare runs/<A> runs/<B> [-o text|json]")
-		fs.PrintDefaults()
+func compareCommand() *command {
+	return &command{name: "compare", synopsis: "compare two runs point by point: medians, change and a significance test (A is the baseline)",
+		usage: "compare RUN_A RUN_B [-o text|json]",
+		about: "Each run by its id or its directory. For every point and headline figure both runs have: the two medians, the change and a two-sided Mann-Whitney U test; a change reads ~ unless p < 0.05.",
+		examples: []string{"wptest compare 20261204-093000-d4e5f6 20261205-101500-a1b2c3",
+			"wptest compare runs/20261204-093000-d4e5f6 runs/20261205-101500-a1b2c3 -o json"},
+		args:  true,
+		setup: define(func(fs *flag.FlagSet, output *string) { outputVar(fs, output) }, runCompare)}
+}
+
+func runCompare(ctx context.Context, a *App, output *string, names []string) error {
+	if len(names) != 2 {
+		return usage("want two runs (A, the baseline, then B), got %d", len(names))
 	}
-	output := outputFlag(fs)
-	dirs, err := parseInterleaved(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(dirs) != 2 {
-		fs.Usage()
-		return exitcode.With(exitcode.Config, fmt.Errorf("want two run directories (A, the baseline, then B), got %d", len(dirs)))
+	var dirs [2]string
+	for i, n := range names {
+		d, err := findRun(a, runsDir, n, true)
+		if err != nil {
+			return fmt.Errorf("run %s: %w", "AB"[i:i+1], err)
+		}
+		dirs[i] = d
 	}
 	var runs [2]compare.Run
 	for i, d := range dirs {
@@ -51,26 +57,4 @@ func runCompare(ctx context.Context, a *App, args []string) error {
 		return err
 	}
 	return c.WriteText(a.Stdout)
-}
-
-// parseInterleaved parses flags that may come before, between or after
-// the positional arguments, and returns those.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
-			}
-			return nil, exitcode.With(exitcode.Config, err)
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		if args[0] == "--" {
-			return append(pos, args[1:]...), nil
-		}
-		pos, args = append(pos, args[0]), args[1:]
-	}
 }

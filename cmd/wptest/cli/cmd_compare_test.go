@@ -111,10 +111,10 @@ func TestCompareBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"compare", a}, "want two run directories"},
-		{[]string{"compare", a, b, a}, "want two run directories"},
-		{[]string{"compare", missing, b}, "run A (" + missing + ")"},
-		{[]string{"compare", a, missing}, "run B (" + missing + ")"},
+		{[]string{"compare", a}, "want two runs (A, the baseline, then B), got 1; see 'wptest compare --help'"},
+		{[]string{"compare", a, b, a}, "want two runs (A, the baseline, then B), got 3"},
+		{[]string{"compare", missing, b}, "run A: no such run: " + missing + " (runs are in "},
+		{[]string{"compare", a, missing}, "run B: no such run: " + missing + " (runs are in "},
 		{[]string{"compare", a, other}, "no point (column, scenario, step) in common"},
 		{[]string{"compare", "-o", "yaml", a, b}, "want text or json"},
 	} {
@@ -142,7 +142,7 @@ func TestReportBaseline(t *testing.T) {
 		t.Errorf("report.md lacks the comparison:\n%s", md)
 	}
 	missing := filepath.Join(t.TempDir(), "nope")
-	if code, _, stderr := runCLI(t, nil, "report", b, "--baseline", missing); code != 2 || !strings.Contains(stderr, "baseline "+missing) {
+	if code, _, stderr := runCLI(t, nil, "report", b, "--baseline", missing); code != 2 || !strings.Contains(stderr, "--baseline: no such run: "+missing) {
 		t.Errorf("missing baseline: code %d, stderr %q", code, stderr)
 	}
 }

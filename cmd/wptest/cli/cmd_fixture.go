@@ -13,35 +13,44 @@ import (
 	"github.com/wptest/wptest/internal/exitcode"
 )
 
-// wptest fixture build|hash|manifest|list: the deterministic WordPress
-// fixture, offline (no host, no database).
-func runFixture(ctx context.Context, a *App, args []string) error {
-	if len(args) == 0 {
-		return exitcode.With(exitcode.Config, errors.New("usage: wptest fixture build|hash|manifest|lock|list [flags]"))
-	}
-	switch args[0] {
-	case "build":
-		return fixtureBuild(a, args[1:])
-	case "hash":
-		return fixtureHash(a, args[1:])
-	case "manifest":
-		return fixtureManifest(a, args[1:])
-	case "lock":
-		return fixtureLock(ctx, a, args[1:])
-	case "list":
-		for _, n := range fixture.ProfileNames() {
-			p, err := fixture.LoadProfile(n)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(a.Stdout, "%-8s %s\n", n, p.Description)
-		}
-		return nil
-	case "-h", "--help", "help":
-		fmt.Fprintln(a.Stderr, "usage: wptest fixture build --fixture NAME --seed N --out DIR\n       wptest fixture hash DIR\n       wptest fixture manifest --fixture NAME --seed N\n       wptest fixture lock --fixture NAME [-upgrade] [--lock FILE] [--mirror URL]\n       wptest fixture list")
-		return flag.ErrHelp
-	}
-	return exitcode.With(exitcode.Config, fmt.Errorf("unknown fixture subcommand %q (want build, hash, manifest, lock or list)", args[0]))
+// wptest fixture build|hash|manifest|lock|list: the deterministic
+// WordPress fixture, offline (no host, no database).
+func fixtureCommand() *command {
+	return &command{name: "fixture", synopsis: "build, hash or describe a deterministic WordPress fixture offline",
+		usage: "fixture <build|hash|manifest|lock|list> [flags]",
+		about: "The same fixture and seed give the same site, byte for byte: its root hash says so.",
+		examples: []string{"wptest fixture list", "wptest fixture manifest --fixture minimal --seed 1",
+			"wptest fixture build --fixture agency --seed 7 --out /tmp/agency-7"},
+		subs: []*command{
+			{name: "fixture build", synopsis: "write the fixture's rows and files into a new directory, with its manifest",
+				usage:    "fixture build --fixture NAME --seed N --out DIR",
+				examples: []string{"wptest fixture build --fixture minimal --seed 1 --out /tmp/minimal-1"},
+				setup: define(func(fs *flag.FlagSet, f *buildFlags) {
+					addFixtureFlags(fs, &f.fixtureFlags)
+					fs.StringVar(&f.out, "out", "", "directory to write (must not exist or be empty)")
+				}, fixtureBuild)},
+			{name: "fixture hash", synopsis: "recompute a built fixture's hashes and check them against its manifest (exit 5 on mismatch)",
+				usage: "fixture hash DIR", args: true,
+				examples: []string{"wptest fixture hash /tmp/minimal-1"},
+				setup:    define(nil, fixtureHash)},
+			{name: "fixture manifest", synopsis: "print the fixture's manifest (its hashes) as JSON, without writing it",
+				usage:    "fixture manifest --fixture NAME --seed N",
+				examples: []string{"wptest fixture manifest --fixture agency --seed 1"},
+				setup:    define(addFixtureFlags, fixtureManifest)},
+			fixtureLockCommand(),
+			{name: "fixture list", synopsis: "list the fixtures, each with what it is",
+				usage: "fixture list", examples: []string{"wptest fixture list"},
+				setup: define(nil, func(ctx context.Context, a *App, _ *noFlags, _ []string) error {
+					for _, n := range fixture.ProfileNames() {
+						p, err := fixture.LoadProfile(n)
+						if err != nil {
+							return err
+						}
+						fmt.Fprintf(a.Stdout, "%-8s %s\n", n, p.Description)
+					}
+					return nil
+				})},
+		}}
 }
 
 // fixtureFlags are --fixture and --seed, shared by fixture, seed and up.
@@ -73,18 +82,18 @@ func (f *fixtureFlags) generate() (*fixture.Fixture, error) {
 	return fx, nil
 }
 
-func fixtureBuild(a *App, args []string) error {
-	fs := newFlags(a, "fixture build")
-	var ff fixtureFlags
-	addFixtureFlags(fs, &ff)
-	out := fs.String("out", "", "directory to write (must not exist or be empty)")
-	if err := parseFlags(fs, args); err != nil {
-		return err
+// buildFlags are fixture build's flags.
+type buildFlags struct {
+	fixtureFlags
+	out string
+}
+
+func fixtureBuild(ctx context.Context, a *App, f *buildFlags, _ []string) error {
+	ff := &f.fixtureFlags
+	if f.out == "" {
+		return usage("--out DIR is required")
 	}
-	if *out == "" {
-		return exitcode.With(exitcode.Config, errors.New("--out DIR is required"))
-	}
-	dir := absPath(a, *out)
+	dir := absPath(a, f.out)
 	if err := fixture.CheckBuildDir(dir); err != nil {
 		return exitcode.With(exitcode.Config, fmt.Errorf("--out: %w", err))
 	}
@@ -105,15 +114,11 @@ func fixtureBuild(a *App, args []string) error {
 	return nil
 }
 
-func fixtureHash(a *App, args []string) error {
-	fs := newFlags(a, "fixture hash")
-	if err := fs.Parse(args); err != nil {
-		return exitcode.With(exitcode.Config, err)
+func fixtureHash(ctx context.Context, a *App, _ *noFlags, args []string) error {
+	if len(args) != 1 {
+		return usage("want one directory, got %d", len(args))
 	}
-	if fs.NArg() != 1 {
-		return exitcode.With(exitcode.Config, errors.New("usage: wptest fixture hash DIR"))
-	}
-	got, stored, err := fixture.HashBuild(absPath(a, fs.Arg(0)))
+	got, stored, err := fixture.HashBuild(absPath(a, args[0]))
 	if err != nil {
 		return exitcode.With(exitcode.Config, err)
 	}
@@ -131,18 +136,12 @@ func fixtureHash(a *App, args []string) error {
 		if got.Pixels != stored.Pixels {
 			what = append(what, "pixels")
 		}
-		return exitcode.With(exitcode.Mismatch, fmt.Errorf("%s: recomputed root %s differs from its manifest's %s (%s)", fs.Arg(0), got.Short, stored.Short, strings.Join(what, ", ")))
+		return exitcode.With(exitcode.Mismatch, fmt.Errorf("%s: recomputed root %s differs from its manifest's %s (%s)", args[0], got.Short, stored.Short, strings.Join(what, ", ")))
 	}
 	return nil
 }
 
-func fixtureManifest(a *App, args []string) error {
-	fs := newFlags(a, "fixture manifest")
-	var ff fixtureFlags
-	addFixtureFlags(fs, &ff)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
+func fixtureManifest(ctx context.Context, a *App, ff *fixtureFlags, _ []string) error {
 	fx, err := ff.generate()
 	if err != nil {
 		return err

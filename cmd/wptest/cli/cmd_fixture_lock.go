@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/wptest/wptest/fixture"
@@ -17,25 +18,36 @@ import (
 // wptest fixture lock: download the archives a fixture pins and record their
 // hashes in the lock file beside it (after Terraform's .terraform.lock.hcl).
 // It runs where the internet is; seed then checks every archive against it.
-func fixtureLock(ctx context.Context, a *App, args []string) error {
-	fs := newFlags(a, "fixture lock")
-	name := fs.String("fixture", "agency", "fixture profile: "+fmt.Sprint(fixture.ProfileNames()))
-	upgrade := fs.Bool("upgrade", false, "download every archive again and rewrite its entry (default: keep entries that lock the pinned version)")
-	lockPath := fs.String("lock", "", "lock file to write (default: "+fixture.LockFileName("NAME")+" in the current directory, wptest's source tree)")
-	mirror := fs.String("mirror", "", "fetch from this mirror instead of wordpress.org: BASE/HOST/PATH (the lock records wordpress.org's URLs)")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	p, err := fixture.LoadProfile(*name)
+func fixtureLockCommand() *command {
+	return &command{name: "fixture lock", synopsis: "download the archives a fixture pins and record their hashes in its lock file",
+		usage:    "fixture lock --fixture NAME [--upgrade] [--lock FILE] [--mirror URL]",
+		about:    "Run it where wordpress.org is reachable, in wptest's source tree; seed checks every archive against the lock.",
+		examples: []string{"wptest fixture lock --fixture agency", "wptest fixture lock --fixture agency --upgrade"},
+		setup: define(func(fs *flag.FlagSet, f *lockFlags) {
+			fs.StringVar(&f.name, "fixture", "agency", "fixture profile: "+strings.Join(fixture.ProfileNames(), ", "))
+			fs.BoolVar(&f.upgrade, "upgrade", false, "download every archive again and rewrite its entry (default: keep entries that lock the pinned version)")
+			fs.StringVar(&f.lockPath, "lock", "", "lock file to write (default: "+fixture.LockFileName("NAME")+" in the current directory, wptest's source tree)")
+			fs.StringVar(&f.mirror, "mirror", "", "fetch from this mirror instead of wordpress.org: BASE/HOST/PATH (the lock records wordpress.org's URLs)")
+		}, fixtureLock)}
+}
+
+// lockFlags are fixture lock's flags.
+type lockFlags struct {
+	name, lockPath, mirror string
+	upgrade                bool
+}
+
+func fixtureLock(ctx context.Context, a *App, f *lockFlags, _ []string) error {
+	p, err := fixture.LoadProfile(f.name)
 	if err != nil {
 		return exitcode.With(exitcode.Config, err)
 	}
-	if err := fixture.CheckMirror(*mirror); err != nil {
+	if err := fixture.CheckMirror(f.mirror); err != nil {
 		return exitcode.With(exitcode.Config, err)
 	}
-	out := *lockPath
+	out := f.lockPath
 	if out == "" {
-		out = fixture.LockFileName(*name)
+		out = fixture.LockFileName(f.name)
 		if _, err := os.Stat(absPath(a, filepath.Dir(out))); err != nil {
 			return exitcode.With(exitcode.Config, fmt.Errorf("%s: not in wptest's source tree (%v): run it there, or give --lock FILE", filepath.Dir(out), err))
 		}
@@ -50,16 +62,16 @@ func fixtureLock(ctx context.Context, a *App, args []string) error {
 	case !errors.Is(err, os.ErrNotExist):
 		return exitcode.With(exitcode.Config, fmt.Errorf("--lock: %w", err))
 	}
-	nl, changes, err := fixture.UpdateLock(ctx, p, old, fixture.LockOptions{Upgrade: *upgrade, Mirror: *mirror,
+	nl, changes, err := fixture.UpdateLock(ctx, p, old, fixture.LockOptions{Upgrade: f.upgrade, Mirror: f.mirror,
 		Client: &http.Client{Timeout: 10 * time.Minute}})
 	var mm *fixture.ArchiveMismatch
 	switch {
 	case errors.As(err, &mm):
 		return exitcode.With(exitcode.Mismatch, err)
 	case err != nil:
-		return exitcode.With(exitcode.Provision, fmt.Errorf("fixture lock %s: %w (nothing written)", *name, err))
+		return exitcode.With(exitcode.Provision, fmt.Errorf("fixture lock %s: %w (nothing written)", f.name, err))
 	}
-	if err := writeFileAtomic(out, nl.HCL(*name)); err != nil {
+	if err := writeFileAtomic(out, nl.HCL(f.name)); err != nil {
 		return err
 	}
 	for _, c := range changes {

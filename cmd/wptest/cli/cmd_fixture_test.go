@@ -81,7 +81,7 @@ func TestFixtureBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--db-password", "x"}, "flag provided but not defined: -db-password"},
+		{[]string{"--db-password", "x"}, "unknown flag --db-password; see 'wptest seed --help'"},
 		{[]string{"--db-password-file", filepath.Join(t.TempDir(), "nosuch")}, "--db-password-file: open "},
 		{[]string{"--db-password-file", notOurs, "--db-password-stdin"}, "not both"},
 	} {

@@ -22,40 +22,39 @@ import (
 	"github.com/wptest/wptest/results"
 )
 
-const machinesUsage = `usage: wptest machines <plan|up|list|drivers> [flags]
-
-  plan   validate the machines block against the provider and print what would
-         be created and its hourly price; creates nothing
-  up     create the machines, wait for SSH (pinned host keys) and cloud-init,
-         and leave them up until their ttl; remove them with wptest down --run ID
-  list   list every resource wptest made (all runs), with its expiry
-  drivers
-         list the machines drivers: their attributes and defaults, where they
-         read their credentials from, and what they can do
-
-A driver reads its credentials from the environment (or the files it names),
-never from a flag; wptest machines drivers says which.`
-
-func runMachines(ctx context.Context, a *App, args []string) error {
-	if len(args) == 0 {
-		fmt.Fprintln(a.Stderr, machinesUsage)
-		return exitcode.With(exitcode.Config, errors.New("missing subcommand"))
-	}
-	switch args[0] {
-	case "plan":
-		return machinesPlanUp(ctx, a, args[1:], false)
-	case "up":
-		return machinesPlanUp(ctx, a, args[1:], true)
-	case "list":
-		return machinesList(ctx, a, args[1:])
-	case "drivers":
-		return machinesDrivers(a, args[1:])
-	case "-h", "--help", "help":
-		fmt.Fprintln(a.Stderr, machinesUsage)
-		return flag.ErrHelp
-	}
-	fmt.Fprintln(a.Stderr, machinesUsage)
-	return exitcode.With(exitcode.Config, fmt.Errorf("unknown subcommand %q", args[0]))
+// wptest machines plan|up|list|drivers: the machines a driver makes or
+// takes, outside a run.
+func machinesCommand() *command {
+	return &command{name: "machines", synopsis: "plan, create (up) or list cloud machines, and list the drivers that make them",
+		usage: "machines <plan|up|list|drivers> [flags]",
+		about: "A driver reads its credentials from the environment (or the files it names), never from a flag; wptest machines drivers says which.",
+		examples: []string{"wptest machines drivers", "wptest machines plan -f experiments/quick.hcl",
+			"wptest machines up --profile cpanel-apache -var load_generators=1", "wptest machines list -o json"},
+		subs: []*command{
+			{name: "machines plan", synopsis: "validate the machines block against the provider and print what would be created and its hourly price; creates nothing",
+				usage:    "machines plan [-f FILE] [-var name=value ...] [--driver NAME | --target HOST ...] [flags]",
+				examples: []string{"wptest machines plan", "wptest machines plan -f experiments/quick.hcl -var location=hel1 -o json"},
+				setup:    define(machinesFlagSet(false), cloudRun(planUp(false)))},
+			{name: "machines up", synopsis: "create the machines, wait for SSH (pinned host keys) and cloud-init, and leave them up until their ttl",
+				usage: "machines up [-f FILE] [-var name=value ...] [--driver NAME | --target HOST ...] [flags]",
+				about: "Remove them with wptest down --run ID; gc removes them after their ttl.",
+				examples: []string{"wptest machines up --profile cpanel-apache",
+					"wptest machines up --driver netns --run mybench", "wptest machines up --target ssh://root@203.0.113.7:22 --known-hosts hosts.known"},
+				setup: define(machinesFlagSet(true), func(ctx context.Context, a *App, f *machinesFlags, args []string) error {
+					return interrupted(ctx, cloudRun(planUp(true))(ctx, a, f, args))
+				})},
+			{name: "machines list", synopsis: "list every resource wptest made (all runs), with its expiry",
+				usage:    "machines list [--driver NAME] [-o text|json]",
+				examples: []string{"wptest machines list", "wptest machines list --driver hetzner -o json"},
+				setup: define(func(fs *flag.FlagSet, f *listFlags) {
+					f.driverFlags.add(fs, "the driver to ask (default: the default one; wptest machines drivers)")
+					outputVar(fs, &f.output)
+				}, cloudRun(list))},
+			{name: "machines drivers", synopsis: "list the machines drivers: their attributes and defaults, where they read their credentials from, and what they can do",
+				usage:    "machines drivers [-o text|json]",
+				examples: []string{"wptest machines drivers", "wptest machines drivers -o json"},
+				setup:    define(func(fs *flag.FlagSet, output *string) { outputVar(fs, output) }, machinesDrivers)},
+		}}
 }
 
 // cloudSession is what every cloud command shares: one redactor wrapping all
@@ -102,14 +101,10 @@ func (s *cloudSession) close() {
 	}
 }
 
-func (s *cloudSession) path(p string) string {
-	if p == "" || filepath.IsAbs(p) || s.a.WorkDir == "" {
-		return p
-	}
-	return filepath.Join(s.a.WorkDir, p)
-}
+func (s *cloudSession) path(p string) string { return absPath(s.a, p) }
 
-func (s *cloudSession) runDir(id string) string { return s.path(filepath.Join("runs", id)) }
+// runDir is where run id's directory is (findRun finds it there).
+func (s *cloudSession) runDir(id string) string { return s.path(filepath.Join(runsDir, id)) }
 
 // driver opens the named driver, which reads its credentials through the
 // command's environment; every secret it reads goes to the redactor.
@@ -164,16 +159,6 @@ func newRunID(now time.Time) string {
 	return now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b)
 }
 
-func machinesPlanUp(ctx context.Context, a *App, args []string, up bool) error {
-	s := newCloudSession(a)
-	defer s.close()
-	err := s.planUp(ctx, args, up)
-	if up {
-		err = interrupted(ctx, err)
-	}
-	return s.redacted(err)
-}
-
 // interrupted maps the error of a command that makes machines and was
 // stopped by SIGINT or SIGTERM (ctx cancelled) onto one outcome. Its
 // cleanups have run by then, and a cloud teardown returns no error only
@@ -191,41 +176,40 @@ func interrupted(ctx context.Context, err error) error {
 
 // machinesFlags are the flags of machines plan and up.
 type machinesFlags struct {
-	file, driver, knownHosts, identity, runID, profile, debugFile, output *string
+	file, driver, knownHosts, identity, runID, profile, debugFile, output string
 	vars, targets                                                         multiFlag
-	wait                                                                  *time.Duration
-	verbose                                                               *bool
+	wait                                                                  time.Duration
+	verbose                                                               bool
 }
 
-func (s *cloudSession) machinesFlags(name string) (*flag.FlagSet, *machinesFlags) {
-	fs := newFlags(s.a, name)
-	f := &machinesFlags{}
-	f.file = fs.String("f", "", "HCL file with a machines block (default: the default driver's defaults; wptest machines drivers)")
-	fs.Var(&f.vars, "var", "override a machines attribute: name=value ("+cloud.MachineVars()+"); repeatable")
-	f.driver = fs.String("driver", "", strings.Join(cloud.Names(), ", ")+" (default: the file's, else the driver --target names, else the default one)")
-	fs.Var(&f.targets, "target", "a host you already have ("+cloud.TargetForms()+"); repeatable: first is the server")
-	f.knownHosts = fs.String("known-hosts", "", "known_hosts file pinning the --target hosts")
-	f.identity = fs.String("identity", "", "private key the --target hosts accept")
-	f.runID = fs.String("run", "", "run id (default: a new one from the time)")
-	f.profile = fs.String("profile", "", "profile name, recorded as a label")
-	f.debugFile = fs.String("debug-file", "", "write the driver's API requests and responses here (secrets redacted)")
-	f.output = outputFlag(fs)
-	f.wait = fs.Duration("wait", 10*time.Minute, "how long to wait for SSH and cloud-init")
-	if name == "machines up" {
-		f.verbose = fs.Bool("verbose", false, verboseUsage)
+// machinesFlagSet adds the flags of machines plan, or up's.
+func machinesFlagSet(up bool) func(*flag.FlagSet, *machinesFlags) {
+	return func(fs *flag.FlagSet, f *machinesFlags) {
+		fs.StringVar(&f.file, "f", "", "HCL file with a machines block (default: the default driver's defaults; wptest machines drivers)")
+		fs.Var(&f.vars, "var", "override a machines attribute: name=value ("+cloud.MachineVars()+"); repeatable")
+		fs.StringVar(&f.driver, "driver", "", strings.Join(cloud.Names(), ", ")+" (default: the file's, else the driver --target names, else the default one)")
+		fs.Var(&f.targets, "target", "a host you already have ("+cloud.TargetForms()+"); repeatable: first is the server")
+		fs.StringVar(&f.knownHosts, "known-hosts", "", "known_hosts file pinning the --target hosts")
+		fs.StringVar(&f.identity, "identity", "", "private key the --target hosts accept")
+		fs.StringVar(&f.runID, "run", "", "run id (default: a new one from the time)")
+		fs.StringVar(&f.profile, "profile", "", "profile name, recorded as a label")
+		fs.StringVar(&f.debugFile, "debug-file", "", "write the driver's API requests and responses here (secrets redacted)")
+		outputVar(fs, &f.output)
+		fs.DurationVar(&f.wait, "wait", 10*time.Minute, "how long to wait for SSH and cloud-init")
+		if up {
+			fs.BoolVar(&f.verbose, "verbose", false, verboseUsage)
+		}
 	}
-	return fs, f
 }
 
-func (s *cloudSession) planUp(ctx context.Context, args []string, up bool) error {
-	name := "machines plan"
-	if up {
-		name = "machines up"
+// planUp is machines plan, or up.
+func planUp(up bool) func(context.Context, *cloudSession, *machinesFlags, []string) error {
+	return func(ctx context.Context, s *cloudSession, f *machinesFlags, _ []string) error {
+		return s.planUp(ctx, f, up)
 	}
-	fs, f := s.machinesFlags(name)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
+}
+
+func (s *cloudSession) planUp(ctx context.Context, f *machinesFlags, up bool) error {
 	m, err := s.machines(f)
 	if err != nil {
 		return err
@@ -237,11 +221,11 @@ func (s *cloudSession) planUp(ctx context.Context, args []string, up bool) error
 	var con *console
 	if up {
 		// The driver's and the SSH wait's detail go to the run's log.txt.
-		con = newConsole(s.a, s.red, filepath.Join(run.Dir, results.LogFile), false, *f.verbose)
+		con = newConsole(s.a, s.red, filepath.Join(run.Dir, results.LogFile), false, f.verbose)
 		defer con.close()
 		s.log = con.Detail()
 	}
-	c, err := s.driver(m.Driver, *f.debugFile)
+	c, err := s.driver(m.Driver, f.debugFile)
 	if err != nil {
 		return err
 	}
@@ -250,19 +234,19 @@ func (s *cloudSession) planUp(ctx context.Context, args []string, up bool) error
 		return err
 	}
 	if !up {
-		if *f.output == "json" {
+		if f.output == "json" {
 			return json.NewEncoder(s.out).Encode(plan)
 		}
 		plan.WriteText(s.out)
 		return nil
 	}
-	ms, err := stage.Machines{Cloud: c, Plan: plan, Driver: m.Driver, Keep: true, Wait: *f.wait,
+	ms, err := stage.Machines{Cloud: c, Plan: plan, Driver: m.Driver, Keep: true, Wait: f.wait,
 		Log: con.Detail(), Steps: con.lines(), Now: s.a.Now}.Up(ctx)
 	if err != nil {
 		con.failed()
 		return err
 	}
-	if *f.output == "json" {
+	if f.output == "json" {
 		return json.NewEncoder(s.out).Encode(ms)
 	}
 	printMachines(s.out, ms)
@@ -278,17 +262,17 @@ func (s *cloudSession) machines(f *machinesFlags) (cloud.Machines, error) {
 	if err != nil {
 		return cloud.Machines{}, err
 	}
-	c := cloud.Choice{File: *f.file, Driver: *f.driver, Targets: f.targets, Vars: vm, ThisHost: s.a.addrs()}
-	if *f.file != "" {
-		if c.Src, err = os.ReadFile(s.path(*f.file)); err != nil {
+	c := cloud.Choice{File: f.file, Driver: f.driver, Targets: f.targets, Vars: vm, ThisHost: s.a.addrs()}
+	if f.file != "" {
+		if c.Src, err = os.ReadFile(s.path(f.file)); err != nil {
 			return cloud.Machines{}, exitcode.With(exitcode.Config, err)
 		}
 	}
-	if *f.knownHosts != "" {
-		c.KnownHosts = s.path(*f.knownHosts)
+	if f.knownHosts != "" {
+		c.KnownHosts = s.path(f.knownHosts)
 	}
-	if *f.identity != "" {
-		c.Identity = s.path(*f.identity)
+	if f.identity != "" {
+		c.Identity = s.path(f.identity)
 	}
 	m, unused, err := cloud.Resolve(c)
 	if err != nil {
@@ -296,7 +280,7 @@ func (s *cloudSession) machines(f *machinesFlags) (cloud.Machines, error) {
 	}
 	// A file's other blocks may read other -var names; without one, a
 	// name that is no machines attribute is a mistake.
-	if len(unused) > 0 && *f.file == "" {
+	if len(unused) > 0 && f.file == "" {
 		return m, exitcode.With(exitcode.Config, fmt.Errorf("-var %s: not a machines attribute (%s)", strings.Join(unused, ", "), cloud.MachineVars()))
 	}
 	return m, nil
@@ -307,7 +291,7 @@ func (s *cloudSession) machines(f *machinesFlags) (cloud.Machines, error) {
 func (s *cloudSession) newRun(m cloud.Machines, f *machinesFlags) (cloud.Run, error) {
 	ttl, _ := m.TTLDuration()
 	now := s.a.Now()
-	id := *f.runID
+	id := f.runID
 	if id == "" {
 		id = newRunID(now)
 	}
@@ -318,7 +302,7 @@ func (s *cloudSession) newRun(m cloud.Machines, f *machinesFlags) (cloud.Run, er
 	if s.a.Hostname != "" {
 		owner += "@" + s.a.Hostname
 	}
-	return cloud.Run{ID: id, Dir: s.runDir(id), Profile: *f.profile, Owner: owner, Created: now, TTL: ttl}, nil
+	return cloud.Run{ID: id, Dir: s.runDir(id), Profile: f.profile, Owner: owner, Created: now, TTL: ttl}, nil
 }
 
 // printUp says what is open in the firewall, and how long the machines
@@ -358,26 +342,13 @@ func printMachines(w io.Writer, ms []cloud.Machine) {
 	tw.Flush()
 }
 
-func machinesList(ctx context.Context, a *App, args []string) error {
-	s := newCloudSession(a)
-	defer s.close()
-	return s.redacted(s.list(ctx, args))
+type listFlags struct {
+	driverFlags
+	output string
 }
 
-func (s *cloudSession) list(ctx context.Context, args []string) error {
-	a := s.a
-	fs := newFlags(a, "machines list")
-	driver := fs.String("driver", "", "the driver to ask (default: the default one; wptest machines drivers)")
-	debugFile := fs.String("debug-file", "", "write the API requests and responses here (secrets redacted)")
-	output := outputFlag(fs)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	name, err := labelDriver(*driver)
-	if err != nil {
-		return err
-	}
-	c, err := s.driver(name, *debugFile)
+func list(ctx context.Context, s *cloudSession, f *listFlags, _ []string) error {
+	c, err := s.labelled(&f.driverFlags)
 	if err != nil {
 		return err
 	}
@@ -385,7 +356,7 @@ func (s *cloudSession) list(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *output == "json" {
+	if f.output == "json" {
 		return json.NewEncoder(s.out).Encode(rs)
 	}
 	tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
@@ -403,12 +374,7 @@ func (s *cloudSession) list(ctx context.Context, args []string) error {
 // machinesDrivers lists the registry: what each driver reads, with its
 // defaults, where its credentials come from (names, never values) and
 // what it can do.
-func machinesDrivers(a *App, args []string) error {
-	fs := newFlags(a, "machines drivers")
-	output := outputFlag(fs)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
+func machinesDrivers(ctx context.Context, a *App, output *string, _ []string) error {
 	ds := cloud.Drivers()
 	if *output == "json" {
 		return json.NewEncoder(a.Stdout).Encode(struct {

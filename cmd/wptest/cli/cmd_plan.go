@@ -15,34 +15,47 @@ import (
 	"github.com/wptest/wptest/provision"
 )
 
-// wptest plan: what a profile would do. Offline (--platform) it renders
-// every op with its full content; against a host (--target) it reads the
-// host's facts and says what would change. It never changes anything.
-// profileFlags are the flags plan and apply share.
+// profileFlags are the flags of the commands that load a profile for a
+// host: plan, apply, up and swap.
 type profileFlags struct {
 	profile    string
 	profileDir string
-	platform   string
-	target     string
-	knownHosts string
-	identity   string
-	output     string
-	compact    bool
-	vars       multiFlag
-	varFiles   multiFlag
-	uploads    []stage.LocalFile // the local files -var names (set by loadProfile)
+	targetFlags
+	output   string
+	compact  bool
+	vars     multiFlag
+	varFiles multiFlag
+	uploads  []stage.LocalFile // the local files -var names (set by loadProfile)
+
+	platform string // plan's
+	agent    string // up's and swap's
+	verbose  bool   // up's and swap's
 }
 
-func addProfileFlags(a *App, name string, f *profileFlags) *flag.FlagSet {
-	fs := newFlags(a, name)
-	fs.StringVar(&f.profile, "profile", "", "shipped profile name or alias (see `wptest profiles`)")
-	fs.StringVar(&f.profileDir, "profile-dir", "", "load the profile from this directory instead")
-	addTargetFlags(fs, &f.target, &f.knownHosts, &f.identity)
+func addProfileFlags(fs *flag.FlagSet, f *profileFlags) {
+	fs.StringVar(&f.profile, "profile", "", "shipped profile name or alias (wptest profiles lists them)")
+	fs.StringVar(&f.profileDir, "profile-dir", "", "load the profile from this directory instead of the shipped ones")
+	f.targetFlags.add(fs)
 	outputVar(fs, &f.output)
 	fs.BoolVar(&f.compact, "compact-errors", false, "print profile errors as file:line:col lines (no snippets)")
 	fs.Var(&f.vars, "var", "set a profile variable: name=value (repeatable; later wins)")
 	fs.Var(&f.varFiles, "var-file", "read profile variables from an HCL file (repeatable; -var wins)")
-	return fs
+}
+
+// wptest plan: what a profile would do. Offline (--platform) it renders
+// every op with its full content; against a host (--target) it reads the
+// host's facts and says what would change. It never changes anything.
+func planCommand() *command {
+	return &command{name: "plan", synopsis: "show what a profile would do (offline with --platform, or against --target)",
+		usage: "plan --profile NAME (--platform PLATFORM | --target HOST) [flags]",
+		about: "Offline (--platform) it renders every op with its full content; against a host (--target) it reads the host's facts and says what would change. It never changes anything.",
+		examples: []string{"wptest plan --profile cpanel --platform debian-13",
+			"wptest plan --profile tuned --target ssh://root@203.0.113.7:22 --known-hosts hosts.known",
+			"wptest plan --profile caddy --target run:20261205-101500-a1b2c3 -o json"},
+		setup: define(func(fs *flag.FlagSet, f *profileFlags) {
+			addProfileFlags(fs, f)
+			fs.StringVar(&f.platform, "platform", "", "render offline for this platform (debian-12, debian-13, almalinux-9) without a host")
+		}, runPlan)}
 }
 
 // loadProfile loads --profile (shipped, by name or alias) or --profile-dir
@@ -68,7 +81,7 @@ func loadProfile(a *App, f *profileFlags) (*provision.Profile, error) {
 	)
 	switch {
 	case f.profileDir != "" && f.profile != "":
-		return nil, exitcode.With(exitcode.Config, fmt.Errorf("give --profile or --profile-dir, not both"))
+		return nil, usage("give --profile or --profile-dir, not both")
 	case f.profileDir != "":
 		dir := absPath(a, f.profileDir)
 		p, diags = provision.Load(os.DirFS(filepath.Dir(dir)), filepath.Base(dir), vars)
@@ -82,7 +95,7 @@ func loadProfile(a *App, f *profileFlags) (*provision.Profile, error) {
 		}
 		p, diags = provision.Load(profiles.FS, dir, vars)
 	default:
-		return nil, exitcode.With(exitcode.Config, fmt.Errorf("--profile or --profile-dir is required"))
+		return nil, usage("--profile or --profile-dir is required")
 	}
 	if diags.HasErrors() {
 		_ = provision.WriteDiagnostics(a.Stderr, p.Files(), diags, f.compact)
@@ -100,17 +113,11 @@ func writeReport(a *App, output string, rep *provision.Report) error {
 	return rep.WriteText(a.Stdout)
 }
 
-func runPlan(ctx context.Context, a *App, args []string) error {
-	var f profileFlags
-	fs := addProfileFlags(a, "plan", &f)
-	fs.StringVar(&f.platform, "platform", "", "render offline for this platform (debian-12, debian-13, almalinux-9) without a host")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
+func runPlan(ctx context.Context, a *App, f *profileFlags, _ []string) error {
 	if (f.platform == "") == (f.target == "") {
-		return exitcode.With(exitcode.Config, fmt.Errorf("give --platform (offline) or --target (against a host)"))
+		return usage("give --platform (offline) or --target (against a host)")
 	}
-	p, err := loadProfile(a, &f)
+	p, err := loadProfile(a, f)
 	if err != nil {
 		return err
 	}
@@ -120,11 +127,11 @@ func runPlan(ctx context.Context, a *App, args []string) error {
 			_ = provision.WriteDiagnostics(a.Stderr, p.Files(), diags, f.compact)
 			return exitcode.With(exitcode.Config, fmt.Errorf("cannot render %s for %s", p.Name, f.platform))
 		}
-		writeUploads(a, &f)
+		writeUploads(a, f)
 		return writeReport(a, f.output, r.Offline())
 	}
 	var rep *provision.Report
-	err = stage.Run(ctx, &stage.State{Log: a.Stderr}, targetStage(a, f.target, f.knownHosts, f.identity),
+	err = stage.Run(ctx, &stage.State{Log: a.Stderr}, f.stage(a, nil),
 		stage.Render{Profile: p, Diagnostics: a.Stderr},
 		stage.Do(func(ctx context.Context, st *stage.State) error {
 			var err error
@@ -132,7 +139,7 @@ func runPlan(ctx context.Context, a *App, args []string) error {
 			return err
 		}))
 	if rep != nil {
-		writeUploads(a, &f)
+		writeUploads(a, f)
 		if err := writeReport(a, f.output, rep); err != nil {
 			return err
 		}

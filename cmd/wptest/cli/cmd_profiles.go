@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,20 +16,28 @@ import (
 
 // wptest profiles: the shipped profiles (or one --profile-dir) with their
 // description, platforms and aliases.
-func runProfiles(ctx context.Context, a *App, args []string) error {
-	fs := newFlags(a, "profiles")
-	output := outputFlag(fs)
-	dir := fs.String("profile-dir", "", "describe the profile in this directory instead of the shipped ones")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
+func profilesCommand() *command {
+	return &command{name: "profiles", synopsis: "list the server profiles (name, description, platforms, aliases)",
+		usage:    "profiles [--profile-dir DIR] [-o text|json]",
+		examples: []string{"wptest profiles", "wptest profiles -o json", "wptest profiles --profile-dir ./my-profile"},
+		setup:    define(profilesFlags, runProfiles)}
+}
+
+type profilesOpts struct{ output, dir string }
+
+func profilesFlags(fs *flag.FlagSet, f *profilesOpts) {
+	outputVar(fs, &f.output)
+	fs.StringVar(&f.dir, "profile-dir", "", "describe the profile in this directory instead of the shipped ones")
+}
+
+func runProfiles(ctx context.Context, a *App, f *profilesOpts, _ []string) error {
 	var list []provision.Header
-	if *dir != "" {
-		d := absPath(a, *dir)
+	if f.dir != "" {
+		d := absPath(a, f.dir)
 		h, diags := provision.ReadHeader(os.DirFS(filepath.Dir(d)), filepath.Base(d))
 		if diags.HasErrors() {
 			_ = provision.WriteDiagnostics(a.Stderr, nil, diags, true)
-			return exitcode.With(exitcode.Config, fmt.Errorf("profile %s has %d error(s)", *dir, len(diags.Errs())))
+			return exitcode.With(exitcode.Config, fmt.Errorf("profile %s has %d error(s)", f.dir, len(diags.Errs())))
 		}
 		list = append(list, h)
 	} else {
@@ -45,7 +54,7 @@ func runProfiles(ctx context.Context, a *App, args []string) error {
 			list = append(list, h)
 		}
 	}
-	if *output == "json" {
+	if f.output == "json" {
 		enc := json.NewEncoder(a.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(list)

@@ -11,32 +11,41 @@ import (
 )
 
 // wptest report: Markdown and one self-contained HTML file from a run directory.
-func flagErrHelp() error { return flag.ErrHelp }
+func reportCommand() *command {
+	return &command{name: "report", synopsis: "write report.md and report.html for a run directory (runs/<id>)",
+		usage: "report RUN [--baseline RUN] [-o text|json]",
+		about: "RUN is a run's id or its directory. It writes report.md, report.html and claims.json there and prints their paths; -o json prints \"Does it reproduce?\" as claims.json holds it.",
+		examples: []string{"wptest report 20261205-101500-a1b2c3",
+			"wptest report runs/20261205-101500-a1b2c3 --baseline 20261204-093000-d4e5f6",
+			"wptest report 20261205-101500-a1b2c3 -o json"},
+		args: true,
+		setup: define(func(fs *flag.FlagSet, f *reportFlags) {
+			fs.StringVar(&f.baseline, "baseline", "", "another run (its id or directory): add a section comparing this run with it (as wptest compare does)")
+			outputVar(fs, &f.output)
+		}, runReport)}
+}
 
-func runReport(ctx context.Context, a *App, args []string) error {
-	fs := newFlags(a, "report")
-	fs.Usage = func() {
-		fmt.Fprintln(a.Stderr, "usage: wptest report runs/<id> [--baseline runs/<other id>] [-o text|json]")
-		fs.PrintDefaults()
+type reportFlags struct{ baseline, output string }
+
+func runReport(ctx context.Context, a *App, f *reportFlags, args []string) error {
+	if len(args) != 1 {
+		return usage("want one run (its id or directory), got %d", len(args))
 	}
-	baseline := fs.String("baseline", "", "another run `dir`ectory: add a section comparing this run with it (as wptest compare does)")
-	output := outputFlag(fs)
-	dir := ""
-	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
-		dir, args = args[0], args[1:]
-	}
-	if err := parseFlags(fs, args); err != nil {
+	dir, err := findRun(a, runsDir, args[0], true)
+	if err != nil {
 		return err
 	}
-	if dir == "" {
-		fs.Usage()
-		return exitcode.With(exitcode.Config, fmt.Errorf("a run directory is required"))
+	var base string
+	if f.baseline != "" {
+		if base, err = findRun(a, runsDir, f.baseline, true); err != nil {
+			return fmt.Errorf("--baseline: %w", err)
+		}
 	}
-	out, err := report.WriteWith(absPath(a, dir), report.Options{Baseline: absPath(a, *baseline)})
+	out, err := report.WriteWith(absPath(a, dir), report.Options{Baseline: absPath(a, base)})
 	if err != nil {
 		return exitcode.With(exitcode.Config, err)
 	}
-	if *output == "json" { // "Does it reproduce?", as claims.json holds it
+	if f.output == "json" { // "Does it reproduce?", as claims.json holds it
 		b, err := out.Table.JSON()
 		if err != nil {
 			return err

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,9 +16,18 @@ import (
 )
 
 // wptest run: one experiment file, from machines to report.
-const runUsage = `usage: wptest run FILE [--target DRIVER|ssh://user@host:port|run:ID[/MACHINE]] [-var name=value ...] [--resume ID]
+func runCommand() *command {
+	return &command{name: "run", synopsis: "run an experiment file: machines, profiles, fixture, scenarios, report",
+		usage: "run FILE [--target DRIVER|ssh://user@host:port|run:ID[/MACHINE]] [-var name=value ...] [--resume ID]",
+		about: runAbout, args: true,
+		examples: []string{"wptest run experiments/quick.hcl --target local",
+			"wptest run experiments/quick.hcl --plan",
+			"wptest run experiments/corehttpd-vs-cpanel.hcl --target hetzner -var repetitions=5",
+			"wptest run experiments/quick.hcl --target local --resume 20261205-101500-a1b2c3"},
+		setup: define(runFlagSet, runRun)}
+}
 
-Brings the machines up, applies the first profile, seeds the fixture once and
+const runAbout = `Brings the machines up, applies the first profile, seeds the fixture once and
 verifies it, then for every repetition and profile swaps the web server,
 warms it up and measures every scenario step with srvstat sampling on the
 server. The load runs on every load generator machine when there are any
@@ -29,10 +39,7 @@ Each record names its load hosts. Each finished point is appended to runs/<id>/r
 --resume ID continues after the last complete point. Ends with the report
 (runs/<id>/report.md and report.html), whose path is printed on stdout.
 stderr shows the stages and points; host commands and their output, samples
-and manifests go to runs/<id>/log.txt (--verbose: to stderr too).
-
-flags:
-`
+and manifests go to runs/<id>/log.txt (--verbose: to stderr too).`
 
 // runFlags are wptest run's flags and its FILE.
 type runFlags struct {
@@ -43,9 +50,8 @@ type runFlags struct {
 	keep, planOnly, verbose, acceptDrift          *bool
 }
 
-func runRun(ctx context.Context, a *App, args []string) error {
-	f, err := parseRunFlags(a, args)
-	if err != nil {
+func runRun(ctx context.Context, a *App, f *runFlags, args []string) error {
+	if err := f.check(a, args); err != nil {
 		return err
 	}
 	src, err := os.ReadFile(absPath(a, f.file))
@@ -74,16 +80,11 @@ func runRun(ctx context.Context, a *App, args []string) error {
 	return runExperiment(ctx, a, f, sp, src)
 }
 
-// parseRunFlags reads wptest run's command line: FILE before or after
-// the flags.
-func parseRunFlags(a *App, args []string) (*runFlags, error) {
-	fs := newFlags(a, "run")
-	fs.Usage = func() { fmt.Fprint(a.Stderr, runUsage); fs.PrintDefaults() }
-	f := &runFlags{}
-	f.target = fs.String("target", "", cloud.TargetForms()+", run:ID[/MACHINE] (a machine `wptest machines up` made; default: the file's machines block)")
+func runFlagSet(fs *flag.FlagSet, f *runFlags) {
+	f.target = fs.String("target", "", cloud.TargetForms()+", run:ID[/MACHINE] (a machine `wptest machines up` made; a bare run id is run:ID; default: the file's machines block)")
 	fs.Var(&f.vars, "var", "set an experiment variable or a machines attribute: name=value (repeatable)")
 	f.resume = fs.String("resume", "", "continue run ID after its last complete point")
-	f.runsDir = fs.String("runs", "runs", "directory of run directories")
+	f.runsDir = fs.String("runs", runsDir, "directory of run directories")
 	f.knownHosts = fs.String("known-hosts", "", "known_hosts pinning an ssh:// target's key")
 	f.identity = fs.String("identity", "", "private key an ssh:// target accepts")
 	f.keep = fs.Bool("keep", false, "leave cloud machines up after the run (until their ttl)")
@@ -91,35 +92,33 @@ func parseRunFlags(a *App, args []string) (*runFlags, error) {
 	f.agent = fs.String("agent", "", "wptest binary for the server and the load generator machine (default: this executable)")
 	f.planOnly = fs.Bool("plan", false, "print the plan, its hash and the fixture root; measure nothing")
 	f.verbose = fs.Bool("verbose", false, "show the whole log on stderr too: host commands and their output, samples, manifests")
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		f.file, args = args[0], args[1:]
+}
+
+// check takes run's FILE and checks the flags against each other and the
+// disk, before anything is made.
+func (f *runFlags) check(a *App, args []string) error {
+	switch {
+	case len(args) == 0:
+		return usage("an experiment FILE is required")
+	case len(args) > 1:
+		return usage("unexpected argument %q", args[1])
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == flagErrHelp() {
-			return nil, err
-		}
-		return nil, exitcode.With(exitcode.Config, err)
-	}
-	if f.file == "" && fs.NArg() == 1 {
-		f.file = fs.Arg(0)
-	} else if fs.NArg() > 0 {
-		return nil, exitcode.With(exitcode.Config, fmt.Errorf("unexpected argument %q", fs.Arg(0)))
-	}
-	if f.file == "" {
-		fs.Usage()
-		return nil, exitcode.With(exitcode.Config, fmt.Errorf("an experiment FILE is required"))
-	}
+	f.file = args[0]
 	if err := dirFlag("--runs", absPath(a, *f.runsDir)); err != nil {
-		return nil, err
+		return err
 	}
 	// The id becomes a path (runs/<id>/log.txt is opened first): one of a
-	// run id's shape, never "../x", before anything is made.
+	// run id's shape, never "../x", and a run that is there, before
+	// anything is made.
 	if *f.resume != "" {
 		if err := cloud.ValidRunID(*f.resume); err != nil {
-			return nil, exitcode.With(exitcode.Config, fmt.Errorf("--resume: %w", err))
+			return exitcode.With(exitcode.Config, fmt.Errorf("--resume: %w", err))
+		}
+		if _, err := findRun(a, *f.runsDir, *f.resume, false); err != nil {
+			return fmt.Errorf("--resume: %w", err)
 		}
 	}
-	return f, nil
+	return nil
 }
 
 // runExperiment runs sp (a new run, or --resume's) with its detail in the
@@ -171,7 +170,7 @@ func runOptions(a *App, f *runFlags, sp *experiment.Spec, id string) experiment.
 		tgt = sp.Machines.Driver
 	}
 	return experiment.Options{RunsDir: absPath(a, *f.runsDir), ID: id, Resume: *f.resume != "",
-		Exe: exe, Tool: "wptest " + Version, Target: tgt, Owner: owner, Keep: *f.keep, AcceptDrift: *f.acceptDrift, Now: a.Now}
+		Exe: exe, Tool: tool, Target: tgt, Owner: owner, Keep: *f.keep, AcceptDrift: *f.acceptDrift, Now: a.Now}
 }
 
 // writeRunReport writes the run's report and prints its path on stdout.
@@ -232,7 +231,7 @@ func varArgs(vars []string, target string) string {
 // unless --known-hosts or --identity name others. Any other value passes
 // through.
 func runTarget(a *App, target, known, identity string) (string, string, string, error) {
-	spec, ok := strings.CutPrefix(target, "run:")
+	spec, ok := runTargetSpec(target)
 	if !ok {
 		return target, known, identity, nil
 	}

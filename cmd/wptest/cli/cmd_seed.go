@@ -22,17 +22,17 @@ import (
 // siteFlags say where the site lives on the host. The database password
 // comes from a file or stdin, never from a flag value.
 type siteFlags struct {
-	target, knownHosts, identity string
-	docroot                      string
-	dbAddr, dbName, dbUser       string
-	dbPassFile                   string
-	dbPassStdin                  bool
-	owner                        string
-	php                          string
+	targetFlags
+	docroot                string
+	dbAddr, dbName, dbUser string
+	dbPassFile             string
+	dbPassStdin            bool
+	owner                  string
+	php                    string
 }
 
 func addSiteFlags(fs *flag.FlagSet, f *siteFlags) {
-	addTargetFlags(fs, &f.target, &f.knownHosts, &f.identity)
+	f.targetFlags.add(fs)
 	fs.StringVar(&f.docroot, "docroot", "", "site directory on the host (default: the live profile's, from the host manifest; another directory is another site, for which the profile's defaults do not hold; core and the fixture are replaced in it, other top-level files stay)")
 	fs.StringVar(&f.dbAddr, "db-addr", "", "MariaDB/MySQL address as seen from the host (default: the profile's database, else 127.0.0.1:3306)")
 	fs.StringVar(&f.dbName, "db-name", "", "database name (default: the profile's database, else wptest)")
@@ -87,7 +87,7 @@ func (f *siteFlags) siteStagesLog(a *App, con *console) ([]stage.Step, error) {
 	if con != nil {
 		log = con.Detail()
 	}
-	steps := []stage.Step{targetStageLog(a, f.target, f.knownHosts, f.identity, log)}
+	steps := []stage.Step{f.stage(a, log)}
 	if con != nil {
 		steps = append(steps, con.startStage())
 	}
@@ -135,29 +135,46 @@ func (f *siteFlags) site(ctx context.Context, h host.Host, pw string) (fixture.S
 	return s, decl, nil
 }
 
-func runSeed(ctx context.Context, a *App, args []string) error {
-	fs := newFlags(a, "seed")
-	var ff fixtureFlags
-	var sf siteFlags
-	addFixtureFlags(fs, &ff)
-	addSiteFlags(fs, &sf)
-	coreDir := fs.String("core-dir", "", "WordPress core directory on the host (e.g. /usr/share/wordpress, Debian's package)")
-	coreArchive := fs.String("core-archive", "", "WordPress .tar.gz on the host, checked against the profile's sha256")
-	coreDownload := fs.Bool("core-download", false, "download the profile's pinned WordPress archive on the host and check it against the lock, with no fallback (default: try it, else the platform's package)")
-	var af archiveFlags
-	addArchiveFlags(fs, &af)
-	manifestOut := fs.String("manifest-out", "", "also write the manifest (with deviations) to this local file")
-	verbose := fs.Bool("verbose", false, verboseUsage)
-	createDB := fs.Bool("create-db", false, "create the database and user on the host first (runs mariadb as the host's root; password on stdin)")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if *manifestOut != "" {
-		if err := newFileFlag("--manifest-out", absPath(a, *manifestOut)); err != nil {
+func seedCommand() *command {
+	return &command{name: "seed", synopsis: "seed a deterministic WordPress fixture into a site on a host",
+		usage: "seed --target HOST [--fixture NAME] [--seed N] [flags]",
+		about: "On a host set up by wptest up, the site (docroot, owner, PHP, database) comes from its host manifest; elsewhere give it with the flags, the database password from a file or stdin.",
+		examples: []string{"wptest seed --target local --fixture minimal",
+			"wptest seed --target run:20261205-101500-a1b2c3 --fixture agency --seed 7 --manifest-out agency-7.json",
+			"wptest seed --target local --docroot /var/www/other --db-password-file db.pass --create-db"},
+		setup: define(seedFlagSet, runSeed)}
+}
+
+// seedFlags are seed's flags.
+type seedFlags struct {
+	ff                              fixtureFlags
+	sf                              siteFlags
+	af                              archiveFlags
+	coreDir, coreArchive            string
+	manifestOut                     string
+	coreDownload, verbose, createDB bool
+}
+
+func seedFlagSet(fs *flag.FlagSet, f *seedFlags) {
+	addFixtureFlags(fs, &f.ff)
+	addSiteFlags(fs, &f.sf)
+	fs.StringVar(&f.coreDir, "core-dir", "", "WordPress core directory on the host (e.g. /usr/share/wordpress, Debian's package)")
+	fs.StringVar(&f.coreArchive, "core-archive", "", "WordPress .tar.gz on the host, checked against the profile's sha256")
+	fs.BoolVar(&f.coreDownload, "core-download", false, "download the profile's pinned WordPress archive on the host and check it against the lock, with no fallback (default: try it, else the platform's package)")
+	addArchiveFlags(fs, &f.af)
+	fs.StringVar(&f.manifestOut, "manifest-out", "", "also write the manifest (with deviations) to this local file")
+	fs.BoolVar(&f.verbose, "verbose", false, verboseUsage)
+	fs.BoolVar(&f.createDB, "create-db", false, "create the database and user on the host first (runs mariadb as the host's root; password on stdin)")
+}
+
+func runSeed(ctx context.Context, a *App, f *seedFlags, _ []string) error {
+	ff, sf, af := &f.ff, &f.sf, &f.af
+	if f.manifestOut != "" {
+		if err := newFileFlag("--manifest-out", absPath(a, f.manifestOut)); err != nil {
 			return err
 		}
 	}
-	src := fixture.CoreSource{Dir: *coreDir, Archive: *coreArchive, Download: *coreDownload}
+	src := fixture.CoreSource{Dir: f.coreDir, Archive: f.coreArchive, Download: f.coreDownload}
 	if err := af.apply(a, &src); err != nil {
 		return err
 	}
@@ -165,13 +182,13 @@ func runSeed(ctx context.Context, a *App, args []string) error {
 	if err != nil {
 		return err
 	}
-	con := commandConsole(a, "seed", sf.target, *verbose)
+	con := commandConsole(a, "seed", sf.target, f.verbose)
 	defer con.close()
 	steps, err := sf.siteStagesLog(a, con)
 	if err != nil {
 		return err
 	}
-	if *createDB {
+	if f.createDB {
 		steps = append(steps, stage.Do(func(ctx context.Context, st *stage.State) error {
 			if err := fixture.EnsureDatabase(ctx, st.Host, st.Site.DB); err != nil {
 				return exitcode.With(exitcode.Provision, err)
@@ -196,8 +213,8 @@ func runSeed(ctx context.Context, a *App, args []string) error {
 		con.failed()
 		return err
 	}
-	if *manifestOut != "" {
-		if err := writeNewFile(absPath(a, *manifestOut), m.JSON()); err != nil {
+	if f.manifestOut != "" {
+		if err := writeNewFile(absPath(a, f.manifestOut), m.JSON()); err != nil {
 			return fmt.Errorf("--manifest-out: %w", err)
 		}
 	}

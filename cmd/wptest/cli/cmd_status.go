@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"github.com/wptest/wptest/internal/termsafe"
 	"strings"
@@ -28,15 +29,27 @@ type statusResult struct {
 	Unfinished *hostmanifest.Unfinished `json:"unfinished_apply,omitempty"`
 }
 
-func runStatus(ctx context.Context, a *App, args []string) error {
-	var target, knownHosts, identity, output string
-	fs := newFlags(a, "status")
-	addTargetFlags(fs, &target, &knownHosts, &identity)
-	outputVar(fs, &output)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	h, err := openTarget(ctx, a, target, knownHosts, identity)
+func statusCommand() *command {
+	return &command{name: "status", synopsis: "show a host's live profile, versions and deviations",
+		usage: "status --target HOST [-o text|json]",
+		about: "Also its drift: every change by hand since the last up (or swap, or run's apply) to a file the profile writes or a path it watches, and a database login for the site that fails; and which of the servers wptest put there run now.",
+		examples: []string{"wptest status --target local",
+			"wptest status --target ssh://root@203.0.113.7:22 --known-hosts hosts.known",
+			"wptest status --target 20261205-101500-a1b2c3 -o json"},
+		setup: define(func(fs *flag.FlagSet, f *statusFlags) {
+			f.targetFlags.add(fs)
+			outputVar(fs, &f.output)
+		}, runStatus)}
+}
+
+type statusFlags struct {
+	targetFlags
+	output string
+}
+
+func runStatus(ctx context.Context, a *App, f *statusFlags, _ []string) error {
+	target, output := f.target, f.output
+	h, err := openTarget(ctx, a, target, f.knownHosts, f.identity)
 	if err != nil {
 		return err
 	}

@@ -19,44 +19,34 @@ import (
 	"github.com/wptest/wptest/provision/hostmanifest"
 )
 
-// wptest up: attach to a machine, apply a server profile, prove it with the
-// profile's checks, and record the result in the host manifest.
 // agentPath is where up installs wptest itself on the host: the profiles'
 // HTTP/3 checks run `wptest h3probe` there, and bench runs srvstat from it.
 const agentPath = stage.AgentPath
 
-// serverFlags are the flags up and swap share.
-type serverFlags struct {
-	profile    string
-	profileDir string
-	target     string
-	knownHosts string
-	identity   string
-	agent      string
-	output     string
-	verbose    bool
-	vars       multiFlag
-	varFiles   multiFlag
-	uploads    []stage.LocalFile // the local files -var names (set by loadServerProfile)
+// targetFlags name the host a command works on: --target and how to trust
+// and log in to it.
+type targetFlags struct{ target, knownHosts, identity string }
+
+func (f *targetFlags) add(fs *flag.FlagSet) {
+	fs.StringVar(&f.target, "target", "", "host: local, ssh://user@host:port, or run:ID[/MACHINE] (a machine `wptest machines up` made; a bare run id is run:ID)")
+	fs.StringVar(&f.knownHosts, "known-hosts", "", "known_hosts file pinning the host's key (required for ssh targets)")
+	fs.StringVar(&f.identity, "identity", "", "private key file for ssh (else $SSH_AUTH_SOCK's agent)")
 }
 
-func addServerFlags(a *App, name string, f *serverFlags) *flag.FlagSet {
-	fs := newFlags(a, name)
-	fs.StringVar(&f.profile, "profile", "", "profile name or alias (wptest profiles lists them)")
-	fs.StringVar(&f.profileDir, "profile-dir", "", "load the profile from this directory instead of the shipped ones")
-	addTargetFlags(fs, &f.target, &f.knownHosts, &f.identity)
+// stage opens the target for a command's stages and closes it after; its
+// commands and their output go to log (nil: nowhere).
+func (f *targetFlags) stage(a *App, log io.Writer) stage.Step {
+	return stage.Host(func(ctx context.Context) (host.Host, error) {
+		return openTargetLog(ctx, a, f.target, f.knownHosts, f.identity, log)
+	})
+}
+
+// addServerFlags are up's and swap's flags: a profile's, the agent's and
+// --verbose.
+func addServerFlags(fs *flag.FlagSet, f *profileFlags) {
+	addProfileFlags(fs, f)
 	fs.StringVar(&f.agent, "agent", "", "wptest binary to install on the host as "+agentPath+" (default: this executable, when it runs on the host's OS and arch)")
-	outputVar(fs, &f.output)
 	fs.BoolVar(&f.verbose, "verbose", false, verboseUsage)
-	fs.Var(&f.vars, "var", "set a profile variable: name=value (repeatable)")
-	fs.Var(&f.varFiles, "var-file", "read profile variables from an HCL file (repeatable)")
-	return fs
-}
-
-func addTargetFlags(fs *flag.FlagSet, target, knownHosts, identity *string) {
-	fs.StringVar(target, "target", "", "host: local, ssh://user@host:port, or run:ID[/MACHINE] (made by `wptest machines up`)")
-	fs.StringVar(knownHosts, "known-hosts", "", "known_hosts file pinning the host's key (required for ssh targets)")
-	fs.StringVar(identity, "identity", "", "private key file for ssh (else $SSH_AUTH_SOCK's agent)")
 }
 
 // openTarget opens the --target host.
@@ -70,8 +60,8 @@ func openTargetLog(ctx context.Context, a *App, target, knownHosts, identity str
 	if target == "" {
 		return nil, exitcode.With(exitcode.Config, fmt.Errorf("--target is required (local or ssh://user@host:port)"))
 	}
-	if id, ok := strings.CutPrefix(target, "run:"); ok {
-		return openRunMachine(ctx, a, id, log)
+	if spec, ok := runTargetSpec(target); ok {
+		return openRunMachine(ctx, a, spec, log)
 	}
 	t, err := host.ParseTarget(target)
 	if err != nil {
@@ -118,7 +108,11 @@ func runMachine(a *App, spec string) (string, cloud.Machine, error) {
 	if err := cloud.ValidRunID(id); err != nil { // it becomes a path: runs/<id>
 		return "", cloud.Machine{}, exitcode.With(exitcode.Config, fmt.Errorf("--target run:%s: want run:ID or run:ID/MACHINE: %w", spec, err))
 	}
-	dir := absPath(a, filepath.Join("runs", id))
+	rel, err := findRun(a, runsDir, id, false)
+	if err != nil {
+		return "", cloud.Machine{}, fmt.Errorf("--target run:%s: %w", spec, err)
+	}
+	dir := absPath(a, rel)
 	ms, err := cloud.ReadMachines(dir)
 	if err != nil {
 		return "", cloud.Machine{}, exitcode.With(exitcode.Config, fmt.Errorf("--target run:%s: %w (made by `wptest machines up`?)", spec, err))
@@ -135,15 +129,6 @@ func absPath(a *App, p string) string {
 		return p
 	}
 	return filepath.Join(a.WorkDir, p)
-}
-
-// loadServerProfile loads --profile or --profile-dir with the -var and
-// -var-file values, through the same loader as plan and apply.
-func loadServerProfile(a *App, f *serverFlags) (*provision.Profile, error) {
-	pf := &profileFlags{profile: f.profile, profileDir: f.profileDir, output: f.output, vars: f.vars, varFiles: f.varFiles}
-	p, err := loadProfile(a, pf)
-	f.uploads = pf.uploads
-	return p, err
 }
 
 // upResult is what up and swap print with -o json.
@@ -168,35 +153,18 @@ type upResult struct {
 // the preflight on stderr, the apply's events in the log (on a terminal,
 // the latest on the live line); the agent from --agent, else this
 // executable.
-func serverStage(a *App, con *console, f *serverFlags, p *provision.Profile) []stage.Step {
+func serverStage(a *App, con *console, f *profileFlags, p *provision.Profile) []stage.Step {
 	return stage.Server(stage.ServerOptions{Profile: p, Diagnostics: a.Stderr, Preflight: con.lines(),
 		Agent:    &stage.Agent{Exe: absPath(a, f.agent), Self: a.Executable},
 		Progress: con.events(),
-		Tool:     "wptest " + Version, Uploads: f.uploads, Drift: &stage.DriftCheck{}})
-}
-
-// targetStage opens --target for a command's stages and closes it after.
-func targetStage(a *App, target, knownHosts, identity string) stage.Step {
-	return targetStageLog(a, target, knownHosts, identity, nil)
-}
-
-// targetStageLog is targetStage with the host's commands logged to log.
-func targetStageLog(a *App, target, knownHosts, identity string, log io.Writer) stage.Step {
-	return stage.Host(func(ctx context.Context) (host.Host, error) {
-		return openTargetLog(ctx, a, target, knownHosts, identity, log)
-	})
+		Tool:     tool, Uploads: f.uploads, Drift: &stage.DriftCheck{}})
 }
 
 // runServer is up and swap: their flags and profile, then the host, the
 // profile live there, check (swap's; nil: none), the server stage; then
 // the result on stdout, also when the apply failed.
-func runServer(ctx context.Context, a *App, name string, args []string, check func(*console, *serverFlags, *provision.Profile) stage.Step) error {
-	var f serverFlags
-	fs := addServerFlags(a, name, &f)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	p, err := loadServerProfile(a, &f)
+func runServer(ctx context.Context, a *App, name string, f *profileFlags, check func(*console, *profileFlags, *provision.Profile) stage.Step) error {
+	p, err := loadProfile(a, f)
 	if err != nil {
 		return err
 	}
@@ -204,18 +172,18 @@ func runServer(ctx context.Context, a *App, name string, args []string, check fu
 	con := commandConsole(a, name, f.target, f.verbose)
 	defer con.close()
 	st := &stage.State{Log: con.lines()}
-	steps := []stage.Step{targetStageLog(a, f.target, f.knownHosts, f.identity, con.Detail()), con.startStage(), stage.Live()}
+	steps := []stage.Step{f.stage(a, con.Detail()), con.startStage(), stage.Live()}
 	if check != nil {
-		steps = append(steps, check(con, &f, p))
+		steps = append(steps, check(con, f, p))
 	}
-	err = stage.Run(ctx, st, append(steps, serverStage(a, con, &f, p)...)...)
+	err = stage.Run(ctx, st, append(steps, serverStage(a, con, f, p)...)...)
 	if err != nil {
 		con.failed()
 	}
 	if st.Report == nil || err != st.ApplyErr {
 		return err
 	}
-	if err := printServer(a, &f, st, a.since(start)); err != nil {
+	if err := printServer(a, f, st, a.since(start)); err != nil {
 		return err
 	}
 	return err
@@ -223,7 +191,7 @@ func runServer(ctx context.Context, a *App, name string, args []string, check fu
 
 // printServer prints what up and swap did: the apply's report and the
 // host manifest, or all of it as JSON (-o json).
-func printServer(a *App, f *serverFlags, st *stage.State, took time.Duration) error {
+func printServer(a *App, f *profileFlags, st *stage.State, took time.Duration) error {
 	res := upResult{Target: f.target, Preflight: st.Preflight, Agent: st.Agent, Report: st.Report, Manifest: st.Manifest, Drift: st.ResetLines(), Finished: st.FinishedLine(), Seconds: took.Seconds()}
 	if st.Live != nil {
 		res.Previous = st.Live.Profile
@@ -248,6 +216,16 @@ func printServer(a *App, f *serverFlags, st *stage.State, took time.Duration) er
 	return nil
 }
 
-func runUp(ctx context.Context, a *App, args []string) error {
-	return runServer(ctx, a, "up", args, nil)
+// wptest up: attach to a machine, apply a server profile, prove it with the
+// profile's checks, and record the result in the host manifest.
+func upCommand() *command {
+	return &command{name: "up", synopsis: "apply a server profile to a host and record it in the host manifest",
+		usage: "up --profile NAME --target HOST [-var name=value ...] [flags]",
+		about: "First a one-screen preflight (platform, SELinux, firewalld, init system, free memory and disk), then the apply, the profile's checks, the wptest agent and the host manifest. The host's commands and their output go to a log (--verbose: to stderr too).",
+		examples: []string{"wptest up --profile caddy --target local",
+			"wptest up --profile cpanel --target ssh://root@203.0.113.7:22 --known-hosts hosts.known --identity ~/.ssh/id_ed25519",
+			"wptest up --profile tuned --target run:20261205-101500-a1b2c3"},
+		setup: define(addServerFlags, func(ctx context.Context, a *App, f *profileFlags, _ []string) error {
+			return runServer(ctx, a, "up", f, nil)
+		})}
 }

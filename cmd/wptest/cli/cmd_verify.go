@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"github.com/wptest/wptest/internal/termsafe"
 	"path"
@@ -13,29 +14,42 @@ import (
 )
 
 // wptest verify: recompute the fixture's hashes on a live site.
-func runVerify(ctx context.Context, a *App, args []string) error {
-	fs := newFlags(a, "verify")
-	var sf siteFlags
-	addSiteFlags(fs, &sf)
-	manifest := fs.String("manifest", "", "the fixture manifest (from seed --manifest-out or fixture build; default: the site's own "+fixture.MarkerFile+")")
-	httpBase := fs.String("http", "", "fetch every generated URL from this base (e.g. http://127.0.0.1:8080) through the host: 200 and widget counts (default: a sample of "+fmt.Sprint(httpSample)+" from the live profile's port)")
-	noHTTP := fs.Bool("no-http", false, "fetch no page (the site's server is down on purpose)")
-	output := outputFlag(fs)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if *noHTTP && *httpBase != "" {
-		return exitcode.With(exitcode.Config, fmt.Errorf("verify: --http and --no-http: give one"))
+func verifyCommand() *command {
+	return &command{name: "verify", synopsis: "check a live site against a fixture manifest (exit 5 on mismatch)",
+		usage: "verify --target HOST [--manifest FILE] [flags]",
+		about: "It recomputes the fixture's hashes on the live site and names what differs, and fetches a sample of its pages from the live profile's port (--http BASE: every page from BASE; --no-http: none).",
+		examples: []string{"wptest verify --target local",
+			"wptest verify --target run:20261205-101500-a1b2c3 --manifest agency-7.json -o json",
+			"wptest verify --target local --http http://127.0.0.1:8080"},
+		setup: define(func(fs *flag.FlagSet, f *verifyFlags) {
+			addSiteFlags(fs, &f.sf)
+			fs.StringVar(&f.manifest, "manifest", "", "the fixture manifest (from seed --manifest-out or fixture build; default: the site's own "+fixture.MarkerFile+")")
+			fs.StringVar(&f.httpBase, "http", "", "fetch every generated URL from this base (e.g. http://127.0.0.1:8080) through the host: 200 and widget counts (default: a sample of "+fmt.Sprint(httpSample)+" from the live profile's port)")
+			fs.BoolVar(&f.noHTTP, "no-http", false, "fetch no page (the site's server is down on purpose)")
+			outputVar(fs, &f.output)
+		}, runVerify)}
+}
+
+// verifyFlags are verify's flags.
+type verifyFlags struct {
+	sf                         siteFlags
+	manifest, httpBase, output string
+	noHTTP                     bool
+}
+
+func runVerify(ctx context.Context, a *App, f *verifyFlags, _ []string) error {
+	if f.noHTTP && f.httpBase != "" {
+		return usage("--http and --no-http: give one")
 	}
 	var err error
 	// A given manifest is checked before anything connects: bad input fails fast.
 	var m *fixture.Manifest
-	if *manifest != "" {
-		if m, err = readManifest(a, *manifest); err != nil {
+	if f.manifest != "" {
+		if m, err = readManifest(a, f.manifest); err != nil {
 			return err
 		}
 	}
-	steps, err := sf.siteStages(a)
+	steps, err := f.sf.siteStages(a)
 	if err != nil {
 		return err
 	}
@@ -52,8 +66,8 @@ func runVerify(ctx context.Context, a *App, args []string) error {
 		if err != nil {
 			return exitcode.With(exitcode.Config, err)
 		}
-		hc := stage.HTTPCheck{Base: *httpBase, Sample: httpSample}
-		if *noHTTP {
+		hc := stage.HTTPCheck{Base: f.httpBase, Sample: httpSample}
+		if f.noHTTP {
 			hc = stage.HTTPCheck{}
 		}
 		rep, err = stage.Verify(ctx, st.Site, fx, hc)
@@ -64,7 +78,7 @@ func runVerify(ctx context.Context, a *App, args []string) error {
 	}
 	// The site's names are the site user's to choose (PHP writes there):
 	// no control character of theirs reaches the terminal.
-	if *output == "json" {
+	if f.output == "json" {
 		b, _ := json.MarshalIndent(rep, "", "  ")
 		fmt.Fprintf(a.Stdout, "%s\n", termsafe.JSON(b))
 	} else {

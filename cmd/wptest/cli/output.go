@@ -23,6 +23,9 @@ func (o outputValue) String() string {
 	return *o.p
 }
 
+// Type is what --help shows -o takes.
+func (o outputValue) Type() string { return "text|json" }
+
 func (o outputValue) Set(v string) error {
 	if v != "text" && v != "json" {
 		return errors.New("want text or json")

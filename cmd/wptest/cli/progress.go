@@ -326,9 +326,9 @@ func (w sayWriter) Write(p []byte) (int, error) {
 // else a file of its own in runs/ (runs/up-<time>.log). Nothing is made
 // until the host is open (startStage): bad input leaves nothing behind.
 func commandConsole(a *App, name, target string, verbose bool) *console {
-	runs := absPath(a, "runs")
+	runs := absPath(a, runsDir)
 	path := filepath.Join(runs, name+"-"+newRunID(a.Now())+".log")
-	if spec, ok := strings.CutPrefix(target, "run:"); ok {
+	if spec, ok := runTargetSpec(target); ok {
 		// Only an id of a run id's shape becomes a path (openRunMachine
 		// refuses any other before the log is made).
 		if id, _, _ := strings.Cut(spec, "/"); cloud.ValidRunID(id) == nil {

@@ -50,7 +50,7 @@ func TestRunTargetRunID(t *testing.T) {
 	}
 	for target, want := range map[string]string{
 		"run:../x":      "run:../x",
-		"run:nosuch":    "made by `wptest machines up`",
+		"run:nosuch":    "--target run:nosuch: no such run: nosuch (runs are in " + filepath.Join(dir, "runs") + ")",
 		"run:r1/nosuch": `no machine "nosuch"`,
 	} {
 		_, _, _, err := runTarget(a, target, "", "")
