@@ -62,8 +62,8 @@ func runAttempt(c exchanger, ctx context.Context, deadline time.Time, a *attempt
 	}
 }
 
-// readPhase is the phase a read that failed failed in: the head, until it
-// came, then the body.
+// readPhase is where a failed read stopped: in the head until that came,
+// then in the body.
 func (a *attempt) readPhase() phase {
 	if a.gotHead {
 		return phaseBody
