@@ -18,8 +18,8 @@ import (
 // discards the body, so every byte is counted where it crosses the socket and
 // nothing is retried or pooled behind the visitor's back.
 type h1Client struct {
-	t    *target
-	w    wire
+	t *target
+	wired
 	raw  net.Conn // the counting TCP conn
 	conn net.Conn // raw, or TLS over raw
 	// readBuf reads responses from fio, or conn. Between attempts its
@@ -80,8 +80,6 @@ func keepDeadline(conn net.Conn, set *time.Time, deadline time.Time, a *attempt,
 	}
 	a.markSent(now)
 }
-
-func (c *h1Client) wire() (int64, int64) { return c.w.in.Load(), c.w.out.Load() }
 
 func (c *h1Client) close() {
 	if c.conn != nil {

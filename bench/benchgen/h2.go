@@ -34,8 +34,8 @@ import (
 // As h1's, its read buffer goes back to the pool after each answer (and in
 // cleartext is taken only once the answer can be read).
 type h2Client struct {
-	t    *target
-	w    wire
+	t *target
+	wired
 	tcp  *net.TCPConn
 	fio  *fdIO
 	conn net.Conn // fdConn, or TLS over it; nil when not connected
@@ -101,8 +101,6 @@ const (
 func newH2(t *target) *h2Client {
 	return &h2Client{t: t, block: h2RequestBlock(t)}
 }
-
-func (c *h2Client) wire() (int64, int64) { return c.w.in.Load(), c.w.out.Load() }
 
 func (c *h2Client) close() {
 	if c.tcp != nil {

@@ -19,7 +19,7 @@ import (
 // time. Bytes are counted as UDP datagram payloads.
 type h3Client struct {
 	t *target
-	w wire
+	wired
 	h3Conn
 	htr      *http3.Transport
 	raddr    *net.UDPAddr
@@ -40,8 +40,6 @@ func newH3(t *target) *h3Client {
 	c.req.Header = t.header
 	return c
 }
-
-func (c *h3Client) wire() (int64, int64) { return c.w.in.Load(), c.w.out.Load() }
 
 func (c *h3Client) close() { c.h3Conn.close() }
 
