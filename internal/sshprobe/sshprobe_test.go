@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// serve answers each connection to a new listener with greeting, then
-// closes it.
+// serve answers the one connection Banner makes to a new listener with
+// greeting, then hangs up.
 func serve(t *testing.T, greeting string) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -15,11 +15,7 @@ func serve(t *testing.T, greeting string) string {
 	}
 	t.Cleanup(func() { l.Close() })
 	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
+		if c, err := l.Accept(); err == nil {
 			c.Write([]byte(greeting))
 			c.Close()
 		}
