@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/quic-go/quic-go"
 	"github.com/quic-go/quic-go/http3"
 )
 
@@ -37,10 +36,7 @@ type bconn struct {
 	// h2, h2c
 	cc *http.ClientConn
 	// h3
-	udp *countPacketConn
-	qtr *quic.Transport
-	qc  *quic.Conn
-	h3  *http3.ClientConn
+	h3 h3Conn
 }
 
 // usable reports whether the connection is up and can take a request.
@@ -50,13 +46,13 @@ func (l *bconn) usable() bool {
 		return !l.h1closed && l.br.Buffered() == 0 // bytes nobody asked for: unclean
 	case l.cc != nil:
 		return l.cc.Err() == nil
-	case l.qc != nil:
-		return l.qc.Context().Err() == nil
+	case l.h3.qc != nil:
+		return l.h3.qc.Context().Err() == nil
 	}
 	return false
 }
 
-func (l *bconn) connected() bool { return l.conn != nil || l.cc != nil || l.qc != nil }
+func (l *bconn) connected() bool { return l.conn != nil || l.cc != nil || l.h3.qc != nil }
 
 // ensure connects l if it is not, and reports whether the request rides on a
 // connection made before it. A kept connection the server has closed since
@@ -108,24 +104,13 @@ func (l *bconn) closeLocked() {
 		l.cc.Close()
 		l.cc = nil
 	}
-	if l.qc != nil {
-		l.qc.CloseWithError(0, "")
-		l.qc, l.h3 = nil, nil
-	}
-	if l.qtr != nil {
-		l.qtr.Close()
-		l.qtr = nil
-	}
-	if l.udp != nil {
-		l.udp.Close()
-		l.udp = nil
-	}
+	l.h3.close()
 }
 
 func (l *bconn) roundTrip(req *http.Request) (*http.Response, error) {
 	switch {
-	case l.h3 != nil:
-		return l.h3.RoundTrip(req)
+	case l.h3.cc != nil:
+		return l.h3.cc.RoundTrip(req)
 	case l.cc != nil:
 		return l.cc.RoundTrip(req)
 	case l.conn != nil:
@@ -187,20 +172,10 @@ func (l *bconn) dialH3(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	udp, err := net.ListenUDP("udp", nil)
-	if err != nil {
+	if err := l.h3.dial(ctx, ra, t.tls, &l.b.w, &http3.Transport{DisableCompression: true}); err != nil {
 		return err
 	}
-	l.udp = &countPacketConn{PacketConn: udp, w: &l.b.w}
-	l.qtr = &quic.Transport{Conn: l.udp}
-	cfg := t.tls.Clone()
-	cfg.NextProtos = []string{http3.NextProtoH3}
-	qc, err := l.qtr.Dial(ctx, ra, cfg, &quic.Config{MaxIdleTimeout: 60 * time.Second})
-	if err != nil {
-		return err
-	}
-	l.qc = qc
-	l.h3 = (&http3.Transport{DisableCompression: true}).NewClientConn(qc)
+	qc := l.h3.qc
 	l.b.note(func(c *viewCounts) { c.negotiated[qc.ConnectionState().TLS.NegotiatedProtocol]++ })
 	return nil
 }

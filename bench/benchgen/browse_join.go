@@ -30,28 +30,22 @@ func JoinBrowse(parts []result.Browse) (result.Browse, error) {
 	hs := [6]*hdr.Histogram{hdr.New(), hdr.New(), hdr.New(), hdr.New(), hdr.New(), hdr.New()}
 	var page, asset [result.NumOutcomes]int64
 	errs := map[errKey]int64{}
-	var from, end, last time.Time
+	var w shareSpan // from the earliest start to the last page view
+	var end time.Time
 	for i, p := range parts {
 		r := p.Raw
 		if r == nil || r.TTFB == nil || r.PageView == nil || r.Connect == nil || r.Assets == nil || r.WireIn == nil || r.WireOut == nil {
 			return result.Browse{}, fmt.Errorf("join: share %d of browse run %s has no histograms", i+1, p.Name)
 		}
-		s, err := time.Parse(time.RFC3339Nano, p.Start)
-		if err != nil {
-			return result.Browse{}, fmt.Errorf("join: share %d of browse run %s: start: %w", i+1, p.Name, err)
+		if err := w.add(i, "browse run", p.Name, p.Start, p.ElapsedMs); err != nil {
+			return result.Browse{}, err
 		}
 		e, err := time.Parse(time.RFC3339Nano, p.End)
 		if err != nil {
 			return result.Browse{}, fmt.Errorf("join: share %d of browse run %s: end: %w", i+1, p.Name, err)
 		}
-		if i == 0 || s.Before(from) {
-			from = s
-		}
 		if i == 0 || e.After(end) {
 			end = e
-		}
-		if l := s.Add(time.Duration(p.ElapsedMs * float64(time.Millisecond))); i == 0 || l.After(last) {
-			last = l
 		}
 		j.ClientCPUMs, j.ClientWaitMs, j.ClientCPUs = j.ClientCPUMs+p.ClientCPUMs, j.ClientWaitMs+p.ClientWaitMs, j.ClientCPUs+p.ClientCPUs
 		for k, h := range []*hdr.Histogram{r.TTFB, r.PageView, r.Connect, r.Assets, r.WireIn, r.WireOut} {
@@ -82,8 +76,8 @@ func JoinBrowse(parts []result.Browse) (result.Browse, error) {
 			errs[errKey{outcomeNamed(e.Outcome), e.Message}] += e.Count
 		}
 	}
-	elapsed := max(last.Sub(from), 0)
-	j.Start, j.End, j.ElapsedMs = from.UTC().Format(time.RFC3339Nano), end.UTC().Format(time.RFC3339Nano), ms(elapsed)
+	elapsed := max(w.to.Sub(w.from), 0)
+	j.Start, j.End, j.ElapsedMs = w.from.UTC().Format(time.RFC3339Nano), end.UTC().Format(time.RFC3339Nano), ms(elapsed)
 	j.PageOutcomes, j.AssetOutcomes = result.FromArray(page), result.FromArray(asset)
 	j.TTFB, j.PageView, j.Connect = Summary(hs[0], true), Summary(hs[1], true), Summary(hs[2], false)
 	j.Assets, j.WireIn, j.WireOut = countSummary(hs[3]), countSummary(hs[4]), countSummary(hs[5])

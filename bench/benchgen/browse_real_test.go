@@ -292,7 +292,7 @@ func startNginxTLS(t *testing.T) (string, string, *x509.CertPool) {
 	}
 	must(os.WriteFile(filepath.Join(dir, "cert.pem"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644))
 	must(os.WriteFile(filepath.Join(dir, "key.pem"), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600))
-	port := testsrv.FreePort(t)
+	port := testenv.FreeUDPAndTCPPort(t)
 	var conf bytes.Buffer
 	must(nginxTLSConf.Execute(&conf, struct {
 		Dir  string

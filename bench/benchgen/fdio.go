@@ -185,12 +185,18 @@ func (f *fdIO) send(fd uintptr) bool {
 	return false
 }
 
-func rawRead(fd uintptr, p []byte) (int, error) {
+func rawRead(fd uintptr, p []byte) (int, error) { return rawIO(syscall.SYS_READ, fd, p) }
+
+func rawWrite(fd uintptr, p []byte) (int, error) { return rawIO(syscall.SYS_WRITE, fd, p) }
+
+// rawIO is read(2) or write(2) (trap) of p on fd, again when a signal
+// interrupts it; nothing at all for an empty p.
+func rawIO(trap, fd uintptr, p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
 	for {
-		n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+		n, _, e := syscall.RawSyscall(trap, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
 		if e == syscall.EINTR {
 			continue
 		}
@@ -212,19 +218,6 @@ func rawPeek(fd uintptr) bool {
 			continue
 		}
 		return e != syscall.EAGAIN
-	}
-}
-
-func rawWrite(fd uintptr, p []byte) (int, error) {
-	for {
-		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-		if e == syscall.EINTR {
-			continue
-		}
-		if e != 0 {
-			return 0, e
-		}
-		return int(n), nil
 	}
 }
 

@@ -18,8 +18,8 @@ import (
 // discards the body, so every byte is counted where it crosses the socket and
 // nothing is retried or pooled behind the visitor's back.
 type h1Client struct {
-	t    *target
-	w    wire
+	t *target
+	wired
 	raw  net.Conn // the counting TCP conn
 	conn net.Conn // raw, or TLS over raw
 	// readBuf reads responses from fio, or conn. Between attempts its
@@ -81,8 +81,6 @@ func keepDeadline(conn net.Conn, set *time.Time, deadline time.Time, a *attempt,
 	a.markSent(now)
 }
 
-func (c *h1Client) wire() (int64, int64) { return c.w.in.Load(), c.w.out.Load() }
-
 func (c *h1Client) close() {
 	if c.conn != nil {
 		c.conn.Close()
@@ -117,8 +115,7 @@ func (c *h1Client) idleClosed() bool {
 	return err == nil || !isTimeout(err)
 }
 
-func (c *h1Client) dial(ctx context.Context, deadline time.Time, a *attempt) error {
-	t0 := time.Now()
+func (c *h1Client) dial(ctx context.Context, deadline time.Time) error {
 	d := net.Dialer{Deadline: deadline}
 	raw, err := d.DialContext(ctx, "tcp", c.t.addr)
 	if err != nil {
@@ -147,77 +144,53 @@ func (c *h1Client) dial(ctx context.Context, deadline time.Time, a *attempt) err
 		}
 		c.r = c.fio
 	}
-	a.newConn = true
-	a.connect = time.Since(t0)
 	return nil
 }
 
 func (c *h1Client) do(ctx context.Context, deadline time.Time, a *attempt) {
-	defer c.release(false)
-	now := time.Now()
-	// Bytes nobody asked for make a kept connection unclean; over TLS an
-	// idle one may have been closed by the server.
-	if c.conn != nil && (c.br != nil && c.br.Buffered() > 0 || c.fio == nil && now.Sub(c.lastUsed) > idleCheckAfter && c.idleClosed()) {
+	runAttempt(c, ctx, deadline, a)
+}
+
+func (c *h1Client) connected() bool { return c.conn != nil }
+
+// unusable: bytes nobody asked for make a kept connection unclean; over
+// TLS an idle one may have been closed by the server.
+func (c *h1Client) unusable(now time.Time) bool {
+	return c.br != nil && c.br.Buffered() > 0 || c.fio == nil && now.Sub(c.lastUsed) > idleCheckAfter && c.idleClosed()
+}
+
+// exchange writes the request and reads its answer; the connection is
+// closed after an answer that says so, or when keep-alive is off.
+func (c *h1Client) exchange(a *attempt, deadline, now time.Time) (unsent bool, ph phase, err error) {
+	keepDeadline(c.conn, &c.deadline, deadline, a, now)
+	if c.fio != nil {
+		// Sent, then waited for: the read buffer is taken after.
+		c.fio.req = c.t.h1req
+		c.fio.await()
+	} else if _, err := c.conn.Write(c.t.h1req); err != nil {
+		return false, phaseSend, err
+	}
+	closeAfter, err := c.readResponse(a)
+	a.end = time.Now()
+	c.lastUsed = a.end
+	switch {
+	case c.fio != nil && c.fio.stale:
+		// Nothing was sent: the server had closed the kept connection
+		// (a keep-alive close, counted as one), so this attempt goes out
+		// on a new one. A new connection found closed is a failure.
+		return true, phaseHead, errNoResponse
+	case c.fio != nil && c.fio.sendErr != nil:
+		return false, phaseSend, c.fio.sendErr
+	case err != nil:
+		return false, a.readPhase(), err
+	}
+	if closeAfter || !c.t.keepAlive {
+		if c.t.keepAlive {
+			a.kaClose = true
+		}
 		c.close()
-		a.kaCloseBefore = true
 	}
-	for {
-		if c.conn == nil {
-			if err := c.dial(ctx, deadline, a); err != nil {
-				a.fail(err, phaseDial)
-				return
-			}
-		} else {
-			a.reused = true
-		}
-		keepDeadline(c.conn, &c.deadline, deadline, a, now)
-		if c.fio != nil {
-			// Sent, then waited for: the read buffer is taken after.
-			c.fio.req = c.t.h1req
-			c.fio.await()
-		} else if _, err := c.conn.Write(c.t.h1req); err != nil {
-			a.fail(err, phaseSend)
-			c.close()
-			return
-		}
-		closeAfter, err := c.readResponse(a)
-		a.end = time.Now()
-		c.lastUsed = a.end
-		if c.fio != nil && c.fio.stale {
-			// Nothing was sent: the server had closed the kept connection
-			// (a keep-alive close, counted as one), so this attempt goes out
-			// on a new one. A new connection found closed is a failure.
-			c.close()
-			if !a.newConn {
-				a.kaCloseBefore, a.reused, a.end = true, false, time.Time{}
-				continue
-			}
-			a.fail(errNoResponse, phaseHead)
-			return
-		}
-		if c.fio != nil && c.fio.sendErr != nil {
-			a.fail(c.fio.sendErr, phaseSend)
-			c.close()
-			return
-		}
-		if err != nil {
-			ph := phaseHead
-			if a.gotHead {
-				ph = phaseBody
-			}
-			a.fail(err, ph)
-			c.close()
-			return
-		}
-		a.finish()
-		if closeAfter || !c.t.keepAlive {
-			if c.t.keepAlive {
-				a.kaClose = true
-			}
-			c.close()
-		}
-		return
-	}
+	return false, 0, nil
 }
 
 var (

@@ -34,8 +34,8 @@ import (
 // As h1's, its read buffer goes back to the pool after each answer (and in
 // cleartext is taken only once the answer can be read).
 type h2Client struct {
-	t    *target
-	w    wire
+	t *target
+	wired
 	tcp  *net.TCPConn
 	fio  *fdIO
 	conn net.Conn // fdConn, or TLS over it; nil when not connected
@@ -102,8 +102,6 @@ func newH2(t *target) *h2Client {
 	return &h2Client{t: t, block: h2RequestBlock(t)}
 }
 
-func (c *h2Client) wire() (int64, int64) { return c.w.in.Load(), c.w.out.Load() }
-
 func (c *h2Client) close() {
 	if c.tcp != nil {
 		c.tcp.Close()
@@ -112,8 +110,7 @@ func (c *h2Client) close() {
 	c.release(true)
 }
 
-func (c *h2Client) dial(ctx context.Context, deadline time.Time, a *attempt) error {
-	t0 := time.Now()
+func (c *h2Client) dial(ctx context.Context, deadline time.Time) error {
 	d := net.Dialer{Deadline: deadline}
 	raw, err := d.DialContext(ctx, "tcp", c.t.addr)
 	if err != nil {
@@ -158,72 +155,51 @@ func (c *h2Client) dial(ctx context.Context, deadline time.Time, a *attempt) err
 		c.close()
 		return err
 	}
-	a.newConn = true
-	a.connect = time.Since(t0)
 	return nil
 }
 
 func (c *h2Client) do(ctx context.Context, deadline time.Time, a *attempt) {
-	defer c.release(false)
-	now := time.Now()
-	if c.conn != nil && (c.goAway || c.next > h2MaxStreamID) {
-		// The server said it takes no new stream (or the ids ran out):
-		// a new connection, before anything is sent.
-		c.close()
-		a.kaCloseBefore = true
+	runAttempt(c, ctx, deadline, a)
+}
+
+func (c *h2Client) connected() bool { return c.conn != nil }
+
+// unusable: the server said it takes no new stream (or the ids ran out).
+func (c *h2Client) unusable(time.Time) bool { return c.goAway || c.next > h2MaxStreamID }
+
+// exchange sends the request on a new stream and reads its answer.
+// Unsent: nothing left, and the server had closed the kept connection or
+// said GOAWAY (a keep-alive close, counted as one).
+func (c *h2Client) exchange(a *attempt, deadline, now time.Time) (unsent bool, ph phase, err error) {
+	keepDeadline(c.tcp, &c.deadline, deadline, a, now)
+	c.stream = c.next
+	c.next += 2
+	sends := c.fio.sends
+	c.out = appendHeaders(c.out[:0], c.stream, c.block)
+	_, err = c.conn.Write(c.out) // queued
+	if err == nil {
+		if c.t.tls == nil {
+			// Sent, then waited for (unless frames were already waiting:
+			// the first read takes them, and sends it once the socket is
+			// idle), so the read buffer is taken once the answer is there.
+			// Not under TLS: records TLS has read but not yet opened
+			// (a close_notify) are not on the socket, and must be seen
+			// before the request goes; the first read through TLS sends it.
+			c.fio.await()
+		}
+		err = c.readResponse(a)
 	}
-	for {
-		if c.conn == nil {
-			if err := c.dial(ctx, deadline, a); err != nil {
-				a.fail(err, phaseDial)
-				return
-			}
-		} else {
-			a.reused = true
-		}
-		keepDeadline(c.tcp, &c.deadline, deadline, a, now)
-		c.stream = c.next
-		c.next += 2
-		sends := c.fio.sends
-		c.out = appendHeaders(c.out[:0], c.stream, c.block)
-		_, err := c.conn.Write(c.out) // queued
-		if err == nil {
-			if c.t.tls == nil {
-				// Sent, then waited for (unless frames were already waiting:
-				// the first read takes them, and sends it once the socket is
-				// idle), so the read buffer is taken once the answer is there.
-				// Not under TLS: records TLS has read but not yet opened
-				// (a close_notify) are not on the socket, and must be seen
-				// before the request goes; the first read through TLS sends it.
-				c.fio.await()
-			}
-			err = c.readResponse(a)
-		}
-		a.end = time.Now()
-		if err != nil && c.fio.sends == sends && !a.newConn &&
-			(errors.Is(err, errNoResponse) || isGoAway(err) || errors.Is(err, syscall.ECONNRESET)) {
-			// Nothing left: the server had closed the kept connection, or
-			// said GOAWAY (a keep-alive close, counted as one), so this
-			// attempt goes out on a new one.
-			c.close()
-			a.kaCloseBefore, a.reused, a.end = true, false, time.Time{}
-			continue
-		}
-		if err != nil {
-			ph := phaseHead
-			if a.gotHead {
-				ph = phaseBody
-			}
-			if c.fio.sendErr != nil {
-				ph = phaseSend
-			}
-			a.fail(err, ph)
-			c.close()
-			return
-		}
-		a.finish()
-		return
+	a.end = time.Now()
+	if err == nil {
+		return false, 0, nil
 	}
+	unsent = c.fio.sends == sends &&
+		(errors.Is(err, errNoResponse) || isGoAway(err) || errors.Is(err, syscall.ECONNRESET))
+	ph = a.readPhase()
+	if c.fio.sendErr != nil {
+		ph = phaseSend
+	}
+	return unsent, ph, err
 }
 
 // errGoAway: the server will not process our stream (its GOAWAY's last

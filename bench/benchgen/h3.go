@@ -2,6 +2,7 @@ package benchgen
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
@@ -17,12 +18,9 @@ import (
 // (quic-go/http3 ClientConn): one UDP socket, one connection, one request at a
 // time. Bytes are counted as UDP datagram payloads.
 type h3Client struct {
-	t        *target
-	w        wire
-	udp      net.PacketConn
-	qtr      *quic.Transport
-	qc       *quic.Conn
-	cc       *http3.ClientConn
+	t *target
+	wired
+	h3Conn
 	htr      *http3.Transport
 	raddr    *net.UDPAddr
 	lastUsed time.Time
@@ -43,22 +41,7 @@ func newH3(t *target) *h3Client {
 	return c
 }
 
-func (c *h3Client) wire() (int64, int64) { return c.w.in.Load(), c.w.out.Load() }
-
-func (c *h3Client) close() {
-	if c.qc != nil {
-		c.qc.CloseWithError(0, "")
-		c.qc, c.cc = nil, nil
-	}
-	if c.qtr != nil {
-		c.qtr.Close()
-		c.qtr = nil
-	}
-	if c.udp != nil {
-		c.udp.Close()
-		c.udp = nil
-	}
-}
+func (c *h3Client) close() { c.h3Conn.close() }
 
 func (c *h3Client) dial(ctx context.Context, a *attempt) error {
 	t0 := time.Now()
@@ -69,24 +52,58 @@ func (c *h3Client) dial(ctx context.Context, a *attempt) error {
 		}
 		c.raddr = ra
 	}
+	if err := c.h3Conn.dial(ctx, c.raddr, c.t.tls, &c.w, c.htr); err != nil {
+		return err
+	}
+	a.newConn = true
+	a.connect = time.Since(t0)
+	return nil
+}
+
+// h3Conn is an HTTP/3 connection with what it stands on, each its own: a
+// UDP socket (counting datagram payloads into a wire), the QUIC transport
+// on it, the QUIC connection and its http3 ClientConn. (h3 and browse.)
+type h3Conn struct {
+	udp net.PacketConn
+	qtr *quic.Transport
+	qc  *quic.Conn
+	cc  *http3.ClientConn
+}
+
+// dial connects to raddr over a new UDP socket; on an error, what it made
+// is closed.
+func (q *h3Conn) dial(ctx context.Context, raddr *net.UDPAddr, tlsCfg *tls.Config, w *wire, htr *http3.Transport) error {
 	udp, err := net.ListenUDP("udp", nil)
 	if err != nil {
 		return err
 	}
-	c.udp = &countPacketConn{PacketConn: udp, w: &c.w}
-	c.qtr = &quic.Transport{Conn: c.udp}
-	cfg := c.t.tls.Clone()
+	q.udp = &countPacketConn{PacketConn: udp, w: w}
+	q.qtr = &quic.Transport{Conn: q.udp}
+	cfg := tlsCfg.Clone()
 	cfg.NextProtos = []string{http3.NextProtoH3}
-	qc, err := c.qtr.Dial(ctx, c.raddr, cfg, &quic.Config{MaxIdleTimeout: 60 * time.Second})
+	qc, err := q.qtr.Dial(ctx, raddr, cfg, &quic.Config{MaxIdleTimeout: 60 * time.Second})
 	if err != nil {
-		c.close()
+		q.close()
 		return err
 	}
-	c.qc = qc
-	c.cc = c.htr.NewClientConn(qc)
-	a.newConn = true
-	a.connect = time.Since(t0)
+	q.qc = qc
+	q.cc = htr.NewClientConn(qc)
 	return nil
+}
+
+func (q *h3Conn) close() {
+	if q.qc != nil {
+		q.qc.CloseWithError(0, "")
+		q.qc, q.cc = nil, nil
+	}
+	if q.qtr != nil {
+		q.qtr.Close()
+		q.qtr = nil
+	}
+	if q.udp != nil {
+		q.udp.Close()
+		q.udp = nil
+	}
 }
 
 func (c *h3Client) do(ctx context.Context, deadline time.Time, a *attempt) {

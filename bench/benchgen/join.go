@@ -47,20 +47,34 @@ func JoinRuns(parts []result.Run) (result.Run, error) {
 
 // span is the earliest start and the latest end of parts.
 func span(parts []result.Run) (from, to time.Time, err error) {
+	var w shareSpan
 	for i, p := range parts {
-		s, err := time.Parse(time.RFC3339Nano, p.Start)
-		if err != nil {
-			return from, to, fmt.Errorf("join: share %d of run %s: start: %w", i+1, p.Name, err)
-		}
-		e := s.Add(time.Duration(p.ElapsedMs * float64(time.Millisecond)))
-		if i == 0 || s.Before(from) {
-			from = s
-		}
-		if i == 0 || e.After(to) {
-			to = e
+		if err := w.add(i, "run", p.Name, p.Start, p.ElapsedMs); err != nil {
+			return from, to, err
 		}
 	}
-	return from, to, nil
+	return w.from, w.to, nil
+}
+
+// shareSpan is the joined window of a run's shares: the earliest start and
+// the latest end of the time each share's load took (its start plus its
+// elapsed time).
+type shareSpan struct{ from, to time.Time }
+
+// add takes share i (counted from 0) of kind run name.
+func (w *shareSpan) add(i int, kind, name, start string, elapsedMs float64) error {
+	s, err := time.Parse(time.RFC3339Nano, start)
+	if err != nil {
+		return fmt.Errorf("join: share %d of %s %s: start: %w", i+1, kind, name, err)
+	}
+	e := s.Add(time.Duration(elapsedMs * float64(time.Millisecond)))
+	if i == 0 || s.Before(w.from) {
+		w.from = s
+	}
+	if i == 0 || e.After(w.to) {
+		w.to = e
+	}
+	return nil
 }
 
 // addShare adds one share's counts and histograms to m.

@@ -28,13 +28,9 @@ func ValidateCrowd(cc CrowdConfig) error {
 	if err := validateBase(cc.Base); err != nil {
 		return err
 	}
-	for _, d := range []struct {
-		name string
-		d    time.Duration
-	}{{"click every", cc.ClickEvery}, {"probe every", cc.ProbeEvery}, {"give up", cc.GiveUp}, {"warm-up", cc.Warmup}, {"duration", cc.Duration}} {
-		if err := CheckDuration(d.name, d.d); err != nil {
-			return err
-		}
+	if err := checkDurations([]namedDuration{{"click every", cc.ClickEvery}, {"probe every", cc.ProbeEvery},
+		{"give up", cc.GiveUp}, {"warm-up", cc.Warmup}, {"duration", cc.Duration}}); err != nil {
+		return err
 	}
 	if cc.Visitors < 0 {
 		return fmt.Errorf("visitors %d: want a positive count", cc.Visitors)
@@ -70,13 +66,8 @@ func checkNumbers(cfg Config) error {
 	if err := CheckRate(cfg.Rate); err != nil {
 		return err
 	}
-	for _, d := range []struct {
-		name string
-		d    time.Duration
-	}{{"duration", cfg.Duration}, {"warm-up", cfg.Warmup}, {"timeout", cfg.Timeout}} {
-		if err := CheckDuration(d.name, d.d); err != nil {
-			return err
-		}
+	if err := checkDurations([]namedDuration{{"duration", cfg.Duration}, {"warm-up", cfg.Warmup}, {"timeout", cfg.Timeout}}); err != nil {
+		return err
 	}
 	if cfg.Requests < 0 {
 		return fmt.Errorf("requests %d: want a positive count (0: no limit)", cfg.Requests)
@@ -101,6 +92,22 @@ func CheckRate(rate float64) error {
 func CheckDuration(name string, d time.Duration) error {
 	if d < 0 {
 		return fmt.Errorf("%s %s: want a duration >= 0", name, d)
+	}
+	return nil
+}
+
+// namedDuration is a duration and its name in CheckDuration's error.
+type namedDuration struct {
+	name string
+	d    time.Duration
+}
+
+// checkDurations is CheckDuration of each, in order.
+func checkDurations(ds []namedDuration) error {
+	for _, d := range ds {
+		if err := CheckDuration(d.name, d.d); err != nil {
+			return err
+		}
 	}
 	return nil
 }

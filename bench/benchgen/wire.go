@@ -14,6 +14,12 @@ type wire struct {
 	in, out atomic.Int64
 }
 
+// wired is a client's wire, and how it reports it (client.wire): h1, h2
+// and h3 embed it.
+type wired struct{ w wire }
+
+func (c *wired) wire() (in, out int64) { return c.w.in.Load(), c.w.out.Load() }
+
 // countConn wraps a net.Conn and adds every byte to w.
 type countConn struct {
 	net.Conn

@@ -32,28 +32,6 @@ const (
 	Large = "/1m.bin"    // 1 MiB, incompressible
 )
 
-// FreePort returns a loopback TCP port that was free a moment ago (also free
-// for UDP, for h3).
-func FreePort(t testing.TB) int {
-	t.Helper()
-	for range 20 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := l.Addr().(*net.TCPAddr).Port
-		l.Close()
-		u, err := net.ListenPacket("udp", fmt.Sprintf("127.0.0.1:%d", p))
-		if err != nil {
-			continue
-		}
-		u.Close()
-		return p
-	}
-	t.Fatal("no free port")
-	return 0
-}
-
 // Docroot makes a world-readable temp dir with the test files (the servers
 // drop root privileges, so the path must be readable by www-data).
 func Docroot(t testing.TB) string {
@@ -208,30 +186,49 @@ func StartApache(t testing.TB, o ApacheOptions) *Server {
 		o.KeepAliveTimeout = 5
 	}
 	dir := Docroot(t)
-	port := FreePort(t)
-	var conf bytes.Buffer
+	port := testenv.FreeUDPAndTCPPort(t)
 	// Event MPM: start every child up front and never stop one for being
 	// spare (the kit's settings), so no idle keep-alive connection is closed
 	// under the client's feet by a child going away.
-	must(t, apacheConf.Execute(&conf, struct {
+	cf := writeConf(t, apacheConf, struct {
 		ApacheOptions
 		Dir       string
 		Port      int
 		Children  int
 		ExtraConf string
-	}{o, dir, port, (o.MaxRequestWorkers + 24) / 25, strings.ReplaceAll(o.Extra, "{{.Dir}}", dir)}))
-	cf := filepath.Join(dir, "httpd.conf")
-	must(t, os.WriteFile(cf, conf.Bytes(), 0o644))
+	}{o, dir, port, (o.MaxRequestWorkers + 24) / 25, strings.ReplaceAll(o.Extra, "{{.Dir}}", dir)}, dir, "httpd.conf")
 	s := &Server{Dir: dir, Port: port}
-	s.cmd = exec.Command(bin, "-f", cf, "-DFOREGROUND")
-	if o.CPUs != "" {
-		s.cmd = exec.Command(testenv.NeedBinary(t, "taskset"), "-c", o.CPUs, bin, "-f", cf, "-DFOREGROUND")
+	s.cmd = command(t, o.CPUs, bin, "-f", cf, "-DFOREGROUND")
+	s.start(t, port, "tcp", errorLog(dir))
+	return s
+}
+
+// writeConf writes the config tmpl makes of data to dir/name, and returns
+// its path.
+func writeConf(t testing.TB, tmpl *template.Template, data any, dir, name string) string {
+	t.Helper()
+	var conf bytes.Buffer
+	must(t, tmpl.Execute(&conf, data))
+	path := filepath.Join(dir, name)
+	must(t, os.WriteFile(path, conf.Bytes(), 0o644))
+	return path
+}
+
+// command runs bin with args, pinned to cpus (taskset -c) unless that is "".
+func command(t testing.TB, cpus, bin string, args ...string) *exec.Cmd {
+	t.Helper()
+	if cpus == "" {
+		return exec.Command(bin, args...)
 	}
-	s.start(t, port, "tcp", func() string {
+	return exec.Command(testenv.NeedBinary(t, "taskset"), append([]string{"-c", cpus, bin}, args...)...)
+}
+
+// errorLog reads dir/error.log, for the message of a server that did not start.
+func errorLog(dir string) func() string {
+	return func() string {
 		b, _ := os.ReadFile(filepath.Join(dir, "error.log"))
 		return string(b)
-	})
-	return s
+	}
 }
 
 func (s *Server) start(t testing.TB, port int, network string, logs func() string) {
@@ -338,26 +335,16 @@ func StartNginx(t testing.TB, o NginxOptions) *Server {
 	}
 	dir := Docroot(t)
 	must(t, os.MkdirAll(filepath.Join(dir, "tmp"), 0o755))
-	port := FreePort(t)
-	var conf bytes.Buffer
-	must(t, nginxConf.Execute(&conf, struct {
+	port := testenv.FreeUDPAndTCPPort(t)
+	cf := writeConf(t, nginxConf, struct {
 		NginxOptions
 		Dir   string
 		Port  int
 		Files int // a file per connection, and some for the log, listener and files served
-	}{o, dir, port, o.WorkerConnections + 64}))
-	cf := filepath.Join(dir, "nginx.conf")
-	must(t, os.WriteFile(cf, conf.Bytes(), 0o644))
+	}{o, dir, port, o.WorkerConnections + 64}, dir, "nginx.conf")
 	s := &Server{Dir: dir, Port: port}
-	args := []string{bin, "-p", dir + "/", "-c", cf}
-	if o.CPUs != "" {
-		args = append([]string{testenv.NeedBinary(t, "taskset"), "-c", o.CPUs}, args...)
-	}
-	s.cmd = exec.Command(args[0], args[1:]...)
-	s.start(t, port, "tcp", func() string {
-		b, _ := os.ReadFile(filepath.Join(dir, "error.log"))
-		return string(b)
-	})
+	s.cmd = command(t, o.CPUs, bin, "-p", dir+"/", "-c", cf)
+	s.start(t, port, "tcp", errorLog(dir))
 	return s
 }
 
@@ -407,18 +394,12 @@ func StartCaddyWith(t testing.TB, o CaddyOptions) *Server {
 	testenv.Integration(t) // a web server: not under -short
 	bin := testenv.NeedBinary(t, "caddy")
 	dir := Docroot(t)
-	s := &Server{Dir: dir, Port: FreePort(t), HTTPPort: FreePort(t)}
-	var cf bytes.Buffer
-	must(t, caddyfile.Execute(&cf, struct {
+	s := &Server{Dir: dir, Port: testenv.FreeUDPAndTCPPort(t), HTTPPort: testenv.FreeUDPAndTCPPort(t)}
+	path := writeConf(t, caddyfile, struct {
 		*Server
 		CaddyOptions
-	}{s, o}))
-	path := filepath.Join(dir, "Caddyfile")
-	must(t, os.WriteFile(path, cf.Bytes(), 0o644))
-	s.cmd = exec.Command(bin, "run", "--config", path, "--adapter", "caddyfile")
-	if o.CPUs != "" {
-		s.cmd = exec.Command(testenv.NeedBinary(t, "taskset"), "-c", o.CPUs, bin, "run", "--config", path, "--adapter", "caddyfile")
-	}
+	}{s, o}, dir, "Caddyfile")
+	s.cmd = command(t, o.CPUs, bin, "run", "--config", path, "--adapter", "caddyfile")
 	// Caddy keeps its CA and state under HOME/XDG dirs: keep them in the temp dir.
 	s.cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_DATA_HOME="+dir+"/xdg-data", "XDG_CONFIG_HOME="+dir+"/xdg-config")
 	s.start(t, s.HTTPPort, "tcp", func() string { return "" })

@@ -19,6 +19,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -276,8 +277,7 @@ func (f *Fake) handleCatalog(route string, c Call) (int, any) {
 func (f *Fake) handleSSHKeys(route string, c Call, rid int64) (int, any) {
 	switch route {
 	case "POST ssh_keys":
-		var req schema.SSHKeyCreateRequest
-		json.Unmarshal(c.Body, &req)
+		req := decode[schema.SSHKeyCreateRequest](c)
 		for _, k := range f.keys {
 			if k.Name == req.Name {
 				return 409, apiErr{"uniqueness_error"}
@@ -289,11 +289,7 @@ func (f *Fake) handleSSHKeys(route string, c Call, rid int64) (int, any) {
 	case "GET ssh_keys":
 		return 200, schema.SSHKeyListResponse{SSHKeys: vals(selectLabels(c, f.keys, func(k *schema.SSHKey) map[string]string { return k.Labels }))}
 	case "DELETE ssh_keys/{id}":
-		if _, ok := f.keys[rid]; !ok {
-			return 404, apiErr{"not_found"}
-		}
-		delete(f.keys, rid)
-		return 204, nil
+		return remove(f.keys, rid, nil, nil)
 	}
 	return notImplemented(c)
 }
@@ -301,24 +297,14 @@ func (f *Fake) handleSSHKeys(route string, c Call, rid int64) (int, any) {
 func (f *Fake) handlePlacementGroups(route string, c Call, rid int64) (int, any) {
 	switch route {
 	case "POST placement_groups":
-		var req schema.PlacementGroupCreateRequest
-		json.Unmarshal(c.Body, &req)
+		req := decode[schema.PlacementGroupCreateRequest](c)
 		p := &schema.PlacementGroup{ID: f.id(), Name: req.Name, Type: req.Type, Labels: deref(req.Labels), Servers: []int64{}, Created: epoch}
 		f.pgs[p.ID] = p
 		return 201, schema.PlacementGroupCreateResponse{PlacementGroup: *p}
 	case "GET placement_groups":
 		return 200, schema.PlacementGroupListResponse{PlacementGroups: vals(selectLabels(c, f.pgs, func(p *schema.PlacementGroup) map[string]string { return p.Labels }))}
 	case "DELETE placement_groups/{id}":
-		if _, ok := f.pgs[rid]; !ok {
-			return 404, apiErr{"not_found"}
-		}
-		for _, s := range f.servers {
-			if s.s.PlacementGroup != nil && s.s.PlacementGroup.ID == rid {
-				return 422, apiErr{"resource_in_use"}
-			}
-		}
-		delete(f.pgs, rid)
-		return 204, nil
+		return remove(f.pgs, rid, f.servers, func(s *server) bool { return s.s.PlacementGroup != nil && s.s.PlacementGroup.ID == rid })
 	}
 	return notImplemented(c)
 }
@@ -327,8 +313,7 @@ func (f *Fake) handlePlacementGroups(route string, c Call, rid int64) (int, any)
 func (f *Fake) handleFirewalls(route string, c Call, rid int64) (int, any) {
 	switch route {
 	case "POST firewalls":
-		var req schema.FirewallCreateRequest
-		json.Unmarshal(c.Body, &req)
+		req := decode[schema.FirewallCreateRequest](c)
 		fw := &schema.Firewall{ID: f.id(), Name: req.Name, Labels: deref(req.Labels), Created: epoch, Rules: rules(req.Rules), AppliedTo: []schema.FirewallResource{}}
 		f.firewalls[fw.ID] = fw
 		f.ruleSets[fw.Name] = append(f.ruleSets[fw.Name], fw.Rules)
@@ -340,24 +325,11 @@ func (f *Fake) handleFirewalls(route string, c Call, rid int64) (int, any) {
 		if !ok {
 			return 404, apiErr{"not_found"}
 		}
-		var req schema.FirewallActionSetRulesRequest
-		json.Unmarshal(c.Body, &req)
-		fw.Rules = rules(req.Rules)
+		fw.Rules = rules(decode[schema.FirewallActionSetRulesRequest](c).Rules)
 		f.ruleSets[fw.Name] = append(f.ruleSets[fw.Name], fw.Rules)
 		return 201, schema.FirewallActionSetRulesResponse{Actions: []schema.Action{f.action("set_firewall_rules")}}
 	case "DELETE firewalls/{id}":
-		if _, ok := f.firewalls[rid]; !ok {
-			return 404, apiErr{"not_found"}
-		}
-		for _, s := range f.servers {
-			for _, fid := range s.firewalls {
-				if fid == rid {
-					return 422, apiErr{"resource_in_use"}
-				}
-			}
-		}
-		delete(f.firewalls, rid)
-		return 204, nil
+		return remove(f.firewalls, rid, f.servers, func(s *server) bool { return slices.Contains(s.firewalls, rid) })
 	}
 	return notImplemented(c)
 }
@@ -391,8 +363,7 @@ func (f *Fake) handleServers(route string, c Call, rid int64) (int, any) {
 
 // createServer records every create request (f.creates), even refused ones.
 func (f *Fake) createServer(c Call) (int, any) {
-	var req schema.ServerCreateRequest
-	json.Unmarshal(c.Body, &req)
+	req := decode[schema.ServerCreateRequest](c)
 	f.creates = append(f.creates, req)
 	for _, s := range f.servers {
 		if s.s.Name == req.Name {
@@ -421,6 +392,29 @@ func (f *Fake) createServer(c Call) (int, any) {
 	}
 	f.servers[id] = s
 	return 201, schema.ServerCreateResponse{Server: s.s, Action: f.action("create_server"), NextActions: []schema.Action{f.action("start_server")}}
+}
+
+// decode is the call's JSON body; a body that is not JSON leaves it zero
+// (the fake checks no request's shape).
+func decode[T any](c Call) T {
+	var req T
+	json.Unmarshal(c.Body, &req)
+	return req
+}
+
+// remove deletes m[id]: not_found if there is none, resource_in_use while
+// one of servers uses it.
+func remove[T any](m map[int64]T, id int64, servers map[int64]*server, uses func(*server) bool) (int, any) {
+	if _, ok := m[id]; !ok {
+		return 404, apiErr{"not_found"}
+	}
+	for _, s := range servers {
+		if uses(s) {
+			return 422, apiErr{"resource_in_use"}
+		}
+	}
+	delete(m, id)
+	return 204, nil
 }
 
 func rules(in []schema.FirewallRuleRequest) []schema.FirewallRule {

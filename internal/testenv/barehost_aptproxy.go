@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/wptest/wptest/internal/flock"
 	"github.com/wptest/wptest/provision/cloud/netns/machine"
 )
 
@@ -28,7 +29,7 @@ const aptProbeLock = "/tmp/wptest-apt-proxy-probe.lock"
 // through. Port 80: the only port apt-cacher-ng lets a URL name.
 func CheckAptProxyMirrorOnly(t testing.TB, suite string, run func(script string) string) {
 	t.Helper()
-	unlock, err := lockFile(aptProbeLock, syscall.LOCK_EX)
+	unlock, err := flock.Take(aptProbeLock, syscall.LOCK_EX)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,13 +1,12 @@
 package testenv
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wptest/wptest/internal/flock"
 )
 
 const localServerLock = "/tmp/wptest-local-server.lock"
@@ -26,7 +25,7 @@ func LockLocalServer(t testing.TB) {
 	t.Helper()
 	Integration(t)
 	start := time.Now()
-	unlock, err := lockFile(localServerLock, syscall.LOCK_EX)
+	unlock, err := flock.Take(localServerLock, syscall.LOCK_EX)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +44,7 @@ func ShareLocalServer(t testing.TB) {
 		return
 	}
 	start := time.Now()
-	unlock, err := lockFile(localServerLock, syscall.LOCK_SH)
+	unlock, err := flock.Take(localServerLock, syscall.LOCK_SH)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,22 +59,4 @@ func logWait(t testing.TB, start time.Time) {
 	if d := time.Since(start); d >= time.Second {
 		t.Logf("waited %s for the local server (%s: another test held it)", d.Round(100*time.Millisecond), localServerLock)
 	}
-}
-
-// lockFile takes a flock (LOCK_EX or LOCK_SH) on path (created if missing),
-// waiting for it: test packages run in parallel processes. The returned
-// func frees it.
-func lockFile(path string, how int) (func(), error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(f.Fd()), how); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("flock %s: %w", path, err)
-	}
-	return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
 }

@@ -7,12 +7,13 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net"
-	"os"
 	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wptest/wptest/internal/flock"
 )
 
 // DB is one test's private MariaDB database and user. Password is only ever
@@ -108,15 +109,11 @@ func ensureMariaDB() error {
 	if mariadbUp() {
 		return nil
 	}
-	f, err := os.OpenFile(mariadbLock, os.O_CREATE|os.O_RDWR, 0o600)
+	unlock, err := flock.Take(mariadbLock, syscall.LOCK_EX)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		return fmt.Errorf("flock %s: %w", mariadbLock, err)
-	}
-	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	defer unlock()
 	if mariadbUp() { // another process started it while we waited
 		return nil
 	}

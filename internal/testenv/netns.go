@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wptest/wptest/internal/sshprobe"
 	"github.com/wptest/wptest/internal/subnet"
 )
 
@@ -129,7 +130,7 @@ func (ns *NetNS) StartSSHD(t testing.TB, hostKeysPEM []string, authorized []stri
 			t.Fatalf("sshd in %s exited: %s", ns.Name, s.log.String())
 		default:
 		}
-		if banner(s.Addr) {
+		if sshprobe.Banner(s.Addr) {
 			return s
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -140,13 +141,5 @@ func (ns *NetNS) StartSSHD(t testing.TB, hostKeysPEM []string, authorized []stri
 
 // stop ends sshd and its sessions (its own process group, nothing else).
 func (s *NetNSSSHD) stop() {
-	pgid := s.cmd.Process.Pid
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	select {
-	case <-s.done:
-	case <-time.After(5 * time.Second):
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		<-s.done
-	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	stopGroup(s.cmd.Process.Pid, s.done)
 }

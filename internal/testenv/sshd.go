@@ -21,6 +21,8 @@ import (
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
+
+	"github.com/wptest/wptest/internal/sshprobe"
 )
 
 // SSHDPath is the OpenSSH server the tests start.
@@ -230,26 +232,13 @@ func (s *SSHServer) start(port int) error {
 			return fmt.Errorf("sshd exited during start-up on port %d: %s", port, strings.TrimSpace(s.log.String()))
 		default:
 		}
-		if banner(s.Addr) {
+		if sshprobe.Banner(s.Addr) {
 			return nil
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	s.stop()
 	return fmt.Errorf("sshd on %s did not accept within 15s: %s", s.Addr, s.log.String())
-}
-
-// banner reports whether an SSH server answers on addr.
-func banner(addr string) bool {
-	c, err := net.DialTimeout("tcp", addr, time.Second)
-	if err != nil {
-		return false
-	}
-	defer c.Close()
-	_ = c.SetReadDeadline(time.Now().Add(2 * time.Second))
-	buf := make([]byte, 8)
-	n, _ := c.Read(buf)
-	return bytes.HasPrefix(buf[:n], []byte("SSH-"))
 }
 
 // stop ends sshd and its session processes (its own process group).
@@ -263,14 +252,20 @@ func (s *SSHServer) stop() {
 	for _, pid := range childrenOf(pgid) {
 		_ = syscall.Kill(pid, syscall.SIGTERM)
 	}
+	stopGroup(pgid, s.done)
+}
+
+// stopGroup ends process group pgid, whose leader closes done when it has
+// exited: TERM, then KILL if the leader has not exited within 5 s; then
+// KILL again for what is left in the group (session processes).
+func stopGroup(pgid int, done <-chan struct{}) {
 	_ = syscall.Kill(-pgid, syscall.SIGTERM)
 	select {
-	case <-s.done:
+	case <-done:
 	case <-time.After(5 * time.Second):
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		<-s.done
+		<-done
 	}
-	// Session processes left in the group after the listener exited.
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 }
 

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/wptest/wptest/internal/sshprobe"
 )
 
 // GatewayName is this host's name in every machine's /etc/hosts.
@@ -209,7 +211,7 @@ func (h *Host) waitSSH(ctx context.Context) error {
 			return true
 		default:
 		}
-		return banner(h.Addr())
+		return sshprobe.Banner(h.Addr())
 	})
 	switch {
 	case exited:

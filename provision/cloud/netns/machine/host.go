@@ -39,6 +39,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wptest/wptest/internal/flock"
 	"github.com/wptest/wptest/internal/subnet"
 )
 
@@ -247,7 +248,7 @@ func newHost(w Want, o Options, lowers []string, full bool) (*Host, error) {
 // openState makes the machine's directory and opens its state file, under
 // the hosts lock (Sweep reads the machines' directories under it).
 func (h *Host) openState() error {
-	unlock, err := lockFile(filepath.Join(CacheDir, "hosts.lock"), syscall.LOCK_EX)
+	unlock, err := flock.Take(filepath.Join(CacheDir, "hosts.lock"), syscall.LOCK_EX)
 	if err != nil {
 		return err
 	}

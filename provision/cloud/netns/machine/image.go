@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/wptest/wptest/internal/flock"
 )
 
 // Images, as Packer bakes a cloud image: a machine can start from a
@@ -89,7 +91,7 @@ func EnsureImage(ctx context.Context, r Recipe) (string, error) {
 		return "", err
 	}
 	waited := time.Now()
-	unlock, err := lockFile(dir+".lock", syscall.LOCK_EX)
+	unlock, err := flock.Take(dir+".lock", syscall.LOCK_EX)
 	if err != nil {
 		return "", err
 	}

@@ -2,38 +2,17 @@ package machine
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 )
-
-// lockFile takes a flock (LOCK_EX or LOCK_SH) on path (created if missing),
-// waiting for it: several processes make machines at once. The returned
-// func frees it.
-func lockFile(path string, how int) (func(), error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(f.Fd()), how); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("flock %s: %w", path, err)
-	}
-	return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
-}
 
 var errTimeout = errors.New("timed out")
 
@@ -59,19 +38,6 @@ func randomHex(n int) string {
 		panic(err)
 	}
 	return hex.EncodeToString(b)
-}
-
-// banner reports whether addr answers with an SSH banner.
-func banner(addr string) bool {
-	c, err := net.DialTimeout("tcp", addr, time.Second)
-	if err != nil {
-		return false
-	}
-	defer c.Close()
-	_ = c.SetReadDeadline(time.Now().Add(2 * time.Second))
-	buf := make([]byte, 8)
-	n, _ := c.Read(buf)
-	return bytes.HasPrefix(buf[:n], []byte("SSH-"))
 }
 
 func tail(b []byte, n int) string {

@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wptest/wptest/internal/flock"
 	"github.com/wptest/wptest/internal/subnet"
 )
 
@@ -229,7 +230,7 @@ func ensureAptCacher(ctx context.Context) error {
 		return fmt.Errorf("apt-cacher-ng: %w", err)
 	}
 	dir := filepath.Join(CacheDir, "apt-cacher-ng")
-	unlock, err := lockFile(filepath.Join(CacheDir, "apt-cacher-ng.lock"), syscall.LOCK_EX)
+	unlock, err := flock.Take(filepath.Join(CacheDir, "apt-cacher-ng.lock"), syscall.LOCK_EX)
 	if err != nil {
 		return err
 	}
@@ -424,7 +425,7 @@ func ensureRootfs(ctx context.Context, suite string, log io.Writer) (string, err
 		return "", fmt.Errorf("debootstrap: %w", err)
 	}
 	waited := time.Now()
-	unlock, err := lockFile(filepath.Join(CacheDir, "rootfs.lock"), syscall.LOCK_EX)
+	unlock, err := flock.Take(filepath.Join(CacheDir, "rootfs.lock"), syscall.LOCK_EX)
 	if err != nil {
 		return "", err
 	}

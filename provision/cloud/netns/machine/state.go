@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wptest/wptest/internal/flock"
 	"github.com/wptest/wptest/internal/subnet"
 )
 
@@ -222,7 +223,7 @@ func (h *Host) Leftovers() []string {
 // them (Tied machines; their PID 1 died with them). Untied machines are
 // the user's until down or gc.
 func Sweep(log io.Writer) {
-	unlock, err := lockFile(filepath.Join(CacheDir, "hosts.lock"), syscall.LOCK_EX)
+	unlock, err := flock.Take(filepath.Join(CacheDir, "hosts.lock"), syscall.LOCK_EX)
 	if err != nil {
 		fmt.Fprintf(log, "netns: sweep: %v\n", err)
 		return
