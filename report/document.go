@@ -72,7 +72,7 @@ func cell(s Stat) string {
 		return num(s.Med)
 	}
 	c := fmt.Sprintf("%s (%s–%s)", num(s.Med), num(s.Min), num(s.Max))
-	if s.Spread() > SpreadMark {
+	if marked(s.Spread()) {
 		c += " ⚠" // the repetitions disagree: the median alone would say more than the run knows
 	}
 	return c
@@ -82,6 +82,10 @@ func cell(s Stat) string {
 // is marked in the tables: its repetitions disagree too much for the
 // median alone.
 const SpreadMark = 20
+
+// marked says whether a spread (percent) is above SpreadMark, by more than
+// float arithmetic's error: (1.65 − 1.35) ÷ 1.5 is 20%, not marked.
+func marked(spread float64) bool { return spread > SpreadMark*(1+1e-9) }
 
 // Head is a table's head: first, then each column's label.
 func (r *Report) Head(first string, profiles []string) []string {
@@ -388,7 +392,7 @@ func (r *Report) ratioSection() (Section, bool) {
 	}
 	base := r.Columns[0]
 	s := Section{ID: "ratios", Title: "Ratios between profiles",
-		Text: []string{fmt.Sprintf("Each column's median against that of %s (CPU: how many times its cost; throughput: how many times its rate).", r.Labels[base])}}
+		Text: []string{fmt.Sprintf("Each column's median against that of %s (CPU: how many times its cost; throughput: how many times its rate), and in brackets the lowest and highest of each repetition's own ratio (the columns of a repetition are measured one after another).", r.Labels[base])}}
 	others := r.Columns[1:]
 	t := Table{Caption: "Against " + r.Labels[base], Head: r.Head("metric", others)}
 	add := func(name, sc, st string, f func(results.Record) (float64, bool), inverse bool) {
@@ -402,11 +406,11 @@ func (r *Report) ratioSection() (Section, bool) {
 				continue
 			}
 			any = true
+			num, den, who := p, base, ""
 			if inverse {
-				row = append(row, fmt.Sprintf("%s is %sx", r.Labels[base], num(b.Med/o.Med)))
-			} else {
-				row = append(row, fmt.Sprintf("%sx", num(o.Med/b.Med)))
+				num, den, who = base, p, r.Labels[base]+" is "
 			}
+			row = append(row, who+ratioRange(r.Metric(num, sc, st, f).Med/r.Metric(den, sc, st, f).Med, r.repRatios(num, den, sc, st, f)))
 		}
 		if any {
 			t.Rows = append(t.Rows, row)
@@ -524,4 +528,43 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// repRatios are each repetition's own ratio of column num's figure to
+// den's at a point, over the repetitions both have.
+func (r *Report) repRatios(num, den, scenario, step string, f func(results.Record) (float64, bool)) []float64 {
+	byRep := map[int]float64{}
+	for _, rec := range r.Points(den, scenario, step) {
+		if v, ok := f(rec); ok && v != 0 {
+			byRep[rec.Rep] = v
+		}
+	}
+	var out []float64
+	for _, rec := range r.Points(num, scenario, step) {
+		if d, ok := byRep[rec.Rep]; ok {
+			if v, ok := f(rec); ok {
+				out = append(out, v/d)
+			}
+		}
+	}
+	return out
+}
+
+// ratioRange is a ratio of medians with the range of the repetitions' own
+// ratios where they differ ("1.50x (1.35–1.65)"), marked as a figure is
+// where they spread over more than SpreadMark.
+func ratioRange(med float64, each []float64) string {
+	c := num(med) + "x"
+	if len(each) < 2 {
+		return c
+	}
+	lo, hi := slices.Min(each), slices.Max(each)
+	if hi == lo {
+		return c
+	}
+	c += " (" + num(lo) + "–" + num(hi) + ")"
+	if marked(100 * (hi - lo) / med) {
+		c += " ⚠"
+	}
+	return c
 }

@@ -46,6 +46,8 @@ func TestClaimsAtAGlance(t *testing.T) {
 		"- differs: corehttpd / cpanel-apache is 1.50x, published 15x: not within a factor of 1.50.",
 		"- This run: corehttpd: 6,000 pages/s (5,400–6,600); cpanel-apache: 4,000 pages/s.",
 		"- Ratio: published 1.50x; this run 1.50x, 1.35–1.65x by repetition (corehttpd / cpanel-apache).",
+		// The ratios section: each repetition's own ratio too.
+		"| page c=8: requests/s, column ÷ cpanel-apache | 1.50x (1.35–1.65) |",
 	} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q:\n%s", want, md)
