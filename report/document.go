@@ -218,13 +218,13 @@ func (r *Report) document() *document {
 	if s, ok := r.claimsSection(); ok {
 		d.Sections = append(d.Sections, s) // the report opens with it
 	}
+	if s, ok := r.inShort(); ok {
+		d.Sections = append(d.Sections, s) // then the headline figures and chart
+	}
 	if s, ok := r.benchSection(); ok {
 		d.Sections = append(d.Sections, s)
 	}
 	d.Sections = append(d.Sections, r.setup())
-	if s, ok := r.inShort(); ok {
-		d.Sections = append(d.Sections, s)
-	}
 	if s, ok := r.baselineSection(); ok {
 		d.Sections = append(d.Sections, s)
 	}

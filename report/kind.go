@@ -63,14 +63,21 @@ func (r *Report) kindSections(afterCost bool) []Section {
 	return out
 }
 
-// inShort is the post's first paragraph.
+// inShort is the post's first paragraph, with the headline chart: the
+// first chart of the section of the scenario it speaks of first.
 func (r *Report) inShort() (Section, bool) {
 	for _, k := range reportKinds {
 		if k.kind.inShort == nil {
 			continue
 		}
 		if scs := r.scenarios(k.name); len(scs) > 0 {
-			return k.kind.inShort(r, scs)
+			s, ok := k.kind.inShort(r, scs)
+			if k.kind.Section != nil {
+				if cs := k.kind.Section(r, scs[0]).Charts; ok && len(cs) > 0 && len(s.Charts) == 0 {
+					s.Charts = cs[:1]
+				}
+			}
+			return s, ok
 		}
 	}
 	return Section{}, false

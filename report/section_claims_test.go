@@ -3,6 +3,7 @@ package report
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -70,7 +71,14 @@ func TestClaimsAtAGlance(t *testing.T) {
 			t.Errorf("report.html's verdict lacks %q", want)
 		}
 	}
-	if strings.Index(string(html), `<section id="claims">`) > strings.Index(string(html), "<section") {
-		t.Error("report.html does not open with the verdict")
+	// The verdict first, then in short with the headline chart (the first
+	// chart of the scenario it speaks of), then the rest.
+	sections := regexp.MustCompile(`<section id="([^"]+)"`).FindAllStringSubmatch(string(html), 3)
+	if len(sections) < 3 || sections[0][1] != "claims" || sections[1][1] != "in-short" {
+		t.Errorf("report.html's first sections: %v, want claims then in-short", sections)
+	}
+	short, _, _ := strings.Cut(string(html)[strings.Index(string(html), `<section id="in-short">`):], "</section>")
+	if !strings.Contains(short, `<figure id="chart-cpu-page`) {
+		t.Error("in short has no headline chart")
 	}
 }
