@@ -188,7 +188,7 @@ func Load(filename string, src []byte, opt LoadOptions) (*Spec, error) {
 	if l.ds.HasErrors() {
 		return nil, l.fail(l.ds)
 	}
-	m, err := machines(filename, src, machineVars, l.sp.Vars, opt)
+	m, err := machines(filename, src, l.f, machineVars, l.sp.Vars, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -512,8 +512,8 @@ func sameLabel(a, b string) int {
 // without one run) with the -var values that are not the file's variables
 // (names: the file's variables, for the error) and the command line's
 // --target, --known-hosts and --identity.
-func machines(filename string, src []byte, machineVars, fileVars map[string]string, opt LoadOptions) (cloud.Machines, error) {
-	m, _, err := cloud.Resolve(cloud.Choice{File: filename, Src: src, Run: true, Target: opt.Target, Vars: machineVars,
+func machines(filename string, src []byte, f *hcl.File, machineVars, fileVars map[string]string, opt LoadOptions) (cloud.Machines, error) {
+	m, _, err := cloud.Resolve(cloud.Choice{File: filename, Src: src, Parsed: f, Run: true, Target: opt.Target, Vars: machineVars,
 		KnownHosts: opt.KnownHosts, Identity: opt.Identity, ThisHost: opt.ThisHost})
 	if err != nil {
 		return m, err

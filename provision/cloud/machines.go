@@ -414,16 +414,21 @@ func LoadMachines(filename string, src []byte, vars map[string]string) (Machines
 // belong to other readers and are left alone), unfilled; ok is false when
 // there is none. Errors are rendered with file:line:col and the offending
 // source line, and carry exit code 2.
-func block(filename string, src []byte) (m Machines, ok bool, err error) {
-	p := hclparse.NewParser()
-	f, diags := hcldiag.ParseHCL(p, src, filename) // not UTF-8, or nested too deep: one error, not parsed
-	if diags.HasErrors() {
-		return m, false, ConfigErr(hcldiag.Error(p.Files(), diags))
+func block(filename string, src []byte, f *hcl.File) (m Machines, ok bool, err error) {
+	files := map[string]*hcl.File{filename: f}
+	if f == nil {
+		p := hclparse.NewParser()
+		var diags hcl.Diagnostics
+		f, diags = hcldiag.ParseHCL(p, src, filename) // not UTF-8, or nested too deep: one error, not parsed
+		if diags.HasErrors() {
+			return m, false, ConfigErr(hcldiag.Error(p.Files(), diags))
+		}
+		files = p.Files()
 	}
 	schema := &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "machines", LabelNames: []string{"driver"}}}}
 	content, _, diags := f.Body.PartialContent(schema)
 	if diags.HasErrors() {
-		return m, false, ConfigErr(hcldiag.Error(p.Files(), diags))
+		return m, false, ConfigErr(hcldiag.Error(files, diags))
 	}
 	switch len(content.Blocks) {
 	case 0:
@@ -436,12 +441,12 @@ func block(filename string, src []byte) (m Machines, ok bool, err error) {
 			diags = append(diags, m.check(blk)...)
 		}
 		if diags.HasErrors() {
-			return Machines{}, false, ConfigErr(hcldiag.Error(p.Files(), diags))
+			return Machines{}, false, ConfigErr(hcldiag.Error(files, diags))
 		}
 		return m, true, nil
 	}
 	r := content.Blocks[1].DefRange
-	return m, false, ConfigErr(hcldiag.Error(p.Files(), hcl.Diagnostics{{
+	return m, false, ConfigErr(hcldiag.Error(files, hcl.Diagnostics{{
 		Severity: hcl.DiagError, Summary: "Duplicate machines block",
 		Detail: fmt.Sprintf("Only one machines block is allowed; the first is at %s.", content.Blocks[0].DefRange), Subject: &r,
 	}}))

@@ -2,6 +2,7 @@ package cloud
 
 import (
 	"fmt"
+	"github.com/hashicorp/hcl/v2"
 	"net/netip"
 	"sort"
 	"strconv"
@@ -15,6 +16,9 @@ import (
 type Choice struct {
 	File string // for messages
 	Src  []byte // HCL that may hold a machines block; nil: no file
+	// Parsed is Src as its reader already parsed it (nil: Resolve parses
+	// Src): a file is parsed once.
+	Parsed *hcl.File
 	// Run: without a machines block, the driver is the one for experiment
 	// files (DefaultRun), else the cloud commands' (DefaultCloud).
 	Run bool
@@ -44,7 +48,7 @@ type Choice struct {
 func Resolve(c Choice) (m Machines, unused []string, err error) {
 	hasBlock := false
 	if c.Src != nil {
-		if m, hasBlock, err = block(c.File, c.Src); err != nil {
+		if m, hasBlock, err = block(c.File, c.Src, c.Parsed); err != nil {
 			return m, nil, err
 		}
 	}

@@ -1,6 +1,7 @@
 package cloud_test
 
 import (
+	"github.com/hashicorp/hcl/v2/hclparse"
 	"slices"
 	"strings"
 	"testing"
@@ -177,5 +178,22 @@ func TestResolveSwitchedDriverErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A file its reader parsed is not parsed again: Resolve reads the machines
+// block from the parsed file (Choice.Parsed), not from its bytes.
+func TestResolveReadsTheParsedFile(t *testing.T) {
+	src := []byte("machines \"netns\" {\n  load_generators = 2\n}\n")
+	f, diags := hclparse.NewParser().ParseHCL(src, "exp.hcl")
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	m, _, err := cloud.Resolve(cloud.Choice{File: "exp.hcl", Src: []byte("not HCL {"), Parsed: f, Run: true})
+	if err != nil || m.Driver != "netns" || m.LoadGens() != 2 {
+		t.Fatalf("machines %+v, %v: want netns with 2 load generators, from the parsed file", m, err)
+	}
+	if _, _, err := cloud.Resolve(cloud.Choice{File: "exp.hcl", Src: []byte("not HCL {"), Run: true}); err == nil {
+		t.Error("bytes that are not HCL read without an error where nothing was parsed")
 	}
 }
