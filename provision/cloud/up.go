@@ -16,29 +16,6 @@ import (
 	"github.com/wptest/wptest/internal/safefile"
 )
 
-// Step is one stage of a run with its cleanup (Packer's multistep, typed).
-type Step struct {
-	Name    string
-	Run     func(ctx context.Context) error
-	Cleanup func(ctx context.Context) error // nil: nothing to undo
-}
-
-// RunSteps runs steps with the one step runner (internal/multistep): in
-// order until one fails or ctx is cancelled, then the Cleanup of every step
-// that was started, in reverse, with a context that is not cancelled and
-// its own timeout, so Ctrl-C stops the work but not the teardown.
-func RunSteps(ctx context.Context, steps []Step, cleanupTimeout time.Duration, log io.Writer) error {
-	ms := make([]multistep.Step[struct{}], len(steps))
-	for i, s := range steps {
-		f := multistep.Func[struct{}]{Name: s.Name, Do: func(ctx context.Context, _ struct{}) error { return s.Run(ctx) }}
-		if s.Cleanup != nil {
-			f.Cleanup = func(ctx context.Context, _ struct{}) error { return s.Cleanup(ctx) }
-		}
-		ms[i] = f.Step()
-	}
-	return multistep.Run(ctx, struct{}{}, ms, multistep.Options{CleanupTimeout: cleanupTimeout, Log: log})
-}
-
 // UpOptions configure Up.
 type UpOptions struct {
 	// Keep leaves the machines up after success, KeepOnError after a
