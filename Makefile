@@ -21,7 +21,7 @@ DEB_PKGS = apache2 apache2-utils libapache2-mpm-itk php8.2 php8.2-cgi php8.2-cli
 RPM_PKGS = python3 httpd mod_ssl mod_http2 php-cli php-fpm php-mysqlnd php-gd php-opcache \
 	mariadb-server mariadb openssh-server openssh-clients curl iproute procps-ng
 
-.PHONY: all build test test-short lint deps bench fuzz post-bare clean
+.PHONY: all build test test-short lint deps bench fuzz post-bare quickstart-fresh clean
 all: build
 
 build:
@@ -44,6 +44,11 @@ test-short:
 lint:
 	$(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+# The README's whole offline quick start on a fresh Debian bare host, then
+# its removal block (internal/quickstart; 5 to 9 minutes, not in CI).
+quickstart-fresh:
+	CI=true $(GO) test -count=1 -tags quickstartfresh -run TestQuickStartOnFreshDebian -timeout 30m ./internal/quickstart
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2x ./...
