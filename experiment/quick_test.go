@@ -328,8 +328,10 @@ func checkQuietStderr(t *testing.T, dir, stderr1, stderr2, stdout2 string) {
 		{stderr1, "log " + filepath.Join(dir, results.LogFile)},
 		{stderr1, "preflight on local"},
 		{stderr1, "[1/36] rep 1/2 · cpanel-apache · page c=2"},
-		{stderr2, "[36/36] rep 2/2 · caddy · kit c=10"},
-		{stderr2, " · last caddy crowd c=100: newcomer wait p50 "},
+		// Each point's line carries its own figure when it ends, the last
+		// point's too.
+		{stderr2, "[36/36] rep 2/2 · caddy · kit c=10: "},
+		{stderr2, "· caddy · crowd c=100: newcomer wait p50 "},
 		{stderr2, "report: "},
 	} {
 		if !strings.Contains(c.out, c.want) {

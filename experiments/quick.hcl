@@ -149,12 +149,6 @@ deviation "stylesheet" {
   scenarios = ["compression"]
 }
 
-deviation "scale" {
-  source    = "the cPanel vs corehttpd post"
-  says      = "the post's server had 4 dedicated vCPUs and its load came from a second machine; here server and load share this machine's CPUs, so CPU per request carries the load generator's share"
-  scenarios = ["page", "static", "compression"]
-}
-
 # The claims, as corehttpd-vs-cpanel.hcl writes them, at this file's steps.
 
 claim "page-time" {
