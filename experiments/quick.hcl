@@ -150,6 +150,10 @@ deviation "stylesheet" {
 }
 
 # The claims, as corehttpd-vs-cpanel.hcl writes them, at this file's steps.
+# CPU per request is the web server's and PHP's (web_php_cpu_ms), not the
+# whole machine's as the post counted it: here the machine is shared with
+# the load generator and wptest, so its whole CPU is not the server's (a
+# claim on it would read "not measured"); the ratios compare in kind.
 
 claim "page-time" {
   source    = "the cPanel vs corehttpd post"
@@ -187,13 +191,13 @@ claim "page-cpu" {
   quote     = "260 ms for corehttpd and 263 ms for tuned Apache on the same PHP-FPM pool, 870 ms when PHP runs through CGI"
   scenario  = "page"
   visitors  = 2
-  metric    = "server_cpu_ms"
+  metric    = "web_php_cpu_ms"
   published = { corehttpd = "260 ms", tuned-apache = "263 ms", cpanel-apache = "870 ms" }
   order     = "tuned-apache < cpanel-apache"
   ratio     = "tuned-apache / corehttpd"
   within    = 1.25
   contradiction "tuned Apache on PHP-FPM cost what CGI costs" {
-    metric   = "server_cpu_ms"
+    metric   = "web_php_cpu_ms"
     measured = { tuned-apache = "870 ms", corehttpd = "260 ms" }
   }
 }
@@ -203,13 +207,13 @@ claim "cpu-static-50" {
   quote     = "0.135 ms of CPU for the small file at 50 visitors, against 0.167 ms for Apache as shipped and 0.153 ms tuned"
   scenario  = "static"
   visitors  = 50
-  metric    = "server_cpu_ms"
+  metric    = "web_php_cpu_ms"
   published = { corehttpd = "0.135 ms", cpanel-apache = "0.167 ms", tuned-apache = "0.153 ms" }
   order     = "corehttpd < tuned-apache < cpanel-apache"
   ratio     = "cpanel-apache / corehttpd"
   within    = 1.25
   contradiction "Apache as shipped spent less CPU than corehttpd" {
-    metric   = "server_cpu_ms"
+    metric   = "web_php_cpu_ms"
     measured = { cpanel-apache = "0.1 ms", corehttpd = "0.135 ms" }
   }
 }
@@ -236,13 +240,13 @@ claim "cpu-stylesheet" {
   quote     = "corehttpd served the compressed stylesheet for 0.19 ms of CPU; Apache with mod_deflate spent 2.30 ms compressing it again every time, twelve times as much. Apache as shipped spent 0.38 ms"
   scenario  = "compression"
   visitors  = 10
-  metric    = "server_cpu_ms"
+  metric    = "web_php_cpu_ms"
   published = { corehttpd = "0.19 ms", tuned-apache = "2.30 ms", cpanel-apache = "0.38 ms" }
   order     = "corehttpd < cpanel-apache < tuned-apache"
   ratio     = "tuned-apache / corehttpd"
   within    = 2
   contradiction "compressing again cost no more than the stored copy" {
-    metric   = "server_cpu_ms"
+    metric   = "web_php_cpu_ms"
     measured = { tuned-apache = "0.2 ms", corehttpd = "0.19 ms" }
   }
 }

@@ -15,6 +15,10 @@ import (
 const (
 	summaryDiffs = 3
 	summaryBench = 5
+	// summaryCauses is how many of a differing claim's causes it names,
+	// summaryWhy how many characters of why a claim was not measured.
+	summaryCauses = 3
+	summaryWhy    = 100
 )
 
 // runSummary is what a run's stderr ends with, as k6's end summary: the
@@ -58,16 +62,32 @@ func claimsSummary(b *strings.Builder, cs []results.ClaimResult) {
 			continue
 		}
 		why := "nothing the run knows explains it but the servers"
-		if len(c.CauseTags) > 0 {
-			why = "could be " + strings.Join(c.CauseTags, ", ")
+		if tags := c.CauseTags; len(tags) > summaryCauses {
+			why = fmt.Sprintf("could be %s and %d more (the report names them)", strings.Join(tags[:summaryCauses], ", "), len(tags)-summaryCauses)
+		} else if len(tags) > 0 {
+			why = "could be " + strings.Join(tags, ", ")
 		}
 		fmt.Fprintf(b, "    ✗ %s (%s): differs; %s\n", c.ID, c.Point, why)
 	}
 	for _, c := range cs {
 		if c.Verdict == results.NotMeasured {
-			fmt.Fprintf(b, "    – %s (%s): not measured; %s\n", c.ID, c.Point, c.How)
+			fmt.Fprintf(b, "    – %s (%s): not measured; %s\n", c.ID, c.Point, shortened(c.How, summaryWhy))
 		}
 	}
+}
+
+// shortened is s cut to about n characters at a word's end, "…" after
+// what it leaves out.
+func shortened(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	cut := string(r[:n])
+	if i := strings.LastIndex(cut, " "); i > n/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, ",;: ") + "…"
 }
 
 // verb is a verb's third person for one ("holds"), its plain form else.

@@ -38,8 +38,9 @@ func TestRunSummaryGolden(t *testing.T) {
 }
 
 // withSummaryClaims gives the run a claim that holds, one that differs
-// on a scenario a deviation names, one no run can measure, and one that
-// differs with nothing to explain it.
+// on a scenario four deviations name (the summary names three), one no
+// run can measure (its long reason shortened), and one that differs with
+// nothing to explain it.
 func withSummaryClaims(m *results.Manifest) {
 	m.Claims = []results.Claim{
 		{ID: "more-pages", Source: "the post", Quote: "corehttpd served more pages", Scenario: "page", Visitors: 2, Metric: "rps", Unit: "req/s",
@@ -47,11 +48,13 @@ func withSummaryClaims(m *results.Manifest) {
 		{ID: "three-times", Source: "the post", Quote: "three times as many pages", Scenario: "page", Visitors: 8, Metric: "rps", Unit: "req/s",
 			Order: []string{"cpanel-apache", "corehttpd"}, Ratio: &results.Ratio{Num: "corehttpd", Den: "cpanel-apache", Published: 3, Within: 1.25}},
 		{ID: "kit-errors", Source: "the post", Quote: "no error at all", Scenario: "kit", Visitors: 50, Metric: "rps", Unit: "req/s",
-			NotMeasured: "the post gives no figure a run can be held to"},
+			NotMeasured: "the post gives no figure a run can be held to, only that the kit's error run ended without any error at all, which the kit's own rate counts"},
 		{ID: "crowd-wait", Source: "the post", Quote: "Apache kept newcomers waiting longer", Scenario: "crowd", Visitors: 100, Metric: "wait_p50_ms", Unit: "ms",
 			Order: []string{"corehttpd", "cpanel-apache"}},
 	}
-	m.SourceDeviations = []results.SourceDeviation{{ID: "site", Source: "the post", Says: "the post's site ran plugins", Scenarios: []string{"page"}}}
+	for _, id := range []string{"site", "php", "cpus", "network"} { // more causes than the summary names
+		m.SourceDeviations = append(m.SourceDeviations, results.SourceDeviation{ID: id, Source: "the post", Says: "the post's " + id + " differed", Scenarios: []string{"page"}})
+	}
 	m.Machine = &results.MachineInfo{OwnMachine: true}
 }
 
