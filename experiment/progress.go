@@ -28,8 +28,9 @@ const (
 	// Point is a point ended, with the count, its own headline figure and
 	// the ETA: a line to keep (a point begun is Busy, with the ETA).
 	Point
-	// Busy is a stage begun, worth seeing while it lasts (a swap): only on
-	// a terminal's live line; plain output waits for the stage's end.
+	// Busy is a stage or a point begun, worth seeing while it lasts (a
+	// swap, a point's measuring): only on a terminal's live line; plain
+	// output waits for its end.
 	Busy
 	// Keep is a line to keep on every output (the preflight, a warning).
 	Keep
