@@ -25,11 +25,12 @@ const (
 	// Stage is a stage done or a fact about the run: a line on plain
 	// output, the live line on a terminal.
 	Stage ProgressKind = iota
-	// Point is a point begun, with the count, the ETA and the last point's
-	// headline figure: shown as a Stage is.
+	// Point is a point ended, with the count, its own headline figure and
+	// the ETA: a line to keep (a point begun is Busy, with the ETA).
 	Point
-	// Busy is a stage begun, worth seeing while it lasts (a swap): only on
-	// a terminal's live line; plain output waits for the stage's end.
+	// Busy is a stage or a point begun, worth seeing while it lasts (a
+	// swap, a point's measuring): only on a terminal's live line; plain
+	// output waits for its end.
 	Busy
 	// Keep is a line to keep on every output (the preflight, a warning).
 	Keep
@@ -66,11 +67,12 @@ func headline(rec results.Record) string {
 	return pointFigure(rec)
 }
 
-// pointFigure is the point's main figure.
+// pointFigure is the point's main figure, to 3 significant digits
+// (results.Num: "16.3 req/s", "0.153 ms CPU/req").
 func pointFigure(rec results.Record) string {
 	cpu := ""
 	if rec.ServerCPUMsPerReq > 0 {
-		cpu = fmt.Sprintf(", %.2f ms CPU/req", rec.ServerCPUMsPerReq)
+		cpu = ", " + results.Num(rec.ServerCPUMsPerReq) + " ms CPU/req"
 	}
 	if f, ok := ownFigure(rec); ok && rec.NotApplicable == "" {
 		return f + cpu
@@ -79,16 +81,16 @@ func pointFigure(rec results.Record) string {
 	case rec.NotApplicable != "":
 		return "n/a"
 	case rec.Run != nil:
-		return fmt.Sprintf("%.0f req/s%s", rec.Run.RPS, cpu)
+		return results.Num(rec.Run.RPS) + " req/s" + cpu
 	case rec.Kit != nil:
-		return fmt.Sprintf("%.0f req/s%s", rec.Kit.Throughput.RPS, cpu)
+		return results.Num(rec.Kit.Throughput.RPS) + " req/s" + cpu
 	case rec.Crowd != nil && rec.Crowd.Wait.Count == 0:
 		// No wait to show: a median of none would read as 0 ms.
 		return fmt.Sprintf("no newcomer answered, %d of %d gave up", rec.Crowd.GaveUp, len(rec.Crowd.Probes))
 	case rec.Crowd != nil:
-		return fmt.Sprintf("newcomer wait p50 %.1f ms, %d of %d gave up", rec.Crowd.Wait.P50, rec.Crowd.GaveUp, len(rec.Crowd.Probes))
+		return fmt.Sprintf("newcomer wait p50 %s ms, %d of %d gave up", results.Num(rec.Crowd.Wait.P50), rec.Crowd.GaveUp, len(rec.Crowd.Probes))
 	case rec.Browse != nil:
-		return fmt.Sprintf("%.1f page views/s", rec.Browse.PageViewsPerSec)
+		return results.Num(rec.Browse.PageViewsPerSec) + " page views/s"
 	}
 	return ""
 }
@@ -111,4 +113,18 @@ func (r *runner) sayPlan(p *cloud.Plan) {
 	if p.Owned {
 		r.say(Keep, "if this run is cut off, remove what it made with: %s", cloud.DownCommand(p.Spec.Run.ID))
 	}
+}
+
+// deviationsNote is an apply's changes and the profile's deviations on
+// the host, each deviation named (the first two; then how many more), so
+// the line that counts them says which.
+func deviationsNote(changes int, devs []string) string {
+	note := results.Plural(changes, "change")
+	switch len(devs) {
+	case 0:
+		return note + ", no deviation"
+	case 1, 2:
+		return note + "; " + results.Plural(len(devs), "deviation") + ": " + strings.Join(devs, "; ")
+	}
+	return fmt.Sprintf("%s; %d deviations: %s; %s; and %d more", note, len(devs), devs[0], devs[1], len(devs)-2)
 }

@@ -247,6 +247,11 @@ wait:
 		t.Errorf("fixture root %s verified %s, pinned %s", man.Fixture.Root, man.Fixture.Verified, pinnedRoot(t))
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	// The main job ends with a verdict: its report opens with the post's
+	// claims quick.hcl checks.
+	if i := bytes.Index(md, []byte("\n## ")); i < 0 || !bytes.HasPrefix(md[i+1:], []byte("## Does it reproduce?")) {
+		t.Errorf("report.md does not open with Does it reproduce?:\n%s", lastLines(string(md[:min(len(md), 2000)]), 30))
+	}
 	for _, want := range []string{"root `" + pinnedRoot(t) + "` (equals the pinned root; verified on the server",
 		"Run manifest", "The Apache kit's ten metrics", "min / median / max", man.PlanHash} {
 		if !bytes.Contains(bytes.ToLower(md), bytes.ToLower([]byte(want))) {
@@ -321,15 +326,19 @@ wait:
 // which the run read on the host.
 func checkQuietStderr(t *testing.T, dir, stderr1, stderr2, stdout2 string) {
 	t.Helper()
-	if n := len(strings.Split(strings.TrimSpace(stderr2), "\n")); n >= 56 {
-		t.Errorf("the resumed session's stderr has %d lines for 32 points, want under 56:\n%s", n, stderr2)
+	progress, _, _ := strings.Cut(stderr2, "summary of run ") // the summary's lines are counted on their own (checkRunSummary)
+	if n := len(strings.Split(strings.TrimSpace(progress), "\n")); n >= 56 {
+		t.Errorf("the resumed session's stderr has %d lines for 32 points before its summary, want under 56:\n%s", n, stderr2)
 	}
+	checkRunSummary(t, filepath.Base(dir), stderr2)
 	for _, c := range []struct{ out, want string }{
 		{stderr1, "log " + filepath.Join(dir, results.LogFile)},
 		{stderr1, "preflight on local"},
 		{stderr1, "[1/36] rep 1/2 · cpanel-apache · page c=2"},
-		{stderr2, "[36/36] rep 2/2 · caddy · kit c=10"},
-		{stderr2, " · last caddy crowd c=100: newcomer wait p50 "},
+		// Each point's line carries its own figure when it ends, the last
+		// point's too.
+		{stderr2, "[36/36] rep 2/2 · caddy · kit c=10: "},
+		{stderr2, "· caddy · crowd c=100: newcomer wait p50 "},
 		{stderr2, "report: "},
 	} {
 		if !strings.Contains(c.out, c.want) {
@@ -358,6 +367,41 @@ func checkQuietStderr(t *testing.T, dir, stderr1, stderr2, stdout2 string) {
 	for _, out := range []string{logTxt, stderr1, stderr2, stdout2} {
 		if strings.Contains(out, site.DB.Password) {
 			t.Error("the site's database password reached log.txt, stderr or stdout")
+		}
+	}
+}
+
+// checkRunSummary: the run's stderr ends with its summary, as k6's end
+// summary: the claims' verdicts (quick.hcl's every claim counted once),
+// the largest differences between columns, the points that measured the
+// bench, and the report's paths last.
+func checkRunSummary(t *testing.T, id, stderr string) {
+	t.Helper()
+	_, sum, ok := strings.Cut(stderr, "summary of run "+id+" (")
+	if !ok {
+		t.Fatalf("stderr has no summary of run %s:\n%s", id, lastLines(stderr, 20))
+	}
+	lines := strings.Split(strings.TrimRight(sum, "\n"), "\n")
+	t.Logf("the summary:\nsummary of run %s (%s", id, sum)
+	if len(lines) > 20 {
+		t.Errorf("the summary has %d lines, want a screen's part:\n%s", len(lines), sum)
+	}
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "  report: ") || !strings.HasSuffix(last, "report.html") {
+		t.Errorf("stderr does not end with the summary's report line: %q", last)
+	}
+	var hold, differ, none int
+	if _, err := fmt.Sscanf(lineWith(sum, "  claims: "), "  claims: %d %s %d %s %d not measured", &hold, new(string), &differ, new(string), &none); err != nil {
+		t.Errorf("no claims count (%v): %q", err, lineWith(sum, "  claims: "))
+	}
+	if n := hold + differ + none; n != 7 {
+		t.Errorf("the summary counts %d claims, quick.hcl has 7:\n%s", n, sum)
+	}
+	if strings.Count(sum, "    ✗ ") != differ {
+		t.Errorf("%d claims differ, but the summary names %d:\n%s", differ, strings.Count(sum, "    ✗ "), sum)
+	}
+	for _, w := range []string{"largest differences between columns", "measured the bench, not the server"} {
+		if !strings.Contains(sum, w) {
+			t.Errorf("the summary lacks %q:\n%s", w, sum)
 		}
 	}
 }

@@ -36,9 +36,6 @@ type runner struct {
 	srv *server         // the server, connected (stepConnect)
 	lg  loadGen         // where the load comes from (stepLoadGenerators)
 	eta *eta
-	// last is the last point measured and its headline figure, for the
-	// progress line.
-	last string
 	// succeeded is set by the session's last step: the machines' cleanup
 	// keeps them after success only with Keep.
 	succeeded bool

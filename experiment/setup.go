@@ -80,7 +80,7 @@ func (r *runner) apply(ctx context.Context, ps results.Column) error {
 	if l := st.FinishedLine(); l != "" {
 		r.say(Keep, "[%s] %s: %s", r.srv.h.Name(), ps.ID, l)
 	}
-	r.say(Stage, "[%s] %s live after %.1fs (%d change(s), %d deviation(s))", r.srv.h.Name(), ps.ID, r.since(t0).Seconds(), m.Changes, len(m.Deviations))
+	r.say(Stage, "[%s] %s live after %.1fs (%s)", r.srv.h.Name(), ps.ID, r.since(t0).Seconds(), deviationsNote(m.Changes, m.Deviations))
 	return r.man.Write(r.dir)
 }
 

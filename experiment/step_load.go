@@ -27,7 +27,7 @@ func (s stepLoad) Run(ctx context.Context, g *colGroup) error {
 			return ctx.Err()
 		}
 		sc := r.sp.scenario(p.Scenario)
-		s.progress(r, p)
+		s.progress(r, p, "")
 		var rec results.Record
 		var err error
 		if why := r.notServed(ctx, g.live, sc); why != "" {
@@ -69,14 +69,19 @@ func (stepLoad) keep(ctx context.Context, r *runner, ps results.Column, sc resul
 		return fmt.Errorf("write %s: %w", results.ResultsFile, err)
 	}
 	r.eta.point(sc, p, rec)
-	r.last = fmt.Sprintf("%s %s %s: %s", p.Column, p.Scenario, p.Step, headline(rec))
 	r.man.Sessions[r.si].Measured = append(r.man.Sessions[r.si].Measured, p.Key)
-	return r.man.Write(r.dir)
+	if err := r.man.Write(r.dir); err != nil {
+		return err
+	}
+	stepLoad{}.progress(r, p, headline(rec))
+	return nil
 }
 
-// progress prints which profile, scenario and point run now, and the ETA
-// (eta.left).
-func (stepLoad) progress(r *runner, p results.Point) {
+// progress says which profile, scenario and point run now and the ETA
+// (eta.left): while the point is measured on a terminal's live line
+// (Busy, figure ""), and once it ends with its own figure, a line kept on
+// every output (Point).
+func (stepLoad) progress(r *runner, p results.Point, figure string) {
 	plan := r.plan.points
 	idx, done := 0, 0
 	for i, q := range plan {
@@ -87,12 +92,17 @@ func (stepLoad) progress(r *runner, p results.Point) {
 			done++
 		}
 	}
-	left := r.eta.left(plan, p.Key, r.st.Done, r.since(r.eta.started))
-	last := ""
-	if r.last != "" {
-		last = " · last " + r.last
+	left := r.eta.left(plan, p.Key, r.st.Done, r.since(r.eta.started)).Round(time.Second)
+	head := fmt.Sprintf("[%d/%d] rep %d/%d · %s · %s %s", idx, len(plan), p.Rep, r.sp.Repetitions, p.Column, p.Scenario, p.Step)
+	if figure == "" {
+		r.say(Busy, "%s (%d done) · ETA %s", head, done, left)
+		return
 	}
-	r.say(Point, "[%d/%d] rep %d/%d · %s · %s %s (%d done) · ETA %s%s", idx, len(plan), p.Rep, r.sp.Repetitions, p.Column, p.Scenario, p.Step, done, left.Round(time.Second), last)
+	if left == 0 { // the last point: nothing to wait for
+		r.say(Point, "%s: %s", head, figure)
+		return
+	}
+	r.say(Point, "%s: %s · ETA %s", head, figure, left)
 }
 
 func (s stepLoad) measure(ctx context.Context, r *runner, ps results.Column, sc results.Scenario, p results.Point, smp *sampler) (results.Record, error) {

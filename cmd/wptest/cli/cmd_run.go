@@ -173,7 +173,8 @@ func runOptions(a *App, f *runFlags, sp *experiment.Spec, id string) experiment.
 		Exe: exe, Tool: tool, Target: tgt, Owner: owner, Keep: *f.keep, AcceptDrift: *f.acceptDrift, Now: a.Now}
 }
 
-// writeRunReport writes the run's report and prints its path on stdout.
+// writeRunReport writes the run's report, ends stderr with the run's
+// summary (runSummary) and prints the report's path on stdout.
 func writeRunReport(a *App, s *cloudSession, con *console, dir string) error {
 	out, err := report.Write(dir)
 	if err != nil {
@@ -183,7 +184,11 @@ func writeRunReport(a *App, s *cloudSession, con *console, dir string) error {
 	if r, err := filepath.Rel(absPath(a, "."), out.HTML); err == nil && !strings.HasPrefix(r, "..") {
 		rel = r
 	}
-	con.say("report: %s and %s", out.Markdown, out.HTML)
+	sum, err := runSummary(dir, out.Markdown, out.HTML)
+	if err != nil {
+		return fmt.Errorf("summary: %w", err)
+	}
+	con.say("%s", sum)
 	fmt.Fprintln(s.out, rel)
 	return benchLimited(dir)
 }

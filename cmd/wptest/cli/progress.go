@@ -124,7 +124,7 @@ func (c *console) progress() func(experiment.Progress) {
 	return func(p experiment.Progress) {
 		text := c.red.String(redact.URLs(p.Text))
 		switch {
-		case p.Kind == experiment.Keep:
+		case p.Kind == experiment.Keep, p.Kind == experiment.Point: // a point's line keeps its figure
 			c.keep(text)
 		case c.tty:
 			c.setLive(text)

@@ -39,8 +39,9 @@ func TestProgressPlainAndLive(t *testing.T) {
 }
 
 // The run's console: plain stderr gets one line per stage and point (a
-// Busy stage start only on a terminal), a terminal one live line redrawn
-// with \r and the kept lines above it; the detail reaches only the log
+// Busy stage or point start only on a terminal), a terminal one live line
+// redrawn with \r and the kept lines above it, each point's line (with its
+// own figure) among them; the detail reaches only the log
 // file, which is made once its directory exists (until then it is held),
 // with secrets and URLs' userinfo masked; --verbose puts the detail on
 // stderr too.
@@ -49,8 +50,10 @@ func TestConsolePlainLiveAndLog(t *testing.T) {
 		{Kind: experiment.Busy, Text: "[local] swap: (none) -> caddy"},
 		{Kind: experiment.Stage, Text: "[local] caddy live after 1.0s"},
 		{Kind: experiment.Keep, Text: "note: kept"},
-		{Kind: experiment.Point, Text: "[1/2] rep 1/1 · caddy · static c=10 (0 done) · ETA 3s"},
-		{Kind: experiment.Point, Text: "[2/2] rep 1/1 · caddy · static c=50 (1 done) · ETA 1s · last caddy static c=10: 900 req/s"},
+		{Kind: experiment.Busy, Text: "[1/2] rep 1/1 · caddy · static c=10 (0 done) · ETA 3s"},
+		{Kind: experiment.Point, Text: "[1/2] rep 1/1 · caddy · static c=10: 900 req/s · ETA 2s"},
+		{Kind: experiment.Busy, Text: "[2/2] rep 1/1 · caddy · static c=50 (1 done) · ETA 1s"},
+		{Kind: experiment.Point, Text: "[2/2] rep 1/1 · caddy · static c=50: 1,230 req/s"},
 	}
 	const secret = "hunter2-very-secret"
 	show := func(tty, verbose bool) (stderr, log string) {
@@ -82,13 +85,13 @@ func TestConsolePlainLiveAndLog(t *testing.T) {
 	plain, log := show(false, false)
 	want := "run r1: x.hcl (2 points) · log " + filepath.Join("run", results.LogFile)
 	if got := strings.Split(plain, "\n"); len(got) != 6 || !strings.HasPrefix(got[0], "run r1: x.hcl (2 points) · log ") ||
-		got[1] != lines[1].Text || got[2] != lines[2].Text || got[3] != lines[3].Text || got[4] != lines[4].Text {
+		got[1] != lines[1].Text || got[2] != lines[2].Text || got[3] != lines[4].Text || got[4] != lines[6].Text {
 		t.Errorf("plain stderr, want the header (%s…) and one line per stage and point, no Busy line:\n%s", want, plain)
 	}
 	if strings.Contains(plain, "$ facts") || strings.Contains(plain, "fetch") {
 		t.Errorf("plain stderr has the detail:\n%s", plain)
 	}
-	for _, w := range []string{"run r1:", "[local] $ facts (before the directory: held)", "https://(sensitive)@example.org/x", lines[0].Text, lines[4].Text} {
+	for _, w := range []string{"run r1:", "[local] $ facts (before the directory: held)", "https://(sensitive)@example.org/x", lines[0].Text, lines[3].Text, lines[6].Text} {
 		if !strings.Contains(log, w) {
 			t.Errorf("log lacks %q:\n%s", w, log)
 		}
@@ -98,18 +101,21 @@ func TestConsolePlainLiveAndLog(t *testing.T) {
 	}
 
 	live, _ := show(true, false)
-	if strings.Count(live, "\n") != 2 { // the header and the kept note
-		t.Errorf("terminal: want 2 kept lines, the rest redrawn in place: %q", live)
+	if strings.Count(live, "\n") != 4 { // the header, the kept note and each point ended
+		t.Errorf("terminal: want 4 kept lines, the rest redrawn in place: %q", live)
 	}
-	if !strings.Contains(live, "\r\x1b[K"+lines[4].Text) || !strings.Contains(live, "\r\x1b[K"+lines[0].Text) || !strings.HasSuffix(live, "\r\x1b[K") {
+	if !strings.Contains(live, lines[4].Text+"\n") || !strings.Contains(live, lines[6].Text+"\n") {
+		t.Errorf("terminal: a point's line with its figure is not kept: %q", live)
+	}
+	if !strings.Contains(live, "\r\x1b[K"+lines[5].Text) || !strings.Contains(live, "\r\x1b[K"+lines[0].Text) || !strings.HasSuffix(live, "\r\x1b[K") {
 		t.Errorf("terminal: the live line is not redrawn with \\r, or not cleared at the end: %q", live)
 	}
 
 	verbose, _ := show(false, true)
-	if !strings.Contains(verbose, "[local] $ facts") || !strings.Contains(verbose, lines[4].Text) || strings.Contains(verbose, secret) {
+	if !strings.Contains(verbose, "[local] $ facts") || !strings.Contains(verbose, lines[6].Text) || strings.Contains(verbose, secret) {
 		t.Errorf("--verbose: want the whole detail on stderr, masked:\n%s", verbose)
 	}
-	if n := strings.Count(verbose, lines[4].Text); n != 1 {
+	if n := strings.Count(verbose, lines[6].Text); n != 1 {
 		t.Errorf("--verbose: a point line shown %d times, want once", n)
 	}
 }
