@@ -233,3 +233,42 @@ func TestOldManifestReadsKindSettings(t *testing.T) {
 		t.Errorf("scenario %+v (own %s), want own %s and the common attributes as they were", sc, sc.Own, want)
 	}
 }
+
+// A manifest of format /2 (testdata/manifest_v2.json: TestFormatGolden's
+// file before the keys were snake_case: a column's "ID", a scenario's
+// "KeepAlive") reads as the /3 one written from the same values: nothing
+// of it is lost, and written again it is in /3's spelling.
+func TestManifestV2Reads(t *testing.T) {
+	read := func(file string) *Manifest {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join("testdata", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, ManifestFile), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m, err := ReadManifest(dir)
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		return m
+	}
+	old, now := read("manifest_v2.json"), read(ManifestFile)
+	if !old.Scenarios[0].KeepAlive || old.Columns[0].ID != "s17" || string(old.Scenarios[0].Own) != `{"n":42}` {
+		t.Errorf("/2 read as %+v %+v", old.Columns, old.Scenarios)
+	}
+	if !reflect.DeepEqual(old, now) {
+		t.Errorf("/2 read as\n%+v\n/3 as\n%+v", old, now)
+	}
+	dir := t.TempDir()
+	if err := old.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, ManifestFile))
+	want, _ := os.ReadFile(filepath.Join("testdata", ManifestFile))
+	if string(b) != string(want) {
+		t.Errorf("/2 written again:\n%s\nwant the /3 golden:\n%s", b, want)
+	}
+}
