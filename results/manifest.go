@@ -188,6 +188,7 @@ func ReadManifest(dir string) (*Manifest, error) {
 	if !slices.Contains(manifestFormats, m.Format) {
 		return nil, fmt.Errorf("%s: format %q, want %q", filepath.Join(dir, ManifestFile), m.Format, ManifestFormat)
 	}
+	jsonstyle.Lists(&m)       // as Write has it: a list none, never nil
 	m.Format = ManifestFormat // read as this one: the scenarios' own settings apart, Go's names read (Scenario.UnmarshalJSON)
 	for _, s := range m.Scenarios {
 		if err := CheckOwn(s); err != nil {

@@ -111,6 +111,37 @@ type Scenario struct {
 	Own json.RawMessage `json:"own,omitempty"`
 }
 
+// ColumnV2 and ScenarioV2 are a column and a scenario in the keys of
+// manifest format /2 (Go's names), which a run's plan hash is computed
+// over (experiment's Spec.PlanHash), so that the plan_sha256 a run
+// recorded, which --resume compares, stays the same whatever the keys
+// of the files are.
+type (
+	ColumnV2 struct {
+		ID, Profile, Label string
+		Vars               map[string]string
+		Enabled            bool
+		Reason             string
+	}
+	ScenarioV2 struct {
+		Name, Kind, Path          string
+		Visitors                  []int
+		Duration, Warmup, Timeout time.Duration
+		Requests                  int64
+		Proto                     string
+		Rate                      float64
+		KeepAlive, Gzip           bool
+		Columns                   []string
+		Own                       json.RawMessage `json:",omitempty"`
+	}
+)
+
+// V2 is c in format /2's keys.
+func (c Column) V2() ColumnV2 { return ColumnV2(c) }
+
+// V2 is s in format /2's keys.
+func (s Scenario) V2() ScenarioV2 { return ScenarioV2(s) }
+
 // OwnOf decodes s's own settings into v (left as it is where s has none):
 // every key one of v's, every value of its type.
 func OwnOf(s Scenario, v any) error {
