@@ -76,8 +76,14 @@ func fill(v reflect.Value, seen map[uintptr]bool) {
 func fillMap(m reflect.Value, seen map[uintptr]bool) {
 	for _, k := range m.MapKeys() {
 		e := m.MapIndex(k)
+		if e.Kind() == reflect.Interface { // a map[string]any's: what it holds
+			if e.IsNil() {
+				continue
+			}
+			e = e.Elem()
+		}
 		switch e.Kind() {
-		case reflect.Pointer, reflect.Interface:
+		case reflect.Pointer:
 			fill(e, seen)
 		case reflect.Slice, reflect.Map, reflect.Struct, reflect.Array:
 			c := reflect.New(e.Type()).Elem()

@@ -12,6 +12,7 @@ type inner struct {
 	Map  map[string][]int  `json:"map"`
 	Raw  json.RawMessage   `json:"raw,omitempty"`
 	Ptr  *inner            `json:"ptr,omitempty"`
+	Any  map[string]any    `json:"any,omitempty"`
 	ByID map[string]*inner `json:"by_id"`
 }
 
@@ -21,13 +22,13 @@ func TestLists(t *testing.T) {
 	v := struct {
 		A  inner   `json:"a"`
 		Bs []inner `json:"bs"`
-	}{A: inner{Ptr: &inner{}, ByID: map[string]*inner{"x": {}}, Map: map[string][]int{"k": nil}}, Bs: []inner{{}}}
+	}{A: inner{Ptr: &inner{}, ByID: map[string]*inner{"x": {}}, Map: map[string][]int{"k": nil}, Any: map[string]any{"s": []string(nil), "n": nil}}, Bs: []inner{{}}}
 	Lists(&v)
 	b, err := json.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"a":{"list":[],"map":{"k":[]},"ptr":{"list":[],"map":{},"by_id":{}},"by_id":{"x":{"list":[],"map":{},"by_id":{}}}},"bs":[{"list":[],"map":{},"by_id":{}}]}`
+	want := `{"a":{"list":[],"map":{"k":[]},"ptr":{"list":[],"map":{},"by_id":{}},"any":{"n":null,"s":[]},"by_id":{"x":{"list":[],"map":{},"by_id":{}}}},"bs":[{"list":[],"map":{},"by_id":{}}]}`
 	if string(b) != want {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}
