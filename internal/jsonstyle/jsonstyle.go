@@ -28,9 +28,7 @@ func fill(v reflect.Value, seen map[uintptr]bool) {
 		seen[v.Pointer()] = true
 		fill(v.Elem(), seen)
 	case reflect.Interface:
-		if !v.IsNil() && v.Elem().Kind() == reflect.Pointer {
-			fill(v.Elem(), seen)
-		}
+		fillHeld(v, seen)
 	case reflect.Struct:
 		t := v.Type()
 		for i := range t.NumField() {
@@ -105,4 +103,23 @@ func omitted(f reflect.StructField) bool {
 		}
 	}
 	return false
+}
+
+// fillHeld fills what an interface holds: in place where it can be
+// reached (a pointer's target, a slice's elements, a map's values), or
+// as a copy put back where the interface can be set.
+func fillHeld(v reflect.Value, seen map[uintptr]bool) {
+	if v.IsNil() {
+		return
+	}
+	e := v.Elem()
+	switch k := e.Kind(); {
+	case k == reflect.Pointer, (k == reflect.Slice || k == reflect.Map) && !e.IsNil():
+		fill(e, seen)
+	case v.CanSet() && (k == reflect.Slice || k == reflect.Map || k == reflect.Struct):
+		c := reflect.New(e.Type()).Elem()
+		c.Set(e)
+		fill(c, seen)
+		v.Set(c)
+	}
 }

@@ -55,3 +55,18 @@ func TestCheck(t *testing.T) {
 		}
 	}
 }
+
+// What an interface holds is filled too: a slice given as any (its
+// elements), a struct behind a settable interface.
+func TestListsThroughAny(t *testing.T) {
+	v := any([]inner{{}})
+	Lists(&v)
+	w := any(inner{})
+	Lists(&w)
+	for _, x := range []any{v, w} {
+		b, _ := json.Marshal(x)
+		if bad := Check(b); len(bad) > 0 {
+			t.Errorf("%s: %q", b, bad)
+		}
+	}
+}
