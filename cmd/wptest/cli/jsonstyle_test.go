@@ -260,8 +260,95 @@ func jsonFiles(t *testing.T, plan []byte) map[string][]byte {
 	marshal("status -o json", status)
 	marshal("up -o json", up)
 	marshal("verify -o json", filled(fixture.Report{}))
+	marshal("bench-job (stdin)", filled(benchgen.Job{}))
+	for _, spec := range []any{benchgen.CrowdJob{}, benchgen.KitJob{}, benchgen.StartupJob{}, benchgen.BrowseJob{}} {
+		marshal("bench-job (stdin): "+reflect.TypeOf(spec).Name(), filled(spec))
+	}
 	marshal("bench-job (stdout)", filled(benchgen.JobResult{}))
 	marshal("srvstat (samples)", filled(srvstat.Sample{}))
 	marshal("srvstat --groups", filled([]srvstat.Group{}))
+	return out
+}
+
+// A run directory written before the keys were snake_case (its manifest
+// in format /2: a column's "ID", a scenario's "KeepAlive", "Own") reads
+// as it did: its report is the same as the /3 run's, byte for byte, and
+// compare finds nothing different between the two.
+func TestRunOfFormat2Reads(t *testing.T) {
+	now := claimsRun(t)
+	old := filepath.Join(t.TempDir(), "run")
+	if err := os.MkdirAll(old, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{results.ManifestFile, results.ResultsFile} {
+		b, err := os.ReadFile(filepath.Join(now, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f == results.ManifestFile {
+			b = manifestV2(t, b)
+		}
+		if err := os.WriteFile(filepath.Join(old, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, dir := range []string{now, old} {
+		if code, _, stderr := runCLI(t, nil, "report", dir); code != 0 {
+			t.Fatalf("report %s: exit %d: %s", dir, code, stderr)
+		}
+	}
+	for _, f := range []string{"report.md", "report.html", results.ClaimsFile} {
+		a, _ := os.ReadFile(filepath.Join(now, f))
+		b, _ := os.ReadFile(filepath.Join(old, f))
+		if len(a) == 0 || string(a) != string(b) {
+			t.Errorf("%s of the /2 run differs from the /3 run's (%d and %d bytes)", f, len(b), len(a))
+		}
+	}
+	code, stdout, stderr := runCLI(t, nil, "compare", "-o", "json", now, old)
+	var c struct {
+		Differences []string `json:"differences"`
+		Significant int      `json:"significant"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &c); code != 0 || err != nil || len(c.Differences) != 0 || c.Significant != 0 {
+		t.Errorf("compare /3 with /2: exit %d, %+v (%v)\n%s", code, c, err, stderr)
+	}
+}
+
+// manifestV2 is a /3 manifest as format /2 wrote it: the columns' and
+// the scenarios' keys in Go's names (their values' bytes kept: a kind's
+// own settings in the order it wrote them).
+func manifestV2(t *testing.T, b []byte) []byte {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["format"] = json.RawMessage(`"wptest-run-manifest/2"`)
+	goNames := map[string]string{"id": "ID", "profile": "Profile", "label": "Label", "vars": "Vars", "enabled": "Enabled",
+		"reason": "Reason", "name": "Name", "kind": "Kind", "path": "Path", "visitors": "Visitors", "duration": "Duration",
+		"warmup": "Warmup", "timeout": "Timeout", "requests": "Requests", "proto": "Proto", "rate": "Rate",
+		"keep_alive": "KeepAlive", "gzip": "Gzip", "columns": "Columns", "own": "Own"}
+	renamed := 0
+	for _, list := range []string{"columns", "scenarios"} {
+		var in []map[string]json.RawMessage
+		if err := json.Unmarshal(m[list], &in); err != nil {
+			t.Fatal(err)
+		}
+		out := make([]map[string]json.RawMessage, len(in))
+		for i, e := range in {
+			out[i] = map[string]json.RawMessage{}
+			for k, v := range e {
+				out[i][goNames[k]] = v
+				renamed++
+			}
+		}
+		m[list], _ = json.Marshal(out)
+	}
+	if renamed < 20 || strings.Contains(string(b), `"ID"`) {
+		t.Fatalf("not a /3 manifest (%d keys renamed):\n%s", renamed, b)
+	}
+	out, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
 	return out
 }
