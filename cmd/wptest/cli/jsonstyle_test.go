@@ -14,7 +14,6 @@ import (
 
 	"github.com/wptest/wptest/bench/benchgen"
 	"github.com/wptest/wptest/bench/srvstat"
-	"github.com/wptest/wptest/experiment"
 	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/fixture"
 	"github.com/wptest/wptest/hostrecord"
@@ -193,15 +192,7 @@ func claimsRun(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, _ := golden.Section(a, "exp.hcl")
-	sp, err := experiment.Load("exp.hcl", src, experiment.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(t.TempDir(), "run")
-	figures, _ := golden.Section(a, "figures")
-	writeClaimsRun(t, dir, sp, string(figures))
-	return dir
+	return claimsRunOf(t, a)
 }
 
 // jsonFiles are the files (and outputs) only a live host or a cloud
