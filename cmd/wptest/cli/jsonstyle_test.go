@@ -64,6 +64,7 @@ func TestEveryJSONIsSnakeCaseWithoutNull(t *testing.T) {
 	for name, b := range jsonFiles(t, docs["plan -o json"]) {
 		docs[name] = b
 	}
+	compareKeys(t, docs["compare -o json (a run with itself)"])
 	if len(docs) < 25 {
 		t.Errorf("only %d documents checked", len(docs))
 	}
@@ -76,6 +77,26 @@ func TestEveryJSONIsSnakeCaseWithoutNull(t *testing.T) {
 		}
 		if len(bad) > 0 {
 			t.Errorf("%s:\n  %s", name, strings.Join(bad, "\n  "))
+		}
+	}
+}
+
+// compareKeys: compare -o json of a run with itself says "differences":
+// [] (it said null), and each row's metric is the figure's key (what a
+// claim names: "rps"), its label beside it, not a label with a unit.
+func compareKeys(t *testing.T, b []byte) {
+	var c struct {
+		Differences *[]string `json:"differences"`
+		Rows        []struct {
+			Kind, Metric, Label string
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal(b, &c); err != nil || c.Differences == nil || len(*c.Differences) != 0 || len(c.Rows) == 0 {
+		t.Fatalf("compare of a run with itself: %v\n%s", err, b)
+	}
+	for _, r := range c.Rows {
+		if _, ok := results.MetricOf(r.Kind, r.Metric); !ok || r.Label == "" || strings.ContainsAny(r.Metric, " /()") {
+			t.Errorf("row's metric %q (label %q): want a figure's key", r.Metric, r.Label)
 		}
 	}
 }
