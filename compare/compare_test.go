@@ -387,7 +387,7 @@ func TestDifferencesInAKindsOwnSettings(t *testing.T) {
 		m["format"] = "wptest-run-manifest/1"
 		for _, s := range m["scenarios"].([]any) {
 			s := s.(map[string]any)
-			delete(s, "Own")
+			delete(s, "own") // /1 had no own settings: the kinds' were beside the common ones
 			for k, v := range map[string]any{"ProbePath": "", "TransferPath": "", "ClickEvery": click, "ProbeEvery": 500000000,
 				"GiveUp": 30000000000, "Levels": nil, "ErrorClients": 0} {
 				s[k] = v

@@ -9,6 +9,7 @@ package hostrecord
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/wptest/wptest/internal/jsonstyle"
 	"io"
 	"maps"
 	"slices"
@@ -147,6 +148,7 @@ func (m *Manifest) Fact(name string) string {
 // Marshal is the manifest's file form: indented JSON with a final newline
 // (map keys sorted by encoding/json, so the bytes depend only on the content).
 func (m *Manifest) Marshal() ([]byte, error) {
+	jsonstyle.Lists(m)
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return nil, err

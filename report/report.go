@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/wptest/wptest/compare"
+	"github.com/wptest/wptest/internal/jsonstyle"
 	"github.com/wptest/wptest/internal/redact"
 	"github.com/wptest/wptest/results"
 	"math"
@@ -294,6 +295,7 @@ func WriteWith(dir string, o Options) (Output, error) {
 
 // JSON is t as claims.json holds it (and -o json prints it).
 func (t ClaimsTable) JSON() ([]byte, error) {
+	jsonstyle.Lists(&t)
 	b, err := json.MarshalIndent(t, "", "  ")
 	if err != nil {
 		return nil, err

@@ -99,13 +99,9 @@ func TestRecordBytesKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := t.TempDir()
-	if err := os.WriteFile(filepath.Join(in, ResultsFile), old, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	recs, err := ReadResults(in)
-	if err != nil || len(recs) != 1 {
-		t.Fatalf("old record: %v, %v", recs, err)
+	recs := readTestdata(t, ResultsFile, ResultsFile, ReadResults)
+	if len(recs) != 1 {
+		t.Fatalf("old record: %v", recs)
 	}
 	rec := recs[0]
 	if rec.Column != "s153" || rec.Profile != "s153" {
@@ -212,18 +208,7 @@ func TestPlanKeysByColumn(t *testing.T) {
 // attributes, in Go's names) reads with them as the scenario's own, in
 // the names the kinds give them; the common ones stay common.
 func TestOldManifestReadsKindSettings(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("testdata", "manifest_before_own.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, ManifestFile), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	m, err := ReadManifest(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := readTestdata(t, "manifest_before_own.json", ManifestFile, ReadManifest)
 	if len(m.Scenarios) != 1 {
 		t.Fatalf("scenarios %+v", m.Scenarios)
 	}
@@ -232,4 +217,45 @@ func TestOldManifestReadsKindSettings(t *testing.T) {
 	if string(sc.Own) != want || sc.Path != "s29" || !sc.KeepAlive || sc.Proto != "s38" || !slices.Equal(sc.Columns, []string{"s49"}) {
 		t.Errorf("scenario %+v (own %s), want own %s and the common attributes as they were", sc, sc.Own, want)
 	}
+}
+
+// A manifest of format /2 (testdata/manifest_v2.json: TestFormatGolden's
+// file before the keys were snake_case: a column's "ID", a scenario's
+// "KeepAlive") reads as the /3 one written from the same values: nothing
+// of it is lost, and written again it is in /3's spelling.
+func TestManifestV2Reads(t *testing.T) {
+	old, now := readTestdata(t, "manifest_v2.json", ManifestFile, ReadManifest), readTestdata(t, ManifestFile, ManifestFile, ReadManifest)
+	if !old.Scenarios[0].KeepAlive || old.Columns[0].ID != "s17" || string(old.Scenarios[0].Own) != `{"n":42}` {
+		t.Errorf("/2 read as %+v %+v", old.Columns, old.Scenarios)
+	}
+	if !reflect.DeepEqual(old, now) {
+		t.Errorf("/2 read as\n%+v\n/3 as\n%+v", old, now)
+	}
+	dir := t.TempDir()
+	if err := old.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, ManifestFile))
+	want, _ := os.ReadFile(filepath.Join("testdata", ManifestFile))
+	if string(b) != string(want) {
+		t.Errorf("/2 written again:\n%s\nwant the /3 golden:\n%s", b, want)
+	}
+}
+
+// readTestdata reads testdata/file as a run directory's name, with read.
+func readTestdata[T any](t *testing.T, file, name string, read func(dir string) (T, error)) T {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v, err := read(dir)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	return v
 }

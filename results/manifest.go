@@ -4,19 +4,25 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/wptest/wptest/hostrecord"
+	"github.com/wptest/wptest/internal/jsonstyle"
 	"github.com/wptest/wptest/internal/redact"
 	"github.com/wptest/wptest/internal/safefile"
 )
 
 // ManifestFormat names this manifest's version.
+// 3: every key in snake_case (a column's and a scenario's were Go's
+// names: ID, KeepAlive) and every list written [], never null.
 // 2: each scenario's kind settings apart, in Own; a /1 manifest held
-// every kind's beside the common ones, and reads as /2.
-const ManifestFormat = "wptest-run-manifest/2"
+// every kind's beside the common ones. Both read as /3 (Scenario's and
+// Column's UnmarshalJSON).
+const ManifestFormat = "wptest-run-manifest/3"
 
-const manifestFormat1 = "wptest-run-manifest/1"
+// manifestFormats are the formats ReadManifest reads.
+var manifestFormats = []string{"wptest-run-manifest/1", "wptest-run-manifest/2", ManifestFormat}
 
 // Manifest is runs/<id>/manifest.json: everything behind the numbers.
 type Manifest struct {
@@ -179,10 +185,11 @@ func ReadManifest(dir string) (*Manifest, error) {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestFile), err)
 	}
 	readOldColumns(b, &m)
-	if m.Format != ManifestFormat && m.Format != manifestFormat1 {
+	if !slices.Contains(manifestFormats, m.Format) {
 		return nil, fmt.Errorf("%s: format %q, want %q", filepath.Join(dir, ManifestFile), m.Format, ManifestFormat)
 	}
-	m.Format = ManifestFormat // read as this one: the scenarios' own settings apart (Scenario.UnmarshalJSON)
+	jsonstyle.Lists(&m)       // as Write has it: a list none, never nil
+	m.Format = ManifestFormat // read as this one: the scenarios' own settings apart, Go's names read (Scenario.UnmarshalJSON)
 	for _, s := range m.Scenarios {
 		if err := CheckOwn(s); err != nil {
 			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestFile), err)
@@ -228,6 +235,7 @@ func IsHex(s string, n int) bool {
 
 // Write writes m as dir's manifest.json, atomically and durably.
 func (m *Manifest) Write(dir string) error {
+	jsonstyle.Lists(m)
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err

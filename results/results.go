@@ -54,14 +54,14 @@ type FixtureSpec struct {
 // with 150 workers and with 400). Records, the manifest and the report key
 // everything by ID; Profile is what is loaded and applied.
 type Column struct {
-	ID      string            // the column block's label (a profile block's: its name)
-	Profile string            // shipped profile name or alias
-	Label   string            // the column's title
-	Vars    map[string]string // profile variables (-var of wptest up)
+	ID      string            `json:"id"`      // the column block's label (a profile block's: its name)
+	Profile string            `json:"profile"` // shipped profile name or alias
+	Label   string            `json:"label"`   // the column's title
+	Vars    map[string]string `json:"vars"`    // profile variables (-var of wptest up)
 	// Enabled false keeps the column in the file but out of the run (e.g.
 	// corehttpd without its package); Reason says why, in the report.
-	Enabled bool
-	Reason  string
+	Enabled bool   `json:"enabled"`
+	Reason  string `json:"reason,omitempty"`
 }
 
 // UnmarshalJSON also reads a column as manifests recorded it before
@@ -90,25 +90,57 @@ func (c *Column) UnmarshalJSON(b []byte) error {
 // kind's own settings in Own. A kind has one data point per visitor count
 // (crowd: per crowd size), or one (Kind.OneStep: the kit).
 type Scenario struct {
-	Name      string
-	Kind      string
-	Path      string
-	Visitors  []int
-	Duration  time.Duration
-	Warmup    time.Duration
-	Timeout   time.Duration
-	Requests  int64
-	Proto     string
-	Rate      float64
-	KeepAlive bool
-	Gzip      bool
+	Name     string `json:"name"`
+	Kind     string `json:"kind"`
+	Path     string `json:"path"`
+	Visitors []int  `json:"visitors"`
+	// Durations are in nanoseconds, as Go writes a time.Duration.
+	Duration  time.Duration `json:"duration"`
+	Warmup    time.Duration `json:"warmup"`
+	Timeout   time.Duration `json:"timeout"`
+	Requests  int64         `json:"requests"`
+	Proto     string        `json:"proto"`
+	Rate      float64       `json:"rate"`
+	KeepAlive bool          `json:"keep_alive"`
+	Gzip      bool          `json:"gzip"`
 	// Columns, if set, limits the scenario to these columns (their ids).
-	Columns []string
+	Columns []string `json:"columns,omitempty"`
 	// Own are the kind's own settings (its block's attributes beyond these,
 	// with its defaults) as its package writes and reads them (SetOwn,
 	// OwnOf): JSON no floor reads. Durations are in nanoseconds.
-	Own json.RawMessage `json:",omitempty"`
+	Own json.RawMessage `json:"own,omitempty"`
 }
+
+// ColumnV2 and ScenarioV2 are a column and a scenario in the keys of
+// manifest format /2 (Go's names), which a run's plan hash is computed
+// over (experiment's Spec.PlanHash), so that the plan_sha256 a run
+// recorded, which --resume compares, stays the same whatever the keys
+// of the files are.
+type (
+	ColumnV2 struct {
+		ID, Profile, Label string
+		Vars               map[string]string
+		Enabled            bool
+		Reason             string
+	}
+	ScenarioV2 struct {
+		Name, Kind, Path          string
+		Visitors                  []int
+		Duration, Warmup, Timeout time.Duration
+		Requests                  int64
+		Proto                     string
+		Rate                      float64
+		KeepAlive, Gzip           bool
+		Columns                   []string
+		Own                       json.RawMessage `json:",omitempty"`
+	}
+)
+
+// V2 is c in format /2's keys.
+func (c Column) V2() ColumnV2 { return ColumnV2(c) }
+
+// V2 is s in format /2's keys.
+func (s Scenario) V2() ScenarioV2 { return ScenarioV2(s) }
 
 // OwnOf decodes s's own settings into v (left as it is where s has none):
 // every key one of v's, every value of its type.
@@ -154,6 +186,17 @@ func (s *Scenario) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, (*plain)(s)); err != nil {
 		return err
 	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(b, &all); err != nil {
+		return err
+	}
+	// Before format /3 the common attributes had Go's names, which
+	// encoding/json matches to their keys but for KeepAlive (keep_alive).
+	if v, ok := all["KeepAlive"]; ok && all["keep_alive"] == nil {
+		if err := json.Unmarshal(v, &s.KeepAlive); err != nil {
+			return fmt.Errorf("KeepAlive: %w", err)
+		}
+	}
 	if s.Own != nil {
 		// As a kind wrote it (SetOwn), not as an indented file holds it.
 		var c bytes.Buffer
@@ -163,15 +206,10 @@ func (s *Scenario) UnmarshalJSON(b []byte) error {
 		s.Own = c.Bytes()
 		return nil
 	}
-	var all map[string]json.RawMessage
-	if err := json.Unmarshal(b, &all); err != nil {
-		return err
-	}
-	common := reflect.TypeFor[Scenario]()
 	own := map[string]json.RawMessage{}
 	for _, k := range slices.Sorted(maps.Keys(all)) { // the first of two spellings of a name, always
 		v := all[k]
-		if _, ok := common.FieldByNameFunc(func(n string) bool { return strings.EqualFold(n, k) }); ok || k == "Profiles" || zero(v) {
+		if commonKey(k) || k == "Profiles" || zero(v) {
 			continue
 		}
 		if _, dup := own[snake(k)]; !dup && s.reads(snake(k), v) {
@@ -184,6 +222,19 @@ func (s *Scenario) UnmarshalJSON(b []byte) error {
 	var err error
 	s.Own, err = json.Marshal(own)
 	return err
+}
+
+// commonKey says whether k names one of the attributes every scenario
+// has, in any format's spelling (KeepAlive, keep_alive).
+func commonKey(k string) bool {
+	common := reflect.TypeFor[Scenario]()
+	for i := range common.NumField() {
+		f := common.Field(i)
+		if strings.EqualFold(f.Name, k) || strings.EqualFold(strings.Split(f.Tag.Get("json"), ",")[0], k) {
+			return true
+		}
+	}
+	return false
 }
 
 // reads says whether s's kind has a setting called name that takes v (the

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/wptest/wptest/internal/jsonstyle"
 	"github.com/wptest/wptest/internal/redact"
 	"github.com/wptest/wptest/internal/safefile"
 )
@@ -82,6 +83,7 @@ func openStore(f *os.File, path string) (*Store, []Record, error) {
 
 // Append writes r as the next line and syncs it to disk.
 func (s *Store) Append(r Record) error {
+	jsonstyle.Lists(&r) // a list none is [], never null
 	b, err := json.Marshal(r)
 	if err != nil {
 		return err

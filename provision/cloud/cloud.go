@@ -57,12 +57,12 @@ const (
 // Run names one run: its ID (the label every resource carries), where its
 // files live, and who made it for what until when.
 type Run struct {
-	ID      string
-	Dir     string // runs/<id>: journal, known_hosts, the client key
-	Profile string
-	Owner   string
-	Created time.Time
-	TTL     time.Duration // expiry = Created + TTL, as a label for gc
+	ID      string        `json:"id"`
+	Dir     string        `json:"dir"` // runs/<id>: journal, known_hosts, the client key
+	Profile string        `json:"profile"`
+	Owner   string        `json:"owner"`
+	Created time.Time     `json:"created"`
+	TTL     time.Duration `json:"ttl_ns"` // expiry = Created + TTL, as a label for gc
 }
 
 // Expires is when gc may remove the run's machines.
@@ -80,28 +80,28 @@ func ValidRunID(id string) error {
 
 // Spec is what to make: the machines block plus the run it belongs to.
 type Spec struct {
-	Machines Machines
-	Run      Run
+	Machines Machines `json:"machines"`
+	Run      Run      `json:"run"`
 }
 
 // Plan is a validated Spec: what Create will make and what it costs.
 type Plan struct {
-	Driver string
+	Driver string `json:"driver"`
 	// Owned: the driver makes these machines (they cost money until
 	// `wptest down` removes them), and they are new, so a host key may
 	// still change while one boots. False for machines given to wptest
 	// (static, local): nothing to remove afterwards.
-	Owned     bool
-	Spec      Spec
-	Machines  []Machine // planned: Name, Role, Location, ServerType, Image, ImageID
-	Resources []string  // human lines, in creation order
+	Owned     bool      `json:"owned"`
+	Spec      Spec      `json:"spec"`
+	Machines  []Machine `json:"machines"`  // planned: Name, Role, Location, ServerType, Image, ImageID
+	Resources []string  `json:"resources"` // human lines, in creation order
 	// Price per hour for all machines together, as the provider states it
 	// (gross, incl. VAT), and the per-machine price it is made of.
-	HourlyGross string
-	HourlyEach  string
-	Currency    string
-	PriceSource string
-	Notes       []string
+	HourlyGross string   `json:"hourly_gross"`
+	HourlyEach  string   `json:"hourly_each"`
+	Currency    string   `json:"currency"`
+	PriceSource string   `json:"price_source"`
+	Notes       []string `json:"notes"`
 }
 
 // WriteText prints the plan for humans.

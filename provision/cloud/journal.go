@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wptest/wptest/internal/jsonstyle"
 	"github.com/wptest/wptest/internal/safefile"
 )
 
@@ -80,6 +81,7 @@ func (j *FileJournal) Append(e Event) error {
 	if j.now != nil {
 		e.Time = j.now().UTC().Format(time.RFC3339)
 	}
+	jsonstyle.Lists(&e)
 	b, err := json.Marshal(e)
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wptest/wptest/internal/jsonstyle"
 	"github.com/wptest/wptest/internal/multistep"
 	"github.com/wptest/wptest/internal/safefile"
 )
@@ -185,6 +186,7 @@ func ReadMachines(dir string) ([]Machine, error) {
 // writeRunFile writes v as indented JSON to runs/<id>/name (mode 0644: no
 // secret goes into these).
 func writeRunFile(dir, name string, v any) error {
+	jsonstyle.Lists(&v)
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/wptest/wptest/host"
+	"github.com/wptest/wptest/internal/jsonstyle"
 )
 
 // Record is the drift record: what the last apply left of every path the
@@ -66,6 +67,7 @@ const RecordSchema = 1
 
 // MarshalRecord is the record's file form: indented JSON, entries by path.
 func MarshalRecord(r *Record) ([]byte, error) {
+	jsonstyle.Lists(r)
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wptest/wptest/host"
 	"github.com/wptest/wptest/hostrecord"
+	"github.com/wptest/wptest/internal/jsonstyle"
 	"github.com/wptest/wptest/internal/termsafe"
 )
 
@@ -65,6 +66,7 @@ func BeginApply(ctx context.Context, h host.Host, u Unfinished) error {
 		}
 	}
 	u.Services, u.ReadErr = svcs, ""
+	jsonstyle.Lists(&u)
 	b, err := json.Marshal(u)
 	if err != nil {
 		return err

@@ -15,6 +15,21 @@ import (
 	"github.com/wptest/wptest/results"
 )
 
+// claimsRunOf is the run directory of an archive of testdata/claims: its
+// exp.hcl with its figures.
+func claimsRunOf(t *testing.T, a *txtar.Archive) string {
+	t.Helper()
+	src, _ := golden.Section(a, "exp.hcl")
+	sp, err := experiment.Load("exp.hcl", src, experiment.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	figures, _ := golden.Section(a, "figures")
+	writeClaimsRun(t, dir, sp, string(figures))
+	return dir
+}
+
 // testdata/claims/*.txtar: an experiment file with claims (exp.hcl) and
 // the figures of a run of it (figures: "column scenario step key=value
 // ..." a line, one record each, "na=" the rest of the line the reason the
@@ -22,14 +37,7 @@ import (
 // `wptest report -o json` (claims.json holds the same bytes).
 func TestClaimsGolden(t *testing.T) {
 	golden.Archives(t, "testdata/claims/*.txtar", func(t *testing.T, a *txtar.Archive) map[string]string {
-		src, _ := golden.Section(a, "exp.hcl")
-		sp, err := experiment.Load("exp.hcl", src, experiment.LoadOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		dir := filepath.Join(t.TempDir(), "run")
-		figures, _ := golden.Section(a, "figures")
-		writeClaimsRun(t, dir, sp, string(figures))
+		dir := claimsRunOf(t, a)
 		code, out, stderr := runCLI(t, nil, "report", dir, "-o", "json")
 		if code != 0 {
 			t.Fatalf("report -o json: exit %d: %s", code, stderr)

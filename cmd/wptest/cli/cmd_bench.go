@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -284,9 +283,7 @@ func (f *benchFlags) report(a *App, rep *result.Report, runErr error) error {
 	}
 	rep.Failed = thresholds(rep, *f.maxErr)
 	if *f.out == "json" {
-		enc := json.NewEncoder(a.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := writeJSON(a.Stdout, rep, true); err != nil {
 			return err
 		}
 	} else {

@@ -78,7 +78,7 @@ func runBenchJob(ctx context.Context, a *App, _ *noFlags, _ []string) error {
 	}
 	res.Host, res.Exe = hostname, exe
 	fmt.Fprintf(a.Stderr, "bench-job %s: done after %.1fs%s\n", what, a.since(t0).Seconds(), jobSummary(res))
-	return json.NewEncoder(a.Stdout).Encode(res)
+	return writeJSON(a.Stdout, res, false)
 }
 
 // jobSummary is the last progress line's figures.

@@ -2,13 +2,11 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 
 	"github.com/wptest/wptest/compare"
 	"github.com/wptest/wptest/internal/exitcode"
-	"github.com/wptest/wptest/internal/termsafe"
 )
 
 // wptest compare RUN_A RUN_B: run B against run A, benchstat's way.
@@ -48,13 +46,8 @@ func runCompare(ctx context.Context, a *App, output *string, names []string) err
 		return exitcode.With(exitcode.Config, fmt.Errorf("compare %s with %s: %w", dirs[1], dirs[0], err))
 	}
 	if *output == "json" {
-		b, err := json.MarshalIndent(c, "", "  ")
-		if err != nil {
-			return err
-		}
-		// The runs' names may hold C1 controls, which JSON leaves as they are.
-		_, err = a.Stdout.Write(append(termsafe.JSON(b), '\n'))
-		return err
+		// The runs' names may hold C1 controls, which JSON leaves as they are (writeJSON escapes them).
+		return writeJSON(a.Stdout, c, true)
 	}
 	return c.WriteText(a.Stdout)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -235,7 +234,7 @@ func (s *cloudSession) planUp(ctx context.Context, f *machinesFlags, up bool) er
 	}
 	if !up {
 		if f.output == "json" {
-			return json.NewEncoder(s.out).Encode(plan)
+			return writeJSON(s.out, plan, false)
 		}
 		plan.WriteText(s.out)
 		return nil
@@ -247,7 +246,7 @@ func (s *cloudSession) planUp(ctx context.Context, f *machinesFlags, up bool) er
 		return err
 	}
 	if f.output == "json" {
-		return json.NewEncoder(s.out).Encode(ms)
+		return writeJSON(s.out, ms, false)
 	}
 	printMachines(s.out, ms)
 	s.printUp(m, plan, run)
@@ -357,7 +356,7 @@ func list(ctx context.Context, s *cloudSession, f *listFlags, _ []string) error 
 		return err
 	}
 	if f.output == "json" {
-		return json.NewEncoder(s.out).Encode(rs)
+		return writeJSON(s.out, rs, false)
 	}
 	tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUN\tKIND\tID\tNAME\tEXPIRES")
@@ -377,10 +376,10 @@ func list(ctx context.Context, s *cloudSession, f *listFlags, _ []string) error 
 func machinesDrivers(ctx context.Context, a *App, output *string, _ []string) error {
 	ds := cloud.Drivers()
 	if *output == "json" {
-		return json.NewEncoder(a.Stdout).Encode(struct {
+		return writeJSON(a.Stdout, struct {
 			Drivers []cloud.Driver    `json:"drivers"`
 			Common  []cloud.Attribute `json:"common_attributes"`
-		}{ds, cloud.Common})
+		}{ds, cloud.Common}, false)
 	}
 	for _, d := range ds {
 		fmt.Fprintf(a.Stdout, "%s: %s\n", d.Name, d.Summary)

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -106,9 +105,7 @@ func loadProfile(a *App, f *profileFlags) (*provision.Profile, error) {
 
 func writeReport(a *App, output string, rep *provision.Report) error {
 	if output == "json" {
-		enc := json.NewEncoder(a.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return writeJSON(a.Stdout, rep, true)
 	}
 	return rep.WriteText(a.Stdout)
 }

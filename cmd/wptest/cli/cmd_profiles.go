@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -55,9 +54,7 @@ func runProfiles(ctx context.Context, a *App, f *profilesOpts, _ []string) error
 		}
 	}
 	if f.output == "json" {
-		enc := json.NewEncoder(a.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(list)
+		return writeJSON(a.Stdout, list, true)
 	}
 	fmt.Fprintf(a.Stdout, "%-16s %-26s %-16s %s\n", "NAME", "PLATFORMS", "ALIASES", "DESCRIPTION")
 	for _, h := range list {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"github.com/wptest/wptest/internal/termsafe"
@@ -72,12 +71,7 @@ func runStatus(ctx context.Context, a *App, f *statusFlags, _ []string) error {
 	// What the host says (facts, versions, deviations) reaches the
 	// terminal without its control characters.
 	if output == "json" {
-		b, err := json.MarshalIndent(statusResult{Target: target, Manifest: m, Running: running, Drift: drifts, Unfinished: un}, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = a.Stdout.Write(append(termsafe.JSON(b), '\n'))
-		return err
+		return writeJSON(a.Stdout, statusResult{Target: target, Manifest: m, Running: running, Drift: drifts, Unfinished: un}, true)
 	}
 	if m == nil {
 		fmt.Fprintf(a.Stdout, "host:     %s\nprofile:  none (no %s; run wptest up)\n", h.Name(), hostmanifest.Path)

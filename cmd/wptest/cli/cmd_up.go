@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"github.com/wptest/wptest/internal/termsafe"
@@ -197,9 +196,7 @@ func printServer(a *App, f *profileFlags, st *stage.State, took time.Duration) e
 		res.Previous = st.Live.Profile
 	}
 	if f.output == "json" {
-		enc := json.NewEncoder(a.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return writeJSON(a.Stdout, res, true)
 	}
 	if err := st.Report.WriteText(a.Stdout); err != nil {
 		return err

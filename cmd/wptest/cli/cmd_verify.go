@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"github.com/wptest/wptest/internal/termsafe"
@@ -79,8 +78,9 @@ func runVerify(ctx context.Context, a *App, f *verifyFlags, _ []string) error {
 	// The site's names are the site user's to choose (PHP writes there):
 	// no control character of theirs reaches the terminal.
 	if f.output == "json" {
-		b, _ := json.MarshalIndent(rep, "", "  ")
-		fmt.Fprintf(a.Stdout, "%s\n", termsafe.JSON(b))
+		if err := writeJSON(a.Stdout, rep, true); err != nil {
+			return err
+		}
 	} else {
 		for _, d := range rep.Lazy {
 			fmt.Fprintf(a.Stderr, "lazy (info, not failed): %s\n", termsafe.Line(d.String()))

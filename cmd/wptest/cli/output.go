@@ -1,8 +1,14 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
+	"io"
+	"reflect"
+
+	"github.com/wptest/wptest/internal/jsonstyle"
+	"github.com/wptest/wptest/internal/termsafe"
 )
 
 // Every command that prints data takes the same output flag, -o text|json;
@@ -45,4 +51,26 @@ func outputFlag(fs *flag.FlagSet) *string {
 	p := new(string)
 	outputVar(fs, p)
 	return p
+}
+
+// writeJSON writes v as every -o json output is written: empty lists as
+// [] (jsonstyle.Lists), indented when indent (a document for a person or
+// jq; one line for what another process reads line by line), no control
+// character a terminal acts on, a newline at the end.
+func writeJSON(w io.Writer, v any, indent bool) error {
+	p := reflect.New(reflect.TypeOf(v))
+	p.Elem().Set(reflect.ValueOf(v))
+	jsonstyle.Lists(p.Interface())
+	var b []byte
+	var err error
+	if indent {
+		b, err = json.MarshalIndent(p.Elem().Interface(), "", "  ")
+	} else {
+		b, err = json.Marshal(p.Elem().Interface())
+	}
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(termsafe.JSON(b), '\n'))
+	return err
 }
