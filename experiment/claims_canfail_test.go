@@ -46,7 +46,7 @@ func TestEveryClaimCanFail(t *testing.T) {
 func checkClaimCanFail(t *testing.T, sp *experiment.Spec, c results.Claim) {
 	man := &results.Manifest{Scenarios: sp.Scenarios, Claims: []results.Claim{c}, Machine: &results.MachineInfo{OwnMachine: true}}
 	for _, col := range sp.Columns {
-		col.Enabled = true // every column measured: each claim is judged on its own terms, no stand-in
+		col.Enabled = true // every column measured: a claim on a column the file has is judged on it; one a stand-in answers for is judged on the stand-in (evalOn)
 		man.Columns = append(man.Columns, col)
 	}
 	if c.NotMeasured != "" {

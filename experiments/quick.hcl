@@ -250,16 +250,3 @@ claim "cpu-stylesheet" {
     measured = { tuned-apache = "0.2 ms", corehttpd = "0.19 ms" }
   }
 }
-
-claim "protocols-h1" {
-  source    = "the cPanel vs corehttpd post"
-  quote     = "Protocols: HTTP/1.1 | HTTP/1.1, HTTP/2 | HTTP/1.1, HTTP/2, HTTP/3"
-  scenario  = "static"
-  visitors  = 10
-  metric    = "served"
-  published = { cpanel-apache = "yes", tuned-apache = "yes", corehttpd = "yes" }
-  contradiction "cPanel's Apache did not answer over HTTP/1.1" {
-    metric   = "served"
-    measured = { cpanel-apache = "no" }
-  }
-}

@@ -3,6 +3,7 @@ package report
 import (
 	"image/color"
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -28,7 +29,10 @@ var (
 func (r *Report) claimsChart() *ChartPlot {
 	var cs []results.ClaimResult
 	for _, c := range claimsInOrder(r.Claims) {
-		if c.PublishedRatio > 0 && len(c.Ratios) > 0 {
+		// A log axis shows ratios above 0 alone: a run directory is a
+		// file anyone can edit, and a rate of 0 makes a ratio of 0.
+		c.Ratios = slices.DeleteFunc(slices.Clone(c.Ratios), func(rv results.RatioValue) bool { return !positive(rv.Value) })
+		if positive(c.PublishedRatio) && positive(c.Within) && len(c.Ratios) > 0 {
 			cs = append(cs, c)
 		}
 	}
@@ -50,10 +54,10 @@ func (r *Report) claimsChart() *ChartPlot {
 			cp.Add(b)
 		}
 		for _, rv := range c.Ratios {
-			if rv.Low > 0 && rv.High > rv.Low {
+			if positive(rv.Low) && positive(rv.High) && rv.High > rv.Low {
 				lo, hi = min(lo, rv.Low), max(hi, rv.High)
 				if l, err := plotter.NewLine(plotter.XYs{{X: rv.Low, Y: y}, {X: rv.High, Y: y}}); err == nil {
-					l.LineStyle = draw.LineStyle{Color: verdictColor(c), Width: vg.Points(1.5)}
+					l.LineStyle = draw.LineStyle{Color: bandColorOf(c, rv), Width: vg.Points(1.5)}
 					cp.Add(l)
 				}
 			}
@@ -67,7 +71,7 @@ func (r *Report) claimsChart() *ChartPlot {
 		cp.Add(pub)
 		for _, rv := range c.Ratios {
 			got, _ := plotter.NewScatter(plotter.XYs{{X: rv.Value, Y: y}})
-			got.GlyphStyle = draw.GlyphStyle{Color: verdictColor(c), Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}
+			got.GlyphStyle = draw.GlyphStyle{Color: bandColorOf(c, rv), Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}
 			cp.Add(got)
 		}
 		if i == 0 {
@@ -78,12 +82,25 @@ func (r *Report) claimsChart() *ChartPlot {
 	held.GlyphStyle = draw.GlyphStyle{Color: verdictColor(results.ClaimResult{Verdict: results.Holds}), Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}
 	differs, _ := plotter.NewScatter(plotter.XYs{{}})
 	differs.GlyphStyle = draw.GlyphStyle{Color: verdictColor(results.ClaimResult{Verdict: results.Differs}), Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}
-	cp.legend = append(cp.legend, legendEntry{"this run: holds", []plot.Thumbnailer{held}}, legendEntry{"this run: differs", []plot.Thumbnailer{differs}})
+	cp.legend = append(cp.legend, legendEntry{"this run: within the band", []plot.Thumbnailer{held}}, legendEntry{"outside it", []plot.Thumbnailer{differs}})
 	cp.X.Scale, cp.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 	cp.X.Min, cp.X.Max = decades(lo, hi)
 	cp.Y.Tick.Marker = plot.ConstantTicks(ticks)
 	cp.Y.Min, cp.Y.Max = -0.7, float64(len(cs))-0.3
 	return cp
+}
+
+// positive says whether v is a number a log axis can show.
+func positive(v float64) bool { return v > 0 && !math.IsInf(v, 0) && !math.IsNaN(v) }
+
+// bandColorOf is the colour of this run's ratio rv of c: green within the
+// claim's band, red outside it (a claim may differ on its order with its
+// ratio in the band: its line says so, the chart shows where the ratio is).
+func bandColorOf(c results.ClaimResult, rv results.RatioValue) color.Color {
+	if w := max(c.Within, 1); rv.Value >= c.PublishedRatio/w && rv.Value <= c.PublishedRatio*w {
+		return verdictColor(results.ClaimResult{Verdict: results.Holds})
+	}
+	return verdictColor(results.ClaimResult{Verdict: results.Differs})
 }
 
 // verdictColor is a verdict's: green holds, red differs, grey otherwise.

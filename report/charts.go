@@ -59,7 +59,7 @@ func (r *Report) charts() (map[string]chart, error) {
 		return nil
 	}
 	if p := r.claimsChart(); p != nil {
-		if err := add(claimsChartID, "Each claim that states a ratio: the source's (ring) and this run's (dot, with its range over the repetitions), on one log scale; the green band is where the claim holds", p, nil); err != nil {
+		if err := add(claimsChartID, "Each claim that states a ratio: the source's (ring) and this run's (dot, with its range over the repetitions; green within the band, red outside it), on one log scale; the band is the claim's factor either side of the source's", p, nil); err != nil {
 			return nil, err
 		}
 	}

@@ -114,6 +114,9 @@ func measuredShort(c results.ClaimResult) string {
 		v := num(rv.Value) + "x"
 		if rv.Low > 0 && rv.High > rv.Low {
 			v += " (" + num(rv.Low) + "–" + num(rv.High) + "x)"
+			if rv.Value > 0 && marked(100*(rv.High-rv.Low)/rv.Value) {
+				v += " ⚠" // the repetitions' own ratios disagree: the median's alone says more than the run knows
+			}
 		}
 		if len(c.Ratios) > 1 {
 			v += " " + rv.Of // which stand-in

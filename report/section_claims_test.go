@@ -82,3 +82,31 @@ func TestClaimsAtAGlance(t *testing.T) {
 		t.Error("in short has no headline chart")
 	}
 }
+
+// A run directory is a file anyone can edit: a rate of 0 or below makes a
+// ratio no log axis shows. The report is written, the claim judged in
+// words, and the chart leaves the ratio out (it drew nothing and panicked,
+// or never ended, before).
+func TestClaimsChartWithRatiosNoLogAxisShows(t *testing.T) {
+	for _, rps := range []float64{0, -5} {
+		dir := t.TempDir()
+		edit := func(rec *results.Record) {
+			if rec.Column == "corehttpd" && rec.Run != nil {
+				rec.Run.RPS = rps
+			}
+		}
+		claim := results.Claim{ID: "pages", Source: "the cPanel vs corehttpd post", Quote: "q", Scenario: "page", Visitors: 8,
+			Metric: "rps", Unit: "pages/s", Ratio: &results.Ratio{Num: "corehttpd", Den: "cpanel-apache", Published: 1.5, Within: 1.2}}
+		run := runtest.Run{ID: "z", Reps: 2, Edit: edit, Manifest: func(m *results.Manifest) { m.Claims = []results.Claim{claim} }}.Write(t, dir)
+		if _, err := Write(run); err != nil {
+			t.Fatalf("rps %v: %v", rps, err)
+		}
+		html, err := os.ReadFile(filepath.Join(run, "report.html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(html), `<figure id="chart-claims">`) || !strings.Contains(string(html), `<details class="differs">`) {
+			t.Errorf("rps %v: a claims chart drawn, or the claim not judged: differs", rps)
+		}
+	}
+}

@@ -126,7 +126,7 @@ func columnDiffs(man *results.Manifest, recs []results.Record) []columnDiff {
 					continue
 				}
 				d, ok := pointDiff(man, mt, func(col string) []results.Record { return by[col+"/"+sc.Name+"/"+step] })
-				if ok {
+				if ok && d.hiV > d.loV { // columns that agree differ in nothing
 					d.point = sc.Name + " " + step
 					out = append(out, d)
 				}
@@ -147,23 +147,26 @@ func pointDiff(man *results.Manifest, mt results.Metric, recs func(col string) [
 			continue
 		}
 		var xs []float64
+		unsound := false
 		for _, r := range recs(col.ID) {
 			if results.Unsound(r, mt, man.Machine) != "" {
-				continue
+				unsound = true // one repetition that measured the bench makes the point's median unsafe, as for the claims and the report
+				break
 			}
 			if x, ok := mt.Of(man.Machine)(r); ok {
 				xs = append(xs, x)
 			}
 		}
 		m := medianOf(xs)
-		if len(xs) == 0 || m <= 0 {
+		if unsound || len(xs) == 0 || m <= 0 {
 			continue
 		}
+		name := cmp.Or(col.Label, col.ID)
 		if n++; n == 1 || m > d.hiV {
-			d.hi, d.hiV = col.ID, m
+			d.hi, d.hiV = name, m
 		}
 		if n == 1 || m < d.loV {
-			d.lo, d.loV = col.ID, m
+			d.lo, d.loV = name, m
 		}
 	}
 	return d, n >= 2
