@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"unicode"
 )
@@ -48,11 +49,17 @@ func walk(v any, path string, data []string, bad *[]string) {
 				p = path + ".*"
 			} else if hasUpper(k) {
 				*bad = append(*bad, fmt.Sprintf("%s: key with an upper-case letter", p))
+			} else if !snake.MatchString(k) {
+				*bad = append(*bad, fmt.Sprintf("%s: key not in snake_case", p))
 			}
 			walk(e, p, data, bad)
 		}
 	}
 }
+
+// snake is a snake_case key: lower-case words of letters and digits
+// joined by one underscore.
+var snake = regexp.MustCompile(`^[a-z0-9]+(_[a-z0-9]+)*$`)
 
 func hasUpper(s string) bool {
 	return slices.ContainsFunc([]rune(s), unicode.IsUpper)

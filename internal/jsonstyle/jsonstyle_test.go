@@ -43,6 +43,7 @@ func TestCheck(t *testing.T) {
 		{`{"a_b":[1],"c":{"d":"x"}}`, nil, nil},
 		{`{"ID":1}`, nil, []string{".ID: key with an upper-case letter"}},
 		{`{"list":null}`, nil, []string{".list: null"}},
+		{`{"pages per second":1,"server-cpu":2,"a__b":3}`, nil, []string{".a__b: key not in snake_case", ".pages per second: key not in snake_case", ".server-cpu: key not in snake_case"}},
 		{`{"vars":{"PHP_INI":"x"}}`, []string{".vars"}, nil},
 		{`{"vars":{"PHP":null}}`, []string{".vars"}, []string{".vars.*: null"}},
 		{"{\"a\":1}\n{\"rows\":[{\"Key\":2}]}\n", nil, []string{".rows[].Key: key with an upper-case letter"}},
