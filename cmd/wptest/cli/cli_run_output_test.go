@@ -119,7 +119,8 @@ func smallFile(t *testing.T, httpPort, httpsPort int) string {
 }
 
 // --verbose brings the whole stream back on stderr: host commands and
-// their output, and each point's line once.
+// their output, and each point's lines once (as it starts, and as it ends
+// with its figure).
 func TestRunVerboseRestoresTheStream(t *testing.T) {
 	needLocalRunStack(t)
 	r := runLocal(t, buildAgent(t), smallFile(t, 8080, 8443), "--verbose")
@@ -131,8 +132,13 @@ func TestRunVerboseRestoresTheStream(t *testing.T) {
 			t.Errorf("--verbose stderr lacks %q", w)
 		}
 	}
-	if n := strings.Count(r.stderr, "[1/1] rep 1/1 · caddy · static c=5"); n != 1 {
-		t.Errorf("--verbose: the point's line %d times, want once", n)
+	// The point's line as it starts (the log's: a terminal shows it live)
+	// and as it ends with its figure, each once.
+	if n := strings.Count(r.stderr, "[1/1] rep 1/1 · caddy · static c=5 (0 done)"); n != 1 {
+		t.Errorf("--verbose: the point's starting line %d times, want once", n)
+	}
+	if n := strings.Count(r.stderr, "[1/1] rep 1/1 · caddy · static c=5: "); n != 1 {
+		t.Errorf("--verbose: the point's line with its figure %d times, want once", n)
 	}
 	if !strings.Contains(r.logTxt, "[local] $ facts") {
 		t.Error("--verbose: log.txt lacks the host commands")
