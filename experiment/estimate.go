@@ -14,17 +14,21 @@ import (
 // The estimate of a run: its wall time from its parts (machines, applies,
 // swaps, seeding, warm-ups, every point as its kind estimates it) and, for
 // machines with prices, what they cost for that time. The defaults are
-// times measured on this project's machines; each says where.
+// times this project measured on its own 2-core bare hosts (Debian, in
+// network namespaces) while it was written; each says what was measured,
+// in words a user reads without the notes it was written in.
+const measuredHere = "measured by wptest's developers on a 2-core bare host"
+
 var (
-	estMachines = estDefault{90 * time.Second, "research/bare-hosts.md § Cost: a fresh host ~90 s (not measured on a cloud)"}
-	estFirst    = estDefault{60 * time.Second, "research/bare-hosts.md § Cost: `wptest up --profile cpanel` on a fresh host ~60 s"}
-	estNewProf  = estDefault{30 * time.Second, "research/feasibility.md § 9.6: the profiles' packages over ssh ≈30 s"}
-	estSwap     = estDefault{5 * time.Second, "research/bare-hosts.md § Cost: a re-apply 5 s"}
-	estSeed     = estDefault{10 * time.Second, "research/feasibility.md § 9.7: site setup < 10 s"}
+	estMachines = estDefault{90 * time.Second, "a fresh host up and reachable ~90 s, " + measuredHere + ", not on a cloud"}
+	estFirst    = estDefault{60 * time.Second, "`wptest up --profile cpanel` on a fresh host ~60 s, " + measuredHere}
+	estNewProf  = estDefault{30 * time.Second, "a profile's packages over ssh ≈30 s, " + measuredHere}
+	estSwap     = estDefault{5 * time.Second, "a re-apply 5 s, " + measuredHere}
+	estSeed     = estDefault{10 * time.Second, "site setup < 10 s, " + measuredHere}
 	// Rates of a request-count point before one is measured: a WordPress
 	// page per visitor, and anything else.
-	estPageRate   = estRate{1.65, "research/feasibility.md § 5: page c=4 6.6 req/s on cPanel's Apache, the slowest (per visitor)"}
-	estStaticRate = estRate{749, "research/feasibility.md § 5: 135 KB css gzip c=50 749 req/s, the slowest static figure"}
+	estPageRate   = estRate{1.65, "page c=4 6.6 req/s on cPanel's Apache, the slowest, " + measuredHere + " (per visitor)"}
+	estStaticRate = estRate{749, "135 KB css gzip c=50 749 req/s, the slowest static figure, " + measuredHere}
 )
 
 type estDefault struct {
@@ -56,6 +60,16 @@ type Estimate struct {
 	Machines                      int
 	Cost                          float64
 	PriceErr                      string // why there is no price where the driver has prices
+	// ListPrice: Hourly is the provider's published list price (no API
+	// asked: PriceErr says why), read on PriceDate.
+	ListPrice bool
+	PriceDate string
+	// TTL is how long the machines live at most (their ttl: gc removes
+	// them after it, a run that keeps them or dies leaves them that long);
+	// TTLCost what they cost for it, the worst case. 0 when the driver
+	// makes no machines.
+	TTL     time.Duration
+	TTLCost float64
 	// Machines' driver and attributes, and what of the file's block the
 	// command line's driver left (cloud.Machines.NotCarried), for the
 	// run's first line when it left something.
@@ -99,6 +113,7 @@ func EstimateOf(sp *Spec) Estimate {
 	}
 	if d, err := cloud.Lookup(sp.Machines.Driver); err == nil && d.Capabilities.Creates {
 		add("machines made and reachable", 1, estMachines.d, estMachines.from)
+		e.TTL, _ = time.ParseDuration(sp.Machines.TTL) // checked when the file loaded
 	}
 	groups, profiles := 0, map[string]bool{}
 	for i, p := range plan {
@@ -154,7 +169,21 @@ func (e *Estimate) Price(plan *cloud.Plan) {
 		return
 	}
 	e.Hourly, e.Currency, e.PriceSource, e.Machines = plan.HourlyGross, plan.Currency, plan.PriceSource, len(plan.Machines)
-	e.Cost = h * e.Total.Hours()
+	e.Cost, e.TTLCost = h*e.Total.Hours(), h*e.TTL.Hours()
+}
+
+// PriceList adds the cost of n machines at the provider's list price p,
+// for an estimate made without its API; why (PriceErr) stays said.
+func (e *Estimate) PriceList(p cloud.ListPrice, n int) {
+	each, err := strconv.ParseFloat(p.HourlyGross, 64)
+	if err != nil {
+		e.PriceErr = fmt.Sprintf("the list price %q of %s: %v", p.HourlyGross, p.ServerType, err)
+		return
+	}
+	h := each * float64(n)
+	e.Hourly, e.Currency, e.Machines, e.ListPrice, e.PriceDate = strconv.FormatFloat(h, 'f', 4, 64), p.Currency, n, true, p.Date
+	e.PriceSource = fmt.Sprintf("list price of %s: %s %s per hour each, published at %s, read %s", p.ServerType, p.HourlyGross, p.Currency, p.Source, p.Date)
+	e.Cost, e.TTLCost = h*e.Total.Hours(), h*e.TTL.Hours()
 }
 
 // Short is the estimate in one phrase, for the run's first line.
@@ -179,8 +208,14 @@ func (e Estimate) WriteText(w io.Writer) {
 	case e.Hourly != "":
 		fmt.Fprintf(w, "cost ≈ %.4f %s: %s %s per hour for %d machines (gross; %s) for %s\n",
 			e.Cost, e.Currency, e.Hourly, e.Currency, e.Machines, e.PriceSource, roundDur(e.Total))
+		if e.TTL > 0 {
+			fmt.Fprintf(w, "cost at worst ≈ %.4f %s: the machines living their whole ttl, %s (a run kept or cut off; gc removes them then)\n", e.TTLCost, e.Currency, e.TTL)
+		}
+		if e.ListPrice {
+			fmt.Fprintf(w, "  list prices, not read from the provider's API (%s)\n", strings.TrimSpace(e.PriceErr))
+		}
 	case e.PriceErr != "":
-		fmt.Fprintf(w, "cost: unknown (%s)\n", strings.TrimSpace(e.PriceErr))
+		fmt.Fprintf(w, "cost: unknown: %s\n", strings.TrimSpace(e.PriceErr))
 	}
 }
 

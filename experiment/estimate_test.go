@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wptest/wptest/provision/cloud"
 	"github.com/wptest/wptest/results"
 )
 
@@ -137,5 +138,27 @@ func TestEstimateShortSaysWhatTargetLeft(t *testing.T) {
 	}
 	if s := EstimateOf(loadFile(t, "../experiments/corehttpd-vs-cpanel.hcl", LoadOptions{})).Short(); strings.Contains(s, "machines") {
 		t.Errorf("the file's own machines: %q names them", s)
+	}
+}
+
+// Without the provider's API, the cost is the list price for the
+// estimated time and, at worst, for the machines' whole ttl, said to be a
+// list price with its source and date and why the API was not asked.
+func TestEstimateListPrice(t *testing.T) {
+	e := Estimate{Total: 30 * time.Minute, TTL: 6 * time.Hour, PriceErr: "no Hetzner API token"}
+	e.PriceList(cloud.ListPrice{ServerType: "cx99", HourlyGross: "0.0100", Currency: "EUR", Source: "https://example.com/prices", Date: "2026-12-07"}, 2)
+	if e.Hourly != "0.0200" || e.Machines != 2 || e.Cost < 0.00999 || e.Cost > 0.01001 || e.TTLCost < 0.11999 || e.TTLCost > 0.12001 {
+		t.Fatalf("priced %+v: want 0.0200/h for 2, 0.01 for 30m, 0.12 for 6h", e)
+	}
+	var b strings.Builder
+	e.WriteText(&b)
+	for _, want := range []string{
+		"cost ≈ 0.0100 EUR: 0.0200 EUR per hour for 2 machines (gross; list price of cx99: 0.0100 EUR per hour each, published at https://example.com/prices, read 2026-12-07) for 30m0s\n",
+		"cost at worst ≈ 0.1200 EUR: the machines living their whole ttl, 6h0m0s",
+		"  list prices, not read from the provider's API (no Hetzner API token)\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("estimate lacks %q:\n%s", want, b.String())
+		}
 	}
 }

@@ -65,9 +65,11 @@ func TestOperatorVarsPassThrough(t *testing.T) {
 			t.Errorf("%v: %d uploads, want %d", tc.vars, len(sp.Uploads), tc.uploads)
 		}
 		var plan bytes.Buffer
-		if err := writeColumnVars(&plan, c, sp.VarFrom[c.ID]); err != nil {
+		vars, err := columnVars(c, sp.VarFrom[c.ID])
+		if err != nil {
 			t.Fatal(err)
 		}
+		writeVars(&plan, vars)
 		wantURL := `var ruid2_source_url +\= "https://raw\.githubusercontent\.com/[^"]+"  \(profile default; operator only\)`
 		if tc.url != "" {
 			wantURL = `var ruid2_source_url +\= "` + regexp.QuoteMeta(tc.url) + `[^"]*"  \(command line: -var src; operator only\)`

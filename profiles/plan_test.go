@@ -53,7 +53,7 @@ func planArchive(t *testing.T, name, platform string, rep *provision.Report) *tx
 		fmt.Fprintf(&plan, "deviation: %s\n", d)
 	}
 	for _, f := range rep.DeviationRules {
-		fmt.Fprintf(&plan, "deviation unless %s matches %s: %s\n", f.ID, f.ExpectRegex, f.Deviation)
+		fmt.Fprintf(&plan, "deviation unless %s matches %s: %s\n", f.ID, f.ExpectRegex, f.DeviationText())
 	}
 	for _, b := range rep.Blocked {
 		fmt.Fprintf(&plan, "blocked: %s\n", b)

@@ -75,6 +75,13 @@ func (f *Fact) deviation(output string, text func(string) string) string {
 	return strings.ReplaceAll(f.marks.showString("deviation", f.Deviation), "%s", text(output))
 }
 
+// DeviationText is the deviation as a plan shows it before the fact has
+// run: its "%s" (the output, known only on the host) said in words, so no
+// format verb reaches a reader.
+func (f *Fact) DeviationText() string {
+	return strings.ReplaceAll(f.Deviation, "%s", "<"+f.ID+"'s output>")
+}
+
 // shown is a copy of f as output shows it (its marks, then redact).
 func (f *Fact) shown(redact func(string) string) *Fact {
 	return &Fact{ID: f.ID, Run: redact(f.marks.showString("run", f.Run)),

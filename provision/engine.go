@@ -486,18 +486,22 @@ func (rep *Report) WriteText(w io.Writer) error {
 }
 
 // writeCounts prints the last line: what changed (or would) and what did
-// not; after a failure also which op failed and which ops did not run, so
-// stdout says what was done and what was not, as the error does.
+// not, a plan's as Terraform ends one ("Plan: 3 to add, 1 to change, 0 to
+// remove, 2 to run, 12 unchanged."); after a failure also which op failed
+// and which ops did not run, so stdout says what was done and what was
+// not, as the error does.
 func (rep *Report) writeCounts(p printer) {
-	if rep.Mode != "plan" && rep.Mode != "apply" {
+	if rep.Mode == "offline" {
+		t := tally{}
+		for _, o := range rep.Ops {
+			t[offlineEffect(o)]++
+		}
+		p("Plan: %s (offline: what each op does on a fresh host; --target reads what a host needs).\n", t)
 		return
-	}
-	changed := "changed"
-	if rep.Mode == "plan" {
-		changed = "to change"
 	}
 	unchanged, failed := 0, 0
 	var notRun []int
+	t := tally{}
 	for i, o := range rep.Ops {
 		switch {
 		case o.Error != "":
@@ -506,18 +510,72 @@ func (rep *Report) writeCounts(p printer) {
 			notRun = append(notRun, i+1)
 		case !o.Change.Needed:
 			unchanged++
+		default:
+			t[effectOf(o.Change.Action)]++
 		}
 	}
-	counts := fmt.Sprintf("%d %s, %d unchanged", rep.Changes, changed, unchanged)
+	counts := fmt.Sprintf("%d changed, %d unchanged", rep.Changes, unchanged)
+	if rep.Mode == "plan" {
+		counts = fmt.Sprintf("%s, %d unchanged", t, unchanged)
+	}
 	switch {
 	case failed > 0:
 		p("%s FAILED at op %d (%s): %s, 1 failed, %d not run%s\n", rep.Mode, failed, rep.Ops[failed-1].ID, counts, len(notRun), opRange(notRun))
 	case rep.Error != "":
 		first, _, _ := strings.Cut(rep.Error, "\n")
 		p("%s FAILED: %s; %s, %d not run%s\n", rep.Mode, first, counts, len(notRun), opRange(notRun))
+	case rep.Mode == "plan":
+		p("Plan: %s.\n", counts)
 	default:
 		p("%s\n", counts)
 	}
+}
+
+// An op's effect, as a plan's summary counts it.
+const (
+	toAdd    = "to add"
+	toChange = "to change"
+	toRemove = "to remove"
+	toRun    = "to run"
+)
+
+// tally counts ops by effect; it prints as "3 to add, 1 to change, 0 to
+// remove, 2 to run".
+type tally map[string]int
+
+func (t tally) String() string {
+	return fmt.Sprintf("%d %s, %d %s, %d %s, %d %s", t[toAdd], toAdd, t[toChange], toChange, t[toRemove], toRemove, t[toRun], toRun)
+}
+
+// effectOf is what a change found on a host does: a thing made, one
+// removed, a command run, or one changed (updated, replaced, started...).
+func effectOf(action string) string {
+	switch action {
+	case "create", "install":
+		return toAdd
+	case "remove":
+		return toRemove
+	case "run":
+		return toRun
+	}
+	return toChange
+}
+
+// offlineEffect is what op o does on a fresh host, from its kind and spec:
+// files, directories, links, users and packages are added (a package
+// declared absent removed), a service started or stopped, a command run.
+func offlineEffect(o *OpReport) string {
+	switch o.Kind {
+	case "command":
+		return toRun
+	case "service":
+		return toChange
+	case "package":
+		if o.Spec["state"] == "absent" {
+			return toRemove
+		}
+	}
+	return toAdd
 }
 
 // opRange names ops by number: " (ops 15-38)", " (ops 3, 5)", " (op 7)";
@@ -560,7 +618,7 @@ func (rep *Report) writeHeader(p printer) {
 	}
 	if rep.Mode != "apply" {
 		for _, f := range rep.DeviationRules {
-			p("deviation unless %s matches %s: %s\n", f.ID, f.ExpectRegex, f.Deviation)
+			p("deviation unless %s matches %s: %s\n", f.ID, f.ExpectRegex, f.DeviationText())
 		}
 	}
 	for _, b := range rep.Blocked {
@@ -615,7 +673,7 @@ func writeOpSpec(p printer, o *OpReport) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		p("       %s: %v\n", k, fmtVal(o.Spec[k]))
+		writeSpecField(p, k, o.Spec[k])
 	}
 	if c, ok := o.Spec["content"].(string); ok && len(c) > maxShownContent {
 		// A download-sized file (the site's 1 MB file) is its size and
@@ -631,6 +689,21 @@ func writeOpSpec(p printer, o *OpReport) {
 		if c != "" && !strings.HasSuffix(c, "\n") {
 			p("       (no newline at end)\n")
 		}
+	}
+}
+
+// writeSpecField prints one field of an op's spec; a script (a string of
+// several lines) as its lines, indented under the field's name, as the
+// content of a file is, not as one quoted line of escapes.
+func writeSpecField(p printer, k string, v any) {
+	s, ok := v.(string)
+	if !ok || !strings.Contains(strings.TrimRight(s, "\n"), "\n") {
+		p("       %s: %v\n", k, fmtVal(v))
+		return
+	}
+	p("       %s: |\n", k)
+	for _, line := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		p("       | %s\n", line)
 	}
 }
 

@@ -3,6 +3,7 @@ package provision
 import (
 	"bytes"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/wptest/wptest/internal/golden"
@@ -59,4 +60,29 @@ func TestReportTextApplyStopped(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.File(t, filepath.Join("testdata", "plans", "report-apply-stopped.txt"), b.Bytes())
+}
+
+// An offline plan shows a script as its lines under the field's name, not
+// as one quoted line of escapes, and ends with what its ops would do on a
+// fresh host, counted as Terraform's plan counts them.
+func TestReportTextOfflineScripts(t *testing.T) {
+	rep := &Report{Profile: "demo", Hash: "0123abcd", Platform: "debian-13", Mode: "offline",
+		Ops: []*OpReport{
+			{ID: "command.setup", Kind: "command", Spec: map[string]any{"run": "set -eu\nprintf '%s\\n' \"$x\"\n", "unless": "test -e /x"}},
+			{ID: "file.conf", Kind: "file", Spec: map[string]any{"path": "/etc/x", "content": "a\n"}},
+			{ID: "package.old", Kind: "package", Spec: map[string]any{"names": []string{"x"}, "state": "absent"}},
+			{ID: "service.web", Kind: "service", Spec: map[string]any{"name": "web", "state": "running"}},
+		}}
+	var b bytes.Buffer
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"       run: |\n       | set -eu\n       | printf '%s\\n' \"$x\"\n       unless: \"test -e /x\"\n",
+		"\nPlan: 1 to add, 1 to change, 1 to remove, 1 to run (offline: what each op does on a fresh host; --target reads what a host needs).\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("offline plan lacks %q:\n%s", want, b.String())
+		}
+	}
 }

@@ -40,6 +40,20 @@ type Driver struct {
 	Target     func(target string) bool `json:"-"`
 	// Open returns the driver, its credentials read through o.Getenv.
 	Open func(o OpenOptions) (Cloud, error) `json:"-"`
+	// ListPrice is the price a machine of m costs by the provider's
+	// published list, for an estimate made without its API (no token);
+	// an error says there is none. Nil: the driver keeps no list.
+	ListPrice func(m Machines) (ListPrice, error) `json:"-"`
+}
+
+// ListPrice is one machine's hourly price as its provider published it:
+// gross (with VAT), with where and when, so a reader can check it.
+type ListPrice struct {
+	ServerType  string
+	HourlyGross string // per machine
+	Currency    string
+	Source      string // the page it was published on
+	Date        string // when it was read there (YYYY-MM-DD)
 }
 
 // Attribute is a machines attribute and its default.

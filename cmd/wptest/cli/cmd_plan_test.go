@@ -212,7 +212,7 @@ func TestApplyCLIOverSSH(t *testing.T) {
 		t.Fatalf("second apply: exit %d, %d changes\n%s", code, rep.Changes, stderr)
 	}
 	code, stdout, stderr := runCLI(t, nil, append(append([]string{"plan"}, base...), "-var", "greeting=hej")...)
-	if code != 0 || !strings.Contains(stdout, "~  8. file.config: update") || !strings.Contains(stdout, "2 to change, 12 unchanged") {
+	if code != 0 || !strings.Contains(stdout, "~  8. file.config: update") || !strings.Contains(stdout, "\nPlan: 0 to add, 1 to change, 0 to remove, 1 to run, 12 unchanged.\n") {
 		t.Fatalf("plan against host: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 

@@ -18,10 +18,11 @@ import (
 // wptest run: one experiment file, from machines to report.
 func runCommand() *command {
 	return &command{name: "run", synopsis: "run an experiment file: machines, profiles, fixture, scenarios, report",
-		usage: "run FILE [--target DRIVER|ssh://user@host:port|run:ID[/MACHINE]] [-var name=value ...] [--resume ID]",
+		usage: "run FILE [--target DRIVER|ssh://user@host:port|run:ID[/MACHINE]] [-var name=value ...] [--resume ID] [--plan [-o json]]",
 		about: runAbout, args: true,
 		examples: []string{"wptest run experiments/quick.hcl --target local",
 			"wptest run experiments/quick.hcl --plan",
+			"wptest run experiments/corehttpd-vs-cpanel.hcl --plan -o json",
 			"wptest run experiments/corehttpd-vs-cpanel.hcl --target hetzner -var repetitions=5",
 			"wptest run experiments/quick.hcl --target local --resume 20261205-101500-a1b2c3"},
 		setup: define(runFlagSet, runRun)}
@@ -46,7 +47,7 @@ type runFlags struct {
 	file                                          string
 	vars                                          multiFlag
 	target, resume, runsDir, knownHosts, identity *string
-	agent                                         *string
+	agent, output                                 *string
 	keep, planOnly, verbose, acceptDrift          *bool
 }
 
@@ -70,7 +71,7 @@ func runRun(ctx context.Context, a *App, f *runFlags, args []string) error {
 	if *f.planOnly {
 		s := newCloudSession(a)
 		defer s.close()
-		return experiment.WritePlan(s.out, sp, runEstimate(ctx, s, sp, newRunID(a.Now())))
+		return experiment.WritePlan(s.out, sp, runEstimate(ctx, s, sp, newRunID(a.Now())), *f.output == "json")
 	}
 	if d, err := cloud.Lookup(sp.Machines.Driver); err == nil && *f.resume == "" && d.Capabilities.Targets {
 		if err := checkTargetMachines(ctx, a, d, sp.Machines); err != nil {
@@ -90,7 +91,8 @@ func runFlagSet(fs *flag.FlagSet, f *runFlags) {
 	f.keep = fs.Bool("keep", false, "leave cloud machines up after the run (until their ttl)")
 	f.acceptDrift = fs.Bool("accept-drift", false, "measure a server changed by hand since its last apply (named, and recorded in the run); without it such a server is not measured (exit 4)")
 	f.agent = fs.String("agent", "", "wptest binary for the server and the load generator machine (default: this executable)")
-	f.planOnly = fs.Bool("plan", false, "print the plan, its hash and the fixture root; measure nothing")
+	f.planOnly = fs.Bool("plan", false, "print the plan: its hash, the fixture root, the columns, the matrix of data points with its totals, the estimate; measure nothing")
+	f.output = outputFlag(fs)
 	f.verbose = fs.Bool("verbose", false, "show the whole log on stderr too: host commands and their output, samples, manifests")
 }
 
@@ -102,6 +104,8 @@ func (f *runFlags) check(a *App, args []string) error {
 		return usage("an experiment FILE is required")
 	case len(args) > 1:
 		return usage("unexpected argument %q", args[1])
+	case *f.output != "text" && !*f.planOnly:
+		return usage("-o %s prints the plan: give it with --plan", *f.output)
 	}
 	f.file = args[0]
 	if err := dirFlag("--runs", absPath(a, *f.runsDir)); err != nil {

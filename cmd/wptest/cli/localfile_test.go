@@ -47,7 +47,7 @@ func TestPlanShowsLocalFile(t *testing.T) {
 	if !strings.HasPrefix(out, line) {
 		t.Errorf("plan does not start with %q:\n%.400s", line, out)
 	}
-	if !strings.Contains(out, "url=file://"+remote+`\n`) {
+	if !strings.Contains(out, "\n       | url=file://"+remote+"\n") { // a line of the script
 		t.Errorf("the profile's command does not read %s:\n%s", remote, out)
 	}
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,8 +63,16 @@ func TestRunPlanListsTheTuned400Column(t *testing.T) {
 		!strings.Contains(stdout, "column nginx (profile nginx)") {
 		t.Errorf("plan does not list the tuned-400 and nginx columns with their profiles:\n%s", stdout)
 	}
+	// Every point by its key: -o json lists them (the text, the matrix).
+	code, stdout, stderr = runCLI(t, nil, "run", file, "--plan", "-o", "json")
+	var plan struct {
+		Keys []string `json:"point_keys"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &plan); code != 0 || err != nil {
+		t.Fatalf("-o json: exit %d, %v\nstderr:\n%s", code, err, stderr)
+	}
 	scenarios := map[string]map[string]int{} // column -> scenario -> points
-	for _, l := range strings.Split(stdout, "\n") {
+	for _, l := range plan.Keys {
 		if f := strings.Split(l, "/"); len(f) == 4 && strings.HasPrefix(f[0], "r") {
 			if scenarios[f[1]] == nil {
 				scenarios[f[1]] = map[string]int{}

@@ -14,7 +14,9 @@ import (
 // run --plan on Hetzner machines prices the estimate at the hourly price
 // the driver's plan reads (the fake's ccx23: 0.0476 gross each, a server
 // and a load generator): the cost is that price for the estimated time.
-// Without a token the plan still prints, the cost unknown and why.
+// It gives the worst case too, the machines for their whole ttl. Without a
+// token the plan still prints, the cost at a list price the driver keeps
+// or unknown, saying why.
 func TestRunPlanHetznerCost(t *testing.T) {
 	file, err := filepath.Abs("../../../experiments/corehttpd-vs-cpanel.hcl")
 	if err != nil {
@@ -39,6 +41,10 @@ func TestRunPlanHetznerCost(t *testing.T) {
 	if want := 0.0952 * total.Hours(); cost < want-0.0001 || cost > want+0.0001 {
 		t.Errorf("cost %s EUR, want 0.0952 × %s = %.4f", c[1], total, want)
 	}
+	// The worst case: both machines for their whole ttl (6h).
+	if !strings.Contains(out, "\ncost at worst ≈ 0.5712 EUR: the machines living their whole ttl, 6h0m0s ") {
+		t.Errorf("no worst case for the ttl (0.0952 × 6h):\n%s", out)
+	}
 	if n := fake.Count("GET /server_types"); n == 0 {
 		t.Errorf("the price was not read from the driver")
 	}
@@ -47,7 +53,8 @@ func TestRunPlanHetznerCost(t *testing.T) {
 	}
 
 	code, out, errOut = runCLI(t, []string{"HOME=" + t.TempDir()}, "run", file, "--plan")
-	if code != 0 || !strings.Contains(out, "cost: unknown (") || !strings.Contains(out, "HCLOUD_TOKEN") {
+	// Without one, a list price (none is known for ccx23: said, not guessed).
+	if code != 0 || !strings.Contains(out, "\ncost: unknown: no list price known for ccx23 without a token (no Hetzner API token: ") || !strings.Contains(out, "HCLOUD_TOKEN") {
 		t.Errorf("without a token: exit %d, want the plan with the cost unknown:\n%s%s", code, out, errOut)
 	}
 }

@@ -34,6 +34,7 @@ func init() {
 		Capabilities: cloud.Capabilities{Creates: true, Labels: true, Prices: true},
 		DefaultCloud: true,
 		Open:         open,
+		ListPrice:    listPrice,
 	})
 }
 
