@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/wptest/wptest/internal/termsafe"
+	"github.com/wptest/wptest/results"
 )
 
 // Num formats v with about three significant digits, thousands separated.
@@ -85,7 +86,7 @@ func (c *Comparison) Chance() string {
 }
 
 func (r Run) line() string {
-	s := fmt.Sprintf("%s (experiment %s, run %s, %d repetition(s)", termsafe.Line(r.Dir), termsafe.Line(r.Experiment), termsafe.Line(r.ID), r.Repetitions)
+	s := fmt.Sprintf("%s (experiment %s, run %s, %s", termsafe.Line(r.Dir), termsafe.Line(r.Experiment), termsafe.Line(r.ID), results.Plural(r.Repetitions, "repetition"))
 	if !r.Complete {
 		s += ", incomplete"
 	}

@@ -151,7 +151,7 @@ func TestRunOnBareHostsWithTheDatabaseStoppedMidPoint(t *testing.T) {
 		t.Errorf("point %s: outcomes %+v, bench_limit %q: want the pages served before the stop ok, HTTP 500 after it, and the failed share named", rec.Key, o, rec.BenchLimit)
 	}
 	for _, w := range []string{
-		"1 point(s) measured the bench, not the server",
+		"1 point measured the bench, not the server",
 		rec.Key + ": " + rec.BenchLimit,
 	} {
 		if rec.BenchLimit == "" || !strings.Contains(stderr.String(), w) {

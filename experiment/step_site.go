@@ -9,6 +9,7 @@ import (
 	"github.com/wptest/wptest/fixture"
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/provision"
+	"github.com/wptest/wptest/results"
 )
 
 // stepSite: on a fresh run, the fixture is seeded once into the site the
@@ -79,6 +80,6 @@ func (stepSite) verify(ctx context.Context, r *runner, site fixture.Site, http b
 	}
 	r.man.Fixture.Verified = rep.Root
 	r.man.Fixture.Lazy = len(rep.Lazy)
-	r.say(Stage, "[%s] fixture verified: root %s (%d page(s) over HTTP, %d lazy row(s) apart)", r.srv.h.Name(), rep.Root[:16], r.man.Fixture.HTTPPages, len(rep.Lazy))
+	r.say(Stage, "[%s] fixture verified: root %s (%s over HTTP, %s apart)", r.srv.h.Name(), rep.Root[:16], results.Plural(r.man.Fixture.HTTPPages, "page"), results.Plural(len(rep.Lazy), "lazy row"))
 	return r.man.Write(r.dir)
 }

@@ -33,7 +33,7 @@ func TestCompareText(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%q: code %d: %s", args, code, stderr)
 		}
-		for _, want := range []string{"A: " + a + " (experiment quick, run a, 5 repetition(s))\n",
+		for _, want := range []string{"A: " + a + " (experiment quick, run a, 5 repetitions)\n",
 			"differs: var workers: unset → \"8\"\n", "\npage (page)\npoint  column", "\ncrowd (crowd)\n", "\nkit (kit)\n"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("%q: output lacks %q:\n%s", args, want, out)

@@ -12,6 +12,7 @@ import (
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/profiles"
 	"github.com/wptest/wptest/provision"
+	"github.com/wptest/wptest/results"
 )
 
 // profileFlags are the flags of the commands that load a profile for a
@@ -98,7 +99,7 @@ func loadProfile(a *App, f *profileFlags) (*provision.Profile, error) {
 	}
 	if diags.HasErrors() {
 		_ = provision.WriteDiagnostics(a.Stderr, p.Files(), diags, f.compact)
-		return nil, exitcode.With(exitcode.Config, fmt.Errorf("profile %s has %d error(s); nothing was changed", p.Name, len(diags.Errs())))
+		return nil, exitcode.With(exitcode.Config, fmt.Errorf("profile %s has %s; nothing was changed", p.Name, results.Plural(len(diags.Errs()), "error")))
 	}
 	return p, nil
 }

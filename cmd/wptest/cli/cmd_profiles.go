@@ -11,6 +11,7 @@ import (
 	"github.com/wptest/wptest/internal/exitcode"
 	"github.com/wptest/wptest/profiles"
 	"github.com/wptest/wptest/provision"
+	"github.com/wptest/wptest/results"
 )
 
 // wptest profiles: the shipped profiles (or one --profile-dir) with their
@@ -36,7 +37,7 @@ func runProfiles(ctx context.Context, a *App, f *profilesOpts, _ []string) error
 		h, diags := provision.ReadHeader(os.DirFS(filepath.Dir(d)), filepath.Base(d))
 		if diags.HasErrors() {
 			_ = provision.WriteDiagnostics(a.Stderr, nil, diags, true)
-			return exitcode.With(exitcode.Config, fmt.Errorf("profile %s has %d error(s)", f.dir, len(diags.Errs())))
+			return exitcode.With(exitcode.Config, fmt.Errorf("profile %s has %s", f.dir, results.Plural(len(diags.Errs()), "error")))
 		}
 		list = append(list, h)
 	} else {
@@ -48,7 +49,7 @@ func runProfiles(ctx context.Context, a *App, f *profilesOpts, _ []string) error
 			h, diags := provision.ReadHeader(profiles.FS, n)
 			if diags.HasErrors() {
 				_ = provision.WriteDiagnostics(a.Stderr, nil, diags, true)
-				return exitcode.With(exitcode.Config, fmt.Errorf("shipped profile %s has %d error(s)", n, len(diags.Errs())))
+				return exitcode.With(exitcode.Config, fmt.Errorf("shipped profile %s has %s", n, results.Plural(len(diags.Errs()), "error")))
 			}
 			list = append(list, h)
 		}

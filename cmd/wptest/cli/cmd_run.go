@@ -213,7 +213,7 @@ func benchLimited(dir string) error {
 	if len(bad) == 0 {
 		return nil
 	}
-	return exitcode.With(exitcode.Load, fmt.Errorf("%d point(s) measured the bench, not the server; the report marks them, and judges on them only the claims on failures or on the server's state (memory, processes):\n  %s", len(bad), strings.Join(bad, "\n  ")))
+	return exitcode.With(exitcode.Load, fmt.Errorf("%s measured the bench, not the server; the report marks them, and judges on them only the claims on failures or on the server's state (memory, processes):\n  %s", results.Plural(len(bad), "point"), strings.Join(bad, "\n  ")))
 }
 
 // runHeader is the run's first line: what runs, how many points, and

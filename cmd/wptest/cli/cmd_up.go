@@ -16,6 +16,7 @@ import (
 	"github.com/wptest/wptest/provision"
 	"github.com/wptest/wptest/provision/cloud"
 	"github.com/wptest/wptest/provision/hostmanifest"
+	"github.com/wptest/wptest/results"
 )
 
 // agentPath is where up installs wptest itself on the host: the profiles'
@@ -202,7 +203,7 @@ func printServer(a *App, f *profileFlags, st *stage.State, took time.Duration) e
 		return err
 	}
 	if st.Manifest != nil {
-		fmt.Fprintf(a.Stdout, "host manifest: %s (%d deviation(s))\n", hostmanifest.Path, len(st.Manifest.Deviations))
+		fmt.Fprintf(a.Stdout, "host manifest: %s (%s)\n", hostmanifest.Path, results.Plural(len(st.Manifest.Deviations), "deviation"))
 	}
 	for _, l := range res.Drift {
 		fmt.Fprintln(a.Stdout, termsafe.Line(l))

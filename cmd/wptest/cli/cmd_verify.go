@@ -10,6 +10,7 @@ import (
 	"github.com/wptest/wptest/experiment/stage"
 	"github.com/wptest/wptest/fixture"
 	"github.com/wptest/wptest/internal/exitcode"
+	"github.com/wptest/wptest/results"
 )
 
 // wptest verify: recompute the fixture's hashes on a live site.
@@ -100,7 +101,7 @@ func runVerify(ctx context.Context, a *App, f *verifyFlags, _ []string) error {
 		}
 	}
 	if !rep.OK() {
-		return exitcode.With(exitcode.Mismatch, fmt.Errorf("%d difference(s) from fixture %s seed %d; live root %s, want %s", len(rep.Diffs), m.Inputs.Profile, m.Inputs.Seed, rep.Root[:32], m.Short))
+		return exitcode.With(exitcode.Mismatch, fmt.Errorf("%s from fixture %s seed %d; live root %s, want %s", results.Plural(len(rep.Diffs), "difference"), m.Inputs.Profile, m.Inputs.Seed, rep.Root[:32], m.Short))
 	}
 	return nil
 }
