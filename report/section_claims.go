@@ -68,7 +68,7 @@ func (r *Report) claimLine(c results.ClaimResult) Line {
 	case c.Unexplained():
 		why = "nothing known: the servers"
 	case c.Verdict == results.Differs:
-		why = strings.Join(c.CauseTags, ", ")
+		why = fewWords(c.CauseTags)
 	}
 	l.Cells = []string{title, pub, got, why}
 	l.Fold = []string{fmt.Sprintf("“%s” (%s)", c.Quote, c.Source), "Holds if " + c.Holds + ".",
@@ -83,6 +83,15 @@ func (r *Report) claimLine(c results.ClaimResult) Line {
 		l.Fold = append(l.Fold, "Could explain it: "+c.CausesText()+".")
 	}
 	return l
+}
+
+// fewWords is a line's causes: the first two, and how many more the
+// fold names.
+func fewWords(tags []string) string {
+	if len(tags) <= 3 {
+		return strings.Join(tags, ", ")
+	}
+	return strings.Join(tags[:2], ", ") + fmt.Sprintf(" and %d more", len(tags)-2)
 }
 
 // metricLabel is the label of the figure c is about, as every reader shows

@@ -110,3 +110,21 @@ func TestClaimsChartWithRatiosNoLogAxisShows(t *testing.T) {
 		}
 	}
 }
+
+// A line's causes are a few words: up to three named, else the first two
+// and how many more the fold names.
+func TestFewWords(t *testing.T) {
+	for _, c := range []struct {
+		tags []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"a stand-in"}, "a stand-in"},
+		{[]string{"a", "b", "c"}, "a, b, c"},
+		{[]string{"the source's stylesheet", "a stand-in", "the setup of Caddy", "shared CPUs"}, "the source's stylesheet, a stand-in and 2 more"},
+	} {
+		if got := fewWords(c.tags); got != c.want {
+			t.Errorf("fewWords(%q) = %q, want %q", c.tags, got, c.want)
+		}
+	}
+}
